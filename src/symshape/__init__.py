@@ -1,0 +1,64 @@
+"""symshape: tensor types with symbolic shapes, inferred and checked with Z3.
+
+>>> import symshape as ss
+>>> n = ss.dim("n")
+>>> str(ss.Tensor((n, 3), "float32"))
+'Tensor[(n, 3), float32]'
+"""
+
+from symshape.encoding.conds import Cond
+from symshape.encoding.dims import Dim, dim, dims, parse_dim
+from symshape.encoding.types import (
+    Constructor,
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    ObjectType,
+    ShapeType,
+    Tensor,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeData,
+    TypeRelation,
+    TypeVar,
+    parse_type,
+)
+from symshape.errors import ERROR_CODES, SymshapeError
+from symshape.relations import register_relation, relation
+from symshape.solver import Diagnostic, Guard, Solution, Span, TypeSolver
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Cond",
+    "Constructor",
+    "Diagnostic",
+    "Dim",
+    "ERROR_CODES",
+    "FuncType",
+    "GlobalTypeVar",
+    "Guard",
+    "IncompleteType",
+    "ObjectType",
+    "ShapeType",
+    "Solution",
+    "Span",
+    "SymshapeError",
+    "Tensor",
+    "TensorType",
+    "TupleType",
+    "Type",
+    "TypeCall",
+    "TypeData",
+    "TypeRelation",
+    "TypeSolver",
+    "TypeVar",
+    "dim",
+    "dims",
+    "parse_dim",
+    "parse_type",
+    "register_relation",
+    "relation",
+]

@@ -1,0 +1,1 @@
+"""Dimensions and types as terms, and their lowering to Z3."""

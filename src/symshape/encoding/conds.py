@@ -1,0 +1,302 @@
+"""Conditions over dimensions: comparisons joined by ``and``/``or``/``not``.
+
+Conditions are what relations state and guards report (``n == 1 or n == 5``). Smart constructors
+decide on the spot whatever the canonical forms and the symbols' declared ranges decide (interval
+bounds, gcd arguments), so that only the rest reaches Z3. :func:`decide` is that fast path: it
+answers True, False or None ("needs reasoning").
+
+>>> from symshape.encoding.dims import dim
+>>> n = dim("n")
+>>> str(any_of(eq(n, 1), eq(n, 5)))
+'n == 1 or n == 5'
+>>> eq(2 * n, 5)
+FALSE
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Union
+
+from symshape.encoding.dims import Atom, Dim, DimLike, Mod, ZERO, as_dim, bounds, const, mod
+
+__all__ = [
+    "Cond",
+    "Cmp",
+    "BoolOp",
+    "Not",
+    "BoolConst",
+    "TRUE",
+    "FALSE",
+    "eq",
+    "ne",
+    "le",
+    "lt",
+    "ge",
+    "gt",
+    "any_of",
+    "all_of",
+    "negate",
+    "decide",
+    "cond_holds",
+    "cond_dims",
+]
+
+
+@dataclass(frozen=True)
+class BoolConst:
+    value: bool
+
+    def __str__(self) -> str:
+        return "True" if self.value else "False"
+
+    def __repr__(self) -> str:
+        return "TRUE" if self.value else "FALSE"
+
+
+TRUE = BoolConst(True)
+FALSE = BoolConst(False)
+
+
+@dataclass(frozen=True)
+class Cmp:
+    """``lhs op rhs`` with ``op`` one of ``== != <= <``."""
+
+    op: str
+    lhs: Dim
+    rhs: Dim
+
+    def __str__(self) -> str:
+        return f"{self.lhs} {self.op} {self.rhs}"
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    """``and``/``or`` of at least two conditions."""
+
+    op: str
+    args: tuple[Cond, ...]
+
+    def __str__(self) -> str:
+        parts = []
+        for a in self.args:
+            s = str(a)
+            if isinstance(a, BoolOp) or isinstance(a, Not):
+                s = f"({s})"
+            parts.append(s)
+        return f" {self.op} ".join(parts)
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: Cond
+
+    def __str__(self) -> str:
+        return f"not ({self.arg})"
+
+
+Cond = Union[Cmp, BoolOp, Not, BoolConst]
+
+
+def _gcd_nonconst(d: Dim) -> int:
+    g = 0
+    for m, c in d.terms:
+        if m:
+            g = math.gcd(g, c)
+    return g
+
+
+def _decide_cmp(op: str, diff: Dim) -> bool | None:
+    """Decide ``diff op 0`` from bounds (and, for ``==``, divisibility)."""
+    lo, hi = bounds(diff)
+    if op == "==":
+        if lo == hi == 0:
+            return True
+        if lo > 0 or hi < 0:
+            return False
+        g = _gcd_nonconst(diff)
+        if g > 1 and diff.constant_term % g != 0 and diff.degree <= 1 and _linear_in_plain_atoms(diff):
+            return False
+        return None
+    if op == "!=":
+        r = _decide_cmp("==", diff)
+        return None if r is None else not r
+    if op == "<=":
+        if hi <= 0:
+            return True
+        if lo > 0:
+            return False
+        return None
+    if op == "<":
+        if hi < 0:
+            return True
+        if lo >= 0:
+            return False
+        return None
+    raise ValueError(op)
+
+
+def _linear_in_plain_atoms(d: Dim) -> bool:
+    # every atom takes integer values, so a gcd argument holds for any atoms; kept as a hook
+    return True
+
+
+def _cmp(op: str, a: DimLike, b: DimLike) -> Cond:
+    x, y = as_dim(a), as_dim(b)
+    if op in (">=", ">"):
+        x, y = y, x
+        op = "<=" if op == ">=" else "<"
+    diff = x - y
+    r = _decide_cmp(op, diff)
+    if r is not None:
+        return TRUE if r else FALSE
+    if op in ("==", "!=") and (y == 0 or x == 0):
+        # a % c == 0 with gcd(content, c) = g > 1 is (a/g) % (c/g) == 0
+        side = x if y == 0 else y
+        at = side.atom
+        if isinstance(at, Mod) and at.b.constant_value is not None:
+            c = at.b.constant_value
+            g = math.gcd(_gcd_nonconst(at.a), abs(at.a.constant_term), c)
+            if g > 1:
+                reduced = mod(_divide_content(at.a, g), c // g)
+                return _cmp(op, reduced, 0)
+        if y != 0:
+            x, y = y, x
+    if op == "==" and x.is_constant and not y.is_constant:
+        x, y = y, x
+    return Cmp(op, x, y)
+
+
+def _divide_content(d: Dim, g: int) -> Dim:
+    out = ZERO
+    for m, c in d.terms:
+        t = const(c // g)
+        for a, e in m:
+            t = t * (_atom_as_dim(a) ** e)
+        out = out + t
+    return out
+
+
+def _atom_as_dim(a: Atom) -> Dim:
+    return Dim(((((a, 1),), 1),))
+
+
+def eq(a: DimLike, b: DimLike) -> Cond:
+    return _cmp("==", a, b)
+
+
+def ne(a: DimLike, b: DimLike) -> Cond:
+    return _cmp("!=", a, b)
+
+
+def le(a: DimLike, b: DimLike) -> Cond:
+    return _cmp("<=", a, b)
+
+
+def lt(a: DimLike, b: DimLike) -> Cond:
+    return _cmp("<", a, b)
+
+
+def ge(a: DimLike, b: DimLike) -> Cond:
+    return _cmp(">=", a, b)
+
+
+def gt(a: DimLike, b: DimLike) -> Cond:
+    return _cmp(">", a, b)
+
+
+def _junction(op: str, args: Iterable[Cond]) -> Cond:
+    unit, zero = (TRUE, FALSE) if op == "and" else (FALSE, TRUE)
+    out: list[Cond] = []
+    seen: set[Cond] = set()
+    for a in args:
+        if a == zero:
+            return zero
+        if a == unit:
+            continue
+        parts = a.args if isinstance(a, BoolOp) and a.op == op else (a,)
+        for p in parts:
+            if p not in seen:
+                seen.add(p)
+                out.append(p)
+    if not out:
+        return unit
+    if len(out) == 1:
+        return out[0]
+    return BoolOp(op, tuple(out))
+
+
+def any_of(*args: Cond) -> Cond:
+    """Disjunction, simplified (constants folded, nested ``or`` flattened, duplicates dropped)."""
+    return _junction("or", args)
+
+
+def all_of(*args: Cond) -> Cond:
+    """Conjunction, simplified."""
+    return _junction("and", args)
+
+
+def negate(c: Cond) -> Cond:
+    match c:
+        case BoolConst(v):
+            return FALSE if v else TRUE
+        case Cmp("==", a, b):
+            return ne(a, b)
+        case Cmp("!=", a, b):
+            return eq(a, b)
+        case Cmp("<=", a, b):
+            return lt(b, a)
+        case Cmp("<", a, b):
+            return le(b, a)
+        case Not(x):
+            return x
+        case BoolOp("and", xs):
+            return any_of(*(negate(x) for x in xs))
+        case BoolOp("or", xs):
+            return all_of(*(negate(x) for x in xs))
+        case _:
+            return Not(c)
+
+
+def decide(c: Cond) -> bool | None:
+    """True/False when the condition is constant after simplification, else None."""
+    if isinstance(c, BoolConst):
+        return c.value
+    return None
+
+
+def cond_holds(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
+    """Evaluate at values for the symbols (every symbol must get a value)."""
+    match c:
+        case BoolConst(v):
+            return v
+        case Cmp(op, a, b):
+            x = a.subs(env)
+            y = b.subs(env)
+            r = decide(_cmp(op, x, y))
+            if r is None:
+                raise ValueError(f"condition {c} is not decided by {dict(env)}")
+            return r
+        case BoolOp("and", xs):
+            return all(cond_holds(x, env) for x in xs)
+        case BoolOp(_, xs):
+            return any(cond_holds(x, env) for x in xs)
+        case Not(x):
+            return not cond_holds(x, env)
+    raise TypeError(c)
+
+
+def cond_dims(c: Cond) -> Iterator[Dim]:
+    match c:
+        case Cmp(_, a, b):
+            yield a
+            yield b
+        case BoolOp(_, xs):
+            for x in xs:
+                yield from cond_dims(x)
+        case Not(x):
+            yield from cond_dims(x)
+        case _:
+            pass

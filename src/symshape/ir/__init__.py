@@ -1,0 +1,1 @@
+"""Expressions, modules, the operator registry and constraint generation (``infer``)."""

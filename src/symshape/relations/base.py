@@ -1,0 +1,156 @@
+"""The relation protocol and the registry.
+
+A relation is a Python function ``rel(ctx, args, attrs) -> bool`` over the *resolved* argument
+types (inputs first, then outputs; ``ctx.num_inputs`` says where outputs start). It
+
+* returns ``True`` (*solved*) once it has stated everything it knows (it will not run again),
+* returns ``False`` (*defer*) when it needs more information (it re-runs when a hole or unknown
+  dimension in its arguments is refined; after the fixpoint it gets one last run with
+  ``ctx.final`` set, and a relation that still defers leaves the program *unresolved*),
+* fails through :meth:`Context.fail` (a structural error with a catalogue code).
+
+Through ``ctx`` it unifies types (``ctx.unify``), equates dimensions (``ctx.unify_dim``), creates
+unknowns (``ctx.fresh_dim``) and states conditions (``ctx.require``): a condition that the canonical
+forms decide costs nothing, a provable one is silent, an impossible one is an error whose unsat core
+points at the call sites involved, and the rest become guards.
+
+>>> from symshape.relations.base import get_relation
+>>> get_relation("broadcast").name
+'broadcast'
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NoReturn
+
+from symshape.encoding.conds import Cond
+from symshape.encoding.dims import Dim
+from symshape.encoding.types import Attrs, IncompleteType, TensorType, Type
+from symshape.errors import INVALID_ARGUMENT, UNKNOWN_RELATION, ErrorCode, SymshapeError
+
+__all__ = [
+    "Context",
+    "RelationFn",
+    "RelationDef",
+    "RelationFailure",
+    "RELATIONS",
+    "register_relation",
+    "relation",
+    "get_relation",
+    "tensor_or_defer",
+]
+
+
+class RelationFailure(Exception):
+    """Raised by :meth:`Context.fail`; the solver turns it into a diagnostic."""
+
+    def __init__(self, code: ErrorCode | str, message: str) -> None:
+        super().__init__(message)
+        self.code = code.code if isinstance(code, ErrorCode) else code
+        self.message = message
+
+
+class Context(ABC):
+    """What a relation may do (Relay's TypeReporter, with conditions decided by Z3)."""
+
+    num_inputs: int
+    final: bool
+    name: str
+
+    @abstractmethod
+    def resolve(self, t: Type) -> Type: ...
+
+    @abstractmethod
+    def resolve_dim(self, d: Dim) -> Dim: ...
+
+    @abstractmethod
+    def unify(self, a: Type, b: Type) -> Type: ...
+
+    @abstractmethod
+    def unify_dim(self, a: Dim, b: Dim) -> Dim: ...
+
+    @abstractmethod
+    def require(self, cond: Cond, code: ErrorCode | str, message: str) -> str:
+        """State ``cond``; returns ``"proved"``, ``"guard"``, ``"refuted"`` or ``"unknown"``."""
+
+    @abstractmethod
+    def prove(self, cond: Cond) -> bool | None:
+        """Whether ``cond`` follows from the declarations and facts (no recording)."""
+
+    @abstractmethod
+    def fresh_dim(self) -> Dim: ...
+
+    @abstractmethod
+    def fresh_hole(self) -> IncompleteType: ...
+
+    def fail(self, code: ErrorCode | str, message: str) -> NoReturn:
+        raise RelationFailure(code, message)
+
+    def assign(self, out: Type, value: Type) -> Type:
+        """Relay's ``Assign``: unify an output with the computed type."""
+        return self.unify(out, value)
+
+
+RelationFn = Callable[[Context, Sequence[Type], Attrs], bool]
+
+
+@dataclass(frozen=True)
+class RelationDef:
+    """A registered relation."""
+
+    name: str
+    fn: RelationFn
+    doc: str = ""
+
+
+RELATIONS: dict[str, RelationDef] = {}
+
+
+def register_relation(name: str, fn: RelationFn, *, overwrite: bool = True) -> RelationDef:
+    """Register ``fn`` as relation ``name``."""
+    if not isinstance(name, str) or not name:
+        raise SymshapeError(INVALID_ARGUMENT, f"a relation name must be a string, got {name!r}")
+    if not callable(fn):
+        raise SymshapeError(INVALID_ARGUMENT, f"relation {name} must be callable")
+    if name in RELATIONS and not overwrite:
+        raise SymshapeError(INVALID_ARGUMENT, f"relation {name} is already registered")
+    d = RelationDef(name, fn, (fn.__doc__ or "").strip().split("\n")[0])
+    RELATIONS[name] = d
+    return d
+
+
+def relation(name: str) -> Callable[[RelationFn], RelationFn]:
+    """Decorator: ``@relation("my_rel")`` registers a Python function as a relation.
+
+    >>> @relation("doc_identity")
+    ... def doc_identity(ctx, args, attrs):
+    ...     ctx.unify(args[1], args[0])
+    ...     return True
+    """
+
+    def deco(fn: RelationFn) -> RelationFn:
+        register_relation(name, fn)
+        return fn
+
+    return deco
+
+
+def get_relation(name: str) -> RelationDef:
+    """The registered relation ``name``; an unknown name is an ``unknown-relation`` error."""
+    try:
+        return RELATIONS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(sorted(RELATIONS)[:12])
+        raise SymshapeError(
+            UNKNOWN_RELATION, f"no relation named {name!r} (known include: {known}, ...)"
+        ) from None
+
+
+def tensor_or_defer(t: Type) -> TensorType | None:
+    """The tensor type of a resolved argument, or None when it is still a hole (defer)."""
+    if isinstance(t, TensorType):
+        return t
+    return None

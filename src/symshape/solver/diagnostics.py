@@ -1,0 +1,224 @@
+"""Diagnostics: origins, error records with notes, guards, and their renderings.
+
+The catalogue of codes lives in :mod:`symshape.errors` (it is needed below the solver too) and is
+re-exported here. A :class:`Diagnostic` is one error: a code, a message, the primary span, and one
+:class:`Note` per other member of its unsat core. Messages that show two types come from
+:func:`conflict_message`, which prints both sides and the first place they differ, so look-alike
+types stay distinguishable (``dimension 1: 4 vs 5``).
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import linecache
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from symshape.encoding.conds import Cond, cond_holds
+from symshape.encoding.dims import Atom, Dim, DimLike
+from symshape.errors import ERROR_CODES, ErrorCode
+
+__all__ = [
+    "Span",
+    "Origin",
+    "Note",
+    "Diagnostic",
+    "Guard",
+    "ERROR_CODES",
+    "ErrorCode",
+    "conflict_message",
+    "caller_span",
+    "render_all",
+]
+
+_origin_ids = itertools.count(1)
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source location: file, 1-based line and column."""
+
+    file: str
+    line: int
+    column: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column}
+
+
+@dataclass(frozen=True, eq=False)
+class Origin:
+    """Where a constraint came from: a relation instance, a unification, an annotation.
+
+    ``label`` says what it is (``"broadcast"``, ``"`x` is annotated Tensor[(n, 3), float32]"``);
+    ``span`` where (None when unknown). Origins compare by identity; ``seq`` orders them in the
+    order they were created, which is program order for constraints generated from a program.
+    """
+
+    kind: str
+    label: str
+    span: Span | None = None
+    seq: int = field(default_factory=lambda: next(_origin_ids))
+    payload: object = None
+
+    def describe(self) -> str:
+        return f"{self.label} at {self.span}" if self.span else self.label
+
+    def sort_key(self) -> tuple[int, str, int, int, int]:
+        if self.span is None:
+            return (1, "", 0, 0, self.seq)
+        return (0, self.span.file, self.span.line, self.span.column, self.seq)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@dataclass(frozen=True)
+class Note:
+    """A secondary location of a diagnostic: one core member and what it contributed."""
+
+    message: str
+    span: Span | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "span": self.span.to_json() if self.span else None}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One error: ``code``, ``message``, primary ``span``, and ``notes`` (one per core member)."""
+
+    code: str
+    message: str
+    span: Span | None = None
+    notes: tuple[Note, ...] = ()
+    severity: str = "error"
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+    core: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def description(self) -> str:
+        e = ERROR_CODES.get(self.code)
+        return e.description if e else ""
+
+    def render(self, source: bool = True) -> str:
+        """``file:line:col: error: message  [code]``, the source line with a caret, then notes."""
+        lines = [_header(self.span, self.severity, self.message, self.code)]
+        if source and self.span is not None:
+            lines.extend(_source_excerpt(self.span))
+        for n in self.notes:
+            lines.append(_header(n.span, "note", n.message, None))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render(source=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """A stable JSON-ready dict: code, severity, message, span, notes."""
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "span": self.span.to_json() if self.span else None,
+            "notes": [n.to_json() for n in self.notes],
+        }
+
+    def to_json_str(self) -> str:
+        return json.dumps(self.to_json(), sort_keys=True)
+
+    def _repr_html_(self) -> str:
+        where = html.escape(str(self.span)) if self.span else ""
+        notes = "".join(
+            f"<li><span class='ss-note-span'>{html.escape(str(n.span or ''))}</span> "
+            f"{html.escape(n.message)}</li>"
+            for n in self.notes
+        )
+        return (
+            f"<div class='symshape-diagnostic' data-code='{html.escape(self.code)}'>"
+            f"<span class='ss-span'>{where}</span> "
+            f"<b style='color:#b00'>{html.escape(self.severity)}:</b> "
+            f"{html.escape(self.message)} <code class='ss-code'>[{html.escape(self.code)}]</code>"
+            f"{'<ul>' + notes + '</ul>' if notes else ''}</div>"
+        )
+
+
+def _header(span: Span | None, severity: str, message: str, code: str | None) -> str:
+    where = f"{span}: " if span else ""
+    tail = f"  [{code}]" if code else ""
+    return f"{where}{severity}: {message}{tail}"
+
+
+def _source_excerpt(span: Span) -> list[str]:
+    text = linecache.getline(span.file, span.line)
+    if not text:
+        return []
+    text = text.rstrip("\n")
+    caret = " " * max(span.column - 1, 0) + "^"
+    return [f"    {text}", f"    {caret}"]
+
+
+@dataclass(frozen=True, eq=False)
+class Guard:
+    """A condition on the symbols under which the program is well typed.
+
+    ``str(g)`` is the condition (``n == 1 or n == 5``); ``g.holds({n: 5})`` evaluates it;
+    ``g.origin`` is the relation instance or unification that needs it.
+    """
+
+    cond: Cond
+    origin: Origin | None = None
+    code: str = "unproven-guard"
+
+    def __str__(self) -> str:
+        return str(self.cond)
+
+    def __repr__(self) -> str:
+        return f"Guard({self.cond})"
+
+    def holds(self, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
+        return cond_holds(self.cond, env)
+
+    def describe(self) -> str:
+        who = self.origin.describe() if self.origin else "the program"
+        return f"{who} needs `{self.cond}`"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "condition": str(self.cond),
+            "origin": self.origin.label if self.origin else None,
+            "span": self.origin.span.to_json() if self.origin and self.origin.span else None,
+        }
+
+
+def caller_span(depth: int = 2) -> Span | None:
+    """The span of the Python caller ``depth`` frames up (cheap: no ``inspect.stack``)."""
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        return None
+    return Span(f.f_code.co_filename, f.f_lineno, 1)
+
+
+def conflict_message(what: str, left: object, right: object, detail: str = "") -> str:
+    """The one message builder for two-sided conflicts.
+
+    >>> conflict_message("cannot unify", "Tensor[(n, 4), float32]", "Tensor[(n, 5), float32]",
+    ...                  "dimension 1: 4 vs 5")
+    'cannot unify `Tensor[(n, 4), float32]` and `Tensor[(n, 5), float32]`: dimension 1: 4 vs 5'
+    """
+    ls, rs = str(left), str(right)
+    if ls == rs:
+        ls, rs = f"{ls} (left)", f"{rs} (right)"
+    msg = f"{what} `{ls}` and `{rs}`"
+    return f"{msg}: {detail}" if detail else msg
+
+
+def render_all(diags: list[Diagnostic]) -> str:
+    return "\n".join(d.render() for d in diags)

@@ -1,0 +1,102 @@
+"""The dependency graph: relation instances and holes/unknowns as nodes (networkx).
+
+Edges run from a hole or unknown dimension to each relation that reads it (its inputs) and from a
+relation to each hole or unknown it writes (its outputs). Relations are evaluated in topological
+order of the graph's condensation, so a forward chain of operators is solved in one pass; within
+a strongly connected component (mutual dependencies) relations keep their creation order.
+
+The same graph explains errors: the chain between two core members of a conflict is a shortest
+path between them in the undirected view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import networkx as nx
+
+from symshape.encoding.dims import DimVar
+from symshape.encoding.types import IncompleteType, Type, iter_dims, iter_types
+
+__all__ = ["DependencyGraph", "rel_node", "hole_node", "dim_node", "nodes_of"]
+
+Node = tuple[str, int]
+
+
+def rel_node(rid: int) -> Node:
+    return ("rel", rid)
+
+
+def hole_node(h: IncompleteType) -> Node:
+    return ("hole", h.id)
+
+
+def dim_node(v: DimVar) -> Node:
+    return ("dim", v.id)
+
+
+def nodes_of(t: Type) -> list[Node]:
+    """The hole and unknown-dimension nodes a (resolved) type mentions."""
+    out: list[Node] = []
+    for x in iter_types(t):
+        if isinstance(x, IncompleteType):
+            out.append(hole_node(x))
+    for d in iter_dims(t):
+        if d.has_unknowns:
+            out.extend(dim_node(v) for v in sorted(d.unknowns, key=lambda v: v.id))
+    return out
+
+
+class DependencyGraph:
+    """A networkx ``DiGraph`` over relations and holes with an evaluation order."""
+
+    def __init__(self) -> None:
+        self.g: nx.DiGraph = nx.DiGraph()
+
+    def add_relation(
+        self, rid: int, inputs: Iterable[Type], outputs: Iterable[Type], label: str = ""
+    ) -> None:
+        r = rel_node(rid)
+        self.g.add_node(r, kind="relation", label=label)
+        self.g.add_edges_from((n, r) for t in inputs for n in nodes_of(t))
+        self.g.add_edges_from((r, n) for t in outputs for n in nodes_of(t))
+
+    def link(self, a: Node, b: Node) -> None:
+        """Record that ``a`` and ``b`` were unified (an undirected dependency for explanations)."""
+        self.g.add_edge(a, b, kind="unify")
+
+    def order(self, rids: Sequence[int]) -> dict[int, int]:
+        """A rank per relation: topological order of the condensation, creation order inside."""
+        g = self.g
+        if nx.is_directed_acyclic_graph(g):
+            ranks: dict[int, int] = {}
+            for i, n in enumerate(nx.topological_sort(g)):
+                if n[0] == "rel":
+                    ranks[n[1]] = i
+        else:
+            cond = nx.condensation(g)
+            comp_rank = {c: i for i, c in enumerate(nx.topological_sort(cond))}
+            mapping = cond.graph["mapping"]
+            ranks = {}
+            for n, c in mapping.items():
+                if n[0] == "rel":
+                    ranks[n[1]] = comp_rank[c] * (len(mapping) + 1) + n[1]
+        big = len(ranks) + 1
+        return {rid: ranks.get(rid, big + rid) for rid in rids}
+
+    def chain(self, a: Node, b: Node) -> list[Node]:
+        """A shortest path between two nodes ignoring direction (empty when unconnected)."""
+        if a not in self.g or b not in self.g:
+            return []
+        try:
+            return list(nx.shortest_path(self.g.to_undirected(as_view=True), a, b))
+        except nx.NetworkXNoPath:
+            return []
+
+    def downstream(self, nodes: Iterable[Node]) -> set[Node]:
+        out: set[Node] = set()
+        for n in nodes:
+            if n in self.g and n not in out:
+                out |= nx.descendants(self.g, n)
+                out.add(n)
+        return out

@@ -1,0 +1,495 @@
+"""The type solver: unification plus relations run to a fixpoint, conditions decided by Z3.
+
+``TypeSolver.solve`` does:
+
+1. Build the dependency graph (:mod:`symshape.solver.graph`) over the pending relations and the
+   holes/unknowns they read and write, and rank the relations in topological order of its
+   condensation.
+2. Pop the lowest-ranked queued relation, resolve its arguments, register it as a *reader* of every
+   hole and unknown dimension in them (also nested inside tuples and function types: seed 000's
+   trigger lists), and run it. Whatever it unifies or binds re-queues exactly the readers of the
+   refined holes and unknowns; conditions it states go to the Z3 session (decided on the spot
+   when the canonical forms decide them).
+3. When the queue is empty, give the first still-deferred relation one *final* run, in which it may
+   make default choices (equate unknown dimensions); if that changed anything, go back to 2.
+4. What still defers is *unresolved*. A relation downstream of a failed one is not reported, so an
+   error does not cascade.
+
+The status is ``error`` if any diagnostic is an error, else ``inconclusive`` if Z3 could not decide
+a condition, else ``unresolved`` if relations remain deferred, else ``guarded`` if guards were
+recorded, else ``ok``. With ``strict=True`` every guard is an ``unproven-guard`` error.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from symshape.encoding.conds import Cond, ge
+from symshape.encoding.dims import AnyDim, Dim, DimVar, bounds, fresh_any, fresh_dimvar
+from symshape.encoding.types import (
+    Attrs,
+    IncompleteType,
+    Type,
+    iter_dims,
+    iter_types,
+    map_dims,
+    _check_type,
+)
+from symshape.errors import (
+    BAD_ATTRIBUTE,
+    INCONCLUSIVE,
+    INVALID_ARGUMENT,
+    NEGATIVE_DIM,
+    UNPROVEN_GUARD,
+    UNRESOLVED,
+    ErrorCode,
+    SymshapeError,
+)
+from symshape.relations import get_relation
+from symshape.relations.base import Context, RelationDef, RelationFailure
+from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, caller_span
+from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
+from symshape.solver.session import Fact, Session
+from symshape.solver.unify import Unifier
+
+__all__ = ["TypeSolver", "Solution", "RelationInstance", "STATUSES"]
+
+STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
+
+
+@dataclass(eq=False)
+class RelationInstance:
+    """One use of a relation (an operator call site)."""
+
+    id: int
+    rdef: RelationDef
+    args: tuple[Type, ...]
+    attrs: Attrs
+    num_inputs: int
+    origin: Origin
+    state: str = "pending"  # pending | solved | failed
+    inq: bool = False
+    runs: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.rdef.name
+
+
+class _Ctx(Context):
+    __slots__ = ("solver", "rel", "final", "num_inputs", "name")
+
+    def __init__(self, solver: TypeSolver, rel: RelationInstance, final: bool) -> None:
+        self.solver = solver
+        self.rel = rel
+        self.final = final
+        self.num_inputs = rel.num_inputs
+        self.name = rel.name
+
+    def resolve(self, t: Type) -> Type:
+        return self.solver.unifier.resolve(t)
+
+    def resolve_dim(self, d: Dim) -> Dim:
+        return self.solver.unifier.resolve_dim(d)
+
+    def unify(self, a: Type, b: Type) -> Type:
+        return self.solver.unifier.unify(a, b, self.rel.origin)
+
+    def unify_dim(self, a: Dim, b: Dim) -> Dim:
+        from symshape.solver.unify import Mismatch
+
+        try:
+            return self.solver.unifier.unify_dim(a, b, self.rel.origin)
+        except Mismatch as m:
+            self.fail(m.code, f"{self.name}: {m.detail}")
+
+    def require(self, cond: Cond, code: ErrorCode | str, message: str) -> str:
+        return self.solver.require(cond, self.rel.origin, code, message)
+
+    def prove(self, cond: Cond) -> bool | None:
+        return self.solver.session.prove(cond)
+
+    def fresh_dim(self) -> Dim:
+        return fresh_dimvar()
+
+    def fresh_hole(self) -> IncompleteType:
+        return IncompleteType()
+
+
+class TypeSolver:
+    """Unification and relations over types with symbolic dimensions.
+
+    >>> import symshape as ss
+    >>> n = ss.dim("n")
+    >>> solver = ss.TypeSolver()
+    >>> out = solver.hole()
+    >>> _ = solver.add_relation("broadcast", [ss.Tensor((n, 1)), ss.Tensor((1, 4)), out])
+    >>> sol = solver.solve()
+    >>> sol.status, str(sol.resolve(out))
+    ('ok', 'Tensor[(n, 4), float32]')
+    """
+
+    def __init__(self, strict: bool = False, timeout_ms: int = 2000) -> None:
+        if not isinstance(timeout_ms, int) or isinstance(timeout_ms, bool) or timeout_ms <= 0:
+            raise SymshapeError(INVALID_ARGUMENT, f"timeout_ms must be a positive int, got {timeout_ms!r}")
+        self.strict = bool(strict)
+        self.timeout_ms = timeout_ms
+        self.unifier = Unifier()
+        self.unifier.on_refine = self._on_refine
+        self.unifier.on_condition = self._on_condition
+        self.unifier.on_conflict = self._on_conflict
+        self.unifier.fresh_hole = lambda kind: IncompleteType(kind)
+        self.session = Session(timeout_ms)
+        self.graph = DependencyGraph()
+        self.rels: list[RelationInstance] = []
+        self.readers: dict[object, set[int]] = {}
+        self.errors: list[Diagnostic] = []
+        self.guards: list[Guard] = []
+        self.inconclusive: list[Diagnostic] = []
+        self._heap: list[tuple[int, int]] = []
+        self._rank: dict[int, int] = {}
+        self._stated: dict[tuple[int, Cond], str] = {}
+        self._current: RelationInstance | None = None
+        self._nonneg_checked: set[Dim] = set()
+        self._error_keys: set[tuple[str, str, object]] = set()
+        self.steps = 0
+
+    # -- building ------------------------------------------------------------------------------
+    def hole(self, kind: str = "type") -> IncompleteType:
+        """A fresh hole (incomplete type)."""
+        return IncompleteType(kind)
+
+    def fresh_dim(self) -> Dim:
+        """A fresh unknown dimension."""
+        return fresh_dimvar()
+
+    def _origin(self, kind: str, label: str, origin: Origin | None) -> Origin:
+        if origin is not None:
+            return origin
+        return Origin(kind, label, caller_span(3))
+
+    def admit(self, t: Type, origin: Origin) -> Type:
+        """Prepare a type entering the solver: number every ``?`` and check its dimensions."""
+        _check_type(t)
+        t = _freshen_any(t)
+        self._check_nonneg(t, origin)
+        return t
+
+    def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
+        """Unify two types; a conflict is recorded (reported by :meth:`solve`), not raised."""
+        o = self._origin("unify", "unification", origin)
+        a, b = self.admit(a, o), self.admit(b, o)
+        self.graph.add_relation(-o.seq, [a, b], [a, b], "unify")
+        return self.unifier.unify(a, b, o)
+
+    def add_relation(
+        self,
+        name: str,
+        args: Sequence[Type],
+        attrs: Mapping[str, Any] | Attrs | None = None,
+        num_inputs: int | None = None,
+        origin: Origin | None = None,
+    ) -> RelationInstance:
+        """Add an instance of relation ``name`` over ``args`` (inputs, then outputs)."""
+        rdef = get_relation(name)
+        o = self._origin("relation", name, origin)
+        if isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
+            raise SymshapeError(INVALID_ARGUMENT, f"relation arguments must be a list of types")
+        targs = tuple(self.admit(t, o) for t in args)
+        if not targs:
+            raise SymshapeError(INVALID_ARGUMENT, f"relation {name} needs at least one argument")
+        if attrs is None:
+            a = Attrs()
+        elif isinstance(attrs, Attrs):
+            a = attrs
+        elif isinstance(attrs, Mapping):
+            a = Attrs(attrs)
+        else:
+            raise SymshapeError(BAD_ATTRIBUTE, f"attributes must be a mapping, got {attrs!r}")
+        ni = len(targs) - 1 if num_inputs is None else num_inputs
+        if not 0 <= ni <= len(targs):
+            raise SymshapeError(INVALID_ARGUMENT, f"num_inputs {ni} out of range for {name}")
+        rel = RelationInstance(len(self.rels), rdef, targs, a, ni, o)
+        if o.payload is None:
+            object.__setattr__(o, "payload", rel.id)
+        self.rels.append(rel)
+        self.graph.add_relation(rel.id, targs[:ni], targs[ni:], name)
+        self._register(rel, targs)
+        self._enqueue(rel)
+        return rel
+
+    def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: str) -> str:
+        """State a condition on the symbols (see :class:`~symshape.solver.session.Session`)."""
+        key = (origin.seq, cond)
+        hit = self._stated.get(key)
+        if hit is not None:
+            return hit
+        v = self.session.check(cond)
+        code_s = code.code if isinstance(code, ErrorCode) else code
+        if v.kind == "guard":
+            self.session.assume(cond, origin)
+            g = Guard(cond, origin)
+            self.guards.append(g)
+            if self.strict:
+                self._error(
+                    UNPROVEN_GUARD.code,
+                    f"{origin.label} needs `{cond}`, which does not follow from the declarations",
+                    origin,
+                )
+        elif v.kind == "refuted":
+            self._error(code_s, f"{message} (needs `{cond}`)", origin, v.core)
+        elif v.kind == "unknown":
+            d = Diagnostic(
+                INCONCLUSIVE.code,
+                f"{origin.label}: Z3 could not decide `{cond}` ({v.reason or 'unknown'})",
+                origin.span,
+                origin=origin,
+            )
+            self.inconclusive.append(d)
+        self._stated[key] = v.kind
+        return v.kind
+
+    # -- hooks from the unifier ----------------------------------------------------------------
+    def _on_refine(self, holes: Iterable[IncompleteType], dvars: Iterable[DimVar]) -> None:
+        hs = list(holes)
+        if hs:
+            root = self.unifier.find(hs[0])
+            merged: set[int] = set()
+            for h in hs:
+                r = self.readers.pop(h, None)
+                if r:
+                    merged |= r
+            if merged:
+                self.readers.setdefault(root, set()).update(merged)
+            for rid in sorted(merged):
+                self._enqueue(self.rels[rid])
+        for v in dvars:
+            for rid in sorted(self.readers.get(v, ())):
+                self._enqueue(self.rels[rid])
+
+    def _on_condition(self, cond: Cond, origin: Origin, code: ErrorCode, message: str) -> None:
+        self.require(cond, origin, code, message)
+
+    def _on_conflict(self, code: ErrorCode, message: str, origin: Origin, a: Type, b: Type) -> None:
+        self._error(code.code, message, origin)
+
+    # -- errors ---------------------------------------------------------------------------------
+    def _error(
+        self, code: str, message: str, origin: Origin, core: Sequence[Fact] = ()
+    ) -> None:
+        key = (code, message, origin.span)
+        if key in self._error_keys:
+            return
+        self._error_keys.add(key)
+        notes = []
+        members = [origin]
+        for f in sorted(core, key=lambda f: f.origin.sort_key()):
+            if f.origin is origin:
+                continue
+            members.append(f.origin)
+            notes.append(Note(f"{f.origin.label} requires `{f.cond}`", f.origin.span))
+        self.errors.append(
+            Diagnostic(code, message, origin.span, tuple(notes), origin=origin, core=tuple(members))
+        )
+
+    def _check_nonneg(self, t: Type, origin: Origin) -> None:
+        for d in iter_dims(t):
+            if d.is_constant or d in self._nonneg_checked:
+                continue
+            self._nonneg_checked.add(d)
+            if bounds(d)[0] >= 0:
+                continue
+            self.require(ge(d, 0), origin, NEGATIVE_DIM, f"dimension `{d}` may be negative")
+
+    # -- scheduling -----------------------------------------------------------------------------
+    def _register(self, rel: RelationInstance, args: Iterable[Type]) -> None:
+        readers = self.readers
+        for t in args:
+            for x in iter_types(t):
+                if isinstance(x, IncompleteType):
+                    readers.setdefault(x, set()).add(rel.id)
+            for d in iter_dims(t):
+                if d.has_unknowns:
+                    for v in d.unknowns:
+                        readers.setdefault(v, set()).add(rel.id)
+
+    def _enqueue(self, rel: RelationInstance) -> None:
+        if rel.state != "pending" or rel.inq or rel is self._current:
+            return
+        rel.inq = True
+        heapq.heappush(self._heap, (self._rank.get(rel.id, 1 << 40) , rel.id))
+
+    def _run(self, rel: RelationInstance, final: bool) -> None:
+        self.steps += 1
+        rel.runs += 1
+        self._current = rel
+        u = self.unifier
+        args = tuple(u.resolve(a) for a in rel.args)
+        self._register(rel, args)
+        try:
+            done = rel.rdef.fn(_Ctx(self, rel, final), args, rel.attrs)
+        except RelationFailure as f:
+            rel.state = "failed"
+            self._error(f.code, f.message, rel.origin)
+            return
+        except SymshapeError as e:
+            rel.state = "failed"
+            self._error(e.code, e.message, rel.origin)
+            return
+        except RecursionError:
+            rel.state = "failed"
+            self._error(INVALID_ARGUMENT.code, f"{rel.name}: type too deeply nested", rel.origin)
+            return
+        except Exception as e:  # a user relation's bug must not escape as a raw traceback
+            rel.state = "failed"
+            self._error(
+                INVALID_ARGUMENT.code,
+                f"relation {rel.name} raised {type(e).__name__}: {e}",
+                rel.origin,
+            )
+            return
+        finally:
+            self._current = None
+        if done is True or done == "solved":
+            rel.state = "solved"
+            for t in args[rel.num_inputs :]:
+                self._check_nonneg(u.resolve(t), rel.origin)
+
+    def solve(self) -> Solution:
+        """Run the relations to a fixpoint and return the :class:`Solution`."""
+        pending = [r for r in self.rels if r.state == "pending"]
+        self._rank = self.graph.order([r.id for r in pending])
+        self._heap = [(self._rank[r.id], r.id) for r in pending]
+        for r in pending:
+            r.inq = True
+        heapq.heapify(self._heap)
+        limit = 200 * (len(self.rels) + 10)
+        stopped = False
+        while True:
+            while self._heap:
+                _, rid = heapq.heappop(self._heap)
+                rel = self.rels[rid]
+                rel.inq = False
+                if rel.state != "pending":
+                    continue
+                if self.steps > limit:
+                    stopped = True
+                    self._heap.clear()
+                    break
+                self._run(rel, final=False)
+            if stopped:
+                break
+            left = sorted(
+                (r for r in self.rels if r.state == "pending"),
+                key=lambda r: (self._rank.get(r.id, 1 << 40), r.id),
+            )
+            progressed = False
+            for rel in left:
+                self._run(rel, final=True)
+                if rel.state != "pending" or self._heap:
+                    progressed = True
+                    break
+            if not progressed:
+                break
+        if stopped:
+            self.inconclusive.append(
+                Diagnostic(INCONCLUSIVE.code, f"the solver stopped after {limit} relation runs")
+            )
+        return Solution(self)
+
+
+def _freshen_any(t: Type) -> Type:
+    def fix(d: Dim) -> Dim:
+        if d.is_constant:
+            return d
+        anys = [a for a in d.atoms() if isinstance(a, AnyDim) and a.id == 0]
+        if not anys:
+            return d
+        out = d
+        for _ in anys:
+            out = out.subs({AnyDim(0): fresh_any()})
+        return out
+
+    return map_dims(t, fix)
+
+
+@dataclass
+class Solution:
+    """The outcome of :meth:`TypeSolver.solve`."""
+
+    solver: TypeSolver = field(repr=False)
+    status: str = "ok"
+    errors: list[Diagnostic] = field(default_factory=list)
+    guards: list[Guard] = field(default_factory=list)
+    unresolved: list[Diagnostic] = field(default_factory=list)
+    inconclusive: list[Diagnostic] = field(default_factory=list)
+
+    def __init__(self, solver: TypeSolver) -> None:
+        self.solver = solver
+        self.errors = sorted(solver.errors, key=lambda d: _diag_key(d))
+        self.guards = list(solver.guards)
+        self.inconclusive = list(solver.inconclusive)
+        failed = [rel_node(r.id) for r in solver.rels if r.state == "failed"]
+        poisoned = solver.graph.downstream(failed) if failed else set()
+        self.unresolved = []
+        for r in solver.rels:
+            if r.state == "pending" and rel_node(r.id) not in poisoned:
+                args = ", ".join(str(solver.unifier.resolve(a)) for a in r.args)
+                self.unresolved.append(
+                    Diagnostic(
+                        UNRESOLVED.code,
+                        f"cannot infer the types of {r.origin.label}({args}); add an annotation",
+                        r.origin.span,
+                        origin=r.origin,
+                    )
+                )
+        if self.errors:
+            self.status = "error"
+        elif self.inconclusive:
+            self.status = "inconclusive"
+        elif self.unresolved:
+            self.status = "unresolved"
+        elif self.guards:
+            self.status = "guarded"
+        else:
+            self.status = "ok"
+
+    @property
+    def ok(self) -> bool:
+        """True when the status is ``ok`` or ``guarded``."""
+        return self.status in ("ok", "guarded")
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [*self.errors, *self.inconclusive, *self.unresolved]
+
+    @property
+    def z3_calls(self) -> int:
+        return self.solver.session.z3_calls
+
+    def resolve(self, t: Type) -> Type:
+        """``t`` with every solved hole and unknown dimension replaced."""
+        return self.solver.unifier.resolve(t)
+
+    def graph(self) -> nx.DiGraph:
+        return self.solver.graph.g
+
+    def __repr__(self) -> str:
+        return (
+            f"Solution(status={self.status!r}, errors={len(self.errors)}, "
+            f"guards={[str(g) for g in self.guards]})"
+        )
+
+
+def _diag_key(d: Diagnostic) -> tuple[int, str, int, int, int]:
+    if d.origin is not None:
+        return d.origin.sort_key()
+    return (1, "", 0, 0, 0)
+
+
+_ = (hole_node, dim_node)

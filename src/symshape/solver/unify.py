@@ -1,0 +1,436 @@
+"""Unification: union-find over holes and unknown dimensions, structural recursion, occurs check.
+
+This is Relay's unifier (seed 000) with two changes:
+
+* dimensions unify by *equating* them: identical canonical forms agree; an unknown dimension binds
+  (also when it occurs linearly with coefficient dividing the rest, so ``?d + 1 == n`` binds
+  ``?d := n - 1``); two different constants conflict; anything else is a condition handed to the
+  solver (decided by Z3 as proved, refuted or a guard);
+* function types with type parameters unify *up to renaming*: the side with more type parameters
+  (the right side on a tie) is instantiated with fresh holes and the other side's parameters stay
+  rigid, so ``fn<a,b,c>(a,(b,c))->(a,b,c)`` against ``fn<a,c>(a,(a,c))->(a,a,c)`` pairs the
+  parameters by use, not by position, and gives the second type.
+
+Algorithm for ``unify(t1, t2)`` (after replacing each hole by its class's resolved type):
+
+1. both holes: union the classes (the root with the smaller id wins, for determinism); if both
+   were resolved, their types are unified and the result becomes the class's type;
+2. one hole ``h``, one type ``t``: occurs check (``h`` must not occur in ``t``), then ``h``'s
+   class is resolved to ``t`` (or to the unification of its previous type with ``t``);
+3. two types: same form or a conflict; recurse through tensors (dtype, rank, dimensions), tuples,
+   function types, type calls; type variables and global type variables unify only with themselves.
+
+Every refinement calls :attr:`Unifier.on_refine` with the holes and unknowns whose value changed,
+which the solver uses to re-queue exactly the relations that read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from symshape.encoding.conds import Cond, eq
+from symshape.encoding.dims import Dim, DimVar, ZERO, const, floordiv
+from symshape.encoding.types import (
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    ObjectType,
+    ShapeType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeRelation,
+    TypeVar,
+    subst_typevars,
+    type_kind,
+)
+from symshape.errors import (
+    ARITY_MISMATCH,
+    DTYPE_MISMATCH,
+    KIND_MISMATCH,
+    OCCURS_CHECK,
+    RANK_MISMATCH,
+    SHAPE_MISMATCH,
+    TYPE_MISMATCH,
+    ErrorCode,
+)
+from symshape.solver.diagnostics import Origin, conflict_message
+
+__all__ = ["Unifier", "Mismatch"]
+
+
+class Mismatch(Exception):
+    """Raised inside structural unification; caught at the top and reported once."""
+
+    def __init__(self, code: ErrorCode, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass
+class _Frame:
+    left: Type
+    right: Type
+    origin: Origin
+
+
+class Unifier:
+    """Union-find over holes (with a resolved type per class) and over unknown dimensions."""
+
+    def __init__(self) -> None:
+        self.parent: dict[IncompleteType, IncompleteType] = {}
+        self.resolved: dict[IncompleteType, Type] = {}
+        self.why: dict[IncompleteType, list[Origin]] = {}
+        self.dim_bind: dict[DimVar, Dim] = {}
+        self.dim_why: dict[DimVar, Origin] = {}
+        # hooks set by the solver
+        self.on_refine: Callable[[Iterable[IncompleteType], Iterable[DimVar]], None] = (
+            lambda holes, dvars: None
+        )
+        self.on_condition: Callable[[Cond, Origin, ErrorCode, str], None] = (
+            lambda c, o, code, msg: None
+        )
+        self.on_conflict: Callable[[ErrorCode, str, Origin, Type, Type], None] = (
+            lambda code, msg, o, a, b: None
+        )
+        self.fresh_hole: Callable[[str], IncompleteType] = lambda kind: IncompleteType(kind)
+        self._frame: _Frame | None = None
+
+    # -- union-find ---------------------------------------------------------------------------
+    def find(self, h: IncompleteType) -> IncompleteType:
+        parent = self.parent
+        root = h
+        while True:
+            p = parent.get(root)
+            if p is None:
+                break
+            root = p
+        while h is not root:  # path compression
+            nxt = parent[h]
+            parent[h] = root
+            h = nxt
+        return root
+
+    def shallow(self, t: Type) -> Type:
+        """The class's resolved type for a hole (or its root), else ``t``."""
+        if isinstance(t, IncompleteType):
+            r = self.find(t)
+            return self.resolved.get(r, r)
+        return t
+
+    # -- resolution -----------------------------------------------------------------------------
+    def resolve_dim(self, d: Dim) -> Dim:
+        if not self.dim_bind or not d.has_unknowns:
+            return d
+        mapping: dict[object, Dim] = {}
+        for a in d.unknowns:
+            b = self.dim_bind.get(a)
+            if b is not None:
+                rb = self.resolve_dim(b)
+                if rb is not b:
+                    self.dim_bind[a] = rb
+                mapping[a] = rb
+        return d.subs(mapping) if mapping else d  # type: ignore[arg-type]
+
+    def resolve(self, t: Type) -> Type:
+        """``t`` with every hole replaced by its class's type and every bound unknown by its value."""
+        match t:
+            case IncompleteType():
+                r = self.find(t)
+                rt = self.resolved.get(r)
+                return r if rt is None else self.resolve(rt)
+            case TensorType(shape, dtype):
+                if self.dim_bind and isinstance(shape, tuple):
+                    new = tuple(self.resolve_dim(d) for d in shape)
+                    if any(a is not b for a, b in zip(new, shape)):
+                        return TensorType(new, dtype)
+                return t
+            case TupleType(fields):
+                nf = tuple(self.resolve(f) for f in fields)
+                return t if all(a is b for a, b in zip(nf, fields)) else TupleType(nf)
+            case FuncType(params, ret, tps, rels, pure):
+                return FuncType(
+                    tuple(self.resolve(p) for p in params),
+                    self.resolve(ret),
+                    tps,
+                    tuple(
+                        TypeRelation(r.name, tuple(self.resolve(a) for a in r.args), r.attrs)
+                        for r in rels
+                    ),
+                    pure,
+                )
+            case TypeCall(func, args):
+                return TypeCall(func, tuple(self.resolve(a) for a in args))
+            case _:
+                return t
+
+    def occurs(self, root: IncompleteType, t: Type) -> bool:
+        match t:
+            case IncompleteType():
+                r = self.find(t)
+                if r is root:
+                    return True
+                rt = self.resolved.get(r)
+                return rt is not None and self.occurs(root, rt)
+            case TupleType(fields):
+                return any(self.occurs(root, f) for f in fields)
+            case FuncType(params, ret, _, rels, _):
+                return (
+                    any(self.occurs(root, p) for p in params)
+                    or self.occurs(root, ret)
+                    or any(self.occurs(root, a) for r in rels for a in r.args)
+                )
+            case TypeCall(_, args):
+                return any(self.occurs(root, a) for a in args)
+            case _:
+                return False
+
+    # -- entry point ---------------------------------------------------------------------------
+    def unify(self, a: Type, b: Type, origin: Origin) -> Type:
+        """Unify ``a`` and ``b``; a conflict is reported through :attr:`on_conflict` and the
+        (resolved) left type is returned."""
+        outer = self._frame
+        if outer is None:
+            self._frame = _Frame(a, b, origin)
+        try:
+            return self._unify(a, b, origin)
+        except Mismatch as m:
+            if outer is not None:
+                raise
+            left, right = self.resolve(a), self.resolve(b)
+            msg = conflict_message("cannot unify", left, right, m.detail)
+            self.on_conflict(m.code, msg, origin, left, right)
+            return left
+        finally:
+            if outer is None:
+                self._frame = None
+
+    def _unify(self, a: Type, b: Type, origin: Origin) -> Type:
+        if a is b:
+            return a
+        if isinstance(a, IncompleteType) or isinstance(b, IncompleteType):
+            return self._unify_hole(a, b, origin)
+        return self._unify_struct(a, b, origin)
+
+    def _unify_hole(self, a: Type, b: Type, origin: Origin) -> Type:
+        if isinstance(a, IncompleteType) and isinstance(b, IncompleteType):
+            ra, rb = self.find(a), self.find(b)
+            if ra is rb:
+                return self.resolved.get(ra, ra)
+            if ra.kind != rb.kind:
+                raise Mismatch(KIND_MISMATCH, f"kind {ra.kind} vs {rb.kind}")
+            if rb.id < ra.id:
+                ra, rb = rb, ra
+            ta, tb = self.resolved.get(ra), self.resolved.get(rb)
+            self.parent[rb] = ra
+            self.why.setdefault(ra, []).append(origin)
+            self.why[ra].extend(self.why.pop(rb, []))
+            if tb is not None:
+                del self.resolved[rb]
+                if ta is None:
+                    self.resolved[ra] = tb
+                else:
+                    self.resolved[ra] = self._unify(ta, tb, origin)
+            self.on_refine((ra, rb), ())
+            return self.resolved.get(ra, ra)
+        hole, other = (a, b) if isinstance(a, IncompleteType) else (b, a)
+        assert isinstance(hole, IncompleteType)
+        root = self.find(hole)
+        if root.kind != type_kind(other) and not (root.kind == "type" and type_kind(other) == "adt"):
+            raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
+        if self.occurs(root, other):
+            raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
+        prev = self.resolved.get(root)
+        new = other if prev is None else self._unify(prev, other, origin)
+        if new is not prev:
+            self.resolved[root] = new
+            self.why.setdefault(root, []).append(origin)
+            self.on_refine((root,), ())
+        return new
+
+    def _unify_struct(self, a: Type, b: Type, origin: Origin) -> Type:
+        match a, b:
+            case TensorType(), TensorType():
+                return self._unify_tensor(a, b, origin)
+            case TupleType(fa), TupleType(fb):
+                if len(fa) != len(fb):
+                    raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
+                out = []
+                for i, (x, y) in enumerate(zip(fa, fb)):
+                    out.append(self._nested(x, y, origin, f"field {i}"))
+                if all(p is q for p, q in zip(out, fa)):
+                    return a
+                return TupleType(tuple(out))
+            case FuncType(), FuncType():
+                return self._unify_func(a, b, origin)
+            case TypeCall(fa, aa), TypeCall(fb, ab):
+                if fa != fb:
+                    raise Mismatch(TYPE_MISMATCH, f"type constructors {fa} vs {fb}")
+                if len(aa) != len(ab):
+                    raise Mismatch(ARITY_MISMATCH, f"{len(aa)} vs {len(ab)} type arguments")
+                args = tuple(
+                    self._nested(x, y, origin, f"type argument {i}")
+                    for i, (x, y) in enumerate(zip(aa, ab))
+                )
+                return TypeCall(fa, args)
+            case TypeVar(), TypeVar():
+                if a != b:
+                    if a.kind != b.kind:
+                        raise Mismatch(KIND_MISMATCH, f"kind {a.kind} vs {b.kind}")
+                    raise Mismatch(TYPE_MISMATCH, f"type variables {a} vs {b}")
+                return a
+            case GlobalTypeVar(), GlobalTypeVar():
+                if a != b:
+                    raise Mismatch(TYPE_MISMATCH, f"global type variables {a} vs {b}")
+                return a
+            case ObjectType(), ObjectType():
+                return a
+            case ShapeType(na), ShapeType(nb):
+                if na is not None and nb is not None and na != nb:
+                    raise Mismatch(RANK_MISMATCH, f"shapes of rank {na} vs {nb}")
+                return a if na is not None else b
+            case _:
+                if type_kind(a) != type_kind(b):
+                    raise Mismatch(KIND_MISMATCH, f"kind {type_kind(a)} vs {type_kind(b)}")
+                raise Mismatch(TYPE_MISMATCH, f"{_form(a)} vs {_form(b)}")
+
+    def _nested(self, x: Type, y: Type, origin: Origin, where: str) -> Type:
+        try:
+            return self._unify(x, y, origin)
+        except Mismatch as m:
+            raise Mismatch(m.code, f"{where}: {m.detail}") from None
+
+    def _unify_tensor(self, a: TensorType, b: TensorType, origin: Origin) -> TensorType:
+        da, db = a.dtype, b.dtype
+        if da is not None and db is not None and da != db:
+            raise Mismatch(DTYPE_MISMATCH, f"dtype {da} vs {db}")
+        dtype = da if da is not None else db
+        sa, sb = a.shape, b.shape
+        shape: tuple[Dim, ...] | None | TypeVar
+        if sa is None:
+            shape = sb
+        elif sb is None:
+            shape = sa
+        elif isinstance(sa, TypeVar) or isinstance(sb, TypeVar):
+            if sa != sb:
+                raise Mismatch(SHAPE_MISMATCH, f"shape {_shape(sa)} vs {_shape(sb)}")
+            shape = sa
+        else:
+            if len(sa) != len(sb):
+                raise Mismatch(RANK_MISMATCH, f"rank {len(sa)} vs {len(sb)}")
+            out = []
+            for i, (x, y) in enumerate(zip(sa, sb)):
+                out.append(self.unify_dim(x, y, origin, i))
+            shape = tuple(out)
+        if shape is sa and dtype == da:
+            return a
+        if shape is sb and dtype == db:
+            return b
+        return TensorType(shape, dtype)
+
+    def unify_dim(self, x: Dim, y: Dim, origin: Origin, index: int | None = None) -> Dim:
+        """Equate two dimensions (see the module docstring); returns the agreed dimension."""
+        x, y = self.resolve_dim(x), self.resolve_dim(y)
+        if x == y:
+            return x
+        for u, v in ((x, y), (y, x)):
+            at = u.atom
+            if isinstance(at, DimVar) and at not in v.unknowns:
+                self._bind(at, v, origin)
+                return v
+        cx, cy = x.constant_value, y.constant_value
+        where = f"dimension {index}: " if index is not None else ""
+        if cx is not None and cy is not None:
+            raise Mismatch(SHAPE_MISMATCH, f"{where}{cx} vs {cy}")
+        solved = _solve_linear(x - y)
+        if solved is not None:
+            var, val = solved
+            self._bind(var, val, origin)
+            return self.resolve_dim(x)
+        frame = self._frame
+        if frame is not None:
+            msg = conflict_message(
+                "cannot unify", self.resolve(frame.left), self.resolve(frame.right), f"{where}{x} vs {y}"
+            )
+        else:
+            msg = f"dimensions `{x}` and `{y}` must be equal"
+        self.on_condition(eq(x, y), origin, SHAPE_MISMATCH, msg)
+        # prefer the simpler side as the agreed dimension
+        return x if _size(x) <= _size(y) else y
+
+    def _bind(self, var: DimVar, val: Dim, origin: Origin) -> None:
+        self.dim_bind[var] = val
+        self.dim_why[var] = origin
+        self.on_refine((), (var,))
+
+    def _unify_func(self, a: FuncType, b: FuncType, origin: Origin) -> FuncType:
+        if len(a.params) != len(b.params):
+            raise Mismatch(
+                ARITY_MISMATCH, f"functions of {len(a.params)} and {len(b.params)} parameters"
+            )
+        # instantiate the more general side (right on a tie); the other side's parameters stay rigid
+        flip = len(a.type_params) > len(b.type_params)
+        rigid, gen = (b, a) if flip else (a, b)
+        if gen.type_params:
+            sub: dict[TypeVar, Type] = {
+                tp: self.fresh_hole(tp.kind if tp.kind == "type" else "type") for tp in gen.type_params
+            }
+            gen = FuncType(
+                tuple(subst_typevars(p, sub) for p in gen.params),
+                subst_typevars(gen.ret, sub),
+                (),
+                tuple(
+                    TypeRelation(r.name, tuple(subst_typevars(x, sub) for x in r.args), r.attrs)
+                    for r in gen.relations
+                ),
+                gen.pure,
+            )
+        left, right = (gen, rigid) if flip else (rigid, gen)
+        params = tuple(
+            self._nested(x, y, origin, f"parameter {i}")
+            for i, (x, y) in enumerate(zip(left.params, right.params))
+        )
+        ret = self._nested(left.ret, right.ret, origin, "return type")
+        rels = rigid.relations if rigid.relations else gen.relations
+        return FuncType(params, ret, rigid.type_params, rels, a.pure and b.pure)
+
+
+def _form(t: Type) -> str:
+    names = {
+        TensorType: "a tensor",
+        TupleType: "a tuple",
+        FuncType: "a function",
+        TypeVar: "a type variable",
+        GlobalTypeVar: "a global type variable",
+        TypeCall: "a type call",
+        ObjectType: "Object",
+        ShapeType: "a shape",
+    }
+    return names.get(type(t), type(t).__name__)
+
+
+def _shape(s: object) -> str:
+    return str(s)
+
+
+def _size(d: Dim) -> int:
+    return len(str(d))
+
+
+def _solve_linear(diff: Dim) -> tuple[DimVar, Dim] | None:
+    """If ``diff == 0`` determines an unknown ``v`` occurring once, linearly, as ``k*v`` with ``k``
+    dividing the rest, return ``(v, value)``."""
+    for m, k in diff.terms:
+        if len(m) == 1 and m[0][1] == 1 and isinstance(m[0][0], DimVar):
+            v = m[0][0]
+            rest = diff - const(k) * Dim(((m, 1),))
+            if v in rest.unknowns:
+                continue
+            neg = ZERO - rest
+            val = floordiv(neg, k) if k > 0 else floordiv(rest, -k)
+            if val * k == neg:
+                return v, val
+    return None
