@@ -28,10 +28,69 @@ from symshape.encoding.types import (
 from symshape.errors import ERROR_CODES, SymshapeError
 from symshape.relations import register_relation, relation
 from symshape.solver import Diagnostic, Guard, Solution, Span, TypeSolver
+from symshape.ir.expr import (
+    Call,
+    Clause,
+    Constant,
+    Dataflow,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    MatchCast,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    Tuple,
+    TupleGetItem,
+    Var,
+    call_pure,
+    const,
+    structural_equal,
+    var,
+)
+from symshape.ir.infer import InferenceResult, infer
+from symshape.ir.module import Module
+from symshape.ir.normalize import normalize, well_formed
+from symshape.ir.op import Op, register_op
+from symshape import ops
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Call",
+    "Clause",
+    "Constant",
+    "Dataflow",
+    "Expr",
+    "Function",
+    "GlobalVar",
+    "If",
+    "InferenceResult",
+    "Let",
+    "Match",
+    "MatchCast",
+    "Module",
+    "Op",
+    "PatternConstructor",
+    "PatternTuple",
+    "PatternVar",
+    "PatternWildcard",
+    "Tuple",
+    "TupleGetItem",
+    "Var",
+    "call_pure",
+    "const",
+    "infer",
+    "normalize",
+    "ops",
+    "well_formed",
+    "register_op",
+    "structural_equal",
+    "var",
     "Cond",
     "Constructor",
     "Diagnostic",

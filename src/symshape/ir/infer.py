@@ -1,0 +1,730 @@
+"""Constraint generation and ``infer``: from a program to every expression's type.
+
+One pass over the program (iterative, so a 10 000-deep chain needs no recursion) gives every
+expression a type: its annotation, a hole, or a type built from its children's. It
+
+* adds one relation instance per operator call (the operator's relation over the argument types
+  and a fresh output hole), labelled with the call's span;
+* instantiates polymorphic function types at each call: type parameters become fresh holes and the
+  symbols of a function's parameter annotations (its ``dim`` parameters) become fresh unknown
+  dimensions, so each call binds them from its arguments (Relax's ``DeriveCallRetStructInfo``);
+* unifies let-bound variables with their values, parameters with arguments, a function's body with
+  its return annotation, patterns with the matched value;
+* joins ``If``/``Match`` branches (Relax ``StructInfoLCA``) through the ``join`` relation; a branch
+  that is still a hole is unified with the other (so unannotated recursion resolves);
+* tracks purity (seed 002) with a frame per function and per dataflow block.
+
+Then the solver runs (:class:`~symshape.solver.solve.TypeSolver`) and :class:`InferenceResult`
+answers ``type_of`` for every sub-expression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from symshape.encoding.conds import eq
+from symshape.encoding.dims import AnyDim, Dim, Sym, fresh_any, fresh_dimvar
+from symshape.encoding.types import (
+    Attrs,
+    Constructor,
+    FuncType,
+    IncompleteType,
+    ObjectType,
+    ShapeType,
+    TensorType,
+    Tensor,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeRelation,
+    TypeVar,
+    iter_dims,
+    iter_holes,
+    map_dims,
+    subst_typevars,
+)
+from symshape.errors import (
+    ARITY_MISMATCH,
+    DTYPE_MISMATCH,
+    IMPURE_CALL,
+    INVALID_ARGUMENT,
+    RANK_MISMATCH,
+    SHAPE_MISMATCH,
+    TYPE_MISMATCH,
+    UNDEFINED_VAR,
+    UNRESOLVED,
+    SymshapeError,
+)
+from symshape.ir.expr import (
+    Call,
+    Clause,
+    Constant,
+    Dataflow,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    MatchCast,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from symshape.ir.module import Module
+from symshape.ir.op import Op
+from symshape.relations.base import Context, register_relation
+from symshape.solver.diagnostics import Diagnostic, Guard, Origin
+from symshape.solver.solve import Solution, TypeSolver
+
+__all__ = ["infer", "InferenceResult"]
+
+
+# ----------------------------------------------------------------------------------------------
+# relations used by constraint generation
+
+
+def _tuple_get_item_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = tup.fields[index]`` once the tuple's type is known."""
+    tup, out = args[0], args[1]
+    if isinstance(tup, IncompleteType):
+        return False
+    idx = attrs.get("index", 0)
+    assert isinstance(idx, int)
+    if not isinstance(tup, TupleType):
+        ctx.fail(TYPE_MISMATCH, f"indexing `{tup}` with .{idx}: not a tuple")
+    if not 0 <= idx < len(tup.fields):
+        ctx.fail(ARITY_MISMATCH, f"tuple index {idx} out of range for `{tup}`")
+    ctx.unify(out, tup.fields[idx])
+    return True
+
+
+def _has_holes(t: Type) -> bool:
+    return any(True for _ in iter_holes(t))
+
+
+def join_types(ctx: Context, a: Type, b: Type) -> Type | None:
+    """The least common ancestor of two types (Relax ``StructInfoLCA``); None to defer."""
+    if isinstance(a, IncompleteType) or isinstance(b, IncompleteType):
+        if not ctx.final:
+            return None
+        return ctx.unify(a, b)
+    if a == b:
+        return a
+    match a, b:
+        case TensorType(), TensorType():
+            dtype = a.dtype if a.dtype == b.dtype else None
+            if a.ndim is None or b.ndim is None or a.ndim != b.ndim:
+                return Tensor(None, dtype)  # type: ignore[arg-type]
+            dims: list[Dim] = []
+            for x, y in zip(a.dims, b.dims):
+                if x == y or ctx.prove(eq(x, y)) is True:
+                    dims.append(x)
+                else:
+                    dims.append(fresh_any())
+            return TensorType(tuple(dims), dtype)
+        case TupleType(fa), TupleType(fb):
+            if len(fa) != len(fb):
+                return ObjectType()
+            out = []
+            for x, y in zip(fa, fb):
+                j = join_types(ctx, x, y)
+                if j is None:
+                    return None
+                out.append(j)
+            return TupleType(tuple(out))
+        case ShapeType(na), ShapeType(nb):
+            return ShapeType(na if na == nb else None)
+        case _:
+            if _has_holes(a) or _has_holes(b):
+                if not ctx.final:
+                    return None
+                return ctx.unify(a, b)
+            return ObjectType()
+
+
+def _join_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out`` is the join of the branch types."""
+    branches, out = args[:-1], args[-1]
+    acc: Type | None = branches[0]
+    for b in branches[1:]:
+        assert acc is not None
+        acc = join_types(ctx, acc, b)
+        if acc is None:
+            return False
+    assert acc is not None
+    ctx.unify(out, acc)
+    return True
+
+
+def _match_cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """Check a value's type against a cast target; new symbols are equated with the value's dims."""
+    val, target = args[0], args[1]
+    if isinstance(val, IncompleteType):
+        return False
+    if isinstance(target, TensorType) and isinstance(val, TensorType):
+        if val.dtype is not None and target.dtype is not None and val.dtype != target.dtype:
+            ctx.fail(DTYPE_MISMATCH, f"match_cast of `{val}` to `{target}`: dtype {val.dtype} vs {target.dtype}")
+        if val.ndim is not None and target.ndim is not None:
+            if val.ndim != target.ndim:
+                ctx.fail(RANK_MISMATCH, f"match_cast of `{val}` to `{target}`: rank {val.ndim} vs {target.ndim}")
+            for i, (x, y) in enumerate(zip(val.dims, target.dims)):
+                if x.has_unknowns and not ctx.final:
+                    return False
+                ctx.require(
+                    eq(x, y), SHAPE_MISMATCH, f"match_cast of `{val}` to `{target}`: dimension {i}: {x} vs {y}"
+                )
+        return True
+    if isinstance(target, (ObjectType,)):
+        return True
+    if type(val) is not type(target):
+        ctx.fail(TYPE_MISMATCH, f"match_cast of `{val}` to `{target}` can never succeed")
+    return True
+
+
+register_relation("tuple_get_item", _tuple_get_item_rel)
+register_relation("join", _join_rel)
+register_relation("match_cast", _match_cast_rel)
+
+
+# ----------------------------------------------------------------------------------------------
+# the generator
+
+
+@dataclass
+class _FnFrame:
+    fn: Function | None
+    impure_calls: list[Call] = field(default_factory=list)
+    dataflow_depth: int = 0
+
+
+def _syms_of(t: Type) -> list[Sym]:
+    out: list[Sym] = []
+    for d in iter_dims(t):
+        for a in d.atoms():
+            if isinstance(a, Sym) and a not in out:
+                out.append(a)
+    return out
+
+
+def _label(e: Call) -> str:
+    c = e.callee
+    if isinstance(c, Op):
+        return c.name
+    if isinstance(c, Constructor):
+        return c.name
+    if isinstance(c, GlobalVar):
+        return f"call of @{c.name}"
+    if isinstance(c, Var):
+        return f"call of %{c.name}"
+    return "call"
+
+
+class _Gen:
+    def __init__(self, solver: TypeSolver, module: Module | None) -> None:
+        self.s = solver
+        self.mod = module
+        self.types: dict[int, tuple[Any, Type]] = {}
+        self.global_types: dict[str, Type] = {}
+        self.global_seeded: set[str] = set()
+        self.scopes: list[set[Sym]] = [set()]
+        self.frames: list[_FnFrame] = [_FnFrame(None)]
+        self.fn_types: dict[int, FuncType] = {}
+        self.fn_pure: dict[int, bool] = {}
+        self.binders: list[Var] = []
+        self.calls: list[Call] = []
+
+    # -- helpers --------------------------------------------------------------------------------
+    def ty(self, e: Any) -> Type:
+        hit = self.types.get(id(e))
+        if hit is None:
+            if isinstance(e, Var):
+                return self.bind_var(e)
+            raise SymshapeError(INVALID_ARGUMENT, f"internal: no type for {type(e).__name__}")
+        return hit[1]
+
+    def set(self, e: Any, t: Type) -> Type:
+        self.types[id(e)] = (e, t)
+        return t
+
+    def bind_var(self, v: Var) -> Type:
+        hit = self.types.get(id(v))
+        if hit is not None:
+            return hit[1]
+        if v.type_annotation is not None:
+            o = Origin("annotation", f"`{v.name}` is annotated `{v.type_annotation}`", v.span)
+            t = self.s.admit(v.type_annotation, o)
+        else:
+            t = self.s.hole()
+        self.binders.append(v)
+        return self.set(v, t)
+
+    def error(self, code: Any, msg: str, span: Any) -> None:
+        self.s._error(code.code, msg, Origin("expr", msg, span))
+
+    def in_scope(self, sym: Sym) -> bool:
+        return any(sym in sc for sc in self.scopes)
+
+    # -- traversal ------------------------------------------------------------------------------
+    def kids(self, e: Expr) -> Iterator[Expr]:
+        match e:
+            case Call():
+                if isinstance(e.callee, Expr):
+                    yield e.callee
+                yield from e.args
+            case Tuple():
+                yield from e.fields
+            case TupleGetItem():
+                yield e.tuple_value
+            case Let():
+                yield e.value
+                yield e.body
+            case Function():
+                yield e.body
+            case If():
+                yield e.cond
+                yield e.then_branch
+                yield e.else_branch
+            case Match():
+                yield e.value
+                for c in e.clauses:
+                    yield c.body
+            case MatchCast():
+                yield e.value
+                yield e.body
+            case Dataflow():
+                for _, x in e.bindings:
+                    yield x
+                yield e.body
+            case _:
+                return
+
+    def gen(self, root: Expr) -> Type:
+        stack: list[tuple[Expr, int]] = [(root, 0)]
+        while stack:
+            e, phase = stack.pop()
+            if phase == 0:
+                if id(e) in self.types:
+                    continue
+                if isinstance(e, Var):
+                    self.bind_var(e)
+                    continue
+                self.enter(e)
+                stack.append((e, 1))
+                stack.extend((c, 0) for c in reversed(list(self.kids(e))))
+            else:
+                self.set(e, self.exit(e))
+        return self.ty(root)
+
+    def enter(self, e: Expr) -> None:
+        match e:
+            case Let():
+                self.bind_var(e.var)
+            case Function():
+                owned: set[Sym] = set()
+                for p in e.params:
+                    if p.type_annotation is not None:
+                        owned.update(s for s in _syms_of(p.type_annotation) if not self.in_scope(s))
+                self.scopes.append(owned)
+                for p in e.params:
+                    self.bind_var(p)
+                self.frames.append(_FnFrame(e))
+            case MatchCast():
+                new = {s for s in _syms_of(e.type) if not self.in_scope(s)}
+                self.scopes[-1] |= new
+                o = Origin("annotation", f"match_cast to `{e.type}`", e.span)
+                self.set(e.var, self.s.admit(e.type, o))
+                self.binders.append(e.var)
+            case Dataflow():
+                for v, _ in e.bindings:
+                    self.bind_var(v)
+                self.frames[-1].dataflow_depth += 1
+            case Match():
+                for c in e.clauses:
+                    self.bind_pattern_vars(c.pattern)
+            case _:
+                pass
+
+    def bind_pattern_vars(self, p: Pattern) -> None:
+        match p:
+            case PatternVar():
+                self.bind_var(p.var)
+            case PatternConstructor() | PatternTuple():
+                for q in p.patterns:
+                    self.bind_pattern_vars(q)
+            case _:
+                pass
+
+    def exit(self, e: Expr) -> Type:
+        s = self.s
+        match e:
+            case Constant():
+                return e.type
+            case GlobalVar():
+                return self.global_type(e)
+            case Call():
+                return self.call(e)
+            case Tuple():
+                return TupleType(tuple(self.ty(f) for f in e.fields))
+            case TupleGetItem():
+                tt = s.unifier.resolve(self.ty(e.tuple_value))
+                if isinstance(tt, TupleType):
+                    if not 0 <= e.index < len(tt.fields):
+                        self.error(ARITY_MISMATCH, f"tuple index {e.index} out of range for `{tt}`", e.span)
+                        return s.hole()
+                    return tt.fields[e.index]
+                out = s.hole()
+                s.add_relation(
+                    "tuple_get_item",
+                    [self.ty(e.tuple_value), out],
+                    {"index": e.index},
+                    origin=Origin("relation", f"tuple index .{e.index}", e.span),
+                )
+                return out
+            case Let():
+                o = Origin("unify", f"let `{e.var.name}`", e.span)
+                s.unifier.unify(self.ty(e.var), self.ty(e.value), o)
+                return self.ty(e.body)
+            case Function():
+                return self.function(e)
+            case If():
+                o = Origin("unify", "if condition", e.span)
+                s.unifier.unify(self.ty(e.cond), TensorType((), "bool"), o)
+                return self.join([self.ty(e.then_branch), self.ty(e.else_branch)], e)
+            case Match():
+                vt = self.ty(e.value)
+                for c in e.clauses:
+                    self.pattern(c.pattern, vt, e)
+                return self.join([self.ty(c.body) for c in e.clauses], e)
+            case MatchCast():
+                o = Origin("relation", f"match_cast to `{e.type}`", e.span)
+                s.add_relation("match_cast", [self.ty(e.value), self.ty(e.var)], None, num_inputs=2, origin=o)
+                return self.ty(e.body)
+            case Dataflow():
+                for v, x in e.bindings:
+                    s.unifier.unify(self.ty(v), self.ty(x), Origin("unify", f"binding `{v.name}`", x.span))
+                self.frames[-1].dataflow_depth -= 1
+                return self.ty(e.body)
+            case _:
+                raise SymshapeError(INVALID_ARGUMENT, f"not an expression: {type(e).__name__}")
+
+    def join(self, branches: list[Type], e: Expr) -> Type:
+        s = self.s
+        if not branches:
+            return s.hole()
+        res = [s.unifier.resolve(b) for b in branches]
+        o = Origin("relation", "join of branches", e.span)
+        if any(isinstance(r, IncompleteType) for r in res):
+            acc = branches[0]
+            for b in branches[1:]:
+                acc = s.unifier.unify(acc, b, o)
+            return acc
+        out = s.hole()
+        s.add_relation("join", [*branches, out], None, origin=o)
+        return out
+
+    def pattern(self, p: Pattern, t: Type, m: Match) -> None:
+        s = self.s
+        o = Origin("unify", "match pattern", m.span)
+        match p:
+            case PatternVar():
+                s.unifier.unify(self.ty(p.var), t, o)
+            case PatternTuple():
+                holes = [s.hole() for _ in p.patterns]
+                s.unifier.unify(t, TupleType(tuple(holes)), o)
+                for q, h in zip(p.patterns, holes):
+                    self.pattern(q, h, m)
+            case PatternConstructor():
+                c = p.constructor
+                td = self.mod.constructor_data(c) if self.mod is not None else None
+                tps = td.type_params if td is not None else ()
+                sub: dict[TypeVar, Type] = {tp: s.hole() for tp in tps}
+                s.unifier.unify(t, TypeCall(c.belong_to, tuple(sub[tp] for tp in tps)), o)
+                if len(p.patterns) != len(c.inputs):
+                    self.error(
+                        ARITY_MISMATCH,
+                        f"pattern {c.name} has {len(p.patterns)} fields, constructor takes {len(c.inputs)}",
+                        m.span,
+                    )
+                    return
+                for q, it in zip(p.patterns, c.inputs):
+                    self.pattern(q, subst_typevars(it, sub), m)
+            case _:
+                pass
+
+    def global_type(self, g: GlobalVar) -> Type:
+        t = self.global_types.get(g.name)
+        if t is None:
+            if self.mod is None or g not in self.mod:
+                self.error(UNDEFINED_VAR, f"undefined global function @{g.name}", g.span)
+            t = self.s.hole()
+            self.global_types[g.name] = t
+        return t
+
+    def seed_globals(self, mod: Module) -> None:
+        for gv, f in mod.items():
+            if f.ret_type is not None and all(p.type_annotation is not None for p in f.params):
+                params = tuple(p.type_annotation for p in f.params)  # type: ignore[misc]
+                dim_params = []
+                for p in params:
+                    for sym in _syms_of(p):
+                        tv = TypeVar(sym.name, "dim")
+                        if tv not in dim_params:
+                            dim_params.append(tv)
+                ft = FuncType(params, f.ret_type, (*f.type_params, *dim_params), (), f.pure is not False)
+                self.global_types[gv.name] = ft
+                self.global_seeded.add(gv.name)
+            else:
+                self.global_types[gv.name] = self.s.hole()
+
+    def function(self, f: Function) -> Type:
+        s = self.s
+        owned = self.scopes.pop()
+        frame = self.frames.pop()
+        body_t = self.ty(f.body)
+        ret = body_t
+        if f.ret_type is not None:
+            o = Origin("annotation", f"the return type is annotated `{f.ret_type}`", f.span)
+            ann = s.admit(f.ret_type, o)
+            ret = s.unifier.unify(ann, body_t, o)
+            ret = ann
+        force = bool(f.attrs.get("force_pure", False))
+        if f.pure is True and frame.impure_calls and not force:
+            for c in frame.impure_calls:
+                self.error(IMPURE_CALL, f"impure call {_label(c)} inside a function declared pure", c.span)
+        pure = f.pure if f.pure is not None else (force or not frame.impure_calls)
+        self.fn_pure[id(f)] = pure
+        dim_params = tuple(TypeVar(sym.name, "dim") for sym in sorted(owned, key=lambda x: x._key))
+        ft = FuncType(
+            tuple(self.ty(p) for p in f.params), ret, (*f.type_params, *dim_params), (), pure
+        )
+        self.fn_types[id(f)] = ft
+        return ft
+
+    def instantiate(self, ft: FuncType) -> FuncType:
+        if not ft.type_params:
+            return ft
+        s = self.s
+        sub: dict[TypeVar, Type] = {}
+        dsub: dict[str, Dim] = {}
+        for tp in ft.type_params:
+            if tp.kind == "dim":
+                dsub[tp.name] = fresh_dimvar()
+            elif tp.kind == "type":
+                sub[tp] = s.hole()
+
+        def inst(t: Type) -> Type:
+            t = subst_typevars(t, sub)
+            if dsub:
+                t = map_dims(t, lambda d: d.subs(dsub))
+            return t
+
+        rest = tuple(tp for tp in ft.type_params if tp.kind not in ("dim", "type"))
+        return FuncType(
+            tuple(inst(p) for p in ft.params),
+            inst(ft.ret),
+            rest,
+            tuple(TypeRelation(r.name, tuple(inst(a) for a in r.args), r.attrs) for r in ft.relations),
+            ft.pure,
+        )
+
+    def call(self, e: Call) -> Type:
+        s = self.s
+        c = e.callee
+        argtypes = [self.ty(a) for a in e.args]
+        origin = Origin("relation", _label(e), e.span)
+        frame = self.frames[-1]
+        self.calls.append(e)
+        if isinstance(c, Op):
+            out = s.hole()
+            s.add_relation(c.relation, [*argtypes, out], e.attrs, num_inputs=len(argtypes), origin=origin)
+            if not c.pure:
+                self.note_impure(e, frame)
+            return out
+        if isinstance(c, Constructor):
+            td = self.mod.constructor_data(c) if self.mod is not None else None
+            tps = td.type_params if td is not None else ()
+            sub: dict[TypeVar, Type] = {tp: s.hole() for tp in tps}
+            if len(argtypes) != len(c.inputs):
+                self.error(
+                    ARITY_MISMATCH,
+                    f"constructor {c.name} takes {len(c.inputs)} arguments, got {len(argtypes)}",
+                    e.span,
+                )
+            for it, at in zip(c.inputs, argtypes):
+                s.unifier.unify(subst_typevars(it, sub), at, origin)
+            return TypeCall(c.belong_to, tuple(sub[tp] for tp in tps))
+        ct = s.unifier.resolve(self.ty(c))
+        if isinstance(ct, IncompleteType):
+            ret = s.hole()
+            s.unifier.unify(ct, FuncType(tuple(argtypes), ret), origin)
+            return ret
+        if not isinstance(ct, FuncType):
+            self.error(TYPE_MISMATCH, f"only functions can be called, found `{ct}`", e.span)
+            return s.hole()
+        ft = self.instantiate(ct)
+        if len(ft.params) != len(argtypes):
+            self.error(
+                ARITY_MISMATCH,
+                f"{_label(e)} takes {len(ft.params)} arguments, got {len(argtypes)}",
+                e.span,
+            )
+            return ft.ret
+        for i, (p, a) in enumerate(zip(ft.params, argtypes)):
+            po = Origin("unify", f"argument {i} of {_label(e)}", e.args[i].span or e.span)
+            s.unifier.unify(p, a, po)
+            pr, ar = s.unifier.resolve(p), s.unifier.resolve(a)
+            if isinstance(pr, FuncType) and isinstance(ar, FuncType) and pr.pure and not ar.pure:
+                self.error(
+                    IMPURE_CALL,
+                    f"argument {i} of {_label(e)} is an impure function where a pure one is expected",
+                    e.args[i].span or e.span,
+                )
+        for r in ft.relations:
+            s.add_relation(r.name, list(r.args), r.attrs, origin=origin)
+        if not ft.pure and not e.pure_override:
+            self.note_impure(e, frame)
+        return ft.ret
+
+    def note_impure(self, e: Call, frame: _FnFrame) -> None:
+        if e.pure_override:
+            return
+        frame.impure_calls.append(e)
+        if frame.dataflow_depth > 0:
+            force = frame.fn is not None and bool(frame.fn.attrs.get("force_pure", False))
+            if not force:
+                self.error(IMPURE_CALL, f"impure call {_label(e)} inside a dataflow block", e.span)
+
+
+# ----------------------------------------------------------------------------------------------
+# the result
+
+
+class InferenceResult:
+    """Types of every sub-expression, the status, errors and guards."""
+
+    def __init__(self, program: Any, gen: _Gen, solution: Solution) -> None:
+        self.program = program
+        self.solution = solution
+        self._gen = gen
+        self.errors: list[Diagnostic] = list(solution.errors)
+        self.guards: list[Guard] = list(solution.guards)
+        self.unresolved: list[Diagnostic] = list(solution.unresolved)
+        self.inconclusive: list[Diagnostic] = list(solution.inconclusive)
+        if not self.errors:
+            named = {d.origin.span for d in self.unresolved if d.origin is not None}
+            for v in gen.binders:
+                t = solution.resolve(gen.ty(v))
+                if _has_holes(t) and v.span not in named:
+                    self.unresolved.append(
+                        Diagnostic(
+                            UNRESOLVED.code,
+                            f"cannot infer a type for `{v.name}` (`{t}`); add an annotation",
+                            v.span,
+                        )
+                    )
+        if self.errors:
+            self.status = "error"
+        elif self.inconclusive:
+            self.status = "inconclusive"
+        elif self.unresolved:
+            self.status = "unresolved"
+        elif self.guards:
+            self.status = "guarded"
+        else:
+            self.status = "ok"
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("ok", "guarded")
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [*self.errors, *self.inconclusive, *self.unresolved]
+
+    @property
+    def z3_calls(self) -> int:
+        return self.solution.z3_calls
+
+    def type_of(self, e: Any) -> Type:
+        """The inferred type of an expression (a global function by GlobalVar or name)."""
+        if isinstance(e, str) or isinstance(e, GlobalVar):
+            name = e if isinstance(e, str) else e.name
+            t = self._gen.global_types.get(name)
+            if t is None:
+                raise SymshapeError(UNDEFINED_VAR, f"no global function {name!r}")
+            mod = self._gen.mod
+            if mod is not None and name in mod:
+                f = mod[name]
+                ft = self._gen.fn_types.get(id(f))
+                if ft is not None and name not in self._gen.global_seeded:
+                    t = ft
+            return self.solution.resolve(t)
+        hit = self._gen.types.get(id(e))
+        if hit is None or hit[0] is not e:
+            raise SymshapeError(INVALID_ARGUMENT, "that expression is not part of the inferred program")
+        return self.solution.resolve(hit[1])
+
+    def report(self, program: bool = False) -> str:
+        """A human-readable report: status, errors with notes, guards, unresolved expressions."""
+        lines = [f"status: {self.status}"]
+        for d in self.errors:
+            lines.append(d.render())
+        for d in self.inconclusive:
+            lines.append(d.render())
+        for d in self.unresolved:
+            lines.append(d.render())
+        if self.guards:
+            lines.append("guards:")
+            for g in self.guards:
+                lines.append(f"  {g.describe()}")
+        if program:
+            from symshape.ir.printer import expr_str
+
+            lines.append(expr_str(self.program, self._safe_type))
+        return "\n".join(lines)
+
+    def _safe_type(self, e: Any) -> Type | None:
+        hit = self._gen.types.get(id(e))
+        return self.solution.resolve(hit[1]) if hit is not None else None
+
+    def __repr__(self) -> str:
+        return f"InferenceResult(status={self.status!r}, errors={len(self.errors)}, guards={len(self.guards)})"
+
+
+def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) -> InferenceResult:
+    """Infer the type of every expression of ``program`` (an expression, function or module).
+
+    >>> import symshape as ss
+    >>> n = ss.dim("n")
+    >>> x = ss.var("x", ss.Tensor((n, 3, 4), "float32"))
+    >>> y = ss.var("y", ss.Tensor((1, 4), "float32"))
+    >>> body = ss.ops.flatten(ss.ops.add(x, y))
+    >>> res = ss.infer(ss.Function([x, y], body))
+    >>> res.status, str(res.type_of(body))
+    ('ok', 'Tensor[(n, 12), float32]')
+    """
+    solver = TypeSolver(strict=strict, timeout_ms=timeout_ms)
+    if isinstance(program, Module):
+        gen = _Gen(solver, program)
+        gen.seed_globals(program)
+        for gv, f in program.items():
+            ft = gen.gen(f)
+            if gv.name not in gen.global_seeded:
+                solver.unifier.unify(gen.global_types[gv.name], ft, Origin("unify", f"@{gv.name}", f.span))
+    elif isinstance(program, Expr):
+        gen = _Gen(solver, None)
+        gen.gen(program)
+    else:
+        raise SymshapeError(INVALID_ARGUMENT, f"infer takes an expression or a Module, got {type(program).__name__}")
+    sol = solver.solve()
+    return InferenceResult(program, gen, sol)
+
+
+_ = (Clause, AnyDim)
