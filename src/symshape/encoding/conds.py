@@ -16,11 +16,11 @@ FALSE
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Union
 
-from symshape.encoding.dims import Atom, Dim, DimLike, Mod, ZERO, as_dim, bounds, const, mod
+from symshape.encoding.dims import ZERO, Atom, Dim, DimLike, Mod, as_dim, bounds, const, mod
 
 __all__ = [
     "Cond",
@@ -42,6 +42,7 @@ __all__ = [
     "decide",
     "cond_holds",
     "cond_dims",
+    "map_cond",
 ]
 
 
@@ -69,6 +70,10 @@ class Cmp:
     rhs: Dim
 
     def __str__(self) -> str:
+        # ``0 <= h - 7`` reads better as ``h - 7 >= 0``: the constant goes to the right
+        if self.op in ("<=", "<") and self.lhs.is_constant and not self.rhs.is_constant:
+            flipped = ">=" if self.op == "<=" else ">"
+            return f"{self.rhs} {flipped} {self.lhs}"
         return f"{self.lhs} {self.op} {self.rhs}"
 
 
@@ -166,6 +171,16 @@ def _cmp(op: str, a: DimLike, b: DimLike) -> Cond:
             x, y = y, x
     if op == "==" and x.is_constant and not y.is_constant:
         x, y = y, x
+    if y.is_constant and not x.is_constant:
+        # move the constant to the right: ``n + 1 == 5`` is ``n == 4``
+        c = x.constant_term
+        if c:
+            x, y = x - c, y - c
+        if op in ("==", "!="):
+            g = _gcd_nonconst(x)
+            yc = y.constant_value or 0
+            if g > 1 and yc % g == 0 and all(cf % g == 0 for _, cf in x.terms):
+                x, y = _divide_content(x, g), const(yc // g)
     return Cmp(op, x, y)
 
 
@@ -300,3 +315,19 @@ def cond_dims(c: Cond) -> Iterator[Dim]:
             yield from cond_dims(x)
         case _:
             pass
+
+
+def map_cond(c: Cond, f: Callable[[Dim], Dim]) -> Cond:
+    """Apply ``f`` to every dimension of ``c`` and re-simplify."""
+    match c:
+        case Cmp(op, a, b):
+            na, nb = f(a), f(b)
+            if na is a and nb is b:
+                return c
+            return _cmp(op, na, nb)
+        case BoolOp(op, xs):
+            return _junction(op, (map_cond(x, f) for x in xs))
+        case Not(x):
+            return negate(map_cond(x, f))
+        case _:
+            return c

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Union
 
-from symshape.encoding.dims import Dim, DimLike, as_dim, check_nonnegative_constant, parse_dim
+from symshape.encoding.dims import Atom, Dim, DimLike, as_dim, check_nonnegative_constant, parse_dim
 from symshape.errors import (
     BAD_ATTRIBUTE,
     BAD_DTYPE,
@@ -187,7 +187,12 @@ class TensorType:
 
     def __post_init__(self) -> None:
         sh = self.shape
-        if sh is not None and not isinstance(sh, TypeVar):
+        if type(sh) is tuple and all(type(d) is Dim for d in sh):
+            for d in sh:
+                t = d.terms
+                if t and not t[0][0] and t[0][1] < 0:
+                    check_nonnegative_constant(d)
+        elif sh is not None and not isinstance(sh, TypeVar):
             if isinstance(sh, (str, bytes)) or not isinstance(sh, Iterable):
                 raise SymshapeError(
                     INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {sh!r}"
@@ -198,11 +203,13 @@ class TensorType:
             object.__setattr__(self, "shape", dims)
         elif isinstance(sh, TypeVar) and sh.kind != "shape":
             raise SymshapeError(KIND_MISMATCH, f"type variable {sh} of kind {sh.kind} used as a shape")
-        _check_dtype(self.dtype)
-        if isinstance(self.dtype, TypeVar) and self.dtype.kind != "dtype":
-            raise SymshapeError(
-                KIND_MISMATCH, f"type variable {self.dtype} of kind {self.dtype.kind} used as a dtype"
-            )
+        dt = self.dtype
+        if dt is not None and dt.__class__ is not str or (dt is not None and dt not in DTYPES):
+            _check_dtype(dt)
+            if isinstance(dt, TypeVar) and dt.kind != "dtype":
+                raise SymshapeError(
+                    KIND_MISMATCH, f"type variable {dt} of kind {dt.kind} used as a dtype"
+                )
 
     @property
     def ndim(self) -> int | None:
@@ -216,7 +223,7 @@ class TensorType:
             raise SymshapeError(INVALID_ARGUMENT, f"{self} has no known shape")
         return self.shape
 
-    def subs(self, mapping: Mapping[Dim | str, DimLike]) -> TensorType:
+    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> TensorType:
         return map_dims(self, lambda d: d.subs(mapping))  # type: ignore[return-value]
 
     def __str__(self) -> str:
@@ -229,7 +236,8 @@ def Tensor(shape: Iterable[DimLike] | None | TypeVar, dtype: str | None | TypeVa
     if shape is not None and not isinstance(shape, TypeVar):
         if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
             raise SymshapeError(INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {shape!r}")
-        shape = tuple(as_dim(d) for d in shape)
+        if type(shape) is not tuple:
+            shape = tuple(shape)
     return TensorType(shape, dtype)  # type: ignore[arg-type]
 
 
@@ -251,7 +259,7 @@ class TupleType:
     def __getitem__(self, i: int) -> Type:
         return self.fields[i]
 
-    def subs(self, mapping: Mapping[Dim | str, DimLike]) -> Type:
+    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
 
     def __str__(self) -> str:
@@ -300,7 +308,7 @@ class FuncType:
             if not isinstance(tp, TypeVar):
                 raise SymshapeError(INVALID_ARGUMENT, f"type parameter {tp!r} is not a TypeVar")
 
-    def subs(self, mapping: Mapping[Dim | str, DimLike]) -> Type:
+    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
 
     def __str__(self) -> str:
@@ -724,7 +732,7 @@ class _Parser:
             return tv
         g = self.type_env.get(name)
         if isinstance(g, _TYPE_CLASSES):
-            return g  # type: ignore[return-value]
+            return g
         return TypeVar(name)
 
     def tensor(self) -> TensorType:

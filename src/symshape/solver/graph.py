@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import networkx as nx
 
 from symshape.encoding.dims import DimVar
-from symshape.encoding.types import IncompleteType, Type, iter_dims, iter_types
+from symshape.encoding.types import IncompleteType, TensorType, Type, iter_dims, iter_types
 
 __all__ = ["DependencyGraph", "rel_node", "hole_node", "dim_node", "nodes_of"]
 
@@ -37,7 +37,15 @@ def dim_node(v: DimVar) -> Node:
 
 def nodes_of(t: Type) -> list[Node]:
     """The hole and unknown-dimension nodes a (resolved) type mentions."""
+    if isinstance(t, IncompleteType):
+        return [("hole", t.id)]
     out: list[Node] = []
+    if isinstance(t, TensorType):
+        if isinstance(t.shape, tuple):
+            for d in t.shape:
+                if d.has_unknowns:
+                    out.extend(dim_node(v) for v in sorted(d.unknowns, key=lambda v: v.id))
+        return out
     for x in iter_types(t):
         if isinstance(x, IncompleteType):
             out.append(hole_node(x))
@@ -51,19 +59,33 @@ class DependencyGraph:
     """A networkx ``DiGraph`` over relations and holes with an evaluation order."""
 
     def __init__(self) -> None:
-        self.g: nx.DiGraph = nx.DiGraph()
+        self._g: nx.DiGraph = nx.DiGraph()
+        # nodes and edges are buffered and added to networkx in bulk when the graph is read
+        self._nodes: list[tuple[Node, str]] = []
+        self._edges: list[tuple[Node, Node]] = []
+
+    @property
+    def g(self) -> nx.DiGraph:
+        if self._nodes:
+            self._g.add_nodes_from((n, {"kind": "relation", "label": lab}) for n, lab in self._nodes)
+            self._nodes.clear()
+        if self._edges:
+            self._g.add_edges_from(self._edges)
+            self._edges.clear()
+        return self._g
 
     def add_relation(
         self, rid: int, inputs: Iterable[Type], outputs: Iterable[Type], label: str = ""
     ) -> None:
         r = rel_node(rid)
-        self.g.add_node(r, kind="relation", label=label)
-        self.g.add_edges_from((n, r) for t in inputs for n in nodes_of(t))
-        self.g.add_edges_from((r, n) for t in outputs for n in nodes_of(t))
-
-    def link(self, a: Node, b: Node) -> None:
-        """Record that ``a`` and ``b`` were unified (an undirected dependency for explanations)."""
-        self.g.add_edge(a, b, kind="unify")
+        self._nodes.append((r, label))
+        edges = self._edges
+        for t in inputs:
+            for n in nodes_of(t):
+                edges.append((n, r))
+        for t in outputs:
+            for n in nodes_of(t):
+                edges.append((r, n))
 
     def order(self, rids: Sequence[int]) -> dict[int, int]:
         """A rank per relation: topological order of the condensation, creation order inside."""

@@ -29,11 +29,12 @@ from typing import Any
 
 import networkx as nx
 
-from symshape.encoding.conds import Cond, ge
+from symshape.encoding.conds import BoolConst, Cond, decide, ge, map_cond
 from symshape.encoding.dims import AnyDim, Dim, DimVar, bounds, fresh_any, fresh_dimvar
 from symshape.encoding.types import (
     Attrs,
     IncompleteType,
+    TensorType,
     Type,
     iter_dims,
     iter_types,
@@ -158,6 +159,9 @@ class TypeSolver:
         self._nonneg_checked: set[Dim] = set()
         self._error_keys: set[tuple[str, str, object]] = set()
         self.steps = 0
+        # provenance: where an admitted type came from, and which relation produces a hole
+        self.sources: dict[int, tuple[Type, Origin]] = {}
+        self.producer: dict[IncompleteType, RelationInstance] = {}
 
     # -- building ------------------------------------------------------------------------------
     def hole(self, kind: str = "type") -> IncompleteType:
@@ -178,6 +182,8 @@ class TypeSolver:
         _check_type(t)
         t = _freshen_any(t)
         self._check_nonneg(t, origin)
+        if origin.kind == "annotation":
+            self.sources[id(t)] = (t, origin)
         return t
 
     def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
@@ -218,6 +224,9 @@ class TypeSolver:
         if o.payload is None:
             object.__setattr__(o, "payload", rel.id)
         self.rels.append(rel)
+        for t in targs[ni:]:
+            if isinstance(t, IncompleteType):
+                self.producer.setdefault(t, rel)
         self.graph.add_relation(rel.id, targs[:ni], targs[ni:], name)
         self._register(rel, targs)
         self._enqueue(rel)
@@ -242,7 +251,8 @@ class TypeSolver:
                     origin,
                 )
         elif v.kind == "refuted":
-            self._error(code_s, f"{message} (needs `{cond}`)", origin, v.core)
+            needs = "" if isinstance(cond, BoolConst) else f" (needs `{cond}`)"
+            self._error(code_s, f"{message}{needs}", origin, v.core)
         elif v.kind == "unknown":
             d = Diagnostic(
                 INCONCLUSIVE.code,
@@ -279,8 +289,36 @@ class TypeSolver:
         self._error(code.code, message, origin)
 
     # -- errors ---------------------------------------------------------------------------------
+    def _provenance(self, rel: RelationInstance) -> list[tuple[Origin, str]]:
+        """Where a relation's inputs came from: producing relations (followed back through the
+        chain of operators) and annotations, each with what it contributed."""
+        out: list[tuple[Origin, str]] = []
+        seen: set[int] = set()
+        todo: list[Type] = list(rel.args[: rel.num_inputs])
+        while todo and len(out) < 12:
+            t = todo.pop(0)
+            src = self.sources.get(id(t))
+            if src is not None and src[0] is t:
+                if src[1].seq not in seen:
+                    seen.add(src[1].seq)
+                    out.append((src[1], src[1].label))
+                continue
+            if isinstance(t, IncompleteType):
+                p = self.producer.get(t)
+                if p is not None and p.origin.seq not in seen and p is not rel:
+                    seen.add(p.origin.seq)
+                    res = self.unifier.resolve(t)
+                    out.append((p.origin, f"{p.origin.label} gives `{res}`"))
+                    todo.extend(p.args[: p.num_inputs])
+        return out
+
     def _error(
-        self, code: str, message: str, origin: Origin, core: Sequence[Fact] = ()
+        self,
+        code: str,
+        message: str,
+        origin: Origin,
+        core: Sequence[Fact] = (),
+        provenance: Sequence[tuple[Origin, str]] = (),
     ) -> None:
         key = (code, message, origin.span)
         if key in self._error_keys:
@@ -293,30 +331,57 @@ class TypeSolver:
                 continue
             members.append(f.origin)
             notes.append(Note(f"{f.origin.label} requires `{f.cond}`", f.origin.span))
+        for o, what in sorted(provenance, key=lambda p: p[0].sort_key()):
+            if o is origin or o in members:
+                continue
+            members.append(o)
+            notes.append(Note(what, o.span))
         self.errors.append(
             Diagnostic(code, message, origin.span, tuple(notes), origin=origin, core=tuple(members))
         )
 
     def _check_nonneg(self, t: Type, origin: Origin) -> None:
-        for d in iter_dims(t):
-            if d.is_constant or d in self._nonneg_checked:
+        if isinstance(t, TensorType):
+            dims: Iterable[Dim] = t.shape if isinstance(t.shape, tuple) else ()
+        elif isinstance(t, IncompleteType):
+            return
+        else:
+            dims = iter_dims(t)
+        checked = self._nonneg_checked
+        for d in dims:
+            if d.terms and (len(d.terms) > 1 or d.terms[0][0]) and d not in checked:
+                checked.add(d)
+            else:
                 continue
             self._nonneg_checked.add(d)
             if bounds(d)[0] >= 0:
                 continue
-            self.require(ge(d, 0), origin, NEGATIVE_DIM, f"dimension `{d}` may be negative")
+            c = ge(d, 0)
+            what = "is negative" if isinstance(c, BoolConst) else "may be negative"
+            self.require(c, origin, NEGATIVE_DIM, f"dimension `{d}` {what}")
 
     # -- scheduling -----------------------------------------------------------------------------
     def _register(self, rel: RelationInstance, args: Iterable[Type]) -> None:
         readers = self.readers
+        rid = rel.id
         for t in args:
+            if isinstance(t, IncompleteType):
+                readers.setdefault(t, set()).add(rid)
+                continue
+            if isinstance(t, TensorType):
+                if isinstance(t.shape, tuple):
+                    for d in t.shape:
+                        if d.has_unknowns:
+                            for v in d.unknowns:
+                                readers.setdefault(v, set()).add(rid)
+                continue
             for x in iter_types(t):
                 if isinstance(x, IncompleteType):
-                    readers.setdefault(x, set()).add(rel.id)
+                    readers.setdefault(x, set()).add(rid)
             for d in iter_dims(t):
                 if d.has_unknowns:
                     for v in d.unknowns:
-                        readers.setdefault(v, set()).add(rel.id)
+                        readers.setdefault(v, set()).add(rid)
 
     def _enqueue(self, rel: RelationInstance) -> None:
         if rel.state != "pending" or rel.inq or rel is self._current:
@@ -335,11 +400,11 @@ class TypeSolver:
             done = rel.rdef.fn(_Ctx(self, rel, final), args, rel.attrs)
         except RelationFailure as f:
             rel.state = "failed"
-            self._error(f.code, f.message, rel.origin)
+            self._error(f.code, f.message, rel.origin, provenance=self._provenance(rel))
             return
         except SymshapeError as e:
             rel.state = "failed"
-            self._error(e.code, e.message, rel.origin)
+            self._error(e.code, e.message, rel.origin, provenance=self._provenance(rel))
             return
         except RecursionError:
             rel.state = "failed"
@@ -404,6 +469,12 @@ class TypeSolver:
 
 
 def _freshen_any(t: Type) -> Type:
+    if isinstance(t, IncompleteType):
+        return t
+    if isinstance(t, TensorType) and isinstance(t.shape, tuple):
+        if all(len(d.terms) <= 1 and (not d.terms or not d.terms[0][0] or d.is_symbol) for d in t.shape):
+            return t
+
     def fix(d: Dim) -> Dim:
         if d.is_constant:
             return d
@@ -432,7 +503,16 @@ class Solution:
     def __init__(self, solver: TypeSolver) -> None:
         self.solver = solver
         self.errors = sorted(solver.errors, key=lambda d: _diag_key(d))
-        self.guards = list(solver.guards)
+        # guards stated before an unknown in them was bound are shown with its value
+        self.guards = []
+        seen: set[Cond] = set()
+        u = solver.unifier
+        for g in solver.guards:
+            c = map_cond(g.cond, u.resolve_dim) if u.dim_bind else g.cond
+            if decide(c) is True or c in seen:
+                continue
+            seen.add(c)
+            self.guards.append(g if c is g.cond else Guard(c, g.origin, g.code))
         self.inconclusive = list(solver.inconclusive)
         failed = [rel_node(r.id) for r in solver.rels if r.state == "failed"]
         poisoned = solver.graph.downstream(failed) if failed else set()
@@ -477,7 +557,15 @@ class Solution:
         return self.solver.unifier.resolve(t)
 
     def graph(self) -> nx.DiGraph:
-        return self.solver.graph.g
+        """The dependency graph with readable labels (see :func:`symshape.display.result_graph`)."""
+        from symshape.display import result_graph
+
+        return result_graph(self)
+
+    def _repr_html_(self) -> str:
+        from symshape.display import solution_html
+
+        return solution_html(self)
 
     def __repr__(self) -> str:
         return (

@@ -3,9 +3,10 @@
 This is Relay's unifier (seed 000) with two changes:
 
 * dimensions unify by *equating* them: identical canonical forms agree; an unknown dimension binds
-  (also when it occurs linearly with coefficient dividing the rest, so ``?d + 1 == n`` binds
-  ``?d := n - 1``); two different constants conflict; anything else is a condition handed to the
-  solver (decided by Z3 as proved, refuted or a guard);
+  (also when it occurs linearly, so ``?d + 1 == n`` binds ``?d := n - 1``, and ``2*?d == n`` binds
+  ``?d := n//2`` under the condition ``n % 2 == 0``; an unknown is ``>= 0``, so a value that may be
+  negative states ``value >= 0``); two different constants conflict; anything else is a condition
+  handed to the solver (decided by Z3 as proved, refuted or a guard);
 * function types with type parameters unify *up to renaming*: the side with more type parameters
   (the right side on a tie) is instantiated with fresh holes and the other side's parameters stay
   rigid, so ``fn<a,b,c>(a,(b,c))->(a,b,c)`` against ``fn<a,c>(a,(a,c))->(a,a,c)`` pairs the
@@ -29,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from symshape.encoding.conds import Cond, eq
-from symshape.encoding.dims import Dim, DimVar, ZERO, const, floordiv
+from symshape.encoding.conds import Cond, eq, ge
+from symshape.encoding.dims import ZERO, Dim, DimVar, bounds, const, floordiv, mod
 from symshape.encoding.types import (
     FuncType,
     GlobalTypeVar,
@@ -50,6 +51,7 @@ from symshape.errors import (
     ARITY_MISMATCH,
     DTYPE_MISMATCH,
     KIND_MISMATCH,
+    NEGATIVE_DIM,
     OCCURS_CHECK,
     RANK_MISMATCH,
     SHAPE_MISMATCH,
@@ -98,6 +100,8 @@ class Unifier:
         )
         self.fresh_hole: Callable[[str], IncompleteType] = lambda kind: IncompleteType(kind)
         self._frame: _Frame | None = None
+        # instantiated shape- and dtype-kind type parameters: their binding, or None while unbound
+        self.flex: dict[TypeVar, tuple[Dim, ...] | TypeVar | str | None] = {}
 
     # -- union-find ---------------------------------------------------------------------------
     def find(self, h: IncompleteType) -> IncompleteType:
@@ -143,6 +147,10 @@ class Unifier:
                 rt = self.resolved.get(r)
                 return r if rt is None else self.resolve(rt)
             case TensorType(shape, dtype):
+                if self.flex:
+                    fs, fd = self._flex_shape(shape), self._flex_dtype(dtype)
+                    if fs is not shape or fd is not dtype:
+                        return self.resolve(TensorType(fs, fd))
                 if self.dim_bind and isinstance(shape, tuple):
                     new = tuple(self.resolve_dim(d) for d in shape)
                     if any(a is not b for a, b in zip(new, shape)):
@@ -303,13 +311,45 @@ class Unifier:
         except Mismatch as m:
             raise Mismatch(m.code, f"{where}: {m.detail}") from None
 
+    def _flex_shape(self, s: tuple[Dim, ...] | TypeVar | None) -> tuple[Dim, ...] | TypeVar | None:
+        while isinstance(s, TypeVar):
+            nxt = self.flex.get(s)
+            if nxt is None:
+                break
+            s = nxt  # type: ignore[assignment]
+        return s
+
+    def _flex_dtype(self, d: str | TypeVar | None) -> str | TypeVar | None:
+        while isinstance(d, TypeVar):
+            nxt = self.flex.get(d)
+            if nxt is None:
+                break
+            d = nxt  # type: ignore[assignment]
+        return d
+
     def _unify_tensor(self, a: TensorType, b: TensorType, origin: Origin) -> TensorType:
+        if self.flex:
+            # bind instantiated shape/dtype parameters first (they stand for whatever they meet)
+            fa = TensorType(self._flex_shape(a.shape), self._flex_dtype(a.dtype))
+            fb = TensorType(self._flex_shape(b.shape), self._flex_dtype(b.dtype))
+            for x, y in ((fa, fb), (fb, fa)):
+                if x.shape in self.flex and y.shape is not None and y.shape != x.shape:
+                    self.flex[x.shape] = y.shape
+                if x.dtype in self.flex and y.dtype is not None and y.dtype != x.dtype:
+                    self.flex[x.dtype] = y.dtype
+            fa = TensorType(self._flex_shape(a.shape), self._flex_dtype(a.dtype))
+            fb = TensorType(self._flex_shape(b.shape), self._flex_dtype(b.dtype))
+            if fa != a or fb != b:
+                return self._unify_tensor_plain(fa, fb, origin)
+        return self._unify_tensor_plain(a, b, origin)
+
+    def _unify_tensor_plain(self, a: TensorType, b: TensorType, origin: Origin) -> TensorType:
         da, db = a.dtype, b.dtype
         if da is not None and db is not None and da != db:
             raise Mismatch(DTYPE_MISMATCH, f"dtype {da} vs {db}")
         dtype = da if da is not None else db
         sa, sb = a.shape, b.shape
-        shape: tuple[Dim, ...] | None | TypeVar
+        shape: tuple[Dim, ...] | TypeVar | None
         if sa is None:
             shape = sb
         elif sb is None:
@@ -347,9 +387,15 @@ class Unifier:
             raise Mismatch(SHAPE_MISMATCH, f"{where}{cx} vs {cy}")
         solved = _solve_linear(x - y)
         if solved is not None:
-            var, val = solved
+            var, val, rem = solved
+            if rem.is_constant and rem != 0:
+                raise Mismatch(SHAPE_MISMATCH, f"{where}{x} vs {y}")
+            if rem != 0:
+                msg = f"{where}`{x}` and `{y}` are equal only when `{rem}` is 0"
+                self.on_condition(eq(rem, 0), origin, SHAPE_MISMATCH, msg)
             self._bind(var, val, origin)
-            return self.resolve_dim(x)
+            # the agreed dimension is the side the unknown was solved from
+            return self.resolve_dim(y if var in x.unknowns else x)
         frame = self._frame
         if frame is not None:
             msg = conflict_message(
@@ -362,6 +408,10 @@ class Unifier:
         return x if _size(x) <= _size(y) else y
 
     def _bind(self, var: DimVar, val: Dim, origin: Origin) -> None:
+        # an unknown dimension is >= 0: binding it to a value that may be negative states that
+        if bounds(val)[0] < 0:
+            msg = f"dimension `{val}` (the value of `?d{var.id}`) may be negative"
+            self.on_condition(ge(val, 0), origin, NEGATIVE_DIM, msg)
         self.dim_bind[var] = val
         self.dim_why[var] = origin
         self.on_refine((), (var,))
@@ -375,9 +425,18 @@ class Unifier:
         flip = len(a.type_params) > len(b.type_params)
         rigid, gen = (b, a) if flip else (a, b)
         if gen.type_params:
-            sub: dict[TypeVar, Type] = {
-                tp: self.fresh_hole(tp.kind if tp.kind == "type" else "type") for tp in gen.type_params
-            }
+            sub: dict[TypeVar, Type] = {}
+            for tp in gen.type_params:
+                if tp.kind == "shape":
+                    v = TypeVar(f"{tp.name}'{len(self.flex) + 1}", "shape")
+                    self.flex[v] = None
+                    sub[tp] = TensorType(v, None)  # subst_typevars takes the tensor's shape
+                elif tp.kind == "dtype":
+                    v = TypeVar(f"{tp.name}'{len(self.flex) + 1}", "dtype")
+                    self.flex[v] = None
+                    sub[tp] = TensorType(None, v)  # ... and its dtype
+                else:
+                    sub[tp] = self.fresh_hole("type")
             gen = FuncType(
                 tuple(subst_typevars(p, sub) for p in gen.params),
                 subst_typevars(gen.ret, sub),
@@ -420,17 +479,18 @@ def _size(d: Dim) -> int:
     return len(str(d))
 
 
-def _solve_linear(diff: Dim) -> tuple[DimVar, Dim] | None:
-    """If ``diff == 0`` determines an unknown ``v`` occurring once, linearly, as ``k*v`` with ``k``
-    dividing the rest, return ``(v, value)``."""
+def _solve_linear(diff: Dim) -> tuple[DimVar, Dim, Dim] | None:
+    """If ``diff == 0`` determines an unknown ``v`` occurring once, linearly, as ``k*v``, return
+    ``(v, value, remainder)``: ``v == value`` holds exactly when ``remainder == 0`` (the remainder
+    is the canonical ``0`` when ``k`` divides the rest, as for ``?d + 1 == n``; for ``2*?d == n`` it
+    is ``n % 2``)."""
     for m, k in diff.terms:
         if len(m) == 1 and m[0][1] == 1 and isinstance(m[0][0], DimVar):
             v = m[0][0]
             rest = diff - const(k) * Dim(((m, 1),))
             if v in rest.unknowns:
                 continue
-            neg = ZERO - rest
-            val = floordiv(neg, k) if k > 0 else floordiv(rest, -k)
-            if val * k == neg:
-                return v, val
+            # k*v + rest == 0  <=>  v == num / den with den > 0
+            num, den = (ZERO - rest, k) if k > 0 else (rest, -k)
+            return v, floordiv(num, den), mod(num, den)
     return None
