@@ -1,56 +1,435 @@
-"""Operator constructors: ``ss.ops.add(x, y)``, ``ss.ops.flatten(x, axis=1)``, ...
+"""Operator constructors: ``ss.ops.add(x, y)``, ``ss.ops.conv2d(x, w, ...)``, ...
 
-Each operator is registered once (:func:`symshape.ir.op.register_op`) with the relation that types
-it; the functions here build calls and validate literal attributes at the call site.
+Each operator is registered once (:func:`symshape.ir.op.register_op`) under Relay's name (with
+the ``nn.`` prefix where Relay has one: ``nn.conv2d``, ``nn.relu``, ...) with the relation that
+types it, an attribute checker (a bad *literal* attribute raises
+:class:`~symshape.errors.SymshapeError` ``bad-attribute`` when the call is built) and, where one
+applies, a ``normalize`` hook (seed 003): reshape special values become explicit dimensions when
+the result is constant, negative axes become non-negative, ``transpose(x)`` and ``squeeze(x)``
+get explicit axes. The functions here drop the ``nn.`` prefix.
 """
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from symshape.encoding.conds import BoolConst
+from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.ir.expr import Call, Expr
 from symshape.ir.op import Op, register_op
+from symshape.relations.common import (
+    attr_axes,
+    attr_bool,
+    attr_dtype,
+    attr_int,
+    attr_shape,
+    attr_str,
+    bad,
+)
+from symshape.relations.index import parse_slice_attrs
+from symshape.relations.nn import parse_conv_attrs, parse_layout, parse_output_size, parse_pool_attrs
+from symshape.relations.shape import parse_newshape, parse_pad_width, parse_split, reshape_dims
 
 __all__ = [
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "power",
-    "maximum",
-    "minimum",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "relu",
-    "sigmoid",
-    "tanh",
-    "exp",
-    "log",
-    "sqrt",
-    "negative",
-    "abs",
-    "flatten",
-]
+    # elementwise
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide", "mod",
+    "logical_and", "logical_or",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "negative", "abs", "floor", "ceil", "round",
+    "sign", "erf", "rsqrt", "copy", "trunc", "sin", "cos", "log2", "log10", "logical_not",
+    "zeros_like", "ones_like", "leaky_relu", "clip", "isnan", "isinf", "isfinite",
+    "where", "cast", "cast_like",
+    # shape
+    "flatten", "batch_flatten", "reshape", "reshape_like", "concatenate", "stack", "split",
+    "transpose", "squeeze", "expand_dims", "broadcast_to", "pad", "zeros", "ones",
+    # reductions
+    "sum", "mean", "prod", "max", "min", "all", "any", "argmax", "argmin",
+    # indexing
+    "take", "strided_slice",
+    # linear algebra
+    "dense", "matmul", "batch_matmul",
+    # nn
+    "conv1d", "conv2d", "conv3d",
+    "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+    "global_avg_pool2d", "global_max_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+    "softmax", "log_softmax", "bias_add", "layer_norm", "batch_norm",
+]  # fmt: skip
 
-_BINARY = ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum")
+_py_sum, _py_max, _py_min, _py_abs, _py_all, _py_any = (
+    builtins.sum,
+    builtins.max,
+    builtins.min,
+    builtins.abs,
+    builtins.all,
+    builtins.any,
+)
+
+CheckFn = Callable[[Attrs, int], Mapping[str, Any] | None]
+
+
+# ----------------------------------------------------------------------------------------------
+# normalization hooks
+
+
+def _rank_of(types: Sequence[Type], stacked: bool = False) -> int | None:
+    if not types:
+        return None
+    t = types[0]
+    if isinstance(t, TupleType):
+        if not t.fields:
+            return None
+        t = t.fields[0]
+    if isinstance(t, TensorType) and t.ndim is not None:
+        return t.ndim + (1 if stacked else 0)
+    return None
+
+
+def _rebuild(call: Call, changes: Mapping[str, object]) -> Call:
+    attrs = dict(call.attrs)
+    attrs.update(changes)
+    new = Call(call.callee, call.args, attrs)
+    new.span = call.span
+    return new
+
+
+def _axis_normalizer(
+    name: str, *, extra: int = 0, default: object = None
+) -> Callable[[Call, Sequence[Type]], Expr | None]:
+    """Negative axes (an int or a sequence) become non-negative, once the rank is known."""
+
+    def normalize(call: Call, types: Sequence[Type]) -> Expr | None:
+        v = call.attrs.get(name, default)
+        rank = _rank_of(types)
+        if v is None or rank is None:
+            return None
+        r = rank + extra
+        if isinstance(v, int) and not isinstance(v, bool):
+            if -r <= v < 0:
+                return _rebuild(call, {name: v + r})
+            return None
+        if isinstance(v, tuple) and _py_any(isinstance(a, int) and -r <= a < 0 for a in v):
+            return _rebuild(
+                call, {name: tuple(a + r if isinstance(a, int) and -r <= a < 0 else a for a in v)}
+            )
+        return None
+
+    return normalize
+
+
+def _normalize_reshape(call: Call, types: Sequence[Type]) -> Expr | None:
+    try:
+        spec = parse_newshape(call.attrs)
+    except Exception:
+        return None
+    if _py_all(isinstance(s, int) and s > 0 for s in spec):
+        return None
+    t = types[0] if types else None
+    if not isinstance(t, TensorType) or t.ndim is None or not _py_all(d.is_constant for d in t.dims):
+        return None
+    allowzero = bool(call.attrs.get("allowzero", False))
+    dims, conds, err = reshape_dims(t.dims, spec, allowzero)
+    if err is not None or _py_any(c != BoolConst(True) for c, _ in conds):
+        return None
+    if not _py_all(d.is_constant for d in dims):
+        return None
+    if _py_any(int(d) == 0 for d in dims) and not allowzero:
+        return None
+    return _rebuild(call, {"newshape": tuple(int(d) for d in dims)})
+
+
+def _normalize_transpose(call: Call, types: Sequence[Type]) -> Expr | None:
+    rank = _rank_of(types)
+    if rank is None:
+        return None
+    axes = call.attrs.get("axes")
+    if axes is None:
+        return _rebuild(call, {"axes": tuple(range(rank - 1, -1, -1))})
+    return _axis_normalizer("axes")(call, types)
+
+
+def _normalize_squeeze(call: Call, types: Sequence[Type]) -> Expr | None:
+    t = types[0] if types else None
+    if call.attrs.get("axis") is None:
+        if isinstance(t, TensorType) and t.ndim is not None and _py_all(d.is_constant for d in t.dims):
+            return _rebuild(call, {"axis": tuple(i for i, d in enumerate(t.dims) if d == 1)})
+        return None
+    return _axis_normalizer("axis")(call, types)
+
+
+# ----------------------------------------------------------------------------------------------
+# attribute checkers
+
+
+def _check(fn: Callable[[Attrs, str], object], op: str) -> CheckFn:
+    def check(attrs: Attrs, nargs: int) -> None:
+        fn(attrs, op)
+        return None
+
+    return check
+
+
+def _chk_axis(attrs: Attrs, op: str) -> None:
+    attr_int(attrs, "axis", None, op)
+
+
+def _chk_reduce(attrs: Attrs, op: str) -> None:
+    attr_axes(attrs, "axis", op)
+    attr_bool(attrs, "keepdims", False, op)
+    attr_bool(attrs, "exclude", False, op)
+
+
+def _chk_transpose(attrs: Attrs, op: str) -> None:
+    attr_axes(attrs, "axes", op)
+
+
+def _chk_squeeze(attrs: Attrs, op: str) -> None:
+    attr_axes(attrs, "axis", op)
+
+
+def _chk_reshape(attrs: Attrs, op: str) -> None:
+    parse_newshape(attrs, op)
+    attr_bool(attrs, "allowzero", False, op)
+
+
+def _chk_expand(attrs: Attrs, op: str) -> None:
+    attr_int(attrs, "axis", None, op)
+    attr_int(attrs, "num_newaxis", 1, op, lo=0)
+
+
+def _chk_split(attrs: Attrs, op: str) -> None:
+    parse_split(attrs, op)
+    attr_int(attrs, "axis", 0, op)
+
+
+def _chk_shape(attrs: Attrs, op: str) -> None:
+    attr_shape(attrs, "shape", op)
+
+
+def _chk_init(attrs: Attrs, op: str) -> None:
+    attr_shape(attrs, "shape", op)
+    attr_dtype(attrs, "dtype", op)
+
+
+def _chk_cast(attrs: Attrs, op: str) -> None:
+    attr_dtype(attrs, "dtype", op, required=True)
+
+
+def _chk_pad(attrs: Attrs, op: str) -> None:
+    parse_pad_width(attrs, op)
+
+
+def _chk_take(attrs: Attrs, op: str) -> None:
+    if attrs.get("axis") is not None:
+        attr_int(attrs, "axis", None, op)
+    attr_int(attrs, "batch_dims", 0, op)
+    attr_str(attrs, "mode", "clip", op, ("clip", "wrap", "fast", "raise"))
+
+
+def _chk_slice(attrs: Attrs, op: str) -> None:
+    parse_slice_attrs(attrs, op)
+
+
+def _chk_dense(attrs: Attrs, op: str) -> None:
+    if attrs.get("units") is not None:
+        attr_int(attrs, "units", None, op, lo=1)
+    attr_dtype(attrs, "out_dtype", op)
+
+
+def _chk_bmm(attrs: Attrs, op: str) -> None:
+    attr_bool(attrs, "transpose_a", False, op)
+    attr_bool(attrs, "transpose_b", True, op)
+    attr_dtype(attrs, "out_dtype", op)
+
+
+def _chk_conv(nd: int) -> Callable[[Attrs, str], None]:
+    def chk(attrs: Attrs, op: str) -> None:
+        parse_conv_attrs(attrs, nd, op)
+
+    return chk
+
+
+def _chk_pool(nd: int) -> Callable[[Attrs, str], None]:
+    def chk(attrs: Attrs, op: str) -> None:
+        parse_pool_attrs(attrs, nd, op)
+
+    return chk
+
+
+def _chk_layout2d(attrs: Attrs, op: str) -> None:
+    parse_layout(attrs.get("layout", "NCHW"), "NCHW", op, "layout")
+
+
+def _chk_adaptive(attrs: Attrs, op: str) -> None:
+    _chk_layout2d(attrs, op)
+    parse_output_size(attrs, 2, op)
+
+
+def _chk_clip(attrs: Attrs, op: str) -> None:
+    for k in ("a_min", "a_max"):
+        v = attrs.get(k)
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise bad(op, f"attribute {k} must be a number, got {v!r}")
+
+
+def _chk_leaky(attrs: Attrs, op: str) -> None:
+    v = attrs.get("alpha", 0.01)
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        raise bad(op, f"attribute alpha must be a number, got {v!r}")
+
+
+# ----------------------------------------------------------------------------------------------
+# registration
+
+_BINARY = (
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide", "mod",
+    "logical_and", "logical_or",
+)  # fmt: skip
 _COMPARE = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
-_UNARY = ("relu", "sigmoid", "tanh", "exp", "log", "sqrt", "negative", "abs")
+_UNARY = (
+    "nn.relu", "sigmoid", "tanh", "exp", "log", "sqrt", "negative", "abs", "floor", "ceil", "round",
+    "sign", "erf", "rsqrt", "copy", "trunc", "sin", "cos", "log2", "log10", "logical_not",
+    "zeros_like", "ones_like",
+)  # fmt: skip
 
 for _n in _BINARY:
-    register_op(_n, "broadcast", 2)
+    register_op(_n, "broadcast", 2, doc="numpy-broadcasting elementwise operator")
 for _n in _COMPARE:
-    register_op(_n, "broadcast_bool", 2)
+    register_op(_n, "broadcast_bool", 2, doc="broadcasting comparison with a bool result")
 for _n in _UNARY:
-    register_op(_n, "identity", 1)
-register_op("flatten", "flatten", 1)
+    register_op(_n, "identity", 1, doc="elementwise unary operator")
+for _n in ("isnan", "isinf", "isfinite"):
+    register_op(_n, "identity_bool", 1, doc="elementwise predicate with a bool result")
+register_op("nn.leaky_relu", "identity", 1, check_attrs=_check(_chk_leaky, "nn.leaky_relu"))
+register_op("clip", "identity", 1, check_attrs=_check(_chk_clip, "clip"))
+register_op("where", "where", 3)
+register_op("cast", "cast", 1, check_attrs=_check(_chk_cast, "cast"))
+register_op("cast_like", "cast_like", 2)
+
+register_op(
+    "flatten",
+    "flatten",
+    1,
+    check_attrs=_check(_chk_axis, "flatten"),
+    normalize=_axis_normalizer("axis"),
+)
+register_op("nn.batch_flatten", "flatten", 1)
+register_op(
+    "reshape", "reshape", 1, check_attrs=_check(_chk_reshape, "reshape"), normalize=_normalize_reshape
+)
+register_op("reshape_like", "reshape_like", 2)
+register_op(
+    "concatenate",
+    "concatenate",
+    1,
+    check_attrs=_check(_chk_axis, "concatenate"),
+    normalize=_axis_normalizer("axis"),
+)
+register_op(
+    "stack", "stack", 1, check_attrs=_check(_chk_axis, "stack"), normalize=_axis_normalizer("axis", extra=1)
+)
+register_op("split", "split", 1, check_attrs=_check(_chk_split, "split"), normalize=_axis_normalizer("axis"))
+register_op(
+    "transpose",
+    "transpose",
+    1,
+    check_attrs=_check(_chk_transpose, "transpose"),
+    normalize=_normalize_transpose,
+)
+register_op(
+    "squeeze", "squeeze", 1, check_attrs=_check(_chk_squeeze, "squeeze"), normalize=_normalize_squeeze
+)
+register_op(
+    "expand_dims",
+    "expand_dims",
+    1,
+    check_attrs=_check(_chk_expand, "expand_dims"),
+    normalize=_axis_normalizer("axis", extra=1),
+)
+register_op("broadcast_to", "broadcast_to", 1, check_attrs=_check(_chk_shape, "broadcast_to"))
+register_op("nn.pad", "pad", 1, check_attrs=_check(_chk_pad, "nn.pad"))
+register_op("zeros", "init_tensor", 0, check_attrs=_check(_chk_init, "zeros"))
+register_op("ones", "init_tensor", 0, check_attrs=_check(_chk_init, "ones"))
+
+for _n in ("sum", "mean", "prod", "all", "any"):
+    register_op(_n, "reduce", 1, check_attrs=_check(_chk_reduce, _n), normalize=_axis_normalizer("axis"))
+for _n in ("max", "min"):
+    register_op(
+        _n, "reduce_nonempty", 1, check_attrs=_check(_chk_reduce, _n), normalize=_axis_normalizer("axis")
+    )
+for _n in ("argmax", "argmin"):
+    register_op(_n, "arg_reduce", 1, check_attrs=_check(_chk_reduce, _n), normalize=_axis_normalizer("axis"))
+
+register_op("take", "take", 2, check_attrs=_check(_chk_take, "take"), normalize=_axis_normalizer("axis"))
+register_op(
+    "strided_slice",
+    "strided_slice",
+    1,
+    check_attrs=_check(_chk_slice, "strided_slice"),
+    normalize=_axis_normalizer("axes"),
+)
+
+register_op("nn.dense", "dense", 2, check_attrs=_check(_chk_dense, "nn.dense"))
+register_op("matmul", "matmul", 2, check_attrs=_check(lambda a, op: attr_dtype(a, "out_dtype", op), "matmul"))
+register_op("nn.batch_matmul", "batch_matmul", 2, check_attrs=_check(_chk_bmm, "nn.batch_matmul"))
+
+for _nd in (1, 2, 3):
+    register_op(f"nn.conv{_nd}d", f"conv{_nd}d", 2, check_attrs=_check(_chk_conv(_nd), f"nn.conv{_nd}d"))
+    for _kind in ("max", "avg"):
+        _name = f"nn.{_kind}_pool{_nd}d"
+        register_op(_name, f"pool{_nd}d", 1, check_attrs=_check(_chk_pool(_nd), _name))
+for _kind in ("avg", "max"):
+    register_op(
+        f"nn.global_{_kind}_pool2d",
+        "global_pool2d",
+        1,
+        check_attrs=_check(_chk_layout2d, f"nn.global_{_kind}_pool2d"),
+    )
+    register_op(
+        f"nn.adaptive_{_kind}_pool2d",
+        "adaptive_pool2d",
+        1,
+        check_attrs=_check(_chk_adaptive, f"nn.adaptive_{_kind}_pool2d"),
+    )
+
+for _n in ("nn.softmax", "nn.log_softmax"):
+    register_op(
+        _n, "softmax", 1, check_attrs=_check(_chk_axis, _n), normalize=_axis_normalizer("axis", default=-1)
+    )
+register_op(
+    "nn.bias_add",
+    "bias_add",
+    2,
+    check_attrs=_check(_chk_axis, "nn.bias_add"),
+    normalize=_axis_normalizer("axis"),
+)
+register_op(
+    "nn.layer_norm",
+    "layer_norm",
+    3,
+    check_attrs=_check(_chk_axis, "nn.layer_norm"),
+    normalize=_axis_normalizer("axis"),
+)
+register_op(
+    "nn.batch_norm",
+    "batch_norm",
+    5,
+    check_attrs=_check(_chk_axis, "nn.batch_norm"),
+    normalize=_axis_normalizer("axis"),
+)
 
 
 def _op(name: str, *args: Any, **attrs: Any) -> Call:
     return Op.get(name)(*args, **attrs)
+
+
+IntOrInts = int | Sequence[int]
+Axes = int | Sequence[int] | None
+Exprs = Sequence[Expr] | Expr
+
+# ----------------------------------------------------------------------------------------------
+# elementwise
 
 
 def add(x: Expr, y: Expr) -> Call:
@@ -59,85 +438,660 @@ def add(x: Expr, y: Expr) -> Call:
 
 
 def subtract(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x - y`` with numpy broadcasting."""
     return _op("subtract", x, y)
 
 
 def multiply(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x * y`` with numpy broadcasting."""
     return _op("multiply", x, y)
 
 
 def divide(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x / y`` with numpy broadcasting."""
     return _op("divide", x, y)
 
 
 def power(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x ** y`` with numpy broadcasting."""
     return _op("power", x, y)
 
 
 def maximum(x: Expr, y: Expr) -> Call:
+    """Elementwise maximum with numpy broadcasting."""
     return _op("maximum", x, y)
 
 
 def minimum(x: Expr, y: Expr) -> Call:
+    """Elementwise minimum with numpy broadcasting."""
     return _op("minimum", x, y)
 
 
+def floor_divide(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x // y`` with numpy broadcasting."""
+    return _op("floor_divide", x, y)
+
+
+def mod(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x % y`` with numpy broadcasting."""
+    return _op("mod", x, y)
+
+
+def logical_and(x: Expr, y: Expr) -> Call:
+    """Elementwise logical and with numpy broadcasting."""
+    return _op("logical_and", x, y)
+
+
+def logical_or(x: Expr, y: Expr) -> Call:
+    """Elementwise logical or with numpy broadcasting."""
+    return _op("logical_or", x, y)
+
+
 def equal(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x == y`` (bool) with numpy broadcasting."""
     return _op("equal", x, y)
 
 
 def not_equal(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x != y`` (bool) with numpy broadcasting."""
     return _op("not_equal", x, y)
 
 
 def less(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x < y`` (bool) with numpy broadcasting."""
     return _op("less", x, y)
 
 
 def less_equal(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x <= y`` (bool) with numpy broadcasting."""
     return _op("less_equal", x, y)
 
 
 def greater(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x > y`` (bool) with numpy broadcasting."""
     return _op("greater", x, y)
 
 
 def greater_equal(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x >= y`` (bool) with numpy broadcasting."""
     return _op("greater_equal", x, y)
 
 
 def relu(x: Expr) -> Call:
-    return _op("relu", x)
+    """``max(x, 0)`` elementwise (``nn.relu``)."""
+    return _op("nn.relu", x)
 
 
 def sigmoid(x: Expr) -> Call:
+    """Logistic sigmoid, elementwise."""
     return _op("sigmoid", x)
 
 
 def tanh(x: Expr) -> Call:
+    """Hyperbolic tangent, elementwise."""
     return _op("tanh", x)
 
 
 def exp(x: Expr) -> Call:
+    """Exponential, elementwise."""
     return _op("exp", x)
 
 
 def log(x: Expr) -> Call:
+    """Natural logarithm, elementwise."""
     return _op("log", x)
 
 
 def sqrt(x: Expr) -> Call:
+    """Square root, elementwise."""
     return _op("sqrt", x)
 
 
 def negative(x: Expr) -> Call:
+    """``-x`` elementwise."""
     return _op("negative", x)
 
 
-def abs(x: Expr) -> Call:  # noqa: A001
+def abs(x: Expr) -> Call:
+    """Absolute value, elementwise."""
     return _op("abs", x)
+
+
+def floor(x: Expr) -> Call:
+    """Floor, elementwise."""
+    return _op("floor", x)
+
+
+def ceil(x: Expr) -> Call:
+    """Ceiling, elementwise."""
+    return _op("ceil", x)
+
+
+def round(x: Expr) -> Call:
+    """Round to nearest, elementwise."""
+    return _op("round", x)
+
+
+def sign(x: Expr) -> Call:
+    """Sign (-1, 0, 1), elementwise."""
+    return _op("sign", x)
+
+
+def erf(x: Expr) -> Call:
+    """Error function, elementwise."""
+    return _op("erf", x)
+
+
+def rsqrt(x: Expr) -> Call:
+    """``1 / sqrt(x)`` elementwise."""
+    return _op("rsqrt", x)
+
+
+def copy(x: Expr) -> Call:
+    """A copy of ``x``."""
+    return _op("copy", x)
+
+
+def trunc(x: Expr) -> Call:
+    """Truncation toward zero, elementwise."""
+    return _op("trunc", x)
+
+
+def sin(x: Expr) -> Call:
+    """Sine, elementwise."""
+    return _op("sin", x)
+
+
+def cos(x: Expr) -> Call:
+    """Cosine, elementwise."""
+    return _op("cos", x)
+
+
+def log2(x: Expr) -> Call:
+    """Base-2 logarithm, elementwise."""
+    return _op("log2", x)
+
+
+def log10(x: Expr) -> Call:
+    """Base-10 logarithm, elementwise."""
+    return _op("log10", x)
+
+
+def logical_not(x: Expr) -> Call:
+    """Logical not, elementwise."""
+    return _op("logical_not", x)
+
+
+def zeros_like(x: Expr) -> Call:
+    """Zeros of ``x``'s type."""
+    return _op("zeros_like", x)
+
+
+def ones_like(x: Expr) -> Call:
+    """Ones of ``x``'s type."""
+    return _op("ones_like", x)
+
+
+def leaky_relu(x: Expr, alpha: float = 0.01) -> Call:
+    """``x if x > 0 else alpha * x`` elementwise (``nn.leaky_relu``)."""
+    return _op("nn.leaky_relu", x, alpha=alpha)
+
+
+def clip(x: Expr, a_min: float, a_max: float) -> Call:
+    """Clamp every element to ``[a_min, a_max]``."""
+    return _op("clip", x, a_min=a_min, a_max=a_max)
+
+
+def isnan(x: Expr) -> Call:
+    """Elementwise NaN test (bool)."""
+    return _op("isnan", x)
+
+
+def isinf(x: Expr) -> Call:
+    """Elementwise infinity test (bool)."""
+    return _op("isinf", x)
+
+
+def isfinite(x: Expr) -> Call:
+    """Elementwise finiteness test (bool)."""
+    return _op("isfinite", x)
+
+
+def where(cond: Expr, x: Expr, y: Expr) -> Call:
+    """``x`` where ``cond`` else ``y``; the three shapes broadcast; ``cond`` is bool."""
+    return _op("where", cond, x, y)
+
+
+def cast(x: Expr, dtype: str) -> Call:
+    """``x`` converted to ``dtype``."""
+    return _op("cast", x, dtype=dtype)
+
+
+def cast_like(x: Expr, like: Expr) -> Call:
+    """``x`` converted to ``like``'s dtype."""
+    return _op("cast_like", x, like)
+
+
+# ----------------------------------------------------------------------------------------------
+# shape
 
 
 def flatten(x: Expr, axis: int = 1) -> Call:
     """``(prod(x.shape[:axis]), prod(x.shape[axis:]))``."""
     return _op("flatten", x, axis=axis)
+
+
+def batch_flatten(x: Expr) -> Call:
+    """``(x.shape[0], prod(x.shape[1:]))`` (``nn.batch_flatten``)."""
+    return _op("nn.batch_flatten", x)
+
+
+def reshape(x: Expr, newshape: Any, allowzero: bool = False) -> Call:
+    """Reshape with Relay's special values 0, -1, -2, -3, -4 (element count preserved)."""
+    return _op("reshape", x, newshape=newshape, allowzero=allowzero)
+
+
+def reshape_like(x: Expr, like: Expr) -> Call:
+    """Reshape ``x`` to ``like``'s shape."""
+    return _op("reshape_like", x, like)
+
+
+def concatenate(xs: Exprs, axis: int = 0) -> Call:
+    """Join a tuple of tensors along ``axis``."""
+    return _op("concatenate", xs, axis=axis)
+
+
+def stack(xs: Exprs, axis: int = 0) -> Call:
+    """Stack equal-shaped tensors along a new ``axis``."""
+    return _op("stack", xs, axis=axis)
+
+
+def split(x: Expr, indices_or_sections: IntOrInts, axis: int = 0) -> Call:
+    """A tuple of pieces of ``x`` along ``axis`` (equal sections or at split indices)."""
+    return _op("split", x, indices_or_sections=indices_or_sections, axis=axis)
+
+
+def transpose(x: Expr, axes: Sequence[int] | None = None) -> Call:
+    """Permute the axes (default: reverse them)."""
+    return _op("transpose", x, axes=axes)
+
+
+def squeeze(x: Expr, axis: Axes = None) -> Call:
+    """Remove axes of size 1 (``axis=None``: every provable 1)."""
+    return _op("squeeze", x, axis=axis)
+
+
+def expand_dims(x: Expr, axis: int, num_newaxis: int = 1) -> Call:
+    """Insert ``num_newaxis`` axes of size 1 at ``axis``."""
+    return _op("expand_dims", x, axis=axis, num_newaxis=num_newaxis)
+
+
+def broadcast_to(x: Expr, shape: Sequence[Any]) -> Call:
+    """Broadcast ``x`` to ``shape`` (numpy rules)."""
+    return _op("broadcast_to", x, shape=shape)
+
+
+def pad(x: Expr, pad_width: Any, pad_value: float = 0.0, pad_mode: str = "constant") -> Call:
+    """Pad every axis by ``(before, after)`` (``nn.pad``)."""
+    return _op("nn.pad", x, pad_width=pad_width, pad_value=pad_value, pad_mode=pad_mode)
+
+
+def zeros(shape: Sequence[Any], dtype: str = "float32") -> Call:
+    """A tensor of zeros of ``shape`` and ``dtype`` (no inputs)."""
+    return _op("zeros", shape=shape, dtype=dtype)
+
+
+def ones(shape: Sequence[Any], dtype: str = "float32") -> Call:
+    """A tensor of ones of ``shape`` and ``dtype`` (no inputs)."""
+    return _op("ones", shape=shape, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# reductions
+
+
+def _reduce(name: str, x: Expr, axis: Axes, keepdims: bool, exclude: bool) -> Call:
+    return _op(name, x, axis=axis, keepdims=keepdims, exclude=exclude)
+
+
+def sum(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Sum over ``axis`` (None: all axes)."""
+    return _reduce("sum", x, axis, keepdims, exclude)
+
+
+def mean(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Mean over ``axis`` (None: all axes)."""
+    return _reduce("mean", x, axis, keepdims, exclude)
+
+
+def prod(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Product over ``axis`` (None: all axes)."""
+    return _reduce("prod", x, axis, keepdims, exclude)
+
+
+def max(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Maximum over ``axis`` (None: all axes); the reduced extent must be non-empty."""
+    return _reduce("max", x, axis, keepdims, exclude)
+
+
+def min(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Minimum over ``axis`` (None: all axes); the reduced extent must be non-empty."""
+    return _reduce("min", x, axis, keepdims, exclude)
+
+
+def all(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Logical and over ``axis``."""
+    return _reduce("all", x, axis, keepdims, exclude)
+
+
+def any(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Logical or over ``axis``."""
+    return _reduce("any", x, axis, keepdims, exclude)
+
+
+def argmax(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Index of the maximum over ``axis`` (int32)."""
+    return _reduce("argmax", x, axis, keepdims, exclude)
+
+
+def argmin(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """Index of the minimum over ``axis`` (int32)."""
+    return _reduce("argmin", x, axis, keepdims, exclude)
+
+
+# ----------------------------------------------------------------------------------------------
+# indexing
+
+
+def take(x: Expr, indices: Expr, axis: int | None = None, batch_dims: int = 0, mode: str = "clip") -> Call:
+    """Gather ``x`` at integer ``indices`` along ``axis`` (None: from the flattened tensor)."""
+    return _op("take", x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
+
+
+def strided_slice(
+    x: Expr,
+    begin: Sequence[int | None],
+    end: Sequence[int | None],
+    strides: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    slice_mode: str = "end",
+) -> Call:
+    """numpy-style ``x[b:e:s]`` per axis (negative strides, clamping)."""
+    return _op("strided_slice", x, begin=begin, end=end, strides=strides, axes=axes, slice_mode=slice_mode)
+
+
+# ----------------------------------------------------------------------------------------------
+# linear algebra
+
+
+def dense(x: Expr, w: Expr, units: int | None = None, out_dtype: str = "") -> Call:
+    """``x @ w.T`` with ``w`` of shape ``(units, K)`` (``nn.dense``)."""
+    return _op("nn.dense", x, w, units=units, out_dtype=out_dtype)
+
+
+def matmul(a: Expr, b: Expr) -> Call:
+    """numpy ``matmul`` (1-d promotion, broadcast batch dimensions)."""
+    return _op("matmul", a, b)
+
+
+def batch_matmul(
+    x: Expr, y: Expr, transpose_a: bool = False, transpose_b: bool = True, out_dtype: str = ""
+) -> Call:
+    """Batched ``(B, I, K) x (B, J, K) -> (B, I, J)`` (``nn.batch_matmul``)."""
+    return _op("nn.batch_matmul", x, y, transpose_a=transpose_a, transpose_b=transpose_b, out_dtype=out_dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# convolution and pooling
+
+
+def _conv(
+    nd: int,
+    x: Expr,
+    w: Expr,
+    strides: IntOrInts,
+    padding: IntOrInts,
+    dilation: IntOrInts,
+    groups: int,
+    channels: int | None,
+    kernel_size: IntOrInts | None,
+    data_layout: str | None,
+    kernel_layout: str | None,
+    out_dtype: str,
+) -> Call:
+    dl = data_layout or {1: "NCW", 2: "NCHW", 3: "NCDHW"}[nd]
+    kl = kernel_layout or {1: "OIW", 2: "OIHW", 3: "OIDHW"}[nd]
+    return _op(
+        f"nn.conv{nd}d",
+        x,
+        w,
+        strides=strides,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
+        channels=channels,
+        kernel_size=kernel_size,
+        data_layout=dl,
+        kernel_layout=kl,
+        out_dtype=out_dtype,
+    )
+
+
+def conv1d(
+    x: Expr,
+    w: Expr,
+    strides: IntOrInts = 1,
+    padding: IntOrInts = 0,
+    dilation: IntOrInts = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrInts | None = None,
+    data_layout: str = "NCW",
+    kernel_layout: str = "OIW",
+    out_dtype: str = "",
+) -> Call:
+    """1-d convolution (``nn.conv1d``)."""
+    return _conv(
+        1,
+        x,
+        w,
+        strides,
+        padding,
+        dilation,
+        groups,
+        channels,
+        kernel_size,
+        data_layout,
+        kernel_layout,
+        out_dtype,
+    )
+
+
+def conv2d(
+    x: Expr,
+    w: Expr,
+    strides: IntOrInts = 1,
+    padding: IntOrInts = 0,
+    dilation: IntOrInts = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrInts | None = None,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "OIHW",
+    out_dtype: str = "",
+) -> Call:
+    """2-d convolution (``nn.conv2d``)."""
+    return _conv(
+        2,
+        x,
+        w,
+        strides,
+        padding,
+        dilation,
+        groups,
+        channels,
+        kernel_size,
+        data_layout,
+        kernel_layout,
+        out_dtype,
+    )
+
+
+def conv3d(
+    x: Expr,
+    w: Expr,
+    strides: IntOrInts = 1,
+    padding: IntOrInts = 0,
+    dilation: IntOrInts = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrInts | None = None,
+    data_layout: str = "NCDHW",
+    kernel_layout: str = "OIDHW",
+    out_dtype: str = "",
+) -> Call:
+    """3-d convolution (``nn.conv3d``)."""
+    return _conv(
+        3,
+        x,
+        w,
+        strides,
+        padding,
+        dilation,
+        groups,
+        channels,
+        kernel_size,
+        data_layout,
+        kernel_layout,
+        out_dtype,
+    )
+
+
+def _pool(
+    name: str,
+    x: Expr,
+    pool_size: IntOrInts,
+    strides: IntOrInts,
+    padding: IntOrInts,
+    dilation: IntOrInts,
+    ceil_mode: bool,
+    layout: str,
+) -> Call:
+    return _op(
+        name,
+        x,
+        pool_size=pool_size,
+        strides=strides,
+        padding=padding,
+        dilation=dilation,
+        ceil_mode=ceil_mode,
+        layout=layout,
+    )
+
+
+def max_pool1d(
+    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCW",
+) -> Call:  # fmt: skip
+    """1-d max pooling (``nn.max_pool1d``)."""
+    return _pool("nn.max_pool1d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+
+
+def max_pool2d(
+    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW",
+) -> Call:  # fmt: skip
+    """2-d max pooling (``nn.max_pool2d``)."""
+    return _pool("nn.max_pool2d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+
+
+def max_pool3d(
+    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCDHW",
+) -> Call:  # fmt: skip
+    """3-d max pooling (``nn.max_pool3d``)."""
+    return _pool("nn.max_pool3d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+
+
+def avg_pool1d(
+    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCW",
+) -> Call:  # fmt: skip
+    """1-d average pooling (``nn.avg_pool1d``)."""
+    return _pool("nn.avg_pool1d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+
+
+def avg_pool2d(
+    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW",
+) -> Call:  # fmt: skip
+    """2-d average pooling (``nn.avg_pool2d``)."""
+    return _pool("nn.avg_pool2d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+
+
+def avg_pool3d(
+    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCDHW",
+) -> Call:  # fmt: skip
+    """3-d average pooling (``nn.avg_pool3d``)."""
+    return _pool("nn.avg_pool3d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+
+
+def global_avg_pool2d(x: Expr, layout: str = "NCHW") -> Call:
+    """Average over the spatial axes, which become 1 (``nn.global_avg_pool2d``)."""
+    return _op("nn.global_avg_pool2d", x, layout=layout)
+
+
+def global_max_pool2d(x: Expr, layout: str = "NCHW") -> Call:
+    """Maximum over the spatial axes, which become 1 (``nn.global_max_pool2d``)."""
+    return _op("nn.global_max_pool2d", x, layout=layout)
+
+
+def adaptive_avg_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW") -> Call:
+    """Average pooling to a fixed spatial ``output_size`` (``nn.adaptive_avg_pool2d``)."""
+    return _op("nn.adaptive_avg_pool2d", x, output_size=output_size, layout=layout)
+
+
+def adaptive_max_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW") -> Call:
+    """Max pooling to a fixed spatial ``output_size`` (``nn.adaptive_max_pool2d``)."""
+    return _op("nn.adaptive_max_pool2d", x, output_size=output_size, layout=layout)
+
+
+# ----------------------------------------------------------------------------------------------
+# normalization
+
+
+def softmax(x: Expr, axis: int = -1) -> Call:
+    """Softmax along ``axis`` (``nn.softmax``)."""
+    return _op("nn.softmax", x, axis=axis)
+
+
+def log_softmax(x: Expr, axis: int = -1) -> Call:
+    """Log-softmax along ``axis`` (``nn.log_softmax``)."""
+    return _op("nn.log_softmax", x, axis=axis)
+
+
+def bias_add(x: Expr, b: Expr, axis: int = 1) -> Call:
+    """``x + b`` with the vector ``b`` along ``axis`` (``nn.bias_add``)."""
+    return _op("nn.bias_add", x, b, axis=axis)
+
+
+def layer_norm(x: Expr, gamma: Expr, beta: Expr, axis: int = -1, epsilon: float = 1e-5) -> Call:
+    """Layer normalization over ``axis`` (``nn.layer_norm``)."""
+    return _op("nn.layer_norm", x, gamma, beta, axis=axis, epsilon=epsilon)
+
+
+def batch_norm(
+    x: Expr,
+    gamma: Expr,
+    beta: Expr,
+    moving_mean: Expr,
+    moving_var: Expr,
+    axis: int = 1,
+    epsilon: float = 1e-5,
+) -> Call:
+    """Batch normalization over ``axis``; a tuple ``(out, mean, var)`` (``nn.batch_norm``)."""
+    return _op("nn.batch_norm", x, gamma, beta, moving_mean, moving_var, axis=axis, epsilon=epsilon)
+
+
+_ = (_py_sum, _py_max, _py_min, _py_abs)

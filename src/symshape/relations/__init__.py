@@ -3,7 +3,15 @@
 Importing this package registers every built-in relation.
 """
 
-from symshape.relations import elementwise, shape  # noqa: F401  (registration)
+from symshape.relations import (  # noqa: F401  (registration)
+    elementwise,
+    index,
+    linalg,
+    nn,
+    norm,
+    reduce,
+    shape,
+)
 from symshape.relations.base import (
     RELATIONS,
     Context,

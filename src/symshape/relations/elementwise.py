@@ -1,4 +1,9 @@
-"""Elementwise relations: ``identity`` and numpy ``broadcast``.
+"""Elementwise relations: ``identity``, ``identity_bool``, numpy ``broadcast``, ``where``, ``cast``.
+
+Unary operators use ``identity`` (the output is the input's type; Relay's IdentityRel), predicates
+such as ``isnan`` use ``identity_bool`` (same shape, ``bool``). ``where(cond, x, y)`` broadcasts
+all three shapes; ``cond`` must be ``bool`` and ``x``, ``y`` share a dtype. ``cast(x, dtype)``
+keeps the shape; ``cast_like(x, like)`` takes ``like``'s dtype.
 
 Broadcast rule per (right-aligned) dimension pair ``x, y``:
 
@@ -23,8 +28,19 @@ from symshape.encoding.dims import Dim, dmax
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import DTYPE_MISMATCH, NOT_BROADCASTABLE
 from symshape.relations.base import Context, relation
+from symshape.relations.common import attr_dtype
 
-__all__ = ["identity_rel", "broadcast_rel", "broadcast_bool_rel", "broadcast_shapes", "join_dtype"]
+__all__ = [
+    "identity_rel",
+    "identity_bool_rel",
+    "broadcast_rel",
+    "broadcast_bool_rel",
+    "broadcast_shapes",
+    "join_dtype",
+    "where_rel",
+    "cast_rel",
+    "cast_like_rel",
+]
 
 
 @relation("identity")
@@ -86,9 +102,7 @@ def _pair(ctx: Context, x: Dim, y: Dim, i: int, ta: TensorType, tb: TensorType) 
     return dmax(x, y)
 
 
-def broadcast_shapes(
-    ctx: Context, ta: TensorType, tb: TensorType
-) -> tuple[Dim, ...] | None:
+def broadcast_shapes(ctx: Context, ta: TensorType, tb: TensorType) -> tuple[Dim, ...] | None:
     """The broadcast shape of two ranked tensors, or None to defer."""
     sa, sb = ta.dims, tb.dims
     n = max(len(sa), len(sb))
@@ -138,3 +152,58 @@ def broadcast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 def broadcast_bool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Broadcast with a ``bool`` result (comparisons)."""
     return broadcast_rel(ctx, args, Attrs({**dict(attrs), "out_dtype": "bool"}))
+
+
+@relation("identity_bool")
+def identity_bool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = Tensor(x.shape, bool)`` (Relay's IdentityCompRel: isnan, isinf, isfinite)."""
+    x, out = args[0], args[1]
+    if not isinstance(x, TensorType):
+        return False
+    ctx.assign(out, TensorType(x.shape, "bool"))
+    return True
+
+
+@relation("where")
+def where_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out`` is the broadcast of ``cond, x, y`` with ``x``'s dtype; ``cond`` is ``bool``."""
+    c, x, y = args[0], args[1], args[2]
+    if not (isinstance(c, TensorType) and isinstance(x, TensorType) and isinstance(y, TensorType)):
+        return False
+    if c.dtype is not None and c.dtype != "bool":
+        ctx.fail(DTYPE_MISMATCH, f"where: the condition must be bool, got {c.dtype}")
+    dtype = join_dtype(ctx, [x.dtype, y.dtype], "where")
+    if c.ndim is None or x.ndim is None or y.ndim is None:
+        if not ctx.final:
+            return False
+        ctx.assign(args[3], Tensor(None, dtype))  # type: ignore[arg-type]
+        return True
+    s1 = broadcast_shapes(ctx, x, y)
+    if s1 is None:
+        return False
+    s2 = broadcast_shapes(ctx, c, Tensor(s1, dtype))  # type: ignore[arg-type]
+    if s2 is None:
+        return False
+    ctx.assign(args[3], Tensor(s2, dtype))  # type: ignore[arg-type]
+    return True
+
+
+@relation("cast")
+def cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = Tensor(x.shape, attrs.dtype)``."""
+    x, out = args[0], args[1]
+    dtype = attr_dtype(attrs, "dtype", ctx.name, required=True)
+    if not isinstance(x, TensorType):
+        return False
+    ctx.assign(out, TensorType(x.shape, dtype))
+    return True
+
+
+@relation("cast_like")
+def cast_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = Tensor(x.shape, like.dtype)``."""
+    x, like, out = args[0], args[1], args[2]
+    if not (isinstance(x, TensorType) and isinstance(like, TensorType)):
+        return False
+    ctx.assign(out, TensorType(x.shape, like.dtype))
+    return True

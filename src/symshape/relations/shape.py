@@ -1,53 +1,645 @@
-"""Shape-manipulation relations: ``flatten`` (more in this family: reshape, concatenate, ...).
+"""Shape-manipulation relations.
 
-``flatten(x, axis=1)``: rows are the product of the dimensions before ``axis``, columns the product
-from ``axis`` on (the seed's ``Flatten(Tensor(sh, bt), O) :- O = Tensor(sh[0], prod(sh[1:]))`` for
-``axis=1``); ``axis`` may be negative and lies in ``[-rank, rank]``.
+=====================  =========================================================================
+relation               rule (Relay semantics; every optimistic Relay check is a condition here)
+=====================  =========================================================================
+``flatten``            ``(prod(sh[:axis]), prod(sh[axis:]))``, ``axis`` in ``[-rank, rank]``
+``reshape``            ``newshape`` with Relay's 0, -1, -2, -3, -4; the element count must be
+                       preserved (``reshape-size``): ``(n, 6) -> (-1, 4)`` gives ``((3*n)//2, 4)``
+                       and the guard ``n % 2 == 0``; ``(2, 3) -> (7,)`` is an error
+``reshape_like``       ``like``'s shape, same element count
+``concatenate``        a tuple of tensors; sizes add up on ``axis``, the other axes must agree
+``stack``              all shapes equal; a new axis of size ``len(xs)``
+``split``              ``sections`` (must divide the axis) or ascending ``indices`` -> a tuple
+``transpose``          permutation (default: reversed); duplicate axes are an error
+``squeeze``            drop axes of size 1 (a symbol needs the guard ``n == 1``); with
+                       ``axis=None`` drop the provable 1s and require every other symbolic
+                       dimension ``!= 1`` (otherwise the result rank would depend on its value)
+``expand_dims``        insert ``num_newaxis`` ones at ``axis`` in ``[-rank-1, rank]``
+``broadcast_to``       numpy ``broadcast_to``: each input dimension is 1 or the target's
+``pad``                ``d + before + after`` per axis
+``init_tensor``        ``zeros``/``ones``: the ``shape`` and ``dtype`` attributes, no inputs
+=====================  =========================================================================
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
-from symshape.encoding.dims import ONE, Dim
-from symshape.encoding.types import Attrs, Tensor, TensorType, Type
-from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
+from symshape.encoding.conds import any_of, eq, le, ne
+from symshape.encoding.dims import ZERO, Dim, as_dim, mod
+from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
+from symshape.errors import (
+    ARITY_MISMATCH,
+    AXIS_OUT_OF_RANGE,
+    BAD_ATTRIBUTE,
+    DTYPE_MISMATCH,
+    NOT_BROADCASTABLE,
+    RANK_MISMATCH,
+    RESHAPE_SIZE,
+    SHAPE_MISMATCH,
+    TYPE_MISMATCH,
+)
 from symshape.relations.base import Context, relation
+from symshape.relations.common import (
+    Checks,
+    attr_axes,
+    attr_bool,
+    attr_dtype,
+    attr_int,
+    attr_ints,
+    attr_shape,
+    bad,
+    exact_div,
+    norm_axis,
+    product,
+)
+from symshape.relations.elementwise import join_dtype
 
-__all__ = ["flatten_rel", "product", "int_attr"]
-
-
-def product(dims: Sequence[Dim]) -> Dim:
-    out = ONE
-    for d in dims:
-        out = out * d
-    return out
+__all__ = [
+    "flatten_rel",
+    "product",
+    "int_attr",
+    "reshape_rel",
+    "reshape_like_rel",
+    "concatenate_rel",
+    "stack_rel",
+    "split_rel",
+    "transpose_rel",
+    "squeeze_rel",
+    "expand_dims_rel",
+    "broadcast_to_rel",
+    "pad_rel",
+    "init_tensor_rel",
+    "parse_newshape",
+    "reshape_dims",
+    "parse_split",
+    "parse_pad_width",
+]
 
 
 def int_attr(ctx: Context, attrs: Attrs, name: str, default: int) -> int:
-    v = attrs.get(name, default)
-    if not isinstance(v, int) or isinstance(v, bool):
-        ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: attribute {name} must be an int, got {v!r}")
-    return v
+    return attr_int(attrs, name, default, ctx.name)
+
+
+def _unknown_rank(ctx: Context, out: Type, dtype: object) -> bool:
+    """Unknown input rank: defer; on the final run the output has unknown rank too."""
+    if not ctx.final:
+        return False
+    ctx.assign(out, Tensor(None, dtype))  # type: ignore[arg-type]
+    return True
 
 
 @relation("flatten")
 def flatten_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor((prod(sh[:axis]), prod(sh[axis:])))``."""
     x, out = args[0], args[1]
+    axis = attr_int(attrs, "axis", 1, ctx.name)
     if not isinstance(x, TensorType):
         return False
-    axis = int_attr(ctx, attrs, "axis", 1)
     if x.ndim is None:
         if not ctx.final:
             return False
         ctx.assign(out, Tensor((ctx.fresh_dim(), ctx.fresh_dim()), x.dtype))
         return True
-    r = x.ndim
-    if not -r <= axis <= r:
-        ctx.fail(AXIS_OUT_OF_RANGE, f"flatten: axis {axis} is out of range for rank {r}")
-    if axis < 0:
-        axis += r
+    if axis != x.ndim:  # axis in [-rank, rank]
+        axis = norm_axis(ctx, axis, x.ndim, "flatten")
     sh = x.dims
     ctx.assign(out, Tensor((product(sh[:axis]), product(sh[axis:])), x.dtype))
     return True
+
+
+# ----------------------------------------------------------------------------------------------
+# reshape
+
+Spec = int | Dim
+
+
+def parse_newshape(attrs: Attrs, op: str = "reshape") -> tuple[Spec, ...]:
+    """Validate ``newshape``: ints >= -4 (or dimensions), at most one top-level -1, and each -4
+    followed by two values of which at most one is -1."""
+    v = attrs.get("newshape")
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = (v,)
+    if not isinstance(v, tuple):
+        raise bad(op, f"newshape must be a sequence of ints, got {v!r}")
+    out: list[Spec] = []
+    for x in v:
+        if isinstance(x, Dim):
+            c = x.constant_value
+            out.append(c if c is not None else x)
+        elif isinstance(x, int) and not isinstance(x, bool):
+            out.append(x)
+        else:
+            raise bad(op, f"newshape must contain ints, got {x!r}")
+    i = 0
+    infer = 0
+    while i < len(out):
+        s = out[i]
+        if isinstance(s, int):
+            if s < -4:
+                raise bad(op, f"unsupported special value {s} in newshape")
+            if s == -1:
+                infer += 1
+            elif s == -4:
+                pair = out[i + 1 : i + 3]
+                if len(pair) < 2:
+                    raise bad(op, "-4 in newshape must be followed by two values")
+                if pair.count(-1) > 1:
+                    raise bad(op, "split dims of -4 cannot both be -1")
+                for p in pair:
+                    if isinstance(p, int) and p < -1:
+                        raise bad(op, f"a value after -4 must be -1 or a dimension, got {p}")
+                i += 3
+                continue
+        i += 1
+    if infer > 1:
+        raise bad(op, "at most one dimension of newshape can be -1")
+    return tuple(out)
+
+
+def reshape_dims(
+    src: Sequence[Dim], newshape: Sequence[Spec], allowzero: bool
+) -> tuple[tuple[Dim, ...], list[tuple[object, str]], str | None]:
+    """Relay's InferNewShape over (possibly symbolic) dimensions.
+
+    Returns the output dimensions, the conditions ``(cond, message)`` that make the reshape valid,
+    and an error message when the special values do not fit the input rank.
+    """
+    out: list[Dim | None] = []
+    conds: list[tuple[object, str]] = []
+    free_in: list[Dim] = []  # input dimensions not copied by 0, -2, -3, -4
+    free_out: list[Dim] = []  # output dimensions given literally
+    infer_at = -1
+    si = 0
+    i = 0
+    n = len(src)
+    used = [False] * n
+    while i < len(newshape):
+        s = newshape[i]
+        if isinstance(s, Dim) or s > 0 or (s == 0 and allowzero):
+            d = as_dim(s)
+            out.append(d)
+            free_out.append(d)
+            si += 1
+        elif s == 0:
+            if si >= n:
+                return (), [], f"newshape value 0 at position {i} has no input dimension to copy"
+            out.append(src[si])
+            used[si] = True
+            si += 1
+        elif s == -1:
+            infer_at = len(out)
+            out.append(None)
+            si += 1
+        elif s == -2:
+            for k in range(si, n):
+                out.append(src[k])
+                used[k] = True
+            si = n
+        elif s == -3:
+            if si + 1 >= n:
+                return (), [], f"newshape value -3 at position {i} needs two input dimensions"
+            out.append(src[si] * src[si + 1])
+            used[si] = used[si + 1] = True
+            si += 2
+        else:  # -4
+            if si >= n:
+                return (), [], f"newshape value -4 at position {i} has no input dimension to split"
+            d0 = src[si]
+            used[si] = True
+            a, b = newshape[i + 1], newshape[i + 2]
+            if isinstance(a, int) and a == -1:
+                db = as_dim(b)
+                conds.append((eq(mod(d0, db), 0), f"-4 splits {d0} into ({b}, -1)"))
+                pair = (exact_div(d0, db), db)
+            elif isinstance(b, int) and b == -1:
+                da = as_dim(a)
+                conds.append((eq(mod(d0, da), 0), f"-4 splits {d0} into ({a}, -1)"))
+                pair = (da, exact_div(d0, da))
+            else:
+                da, db = as_dim(a), as_dim(b)
+                conds.append((eq(da * db, d0), f"-4 splits {d0} into ({a}, {b})"))
+                pair = (da, db)
+            out.extend(pair)
+            si += 1
+            i += 3
+            continue
+        i += 1
+    free_in = [d for k, d in enumerate(src) if not used[k]]
+    pin, pout = product(free_in), product(free_out)
+    if infer_at >= 0:
+        if pout == 0:
+            return (), [], "cannot infer -1 when newshape has a zero dimension"
+        conds.append((eq(mod(pin, pout), 0), f"{pout} must divide {pin}"))
+        out[infer_at] = exact_div(pin, pout)
+    else:
+        conds.append((eq(pin, pout), f"{pin} elements vs {pout}"))
+    return tuple(d for d in out if d is not None), conds, None
+
+
+@relation("reshape")
+def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """Relay's reshape with special values; the element count is preserved."""
+    x, out = args[0], args[1]
+    spec = parse_newshape(attrs, ctx.name)
+    allowzero = attr_bool(attrs, "allowzero", False, ctx.name)
+    if not isinstance(x, TensorType):
+        return False
+    if x.ndim is None:
+        if all(isinstance(s, Dim) or s > 0 for s in spec):
+            ctx.assign(out, Tensor(tuple(as_dim(s) for s in spec), x.dtype))
+            return True
+        return _unknown_rank(ctx, out, x.dtype)
+    dims, conds, err = reshape_dims(x.dims, spec, allowzero)
+    if err is not None:
+        ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {tuple(map(str, spec))}: {err}")
+    chk = Checks()
+    for c, msg in conds:
+        chk.require(
+            c,  # type: ignore[arg-type]
+            RESHAPE_SIZE,
+            f"cannot reshape `{x}` to newshape {_spec_str(spec)}: {msg}",
+        )
+    if not chk.commit(ctx):
+        return False
+    ctx.assign(out, Tensor(dims, x.dtype))
+    return True
+
+
+def _spec_str(spec: Sequence[Spec]) -> str:
+    inner = ", ".join(str(s) for s in spec)
+    return f"({inner},)" if len(spec) == 1 else f"({inner})"
+
+
+@relation("reshape_like")
+def reshape_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = Tensor(like.shape, x.dtype)`` with the same number of elements."""
+    x, like, out = args[0], args[1], args[2]
+    if not (isinstance(x, TensorType) and isinstance(like, TensorType)):
+        return False
+    if x.ndim is None or like.ndim is None:
+        if like.ndim is not None and ctx.final:
+            ctx.assign(out, TensorType(like.shape, x.dtype))
+            return True
+        return _unknown_rank(ctx, out, x.dtype)
+    chk = Checks()
+    chk.require(
+        eq(product(x.dims), product(like.dims)),
+        RESHAPE_SIZE,
+        f"reshape_like: `{x}` and `{like}` have different numbers of elements",
+    )
+    if not chk.commit(ctx):
+        return False
+    ctx.assign(out, TensorType(like.shape, x.dtype))
+    return True
+
+
+# ----------------------------------------------------------------------------------------------
+# concatenate, stack, split
+
+
+def _tuple_fields(ctx: Context, t: Type, what: str) -> list[TensorType] | None:
+    if not isinstance(t, TupleType):
+        if isinstance(t, TensorType):
+            ctx.fail(TYPE_MISMATCH, f"{what} requires a tuple of tensors, found `{t}`")
+        from symshape.encoding.types import IncompleteType
+
+        if isinstance(t, IncompleteType):
+            return None
+        ctx.fail(TYPE_MISMATCH, f"{what} requires a tuple of tensors, found `{t}`")
+    if not t.fields:
+        ctx.fail(ARITY_MISMATCH, f"{what} requires at least one tensor")
+    fs = []
+    for f in t.fields:
+        if not isinstance(f, TensorType):
+            if isinstance(f, TupleType):
+                ctx.fail(TYPE_MISMATCH, f"{what} requires a tuple of tensors, found `{t}`")
+            return None
+        fs.append(f)
+    return fs
+
+
+def _same_rank_dtype(ctx: Context, fs: Sequence[TensorType], what: str) -> tuple[int | None, object]:
+    dtype = None
+    known = [f.dtype for f in fs if f.dtype is not None]
+    for d in known[1:]:
+        if d != known[0]:
+            ctx.fail(DTYPE_MISMATCH, f"{what} requires all tensors to have the same dtype: {known[0]} vs {d}")
+    dtype = known[0] if known else None
+    ranks = {f.ndim for f in fs if f.ndim is not None}
+    if len(ranks) > 1:
+        ctx.fail(RANK_MISMATCH, f"{what} requires all tensors to have the same rank: {sorted(ranks)}")
+    if any(f.ndim is None for f in fs):
+        return None, dtype
+    return fs[0].ndim, dtype
+
+
+@relation("concatenate")
+def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """Sizes add up on ``axis``; the other axes must agree (``n`` vs ``m``: guard ``n == m``)."""
+    axis = attr_int(attrs, "axis", 0, ctx.name)
+    fs = _tuple_fields(ctx, args[0], "concatenate")
+    if fs is None:
+        return False
+    rank, dtype = _same_rank_dtype(ctx, fs, "concatenate")
+    if rank is None:
+        return _unknown_rank(ctx, args[1], dtype)
+    if rank == 0:
+        ctx.fail(RANK_MISMATCH, "concatenate: zero-dimensional tensors cannot be concatenated")
+    ax = norm_axis(ctx, axis, rank, "concatenate")
+    chk = Checks()
+    first = fs[0].dims
+    for k, f in enumerate(fs[1:], 1):
+        for i in range(rank):
+            if i != ax:
+                chk.equal(
+                    first[i],
+                    f.dims[i],
+                    SHAPE_MISMATCH,
+                    f"concatenate: tensors 0 and {k} differ on non-concatenated axis {i}: "
+                    f"{first[i]} vs {f.dims[i]}",
+                )
+    if not chk.commit(ctx):
+        return False
+    shape = list(first)
+    shape[ax] = sum((f.dims[ax] for f in fs), ZERO)
+    ctx.assign(args[1], Tensor(tuple(shape), dtype))  # type: ignore[arg-type]
+    return True
+
+
+@relation("stack")
+def stack_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """All shapes equal; a new axis of size ``len(xs)`` at ``axis`` in ``[-rank-1, rank]``."""
+    axis = attr_int(attrs, "axis", 0, ctx.name)
+    fs = _tuple_fields(ctx, args[0], "stack")
+    if fs is None:
+        return False
+    rank, dtype = _same_rank_dtype(ctx, fs, "stack")
+    if rank is None:
+        return _unknown_rank(ctx, args[1], dtype)
+    ax = norm_axis(ctx, axis, rank, "stack", extra=1)
+    chk = Checks()
+    first = fs[0].dims
+    for k, f in enumerate(fs[1:], 1):
+        for i in range(rank):
+            chk.equal(
+                first[i],
+                f.dims[i],
+                SHAPE_MISMATCH,
+                f"stack: tensors 0 and {k} differ on axis {i}: {first[i]} vs {f.dims[i]}",
+            )
+    if not chk.commit(ctx):
+        return False
+    shape = list(first)
+    shape.insert(ax, as_dim(len(fs)))
+    ctx.assign(args[1], Tensor(tuple(shape), dtype))  # type: ignore[arg-type]
+    return True
+
+
+def parse_split(attrs: Attrs, op: str = "split") -> int | tuple[int, ...]:
+    """``indices_or_sections``: an int ``>= 1`` (sections) or a non-decreasing sequence of
+    non-negative ints (split points)."""
+    v = attrs.get("indices_or_sections")
+    if isinstance(v, int) and not isinstance(v, bool):
+        if v < 1:
+            raise bad(op, f"the number of sections must be >= 1, got {v}")
+        return v
+    if isinstance(v, tuple) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        idx = tuple(int(x) for x in v)
+        if any(x < 0 for x in idx):
+            raise bad(op, f"split indices must be non-negative, got {v!r}")
+        if any(b < a for a, b in itertools.pairwise(idx)):
+            raise bad(op, f"split indices must be sorted ascending, got {v!r}")
+        return idx
+    raise bad(op, f"indices_or_sections must be an int or a sequence of ints, got {v!r}")
+
+
+@relation("split")
+def split_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """A tuple of pieces along ``axis``: ``N`` equal sections or pieces between split indices."""
+    x, out = args[0], args[1]
+    ios = parse_split(attrs, ctx.name)
+    axis = attr_int(attrs, "axis", 0, ctx.name)
+    if not isinstance(x, TensorType):
+        return False
+    npieces = ios if isinstance(ios, int) else len(ios) + 1
+    if x.ndim is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, TupleType(tuple(Tensor(None, x.dtype) for _ in range(npieces))))
+        return True
+    ax = norm_axis(ctx, axis, x.ndim, "split")
+    d = x.dims[ax]
+    chk = Checks()
+    sizes: list[Dim]
+    if isinstance(ios, int):
+        chk.require(
+            eq(mod(d, ios), 0),
+            SHAPE_MISMATCH,
+            f"split: {ios} sections do not divide axis {ax} of `{x}`",
+        )
+        sizes = [exact_div(d, as_dim(ios))] * ios
+    else:
+        if ios:
+            chk.require(
+                le(ios[-1], d),
+                SHAPE_MISMATCH,
+                f"split: index {ios[-1]} is beyond axis {ax} of `{x}`",
+            )
+        prev = 0
+        sizes = []
+        for k in ios:
+            sizes.append(as_dim(k - prev))
+            prev = k
+        sizes.append(d - prev)
+    if not chk.commit(ctx):
+        return False
+    fields = []
+    for s in sizes:
+        sh = list(x.dims)
+        sh[ax] = s
+        fields.append(Tensor(tuple(sh), x.dtype))
+    ctx.assign(out, TupleType(tuple(fields)))
+    return True
+
+
+# ----------------------------------------------------------------------------------------------
+# transpose, squeeze, expand_dims
+
+
+@relation("transpose")
+def transpose_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """Permute the dimensions by ``axes`` (default: reversed)."""
+    x, out = args[0], args[1]
+    axes = attr_axes(attrs, "axes", ctx.name)
+    if not isinstance(x, TensorType):
+        return False
+    if x.ndim is None:
+        return _unknown_rank(ctx, out, x.dtype)
+    r = x.ndim
+    if axes is None:
+        perm = list(range(r - 1, -1, -1))
+    else:
+        if len(axes) != r:
+            ctx.fail(
+                RANK_MISMATCH, f"transpose: axes {axes} has {len(axes)} elements, but `{x}` has rank {r}"
+            )
+        perm = [norm_axis(ctx, a, r, "transpose") for a in axes]
+        if len(set(perm)) != r:
+            ctx.fail(BAD_ATTRIBUTE, f"transpose: duplicate axes in {axes} for rank {r}")
+    ctx.assign(out, Tensor(tuple(x.dims[p] for p in perm), x.dtype))
+    return True
+
+
+@relation("squeeze")
+def squeeze_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """Drop axes of size 1 (see the module docstring for ``axis=None``)."""
+    x, out = args[0], args[1]
+    axes = attr_axes(attrs, "axis", ctx.name)
+    if not isinstance(x, TensorType):
+        return False
+    if x.ndim is None:
+        return _unknown_rank(ctx, out, x.dtype)
+    r = x.ndim
+    chk = Checks()
+    drop: set[int] = set()
+    if axes is None:
+        for i, d in enumerate(x.dims):
+            if d == 1:
+                drop.add(i)
+            elif d.is_constant:
+                continue
+            elif d.has_unknowns and not ctx.final:
+                return False
+            elif ctx.prove(eq(d, 1)):
+                drop.add(i)
+            else:
+                chk.require(
+                    ne(d, 1),
+                    SHAPE_MISMATCH,
+                    f"squeeze without axis: dimension {i} of `{x}` ({d}) might be 1, "
+                    "which would change the result's rank; pass axis",
+                )
+    else:
+        for a in axes:
+            i = norm_axis(ctx, a, r, "squeeze")
+            if i in drop:
+                ctx.fail(BAD_ATTRIBUTE, f"squeeze: duplicate axes in {axes} for rank {r}")
+            drop.add(i)
+            chk.equal(
+                x.dims[i],
+                as_dim(1),
+                SHAPE_MISMATCH,
+                f"squeeze: axis {i} of `{x}` has size {x.dims[i]}, not 1",
+            )
+    if not chk.commit(ctx):
+        return False
+    ctx.assign(out, Tensor(tuple(d for i, d in enumerate(x.dims) if i not in drop), x.dtype))
+    return True
+
+
+@relation("expand_dims")
+def expand_dims_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """Insert ``num_newaxis`` ones at ``axis`` (in ``[-rank-1, rank]``)."""
+    x, out = args[0], args[1]
+    axis = attr_int(attrs, "axis", None, ctx.name)
+    k = attr_int(attrs, "num_newaxis", 1, ctx.name, lo=0)
+    if not isinstance(x, TensorType):
+        return False
+    if x.ndim is None:
+        return _unknown_rank(ctx, out, x.dtype)
+    ax = norm_axis(ctx, axis, x.ndim, "expand_dims", extra=1)
+    sh = list(x.dims)
+    sh[ax:ax] = [as_dim(1)] * k
+    ctx.assign(out, Tensor(tuple(sh), x.dtype))
+    return True
+
+
+# ----------------------------------------------------------------------------------------------
+# broadcast_to, pad, zeros/ones
+
+
+@relation("broadcast_to")
+def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = Tensor(shape, x.dtype)``; each input dimension (right-aligned) is 1 or the target's."""
+    x, out = args[0], args[1]
+    shape = attr_shape(attrs, "shape", ctx.name)
+    if not isinstance(x, TensorType):
+        return False
+    if x.ndim is not None:
+        if x.ndim > len(shape):
+            ctx.fail(
+                NOT_BROADCASTABLE,
+                f"broadcast_to: `{x}` has more dimensions than the target shape {_spec_str(shape)}",
+            )
+        chk = Checks()
+        for i in range(1, x.ndim + 1):
+            d, t = x.dims[-i], shape[-i]
+            if d == 1 or d == t:
+                continue
+            if d.has_unknowns and ctx.final:
+                chk.equal(d, t, NOT_BROADCASTABLE, "")
+                continue
+            chk.require(
+                any_of(eq(d, 1), eq(d, t)),
+                NOT_BROADCASTABLE,
+                f"cannot broadcast `{x}` to shape {_spec_str(shape)}: dimension {i} from the right: "
+                f"{d} vs {t}",
+            )
+        if not chk.commit(ctx):
+            return False
+    ctx.assign(out, Tensor(shape, x.dtype))
+    return True
+
+
+def parse_pad_width(attrs: Attrs, op: str = "nn.pad") -> int | tuple[tuple[int, int], ...]:
+    """``pad_width``: an int (every side of every axis) or one ``(before, after)`` pair per axis;
+    values are non-negative ints."""
+    v = attrs.get("pad_width")
+    if isinstance(v, int) and not isinstance(v, bool):
+        if v < 0:
+            raise bad(op, f"pad_width must be non-negative, got {v}")
+        return v
+    if not isinstance(v, tuple):
+        raise bad(op, f"pad_width must be a sequence of (before, after) pairs, got {v!r}")
+    pairs = []
+    for p in v:
+        if (
+            not isinstance(p, tuple)
+            or len(p) != 2
+            or not all(isinstance(q, int) and not isinstance(q, bool) and q >= 0 for q in p)
+        ):
+            raise bad(op, f"pad_width entries must be pairs of non-negative ints, got {p!r}")
+        pairs.append((int(p[0]), int(p[1])))
+    return tuple(pairs)
+
+
+@relation("pad")
+def pad_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out[i] = x[i] + before_i + after_i``; one pair per axis."""
+    x, out = args[0], args[-1]
+    pw = parse_pad_width(attrs, ctx.name)
+    if not isinstance(x, TensorType):
+        return False
+    if x.ndim is None:
+        return _unknown_rank(ctx, out, x.dtype)
+    pairs = [(pw, pw)] * x.ndim if isinstance(pw, int) else list(pw)
+    if len(pairs) != x.ndim:
+        ctx.fail(RANK_MISMATCH, f"pad: pad_width has {len(pairs)} pairs, but `{x}` has rank {x.ndim}")
+    ctx.assign(out, Tensor(tuple(d + a + b for d, (a, b) in zip(x.dims, pairs)), x.dtype))
+    return True
+
+
+@relation("init_tensor")
+def init_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``zeros``/``ones``: ``out = Tensor(shape, dtype)``."""
+    shape = attr_shape(attrs, "shape", ctx.name)
+    dtype = attr_dtype(attrs, "dtype", ctx.name) or "float32"
+    for o in args[ctx.num_inputs :]:
+        ctx.assign(o, Tensor(shape, dtype))
+    return True
+
+
+_ = (AXIS_OUT_OF_RANGE, attr_ints, join_dtype)

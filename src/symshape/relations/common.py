@@ -1,0 +1,298 @@
+"""Helpers shared by the relation families: attribute parsing, axes, deferred checks.
+
+Attribute parsers raise :class:`~symshape.errors.SymshapeError` with code ``bad-attribute``; the
+same parser serves an operator's ``check_attrs`` hook (so a bad literal raises at the call site)
+and its relation (so :meth:`TypeSolver.add_relation` with bad attributes reports an error).
+
+:class:`Checks` collects the conditions a relation states. A relation computes its result and its
+conditions, then :meth:`Checks.commit` either defers (a condition mentions an unknown dimension and
+this is not the final run) or states them: equalities with unknowns are unified (binding the
+unknown), the rest go to :meth:`Context.require` (decided on the spot, proved, refuted or a guard).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, all_of, any_of, eq, negate
+from symshape.encoding.dims import ONE, Dim, as_dim, floordiv
+from symshape.encoding.types import Attrs, TensorType, Type
+from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE, ErrorCode, SymshapeError
+from symshape.relations.base import Context
+
+__all__ = [
+    "Checks",
+    "product",
+    "exact_div",
+    "norm_axis",
+    "tensors_or_none",
+    "attr_int",
+    "attr_bool",
+    "attr_str",
+    "attr_ints",
+    "attr_axes",
+    "attr_shape",
+    "attr_dtype",
+    "bad",
+    "is_int_dtype",
+    "resolve_cond",
+    "INT_DTYPES",
+]
+
+INT_DTYPES = frozenset("int8 int16 int32 int64 uint8 uint16 uint32 uint64".split())
+
+
+def is_int_dtype(dtype: object) -> bool | None:
+    """Whether ``dtype`` is an integer dtype; None when unknown."""
+    if not isinstance(dtype, str):
+        return None
+    return dtype in INT_DTYPES
+
+
+def product(dims: Iterable[Dim]) -> Dim:
+    """The product of dimensions (``1`` for none)."""
+    out = ONE
+    for d in dims:
+        out = out * d
+    return out
+
+
+def _content(d: Dim) -> int:
+    g = 0
+    for _, c in d.terms:
+        g = math.gcd(g, c)
+    return g
+
+
+def exact_div(a: Dim, b: Dim) -> Dim:
+    """``a // b`` for a division expected to be exact: common constant factors are cancelled first,
+    so ``(6*n)//4`` becomes ``(3*n)//2`` and ``(6*n*m)//n`` becomes ``6*m``."""
+    cb = b.constant_value
+    if cb is not None and cb > 0:
+        g = math.gcd(_content(a), cb) if a.terms else cb
+        if g > 1:
+            a = floordiv(a, g)
+            cb //= g
+        return floordiv(a, cb)
+    return floordiv(a, b)
+
+
+def bad(op: str, message: str) -> SymshapeError:
+    """A ``bad-attribute`` error for operator ``op``."""
+    return SymshapeError(BAD_ATTRIBUTE, f"{op}: {message}")
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def attr_int(attrs: Attrs, name: str, default: int | None, op: str, *, lo: int | None = None) -> int:
+    """An int attribute (``>= lo`` when given)."""
+    v = attrs.get(name, default)
+    if not _is_int(v):
+        raise bad(op, f"attribute {name} must be an int, got {v!r}")
+    assert isinstance(v, int)
+    if lo is not None and v < lo:
+        raise bad(op, f"attribute {name} must be >= {lo}, got {v}")
+    return v
+
+
+def attr_bool(attrs: Attrs, name: str, default: bool, op: str) -> bool:
+    """A bool attribute (0/1 accepted)."""
+    v = attrs.get(name, default)
+    if isinstance(v, bool):
+        return v
+    if v in (0, 1) and _is_int(v):
+        return bool(v)
+    raise bad(op, f"attribute {name} must be a bool, got {v!r}")
+
+
+def attr_str(
+    attrs: Attrs, name: str, default: str | None, op: str, choices: Sequence[str] = ()
+) -> str | None:
+    """A string attribute (one of ``choices`` when given); None stays None."""
+    v = attrs.get(name, default)
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise bad(op, f"attribute {name} must be a string, got {v!r}")
+    if choices and v not in choices:
+        raise bad(op, f"attribute {name} must be one of {', '.join(choices)}; got {v!r}")
+    return v
+
+
+def attr_dtype(attrs: Attrs, name: str, op: str, *, required: bool = False) -> str | None:
+    """A dtype attribute; ``""``/None mean "same as the input" unless ``required``."""
+    from symshape.encoding.types import DTYPES
+
+    v = attrs.get(name)
+    if v in (None, ""):
+        if required:
+            raise bad(op, f"attribute {name} (a dtype) is required")
+        return None
+    if not isinstance(v, str) or v not in DTYPES:
+        raise bad(op, f"attribute {name} must be a dtype, got {v!r}")
+    return v
+
+
+def attr_ints(
+    attrs: Attrs,
+    name: str,
+    default: object,
+    op: str,
+    *,
+    lengths: Sequence[int] = (),
+    lo: int | None = None,
+    allow_none: bool = False,
+) -> tuple[int, ...] | None:
+    """An int or a sequence of ints as a tuple; the length must be one of ``lengths`` when given
+    (a single int is then repeated to the first length)."""
+    v = attrs.get(name, default)
+    if v is None:
+        if allow_none:
+            return None
+        raise bad(op, f"attribute {name} is required")
+    if _is_int(v):
+        assert isinstance(v, int)
+        vals: tuple[int, ...] = (v,) * (lengths[0] if lengths else 1)
+    elif isinstance(v, tuple) and all(_is_int(x) for x in v):
+        vals = tuple(int(x) for x in v)
+        if lengths and len(vals) not in lengths:
+            want = " or ".join(str(n) for n in lengths)
+            raise bad(op, f"attribute {name} must have {want} values, got {len(vals)}")
+    else:
+        raise bad(op, f"attribute {name} must be an int or a sequence of ints, got {v!r}")
+    if lo is not None:
+        for x in vals:
+            if x < lo:
+                raise bad(op, f"attribute {name} values must be >= {lo}, got {v!r}")
+    return vals
+
+
+def attr_axes(attrs: Attrs, name: str, op: str, *, default: object = None) -> tuple[int, ...] | None:
+    """``None``, an int or a sequence of ints; duplicates among literal axes of the same sign are an
+    error (``(0, -2)`` can only be judged once the rank is known)."""
+    v = attrs.get(name, default)
+    if v is None:
+        return None
+    vals = attr_ints(Attrs({name: v}), name, None, op)
+    assert vals is not None
+    if len(set(vals)) != len(vals):
+        raise bad(op, f"duplicate axes in {name}={v!r}")
+    return vals
+
+
+def attr_shape(attrs: Attrs, name: str, op: str, *, allow_negative: bool = False) -> tuple[Dim, ...]:
+    """A shape attribute: a sequence of ints or dimensions (symbolic dimensions allowed)."""
+    v = attrs.get(name)
+    if _is_int(v) or isinstance(v, Dim):
+        v = (v,)
+    if not isinstance(v, tuple):
+        raise bad(op, f"attribute {name} must be a sequence of dimensions, got {v!r}")
+    out = []
+    for x in v:
+        if not (_is_int(x) or isinstance(x, Dim)):
+            raise bad(op, f"attribute {name} must contain ints or dimensions, got {x!r}")
+        d = as_dim(x)
+        c = d.constant_value
+        if c is not None and c < 0 and not allow_negative:
+            raise bad(op, f"attribute {name} has a negative dimension {c}")
+        out.append(d)
+    return tuple(out)
+
+
+def norm_axis(ctx: Context, axis: int, ndim: int, what: str, *, extra: int = 0) -> int:
+    """``axis`` made non-negative for a rank-``ndim`` tensor (``extra`` widens the range, e.g. 1 for
+    an insertion point); out of range is an ``axis-out-of-range`` failure."""
+    r = ndim + extra
+    if not -r <= axis < r:
+        ctx.fail(
+            AXIS_OUT_OF_RANGE,
+            f"{what}: axis {axis} is out of range for rank {ndim} (allowed [{-r}, {r}))",
+        )
+    return axis + r if axis < 0 else axis
+
+
+def tensors_or_none(args: Sequence[Type]) -> list[TensorType] | None:
+    """The arguments as tensors, or None when one is not a tensor yet (defer)."""
+    out = []
+    for t in args:
+        if not isinstance(t, TensorType):
+            return None
+        out.append(t)
+    return out
+
+
+def _cond_dims(c: Cond) -> Iterable[Dim]:
+    match c:
+        case Cmp(_, a, b):
+            yield a
+            yield b
+        case BoolOp(_, xs):
+            for x in xs:
+                yield from _cond_dims(x)
+        case Not(x):
+            yield from _cond_dims(x)
+        case _:
+            return
+
+
+def resolve_cond(ctx: Context, c: Cond) -> Cond:
+    """``c`` with bound unknown dimensions replaced (and re-simplified)."""
+    from symshape.encoding.conds import ge, gt, le, lt, ne
+
+    match c:
+        case BoolConst():
+            return c
+        case Cmp(op, a, b):
+            x, y = ctx.resolve_dim(a), ctx.resolve_dim(b)
+            if x is a and y is b:
+                return c
+            fn = {"==": eq, "!=": ne, "<=": le, "<": lt, ">=": ge, ">": gt}[op]
+            return fn(x, y)
+        case BoolOp("and", xs):
+            return all_of(*(resolve_cond(ctx, x) for x in xs))
+        case BoolOp(_, xs):
+            return any_of(*(resolve_cond(ctx, x) for x in xs))
+        case Not(x):
+            return negate(resolve_cond(ctx, x))
+    return c
+
+
+class Checks:
+    """Conditions a relation states, committed together (see the module docstring)."""
+
+    __slots__ = ("conds", "eqs")
+
+    def __init__(self) -> None:
+        self.eqs: list[tuple[Dim, Dim, ErrorCode, str]] = []
+        self.conds: list[tuple[Cond, ErrorCode, str]] = []
+
+    def equal(self, a: Dim, b: Dim, code: ErrorCode, message: str) -> None:
+        """``a == b`` (an unknown on either side is bound by unification)."""
+        if a != b:
+            self.eqs.append((a, b, code, message))
+
+    def require(self, cond: Cond, code: ErrorCode, message: str) -> None:
+        """State ``cond`` (an unknown inside makes the relation defer until the final run)."""
+        if cond != BoolConst(True):
+            self.conds.append((cond, code, message))
+
+    def commit(self, ctx: Context) -> bool:
+        """State everything; False means: defer (and nothing was stated)."""
+        if not ctx.final:
+            for c, _, _ in self.conds:
+                if any(d.has_unknowns for d in _cond_dims(c)):
+                    return False
+        for a, b, code, msg in self.eqs:
+            a, b = ctx.resolve_dim(a), ctx.resolve_dim(b)
+            if a == b:
+                continue
+            if a.has_unknowns or b.has_unknowns:
+                ctx.unify_dim(a, b)
+            else:
+                ctx.require(eq(a, b), code, msg)
+        for c, code, msg in self.conds:
+            ctx.require(resolve_cond(ctx, c), code, msg)
+        return True

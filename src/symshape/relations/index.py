@@ -1,0 +1,185 @@
+"""Indexing: ``take`` and ``strided_slice``.
+
+``take(x, indices, axis=None, batch_dims=0)``: ``indices`` must have an integer dtype. Without
+``axis`` the result has the indices' shape (``x`` is flattened); otherwise
+``x.shape[:axis] + indices.shape[batch_dims:] + x.shape[axis+1:]`` (the leading ``batch_dims``
+dimensions of ``x`` and ``indices`` must agree).
+
+``strided_slice(x, begin, end, strides=None, axes=None, slice_mode="end")`` follows Python/numpy
+slicing per axis (``x[b:e:s]``): negative indices count from the end, indices are clamped, empty
+slices have size 0, a ``None`` begin/end means "from the start/to the end" (as do values of
+magnitude ``>= 2**31``, Relay's sentinels). With symbolic dimensions the size is an exact formula,
+e.g. ``x[1:-1]`` on ``n`` gives ``max(n - 2, 0)``. ``slice_mode="size"`` reads ``end`` as sizes
+(``-1``: to the end) and ignores ``strides``. Without ``axes`` the lists cover the leading axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from symshape.encoding.dims import ZERO, Dim, as_dim, dmax, dmin, floordiv
+from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH
+from symshape.relations.base import Context, relation
+from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dtype, norm_axis
+
+__all__ = ["take_rel", "strided_slice_rel", "slice_len", "parse_slice_attrs", "SliceSpec"]
+
+BIG = 2**31
+
+
+@relation("take")
+def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """Gather along ``axis`` (or from the flattened tensor)."""
+    x, ind, out = args[0], args[1], args[2]
+    axis_v = attrs.get("axis")
+    axis = None if axis_v is None else attr_int(attrs, "axis", None, ctx.name)
+    bd = attr_int(attrs, "batch_dims", 0, ctx.name)
+    attr_str(attrs, "mode", "clip", ctx.name, ("clip", "wrap", "fast", "raise"))
+    if not (isinstance(x, TensorType) and isinstance(ind, TensorType)):
+        return False
+    if is_int_dtype(ind.dtype) is False:
+        ctx.fail(DTYPE_MISMATCH, f"take: indices must have an integer dtype, got `{ind}`")
+    if axis is None:
+        ctx.assign(out, TensorType(ind.shape, x.dtype))
+        return True
+    if x.ndim is None or ind.ndim is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, Tensor(None, x.dtype))
+        return True
+    ax = norm_axis(ctx, axis, x.ndim, "take")
+    if bd < 0:
+        bd += ind.ndim
+    if not 0 <= bd <= ind.ndim:
+        ctx.fail(AXIS_OUT_OF_RANGE, f"take: batch_dims {bd} is out of range for indices `{ind}`")
+    if bd > ax:
+        ctx.fail(AXIS_OUT_OF_RANGE, f"take: batch_dims {bd} must be <= axis {ax}")
+    chk = Checks()
+    from symshape.errors import SHAPE_MISMATCH
+
+    for i in range(bd):
+        chk.equal(
+            x.dims[i],
+            ind.dims[i],
+            SHAPE_MISMATCH,
+            f"take: batch dimension {i} differs: {x.dims[i]} vs {ind.dims[i]}",
+        )
+    if not chk.commit(ctx):
+        return False
+    shape = (*x.dims[:ax], *ind.dims[bd:], *x.dims[ax + 1 :])
+    ctx.assign(out, Tensor(shape, x.dtype))
+    return True
+
+
+def _clamp(v: Dim, lo: Dim, hi: Dim) -> Dim:
+    return dmin(dmax(v, lo), hi)
+
+
+def slice_len(d: Dim, b: int | None, e: int | None, s: int) -> Dim:
+    """The length of ``range(d)[b:e:s]`` for a (symbolic) ``d >= 0`` (Python's slice.indices)."""
+    if s > 0:
+        start = ZERO if b is None else _norm_index(d, b, ZERO, d)
+        stop = d if e is None else _norm_index(d, e, ZERO, d)
+        return dmax(floordiv(stop - start + (s - 1), s), 0)
+    m1 = as_dim(-1)
+    start = d - 1 if b is None else _norm_index(d, b, m1, d - 1)
+    stop = m1 if e is None else _norm_index(d, e, m1, d - 1)
+    return dmax(floordiv(start - stop + (-s - 1), -s), 0)
+
+
+def _norm_index(d: Dim, i: int, lo: Dim, hi: Dim) -> Dim:
+    if abs(i) >= BIG:  # Relay's sentinels: past either end
+        return hi if i > 0 else lo
+    v = d + i if i < 0 else as_dim(i)
+    return _clamp(v, lo, hi)
+
+
+class SliceSpec:
+    """Validated ``strided_slice`` attributes."""
+
+    __slots__ = ("axes", "begin", "end", "mode", "strides")
+
+    def __init__(self, attrs: Attrs, op: str) -> None:
+        self.begin = _opt_ints(attrs.get("begin"), "begin", op)
+        self.end = _opt_ints(attrs.get("end"), "end", op)
+        st = attrs.get("strides")
+        self.strides = None if st is None else _ints(st, "strides", op)
+        if self.strides is not None and any(x == 0 for x in self.strides):
+            raise bad(op, "strides must be non-zero")
+        ax = attrs.get("axes")
+        self.axes = None if ax is None else _ints(ax, "axes", op)
+        if self.axes is not None and len(set(self.axes)) != len(self.axes):
+            raise bad(op, f"duplicate axes {self.axes}")
+        mode = attr_str(attrs, "slice_mode", "end", op, ("end", "size"))
+        assert mode is not None
+        self.mode = mode
+        if len(self.begin) != len(self.end):
+            raise bad(
+                op, f"begin and end must have the same length, got {len(self.begin)} and {len(self.end)}"
+            )
+        if self.strides is not None and len(self.strides) not in (1, len(self.begin)):
+            raise bad(op, f"strides must have 1 or {len(self.begin)} values")
+        if self.axes is not None and len(self.axes) != len(self.begin):
+            raise bad(op, f"axes must have {len(self.begin)} values")
+
+
+def parse_slice_attrs(attrs: Attrs, op: str = "strided_slice") -> SliceSpec:
+    return SliceSpec(attrs, op)
+
+
+def _ints(v: object, name: str, op: str) -> tuple[int, ...]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return (v,)
+    if isinstance(v, tuple) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return tuple(int(x) for x in v)
+    raise bad(op, f"{name} must be a sequence of ints, got {v!r}")
+
+
+def _opt_ints(v: object, name: str, op: str) -> tuple[int | None, ...]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return (v,)
+    if isinstance(v, tuple) and all(x is None or (isinstance(x, int) and not isinstance(x, bool)) for x in v):
+        return tuple(v)
+    raise bad(op, f"{name} must be a sequence of ints (or None), got {v!r}")
+
+
+@relation("strided_slice")
+def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """numpy slicing per axis (see the module docstring)."""
+    x, out = args[0], args[1]
+    spec = SliceSpec(attrs, ctx.name)
+    if not isinstance(x, TensorType):
+        return False
+    if x.ndim is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, Tensor(None, x.dtype))
+        return True
+    r = x.ndim
+    k = len(spec.begin)
+    if spec.axes is None:
+        if k > r:
+            ctx.fail(AXIS_OUT_OF_RANGE, f"strided_slice: {k} axes sliced but `{x}` has rank {r}")
+        axes = list(range(k))
+    else:
+        axes = [norm_axis(ctx, a, r, "strided_slice") for a in spec.axes]
+        if len(set(axes)) != len(axes):
+            ctx.fail(AXIS_OUT_OF_RANGE, f"strided_slice: duplicate axes {spec.axes} for rank {r}")
+    shape = list(x.dims)
+    for j, ax in enumerate(axes):
+        d = x.dims[ax]
+        b, e = spec.begin[j], spec.end[j]
+        if spec.mode == "size":
+            bb = 0 if b is None else b
+            if e is None or e < 0:
+                shape[ax] = slice_len(d, bb, None, 1)
+            else:
+                shape[ax] = (
+                    slice_len(d, bb, None, 1) if bb < 0 and bb + e >= 0 else slice_len(d, bb, bb + e, 1)
+                )
+            continue
+        s = 1 if spec.strides is None else spec.strides[j if len(spec.strides) > 1 else 0]
+        shape[ax] = slice_len(d, b, e, s)
+    ctx.assign(out, Tensor(tuple(shape), x.dtype))
+    return True

@@ -1,0 +1,147 @@
+"""Linear algebra: ``dense``, numpy ``matmul``, ``batch_matmul``.
+
+* ``dense(x, w, units=None)``: ``w`` is ``(units, K)``, ``out = x.shape[:-1] + (units,)``. With
+  ``units`` the weight is *assigned* ``(units, x.shape[-1])`` (an unannotated weight is inferred,
+  an annotated one is unified with it). Without ``units`` the weight must be a rank-2 tensor.
+  Either way the contracted dimensions must agree (Relay does not check this).
+* ``matmul(a, b)``: numpy semantics: a 1-d operand gets a 1 prepended (``a``) or appended (``b``)
+  and that dimension removed from the result; batch dimensions broadcast; ``a[-1] == b[-2]``.
+* ``batch_matmul(x, y, transpose_a=False, transpose_b=True)``: rank-3 operands; batch
+  dimensions equal or 1 (broadcast), contracted dimensions equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from symshape.encoding.dims import Dim, as_dim
+from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
+from symshape.relations.base import Context, relation
+from symshape.relations.common import Checks, attr_bool, attr_dtype, attr_int
+from symshape.relations.elementwise import broadcast_shapes, join_dtype
+
+__all__ = ["dense_rel", "matmul_rel", "batch_matmul_rel"]
+
+
+@relation("dense")
+def dense_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = x.shape[:-1] + (units,)`` with ``w: (units, K)``, ``K = x.shape[-1]``."""
+    x, w, out = args[0], args[1], args[2]
+    units_v = attrs.get("units")
+    units = None if units_v is None else attr_int(attrs, "units", None, ctx.name, lo=1)
+    out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
+    if not isinstance(x, TensorType):
+        return False
+    dtype = out_dtype or x.dtype
+    if x.ndim is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, Tensor(None, dtype))
+        return True
+    if x.ndim == 0:
+        ctx.fail(RANK_MISMATCH, f"dense: the data `{x}` must have rank >= 1")
+    k = x.dims[-1]
+    if units is not None:
+        wdtype = w.dtype if isinstance(w, TensorType) else x.dtype
+        ctx.assign(w, Tensor((units, k), wdtype))
+        n_out: Dim = as_dim(units)
+    else:
+        if not isinstance(w, TensorType):
+            return False
+        if w.ndim is None:
+            if not ctx.final:
+                return False
+            ctx.assign(w, Tensor((ctx.fresh_dim(), k), w.dtype))
+            w = ctx.resolve(w)
+            assert isinstance(w, TensorType)
+        if w.ndim != 2:
+            ctx.fail(RANK_MISMATCH, f"dense: the weight `{w}` must have rank 2")
+        chk = Checks()
+        chk.equal(
+            k,
+            w.dims[1],
+            SHAPE_MISMATCH,
+            f"dense: contracted dimensions differ: `{x}` has {k}, weight `{w}` has {w.dims[1]}",
+        )
+        if not chk.commit(ctx):
+            return False
+        n_out = w.dims[0]
+    ctx.assign(out, Tensor((*x.dims[:-1], n_out), dtype))
+    return True
+
+
+@relation("matmul")
+def matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """numpy ``matmul``: 1-d promotion, broadcast batch dimensions, ``a[-1] == b[-2]``."""
+    a, b, out = args[0], args[1], args[2]
+    out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
+    if not (isinstance(a, TensorType) and isinstance(b, TensorType)):
+        return False
+    dtype = out_dtype or join_dtype(ctx, [a.dtype, b.dtype], "matmul")
+    if a.ndim is None or b.ndim is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, Tensor(None, dtype))  # type: ignore[arg-type]
+        return True
+    if a.ndim == 0 or b.ndim == 0:
+        ctx.fail(RANK_MISMATCH, f"matmul: operands must have rank >= 1, got `{a}` and `{b}`")
+    sa = a.dims if a.ndim > 1 else (as_dim(1), *a.dims)
+    sb = b.dims if b.ndim > 1 else (*b.dims, as_dim(1))
+    chk = Checks()
+    chk.equal(
+        sa[-1],
+        sb[-2],
+        SHAPE_MISMATCH,
+        f"matmul: contracted dimensions differ: `{a}` has {sa[-1]}, `{b}` has {sb[-2]}",
+    )
+    if not chk.commit(ctx):
+        return False
+    batch = broadcast_shapes(ctx, Tensor(sa[:-2], a.dtype), Tensor(sb[:-2], b.dtype))
+    if batch is None:
+        return False
+    shape = list(batch)
+    if a.ndim > 1:
+        shape.append(sa[-2])
+    if b.ndim > 1:
+        shape.append(sb[-1])
+    ctx.assign(out, Tensor(tuple(shape), dtype))  # type: ignore[arg-type]
+    return True
+
+
+@relation("batch_matmul")
+def batch_matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``(B, I, K) x (B, J, K) -> (B, I, J)`` (layouts per ``transpose_a``/``transpose_b``)."""
+    x, y, out = args[0], args[1], args[2]
+    ta = attr_bool(attrs, "transpose_a", False, ctx.name)
+    tb = attr_bool(attrs, "transpose_b", True, ctx.name)
+    out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
+    if not (isinstance(x, TensorType) and isinstance(y, TensorType)):
+        return False
+    dtype = out_dtype or join_dtype(ctx, [x.dtype, y.dtype], "batch_matmul")
+    if x.ndim is None or y.ndim is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, Tensor(None, dtype))  # type: ignore[arg-type]
+        return True
+    if x.ndim != 3 or y.ndim != 3:
+        ctx.fail(RANK_MISMATCH, f"batch_matmul: operands must have rank 3, got `{x}` and `{y}`")
+    xb, xi, xk = (x.dims[0], x.dims[2], x.dims[1]) if ta else x.dims
+    if tb:
+        yb, yj, yk = y.dims
+    else:
+        yb, yk, yj = y.dims
+    chk = Checks()
+    chk.equal(
+        xk,
+        yk,
+        SHAPE_MISMATCH,
+        f"batch_matmul: contracted dimensions differ: `{x}` has {xk}, `{y}` has {yk}",
+    )
+    if not chk.commit(ctx):
+        return False
+    batch = broadcast_shapes(ctx, Tensor((xb,), x.dtype), Tensor((yb,), y.dtype))
+    if batch is None:
+        return False
+    ctx.assign(out, Tensor((*batch, xi, yj), dtype))  # type: ignore[arg-type]
+    return True

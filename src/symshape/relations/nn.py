@@ -1,0 +1,356 @@
+"""Convolution and pooling: ``conv1d/2d/3d``, ``pool1d/2d/3d``, ``global_pool2d``,
+``adaptive_pool2d``.
+
+Layouts are permutations of ``N``, ``C`` and the spatial letters (``W``; ``H W``; ``D H W``) for
+data, and of ``O``, ``I`` and the spatial letters for kernels (``NCHW``/``NHWC``, ``OIHW``/
+``HWIO``, ...). For each spatial axis with input size ``D``, kernel ``k``, dilation ``d``, stride
+``s`` and total padding ``P`` (``padding`` has 1 value: every side; ``nd`` values: both sides of
+each axis; ``2*nd`` values: all befores then all afters, Relay's ``(top, left, bottom, right)``):
+
+    out = (D + P - d*(k - 1) - 1)//s + 1             (ceil_mode: (D + P - d*(k-1) - 1 + s - 1)//s + 1)
+
+and the dilated kernel must fit in the padded input (``D + P >= d*(k - 1) + 1``). Conv2d over
+``(n, 10, h, w)`` with kernel 3, padding 1, stride 2 gives ``(h - 1)//2 + 1``.
+
+Convolution weights are ``(channels, C/groups, *kernel)`` in OI-order: when ``channels`` and
+``kernel_size`` are given the weight is *assigned* that shape (an unannotated weight is inferred);
+otherwise the weight must be known and ``channels = O``. The checks Relay makes optimistically
+are conditions: ``C % groups == 0``, ``channels % groups == 0``, ``I * groups == C``, kernel
+sizes and ``channels`` matching the weight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from symshape.encoding.conds import eq, ge
+from symshape.encoding.dims import Dim, as_dim, floordiv, mod
+from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
+from symshape.relations.base import Context, relation
+from symshape.relations.common import (
+    Checks,
+    attr_bool,
+    attr_dtype,
+    attr_int,
+    attr_ints,
+    attr_str,
+    bad,
+    exact_div,
+)
+
+__all__ = [
+    "SPATIAL",
+    "parse_layout",
+    "parse_padding",
+    "window_out",
+    "ConvAttrs",
+    "parse_conv_attrs",
+    "PoolAttrs",
+    "parse_pool_attrs",
+    "make_conv_rel",
+    "make_pool_rel",
+]
+
+SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+DATA_LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+KERNEL_LAYOUTS = {1: "OIW", 2: "OIHW", 3: "OIDHW"}
+
+
+def parse_layout(v: object, letters: str, op: str, name: str) -> str:
+    """A layout string: a permutation of ``letters``."""
+    if not isinstance(v, str) or sorted(v) != sorted(letters):
+        raise bad(op, f"{name} must be a permutation of {letters!r}, got {v!r}")
+    return v
+
+
+def parse_padding(attrs: Attrs, nd: int, op: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(before, after)`` per spatial axis from 1, ``nd`` or ``2*nd`` values."""
+    p = attr_ints(attrs, "padding", 0, op, lengths=sorted({1, nd, 2 * nd}), lo=0)
+    assert p is not None
+    if len(p) == 1:
+        return p * nd, p * nd
+    if len(p) == nd:
+        return p, p
+    return p[:nd], p[nd:]
+
+
+def window_out(d: Dim, pad: int, k: Dim, dil: int, s: int, ceil: bool = False) -> Dim:
+    """The number of windows of a dilated kernel over a padded axis."""
+    span = d + pad - dil * (k - 1) - 1
+    if ceil:
+        span = span + s - 1
+    return floordiv(span, s) + 1
+
+
+class ConvAttrs:
+    """Validated convolution attributes."""
+
+    __slots__ = (
+        "channels",
+        "data_layout",
+        "dilation",
+        "groups",
+        "kernel_layout",
+        "kernel_size",
+        "nd",
+        "out_dtype",
+        "out_layout",
+        "pad_after",
+        "pad_before",
+        "strides",
+    )
+
+    def __init__(self, attrs: Attrs, nd: int, op: str) -> None:
+        self.nd = nd
+        self.strides = _spatial(attrs, "strides", 1, nd, op, lo=1)
+        self.pad_before, self.pad_after = parse_padding(attrs, nd, op)
+        self.dilation = _spatial(attrs, "dilation", 1, nd, op, lo=1)
+        self.groups = attr_int(attrs, "groups", 1, op, lo=1)
+        ch = attrs.get("channels")
+        self.channels = None if ch is None else attr_int(attrs, "channels", None, op, lo=1)
+        ks = attrs.get("kernel_size")
+        self.kernel_size = None if ks is None else _spatial(attrs, "kernel_size", None, nd, op, lo=1)
+        self.data_layout = parse_layout(
+            attrs.get("data_layout", DATA_LAYOUTS[nd]), "NC" + SPATIAL[nd], op, "data_layout"
+        )
+        self.kernel_layout = parse_layout(
+            attrs.get("kernel_layout", KERNEL_LAYOUTS[nd]), "OI" + SPATIAL[nd], op, "kernel_layout"
+        )
+        ol = attrs.get("out_layout") or self.data_layout
+        self.out_layout = parse_layout(ol, "NC" + SPATIAL[nd], op, "out_layout")
+        self.out_dtype = attr_dtype(attrs, "out_dtype", op)
+
+
+def parse_conv_attrs(attrs: Attrs, nd: int, op: str) -> ConvAttrs:
+    return ConvAttrs(attrs, nd, op)
+
+
+def _spatial(attrs: Attrs, name: str, default: object, nd: int, op: str, lo: int) -> tuple[int, ...]:
+    v = attr_ints(attrs, name, default, op, lengths=(nd,) if nd == 1 else (1, nd), lo=lo)
+    assert v is not None
+    return v * nd if len(v) == 1 else v
+
+
+def _to_layout(dims_by_letter: dict[str, Dim], layout: str) -> tuple[Dim, ...]:
+    return tuple(dims_by_letter[c] for c in layout)
+
+
+def make_conv_rel(nd: int) -> None:
+    name = f"conv{nd}d"
+    sp = SPATIAL[nd]
+
+    @relation(name)
+    def conv_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+        """Convolution over ``nd`` spatial axes (see the module docstring)."""
+        x, w, out = args[0], args[1], args[2]
+        a = ConvAttrs(attrs, nd, ctx.name)
+        if not isinstance(x, TensorType):
+            return False
+        dtype = a.out_dtype or x.dtype
+        if x.ndim is None:
+            if not ctx.final:
+                return False
+            ctx.assign(out, Tensor(None, dtype))
+            return True
+        if x.ndim != nd + 2:
+            ctx.fail(RANK_MISMATCH, f"{ctx.name}: data `{x}` must have rank {nd + 2} ({a.data_layout})")
+        xd = dict(zip(a.data_layout, x.dims))
+        c_in = xd["C"]
+        g = a.groups
+        chk = Checks()
+        if g > 1:
+            chk.require(
+                eq(mod(c_in, g), 0),
+                SHAPE_MISMATCH,
+                f"{ctx.name}: input channels {c_in} of `{x}` are not divisible by groups={g}",
+            )
+        if a.channels is not None and a.kernel_size is not None:
+            wd: dict[str, Dim] = {"O": as_dim(a.channels), "I": exact_div(c_in, as_dim(g))}
+            for c, k in zip(sp, a.kernel_size):
+                wd[c] = as_dim(k)
+            wdtype = w.dtype if isinstance(w, TensorType) else x.dtype
+            ctx.assign(w, Tensor(_to_layout(wd, a.kernel_layout), wdtype))
+            channels: Dim = as_dim(a.channels)
+            kernel = [as_dim(k) for k in a.kernel_size]
+        else:
+            if not isinstance(w, TensorType) or w.ndim is None:
+                return False
+            if w.ndim != nd + 2:
+                ctx.fail(
+                    RANK_MISMATCH, f"{ctx.name}: weight `{w}` must have rank {nd + 2} ({a.kernel_layout})"
+                )
+            wd = dict(zip(a.kernel_layout, w.dims))
+            channels = wd["O"]
+            kernel = [wd[c] for c in sp]
+            if a.kernel_size is not None:
+                for c, k in zip(sp, a.kernel_size):
+                    chk.equal(
+                        wd[c],
+                        as_dim(k),
+                        SHAPE_MISMATCH,
+                        f"{ctx.name}: weight `{w}` is inconsistent with kernel_size={a.kernel_size}",
+                    )
+            if a.channels is not None:
+                chk.equal(
+                    channels,
+                    as_dim(a.channels),
+                    SHAPE_MISMATCH,
+                    f"{ctx.name}: weight `{w}` has {channels} output channels, channels={a.channels}",
+                )
+            chk.equal(
+                wd["I"] * g,
+                c_in,
+                SHAPE_MISMATCH,
+                f"{ctx.name}: input channels {c_in} of `{x}` divided by groups={g} must match the "
+                f"weight's input channels {wd['I']}",
+            )
+        if g > 1:
+            chk.require(
+                eq(mod(channels, g), 0),
+                SHAPE_MISMATCH,
+                f"{ctx.name}: output channels {channels} are not divisible by groups={g}",
+            )
+        od: dict[str, Dim] = {"N": xd["N"], "C": channels}
+        for i, c in enumerate(sp):
+            pad = a.pad_before[i] + a.pad_after[i]
+            dil = a.dilation[i]
+            chk.require(
+                ge(xd[c] + pad, dil * (kernel[i] - 1) + 1),
+                SHAPE_MISMATCH,
+                f"{ctx.name}: the kernel ({kernel[i]}, dilation {dil}) is larger than the padded input "
+                f"({xd[c]} + {pad}) on axis {c}",
+            )
+            od[c] = window_out(xd[c], pad, kernel[i], dil, a.strides[i])
+        if not chk.commit(ctx):
+            return False
+        ctx.assign(out, Tensor(_to_layout(od, a.out_layout), dtype))
+        return True
+
+
+for _nd in (1, 2, 3):
+    make_conv_rel(_nd)
+
+
+class PoolAttrs:
+    """Validated pooling attributes."""
+
+    __slots__ = ("ceil_mode", "dilation", "layout", "nd", "pad_after", "pad_before", "pool_size", "strides")
+
+    def __init__(self, attrs: Attrs, nd: int, op: str) -> None:
+        self.nd = nd
+        self.pool_size = _spatial(attrs, "pool_size", None, nd, op, lo=1)
+        self.strides = _spatial(attrs, "strides", 1, nd, op, lo=1)
+        self.pad_before, self.pad_after = parse_padding(attrs, nd, op)
+        self.dilation = _spatial(attrs, "dilation", 1, nd, op, lo=1)
+        self.ceil_mode = attr_bool(attrs, "ceil_mode", False, op)
+        self.layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + SPATIAL[nd], op, "layout")
+        attr_bool(attrs, "count_include_pad", False, op)
+
+
+def parse_pool_attrs(attrs: Attrs, nd: int, op: str) -> PoolAttrs:
+    return PoolAttrs(attrs, nd, op)
+
+
+def _pool_input(ctx: Context, x: Type, out: Type, layout: str, nd: int) -> dict[str, Dim] | bool | None:
+    """The data dims by layout letter; None to defer; True when handled (unknown rank, final)."""
+    if not isinstance(x, TensorType):
+        return None
+    if x.ndim is None:
+        if not ctx.final:
+            return None
+        ctx.assign(out, Tensor(None, x.dtype))
+        return True
+    if x.ndim != nd + 2:
+        ctx.fail(RANK_MISMATCH, f"{ctx.name}: data `{x}` must have rank {nd + 2} ({layout})")
+    return dict(zip(layout, x.dims))
+
+
+def make_pool_rel(nd: int) -> None:
+    sp = SPATIAL[nd]
+
+    @relation(f"pool{nd}d")
+    def pool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+        """Max/avg pooling over ``nd`` spatial axes (the window formula of the module docstring)."""
+        x, out = args[0], args[1]
+        a = PoolAttrs(attrs, nd, ctx.name)
+        xd = _pool_input(ctx, x, out, a.layout, nd)
+        if xd is None:
+            return False
+        if xd is True or xd is False:
+            return True
+        assert isinstance(x, TensorType)
+        chk = Checks()
+        od = dict(xd)
+        for i, c in enumerate(sp):
+            pad = a.pad_before[i] + a.pad_after[i]
+            k, dil = a.pool_size[i], a.dilation[i]
+            chk.require(
+                ge(xd[c] + pad, dil * (k - 1) + 1),
+                SHAPE_MISMATCH,
+                f"{ctx.name}: the pool window ({k}, dilation {dil}) is larger than the padded input "
+                f"({xd[c]} + {pad}) on axis {c}",
+            )
+            od[c] = window_out(xd[c], pad, as_dim(k), dil, a.strides[i], a.ceil_mode)
+        if not chk.commit(ctx):
+            return False
+        ctx.assign(out, Tensor(_to_layout(od, a.layout), x.dtype))
+        return True
+
+    @relation(f"global_pool{nd}d")
+    def global_pool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+        """Every spatial axis becomes 1."""
+        x, out = args[0], args[1]
+        layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + sp, ctx.name, "layout")
+        xd = _pool_input(ctx, x, out, layout, nd)
+        if xd is None:
+            return False
+        if xd is True or xd is False:
+            return True
+        assert isinstance(x, TensorType)
+        od = dict(xd)
+        for c in sp:
+            od[c] = as_dim(1)
+        ctx.assign(out, Tensor(_to_layout(od, layout), x.dtype))
+        return True
+
+    @relation(f"adaptive_pool{nd}d")
+    def adaptive_pool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+        """Spatial axes become ``output_size`` (None entries keep the input's size)."""
+        x, out = args[0], args[1]
+        layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + sp, ctx.name, "layout")
+        size = parse_output_size(attrs, nd, ctx.name)
+        xd = _pool_input(ctx, x, out, layout, nd)
+        if xd is None:
+            return False
+        if xd is True or xd is False:
+            return True
+        assert isinstance(x, TensorType)
+        od = dict(xd)
+        for c, s in zip(sp, size):
+            if s is not None:
+                od[c] = as_dim(s)
+        ctx.assign(out, Tensor(_to_layout(od, layout), x.dtype))
+        return True
+
+
+def parse_output_size(attrs: Attrs, nd: int, op: str) -> tuple[int | None, ...]:
+    """``output_size``: None (keep), an int (every axis) or ``nd`` ints-or-None."""
+    v = attrs.get("output_size")
+    if v is None:
+        return (None,) * nd
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = (v,) * nd
+    if (
+        not isinstance(v, tuple)
+        or len(v) not in (1, nd)
+        or not all(x is None or (isinstance(x, int) and not isinstance(x, bool) and x >= 1) for x in v)
+    ):
+        raise bad(op, f"output_size must be None, an int >= 1 or {nd} of them, got {v!r}")
+    return tuple(v) * nd if len(v) == 1 else tuple(v)
+
+
+for _nd in (1, 2, 3):
+    make_pool_rel(_nd)
+
+_ = attr_str
