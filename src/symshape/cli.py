@@ -1,0 +1,267 @@
+"""The command line: ``symshape demo``, ``symshape check PATH``, ``symshape codes``, ``--version``.
+
+Exit codes:
+
+- ``0`` — success: the checked program is well typed (status ``ok`` or ``guarded``; with
+  ``--strict`` only ``ok``), or every bundled example of the demo ended as intended (the demo's
+  broken example is *meant* to report an error);
+- ``1`` — type errors (``check``: status ``error``, ``unresolved`` or ``inconclusive``), or a
+  bundled example that did not end as intended (``demo``);
+- ``2`` — bad usage: an unknown subcommand or option, a missing file, a file that fails to run or
+  defines no ``model``. stderr says what in one line (argparse adds its usage line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import runpy
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from symshape.examples import Example
+    from symshape.ir.infer import InferenceResult
+
+__all__ = ["main", "build_parser", "codes_markdown", "EXIT_OK", "EXIT_TYPE_ERROR", "EXIT_USAGE"]
+
+EXIT_OK = 0
+EXIT_TYPE_ERROR = 1
+EXIT_USAGE = 2
+
+
+class _UsageError(Exception):
+    """Bad usage: reported as ``symshape: error: ...`` on stderr, exit code 2."""
+
+
+def _version() -> str:
+    from symshape import __version__
+
+    return __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of ``symshape``."""
+    p = argparse.ArgumentParser(
+        prog="symshape",
+        description="Infer and check tensor types with symbolic shapes.",
+        epilog="exit codes: 0 well typed / demo as intended, 1 type errors, 2 bad usage",
+    )
+    p.add_argument("--version", action="version", version=f"symshape {_version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser(
+        "demo",
+        help="infer the bundled examples: a symbolic model, a guarded one, a broken one",
+        description="Infer the bundled example programs and print their types, guards and errors. "
+        "Exits 0 when every example ends as intended (the broken example is meant to fail), "
+        "1 otherwise.",
+    )
+    demo.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+
+    check = sub.add_parser(
+        "check",
+        help="run a Python file that defines `model` and type-check the model",
+        description="Execute PATH, take its module-level `model` (an ss.Function, ss.Module or "
+        "other expression), infer its types and print the report. Exits 0 if well typed, "
+        "1 on type errors, 2 on bad usage.",
+    )
+    check.add_argument("path", metavar="PATH", help="a Python file defining a module-level `model`")
+    check.add_argument("--strict", action="store_true", help="report every guard as an error")
+    check.add_argument(
+        "--timeout-ms", type=int, default=2000, metavar="MS", help="Z3 timeout per query (default 2000)"
+    )
+    check.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+
+    codes = sub.add_parser(
+        "codes",
+        help="list the error-code catalogue",
+        description="Print every error code with its one-line description.",
+    )
+    codes.add_argument("--markdown", action="store_true", help="print the README's table (with HTML anchors)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (the console script exits with it)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "demo":
+            return _demo(as_json=args.json)
+        if args.command == "check":
+            return _check(args.path, strict=args.strict, timeout_ms=args.timeout_ms, as_json=args.json)
+        if args.command == "codes":
+            print(codes_markdown() if args.markdown else _codes_text())
+            return EXIT_OK
+        parser.print_usage(sys.stderr)
+        raise _UsageError("a command is required (demo, check, codes)")
+    except _UsageError as e:
+        print(f"symshape: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _type_str(res: InferenceResult, e: Any) -> str:
+    from symshape.errors import SymshapeError
+
+    try:
+        return str(res.type_of(e))
+    except SymshapeError as exc:
+        return f"<unknown: {exc.message}>"
+
+
+# ---------------------------------------------------------------------------------------------
+# symshape demo
+
+
+def _demo(as_json: bool) -> int:
+    import symshape as ss
+    from symshape.examples import all_examples
+
+    records: list[dict[str, Any]] = []
+    blocks: list[str] = []
+    all_as_intended = True
+    for ex in all_examples():
+        res = ss.infer(ex.program)
+        diags = res.diagnostics
+        as_intended = res.status == ex.expect_status and tuple(d.code for d in diags) == ex.expect_codes
+        all_as_intended = all_as_intended and as_intended
+        types = {name: _type_str(res, e) for name, e in ex.bindings}
+        records.append(
+            {
+                "name": ex.name,
+                "description": ex.description,
+                "status": res.status,
+                "expected_status": ex.expect_status,
+                "as_intended": as_intended,
+                "types": types,
+                "guards": [str(g) for g in res.guards],
+                "errors": [d.to_json() for d in diags],
+            }
+        )
+        blocks.append(_demo_block(ex, res, types, as_intended))
+
+    if as_json:
+        print(json.dumps({"version": _version(), "examples": records}, indent=2))
+    else:
+        print("\n\n".join(blocks))
+        verdict = (
+            "every example ended as intended"
+            if all_as_intended
+            else "some examples did NOT end as intended (see UNEXPECTED above)"
+        )
+        print(f"\nsymshape {_version()} demo: {verdict}")
+    return EXIT_OK if all_as_intended else EXIT_TYPE_ERROR
+
+
+def _demo_block(ex: Example, res: InferenceResult, types: dict[str, str], as_intended: bool) -> str:
+    lines = [f"== {ex.name}: {ex.description}", ""]
+    src = ex.source.rstrip("\n").splitlines()
+    lines.extend(f"  {i:>2} | {ln}".rstrip() for i, ln in enumerate(src, start=1))
+    lines.append("")
+    lines.append(f"status: {res.status}")
+    if not as_intended:
+        want = ex.expect_status + (f" with {', '.join(ex.expect_codes)}" if ex.expect_codes else "")
+        lines.append(f"  UNEXPECTED: this example is meant to end {want}")
+    lines.append("types:")
+    width = max((len(k) for k in types), default=0)
+    lines.extend(f"  {k.ljust(width)} : {v}" for k, v in types.items())
+    if res.guards:
+        lines.append("guards (well typed only if):")
+        for g in res.guards:
+            who = f"    (needed by {g.origin.describe()})" if g.origin is not None else ""
+            lines.append(f"  {g}{who}")
+    if res.diagnostics:
+        lines.append("errors:")
+        for d in res.diagnostics:
+            lines.extend("  " + ln for ln in d.render().splitlines())
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# symshape codes
+
+
+def _codes_text() -> str:
+    from symshape.errors import ERROR_CODES
+
+    width = max(len(c) for c in ERROR_CODES)
+    return "\n".join(f"{c.ljust(width)}  {e.description}" for c, e in ERROR_CODES.items())
+
+
+def codes_markdown() -> str:
+    """The README's error-code table: one row per code, each with an ``error-codes-CODE`` anchor."""
+    from symshape.errors import ERROR_CODES
+
+    rows = ["| code | meaning |", "| --- | --- |"]
+    for c, e in ERROR_CODES.items():
+        rows.append(f'| <a id="error-codes-{c}"></a>`{c}` | {e.description} |')
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# symshape check PATH
+
+
+def _load_model(path: str) -> Any:
+    import symshape as ss
+    from symshape.ir.expr import Expr
+
+    if not os.path.exists(path):
+        raise _UsageError(f"no such file: {path}")
+    if not os.path.isfile(path):
+        raise _UsageError(f"not a file: {path}")
+    # Like `python PATH`: the file's directory comes first on sys.path, so it can import its
+    # neighbours. It runs as `__symshape_check__`, so an `if __name__ == "__main__":` block is skipped.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        namespace = runpy.run_path(path, run_name="__symshape_check__")
+    except SystemExit as e:
+        raise _UsageError(f"{path} called exit({e.code}) while loading") from None
+    except Exception as e:
+        msg = " ".join(str(e).split())
+        raise _UsageError(f"{path} raised {type(e).__name__}: {msg}") from None
+    if "model" not in namespace:
+        raise _UsageError(f"{path} defines no module-level `model`")
+    model = namespace["model"]
+    if not isinstance(model, (Expr, ss.Module)):
+        raise _UsageError(
+            f"`model` in {path} is a {type(model).__name__}; expected an ss.Function, ss.Module "
+            "or another expression"
+        )
+    return model
+
+
+def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
+    import symshape as ss
+    from symshape.ir.expr import Expr
+
+    if timeout_ms <= 0:
+        raise _UsageError(f"--timeout-ms must be positive, got {timeout_ms}")
+    model = _load_model(path)
+    try:
+        res = ss.infer(model, strict=strict, timeout_ms=timeout_ms)
+    except ss.SymshapeError as e:
+        raise _UsageError(f"{path}: {e}") from None
+    model_type = _type_str(res, model) if isinstance(model, Expr) else None
+    if as_json:
+        doc = {
+            "version": _version(),
+            "file": path,
+            "status": res.status,
+            "type": model_type,
+            "guards": [str(g) for g in res.guards],
+            "errors": [d.to_json() for d in res.diagnostics],
+        }
+        print(json.dumps(doc, indent=2))
+    else:
+        if model_type is not None:
+            print(f"model: {model_type}")
+        print(res.report())
+    return EXIT_OK if res.ok else EXIT_TYPE_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
