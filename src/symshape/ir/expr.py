@@ -75,11 +75,11 @@ def _user_span() -> Span | None:
 class Expr:
     """Base class of expressions; ``span`` is where the expression was built."""
 
-    __slots__ = ("span", "__weakref__")
+    __slots__ = ("__weakref__", "span")
     span: Span | None
 
     def __call__(self, *args: Expr) -> Call:
-        return Call(self, list(args))  # type: ignore[arg-type]
+        return Call(self, list(args))
 
     def __getitem__(self, index: int) -> TupleGetItem:
         return TupleGetItem(self, index)
@@ -139,7 +139,7 @@ class GlobalVar(Expr):
 class Constant(Expr):
     """A tensor constant, from a shape and dtype or from an array (``data``)."""
 
-    __slots__ = ("type", "data")
+    __slots__ = ("data", "type")
 
     def __init__(
         self,
@@ -185,7 +185,7 @@ Callee = Union["Op", "Function", Var, GlobalVar, Constructor, "Call", "Expr"]
 class Call(Expr):
     """A call of an operator, a function (value), a global function or a constructor."""
 
-    __slots__ = ("callee", "args", "attrs", "pure_override")
+    __slots__ = ("args", "attrs", "callee", "pure_override")
 
     def __init__(
         self,
@@ -226,7 +226,7 @@ class Tuple(Expr):
 class TupleGetItem(Expr):
     """``tup[index]``."""
 
-    __slots__ = ("tuple_value", "index")
+    __slots__ = ("index", "tuple_value")
 
     def __init__(self, tuple_value: Expr, index: int) -> None:
         if not isinstance(index, int) or isinstance(index, bool):
@@ -241,7 +241,7 @@ class TupleGetItem(Expr):
 class Let(Expr):
     """``let var = value; body``."""
 
-    __slots__ = ("var", "value", "body")
+    __slots__ = ("body", "value", "var")
 
     def __init__(self, var: Var, value: Expr, body: Expr) -> None:
         if not isinstance(var, Var):
@@ -259,7 +259,7 @@ class Function(Expr):
     (inferred from the body). ``attrs`` may hold ``force_pure=True``.
     """
 
-    __slots__ = ("params", "body", "ret_type", "type_params", "pure", "attrs")
+    __slots__ = ("attrs", "body", "params", "pure", "ret_type", "type_params")
 
     def __init__(
         self,
@@ -289,7 +289,7 @@ class Function(Expr):
 class If(Expr):
     """``if (cond) { then } else { else }``; the result is the join of the branches."""
 
-    __slots__ = ("cond", "then_branch", "else_branch")
+    __slots__ = ("cond", "else_branch", "then_branch")
 
     def __init__(self, cond: Expr, then_branch: Expr, else_branch: Expr) -> None:
         self.cond = cond
@@ -347,7 +347,7 @@ class PatternTuple(Pattern):
 
 
 class Clause:
-    __slots__ = ("pattern", "body")
+    __slots__ = ("body", "pattern")
 
     def __init__(self, pattern: Pattern, body: Expr) -> None:
         self.pattern = pattern
@@ -357,7 +357,7 @@ class Clause:
 class Match(Expr):
     """``match (value) { clauses }``; the result is the join of the clause bodies."""
 
-    __slots__ = ("value", "clauses", "complete")
+    __slots__ = ("clauses", "complete", "value")
 
     def __init__(self, value: Expr, clauses: Sequence[Clause], complete: bool = True) -> None:
         self.value = value
@@ -370,9 +370,9 @@ class MatchCast(Expr):
     """Relax ``match_cast``: bind ``var`` to ``value`` cast to ``type``; new symbols in ``type``
     are bound from the value's shape, known ones are checked."""
 
-    __slots__ = ("var", "value", "type", "body")
+    __slots__ = ("body", "type", "value", "var")
 
-    def __init__(self, var: Var, value: Expr, type: Type, body: Expr) -> None:  # noqa: A002
+    def __init__(self, var: Var, value: Expr, type: Type, body: Expr) -> None:
         _check_type(type)
         self.var = var
         self.value = value

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symshape.encoding.conds import eq
-from symshape.encoding.dims import AnyDim, Dim, Sym, fresh_any, fresh_dimvar
+from symshape.encoding.dims import AnyDim, Dim, DimLike, Sym, fresh_any, fresh_dimvar
 from symshape.encoding.types import (
     Attrs,
     Constructor,
@@ -33,8 +33,8 @@ from symshape.encoding.types import (
     IncompleteType,
     ObjectType,
     ShapeType,
-    TensorType,
     Tensor,
+    TensorType,
     TupleType,
     Type,
     TypeCall,
@@ -82,6 +82,7 @@ from symshape.ir.op import Op
 from symshape.relations.base import Context, register_relation
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin
 from symshape.solver.solve import Solution, TypeSolver
+from symshape.solver.solve import _Ctx as _SolverCtx
 
 __all__ = ["infer", "InferenceResult"]
 
@@ -121,7 +122,7 @@ def join_types(ctx: Context, a: Type, b: Type) -> Type | None:
         case TensorType(), TensorType():
             dtype = a.dtype if a.dtype == b.dtype else None
             if a.ndim is None or b.ndim is None or a.ndim != b.ndim:
-                return Tensor(None, dtype)  # type: ignore[arg-type]
+                return Tensor(None, dtype)
             dims: list[Dim] = []
             for x, y in zip(a.dims, b.dims):
                 if x == y or ctx.prove(eq(x, y)) is True:
@@ -129,12 +130,13 @@ def join_types(ctx: Context, a: Type, b: Type) -> Type | None:
                 else:
                     dims.append(fresh_any())
             return TensorType(tuple(dims), dtype)
-        case TupleType(fa), TupleType(fb):
+        case TupleType(), TupleType():
+            fa, fb = a.fields, b.fields
             if len(fa) != len(fb):
                 return ObjectType()
             out = []
-            for x, y in zip(fa, fb):
-                j = join_types(ctx, x, y)
+            for fx, fy in zip(fa, fb):
+                j = join_types(ctx, fx, fy)
                 if j is None:
                     return None
                 out.append(j)
@@ -170,15 +172,30 @@ def _match_cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return False
     if isinstance(target, TensorType) and isinstance(val, TensorType):
         if val.dtype is not None and target.dtype is not None and val.dtype != target.dtype:
-            ctx.fail(DTYPE_MISMATCH, f"match_cast of `{val}` to `{target}`: dtype {val.dtype} vs {target.dtype}")
+            ctx.fail(
+                DTYPE_MISMATCH, f"match_cast of `{val}` to `{target}`: dtype {val.dtype} vs {target.dtype}"
+            )
         if val.ndim is not None and target.ndim is not None:
             if val.ndim != target.ndim:
-                ctx.fail(RANK_MISMATCH, f"match_cast of `{val}` to `{target}`: rank {val.ndim} vs {target.ndim}")
+                ctx.fail(
+                    RANK_MISMATCH, f"match_cast of `{val}` to `{target}`: rank {val.ndim} vs {target.ndim}"
+                )
+            declared = attrs.get("new", ())
+            new: set[str] = set(declared) if isinstance(declared, (tuple, list)) else set()
+            if any(x.has_unknowns for x in val.dims) and not ctx.final:
+                return False
             for i, (x, y) in enumerate(zip(val.dims, target.dims)):
-                if x.has_unknowns and not ctx.final:
-                    return False
+                ya = y.atom
+                if isinstance(ya, Sym) and ya.name in new and not x.has_unknowns:
+                    # a symbol the cast introduces is defined by the value's dimension
+                    new.discard(ya.name)
+                    if isinstance(ctx, _SolverCtx):
+                        ctx.solver.session.assume(eq(x, y), ctx.rel.origin)
+                        continue
                 ctx.require(
-                    eq(x, y), SHAPE_MISMATCH, f"match_cast of `{val}` to `{target}`: dimension {i}: {x} vs {y}"
+                    eq(x, y),
+                    SHAPE_MISMATCH,
+                    f"match_cast of `{val}` to `{target}`: dimension {i}: {x} vs {y}",
                 )
         return True
     if isinstance(target, (ObjectType,)):
@@ -239,6 +256,7 @@ class _Gen:
         self.fn_pure: dict[int, bool] = {}
         self.binders: list[Var] = []
         self.calls: list[Call] = []
+        self.cast_new: dict[int, set[Sym]] = {}
 
     # -- helpers --------------------------------------------------------------------------------
     def ty(self, e: Any) -> Type:
@@ -272,7 +290,8 @@ class _Gen:
         return any(sym in sc for sc in self.scopes)
 
     # -- traversal ------------------------------------------------------------------------------
-    def kids(self, e: Expr) -> Iterator[Expr]:
+    @staticmethod
+    def kids(e: Expr) -> Iterator[Expr]:
         match e:
             case Call():
                 if isinstance(e.callee, Expr):
@@ -306,9 +325,17 @@ class _Gen:
                 return
 
     def gen(self, root: Expr) -> Type:
-        stack: list[tuple[Expr, int]] = [(root, 0)]
+        # phase 0: enter, 1: exit, 2: bind a variable to a value just generated (``e`` is then a
+        # ``(var, value)`` pair): a let-bound variable's type is known before its body is generated,
+        # so a call of a let-bound (polymorphic) function in the body is instantiated.
+        stack: list[tuple[Any, int]] = [(root, 0)]
         while stack:
             e, phase = stack.pop()
+            if phase == 2:
+                v, x = e
+                o = Origin("unify", f"binding `{v.name}`", x.span)
+                self.s.unifier.unify(self.ty(v), self.ty(x), o)
+                continue
             if phase == 0:
                 if id(e) in self.types:
                     continue
@@ -317,7 +344,17 @@ class _Gen:
                     continue
                 self.enter(e)
                 stack.append((e, 1))
-                stack.extend((c, 0) for c in reversed(list(self.kids(e))))
+                if isinstance(e, Let):
+                    stack.append((e.body, 0))
+                    stack.append(((e.var, e.value), 2))
+                    stack.append((e.value, 0))
+                elif isinstance(e, Dataflow):
+                    stack.append((e.body, 0))
+                    for v, x in reversed(e.bindings):
+                        stack.append(((v, x), 2))
+                        stack.append((x, 0))
+                else:
+                    stack.extend((c, 0) for c in reversed(list(self.kids(e))))
             else:
                 self.set(e, self.exit(e))
         return self.ty(root)
@@ -338,6 +375,7 @@ class _Gen:
             case MatchCast():
                 new = {s for s in _syms_of(e.type) if not self.in_scope(s)}
                 self.scopes[-1] |= new
+                self.cast_new[id(e)] = new
                 o = Origin("annotation", f"match_cast to `{e.type}`", e.span)
                 self.set(e.var, self.s.admit(e.type, o))
                 self.binders.append(e.var)
@@ -388,8 +426,6 @@ class _Gen:
                 )
                 return out
             case Let():
-                o = Origin("unify", f"let `{e.var.name}`", e.span)
-                s.unifier.unify(self.ty(e.var), self.ty(e.value), o)
                 return self.ty(e.body)
             case Function():
                 return self.function(e)
@@ -404,11 +440,12 @@ class _Gen:
                 return self.join([self.ty(c.body) for c in e.clauses], e)
             case MatchCast():
                 o = Origin("relation", f"match_cast to `{e.type}`", e.span)
-                s.add_relation("match_cast", [self.ty(e.value), self.ty(e.var)], None, num_inputs=2, origin=o)
+                new = tuple(sorted(sym.name for sym in self.cast_new.get(id(e), ())))
+                s.add_relation(
+                    "match_cast", [self.ty(e.value), self.ty(e.var)], {"new": new}, num_inputs=2, origin=o
+                )
                 return self.ty(e.body)
             case Dataflow():
-                for v, x in e.bindings:
-                    s.unifier.unify(self.ty(v), self.ty(x), Origin("unify", f"binding `{v.name}`", x.span))
                 self.frames[-1].dataflow_depth -= 1
                 return self.ty(e.body)
             case _:
@@ -418,13 +455,12 @@ class _Gen:
         s = self.s
         if not branches:
             return s.hole()
-        res = [s.unifier.resolve(b) for b in branches]
         o = Origin("relation", "join of branches", e.span)
-        if any(isinstance(r, IncompleteType) for r in res):
-            acc = branches[0]
-            for b in branches[1:]:
-                acc = s.unifier.unify(acc, b, o)
-            return acc
+        if len(branches) == 1:
+            return branches[0]
+        # a branch that is a hole now may still be determined by a relation (an operator's
+        # output); the join relation defers on it and unifies it with the others only when
+        # nothing else can determine it (unannotated recursion).
         out = s.hole()
         s.add_relation("join", [*branches, out], None, origin=o)
         return out
@@ -469,8 +505,9 @@ class _Gen:
 
     def seed_globals(self, mod: Module) -> None:
         for gv, f in mod.items():
-            if f.ret_type is not None and all(p.type_annotation is not None for p in f.params):
-                params = tuple(p.type_annotation for p in f.params)  # type: ignore[misc]
+            anns = [p.type_annotation for p in f.params]
+            if f.ret_type is not None and all(a is not None for a in anns):
+                params = tuple(a for a in anns if a is not None)
                 dim_params = []
                 for p in params:
                     for sym in _syms_of(p):
@@ -512,7 +549,7 @@ class _Gen:
             return ft
         s = self.s
         sub: dict[TypeVar, Type] = {}
-        dsub: dict[str, Dim] = {}
+        dsub: dict[Any, DimLike] = {}
         for tp in ft.type_params:
             if tp.kind == "dim":
                 dsub[tp.name] = fresh_dimvar()
@@ -695,7 +732,56 @@ class InferenceResult:
         return self.solution.resolve(hit[1]) if hit is not None else None
 
     def __repr__(self) -> str:
-        return f"InferenceResult(status={self.status!r}, errors={len(self.errors)}, guards={len(self.guards)})"
+        return (
+            f"InferenceResult(status={self.status!r}, errors={len(self.errors)}, "
+            f"guards={len(self.guards)})"
+        )
+
+
+def _globals_used(f: Function) -> list[str]:
+    out: list[str] = []
+    seen: set[int] = set()
+    stack: list[Expr] = [f]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, GlobalVar):
+            if e.name not in out:
+                out.append(e.name)
+            continue
+        if isinstance(e, Call) and isinstance(e.callee, Expr):
+            stack.append(e.callee)
+        stack.extend(reversed(list(_Gen.kids(e))))
+    return out
+
+
+def _callees_first(mod: Module) -> list[tuple[GlobalVar, Function]]:
+    """The module's functions with callees before callers (so a call sees the callee's inferred
+    type, its purity in particular); insertion order otherwise and within a recursive cycle."""
+    items = {gv.name: (gv, f) for gv, f in mod.items()}
+    deps = {name: [d for d in _globals_used(f) if d in items] for name, (_, f) in items.items()}
+    order: list[tuple[GlobalVar, Function]] = []
+    state: dict[str, int] = {}
+    for root in items:
+        if root in state:
+            continue
+        state[root] = 1
+        stack: list[tuple[str, int]] = [(root, 0)]
+        while stack:
+            name, i = stack.pop()
+            ds = deps[name]
+            if i < len(ds):
+                stack.append((name, i + 1))
+                d = ds[i]
+                if d not in state:
+                    state[d] = 1
+                    stack.append((d, 0))
+            else:
+                state[name] = 2
+                order.append(items[name])
+    return order
 
 
 def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) -> InferenceResult:
@@ -714,7 +800,7 @@ def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) 
     if isinstance(program, Module):
         gen = _Gen(solver, program)
         gen.seed_globals(program)
-        for gv, f in program.items():
+        for gv, f in _callees_first(program):
             ft = gen.gen(f)
             if gv.name not in gen.global_seeded:
                 solver.unifier.unify(gen.global_types[gv.name], ft, Origin("unify", f"@{gv.name}", f.span))
@@ -722,7 +808,9 @@ def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) 
         gen = _Gen(solver, None)
         gen.gen(program)
     else:
-        raise SymshapeError(INVALID_ARGUMENT, f"infer takes an expression or a Module, got {type(program).__name__}")
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"infer takes an expression or a Module, got {type(program).__name__}"
+        )
     sol = solver.solve()
     return InferenceResult(program, gen, sol)
 

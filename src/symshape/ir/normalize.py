@@ -142,7 +142,7 @@ def _normalized_call(call: Call, res: InferenceResult, binds: dict[int, Expr]) -
         for a in call.args:
             try:
                 types.append(res.type_of(a))
-            except Exception:  # noqa: BLE001 - an argument not typed (e.g. rebuilt): skip the hook
+            except Exception:
                 return cur if changed else None
         nxt = hook(cur, types)
         if isinstance(nxt, Call):
@@ -169,9 +169,7 @@ def _normalize_expr(root: Expr, res: InferenceResult) -> Expr:
         if isinstance(e, Call):
             n = _normalized_call(e, res, binds)
             if n is not None:
-                if out is not e:
-                    n = _rebuild(n, [done.get(id(k), k) for k in _kids(n)])
-                out = n
+                out = n if out is e else _rebuild(n, [done.get(id(k), k) for k in _kids(n)])
         done[id(e)] = out
     return done.get(id(root), root)
 

@@ -4,13 +4,13 @@
 >>> x = ss.var("x", ss.Tensor((2, 3), "float32"))
 >>> print(ss.Function([x], ss.ops.relu(x)))
 fn (%x: Tensor[(2, 3), float32]) {
-  relu(%x)
+  nn.relu(%x)
 }
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
 from symshape.encoding.types import Constructor, Type
@@ -44,17 +44,26 @@ class _Printer:
         t = self.type_of(e)
         return f"  /* {t} */" if t is not None else ""
 
-    def callee(self, c: Any) -> str:
-        from symshape.ir.op import Op
-
-        if isinstance(c, Op):
-            return c.name
-        if isinstance(c, Constructor):
-            return c.name
-        return self.expr(c, 0)
-
     def expr(self, e: Any, ind: int) -> str:
-        from symshape.ir import expr as X
+        """The text of ``e``; iterative (a stack of generators), so deep programs print."""
+        stack: list[Generator[tuple[Any, int], str, str]] = [self._expr(e, ind)]
+        sent: str | None = None
+        while True:
+            top = stack[-1]
+            try:
+                req = top.send(sent) if sent is not None else next(top)
+            except StopIteration as stop:
+                stack.pop()
+                if not stack:
+                    return str(stop.value)
+                sent = str(stop.value)
+                continue
+            sent = None
+            stack.append(self._expr(*req))
+
+    def _expr(self, e: Any, ind: int) -> Generator[tuple[Any, int], str, str]:
+        from symshape.ir import expr as X  # noqa: N812
+        from symshape.ir.op import Op
 
         pad = "  " * ind
         match e:
@@ -65,23 +74,34 @@ class _Printer:
             case X.Constant():
                 return f"meta[Constant][{e.type}]"
             case X.Call():
-                args = ", ".join(self.expr(a, ind) for a in e.args)
+                if isinstance(e.callee, (Op, Constructor)):
+                    head = e.callee.name
+                else:
+                    head = yield (e.callee, 0)
+                parts = []
+                for a in e.args:
+                    parts.append((yield (a, ind)))
+                args = ", ".join(parts)
                 if e.attrs:
                     args += (", " if args else "") + str(e.attrs)
-                head = self.callee(e.callee)
                 if e.pure_override:
                     return f"call_pure({head}{', ' + args if args else ''})"
                 return f"{head}({args})"
             case X.Tuple():
-                inner = ", ".join(self.expr(f, ind) for f in e.fields)
+                fields = []
+                for f in e.fields:
+                    fields.append((yield (f, ind)))
+                inner = ", ".join(fields)
                 return f"({inner},)" if len(e.fields) == 1 else f"({inner})"
             case X.TupleGetItem():
-                return f"{self.expr(e.tuple_value, ind)}.{e.index}"
+                tv = yield (e.tuple_value, ind)
+                return f"{tv}.{e.index}"
             case X.Let():
                 v = self.name(e.var)
                 t = f": {e.var.type_annotation}" if e.var.type_annotation is not None else ""
-                val = self.expr(e.value, ind)
-                return f"let {v}{t} = {val};{self.ann(e.value)}\n{pad}{self.expr(e.body, ind)}"
+                val = yield (e.value, ind)
+                body = yield (e.body, ind)
+                return f"let {v}{t} = {val};{self.ann(e.value)}\n{pad}{body}"
             case X.Function():
                 params = ", ".join(
                     self.name(p) + (f": {p.type_annotation}" if p.type_annotation is not None else "")
@@ -90,36 +110,39 @@ class _Printer:
                 tps = f"<{', '.join(map(str, e.type_params))}>" if e.type_params else ""
                 ret = f" -> {e.ret_type}" if e.ret_type is not None else ""
                 purity = "" if e.pure is not False else "[impure] "
-                body = self.expr(e.body, ind + 1)
+                body = yield (e.body, ind + 1)
                 return f"fn {purity}{tps}({params}){ret} {{\n{pad}  {body}{self.ann(e.body)}\n{pad}}}"
             case X.If():
-                return (
-                    f"if ({self.expr(e.cond, ind)}) {{\n{pad}  {self.expr(e.then_branch, ind + 1)}\n"
-                    f"{pad}}} else {{\n{pad}  {self.expr(e.else_branch, ind + 1)}\n{pad}}}"
-                )
+                c = yield (e.cond, ind)
+                th = yield (e.then_branch, ind + 1)
+                el = yield (e.else_branch, ind + 1)
+                return f"if ({c}) {{\n{pad}  {th}\n{pad}}} else {{\n{pad}  {el}\n{pad}}}"
             case X.Match():
-                clauses = "".join(
-                    f"{pad}  | {self.pattern(c.pattern)} => {self.expr(c.body, ind + 2)}\n"
-                    for c in e.clauses
-                )
-                return f"match ({self.expr(e.value, ind)}) {{\n{clauses}{pad}}}"
+                val = yield (e.value, ind)
+                clauses = []
+                for cl in e.clauses:
+                    pat = self.pattern(cl.pattern)
+                    body = yield (cl.body, ind + 2)
+                    clauses.append(f"{pad}  | {pat} => {body}\n")
+                return f"match ({val}) {{\n{''.join(clauses)}{pad}}}"
             case X.MatchCast():
-                v = self.name(e.var)
-                return (
-                    f"let {v} = match_cast({self.expr(e.value, ind)}, {e.type});\n"
-                    f"{pad}{self.expr(e.body, ind)}"
-                )
+                cv = self.name(e.var)
+                val = yield (e.value, ind)
+                body = yield (e.body, ind)
+                return f"let {cv} = match_cast({val}, {e.type});\n{pad}{body}"
             case X.Dataflow():
                 lines = []
-                for v, x in e.bindings:
-                    lines.append(f"{pad}  {self.name(v)} = {self.expr(x, ind + 1)};{self.ann(x)}")
-                body = "\n".join(lines)
-                return f"dataflow {{\n{body}\n{pad}  {self.expr(e.body, ind + 1)}\n{pad}}}"
+                for bv, bx in e.bindings:
+                    name = self.name(bv)
+                    val = yield (bx, ind + 1)
+                    lines.append(f"{pad}  {name} = {val};{self.ann(bx)}")
+                body = yield (e.body, ind + 1)
+                return f"dataflow {{\n{chr(10).join(lines)}\n{pad}  {body}\n{pad}}}"
             case _:
                 return repr(e)
 
     def pattern(self, p: Any) -> str:
-        from symshape.ir import expr as X
+        from symshape.ir import expr as X  # noqa: N812
 
         match p:
             case X.PatternVar():
