@@ -6,6 +6,7 @@
 'Tensor[(n, 3), float32]'
 """
 
+from symshape import ops
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim, dim, dims, parse_dim
 from symshape.encoding.types import (
@@ -26,8 +27,6 @@ from symshape.encoding.types import (
     parse_type,
 )
 from symshape.errors import ERROR_CODES, SymshapeError
-from symshape.relations import register_relation, relation
-from symshape.solver import Diagnostic, Guard, Solution, Span, TypeSolver
 from symshape.ir.expr import (
     Call,
     Clause,
@@ -56,7 +55,8 @@ from symshape.ir.infer import InferenceResult, infer
 from symshape.ir.module import Module
 from symshape.ir.normalize import normalize, well_formed
 from symshape.ir.op import Op, register_op
-from symshape import ops
+from symshape.relations import register_relation, relation
+from symshape.solver import Diagnostic, Guard, Solution, Span, TypeSolver
 
 __version__ = "0.1.0"
 

@@ -95,7 +95,7 @@ class Sym(_AtomBase):
 
     __slots__ = ("name", "min", "max")
 
-    def __init__(self, name: str, min: int = 1, max: int | None = None) -> None:  # noqa: A002
+    def __init__(self, name: str, min: int = 1, max: int | None = None) -> None:
         self.name = name
         self.min = min
         self.max = max
@@ -112,7 +112,7 @@ class AnyDim(_AtomBase):
 
     __slots__ = ("id",)
 
-    def __init__(self, id: int = 0) -> None:  # noqa: A002
+    def __init__(self, id: int = 0) -> None:
         self.id = id
         self._init((1, id))
 
@@ -122,7 +122,7 @@ class DimVar(_AtomBase):
 
     __slots__ = ("id",)
 
-    def __init__(self, id: int) -> None:  # noqa: A002
+    def __init__(self, id: int) -> None:
         self.id = id
         self._init((2, id))
 
@@ -374,6 +374,11 @@ class Dim:
     def _repr_pretty_(self, p: object, cycle: bool) -> None:
         p.text(str(self))  # type: ignore[attr-defined]
 
+    def _repr_html_(self) -> str:
+        from symshape.display import dim_html
+
+        return dim_html(self)
+
     def sort_key(self) -> Key:
         """A deterministic total order key (structural, not numeric)."""
         return self._key
@@ -426,7 +431,7 @@ def as_dim(x: object) -> Dim:
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
 
 
-def dim(name: str, min: int = 1, max: int | None = None) -> Dim:  # noqa: A002
+def dim(name: str, min: int = 1, max: int | None = None) -> Dim:
     """Declare a given symbol ``name`` with ``min <= name <= max`` (``min`` defaults to 1).
 
     >>> b = dim("b", min=0)
@@ -442,7 +447,7 @@ def dim(name: str, min: int = 1, max: int | None = None) -> Dim:  # noqa: A002
     return _atom_dim(Sym(name, min, max))
 
 
-def dims(names: str, min: int = 1, max: int | None = None) -> tuple[Dim, ...]:  # noqa: A002
+def dims(names: str, min: int = 1, max: int | None = None) -> tuple[Dim, ...]:
     """Declare several symbols at once: ``n, s = dims("n s")`` (commas also separate)."""
     return tuple(dim(x, min, max) for x in names.replace(",", " ").split())
 

@@ -146,6 +146,21 @@ def _attr_str(v: object) -> str:
 # the types
 
 
+# notebook display: the type classes delegate to symshape.display (imported lazily)
+
+
+def _repr_html(self: object) -> str:
+    from symshape.display import type_html
+
+    return type_html(self)
+
+
+def _repr_pretty(self: object, p: object, cycle: bool) -> None:
+    from symshape.display import pretty
+
+    pretty(self, p, cycle)
+
+
 @dataclass(frozen=True)
 class TypeVar:
     """A type parameter of kind ``type``, ``shape``, ``dim`` or ``dtype`` (Relay's Type, Shape,
@@ -158,6 +173,9 @@ class TypeVar:
         if self.kind not in KINDS:
             raise SymshapeError(KIND_MISMATCH, f"unknown kind {self.kind!r}; kinds: {KINDS}")
 
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
+
     def __str__(self) -> str:
         return self.name
 
@@ -168,6 +186,9 @@ class IncompleteType:
 
     kind: str = "type"
     id: int = field(default_factory=lambda: next(_hole_ids))
+
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return f"?t{self.id}"
@@ -204,7 +225,7 @@ class TensorType:
         elif isinstance(sh, TypeVar) and sh.kind != "shape":
             raise SymshapeError(KIND_MISMATCH, f"type variable {sh} of kind {sh.kind} used as a shape")
         dt = self.dtype
-        if dt is not None and dt.__class__ is not str or (dt is not None and dt not in DTYPES):
+        if dt is not None and (dt.__class__ is not str or dt not in DTYPES):
             _check_dtype(dt)
             if isinstance(dt, TypeVar) and dt.kind != "dtype":
                 raise SymshapeError(
@@ -226,11 +247,14 @@ class TensorType:
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> TensorType:
         return map_dims(self, lambda d: d.subs(mapping))  # type: ignore[return-value]
 
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
+
     def __str__(self) -> str:
         return _type_str(self)
 
 
-def Tensor(shape: Iterable[DimLike] | None | TypeVar, dtype: str | None | TypeVar = "float32") -> TensorType:  # noqa: N802
+def Tensor(shape: Iterable[DimLike] | TypeVar | None, dtype: str | TypeVar | None = "float32") -> TensorType:
     """Build a :class:`TensorType`: ``Tensor((n, 3), "float32")``; ``Tensor(None, ...)`` for
     unknown rank; ``dtype=None`` for unknown dtype."""
     if shape is not None and not isinstance(shape, TypeVar):
@@ -261,6 +285,9 @@ class TupleType:
 
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
+
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return _type_str(self)
@@ -311,6 +338,9 @@ class FuncType:
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
 
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
+
     def __str__(self) -> str:
         return _type_str(self)
 
@@ -321,6 +351,9 @@ class GlobalTypeVar:
 
     name: str
     kind: str = "adt"
+
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return self.name
@@ -338,6 +371,9 @@ class TypeCall:
         for a in self.args:
             _check_type(a)
 
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
+
     def __str__(self) -> str:
         return _type_str(self)
 
@@ -345,6 +381,9 @@ class TypeCall:
 @dataclass(frozen=True)
 class ObjectType:
     """The top type (Relax ``Object``)."""
+
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return "Object"
@@ -355,6 +394,9 @@ class ShapeType:
     """A shape value of rank ``ndim`` (None: unknown rank)."""
 
     ndim: int | None = None
+
+    _repr_html_ = _repr_html
+    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return f"Shape[{'?' if self.ndim is None else self.ndim}]"

@@ -737,6 +737,36 @@ class InferenceResult:
             f"guards={len(self.guards)})"
         )
 
+    # -- notebook display (delegates to symshape.display) ---------------------------------------
+    def _repr_html_(self) -> str:
+        from symshape.display import result_html
+
+        return result_html(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        from symshape.display import result_text
+
+        p.text(result_text(self) if not cycle else "InferenceResult(...)")
+
+    def graph(self) -> Any:
+        """The dependency graph as a networkx ``DiGraph`` with readable node names and attributes
+        (see :func:`symshape.display.result_graph`)."""
+        from symshape.display import result_graph
+
+        return result_graph(self)
+
+    def draw(self, path: Any = None, **kwargs: Any) -> Any:
+        """Draw the dependency graph with matplotlib (see :func:`symshape.display.draw`)."""
+        from symshape.display import draw
+
+        return draw(self, path, **kwargs)
+
+    def to_dot(self) -> str:
+        """Graphviz text of the dependency graph (see :func:`symshape.display.to_dot`)."""
+        from symshape.display import to_dot
+
+        return to_dot(self)
+
 
 def _globals_used(f: Function) -> list[str]:
     out: list[str] = []
