@@ -125,10 +125,10 @@ def test_demo_shows_guard(demo: subprocess.CompletedProcess[str]) -> None:
 def test_demo_shows_explained_error(demo: subprocess.CompletedProcess[str]) -> None:
     out = demo.stdout
     # the error points at the add call of the example's source, quotes it, and explains it
-    assert "<demo:broken_model>:7:1: error: cannot broadcast" in out
+    assert "<demo:broken_model>:7:7: error: cannot broadcast" in out
     assert "[not-broadcastable]" in out
     assert "      out = ss.ops.add(fx, y)" in out
-    assert "<demo:broken_model>:6:1: note: flatten gives `Tensor[(n, 12), float32]`" in out
+    assert "<demo:broken_model>:6:6: note: flatten gives `Tensor[(n, 12), float32]`" in out
 
 
 def test_demo_statuses(demo: subprocess.CompletedProcess[str]) -> None:
@@ -183,7 +183,7 @@ def test_demo_json_content(demo_json: dict[str, Any]) -> None:
     assert guard["types"]["out"] == "Tensor[(5, 12), float32]"
     assert broken["status"] == "error"
     assert [d["code"] for d in broken["errors"]] == ["not-broadcastable"]
-    assert broken["errors"][0]["span"] == {"file": "<demo:broken_model>", "line": 7, "column": 1}
+    assert broken["errors"][0]["span"] == {"file": "<demo:broken_model>", "line": 7, "column": 7}
     assert len(broken["errors"][0]["notes"]) == 3
     assert all(ex["as_intended"] for ex in demo_json["examples"])
 

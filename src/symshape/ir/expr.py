@@ -8,6 +8,7 @@ outside this package, found by walking ``f_back``: no ``inspect.stack``).
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -62,12 +63,22 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _user_span() -> Span | None:
-    """The span of the first caller frame outside the symshape package."""
+    """The span of the first caller frame outside the symshape package.
+
+    The column is that of the call being executed (``co_positions``, Python 3.11+), else 1.
+    """
     f = sys._getframe(2)
     while f is not None:
-        fn = f.f_code.co_filename
+        code = f.f_code
+        fn = code.co_filename
         if not fn.startswith(_PKG_DIR):
-            return Span(fn, f.f_lineno, 1)
+            col = 1
+            positions = getattr(code, "co_positions", None)
+            if positions is not None and f.f_lasti >= 0:
+                pos = next(itertools.islice(positions(), f.f_lasti // 2, None), None)
+                if pos is not None and pos[2] is not None:
+                    col = pos[2] + 1
+            return Span(fn, f.f_lineno, col)
         f = f.f_back  # type: ignore[assignment]
     return None
 
