@@ -7,6 +7,7 @@
 """
 
 from symshape import ops
+from symshape.display import draw, to_dot
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim, dim, dims, parse_dim
 from symshape.encoding.types import (
@@ -90,6 +91,7 @@ __all__ = [
     "well_formed",
     "register_op",
     "structural_equal",
+    "to_dot",
     "var",
     "Cond",
     "Constructor",
@@ -116,6 +118,7 @@ __all__ = [
     "TypeVar",
     "dim",
     "dims",
+    "draw",
     "parse_dim",
     "parse_type",
     "register_relation",
