@@ -13,6 +13,7 @@ import html
 import itertools
 import json
 import linecache
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,11 +29,13 @@ __all__ = [
     "Note",
     "Diagnostic",
     "Guard",
+    "Evidence",
     "ERROR_CODES",
     "ErrorCode",
     "conflict_message",
     "caller_span",
     "render_all",
+    "renumber_ids",
 ]
 
 _origin_ids = itertools.count(1)
@@ -91,9 +94,47 @@ class Note:
         return {"message": self.message, "span": self.span.to_json() if self.span else None}
 
 
+@dataclass(frozen=True, eq=False)
+class Evidence:
+    """The Z3 formulas behind an explained error (see :mod:`symshape.solver.explain`).
+
+    ``members[i]`` is what ``Diagnostic.core[i]`` contributes (the primary first, then the notes'
+    members in order); ``axioms`` are the untracked facts (symbol ranges, non-negative dimensions,
+    type sizes). The core is *minimal*: ``axioms`` and all members are unsatisfiable, and leaving
+    out any one member makes the rest satisfiable (:meth:`check_minimal` re-checks that).
+    """
+
+    members: tuple[Any, ...]
+    axioms: tuple[Any, ...]
+    ctx: Any = None
+
+    def check_minimal(self, members: tuple[Any, ...] | None = None) -> list[str]:
+        """Problems with ``members`` (default: this core) as a minimal unsat core; [] if none."""
+        import z3
+
+        ms = self.members if members is None else members
+        problems: list[str] = []
+
+        def sat(fs: tuple[Any, ...]) -> Any:
+            s = z3.Solver(ctx=self.ctx)
+            s.add(*self.axioms, *fs)
+            return s.check()
+
+        if sat(ms) != z3.unsat:
+            problems.append("the members together are satisfiable")
+        for i in range(len(ms)):
+            if sat(ms[:i] + ms[i + 1 :]) != z3.sat:
+                problems.append(f"member {i} is not needed")
+        return problems
+
+
 @dataclass(frozen=True)
 class Diagnostic:
-    """One error: ``code``, ``message``, primary ``span``, and ``notes`` (one per core member)."""
+    """One error: ``code``, ``message``, primary ``span``, and ``notes`` (one per core member).
+
+    ``core`` lists the members of the error's unsat core (the primary origin first, then one per
+    note); ``evidence`` holds their Z3 formulas when the core was computed and minimized.
+    """
 
     code: str
     message: str
@@ -102,6 +143,7 @@ class Diagnostic:
     severity: str = "error"
     origin: Origin | None = field(default=None, compare=False, repr=False)
     core: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
+    evidence: Evidence | None = field(default=None, compare=False, repr=False)
 
     @property
     def description(self) -> str:
@@ -115,7 +157,7 @@ class Diagnostic:
             lines.extend(_source_excerpt(self.span))
         for n in self.notes:
             lines.append(_header(n.span, "note", n.message, None))
-        return "\n".join(lines)
+        return renumber_ids("\n".join(lines))
 
     def __str__(self) -> str:
         return self.render(source=False)
@@ -221,4 +263,24 @@ def conflict_message(what: str, left: object, right: object, detail: str = "") -
 
 
 def render_all(diags: list[Diagnostic]) -> str:
-    return "\n".join(d.render() for d in diags)
+    return renumber_ids("\n".join(d.render() for d in diags))
+
+
+_ID_RE = re.compile(r"\?(t|d)(\d+)")
+
+
+def renumber_ids(text: str) -> str:
+    """Number holes (``?t12``) and unknown dimensions (``?d7``) by first appearance in ``text``
+    (``?t1``, ``?t2``, ...), so a report does not depend on process-global counters."""
+    seen: dict[tuple[str, str], int] = {}
+    counts = {"t": 0, "d": 0}
+
+    def sub(m: re.Match[str]) -> str:
+        key = (m.group(1), m.group(2))
+        k = seen.get(key)
+        if k is None:
+            counts[key[0]] += 1
+            k = seen[key] = counts[key[0]]
+        return f"?{key[0]}{k}"
+
+    return _ID_RE.sub(sub, text)

@@ -22,6 +22,7 @@ recorded, else ``ok``. With ``strict=True`` every guard is an ``unproven-guard``
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,10 +37,10 @@ from symshape.encoding.types import (
     IncompleteType,
     TensorType,
     Type,
+    _check_type,
     iter_dims,
     iter_types,
     map_dims,
-    _check_type,
 )
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -58,7 +59,7 @@ from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
 
-__all__ = ["TypeSolver", "Solution", "RelationInstance", "STATUSES"]
+__all__ = ["TypeSolver", "Solution", "RelationInstance", "STATUSES", "SandboxRun", "sandbox_run"]
 
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
 
@@ -122,6 +123,20 @@ class _Ctx(Context):
         return IncompleteType()
 
 
+class _LoggingUnifier(Unifier):
+    """The unifier, recording each top-level unification made outside a relation (a binding, an
+    argument, a return annotation): the explainer turns each into a core candidate."""
+
+    def __init__(self, solver: TypeSolver) -> None:
+        super().__init__()
+        self._solver = solver
+
+    def unify(self, a: Type, b: Type, origin: Origin) -> Type:
+        if self._frame is None and self._solver._current is None:
+            self._solver.unify_log.append((a, b, origin))
+        return super().unify(a, b, origin)
+
+
 class TypeSolver:
     """Unification and relations over types with symbolic dimensions.
 
@@ -140,7 +155,10 @@ class TypeSolver:
             raise SymshapeError(INVALID_ARGUMENT, f"timeout_ms must be a positive int, got {timeout_ms!r}")
         self.strict = bool(strict)
         self.timeout_ms = timeout_ms
-        self.unifier = Unifier()
+        self.unify_log: list[tuple[Type, Type, Origin]] = []
+        self._current: RelationInstance | None = None
+        self.explain = True
+        self.unifier: Unifier = _LoggingUnifier(self)
         self.unifier.on_refine = self._on_refine
         self.unifier.on_condition = self._on_condition
         self.unifier.on_conflict = self._on_conflict
@@ -155,7 +173,6 @@ class TypeSolver:
         self._heap: list[tuple[int, int]] = []
         self._rank: dict[int, int] = {}
         self._stated: dict[tuple[int, Cond], str] = {}
-        self._current: RelationInstance | None = None
         self._nonneg_checked: set[Dim] = set()
         self._error_keys: set[tuple[str, str, object]] = set()
         self.steps = 0
@@ -183,6 +200,10 @@ class TypeSolver:
         t = _freshen_any(t)
         self._check_nonneg(t, origin)
         if origin.kind == "annotation":
+            hit = self.sources.get(id(t))
+            if hit is not None and hit[1] is not origin:
+                # the same type object annotates two places: give each its own occurrence
+                t = copy.copy(t)
             self.sources[id(t)] = (t, origin)
         return t
 
@@ -205,7 +226,7 @@ class TypeSolver:
         rdef = get_relation(name)
         o = self._origin("relation", name, origin)
         if isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
-            raise SymshapeError(INVALID_ARGUMENT, f"relation arguments must be a list of types")
+            raise SymshapeError(INVALID_ARGUMENT, "relation arguments must be a list of types")
         targs = tuple(self.admit(t, o) for t in args)
         if not targs:
             raise SymshapeError(INVALID_ARGUMENT, f"relation {name} needs at least one argument")
@@ -420,7 +441,8 @@ class TypeSolver:
             return
         finally:
             self._current = None
-        if done is True or done == "solved":
+        verdict: object = done
+        if verdict is True or verdict == "solved":
             rel.state = "solved"
             for t in args[rel.num_inputs :]:
                 self._check_nonneg(u.resolve(t), rel.origin)
@@ -465,7 +487,82 @@ class TypeSolver:
             self.inconclusive.append(
                 Diagnostic(INCONCLUSIVE.code, f"the solver stopped after {limit} relation runs")
             )
+        if self.explain and self.errors:
+            from symshape.solver.explain import explain_errors
+
+            explain_errors(self)
         return Solution(self)
+
+
+@dataclass
+class SandboxRun:
+    """The outcome of running one relation alone (see :func:`sandbox_run`)."""
+
+    pending: bool
+    failed: bool
+    outputs: list[Type]
+    conds: list[Cond]
+
+
+class _CanonicalSession(Session):
+    """A session that decides by canonical forms only (the sandbox never calls Z3)."""
+
+    def prove(self, c: Cond) -> bool | None:
+        return decide(c)
+
+
+class _Sandbox(TypeSolver):
+    """A solver for one relation run on its own: records every condition the relation states,
+    decides nothing it cannot decide by canonical forms (so the relation takes its general path)."""
+
+    def __init__(self, timeout_ms: int) -> None:
+        super().__init__(timeout_ms=timeout_ms)
+        self.session = _CanonicalSession(timeout_ms)
+        self.explain = False
+        self.conds: list[Cond] = []
+        self.failed = False
+
+    def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: str) -> str:
+        d = decide(cond)
+        if d is True:
+            return "proved"
+        if cond not in self.conds:
+            self.conds.append(cond)
+        return "refuted" if d is False else "guard"
+
+    def _error(
+        self,
+        code: str,
+        message: str,
+        origin: Origin,
+        core: Sequence[Fact] = (),
+        provenance: Sequence[tuple[Origin, str]] = (),
+    ) -> None:
+        self.failed = True
+
+
+def sandbox_run(rel: RelationInstance, inputs: Sequence[Type], outputs: Sequence[Type]) -> SandboxRun:
+    """Run ``rel``'s relation alone on ``inputs`` (and fresh ``outputs``): the outputs it computes
+    and the conditions it states (the explainer runs relations on generic inputs this way)."""
+    sb = _Sandbox(timeout_ms=500)
+    o = Origin("relation", rel.origin.label)
+    try:
+        inst = sb.add_relation(
+            rel.rdef.name, [*inputs, *outputs], rel.attrs, num_inputs=len(inputs), origin=o
+        )
+        sb.solve()
+    except SymshapeError:
+        return SandboxRun(False, True, [], [])
+    conds = list(sb.conds)
+    for f in sb.session.facts:
+        if f.cond not in conds:
+            conds.append(f.cond)
+    return SandboxRun(
+        inst.state == "pending",
+        sb.failed or inst.state == "failed",
+        [sb.unifier.resolve(t) for t in inst.args[len(inputs) :]],
+        conds,
+    )
 
 
 def _freshen_any(t: Type) -> Type:
@@ -566,6 +663,11 @@ class Solution:
         from symshape.display import solution_html
 
         return solution_html(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        from symshape.display import solution_text
+
+        p.text(solution_text(self) if not cycle else "Solution(...)")
 
     def __repr__(self) -> str:
         return (

@@ -1,0 +1,849 @@
+"""Explaining a type error: a minimal set of program members whose contributions conflict.
+
+After :meth:`TypeSolver.solve <symshape.solver.solve.TypeSolver.solve>` has run, every error is
+re-checked as one Z3 problem over *positions* (the structure and dimensions of each hole and of each
+annotated type occurrence), in a fresh Z3 context:
+
+* an **annotation** contributes "this occurrence is the annotated type";
+* a **unification** (a binding, an argument, a return annotation) contributes "these two types are
+  equal" (form, rank, dtype, arity, size, and dimension by dimension; sizes make the occurs check
+  an arithmetic contradiction);
+* a **relation instance** (an operator call) contributes ``premise -> parts``: the relation is
+  re-run in a sandbox solver on *generic* inputs (each input dimension a fresh symbol, the input
+  structure as it was solved), so its outputs come back as expressions over those symbols and its
+  conditions as formulas over them; the premise says the inputs have the solved structure. When
+  the generic run cannot reproduce the real one (a relation whose behaviour depends on a dimension's
+  value, as ``squeeze`` without axes), constant dimensions are kept in the premise, and as a last
+  resort every input dimension is (the relation is then described only at the values it saw). A
+  failing run contributes ``not premise``.
+
+Every member is asserted under its own tracking literal; the error's primary member (where the
+conflict surfaced) is always in; the other errors' primary members are left out, so each error is
+explained on its own. Z3's unsat core is then minimized by deletion in program order, so the
+result is deterministic and *minimal*: dropping any listed member makes the rest satisfiable.
+Inside each kept relation the same deletion finds which parts mattered (output dimensions or
+conditions), which become the notes' text ("flatten makes dimension 1 `12`").
+
+The formulas are kept on the diagnostic (:class:`Evidence`), so tests can re-check minimality.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import z3
+
+from symshape.encoding.conds import decide, map_cond
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, Sym, bounds
+from symshape.encoding.types import (
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    ObjectType,
+    ShapeType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeVar,
+)
+from symshape.encoding.z3 import Z3Encoder
+from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
+
+if TYPE_CHECKING:
+    from symshape.solver.solve import RelationInstance, TypeSolver
+
+__all__ = ["explain_errors", "MAX_MEMBERS"]
+
+MAX_MEMBERS = 240
+_CAPS = (60, MAX_MEMBERS)  # candidates tried, nearest the primary first
+_HUB = 8  # a key shared by more candidates than this is expanded late
+_FORMS: dict[type, int] = {
+    TensorType: 1,
+    TupleType: 2,
+    FuncType: 3,
+    TypeCall: 4,
+    TypeVar: 5,
+    GlobalTypeVar: 6,
+    ObjectType: 7,
+    ShapeType: 8,
+}
+_GEN_PREFIX = "_g#"
+
+
+class _Unsupported(Exception):
+    pass
+
+
+@dataclass
+class _Node:
+    """The Z3 terms of one type position."""
+
+    form: Any
+    size: Any
+    rank: Any
+    dtype: Any
+    head: Any
+    arity: Any
+    dims: list[Any] = field(default_factory=list)
+    kids: list[_Node] = field(default_factory=list)
+
+
+@dataclass
+class _Part:
+    """One piece of a member's contribution: an output dimension, an output's structure, a
+    condition, a failure, or (for annotations and unifications) everything."""
+
+    kind: str  # "dim" | "struct" | "cond" | "fail" | "all"
+    text: str
+    formula: Any
+    loc: tuple[int, ...] = ()
+
+
+@dataclass
+class _Member:
+    origin: Origin
+    premise: list[Any] = field(default_factory=list)  # the inputs' structure
+    dpremise: list[Any] = field(default_factory=list)  # input dimensions a run depended on
+    parts: list[_Part] = field(default_factory=list)
+    keys: set[tuple[str, int]] = field(default_factory=set)
+    rels: list[RelationInstance] = field(default_factory=list)
+    outputs: list[Type] = field(default_factory=list)
+    link: bool = True  # only forwards positions (a binding, an elementwise operator)
+    pairs: list[tuple[Type, Type]] = field(default_factory=list)
+
+    def formula(self, ctx: z3.Context, parts: Sequence[_Part] | None = None, structure: bool = True) -> Any:
+        """The contribution; ``structure=False`` leaves the structural premise out (it is then
+        asserted as background)."""
+        ps = self.parts if parts is None else parts
+        body = z3.And(*[p.formula for p in ps], ctx) if ps else z3.BoolVal(True, ctx)
+        prem = [*self.premise, *self.dpremise] if structure else list(self.dpremise)
+        if prem:
+            return z3.Implies(z3.And(*prem, ctx), body)
+        return body
+
+
+class _Enc(Z3Encoder):
+    """Lower dimensions with generic symbols mapped to position terms and unknowns renamed
+    locally (names never depend on process-global counters)."""
+
+    def __init__(self, ctx: z3.Context, owner: _Explainer) -> None:
+        super().__init__(ctx)
+        self.owner = owner
+        self.generic: dict[str, Any] = {}
+
+    def atom(self, a: Atom) -> Any:
+        if isinstance(a, Sym) and a.name.startswith(_GEN_PREFIX):
+            t = self.generic.get(a.name)
+            if t is None:
+                raise _Unsupported(a.name)
+            return t
+        if isinstance(a, (DimVar, AnyDim)):
+            hit = self._atoms.get(a._key)
+            if hit is not None:
+                return hit
+            v = self.owner.var("u")
+            self.axioms.append(v >= (1 if isinstance(a, AnyDim) else 0))
+            self._atoms[a._key] = v
+            return v
+        return super().atom(a)
+
+
+class _Explainer:
+    def __init__(self, solver: TypeSolver) -> None:
+        self.solver = solver
+        self.u = solver.unifier
+        self.ctx = z3.Context()
+        self.z = _Enc(self.ctx, self)
+        self.axioms: list[Any] = []
+        self._n = itertools.count()
+        self._gen = itertools.count()
+        self.codes: dict[str, int] = {}
+        self.hole_nodes: dict[int, _Node] = {}
+        self.occ_nodes: dict[int, _Node] = {}
+        self.ann: dict[int, tuple[Type, Origin]] = {id(t): (t, o) for t, o in solver.sources.values()}
+        self.members: dict[int, _Member] = {}  # by origin seq
+        self._keys: set[tuple[str, int]] = set()
+
+    # -- terms -----------------------------------------------------------------------------------
+    def var(self, prefix: str) -> Any:
+        return z3.Int(f"{prefix}{next(self._n)}", self.ctx)
+
+    def const(self, v: int) -> Any:
+        return z3.IntVal(v, self.ctx)
+
+    def code(self, s: str) -> int:
+        c = self.codes.get(s)
+        if c is None:
+            c = self.codes[s] = len(self.codes) + 1
+        return c
+
+    def skeleton(self, r: Type) -> _Node:
+        """Fresh variables shaped like the (resolved) type ``r``."""
+        n = _Node(self.var("f"), self.var("s"), self.var("r"), self.var("t"), self.var("h"), self.var("a"))
+        self.axioms.append(n.size >= 1)
+        if isinstance(r, TensorType) and isinstance(r.shape, tuple):
+            n.dims = [self.var("d") for _ in r.shape]
+            self.axioms.extend(d >= 0 for d in n.dims)
+        elif isinstance(r, TupleType):
+            n.kids = [self.skeleton(f) for f in r.fields]
+        elif isinstance(r, FuncType) and not r.type_params:
+            n.kids = [self.skeleton(p) for p in (*r.params, r.ret)]
+        elif isinstance(r, TypeCall):
+            n.kids = [self.skeleton(a) for a in r.args]
+        if not isinstance(r, IncompleteType):
+            # the size of a compound type (which makes the occurs check arithmetic); only under
+            # the form and arity the skeleton was shaped after, so the skeleton states nothing
+            size = 1 + sum((k.size for k in n.kids), self.const(0))
+            shaped = [n.form == _FORMS.get(type(r), 0)]
+            if n.kids:
+                shaped.append(n.arity == (len(n.kids) - 1 if isinstance(r, FuncType) else len(n.kids)))
+            self.axioms.append(z3.Implies(z3.And(*shaped, self.ctx), n.size == size))
+        return n
+
+    def enc(self, t: Type, sandbox: bool = False) -> _Node:
+        """The node of a type occurrence: holes and annotated occurrences are positions."""
+        if not sandbox:
+            if isinstance(t, IncompleteType):
+                self._keys.add(("hole", t.id))
+                hit = self.hole_nodes.get(t.id)
+                if hit is None:
+                    hit = self.hole_nodes[t.id] = self.skeleton(self.u.resolve(t))
+                return hit
+            if id(t) in self.ann:
+                self._keys.add(("occ", id(t)))
+                hit = self.occ_nodes.get(id(t))
+                if hit is None:
+                    hit = self.occ_nodes[id(t)] = self.skeleton(self.u.resolve(t))
+                return hit
+        elif isinstance(t, IncompleteType):
+            return self.skeleton(t)
+        return self.struct(t, sandbox)
+
+    def struct(self, t: Type, sandbox: bool = False) -> _Node:
+        """The node of a type built from its parts (kids through :meth:`enc`)."""
+        c, none = self.const, -1
+        form = c(_FORMS.get(type(t), 0))
+        match t:
+            case TensorType(shape, dtype):
+                dims: list[Any] = []
+                if isinstance(shape, tuple):
+                    rank = c(len(shape))
+                    for d in shape:
+                        self._note_dim(d)
+                        dims.append(self.z.dim(d))
+                else:
+                    rank = self.var("r")
+                dt = c(self.code(f"dtype:{dtype}")) if isinstance(dtype, str) else self.var("t")
+                return _Node(form, c(1), rank, dt, c(0), c(0), dims)
+            case TupleType(fields):
+                kids = [self.enc(f, sandbox) for f in fields]
+                size = 1 + sum((k.size for k in kids), c(0))
+                return _Node(form, size, c(none), c(none), c(0), c(len(kids)), [], kids)
+            case FuncType(params, ret, tps, _, _):
+                if tps:
+                    s = self.var("s")
+                    self.axioms.append(s >= 1)
+                    return _Node(form, s, c(none), c(none), c(0), c(len(params)))
+                kids = [self.enc(p, sandbox) for p in (*params, ret)]
+                size = 1 + sum((k.size for k in kids), c(0))
+                return _Node(form, size, c(none), c(none), c(0), c(len(params)), [], kids)
+            case TypeCall(func, args):
+                kids = [self.enc(a, sandbox) for a in args]
+                size = 1 + sum((k.size for k in kids), c(0))
+                head = c(self.code(f"adt:{func}"))
+                return _Node(form, size, c(none), c(none), head, c(len(kids)), [], kids)
+            case TypeVar() | GlobalTypeVar():
+                return _Node(form, c(1), c(none), c(none), c(self.code(f"var:{t}")), c(0))
+            case ShapeType(ndim):
+                r = c(ndim) if ndim is not None else self.var("r")
+                return _Node(form, c(1), r, c(none), c(0), c(0))
+            case _:
+                return _Node(form, c(1), c(none), c(none), c(0), c(0))
+
+    def _note_dim(self, d: Dim) -> None:
+        for v in d.unknowns:
+            self._keys.add(("dim", v.id))
+
+    def equate(self, a: _Node, b: _Node, path: str = "", loc: tuple[int, ...] = ()) -> list[_Part]:
+        """Parts stating ``a == b``: one for the structure, one per dimension."""
+        struct = [
+            a.form == b.form,
+            a.size == b.size,
+            a.rank == b.rank,
+            a.dtype == b.dtype,
+            a.head == b.head,
+            a.arity == b.arity,
+        ]
+        parts = [_Part("struct", path, z3.And(*struct, self.ctx), loc)]
+        for i, (x, y) in enumerate(zip(a.dims, b.dims)):
+            parts.append(_Part("dim", f"{path}dimension {i}", x == y, (*loc, i)))
+        for i, (p, q) in enumerate(zip(a.kids, b.kids)):
+            parts.extend(self.equate(p, q, f"{path}field {i} ", (*loc, i)))
+        return parts
+
+    def premise(self, n: _Node, r: Type) -> list[Any]:
+        """``n`` has the structure of the resolved type ``r`` (dimensions free)."""
+        c = self.const
+        if isinstance(r, IncompleteType):
+            return []
+        out = [n.form == _FORMS.get(type(r), 0)]
+        match r:
+            case TensorType(shape, dtype):
+                if isinstance(shape, tuple):
+                    out.append(n.rank == len(shape))
+                if isinstance(dtype, str):
+                    out.append(n.dtype == self.code(f"dtype:{dtype}"))
+                if isinstance(shape, tuple) and len(n.dims) != len(shape):
+                    raise _Unsupported("rank")
+            case TupleType(fields):
+                out.append(n.arity == len(fields))
+                if len(n.kids) != len(fields):
+                    raise _Unsupported("arity")
+                for k, f in zip(n.kids, fields):
+                    out.extend(self.premise(k, f))
+            case _:
+                out.extend(p.formula for p in self.equate(n, self.struct(r)))
+        _ = c
+        return out
+
+    # -- generic inputs --------------------------------------------------------------------------
+    def generic(self, n: _Node, r: Type, tier: int, premise: list[Any], back: dict[Any, Dim]) -> Type:
+        """A copy of ``r`` whose dimensions are fresh generic symbols bound to ``n``'s terms (tier 1;
+        tier 2 keeps constants, tier 3 keeps everything, stating them in the premise)."""
+        match r:
+            case TensorType(shape, dtype) if isinstance(shape, tuple):
+                if len(n.dims) != len(shape):
+                    raise _Unsupported("rank")
+                new: list[Dim] = []
+                for i, d in enumerate(shape):
+                    keep = tier >= 3 or (tier == 2 and d.is_constant)
+                    if keep:
+                        self._note_dim(d)
+                        premise.append(n.dims[i] == self.z.dim(d))
+                        new.append(d)
+                        continue
+                    name = f"{_GEN_PREFIX}{next(self._gen)}"
+                    lo = max(0, int(bounds(d)[0])) if bounds(d)[0] != float("-inf") else 0
+                    g = Sym(name, lo)
+                    self.z.generic[name] = n.dims[i]
+                    back[g] = d
+                    new.append(Dim(((((g, 1),), 1),)))
+                return TensorType(tuple(new), dtype)
+            case TupleType(fields):
+                if len(n.kids) != len(fields):
+                    raise _Unsupported("arity")
+                return TupleType(
+                    tuple(self.generic(k, f, tier, premise, back) for k, f in zip(n.kids, fields))
+                )
+            case IncompleteType():
+                return IncompleteType(r.kind)
+            case _:
+                premise.extend(p.formula for p in self.equate(n, self.struct(r)))
+                return r
+
+    # -- members ---------------------------------------------------------------------------------
+    def member(self, o: Origin) -> _Member:
+        m = self.members.get(o.seq)
+        if m is None:
+            m = self.members[o.seq] = _Member(o)
+        return m
+
+    def add_annotation(self, t: Type, o: Origin) -> None:
+        self._keys = set()
+        m = self.member(o)
+        m.link = False
+        parts = self.equate(self.enc(t), self.struct(t, sandbox=True))
+        m.parts.append(_Part("all", "", z3.And(*[p.formula for p in parts], self.ctx)))
+        m.keys |= self._keys
+
+    def add_unification(self, a: Type, b: Type, o: Origin) -> None:
+        self._keys = set()
+        m = self.member(o)
+        if not (self._is_position(a) and self._is_position(b)):
+            m.link = False
+        m.pairs.append((a, b))
+        parts = self.equate(self.enc(a), self.enc(b))
+        m.parts.append(_Part("all", "", z3.And(*[p.formula for p in parts], self.ctx)))
+        m.keys |= self._keys
+
+    def _is_position(self, t: Type) -> bool:
+        return isinstance(t, IncompleteType) or id(t) in self.ann
+
+    def add_relation(self, rel: RelationInstance, tier: int = 1) -> None:
+        """(Re)build the contribution of ``rel``'s origin, its relations at ``tier`` or above."""
+        m = self.member(rel.origin)
+        if rel not in m.rels:
+            m.rels.append(rel)
+        if not m.outputs:
+            m.outputs = [self.u.resolve(t) for t in rel.args[rel.num_inputs :]]
+        self._keys = set()
+        m.premise, m.dpremise, m.parts = [], [], []
+        link = tier == 1
+        for r in m.rels:
+            if tier == 1 and r.rdef.name == "identity" and r.state != "failed":
+                # the elementwise identity relation: every argument has the same type
+                first = self.enc(r.args[0])
+                for arg in r.args[1:]:
+                    m.parts.extend(self.equate(first, self.enc(arg)))
+                continue
+            for level in range(tier, 4):
+                got = self._relation_parts(r, level)
+                if got is not None:
+                    m.premise.extend(got[0])
+                    m.dpremise.extend(got[1])
+                    m.parts.extend(got[2])
+                    link = link and level == 1 and got[3]
+                    break
+            else:
+                link = False
+        m.link = link
+        m.keys |= self._keys
+
+    def _relation_parts(
+        self, rel: RelationInstance, tier: int
+    ) -> tuple[list[Any], list[Any], list[_Part], bool] | None:
+        """Premise and parts of one relation at ``tier``, and whether it only forwards its
+        input; None when that tier cannot reproduce the real run."""
+        from symshape.solver.solve import sandbox_run
+
+        ni = rel.num_inputs
+        ins = [self.u.resolve(t) for t in rel.args[:ni]]
+        premise: list[Any] = []
+        dprem: list[Any] = []
+        back: dict[Any, Dim] = {}
+        try:
+            nodes = [self.enc(t) for t in rel.args[:ni]]
+            gins = []
+            for n, r in zip(nodes, ins):
+                premise.extend(self.premise(n, r))
+                gins.append(self.generic(n, r, tier, dprem, back))
+        except _Unsupported:
+            return None
+        outs = [self.u.resolve(t) for t in rel.args[ni:]]
+        run = sandbox_run(rel, gins, [_blank(t) for t in outs])
+        if run.pending:
+            if tier < 3:
+                return None
+            return premise, dprem, [], False
+        if run.failed:
+            if rel.state != "failed" and tier < 3:
+                return None  # the generic run lost information the real run had
+            return premise, dprem, [_Part("fail", "", z3.BoolVal(False, self.ctx))], False
+        parts: list[_Part] = []
+        try:
+            for j, (t, s) in enumerate(zip(rel.args[ni:], run.outputs)):
+                if rel.state != "failed" and not _same_structure(s, outs[j]):
+                    return None if tier < 3 else (premise, dprem, [], False)
+                for p in self.equate(self.enc(t), self.enc(s, sandbox=True)):
+                    prefix = f"output {j} " if len(outs) > 1 else ""
+                    parts.append(_Part(p.kind, prefix + p.text, p.formula, (j, *p.loc)))
+            for c in run.conds:
+                real = map_cond(c, lambda d: d.subs(back)) if back else c
+                if decide(real) is True and rel.state != "failed":
+                    continue
+                parts.append(_Part("cond", str(real), self.z.cond(c)))
+        except _Unsupported:
+            return None
+        forwards = (
+            not run.conds
+            and len(run.outputs) == 1
+            and rel.state != "failed"
+            and any(run.outputs[0] == g for g in gins)
+        )
+        return premise, dprem, parts, forwards
+
+
+def _blank(t: Type) -> Type:
+    return IncompleteType(t.kind) if isinstance(t, IncompleteType) else IncompleteType()
+
+
+def _same_structure(a: Type, b: Type) -> bool:
+    if isinstance(b, IncompleteType):
+        return True
+    if isinstance(a, IncompleteType):
+        return False
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        ra = len(a.shape) if isinstance(a.shape, tuple) else None
+        rb = len(b.shape) if isinstance(b.shape, tuple) else None
+        return ra == rb and a.dtype == b.dtype
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.fields) == len(b.fields) and all(
+            _same_structure(x, y) for x, y in zip(a.fields, b.fields)
+        )
+    return True
+
+
+def _dim_at(t: Type, loc: Sequence[int]) -> str | None:
+    """The dimension at ``loc`` (field indices, then the dimension index) of a resolved type."""
+    cur = t
+    for k, i in enumerate(loc):
+        last = k == len(loc) - 1
+        if last and isinstance(cur, TensorType) and isinstance(cur.shape, tuple):
+            return str(cur.shape[i]) if i < len(cur.shape) else None
+        if isinstance(cur, TupleType) and i < len(cur.fields):
+            cur = cur.fields[i]
+        elif isinstance(cur, FuncType) and not cur.type_params:
+            kids = (*cur.params, cur.ret)
+            if i >= len(kids):
+                return None
+            cur = kids[i]
+        elif isinstance(cur, TypeCall) and i < len(cur.args):
+            cur = cur.args[i]
+        else:
+            return None
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# candidate selection (cheap: no encoding) and the driver
+
+
+def _type_keys(solver: TypeSolver, t: Type, ann: dict[int, Any], out: set[tuple[str, Any]]) -> None:
+    u = solver.unifier
+    stack = [t]
+    seen: set[int] = set()
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if id(x) in ann:
+            out.add(("occ", id(x)))
+        match x:
+            case IncompleteType():
+                r = u.find(x)
+                out.add(("hole", r.id))
+                rt = u.resolved.get(r)
+                if rt is not None:
+                    stack.append(rt)
+            case TensorType(shape, _) if isinstance(shape, tuple):
+                for d in shape:
+                    for a in d.atoms():
+                        if isinstance(a, (DimVar, AnyDim)):
+                            out.add(("dim", a._key))
+                        elif isinstance(a, Sym):
+                            out.add(("sym", a.name))
+            case TupleType(fields):
+                stack.extend(fields)
+            case FuncType(params, ret, _, _, _):
+                stack.extend((*params, ret))
+            case TypeCall(_, args):
+                stack.extend(args)
+            case _:
+                pass
+
+
+@dataclass
+class _Cand:
+    origin: Origin
+    kind: str  # "annotation" | "unify" | "relation"
+    items: list[Any] = field(default_factory=list)
+    keys: set[tuple[str, Any]] = field(default_factory=set)
+
+
+def _candidates(solver: TypeSolver) -> dict[int, _Cand]:
+    ann = {id(t): (t, o) for t, o in solver.sources.values()}
+    cands: dict[int, _Cand] = {}
+
+    def get(o: Origin, kind: str) -> _Cand:
+        c = cands.get(o.seq)
+        if c is None:
+            c = cands[o.seq] = _Cand(o, kind)
+        return c
+
+    for t, o in solver.sources.values():
+        c = get(o, "annotation")
+        c.items.append(("annotation", t))
+        _type_keys(solver, t, ann, c.keys)
+    for a, b, o in solver.unify_log:
+        c = get(o, "unify")
+        c.items.append(("unify", a, b))
+        _type_keys(solver, a, ann, c.keys)
+        _type_keys(solver, b, ann, c.keys)
+    for rel in solver.rels:
+        c = get(rel.origin, "relation")
+        c.items.append(("relation", rel))
+        for t in rel.args:
+            _type_keys(solver, t, ann, c.keys)
+    return cands
+
+
+def _select(cands: dict[int, _Cand], primary: int, excluded: set[int], cap: int) -> list[int]:
+    """The candidates connected to the primary, nearest first, at most ``cap`` (symbols link
+    candidates only after everything linked through holes and annotations)."""
+    pool = [s for s in cands if s not in excluded or s == primary]
+    if len(pool) <= cap:
+        return sorted(pool)
+    by_key: dict[tuple[str, Any], list[int]] = {}
+    for s in pool:
+        for k in cands[s].keys:
+            by_key.setdefault(k, []).append(s)
+    chosen = [primary]
+    seen = {primary}
+    # local links first (a hole, an occurrence used a few times), then hubs (a weight used by
+    # every layer), then symbols (which link nearly everything)
+    for stage in (0, 1, 2):
+        frontier = list(chosen)
+        while frontier and len(chosen) < cap:
+            nxt: list[int] = []
+            for s in frontier:
+                for k in sorted(cands[s].keys, key=repr):
+                    if (k[0] == "sym" and stage < 2) or (len(by_key[k]) > _HUB and stage < 1):
+                        continue
+                    for s2 in by_key.get(k, ()):
+                        if s2 not in seen:
+                            seen.add(s2)
+                            chosen.append(s2)
+                            nxt.append(s2)
+            frontier = nxt
+    return sorted(chosen[:cap])
+
+
+def explain_errors(solver: TypeSolver) -> None:
+    """Replace the notes of each explainable error in ``solver.errors`` by its minimal core."""
+    targets = [
+        i
+        for i, d in enumerate(solver.errors)
+        if d.origin is not None and d.code not in _NOT_CONFLICTS and d.evidence is None
+    ]
+    if not targets:
+        return
+    cands = _candidates(solver)
+    failing = {d.origin.seq for d in solver.errors if d.origin is not None}
+    for i in targets:
+        d = solver.errors[i]
+        assert d.origin is not None
+        if d.origin.seq not in cands:
+            continue
+        new = None
+        for cap in _CAPS:
+            try:
+                new = _explain_one(solver, cands, d, failing - {d.origin.seq}, cap)
+            except (z3.Z3Exception, _Unsupported, RecursionError):
+                new = None
+            if new is not None or len(cands) <= cap:
+                break
+        if new is not None:
+            solver.errors[i] = new
+
+
+_STRUCTURAL = frozenset(
+    {
+        "rank-mismatch",
+        "dtype-mismatch",
+        "arity-mismatch",
+        "type-mismatch",
+        "kind-mismatch",
+        "occurs-check",
+        "axis-out-of-range",
+    }
+)
+_NOT_CONFLICTS = frozenset({"unproven-guard", "impure-call", "undefined-var", "inconclusive"})
+
+
+def _explain_one(
+    solver: TypeSolver, cands: dict[int, _Cand], d: Diagnostic, excluded: set[int], cap: int
+) -> Diagnostic | None:
+    assert d.origin is not None
+    primary = d.origin.seq
+    chosen = _select(cands, primary, excluded, cap)
+    ex = _Explainer(solver)
+    for q in chosen:
+        for item in cands[q].items:
+            if item[0] == "annotation":
+                ex.add_annotation(item[1], cands[q].origin)
+            elif item[0] == "unify":
+                ex.add_unification(item[1], item[2], cands[q].origin)
+            else:
+                ex.add_relation(item[1])
+    pm = ex.members.get(primary)
+    if pm is None:
+        return None
+    pm.link = False
+    s = z3.Solver(ctx=ex.ctx)
+    s.set("timeout", int(solver.timeout_ms))
+
+    # for a conflict between dimensions, the structure the solver found (ranks, dtypes, tuple
+    # arities) is background; for a structural conflict it is what the members contribute
+    structural = d.code in _STRUCTURAL
+
+    def background() -> list[Any]:
+        ms = sorted(ex.members.items())
+        links = [m.formula(ex.ctx, structure=structural) for q, m in ms if m.link]
+        shapes = [] if structural else [p for _, m in ms for p in m.premise]
+        return [*ex.axioms, *ex.z.take_axioms(), *shapes, *links]
+
+    def formulas() -> dict[int, Any]:
+        return {
+            q: m.formula(ex.ctx, structure=structural) for q, m in sorted(ex.members.items()) if not m.link
+        }
+
+    def unsat(seqs: Sequence[int], fs: dict[int, Any]) -> bool | None:
+        s.push()
+        try:
+            for q in seqs:
+                s.add(fs[q])
+            r = s.check()
+        finally:
+            s.pop()
+        return True if r == z3.unsat else False if r == z3.sat else None
+
+    s.add(*background())
+    fs = formulas()
+    verdict = unsat(list(fs), fs)
+    if verdict is not True and pm.rels:
+        # the generic run of the primary lost what made it fail: describe it at its values
+        for rel in pm.rels:
+            ex.add_relation(rel, tier=3)
+        pm.link = False
+        s = z3.Solver(ctx=ex.ctx)
+        s.set("timeout", int(solver.timeout_ms))
+        ex.axioms.extend(ex.z.take_axioms())
+        s.add(*background())
+        fs = formulas()
+        verdict = unsat(list(fs), fs)
+    if verdict is not True:
+        return None
+    # deletion-based minimization in program order, the primary pinned
+    order = sorted(fs, key=lambda q: ex.members[q].origin.sort_key())
+    core = list(order)
+    for q in order:
+        if q == primary:
+            continue
+        trial = [x for x in core if x != q]
+        if unsat(trial, fs) is True:
+            core = trial
+    if unsat([x for x in core if x != primary], fs) is not False:
+        return None  # the conflict does not need the place where it surfaced
+    notes: list[Note] = []
+    for q in core:
+        if q != primary:
+            m = ex.members[q]
+            notes.append(Note(_describe(ex, m, core, fs, unsat, structural), m.origin.span))
+    chain = _chain(ex, primary, [q for q in core if q != primary])
+    if chain:
+        notes.append(Note(_chain_text(chain), None))
+    members = [primary, *(q for q in core if q != primary)]
+    ev = Evidence(tuple(fs[q] for q in members), tuple(s.assertions()), ex.ctx)
+    return Diagnostic(
+        d.code,
+        d.message,
+        d.span,
+        tuple(notes),
+        d.severity,
+        origin=d.origin,
+        core=tuple(ex.members[q].origin for q in members),
+        evidence=ev,
+    )
+
+
+def _chain(ex: _Explainer, primary: int, others: list[int]) -> list[Origin]:
+    """The forwarding members (elementwise operators, bindings) on the shortest paths in the
+    position graph from the primary to the other core members, in program order."""
+    import networkx as nx
+
+    g: nx.Graph = nx.Graph()
+    ends = {primary, *others}
+    for q, m in sorted(ex.members.items()):
+        if not m.link and q not in ends:
+            continue
+        for k in sorted(m.keys, key=repr):
+            if k[0] != "sym":
+                g.add_edge(("m", q), ("k", k))
+    found: dict[int, Origin] = {}
+    for q in others:
+        a, b = ("m", primary), ("m", q)
+        if a not in g or b not in g:
+            continue
+        sub = g.subgraph([n for n in g if n[0] == "k" or n in (a, b) or n[1] not in ends])
+        try:
+            path = nx.shortest_path(sub, a, b)
+        except nx.NetworkXNoPath:
+            continue
+        for n in path[1:-1]:
+            if n[0] == "m":
+                found[n[1]] = ex.members[n[1]].origin
+    return sorted(found.values(), key=lambda o: o.sort_key())
+
+
+def _chain_text(chain: Sequence[Origin]) -> str:
+    items: list[str] = []
+    counts: list[int] = []
+    for o in chain:
+        text = o.describe()
+        if items and items[-1] == text:
+            counts[-1] += 1
+        else:
+            items.append(text)
+            counts.append(1)
+    items = [t if c == 1 else f"{t} ({c} calls)" for t, c in zip(items, counts)]
+    if len(items) > 8:
+        items = [*items[:3], f"{len(items) - 6} more", *items[-3:]]
+    return f"the conflict flows through {_join(items)}"
+
+
+def _describe(
+    ex: _Explainer,
+    m: _Member,
+    core: list[int],
+    fs: dict[int, Any],
+    unsat: Any,
+    structure: bool = True,
+) -> str:
+    """What member ``m`` contributed: the parts of it that the conflict needs."""
+    label = m.origin.label
+    if not m.rels:
+        if m.origin.kind == "annotation":
+            return label
+        return _describe_unify(ex, m, label)
+    others = [q for q in core if q != m.origin.seq]
+    needed = list(m.parts)
+    for p in list(needed):
+        trial = [x for x in needed if x is not p]
+        fs2 = dict(fs)
+        fs2[m.origin.seq] = m.formula(ex.ctx, trial, structure)
+        if unsat([*others, m.origin.seq], fs2) is True:
+            needed = trial
+    out = m.outputs[0] if len(m.outputs) == 1 else None
+    bits: list[str] = []
+    dims: list[str] = []
+    for p in needed:
+        if p.kind != "dim":
+            continue
+        src = m.outputs[p.loc[0]] if p.loc and p.loc[0] < len(m.outputs) else out
+        value = _dim_at(src, p.loc[1:]) if src is not None else None
+        dims.append(f"{p.text} is `{value}`" if value is not None else p.text)
+    shown = ", ".join(str(t) for t in m.outputs)
+    if dims and m.outputs:
+        bits.append(f"gives `{shown}` ({_join(dims)})")
+    elif dims:
+        bits.append("makes " + _join(dims))
+    elif any(p.kind in ("struct", "fail") for p in needed) and m.outputs:
+        bits.append(f"gives `{shown}`")
+    conds = [p.text for p in needed if p.kind == "cond"]
+    if conds:
+        bits.append("requires " + _join([f"`{c}`" for c in conds]))
+    return f"{label} {' and '.join(bits)}" if bits else label
+
+
+def _describe_unify(ex: _Explainer, m: _Member, label: str) -> str:
+    """A unification: what it made equal (one side, when both print the same once solved)."""
+    if not m.pairs or m.origin.kind == "annotation":
+        return label
+    a, b = m.pairs[0]
+    ra, rb = str(ex.u.resolve(a)), str(ex.u.resolve(b))
+    if ra == rb:
+        return f"{label} has type `{ra}`"
+    return f"{label} equates `{ra}` and `{rb}`"
+
+
+def _join(xs: Sequence[str]) -> str:
+    if len(xs) <= 1:
+        return "".join(xs)
+    return ", ".join(xs[:-1]) + " and " + xs[-1]
