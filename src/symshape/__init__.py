@@ -8,6 +8,7 @@
 
 from symshape import ops
 from symshape.display import draw, to_dot
+from symshape.encoding import conds
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim, dim, dims, parse_dim
 from symshape.encoding.types import (
@@ -84,6 +85,7 @@ __all__ = [
     "TupleGetItem",
     "Var",
     "call_pure",
+    "conds",
     "const",
     "infer",
     "normalize",

@@ -80,6 +80,10 @@ class Context(ABC):
     def prove(self, cond: Cond) -> bool | None:
         """Whether ``cond`` follows from the declarations and facts (no recording)."""
 
+    def assume(self, cond: Cond) -> None:
+        """Take ``cond`` as given (a definition, as when ``match_cast`` binds a new symbol)."""
+        raise NotImplementedError
+
     @abstractmethod
     def fresh_dim(self) -> Dim: ...
 

@@ -175,6 +175,9 @@ class Diagnostic:
     def to_json_str(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True)
 
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(self.render())
+
     def _repr_html_(self) -> str:
         where = html.escape(str(self.span)) if self.span else ""
         notes = "".join(

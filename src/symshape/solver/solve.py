@@ -116,6 +116,9 @@ class _Ctx(Context):
     def prove(self, cond: Cond) -> bool | None:
         return self.solver.session.prove(cond)
 
+    def assume(self, cond: Cond) -> None:
+        self.solver.session.assume(cond, self.rel.origin)
+
     def fresh_dim(self) -> Dim:
         return fresh_dimvar()
 
