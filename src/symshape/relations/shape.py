@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from symshape.encoding.conds import any_of, eq, le, ne
+from symshape.encoding.conds import TRUE, any_of, eq, le, ne
 from symshape.encoding.dims import ZERO, Dim, as_dim, mod
 from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
 from symshape.errors import (
@@ -232,10 +232,14 @@ def reshape_dims(
     if infer_at >= 0:
         if pout == 0:
             return (), [], "cannot infer -1 when newshape has a zero dimension"
-        conds.append((eq(mod(pin, pout), 0), f"{pout} must divide {pin}"))
+        c = eq(mod(pin, pout), 0)
+        if c != TRUE:
+            conds.append((c, f"{pout} must divide {pin}"))
         out[infer_at] = exact_div(pin, pout)
     else:
-        conds.append((eq(pin, pout), f"{pin} elements vs {pout}"))
+        c = eq(pin, pout)
+        if c != TRUE:
+            conds.append((c, f"{pin} elements vs {pout}"))
     return tuple(d for d in out if d is not None), conds, None
 
 
@@ -255,15 +259,16 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
         ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {tuple(map(str, spec))}: {err}")
-    chk = Checks()
-    for c, msg in conds:
-        chk.require(
-            c,  # type: ignore[arg-type]
-            RESHAPE_SIZE,
-            f"cannot reshape `{x}` to newshape {_spec_str(spec)}: {msg}",
-        )
-    if not chk.commit(ctx):
-        return False
+    if conds:
+        chk = Checks()
+        for c, msg in conds:
+            chk.require(
+                c,  # type: ignore[arg-type]
+                RESHAPE_SIZE,
+                f"cannot reshape `{x}` to newshape {_spec_str(spec)}: {msg}",
+            )
+        if not chk.commit(ctx):
+            return False
     ctx.assign(out, Tensor(dims, x.dtype))
     return True
 

@@ -63,6 +63,9 @@ class DependencyGraph:
         # nodes and edges are buffered and added to networkx in bulk when the graph is read
         self._nodes: list[tuple[Node, str]] = []
         self._edges: list[tuple[Node, Node]] = []
+        # for the fast ordering check: what each relation reads, the last relation writing a node
+        self._reads: list[tuple[Node, int]] = []
+        self._last_writer: dict[Node, int] = {}
 
     @property
     def g(self) -> nx.DiGraph:
@@ -80,15 +83,29 @@ class DependencyGraph:
         r = rel_node(rid)
         self._nodes.append((r, label))
         edges = self._edges
+        reads = self._reads
         for t in inputs:
             for n in nodes_of(t):
                 edges.append((n, r))
+                if rid >= 0:
+                    reads.append((n, rid))
+        writer = self._last_writer
         for t in outputs:
             for n in nodes_of(t):
                 edges.append((r, n))
+                if rid >= 0:
+                    writer[n] = rid
 
     def order(self, rids: Sequence[int]) -> dict[int, int]:
-        """A rank per relation: topological order of the condensation, creation order inside."""
+        """A rank per relation: topological order of the condensation, creation order inside.
+
+        Constraint generation usually creates relations in an order that already is topological
+        (every relation is created after the relations producing its inputs); that is checked in
+        one pass over the read edges, and only otherwise does networkx sort the condensation.
+        """
+        writer = self._last_writer
+        if all(writer.get(n, -1) < r for n, r in self._reads):
+            return {rid: rid for rid in rids}
         g = self.g
         if nx.is_directed_acyclic_graph(g):
             ranks: dict[int, int] = {}
