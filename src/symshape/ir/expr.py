@@ -8,10 +8,12 @@ outside this package, found by walking ``f_back``: no ``inspect.stack``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
+from types import CodeType
 from typing import TYPE_CHECKING, Any, Union
 
 from symshape.encoding.dims import DimLike, as_dim, check_nonnegative_constant
@@ -62,23 +64,29 @@ __all__ = [
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@functools.lru_cache(maxsize=8192)
+def _column(code: CodeType, lasti: int) -> int:
+    """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None or lasti < 0:
+        return 1
+    pos = next(itertools.islice(positions(), lasti // 2, None), None)
+    if pos is None or pos[2] is None:
+        return 1
+    return int(pos[2]) + 1
+
+
 def _user_span() -> Span | None:
     """The span of the first caller frame outside the symshape package.
 
-    The column is that of the call being executed (``co_positions``, Python 3.11+), else 1.
+    The column is that of the call being executed (Python 3.11+; else 1), cached per call site.
     """
     f = sys._getframe(2)
     while f is not None:
         code = f.f_code
         fn = code.co_filename
         if not fn.startswith(_PKG_DIR):
-            col = 1
-            positions = getattr(code, "co_positions", None)
-            if positions is not None and f.f_lasti >= 0:
-                pos = next(itertools.islice(positions(), f.f_lasti // 2, None), None)
-                if pos is not None and pos[2] is not None:
-                    col = pos[2] + 1
-            return Span(fn, f.f_lineno, col)
+            return Span(fn, f.f_lineno, _column(code, f.f_lasti))
         f = f.f_back  # type: ignore[assignment]
     return None
 

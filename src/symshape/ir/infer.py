@@ -81,7 +81,7 @@ from symshape.ir.module import Module
 from symshape.ir.op import Op
 from symshape.relations.base import Context, register_relation
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
-from symshape.solver.solve import Solution, TypeSolver
+from symshape.solver.solve import Solution, TypeSolver, gc_paused
 
 __all__ = ["infer", "InferenceResult"]
 
@@ -707,7 +707,13 @@ class InferenceResult:
 
     @property
     def z3_calls(self) -> int:
+        """Z3 checks made to decide conditions."""
         return self.solution.z3_calls
+
+    @property
+    def z3_explain_calls(self) -> int:
+        """Z3 checks made to explain the errors (find and minimize their cores)."""
+        return self.solution.z3_explain_calls
 
     def type_of(self, e: Any) -> Type:
         """The inferred type of an expression (a global function by GlobalVar or name)."""
@@ -846,6 +852,11 @@ def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) 
     >>> res.status, str(res.type_of(body))
     ('ok', 'Tensor[(n, 12), float32]')
     """
+    with gc_paused():
+        return _infer(program, strict, timeout_ms)
+
+
+def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceResult:
     solver = TypeSolver(strict=strict, timeout_ms=timeout_ms)
     if isinstance(program, Module):
         gen = _Gen(solver, program)

@@ -689,6 +689,7 @@ def _explain_one(
         try:
             for q in seqs:
                 s.add(fs[q])
+            solver.session.explain_calls += 1
             r = s.check()
         finally:
             s.pop()

@@ -58,6 +58,7 @@ class Session:
         self._lits: list[z3.BoolRef] = []
         self._queries = 0
         self.z3_calls = 0
+        self.explain_calls = 0  # Z3 checks made while minimizing an error's core (explain.py)
         self.z3_seconds = 0.0
 
     # -- plumbing ------------------------------------------------------------------------------

@@ -22,9 +22,11 @@ recorded, else ``ok``. With ``strict=True`` every guard is an ``unproven-guard``
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import gc
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +64,21 @@ from symshape.solver.unify import Unifier
 __all__ = ["TypeSolver", "Solution", "RelationInstance", "STATUSES", "SandboxRun", "sandbox_run"]
 
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while solving (as mypy does): the solver allocates
+    many small acyclic objects, and collections triggered by them make large programs
+    superlinear. Reference counting still frees everything; the collector resumes after."""
+    was = gc.isenabled()
+    if was:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 @dataclass(eq=False)
@@ -452,6 +469,10 @@ class TypeSolver:
 
     def solve(self) -> Solution:
         """Run the relations to a fixpoint and return the :class:`Solution`."""
+        with gc_paused():
+            return self._solve()
+
+    def _solve(self) -> Solution:
         pending = [r for r in self.rels if r.state == "pending"]
         self._rank = self.graph.order([r.id for r in pending])
         self._heap = [(self._rank[r.id], r.id) for r in pending]
@@ -650,7 +671,13 @@ class Solution:
 
     @property
     def z3_calls(self) -> int:
+        """Z3 checks made to decide conditions (those the canonical forms decide never reach Z3)."""
         return self.solver.session.z3_calls
+
+    @property
+    def z3_explain_calls(self) -> int:
+        """Z3 checks made to find and minimize the unsat cores of the errors."""
+        return self.solver.session.explain_calls
 
     def resolve(self, t: Type) -> Type:
         """``t`` with every solved hole and unknown dimension replaced."""

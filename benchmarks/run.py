@@ -1,0 +1,433 @@
+"""The side-by-side benchmark runner: ``python -m benchmarks`` or ``python benchmarks/run.py``.
+
+For every workload instance it measures symshape (build the program + infer; medians over
+``--reps`` repetitions after one warm-up run), its peak Python memory (one extra run under
+``tracemalloc``, not timed), and every installed peer on the same workload built with the peer's
+own API in the same process. It prints one table, then one note per row (inferred result, first
+error, guards), and with ``--json out.json`` writes every number.
+
+Columns: ``total ms`` is build + solve (what a frontend pays, and what the peers' times cover:
+TVM's ``BlockBuilder.emit`` infers while it builds); ``build``/``solve`` split it; ``us/op`` is
+total per operator (per relation, per unification); ``peak MiB`` is tracemalloc's peak and ``z3``
+the number of ``z3.Solver.check`` calls, both from one extra untimed run (``*``: the result's own
+``z3_calls`` differs); ``ss/<peer>`` is symshape's total divided by the peer's (below 1: faster);
+``scale`` is the time of this size over the time of the previous size of the same series (10x the
+operators should cost at most 11x). A workload whose operators or API are not there yet is
+reported as ``n/a (missing: ...)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import json
+import os
+import platform
+import signal
+import statistics
+import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: python benchmarks/run.py
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks import peers_onnx, peers_tvm
+from benchmarks import workloads as wl
+from benchmarks.specs import resnet50_op_count
+
+__all__ = ["Case", "cases", "main", "run_case"]
+
+PEERS = {peers_tvm.NAME: peers_tvm, peers_onnx.NAME: peers_onnx}
+
+
+@dataclass
+class Case:
+    """One workload instance: how to run symshape on it and each peer."""
+
+    workload: str
+    key: str  # REQUIREMENTS key in benchmarks.workloads
+    size: int
+    ss: Callable[[], wl.RunResult]
+    peers: dict[str, Callable[[], dict[str, Any]]] = field(default_factory=dict)
+    series: str = ""  # rows of one series get the "scale" column
+    unit: str = "op"
+
+
+def cases(quick: bool) -> list[Case]:
+    """The workload instances, in table order."""
+    chain = [100] if quick else [1_000, 10_000]
+    unif = [100] if quick else [1_000]
+    z3p = [20] if quick else [40, 160]
+    rel = [100, 1_000] if quick else [1_000, 10_000]
+    out: list[Case] = []
+    for n in chain:
+        out.append(
+            Case(
+                "(a) transformer chain",
+                "transformer",
+                n,
+                lambda n=n: wl.run_transformer_chain(n),
+                {
+                    peers_tvm.NAME: lambda n=n: peers_tvm.transformer_chain(n),
+                    peers_onnx.NAME: lambda n=n: peers_onnx.transformer_chain(n),
+                },
+                series="a",
+            )
+        )
+    out.append(
+        Case(
+            "(b) resnet50 (b, 3, h, w)",
+            "resnet50",
+            resnet50_op_count(),
+            wl.run_resnet50,
+            {peers_tvm.NAME: peers_tvm.resnet50_net, peers_onnx.NAME: peers_onnx.resnet50_net},
+        )
+    )
+    for n in chain:
+        out.append(
+            Case(
+                "(c) chain + 1 shape error",
+                "transformer",
+                n,
+                lambda n=n: wl.run_transformer_chain(n, inject_error=True),
+                {
+                    peers_tvm.NAME: lambda n=n: peers_tvm.transformer_chain(n, inject_error=True),
+                    peers_onnx.NAME: lambda n=n: peers_onnx.transformer_chain(n, inject_error=True),
+                },
+                series="c",
+            )
+        )
+    for n in unif:
+        out.append(
+            Case(
+                "(d) unify nested tuple/fn", "unification", n, lambda n=n: wl.run_unification(n), unit="unify"
+            )
+        )
+    for n in z3p:
+        out.append(
+            Case("(e) Z3 guards program", "z3_program", n, lambda n=n: wl.run_z3_program(n), series="e")
+        )
+    for n in rel:
+        out.append(
+            Case(
+                "relation chain (solver)",
+                "relation_chain",
+                n,
+                lambda n=n: wl.run_relation_chain(n),
+                series="rel",
+                unit="rel",
+            )
+        )
+    return out
+
+
+# -- measuring --------------------------------------------------------------------------------------
+
+
+class BenchTimeoutError(BaseException):
+    """A measurement ran past ``--timeout`` (a BaseException, so that no ``except Exception`` in the
+    code under test swallows it)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise BenchTimeoutError after ``seconds`` (POSIX main thread only; elsewhere no limit)."""
+    usable = (
+        seconds > 0 and hasattr(signal, "SIGALRM") and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def fire(signum: int, frame: Any) -> None:
+        raise BenchTimeoutError(f"exceeded {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _fmt_exc(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0][:160]}" if text else type(e).__name__
+
+
+def _measure(fn: Callable[[], Any], reps: int, warmup: bool, timeout: float) -> tuple[list[float], list[Any]]:
+    """Wall times of ``reps`` runs of ``fn`` (after an untimed warm-up) and their results."""
+    times, results = [], []
+    with _deadline(timeout):
+        if warmup:
+            gc.collect()
+            fn()
+        for _ in range(reps):
+            gc.collect()
+            t0 = time.perf_counter()
+            r = fn()
+            times.append(time.perf_counter() - t0)
+            results.append(r)
+    return times, results
+
+
+def _instrumented(fn: Callable[[], Any], timeout: float, memory: bool) -> tuple[int | None, int]:
+    """One untimed run of ``fn`` that counts ``z3.Solver.check`` calls (whatever the result object
+    reports) and, with ``memory``, measures the peak of traced Python allocations."""
+    import z3
+
+    count = [0]
+    real = z3.Solver.check
+
+    def counting(self: Any, *args: Any) -> Any:
+        count[0] += 1
+        return real(self, *args)
+
+    gc.collect()
+    z3.Solver.check = counting
+    if memory:
+        tracemalloc.start()
+    try:
+        with _deadline(timeout):
+            fn()
+        peak = tracemalloc.get_traced_memory()[1] if memory else None
+    finally:
+        if memory:
+            tracemalloc.stop()
+        z3.Solver.check = real
+    return peak, count[0]
+
+
+def run_case(
+    case: Case, reps: int, timeout: float, peers: dict[str, str | None], memory: bool = True
+) -> dict[str, Any]:
+    """Measure one case; returns a JSON-able row."""
+    row: dict[str, Any] = {
+        "workload": case.workload,
+        "size": case.size,
+        "unit": case.unit,
+        "series": case.series,
+    }
+    missing = wl.missing_api(case.key)
+    if missing:
+        row["status"] = f"n/a (missing: {', '.join(missing)})"
+    else:
+        try:
+            _, results = _measure(case.ss, reps, reps > 1, timeout)
+            last: wl.RunResult = results[-1]
+            total = statistics.median(r.total_s for r in results)
+            row.update(
+                status=last.status,
+                ops=last.ops,
+                total_ms=total * 1e3,
+                build_ms=statistics.median(r.build_s for r in results) * 1e3,
+                solve_ms=statistics.median(r.solve_s for r in results) * 1e3,
+                us_per_op=total * 1e6 / max(1, last.ops),
+                z3_reported=last.z3_calls,
+                detail=last.detail,
+                reps=len(results),
+                times_ms=[r.total_s * 1e3 for r in results],
+            )
+            peak, checks = _instrumented(case.ss, timeout, memory)
+            row["z3_checks"] = checks
+            if peak is not None:
+                row["peak_mib"] = peak / 2**20
+        except BenchTimeoutError as e:
+            row["status"] = f"timeout ({e})"
+        except Exception as e:
+            row["status"] = "crash"
+            row["detail"] = _fmt_exc(e)
+    row["peers"] = {}
+    for name, fn in case.peers.items():
+        if not peers.get(name):
+            continue
+        p: dict[str, Any] = {}
+        try:
+            times, results = _measure(fn, reps, reps > 1, timeout)
+            p.update(ms=statistics.median(times) * 1e3, status=results[-1]["status"])
+            p["times_ms"] = [x * 1e3 for x in times]
+            p["detail"] = results[-1].get("type") or results[-1].get("message") or ""
+            if "total_ms" in row:
+                p["ratio"] = row["total_ms"] / p["ms"]
+        except BenchTimeoutError as e:
+            p["status"] = f"timeout ({e})"
+        except Exception as e:
+            p.update(status="crash", detail=_fmt_exc(e))
+        row["peers"][name] = p
+    return row
+
+
+def _add_scale(rows: list[dict[str, Any]]) -> None:
+    prev: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        s = r.get("series")
+        if not s:
+            continue
+        p = prev.get(s)
+        if p is not None and "total_ms" in p and "total_ms" in r and p["total_ms"] > 0:
+            r["scale"] = r["total_ms"] / p["total_ms"]
+            r["scale_of"] = r["size"] / p["size"]
+        prev[s] = r
+
+
+# -- printing ---------------------------------------------------------------------------------------
+
+
+def _num(v: Any, fmt: str) -> str:
+    return format(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
+
+
+def _z3_cell(r: dict[str, Any]) -> str:
+    """Z3 checks counted in the instrumented run; ``*`` when the result reports another number."""
+    checks = r.get("z3_checks")
+    if checks is None:
+        return "-"
+    rep = r.get("z3_reported")
+    return f"{checks}" + ("*" if rep is not None and rep != checks else "")
+
+
+def format_table(rows: list[dict[str, Any]], peer_names: list[str]) -> str:
+    head = ["workload", "size", "status", "total ms", "build ms", "solve ms", "us/op", "peak MiB", "z3"]
+    for p in peer_names:
+        head += [f"{p} ms", f"ss/{p}"]
+    head.append("scale")
+    body: list[list[str]] = []
+    for r in rows:
+        line = [
+            r["workload"],
+            f"{r['size']:,}",
+            r["status"],
+            _num(r.get("total_ms"), ".1f"),
+            _num(r.get("build_ms"), ".1f"),
+            _num(r.get("solve_ms"), ".1f"),
+            _num(r.get("us_per_op"), ".1f"),
+            _num(r.get("peak_mib"), ".1f"),
+            _z3_cell(r),
+        ]
+        for p in peer_names:
+            pr = r["peers"].get(p)
+            if pr is None:
+                line += ["", ""]
+                continue
+            ms = _num(pr.get("ms"), ".1f")
+            if pr.get("status") not in ("ok", None):
+                ms += f" ({pr['status']})" if pr["status"] == "error" else f" [{pr['status']}]"
+            line += [ms, _num(pr.get("ratio"), ".2f") + ("x" if "ratio" in pr else "")]
+        sc = r.get("scale")
+        line.append(f"{sc:.1f}x/{r['scale_of']:g}x" if sc is not None else "")
+        body.append(line)
+    # the status column can be long (n/a lists): keep it readable by wrapping at the end
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
+    status_i = head.index("status")
+    widths[status_i] = min(widths[status_i], 28)
+    out = []
+    sep = "  "
+    num_cols = set(range(3, len(head)))
+    hl = sep.join(h.rjust(widths[i]) if i in num_cols else h.ljust(widths[i]) for i, h in enumerate(head))
+    out.append(hl.rstrip())
+    out.append("-" * len(hl.rstrip()))
+    for b in body:
+        cells = []
+        for i, c in enumerate(b):
+            if i == status_i and len(c) > widths[i]:
+                c = c[: widths[i] - 3] + "..."
+            cells.append(c.rjust(widths[i]) if i in num_cols else c.ljust(widths[i]))
+        out.append(sep.join(cells).rstrip())
+    return "\n".join(out)
+
+
+def format_notes(rows: list[dict[str, Any]]) -> str:
+    out = []
+    for i, r in enumerate(rows, 1):
+        bits = []
+        if r["status"].startswith("n/a") and len(r["status"]) > 28:
+            bits.append(r["status"])
+        if r.get("detail"):
+            bits.append(f"symshape: {r['detail']}")
+        rep = r.get("z3_reported")
+        if rep is not None and r.get("z3_checks") is not None and rep != r["z3_checks"]:
+            bits.append(f"z3: {r['z3_checks']} checks counted, result reports z3_calls={rep}")
+        for p, pr in r["peers"].items():
+            if pr.get("detail"):
+                bits.append(f"{p}: {pr['detail']}")
+        if bits:
+            out.append(f"[{i}] {r['workload']} {r['size']:,}: " + " | ".join(bits))
+    return "\n".join(out)
+
+
+def _meta(args: argparse.Namespace, peers: dict[str, str | None]) -> dict[str, Any]:
+    import z3
+
+    import symshape
+
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "symshape": getattr(symshape, "__version__", "?"),
+        "z3": z3.get_version_string(),
+        "peers": peers,
+        "cpus": os.cpu_count(),
+        "loadavg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        "reps": args.reps,
+        "quick": args.quick,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes, 1 repetition (CI smoke)")
+    ap.add_argument(
+        "--reps", type=int, default=None, help="repetitions per measurement (default 5; 1 with --quick)"
+    )
+    ap.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
+    ap.add_argument(
+        "--only", metavar="SUBSTR", action="append", help="run the workloads whose name contains SUBSTR"
+    )
+    ap.add_argument("--no-peers", action="store_true", help="measure symshape only")
+    ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc run")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per measurement (default 300)")
+    args = ap.parse_args(argv)
+    if args.reps is None:
+        args.reps = 1 if args.quick else 5
+    if args.reps < 1:
+        ap.error("--reps must be >= 1")
+
+    peers = {name: (None if args.no_peers else mod.version()) for name, mod in PEERS.items()}
+    peer_names = [p for p, v in peers.items() if v]
+    todo = cases(args.quick)
+    if args.only:
+        todo = [c for c in todo if any(s.lower() in c.workload.lower() for s in args.only)]
+    rows = []
+    for c in todo:
+        print(f"... {c.workload} {c.size:,}", file=sys.stderr, flush=True)
+        rows.append(run_case(c, args.reps, args.timeout, peers, memory=not args.no_memory))
+    _add_scale(rows)
+
+    meta = _meta(args, peers)
+    vers = ", ".join(f"{p} {v}" for p, v in peers.items() if v)
+    vers = vers or ("disabled" if args.no_peers else "none installed")
+    print(
+        f"symshape {meta['symshape']} | python {meta['python']} | z3 {meta['z3']} | peers: {vers} | "
+        f"median of {args.reps} rep(s) | {meta['cpus']} cpu(s), load {meta['loadavg']}"
+    )
+    print(format_table(rows, peer_names))
+    notes = format_notes(rows)
+    if notes:
+        print()
+        print(notes)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"meta": meta, "rows": rows}, fh, indent=2, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
