@@ -58,6 +58,7 @@ __all__ = [
     "call_pure",
     "structural_equal",
     "children",
+    "operands",
     "Callee",
 ]
 
@@ -422,6 +423,31 @@ def call_pure(callee: Any, *args: Expr) -> Call:
     c.pure_override = True
     c.span = _user_span()
     return c
+
+
+def operands(e: Expr) -> list[Expr]:
+    """The sub-expressions that are evaluated, in order (binding variables excluded)."""
+    match e:
+        case Call():
+            return ([e.callee] if isinstance(e.callee, Expr) else []) + list(e.args)
+        case Tuple():
+            return list(e.fields)
+        case TupleGetItem():
+            return [e.tuple_value]
+        case Let():
+            return [e.value, e.body]
+        case Function():
+            return [e.body]
+        case If():
+            return [e.cond, e.then_branch, e.else_branch]
+        case Match():
+            return [e.value] + [c.body for c in e.clauses]
+        case MatchCast():
+            return [e.value, e.body]
+        case Dataflow():
+            return [x for _, x in e.bindings] + [e.body]
+        case _:
+            return []
 
 
 def children(e: Expr) -> Iterator[Expr]:

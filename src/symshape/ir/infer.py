@@ -20,7 +20,7 @@ answers ``type_of`` for every sub-expression.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +76,7 @@ from symshape.ir.expr import (
     Tuple,
     TupleGetItem,
     Var,
+    operands,
 )
 from symshape.ir.module import Module
 from symshape.ir.op import Op
@@ -298,40 +299,6 @@ class _Gen:
         return any(sym in sc for sc in self.scopes)
 
     # -- traversal ------------------------------------------------------------------------------
-    @staticmethod
-    def kids(e: Expr) -> Iterator[Expr]:
-        match e:
-            case Call():
-                if isinstance(e.callee, Expr):
-                    yield e.callee
-                yield from e.args
-            case Tuple():
-                yield from e.fields
-            case TupleGetItem():
-                yield e.tuple_value
-            case Let():
-                yield e.value
-                yield e.body
-            case Function():
-                yield e.body
-            case If():
-                yield e.cond
-                yield e.then_branch
-                yield e.else_branch
-            case Match():
-                yield e.value
-                for c in e.clauses:
-                    yield c.body
-            case MatchCast():
-                yield e.value
-                yield e.body
-            case Dataflow():
-                for _, x in e.bindings:
-                    yield x
-                yield e.body
-            case _:
-                return
-
     def gen(self, root: Expr) -> Type:
         # phase 0: enter, 1: exit, 2: bind a variable to a value just generated (``e`` is then a
         # ``(var, value)`` pair): a let-bound variable's type is known before its body is generated,
@@ -362,7 +329,7 @@ class _Gen:
                         stack.append(((v, x), 2))
                         stack.append((x, 0))
                 else:
-                    stack.extend((c, 0) for c in reversed(list(self.kids(e))))
+                    stack.extend((c, 0) for c in reversed(operands(e)))
             else:
                 self.set(e, self.exit(e))
         return self.ty(root)
@@ -809,7 +776,7 @@ def _globals_used(f: Function) -> list[str]:
             continue
         if isinstance(e, Call) and isinstance(e.callee, Expr):
             stack.append(e.callee)
-        stack.extend(reversed(list(_Gen.kids(e))))
+        stack.extend(reversed(operands(e)))
     return out
 
 

@@ -36,6 +36,7 @@ from symshape.ir.expr import (
     Tuple,
     TupleGetItem,
     Var,
+    operands,
 )
 from symshape.ir.infer import InferenceResult, infer
 from symshape.ir.module import Module
@@ -43,30 +44,6 @@ from symshape.ir.op import Op
 from symshape.solver.diagnostics import Diagnostic
 
 __all__ = ["normalize", "well_formed"]
-
-
-def _kids(e: Expr) -> list[Expr]:
-    match e:
-        case Call():
-            return ([e.callee] if isinstance(e.callee, Expr) else []) + list(e.args)
-        case Tuple():
-            return list(e.fields)
-        case TupleGetItem():
-            return [e.tuple_value]
-        case Let():
-            return [e.value, e.body]
-        case Function():
-            return [e.body]
-        case If():
-            return [e.cond, e.then_branch, e.else_branch]
-        case Match():
-            return [e.value] + [c.body for c in e.clauses]
-        case MatchCast():
-            return [e.value, e.body]
-        case Dataflow():
-            return [x for _, x in e.bindings] + [e.body]
-        case _:
-            return []
 
 
 def _rebuild(e: Expr, new: list[Expr]) -> Expr:
@@ -115,7 +92,7 @@ def _bindings(root: Expr) -> dict[int, Expr]:
         elif isinstance(e, Dataflow):
             for v, x in e.bindings:
                 out[id(v)] = x
-        stack.extend(_kids(e))
+        stack.extend(operands(e))
     return out
 
 
@@ -159,7 +136,7 @@ def _normalize_expr(root: Expr, res: InferenceResult) -> Expr:
         e, phase = stack.pop()
         if id(e) in done:
             continue
-        ks = _kids(e)
+        ks = operands(e)
         if phase == 0 and ks:
             stack.append((e, 1))
             stack.extend((k, 0) for k in reversed(ks) if id(k) not in done)
@@ -169,7 +146,7 @@ def _normalize_expr(root: Expr, res: InferenceResult) -> Expr:
         if isinstance(e, Call):
             n = _normalized_call(e, res, binds)
             if n is not None:
-                out = n if out is e else _rebuild(n, [done.get(id(k), k) for k in _kids(n)])
+                out = n if out is e else _rebuild(n, [done.get(id(k), k) for k in operands(n)])
         done[id(e)] = out
     return done.get(id(root), root)
 
@@ -253,7 +230,7 @@ def _scope_check(root: Expr, globals_ok: bool) -> list[Diagnostic]:
                 stack.append(("unbind", vs))
                 stack.append(("visit", c.body))
             continue
-        for k in reversed(_kids(e)):
+        for k in reversed(operands(e)):
             stack.append(("visit", k))
     _ = globals_ok
     return diags
@@ -281,6 +258,6 @@ def well_formed(program: Expr | Module) -> list[Diagnostic]:
                 diags.append(
                     Diagnostic(NOT_NORMALIZED.code, f"{name} call is not in normal form", e.span)
                 )
-            stack.extend(_kids(e))
+            stack.extend(operands(e))
     diags.extend(d for d in res.errors if d.code == IMPURE_CALL.code)
     return diags

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, all_of, any_of, eq, negate
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, all_of, any_of, cond_dims, eq, negate
 from symshape.encoding.dims import ONE, Dim, as_dim, floordiv
 from symshape.encoding.types import Attrs, TensorType, Type
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE, ErrorCode, SymshapeError
@@ -224,20 +224,6 @@ def tensors_or_none(args: Sequence[Type]) -> list[TensorType] | None:
     return out
 
 
-def _cond_dims(c: Cond) -> Iterable[Dim]:
-    match c:
-        case Cmp(_, a, b):
-            yield a
-            yield b
-        case BoolOp(_, xs):
-            for x in xs:
-                yield from _cond_dims(x)
-        case Not(x):
-            yield from _cond_dims(x)
-        case _:
-            return
-
-
 def resolve_cond(ctx: Context, c: Cond) -> Cond:
     """``c`` with bound unknown dimensions replaced (and re-simplified)."""
     from symshape.encoding.conds import ge, gt, le, lt, ne
@@ -283,7 +269,7 @@ class Checks:
         """State everything; False means: defer (and nothing was stated)."""
         if not ctx.final:
             for c, _, _ in self.conds:
-                if any(d.has_unknowns for d in _cond_dims(c)):
+                if any(d.has_unknowns for d in cond_dims(c)):
                     return False
         for a, b, code, msg in self.eqs:
             a, b = ctx.resolve_dim(a), ctx.resolve_dim(b)
