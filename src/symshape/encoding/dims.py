@@ -30,6 +30,7 @@ Dim(36)
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import math
 import re
@@ -496,7 +497,10 @@ def _mono_mul(m1: Mono, m2: Mono) -> Mono:
     return tuple(sorted(acc.items(), key=lambda ae: ae[0]._key))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _mul(a: Dim, b: Dim) -> Dim:
+    # memoized: canonical dimensions are immutable and hash once, and models multiply the same
+    # shapes over and over (every reshape and flatten takes products)
     ca, cb = a.constant_value, b.constant_value
     if cb is not None:
         return _scale(a, cb)

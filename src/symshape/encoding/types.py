@@ -102,6 +102,12 @@ class Attrs(Mapping[str, object]):
                 return v
         raise KeyError(key)
 
+    def get(self, key: str, default: object = None) -> object:
+        for k, v in self._items:
+            if k == key:
+                return v
+        return default
+
     def __iter__(self) -> Iterator[str]:
         return (k for k, _ in self._items)
 

@@ -216,6 +216,8 @@ class TypeSolver:
 
     def admit(self, t: Type, origin: Origin) -> Type:
         """Prepare a type entering the solver: number every ``?`` and check its dimensions."""
+        if type(t) is IncompleteType:
+            return t
         _check_type(t)
         t = _freshen_any(t)
         self._check_nonneg(t, origin)
@@ -245,7 +247,9 @@ class TypeSolver:
         """Add an instance of relation ``name`` over ``args`` (inputs, then outputs)."""
         rdef = get_relation(name)
         o = self._origin("relation", name, origin)
-        if isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
+        if type(args) not in (list, tuple) and (
+            isinstance(args, (str, bytes)) or not isinstance(args, Sequence)
+        ):
             raise SymshapeError(INVALID_ARGUMENT, "relation arguments must be a list of types")
         targs = tuple(self.admit(t, o) for t in args)
         if not targs:
