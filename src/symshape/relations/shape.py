@@ -24,6 +24,7 @@ relation               rule (Relay semantics; every optimistic Relay check is a 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 
@@ -165,8 +166,24 @@ def reshape_dims(
     """Relay's InferNewShape over (possibly symbolic) dimensions.
 
     Returns the output dimensions, the conditions ``(cond, message)`` that make the reshape valid,
-    and an error message when the special values do not fit the input rank.
+    and an error message when the special values do not fit the input rank. Memoized: a model
+    reshapes the same shapes over and over.
     """
+    dims, conds, err = _reshape_dims(tuple(src), tuple(newshape), bool(allowzero))
+    return dims, list(conds), err
+
+
+@functools.lru_cache(maxsize=4096)
+def _reshape_dims(
+    src: tuple[Dim, ...], newshape: tuple[Spec, ...], allowzero: bool
+) -> tuple[tuple[Dim, ...], tuple[tuple[object, str], ...], str | None]:
+    dims, conds, err = _reshape_dims_uncached(src, newshape, allowzero)
+    return dims, tuple(conds), err
+
+
+def _reshape_dims_uncached(
+    src: Sequence[Dim], newshape: Sequence[Spec], allowzero: bool
+) -> tuple[tuple[Dim, ...], list[tuple[object, str]], str | None]:
     out: list[Dim | None] = []
     conds: list[tuple[object, str]] = []
     free_in: list[Dim] = []  # input dimensions not copied by 0, -2, -3, -4
