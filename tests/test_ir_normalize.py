@@ -172,18 +172,18 @@ def test_structural_equal() -> None:
 # -- the built-in operators' hooks --------------------------------------------------------------
 
 
-def _normalized_body(body_fn, shape=(2, 3, 4)):  # type: ignore[no-untyped-def]
+def _normalized_body(body_fn, shape=(2, 3, 4), status="ok"):  # type: ignore[no-untyped-def]
     x = ss.var("x", ss.Tensor(shape, F32))
     body = body_fn(x)
     f = ss.Function([x], body)
     res = ss.infer(f)
-    assert res.status == "ok", res.report()
+    assert res.status == status, res.report()
     nf = ss.normalize(f)
     assert isinstance(nf, ss.Function)
     assert ss.structural_equal(ss.normalize(nf), nf)  # idempotent
     assert ss.well_formed(nf) == []
     after = ss.infer(nf)
-    assert after.status == "ok"
+    assert after.ok, after.report()
     assert after.type_of(nf.body) == res.type_of(body)  # never changes the type
     return f, nf
 
@@ -236,3 +236,166 @@ def test_builtin_tuple_argument_through_variable_is_inlined() -> None:
     nf = ss.normalize(f)
     assert "concatenate((%x, %x), axis=1)" in repr(nf)
     assert ss.well_formed(nf) == []
+
+
+
+# -- symbolic shapes (issue 4 follow-ups) --------------------------------------------------------
+
+
+def _attr(nf: ss.Function, name: str) -> object:
+    body = nf.body
+    assert isinstance(body, ss.Call)
+    return body.attrs[name]
+
+
+def test_reshape_special_values_with_symbolic_shape() -> None:
+    n = ss.dim("n")
+    cases = [
+        ((0, -1), (n, 12)),
+        ((-1,), (12 * n,)),
+        ((-2,), (n, 3, 4)),
+        ((-3, 4), (3 * n, 4)),
+        ((0, -3), (n, 12)),
+        ((-1, 0), (4 * n, 3)),
+        ((-4, -1, 1, 3, 4), (n, 1, 3, 4)),
+    ]
+    for spec, want in cases:
+        f, nf = _normalized_body(lambda x, spec=spec: ss.ops.reshape(x, spec), shape=(n, 3, 4))
+        assert _attr(nf, "newshape") == want, spec
+        assert [d.code for d in ss.well_formed(f)] == ["not-normalized"], spec
+
+
+def test_reshape_symbolic_explicit_is_unchanged() -> None:
+    n = ss.dim("n")
+    f, nf = _normalized_body(lambda x: ss.ops.reshape(x, (n, 12)), shape=(n, 3, 4))
+    assert ss.structural_equal(nf, f)
+    assert ss.well_formed(f) == []
+
+
+def test_reshape_symbolic_with_divisibility_guard() -> None:
+    """The output is determined under a guard: still made explicit; the type is unchanged and
+    the program stays guarded."""
+    n = ss.dim("n")
+    x = ss.var("x", ss.Tensor((n, 3, 4), F32))
+    body = ss.ops.reshape(x, (-1, 5))
+    f = ss.Function([x], body)
+    res = ss.infer(f)
+    assert res.status == "guarded"
+    nf = ss.normalize(f)
+    assert isinstance(nf, ss.Function)
+    got = _attr(nf, "newshape")
+    assert isinstance(got, tuple) and got[1] == 5 and isinstance(got[0], ss.Dim)
+    after = ss.infer(nf)
+    assert after.status == "guarded"
+    assert after.type_of(nf.body) == res.type_of(body)
+    assert ss.structural_equal(ss.normalize(nf), nf)
+    assert ss.well_formed(nf) == []
+    assert [d.code for d in ss.well_formed(f)] == ["not-normalized"]
+
+
+def test_reshape_with_unknown_dimension_stays() -> None:
+    """An input dimension written ``?`` names nothing: the special values stay."""
+    x = ss.var("x", ss.parse_type("Tensor[(?, 3, 4), float32]"))
+    f = ss.Function([x], ss.ops.reshape(x, (0, -1)))
+    assert ss.infer(f).status == "ok"
+    assert ss.structural_equal(ss.normalize(f), f)
+    assert ss.well_formed(f) == []
+
+
+def test_reshape_of_joined_dimension_stays() -> None:
+    """A dimension from the join of two branches is a fresh unknown: not written out."""
+    n, m = ss.dims("n m")
+    c = ss.var("c", ss.Tensor((), "bool"))
+    a, b = ss.var("a", ss.Tensor((n, 4), F32)), ss.var("b", ss.Tensor((m, 4), F32))
+    j = ss.var("j")
+    f = ss.Function([c, a, b], ss.Let(j, ss.If(c, a, b), ss.ops.reshape(j, (-1,))))
+    assert ss.infer(f).ok
+    assert ss.structural_equal(ss.normalize(f), f)
+    assert ss.well_formed(f) == []
+
+
+def test_reshape_invalid_is_left_alone() -> None:
+    x = ss.var("x", T)
+    f = ss.Function([x], ss.ops.reshape(x, (-1, 4)))  # 6 elements
+    assert ss.infer(f).status == "error"
+    assert ss.structural_equal(ss.normalize(f), f)
+
+
+def test_reshape_allowzero_explicit_zero_is_normal() -> None:
+    x = ss.var("x", ss.Tensor((0, 3), F32))
+    f = ss.Function([x], ss.ops.reshape(x, (0, 3), allowzero=True))
+    assert ss.infer(f).status == "ok"
+    assert ss.well_formed(f) == []
+    assert ss.structural_equal(ss.normalize(f), f)
+
+
+def test_squeeze_symbolic_keeps_unprovable_symbol() -> None:
+    """``n`` is not provably 1: the relation keeps it (guard ``n != 1``); only the 1 is dropped."""
+    n = ss.dim("n")
+    x = ss.var("x", ss.Tensor((n, 1, 4), F32))
+    body = ss.ops.squeeze(x)
+    f = ss.Function([x], body)
+    res = ss.infer(f)
+    assert res.status == "guarded"
+    nf = ss.normalize(f)
+    assert isinstance(nf, ss.Function)
+    assert _attr(nf, "axis") == (1,)
+    after = ss.infer(nf)
+    assert after.type_of(nf.body) == res.type_of(body)
+    assert ss.structural_equal(ss.normalize(nf), nf)
+    assert ss.well_formed(nf) == []
+    assert [d.code for d in ss.well_formed(f)] == ["not-normalized"]
+
+
+def test_squeeze_symbolic_drops_provable_one() -> None:
+    """``m`` has max 1, so it is provably 1 and dropped: its axis is listed."""
+    n = ss.dim("n")
+    m = ss.dim("m", max=1)
+    f, nf = _normalized_body(lambda x: ss.ops.squeeze(x), shape=(n, m, 4, 1), status="guarded")
+    assert _attr(nf, "axis") == (1, 3)
+    assert [d.code for d in ss.well_formed(f)] == ["not-normalized"]
+
+
+def test_squeeze_symbol_bound_by_match_cast() -> None:
+    """Whatever the relation decides for a symbol ``k`` that ``match_cast`` binds to a dimension
+    of size 1, the explicit axes agree with the inferred result (read off it)."""
+    n = ss.dim("n")
+    k = ss.dim("k")
+    x = ss.var("x", ss.Tensor((n, 1), F32))
+    y = ss.var("y")
+    body = ss.ops.squeeze(y)
+    f = ss.Function([x], ss.MatchCast(y, x, ss.Tensor((n, k), F32), body))
+    res = ss.infer(f)
+    assert res.ok, res.report()
+    nf = ss.normalize(f)
+    assert isinstance(nf, ss.Function)
+    got = nf.body.body  # type: ignore[attr-defined]
+    assert isinstance(got, ss.Call)
+    want = tuple(i for i, d in enumerate((n, k)) if d not in res.type_of(body).shape)  # type: ignore[union-attr]
+    assert got.attrs["axis"] == want
+    assert ss.infer(nf).type_of(got) == res.type_of(body)
+    assert ss.structural_equal(ss.normalize(nf), nf)
+    assert ss.well_formed(nf) == []
+
+
+def test_squeeze_symbolic_nothing_to_drop() -> None:
+    n = ss.dim("n")
+    f, nf = _normalized_body(lambda x: ss.ops.squeeze(x), shape=(n, 3), status="guarded")
+    assert _attr(nf, "axis") == ()
+    assert [d.code for d in ss.well_formed(f)] == ["not-normalized"]
+
+
+def test_squeeze_explicit_axis_is_unchanged() -> None:
+    n = ss.dim("n")
+    f, nf = _normalized_body(lambda x: ss.ops.squeeze(x, axis=(1,)), shape=(n, 1, 4))
+    assert ss.structural_equal(nf, f)
+    assert ss.well_formed(f) == []
+
+
+def test_symbolic_normalization_never_simplifies() -> None:
+    n = ss.dim("n")
+    x = ss.var("x", ss.Tensor((n, 3, 4), F32))
+    zero = ss.Constant(shape=(), dtype=F32)
+    f = ss.Function([x], ss.ops.add(ss.ops.reshape(x, (n, 12)), zero))
+    assert ss.structural_equal(ss.normalize(f), f)
+    assert ss.well_formed(f) == []

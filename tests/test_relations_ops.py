@@ -136,8 +136,8 @@ def _normalized_attrs(body_fn: Callable[[ss.Var], ss.Call], shape: Any) -> dict[
 def test_normalize_reshape_special_values_when_constant() -> None:
     assert _normalized_attrs(lambda x: ops.reshape(x, (0, -1)), (2, 3, 4))["newshape"] == (2, 12)
     assert _normalized_attrs(lambda x: ops.reshape(x, (-3, -2)), (2, 3, 4))["newshape"] == (6, 4)
-    # symbolic result: left as is
-    assert _normalized_attrs(lambda x: ops.reshape(x, (0, -1)), (n, 3, 4))["newshape"] == (0, -1)
+    # symbolic result: explicit symbolic dimensions
+    assert _normalized_attrs(lambda x: ops.reshape(x, (0, -1)), (n, 3, 4))["newshape"] == (n, 12)
 
 
 def test_normalize_axes() -> None:

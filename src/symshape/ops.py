@@ -5,7 +5,7 @@ the ``nn.`` prefix where Relay has one: ``nn.conv2d``, ``nn.relu``, ...) with th
 types it, an attribute checker (a bad *literal* attribute raises
 :class:`~symshape.errors.SymshapeError` ``bad-attribute`` when the call is built) and, where one
 applies, a ``normalize`` hook (seed 003): reshape special values become explicit dimensions when
-the result is constant, negative axes become non-negative, ``transpose(x)`` and ``squeeze(x)``
+every output dimension is known, negative axes become non-negative, ``transpose(x)`` and ``squeeze(x)``
 get explicit axes. The functions here drop the ``nn.`` prefix.
 """
 
@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from symshape.encoding.conds import BoolConst
+from symshape.encoding.dims import AnyDim, Dim
 from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.ir.expr import Call, Expr
 from symshape.ir.op import Op, register_op
@@ -118,25 +119,36 @@ def _axis_normalizer(
     return normalize
 
 
+def _known(d: Dim) -> bool:
+    """A dimension that can be written in an attribute: no solver unknown and no anonymous ``?``
+    (a ``?`` is renumbered each time a program is inferred, so it names nothing)."""
+    return not d.has_unknowns and not _py_any(isinstance(a, AnyDim) for a in d.atoms())
+
+
 def _normalize_reshape(call: Call, types: Sequence[Type]) -> Expr | None:
+    """Special values (0, -1, -2, -3, -4) become the explicit output dimensions, symbolic ones
+    included, once every output dimension is known."""
     try:
         spec = parse_newshape(call.attrs)
     except Exception:
         return None
-    if _py_all(isinstance(s, int) and s > 0 for s in spec):
+    allowzero = bool(call.attrs.get("allowzero", False))
+    if _py_all(isinstance(s, Dim) or s > 0 or (allowzero and s == 0) for s in spec):
         return None
     t = types[0] if types else None
-    if not isinstance(t, TensorType) or t.ndim is None or not _py_all(d.is_constant for d in t.dims):
+    if not isinstance(t, TensorType) or t.ndim is None:
         return None
-    allowzero = bool(call.attrs.get("allowzero", False))
     dims, conds, err = reshape_dims(t.dims, spec, allowzero)
-    if err is not None or _py_any(c != BoolConst(True) for c, _ in conds):
+    if err is not None or _py_any(c == BoolConst(False) for c, _ in conds):
         return None
-    if not _py_all(d.is_constant for d in dims):
+    if not _py_all(_known(d) for d in dims):
         return None
-    if _py_any(int(d) == 0 for d in dims) and not allowzero:
+    if not allowzero and _py_any(d.constant_value == 0 for d in dims):
+        return None  # an explicit 0 would mean "copy" again
+    newshape = tuple(d.constant_value if d.is_constant else d for d in dims)
+    if newshape == tuple(spec):
         return None
-    return _rebuild(call, {"newshape": tuple(int(d) for d in dims)})
+    return _rebuild(call, {"newshape": newshape})
 
 
 def _normalize_transpose(call: Call, types: Sequence[Type]) -> Expr | None:
@@ -149,11 +161,40 @@ def _normalize_transpose(call: Call, types: Sequence[Type]) -> Expr | None:
     return _axis_normalizer("axes")(call, types)
 
 
+def _squeezed_axes(dims: Sequence[Dim], result: Type | None) -> tuple[int, ...] | None:
+    """The axes ``squeeze`` without ``axis`` drops: the constant 1s, and the symbolic dimensions
+    the relation proved to be 1 (read off its result: the kept dimensions are copied, in order).
+    None when that cannot be told."""
+    if _py_all(d.is_constant for d in dims):
+        return tuple(i for i, d in enumerate(dims) if d == 1)
+    if not isinstance(result, TensorType) or result.ndim is None:
+        return None
+    out = result.dims
+    drop: list[int] = []
+    j = 0
+    for i, d in enumerate(dims):
+        if d == 1:
+            drop.append(i)
+        elif j < len(out) and out[j] == d:
+            j += 1
+        elif d.is_constant:
+            return None  # a constant other than 1 is always kept
+        else:
+            drop.append(i)
+    return tuple(drop) if j == len(out) else None
+
+
 def _normalize_squeeze(call: Call, types: Sequence[Type]) -> Expr | None:
+    """``squeeze(x)`` gets the explicit axes of the dimensions it drops (constant 1s and symbols
+    proved to be 1; a symbol kept under the guard ``n != 1`` stays); negative axes become
+    non-negative. The call's inferred result type, when given as ``types.result``, tells which
+    symbols were proved to be 1."""
     t = types[0] if types else None
     if call.attrs.get("axis") is None:
-        if isinstance(t, TensorType) and t.ndim is not None and _py_all(d.is_constant for d in t.dims):
-            return _rebuild(call, {"axis": tuple(i for i, d in enumerate(t.dims) if d == 1)})
+        if isinstance(t, TensorType) and t.ndim is not None:
+            axes = _squeezed_axes(t.dims, getattr(types, "result", None))
+            if axes is not None:
+                return _rebuild(call, {"axis": axes})
         return None
     return _axis_normalizer("axis")(call, types)
 

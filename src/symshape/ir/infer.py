@@ -12,7 +12,12 @@ expression a type: its annotation, a hole, or a type built from its children's. 
   its return annotation, patterns with the matched value;
 * joins ``If``/``Match`` branches (Relax ``StructInfoLCA``) through the ``join`` relation; a branch
   that is still a hole is unified with the other (so unannotated recursion resolves);
-* tracks purity (seed 002) with a frame per function and per dataflow block.
+* tracks purity (seed 002) with a frame per function and per dataflow block. Before generating a
+  module, the purity of its global functions is inferred over the call graph (an unannotated
+  function that calls an impure operator or impure function, directly or through a chain or cycle
+  of unannotated functions, is impure); after solving, every call of a function value whose type was
+  not known when the call was generated (a parameter, a higher-order argument) is checked again,
+  and functions found impure make their callers impure, to a fixpoint.
 
 Then the solver runs (:class:`~symshape.solver.solve.TypeSolver`) and :class:`InferenceResult`
 answers ``type_of`` for every sub-expression.
@@ -261,8 +266,15 @@ class _Gen:
         self.global_seeded: set[str] = set()
         self.scopes: list[set[Sym]] = [set()]
         self.frames: list[_FnFrame] = [_FnFrame(None)]
-        self.fn_types: dict[int, FuncType] = {}
+        self.fn_types: dict[int, Type] = {}
         self.fn_pure: dict[int, bool] = {}
+        # purity: global functions inferred impure before generation, the global name of each
+        # module function, every call of a function value (with its function and whether it is in
+        # a dataflow block) for the check after solving, and the calls already found impure
+        self.global_impure: set[str] = set()
+        self.fn_global: dict[int, str] = {}
+        self.value_calls: list[tuple[Call, Function | None, bool]] = []
+        self.noted: set[int] = set()
         self.binders: list[Var] = []
         self.calls: list[Call] = []
         self.cast_new: dict[int, set[Sym]] = {}
@@ -311,6 +323,9 @@ class _Gen:
                 o = Origin("unify", f"binding `{v.name}`", x.span)
                 self.s.unifier.unify(self.ty(v), self.ty(x), o)
                 continue
+            if phase == 3:
+                self.match_cast(e)
+                continue
             if phase == 0:
                 if id(e) in self.types:
                     continue
@@ -322,6 +337,11 @@ class _Gen:
                 if isinstance(e, Let):
                     stack.append((e.body, 0))
                     stack.append(((e.var, e.value), 2))
+                    stack.append((e.value, 0))
+                elif isinstance(e, MatchCast):
+                    # the cast's facts (new symbols defined by the value) precede the body's relations
+                    stack.append((e.body, 0))
+                    stack.append((e, 3))
                     stack.append((e.value, 0))
                 elif isinstance(e, Dataflow):
                     stack.append((e.body, 0))
@@ -414,17 +434,19 @@ class _Gen:
                     self.pattern(c.pattern, vt, e)
                 return self.join([self.ty(c.body) for c in e.clauses], e)
             case MatchCast():
-                o = Origin("relation", f"match_cast to `{e.type}`", e.span)
-                new = tuple(sorted(sym.name for sym in self.cast_new.get(id(e), ())))
-                s.add_relation(
-                    "match_cast", [self.ty(e.value), self.ty(e.var)], {"new": new}, num_inputs=2, origin=o
-                )
                 return self.ty(e.body)
             case Dataflow():
                 self.frames[-1].dataflow_depth -= 1
                 return self.ty(e.body)
             case _:
                 raise SymshapeError(INVALID_ARGUMENT, f"not an expression: {type(e).__name__}")
+
+    def match_cast(self, e: MatchCast) -> None:
+        o = Origin("relation", f"match_cast to `{e.type}`", e.span)
+        new = tuple(sorted(sym.name for sym in self.cast_new.get(id(e), ())))
+        self.s.add_relation(
+            "match_cast", [self.ty(e.value), self.ty(e.var)], {"new": new}, num_inputs=2, origin=o
+        )
 
     def join(self, branches: list[Type], e: Expr) -> Type:
         s = self.s
@@ -479,7 +501,9 @@ class _Gen:
         return t
 
     def seed_globals(self, mod: Module) -> None:
+        self.global_impure = _impure_globals(mod)
         for gv, f in mod.items():
+            self.fn_global[id(f)] = gv.name
             anns = [p.type_annotation for p in f.params]
             if f.ret_type is not None and all(a is not None for a in anns):
                 params = tuple(a for a in anns if a is not None)
@@ -489,8 +513,16 @@ class _Gen:
                         tv = TypeVar(sym.name, "dim")
                         if tv not in dim_params:
                             dim_params.append(tv)
-                ft = FuncType(params, f.ret_type, (*f.type_params, *dim_params), (), f.pure is not False)
-                self.global_types[gv.name] = ft
+                pure = gv.name not in self.global_impure
+                ft = FuncType(params, f.ret_type, (*f.type_params, *dim_params), (), pure)
+                if f.pure is None and pure and not f.attrs.get("force_pure", False):
+                    # inferred purity may still turn out impure (see check_purity): keep it in a
+                    # hole, so every use of the type sees the update
+                    h = self.s.hole()
+                    self.s.unifier.unify(h, ft, Origin("unify", f"@{gv.name}", f.span))
+                    self.global_types[gv.name] = h
+                else:
+                    self.global_types[gv.name] = ft
                 self.global_seeded.add(gv.name)
             else:
                 self.global_types[gv.name] = self.s.hole()
@@ -516,8 +548,18 @@ class _Gen:
         ft = FuncType(
             tuple(self.ty(p) for p in f.params), ret, (*f.type_params, *dim_params), (), pure
         )
-        self.fn_types[id(f)] = ft
-        return ft
+        t: Type = ft
+        if f.pure is None and pure and not force:
+            # inferred pure so far; a call checked after solving may make it impure (check_purity),
+            # so the type lives in a hole that every use of the function shares
+            t = s.hole()
+            s.unifier.unify(t, ft, Origin("unify", "function", f.span))
+        elif not pure:
+            name = self.fn_global.get(id(f))
+            if name is not None:
+                self.set_impure(self.global_types[name])
+        self.fn_types[id(f)] = t
+        return t
 
     def instantiate(self, ft: FuncType) -> FuncType:
         if not ft.type_params:
@@ -572,6 +614,8 @@ class _Gen:
             for it, at in zip(c.inputs, argtypes):
                 s.unifier.unify(subst_typevars(it, sub), at, origin)
             return TypeCall(c.belong_to, tuple(sub[tp] for tp in tps))
+        self.value_calls.append((e, frame.fn, frame.dataflow_depth > 0))
+        head = s.unifier.shallow(self.ty(c))
         ct = s.unifier.resolve(self.ty(c))
         if isinstance(ct, IncompleteType):
             ret = s.hole()
@@ -605,6 +649,12 @@ class _Gen:
             s.unifier.unify(p, a, po)
             pr, ar = s.unifier.resolve(p), s.unifier.resolve(a)
             if isinstance(pr, FuncType) and isinstance(ar, FuncType) and pr.pure and not ar.pure:
+                hp = head.params[i] if isinstance(head, FuncType) and len(head.params) > i else None
+                if isinstance(hp, IncompleteType):
+                    # an unannotated parameter: its purity is inferred, not declared; its calls
+                    # are checked again after solving
+                    self.set_impure(hp)
+                    continue
                 self.error(
                     IMPURE_CALL,
                     f"argument {i} of {_label(e)} is an impure function where a pure one is expected",
@@ -612,18 +662,73 @@ class _Gen:
                 )
         for r in ft.relations:
             s.add_relation(r.name, list(r.args), r.attrs, origin=origin)
-        if not ft.pure and not e.pure_override:
+        impure = not ft.pure or (isinstance(c, GlobalVar) and c.name in self.global_impure)
+        if impure and not e.pure_override:
             self.note_impure(e, frame)
         return ft.ret
 
     def note_impure(self, e: Call, frame: _FnFrame) -> None:
         if e.pure_override:
             return
+        self.noted.add(id(e))
         frame.impure_calls.append(e)
         if frame.dataflow_depth > 0:
             force = frame.fn is not None and bool(frame.fn.attrs.get("force_pure", False))
             if not force:
                 self.error(IMPURE_CALL, f"impure {_describe_call(e)} inside a dataflow block", e.span)
+
+    def set_impure(self, t: Type) -> bool:
+        """Make the function type held by hole ``t`` impure (every type sharing the hole sees it);
+        True when it changed."""
+        if not isinstance(t, IncompleteType):
+            return False
+        u = self.s.unifier
+        root = u.find(t)
+        cur = u.resolved.get(root)
+        if not isinstance(cur, FuncType) or not cur.pure:
+            return False
+        u.resolved[root] = FuncType(cur.params, cur.ret, cur.type_params, cur.relations, False)
+        return True
+
+    def check_purity(self) -> bool:
+        """After solving: every call of a function value whose type is now an impure function is
+        checked as during generation (``impure-call`` inside a dataflow block or a function
+        declared pure, unless ``force_pure``; an unannotated function containing it becomes
+        impure, which may make its own calls impure: iterate to a fixpoint). Calls found impure
+        during generation are not reported again. True when an error was added."""
+        u = self.s.unifier
+        before = len(self.s.errors)
+        pending = [vc for vc in self.value_calls if id(vc[0]) not in self.noted and not vc[0].pure_override]
+        changed = True
+        while changed and pending:
+            changed = False
+            rest = []
+            for vc in pending:
+                e, fn, in_dataflow = vc
+                ct = u.shallow(self.ty(e.callee))
+                if not isinstance(ct, FuncType) or ct.pure:
+                    rest.append(vc)
+                    continue
+                self.noted.add(id(e))
+                force = fn is not None and bool(fn.attrs.get("force_pure", False))
+                if force:
+                    continue
+                what = _describe_call(e)
+                if in_dataflow:
+                    self.error(IMPURE_CALL, f"impure {what} inside a dataflow block", e.span)
+                if fn is None:
+                    continue
+                if fn.pure is True:
+                    self.error(IMPURE_CALL, f"impure {what} inside a function declared pure", e.span)
+                elif fn.pure is None and self.fn_pure.get(id(fn), True):
+                    self.fn_pure[id(fn)] = False
+                    self.set_impure(self.ty(fn))
+                    name = self.fn_global.get(id(fn))
+                    if name is not None:
+                        self.set_impure(self.global_types[name])
+                    changed = True
+            pending = rest
+        return len(self.s.errors) > before
 
 
 # ----------------------------------------------------------------------------------------------
@@ -780,6 +885,58 @@ def _globals_used(f: Function) -> list[str]:
     return out
 
 
+def _own_calls(f: Function) -> list[Call]:
+    """The calls made by ``f`` itself (not those inside the function literals it contains)."""
+    out: list[Call] = []
+    seen: set[int] = set()
+    stack: list[Expr] = [f.body]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen or isinstance(e, Function):
+            continue
+        seen.add(id(e))
+        if isinstance(e, Call):
+            out.append(e)
+        stack.extend(operands(e))
+    return out
+
+
+def _impure_globals(mod: Module) -> set[str]:
+    """The module's global functions that are impure: declared impure, or unannotated (``pure`` is
+    None, no ``force_pure``) and calling an impure operator or an impure global function, also
+    through a chain or a cycle of mutually recursive unannotated functions.
+
+    The fixpoint over the call graph's strongly connected components is a reachability: an
+    unannotated function is impure iff it reaches a directly impure one through unannotated callers
+    (declared-pure and ``force_pure`` functions stop the propagation).
+    """
+    import networkx as nx
+
+    g = nx.DiGraph()
+    seeds: set[str] = set()
+    for gv, f in mod.items():
+        name = gv.name
+        g.add_node(name)
+        if f.pure is False:
+            seeds.add(name)
+            continue
+        if f.pure is True or f.attrs.get("force_pure", False):
+            continue  # pure by declaration: its callers do not inherit its calls
+        for c in _own_calls(f):
+            if c.pure_override:
+                continue
+            callee = c.callee
+            if isinstance(callee, Op) and not callee.pure:
+                seeds.add(name)
+            elif isinstance(callee, GlobalVar) and callee.name in mod:
+                g.add_edge(name, callee.name)
+    impure = set(seeds)
+    rev = g.reverse(copy=False)
+    for s in seeds:
+        impure |= nx.descendants(rev, s)
+    return impure
+
+
 def _callees_first(mod: Module) -> list[tuple[GlobalVar, Function]]:
     """The module's functions with callees before callers (so a call sees the callee's inferred
     type, its purity in particular); insertion order otherwise and within a recursive cycle."""
@@ -840,6 +997,8 @@ def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceRe
             INVALID_ARGUMENT, f"infer takes an expression or a Module, got {type(program).__name__}"
         )
     sol = solver.solve()
+    if gen.check_purity():
+        sol = Solution(solver)
     return InferenceResult(program, gen, sol)
 
 

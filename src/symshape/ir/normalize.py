@@ -96,6 +96,14 @@ def _bindings(root: Expr) -> dict[int, Expr]:
     return out
 
 
+class ArgTypes(list[Type]):
+    """The argument types given to a ``normalize`` hook, with the call's inferred result type as
+    ``result`` (None when unknown) for hooks whose normal form depends on what inference proved
+    (``squeeze`` without ``axis``)."""
+
+    result: Type | None = None
+
+
 def _normalized_call(call: Call, res: InferenceResult, binds: dict[int, Expr]) -> Call | None:
     """The normal form of one operator call, or None when it is already normal."""
     if not isinstance(call.callee, Op):
@@ -115,12 +123,16 @@ def _normalized_call(call: Call, res: InferenceResult, binds: dict[int, Expr]) -
         cur.span = call.span
     hook = call.callee.normalize
     if hook is not None:
-        types: list[Type] = []
+        types = ArgTypes()
         for a in call.args:
             try:
                 types.append(res.type_of(a))
             except Exception:
                 return cur if changed else None
+        try:
+            types.result = res.type_of(call)
+        except Exception:
+            types.result = None
         nxt = hook(cur, types)
         if isinstance(nxt, Call):
             nxt.span = call.span
