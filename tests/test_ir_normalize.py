@@ -273,8 +273,8 @@ def test_reshape_symbolic_explicit_is_unchanged() -> None:
 
 
 def test_reshape_symbolic_with_divisibility_guard() -> None:
-    """The output is determined under a guard: still made explicit; the type is unchanged and
-    the program stays guarded."""
+    """The output is determined only under a guard (``5`` must divide ``12*n``): the special
+    value says it more plainly than ``12*n//5``, so the call is already normal and stays."""
     n = ss.dim("n")
     x = ss.var("x", ss.Tensor((n, 3, 4), F32))
     body = ss.ops.reshape(x, (-1, 5))
@@ -283,14 +283,9 @@ def test_reshape_symbolic_with_divisibility_guard() -> None:
     assert res.status == "guarded"
     nf = ss.normalize(f)
     assert isinstance(nf, ss.Function)
-    got = _attr(nf, "newshape")
-    assert isinstance(got, tuple) and got[1] == 5 and isinstance(got[0], ss.Dim)
-    after = ss.infer(nf)
-    assert after.status == "guarded"
-    assert after.type_of(nf.body) == res.type_of(body)
-    assert ss.structural_equal(ss.normalize(nf), nf)
-    assert ss.well_formed(nf) == []
-    assert [d.code for d in ss.well_formed(f)] == ["not-normalized"]
+    assert _attr(nf, "newshape") == (-1, 5)
+    assert ss.structural_equal(nf, f)
+    assert ss.well_formed(f) == []
 
 
 def test_reshape_with_unknown_dimension_stays() -> None:

@@ -127,7 +127,7 @@ def _known(d: Dim) -> bool:
 
 def _normalize_reshape(call: Call, types: Sequence[Type]) -> Expr | None:
     """Special values (0, -1, -2, -3, -4) become the explicit output dimensions, symbolic ones
-    included, once every output dimension is known."""
+    included, once every output dimension is known and the reshape needs no guard."""
     try:
         spec = parse_newshape(call.attrs)
     except Exception:
@@ -139,7 +139,9 @@ def _normalize_reshape(call: Call, types: Sequence[Type]) -> Expr | None:
     if not isinstance(t, TensorType) or t.ndim is None:
         return None
     dims, conds, err = reshape_dims(t.dims, spec, allowzero)
-    if err is not None or _py_any(c == BoolConst(False) for c, _ in conds):
+    if err is not None or _py_any(c != BoolConst(True) for c, _ in conds):
+        # invalid, or valid only under a guard: the special values say it more plainly than the
+        # explicit dimensions would (``-1`` rather than ``12*n//5``), so the call stays as written
         return None
     if not _py_all(_known(d) for d in dims):
         return None
