@@ -12,6 +12,24 @@ condition ``c`` against the symbols' declared ranges and the facts so far:
 4. either check ``unknown`` (timeout, nonlinear arithmetic): *unknown*;
 5. otherwise ``c`` is a *guard*: it depends on the symbols' values.
 
+Only the facts *relevant* to ``c`` take part in its checks (and only they are in the Z3 solver
+then: Z3 spends time on every formula it holds, even behind a literal left free; see
+:meth:`Session._check`):
+
+* the *cone of influence*: the facts connected to ``c``'s atoms through chains of shared atoms. A
+  union-find over the leaf atoms (symbols, ``?``, unknowns, also inside ``//``, ``%``, ``max``,
+  ``min``), updated as facts are added, keeps the connected components of the facts;
+* within the cone, a group of facts joined by atoms that ``c`` does not mention is dropped when
+  constants for those atoms make every fact of the group true whatever the values of ``c``'s atoms
+  (decided by canonical forms): the broadcast guard ``n == m or n == 1 or m == 1`` about a symbol
+  ``m`` no later query mentions holds at ``m = 1`` for every ``n``, so it says nothing about ``n``.
+
+Both are exact: ``c`` is provable (refutable) from all the facts iff from the relevant ones. A model
+of the relevant facts and ``not c`` (or ``c``) extends to every fact: a component of facts that
+shares no atom with ``c`` is satisfiable on its own (see :meth:`Session._relevant`), and a dropped
+group's private atoms take their constants. An unsat core only ever names relevant facts, and a
+core is minimal on its own terms, so cores keep their meaning.
+
 The Z3 solver is created on first need, so a solve whose conditions are all decided by canonical
 forms never touches Z3 (``Session.z3_calls`` stays 0).
 """
@@ -19,18 +37,24 @@ forms never touches Z3 (``Session.z3_calls`` stays 0).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Union
 
 import z3
 
-from symshape.encoding.conds import Cond, decide, negate
+from symshape.encoding.conds import Cond, cond_dims, decide, gt, map_cond, negate
+from symshape.encoding.dims import AnyDim, Dim, DimVar, FloorDiv, Mod, Sym
 from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.diagnostics import Origin
 
 __all__ = ["Session", "Verdict", "Fact"]
 
 VerdictKind = Literal["proved", "refuted", "guard", "unknown"]
+
+_SCOPED_MAX = 8  # checks of at most this many facts push them and pop them after (see _check)
+
+Leaf = Union[Sym, AnyDim, DimVar]
 
 
 @dataclass(frozen=True)
@@ -47,6 +71,84 @@ class Verdict:
     reason: str = ""
 
 
+def _leaves_of_dims(dims: Iterable[Dim]) -> frozenset[Leaf]:
+    out: set[Leaf] = set()
+    for d in dims:
+        for a in d.atoms():
+            if isinstance(a, (Sym, AnyDim, DimVar)):
+                out.add(a)
+    return frozenset(out)
+
+
+def _leaves(c: Cond) -> frozenset[Leaf]:
+    """The leaf atoms of ``c``, also those inside ``//``, ``%``, ``max`` and ``min`` atoms."""
+    return _leaves_of_dims(cond_dims(c))
+
+
+def _divisors(c: Cond) -> list[Dim]:
+    """The non-constant divisors of ``c``'s ``//`` and ``%`` atoms (the encoder asserts each
+    ``> 0`` as an axiom, unconditionally)."""
+    out: list[Dim] = []
+    for d in cond_dims(c):
+        for a in d.atoms():
+            if isinstance(a, (FloorDiv, Mod)) and a.b.constant_value is None and a.b not in out:
+                out.append(a.b)
+    return out
+
+
+def _witness(y: Leaf, mode: int) -> int:
+    """A constant for atom ``y`` within its range: its least value (``mode`` 0), or 1 (``mode`` 1)
+    when the range allows."""
+    lo = y.min if isinstance(y, Sym) else 1 if isinstance(y, AnyDim) else 0
+    if mode == 1 and lo <= 1 and (not isinstance(y, Sym) or y.max is None or y.max >= 1):
+        return 1
+    return lo
+
+
+class _UnionFind:
+    """Leaf atoms joined by facts (and by the divisor axioms); each root owns its facts."""
+
+    def __init__(self) -> None:
+        self.parent: dict[Leaf, Leaf] = {}
+        self.facts: dict[Leaf, list[int]] = {}  # root -> fact indices, ascending
+        self.divs: dict[Leaf, list[int]] = {}  # root -> divisor-axiom indices, ascending
+
+    def find(self, x: Leaf) -> Leaf:
+        p = self.parent.setdefault(x, x)
+        if p == x:
+            return p
+        root = p
+        while True:
+            q = self.parent[root]
+            if q == root:
+                break
+            root = q
+        while x != root:  # path compression
+            nxt = self.parent[x]
+            self.parent[x] = root
+            x = nxt
+        return root
+
+    def union_all(self, xs: Iterable[Leaf]) -> Leaf | None:
+        root: Leaf | None = None
+        for x in xs:
+            r = self.find(x)
+            if root is None:
+                root = r
+            elif r != root:
+                fr, fx = self.facts.pop(r, []), self.facts.pop(root, [])
+                dr, dx = self.divs.pop(r, []), self.divs.pop(root, [])
+                # the root with more facts stays the root (union by size)
+                if len(fr) > len(fx):
+                    root, r = r, root
+                self.parent[r] = root
+                if fr or fx:
+                    self.facts[root] = sorted(fr + fx) if fr and fx else fr or fx
+                if dr or dx:
+                    self.divs[root] = sorted(dr + dx) if dr and dx else dr or dx
+        return root
+
+
 class Session:
     """Tracked Z3 assertions for one solve."""
 
@@ -55,55 +157,232 @@ class Session:
         self.facts: list[Fact] = []
         self._solver: z3.Solver | None = None
         self._enc = Z3Encoder()
-        self._lits: list[z3.BoolRef] = []
-        self._queries = 0
+        self._lits: list[z3.BoolRef] = []  # the tracking literal of fact i, once Z3 is up
+        self._fact_terms: list[z3.BoolRef] = []  # fact i in Z3, once Z3 is up
+        self._axioms: list[z3.BoolRef] = []
+        self._main: z3.Solver | None = None  # see _check
+        self._base: set[int] = set()  # the facts asserted in the main solver
+        self._qlits: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}  # its queries: id -> term, lit
+        self._last_main = False
+        self._last_core: list[int] = []
+        self._last_reason = ""
         self.z3_calls = 0
         self.explain_calls = 0  # Z3 checks made while minimizing an error's core (explain.py)
         self.z3_seconds = 0.0
+        # relevance: the leaves of each fact, the union-find over leaves, the divisor axioms
+        self._fact_leaves: list[frozenset[Leaf]] = []
+        self._uf = _UnionFind()
+        self._divs: list[tuple[Dim, frozenset[Leaf]]] = []
+        self._div_seen: set[Dim] = set()
+        self._witness_cache: dict[tuple[int, frozenset[tuple[Leaf, int]]], bool] = {}
+        self._prove_cache: dict[tuple[Cond, tuple[int, ...], int], bool] = {}
+        self._check_cache: dict[tuple[Cond, tuple[int, ...], int], Verdict] = {}
+        #: the fact indices the last Z3 check assumed (for tests and debugging)
+        self.last_assumptions: tuple[int, ...] = ()
 
     # -- plumbing ------------------------------------------------------------------------------
     def _z3(self) -> z3.Solver:
         if self._solver is None:
-            s = z3.Solver()
-            s.set("timeout", int(self.timeout_ms))
-            s.set("core.minimize", True)
-            self._solver = s
+            self._solver = self._new_solver()
             for f in self.facts:
-                self._assert_fact(f)
+                self._encode_fact(f)
         return self._solver
 
-    def _flush_axioms(self) -> None:
+    def _new_solver(self) -> z3.Solver:
+        """A Z3 solver holding the range axioms only."""
+        s = z3.Solver()
+        s.set("timeout", int(self.timeout_ms))
+        s.set("core.minimize", True)
+        s.add(*self._axioms)
+        return s
+
+    def _lower(self, c: Cond) -> z3.BoolRef:
+        """``c`` in Z3; the range axioms of atoms met for the first time are asserted for good."""
         s = self._z3()
+        t = self._enc.cond(c)
         for ax in self._enc.take_axioms():
+            self._axioms.append(ax)
             s.add(ax)
+            if self._main is not None:
+                self._main.add(ax)
+        return t
 
-    def _assert_fact(self, f: Fact) -> None:
-        s = self._solver
-        assert s is not None
-        lit = z3.Bool(f"fact{f.index}")
-        s.add(z3.Implies(lit, self._enc.cond(f.cond)))
-        self._lits.append(lit)
-        for ax in self._enc.take_axioms():
-            s.add(ax)
+    def _encode_fact(self, f: Fact) -> None:
+        self._fact_terms.append(self._lower(f.cond))
+        self._lits.append(z3.Bool(f"fact{f.index}"))
 
-    def _query(self, c: Cond) -> z3.BoolRef:
-        s = self._z3()
-        self._queries += 1
-        q = z3.Bool(f"query{self._queries}")
-        s.add(z3.Implies(q, self._enc.cond(c)))
-        self._flush_axioms()
-        return q
+    def _check(
+        self,
+        facts: Sequence[int],
+        query: z3.BoolRef | None = None,
+        core: bool = False,
+        trial: bool = False,
+    ) -> z3.CheckSatResult:
+        """Check ``facts`` (ascending fact indices, each under its tracking literal) and ``query``
+        (under a query literal); with ``core``, an unsat answer leaves its core (fact indices) in
+        ``_last_core``. ``trial`` marks the checks that minimize a core (a subset of the facts of
+        the check before).
 
-    def _check(self, assumptions: list[z3.BoolRef]) -> z3.CheckSatResult:
-        s = self._z3()
+        Z3 spends time on every formula in the solver, even behind a literal left free, so only
+        the checked facts should be there. A few facts are pushed for the check and popped after
+        (the *scratch* solver: range axioms only, between checks). Many facts go to the *main*
+        solver, which keeps the facts and queries of checks whose fact sets grow (the cone of an
+        atom, as facts are added), so that Z3 does not lower them again and keeps what it learned;
+        it starts afresh when a check does not contain its facts, or when old queries pile up.
+        """
+        self._z3()
+        self.last_assumptions = tuple(facts)
+        want = set(facts)
+        use_main = (trial and self._last_main) or (not trial and len(want) > _SCOPED_MAX)
+        if use_main:
+            s = self._main
+            if (
+                s is None
+                or not (self._base <= want or (trial and want <= self._base))
+                or len(self._qlits) > _SCOPED_MAX + 2 * len(self._base)
+            ):
+                s = self._main = self._new_solver()
+                self._base, self._qlits = set(), {}
+            for i in sorted(want - self._base):
+                s.add(z3.Implies(self._lits[i], self._fact_terms[i]))
+            self._base |= want
+        else:
+            s = self._z3()
+            s.push()
+        if not trial:
+            self._last_main = use_main
+        assumptions = [self._lits[i] for i in facts]
         t0 = time.perf_counter()
         try:
+            if not use_main:
+                for i in facts:
+                    s.add(z3.Implies(self._lits[i], self._fact_terms[i]))
+            if query is not None:
+                hit = self._qlits.get(query.get_id()) if use_main else None
+                if hit is not None and hit[0].eq(query):
+                    ql = hit[1]
+                else:
+                    ql = z3.Bool(f"query{len(self._qlits)}")
+                    s.add(z3.Implies(ql, query))
+                    if use_main:
+                        self._qlits[query.get_id()] = (query, ql)
+                assumptions.append(ql)
             r = s.check(*assumptions)
-        except z3.Z3Exception:
+            if r == z3.unsat and core:
+                index = {str(self._lits[i]): i for i in facts}
+                self._last_core = sorted(index[str(x)] for x in s.unsat_core() if str(x) in index)
+            elif r == z3.unknown:
+                self._last_reason = str(s.reason_unknown())
+        except z3.Z3Exception as e:
             r = z3.unknown
+            self._last_reason = str(e)
+        finally:
+            if not use_main:
+                s.pop()
         self.z3_calls += 1
         self.z3_seconds += time.perf_counter() - t0
         return r
+
+    # -- relevance -----------------------------------------------------------------------------
+    def _note(self, c: Cond) -> None:
+        """Join the leaves of ``c``'s divisors: their axiom ``divisor > 0`` is asserted for good
+        once ``c`` is lowered, so it acts as a fact that every check assumes."""
+        for den in _divisors(c):
+            if den in self._div_seen:
+                continue
+            self._div_seen.add(den)
+            leaves = _leaves_of_dims([den])
+            self._divs.append((den, leaves))
+            root = self._uf.union_all(sorted(leaves, key=lambda a: a._key))
+            if root is not None:
+                self._uf.divs.setdefault(root, []).append(len(self._divs) - 1)
+
+    def _relevant(self, c: Cond) -> tuple[int, ...]:
+        """The indices (ascending) of the facts that can matter to ``c``: its cone of influence,
+        less the groups of facts that constants for their private atoms make true.
+
+        Dropping the components that share no atom with ``c`` relies on each of them being
+        satisfiable. Were a set of facts unsatisfiable, every condition would follow from all
+        the facts, vacuously, and not from the cone. It cannot happen: the solver assumes a
+        condition only after :meth:`check` found it a guard (satisfiable together with every
+        earlier fact), a refuted condition is never assumed (it is reported as an error when
+        stated), and a fact the solver assumes without a check only defines a fresh symbol.
+        """
+        self._note(c)
+        self._note(negate(c))
+        xs = _leaves(c)
+        uf = self._uf
+        roots = {uf.find(x) for x in xs if x in uf.parent}
+        cone: list[int] = []
+        divs: list[int] = []
+        for r in roots:
+            cone.extend(uf.facts.get(r, ()))
+            divs.extend(uf.divs.get(r, ()))
+        if not cone:
+            return ()
+        cone.sort()
+        divs.sort()
+        # group the cone's facts (and divisor axioms) by the atoms that ``c`` does not mention
+        owner: dict[Leaf, int] = {}
+        parent: dict[int, int] = {}  # members: facts i >= 0, divisor axioms ~j < 0
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        members = [(i, self._fact_leaves[i]) for i in cone] + [(~j, self._divs[j][1]) for j in divs]
+        for i, leaves in members:
+            parent[i] = i
+            for y in leaves:
+                if y in xs:
+                    continue
+                o = owner.setdefault(y, i)
+                if o != i:
+                    ro, ri = find(o), find(i)
+                    if ro != ri:
+                        parent[ri] = ro
+        groups: dict[int, list[int]] = {}
+        for i, _ in members:
+            groups.setdefault(find(i), []).append(i)
+        drop: set[int] = set()
+        for g in groups.values():
+            fs = tuple(sorted(i for i in g if i >= 0))
+            if fs and self._vacuous(fs, tuple(sorted(~i for i in g if i < 0)), xs):
+                drop.update(fs)
+        return tuple(i for i in cone if i not in drop)
+
+    def _vacuous(self, fs: tuple[int, ...], ds: tuple[int, ...], xs: frozenset[Leaf]) -> bool:
+        """Whether constants for the atoms of facts ``fs`` (and divisor axioms ``ds``) outside
+        ``xs`` make them all true, for every value of the atoms in ``xs``."""
+        for mode in (0, 1):
+            if all(self._true_at(i, self._fact_leaves[i] - xs, mode) for i in fs) and all(
+                self._true_at(~j, self._divs[j][1] - xs, mode) for j in ds
+            ):
+                return True
+        return False
+
+    def _true_at(self, member: int, ys: frozenset[Leaf], mode: int) -> bool:
+        """Whether fact ``member`` (divisor axiom ``~member`` when negative) is true, by canonical
+        forms, once each atom of ``ys`` takes its constant (:func:`_witness`)."""
+        if not ys and member >= 0:
+            return False  # a fact is never true on its own (``assume`` drops those)
+        env = {y: _witness(y, mode) for y in ys}
+        key = (member, frozenset(env.items()))
+        hit = self._witness_cache.get(key)
+        if hit is not None:
+            return hit
+
+        def sub(d: Dim) -> Dim:
+            return d.subs(env)  # type: ignore[arg-type]
+
+        if member >= 0:
+            ok = decide(map_cond(self.facts[member].cond, sub)) is True
+        else:
+            ok = decide(gt(sub(self._divs[~member][0]), 0)) is True
+        self._witness_cache[key] = ok
+        return ok
 
     # -- public --------------------------------------------------------------------------------
     def assume(self, c: Cond, origin: Origin) -> None:
@@ -112,21 +391,33 @@ class Session:
             return
         f = Fact(c, origin, len(self.facts))
         self.facts.append(f)
+        self._note(c)
+        leaves = _leaves(c)
+        self._fact_leaves.append(leaves)
+        root = self._uf.union_all(sorted(leaves, key=lambda a: a._key))
+        if root is not None:
+            self._uf.facts.setdefault(root, []).append(f.index)  # the newest fact: still ascending
         if self._solver is not None:
-            self._assert_fact(f)
+            self._encode_fact(f)
 
     def prove(self, c: Cond) -> bool | None:
         """True when the facts imply ``c``, False when they do not, None when unknown."""
         d = decide(c)
         if d is not None:
             return d
-        q = self._query(negate(c))
-        r = self._check([*self._lits, q])
-        if r == z3.unsat:
-            return True
-        if r == z3.sat:
-            return False
-        return None
+        return self._prove(c, self._relevant(c))
+
+    def _prove(self, c: Cond, rel: tuple[int, ...]) -> bool | None:
+        key = (c, rel, len(self._divs))
+        hit = self._prove_cache.get(key)
+        if hit is not None:
+            return hit
+        r = self._check(rel, self._lower(negate(c)))
+        if r == z3.unknown:
+            return None
+        proved = bool(r == z3.unsat)
+        self._prove_cache[key] = proved
+        return proved
 
     def check(self, c: Cond) -> Verdict:
         """Classify ``c`` (see the module docstring)."""
@@ -135,32 +426,40 @@ class Session:
             return Verdict("proved")
         if d is False:
             return Verdict("refuted")
-        valid = self.prove(c)
+        rel = self._relevant(c)
+        key = (c, rel, len(self._divs))
+        hit = self._check_cache.get(key)
+        if hit is not None:
+            return hit
+        v = self._classify(c, rel)
+        if v.kind != "unknown":
+            self._check_cache[key] = v
+        return v
+
+    def _classify(self, c: Cond, rel: tuple[int, ...]) -> Verdict:
+        valid = self._prove(c, rel)
         if valid is True:
             return Verdict("proved")
-        q = self._query(c)
-        r = self._check([*self._lits, q])
+        q = self._lower(c)
+        r = self._check(rel, q, core=True)
         if r == z3.unsat:
             return Verdict("refuted", self._minimal_core(q))
         if r == z3.unknown or valid is None:
-            return Verdict("unknown", reason=str(self._z3().reason_unknown()))
+            return Verdict("unknown", reason=self._last_reason)
         return Verdict("guard")
 
     def satisfiable(self) -> bool | None:
-        r = self._check(list(self._lits))
+        """Whether all the facts together are satisfiable."""
+        r = self._check(range(len(self.facts)))
         return True if r == z3.sat else False if r == z3.unsat else None
 
     def _minimal_core(self, q: z3.BoolRef) -> tuple[Fact, ...]:
-        s = self._z3()
-        index = {str(lit): i for i, lit in enumerate(self._lits)}
-        core = [index[str(x)] for x in s.unsat_core() if str(x) in index]
-        core.sort()
+        core = list(self._last_core)
         # deletion-based minimization: drop each member whose removal keeps the core unsat
         i = 0
         while i < len(core):
             trial = core[:i] + core[i + 1 :]
-            r = self._check([self._lits[j] for j in trial] + [q])
-            if r == z3.unsat:
+            if self._check(trial, q, trial=True) == z3.unsat:
                 core = trial
             else:
                 i += 1
