@@ -278,6 +278,9 @@ class _Gen:
         self.binders: list[Var] = []
         self.calls: list[Call] = []
         self.cast_new: dict[int, set[Sym]] = {}
+        # unannotated let/dataflow variables whose hole nothing has read yet: when their value is
+        # generated they simply take its type (no hole to merge, no relation to re-queue)
+        self.unreferenced: dict[int, IncompleteType] = {}
 
     # -- helpers --------------------------------------------------------------------------------
     def ty(self, e: Any) -> Type:
@@ -286,6 +289,8 @@ class _Gen:
             if isinstance(e, Var):
                 return self.bind_var(e)
             raise SymshapeError(INVALID_ARGUMENT, f"internal: no type for {type(e).__name__}")
+        if self.unreferenced and id(e) in self.unreferenced:
+            del self.unreferenced[id(e)]
         return hit[1]
 
     def set(self, e: Any, t: Type) -> Type:
@@ -301,6 +306,7 @@ class _Gen:
             t = self.s.admit(v.type_annotation, o)
         else:
             t = self.s.hole()
+            self.unreferenced[id(v)] = t
         self.binders.append(v)
         return self.set(v, t)
 
@@ -320,6 +326,9 @@ class _Gen:
             e, phase = stack.pop()
             if phase == 2:
                 v, x = e
+                if self.unreferenced.pop(id(v), None) is not None:
+                    self.set(v, self.ty(x))
+                    continue
                 o = Origin("unify", f"binding `{v.name}`", x.span)
                 self.s.unifier.unify(self.ty(v), self.ty(x), o)
                 continue
