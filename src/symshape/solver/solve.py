@@ -5,10 +5,10 @@
 1. Build the dependency graph (:mod:`symshape.solver.graph`) over the pending relations and the
    holes/unknowns they read and write, and rank the relations in topological order of its
    condensation.
-2. Pop the lowest-ranked queued relation, resolve its arguments, register it as a *reader* of every
-   hole and unknown dimension in them (also nested inside tuples and function types: seed 000's
-   trigger lists), and run it. Whatever it unifies or binds re-queues exactly the readers of the
-   refined holes and unknowns; conditions it states go to the Z3 session (decided on the spot
+2. Pop the lowest-ranked queued relation, resolve its arguments and run it; if it defers, register
+   it as a *reader* of every hole and unknown dimension in them (also nested inside tuples and
+   function types: seed 000's trigger lists). Whatever it unifies or binds re-queues exactly the
+   readers of the refined holes and unknowns; conditions it states go to the Z3 session (decided on the spot
    when the canonical forms decide them).
 3. When the queue is empty, give the first still-deferred relation one *final* run, in which it may
    make default choices (equate unknown dimensions); if that changed anything, go back to 2.
@@ -273,7 +273,6 @@ class TypeSolver:
             if isinstance(t, IncompleteType):
                 self.producer.setdefault(t, rel)
         self.graph.add_relation(rel.id, targs[:ni], targs[ni:], name)
-        self._register(rel, targs)
         self._enqueue(rel)
         return rel
 
@@ -440,7 +439,6 @@ class TypeSolver:
         self._current = rel
         u = self.unifier
         args = tuple(u.resolve(a) for a in rel.args)
-        self._register(rel, args)
         try:
             done = rel.rdef.fn(_Ctx(self, rel, final), args, rel.attrs)
         except RelationFailure as f:
@@ -470,6 +468,11 @@ class TypeSolver:
             rel.state = "solved"
             for t in args[rel.num_inputs :]:
                 self._check_nonneg(u.resolve(t), rel.origin)
+        else:
+            # it defers: it becomes a reader of every hole and unknown in its (current) arguments,
+            # so refining any of them re-queues it. A relation is queued when it is added or a
+            # solve starts, so only deferring relations need trigger lists.
+            self._register(rel, tuple(u.resolve(a) for a in rel.args))
 
     def solve(self) -> Solution:
         """Run the relations to a fixpoint and return the :class:`Solution`."""
