@@ -141,6 +141,13 @@ class Unifier:
 
     def resolve(self, t: Type) -> Type:
         """``t`` with every hole replaced by its class's type and every bound unknown by its value."""
+        cls = type(t)
+        if cls is TensorType and not self.flex and not self.dim_bind:
+            return t  # the common case: nothing inside a tensor type can change
+        if cls is IncompleteType:
+            r = self.find(t)  # type: ignore[arg-type]
+            rt = self.resolved.get(r)
+            return r if rt is None else self.resolve(rt)
         match t:
             case IncompleteType():
                 r = self.find(t)
