@@ -199,6 +199,7 @@ class TypeSolver:
         # provenance: where an admitted type came from, and which relation produces a hole
         self.sources: dict[int, tuple[Type, Origin]] = {}
         self.producer: dict[IncompleteType, RelationInstance] = {}
+        self._admitted: dict[int, Type] = {}  # id -> type (kept alive, so ids stay unique)
 
     # -- building ------------------------------------------------------------------------------
     def hole(self, kind: str = "type") -> IncompleteType:
@@ -218,15 +219,19 @@ class TypeSolver:
         """Prepare a type entering the solver: number every ``?`` and check its dimensions."""
         if type(t) is IncompleteType:
             return t
+        annotation = origin.kind == "annotation"
+        if not annotation and self._admitted.get(id(t)) is t:
+            return t  # admitted before: its ``?`` are numbered and its dimensions checked
         _check_type(t)
         t = _freshen_any(t)
         self._check_nonneg(t, origin)
-        if origin.kind == "annotation":
+        if annotation:
             hit = self.sources.get(id(t))
             if hit is not None and hit[1] is not origin:
                 # the same type object annotates two places: give each its own occurrence
                 t = copy.copy(t)
             self.sources[id(t)] = (t, origin)
+        self._admitted[id(t)] = t
         return t
 
     def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
