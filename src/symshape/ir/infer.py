@@ -87,7 +87,7 @@ from symshape.ir.module import Module
 from symshape.ir.op import Op
 from symshape.relations.base import Context, register_relation
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
-from symshape.solver.solve import Solution, TypeSolver, gc_paused
+from symshape.solver.solve import Solution, TypeSolver, gc_paused, judge
 
 __all__ = ["infer", "InferenceResult"]
 
@@ -767,16 +767,7 @@ class InferenceResult:
                             v.span,
                         )
                     )
-        if self.errors:
-            self.status = "error"
-        elif self.inconclusive:
-            self.status = "inconclusive"
-        elif self.unresolved:
-            self.status = "unresolved"
-        elif self.guards:
-            self.status = "guarded"
-        else:
-            self.status = "ok"
+        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
 
     @property
     def ok(self) -> bool:

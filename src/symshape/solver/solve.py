@@ -61,7 +61,7 @@ from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
 
-__all__ = ["TypeSolver", "Solution", "RelationInstance", "STATUSES", "SandboxRun", "sandbox_run"]
+__all__ = ["TypeSolver", "Solution", "RelationInstance", "STATUSES", "judge", "SandboxRun", "sandbox_run"]
 
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
 
@@ -622,6 +622,24 @@ def _freshen_any(t: Type) -> Type:
     return map_dims(t, fix)
 
 
+def judge(
+    errors: Sequence[object],
+    inconclusive: Sequence[object],
+    unresolved: Sequence[object],
+    guards: Sequence[object],
+) -> str:
+    """The status: ``error`` over ``inconclusive`` over ``unresolved`` over ``guarded`` over ``ok``."""
+    if errors:
+        return "error"
+    if inconclusive:
+        return "inconclusive"
+    if unresolved:
+        return "unresolved"
+    if guards:
+        return "guarded"
+    return "ok"
+
+
 @dataclass
 class Solution:
     """The outcome of :meth:`TypeSolver.solve`."""
@@ -661,16 +679,7 @@ class Solution:
                         origin=r.origin,
                     )
                 )
-        if self.errors:
-            self.status = "error"
-        elif self.inconclusive:
-            self.status = "inconclusive"
-        elif self.unresolved:
-            self.status = "unresolved"
-        elif self.guards:
-            self.status = "guarded"
-        else:
-            self.status = "ok"
+        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
 
     @property
     def ok(self) -> bool:
