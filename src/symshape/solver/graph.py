@@ -96,6 +96,17 @@ class DependencyGraph:
                 if rid >= 0:
                     writer[n] = rid
 
+    def add_unification(self, key: int, types: Iterable[Type]) -> None:
+        """A unification node (negative ``key``): it both reads and writes every hole and unknown
+        of its types (never scheduled; it links them for explanations)."""
+        r = rel_node(key)
+        self._nodes.append((r, "unify"))
+        edges = self._edges
+        for t in types:
+            for n in nodes_of(t):
+                edges.append((n, r))
+                edges.append((r, n))
+
     def order(self, rids: Sequence[int]) -> dict[int, int]:
         """A rank per relation: topological order of the condensation, creation order inside.
 

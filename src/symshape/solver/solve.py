@@ -238,7 +238,7 @@ class TypeSolver:
         """Unify two types; a conflict is recorded (reported by :meth:`solve`), not raised."""
         o = self._origin("unify", "unification", origin)
         a, b = self.admit(a, o), self.admit(b, o)
-        self.graph.add_relation(-o.seq, [a, b], [a, b], "unify")
+        self.graph.add_unification(-o.seq, (a, b))
         return self.unifier.unify(a, b, o)
 
     def add_relation(
