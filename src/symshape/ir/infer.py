@@ -87,7 +87,7 @@ from symshape.ir.module import Module
 from symshape.ir.op import Op
 from symshape.relations.base import Context, register_relation
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
-from symshape.solver.solve import Solution, TypeSolver, gc_paused, judge
+from symshape.solver.solve import Outcome, Solution, TypeSolver, gc_paused, judge
 
 __all__ = ["infer", "InferenceResult"]
 
@@ -744,7 +744,7 @@ class _Gen:
 # the result
 
 
-class InferenceResult:
+class InferenceResult(Outcome):
     """Types of every sub-expression, the status, errors and guards."""
 
     def __init__(self, program: Any, gen: _Gen, solution: Solution) -> None:
@@ -768,14 +768,6 @@ class InferenceResult:
                         )
                     )
         self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
-
-    @property
-    def ok(self) -> bool:
-        return self.status in ("ok", "guarded")
-
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        return [*self.errors, *self.inconclusive, *self.unresolved]
 
     @property
     def z3_calls(self) -> int:

@@ -61,7 +61,16 @@ from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
 
-__all__ = ["TypeSolver", "Solution", "RelationInstance", "STATUSES", "judge", "SandboxRun", "sandbox_run"]
+__all__ = [
+    "TypeSolver",
+    "Solution",
+    "RelationInstance",
+    "STATUSES",
+    "Outcome",
+    "judge",
+    "SandboxRun",
+    "sandbox_run",
+]
 
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
 
@@ -640,8 +649,27 @@ def judge(
     return "ok"
 
 
+class Outcome:
+    """What a Solution and an InferenceResult share: the status and the diagnostic lists."""
+
+    status: str
+    errors: list[Diagnostic]
+    inconclusive: list[Diagnostic]
+    unresolved: list[Diagnostic]
+
+    @property
+    def ok(self) -> bool:
+        """True when the status is ``ok`` or ``guarded``."""
+        return self.status in ("ok", "guarded")
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Errors, then inconclusive conditions, then unresolved expressions."""
+        return [*self.errors, *self.inconclusive, *self.unresolved]
+
+
 @dataclass
-class Solution:
+class Solution(Outcome):
     """The outcome of :meth:`TypeSolver.solve`."""
 
     solver: TypeSolver = field(repr=False)
@@ -680,15 +708,6 @@ class Solution:
                     )
                 )
         self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
-
-    @property
-    def ok(self) -> bool:
-        """True when the status is ``ok`` or ``guarded``."""
-        return self.status in ("ok", "guarded")
-
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        return [*self.errors, *self.inconclusive, *self.unresolved]
 
     @property
     def z3_calls(self) -> int:
