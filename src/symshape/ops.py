@@ -19,7 +19,7 @@ from symshape.encoding.conds import BoolConst
 from symshape.encoding.dims import AnyDim, Dim
 from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.ir.expr import Call, Expr
-from symshape.ir.op import Op, register_op
+from symshape.ir.op import OPS, Op, register_op
 from symshape.relations.common import (
     attr_axes,
     attr_bool,
@@ -463,8 +463,10 @@ register_op(
 )
 
 
-def _op(name: str, *args: Any, **attrs: Any) -> Call:
-    return Op.get(name)(*args, **attrs)
+def _get(name: str) -> Op:
+    """The operator registered as ``name`` (looked up at each call: a re-registration counts)."""
+    op = OPS.get(name)
+    return op if op is not None else Op.get(name)
 
 
 IntOrInts = int | Sequence[int]
@@ -477,242 +479,242 @@ Exprs = Sequence[Expr] | Expr
 
 def add(x: Expr, y: Expr) -> Call:
     """Elementwise ``x + y`` with numpy broadcasting."""
-    return _op("add", x, y)
+    return _get("add")(x, y)
 
 
 def subtract(x: Expr, y: Expr) -> Call:
     """Elementwise ``x - y`` with numpy broadcasting."""
-    return _op("subtract", x, y)
+    return _get("subtract")(x, y)
 
 
 def multiply(x: Expr, y: Expr) -> Call:
     """Elementwise ``x * y`` with numpy broadcasting."""
-    return _op("multiply", x, y)
+    return _get("multiply")(x, y)
 
 
 def divide(x: Expr, y: Expr) -> Call:
     """Elementwise ``x / y`` with numpy broadcasting."""
-    return _op("divide", x, y)
+    return _get("divide")(x, y)
 
 
 def power(x: Expr, y: Expr) -> Call:
     """Elementwise ``x ** y`` with numpy broadcasting."""
-    return _op("power", x, y)
+    return _get("power")(x, y)
 
 
 def maximum(x: Expr, y: Expr) -> Call:
     """Elementwise maximum with numpy broadcasting."""
-    return _op("maximum", x, y)
+    return _get("maximum")(x, y)
 
 
 def minimum(x: Expr, y: Expr) -> Call:
     """Elementwise minimum with numpy broadcasting."""
-    return _op("minimum", x, y)
+    return _get("minimum")(x, y)
 
 
 def floor_divide(x: Expr, y: Expr) -> Call:
     """Elementwise ``x // y`` with numpy broadcasting."""
-    return _op("floor_divide", x, y)
+    return _get("floor_divide")(x, y)
 
 
 def mod(x: Expr, y: Expr) -> Call:
     """Elementwise ``x % y`` with numpy broadcasting."""
-    return _op("mod", x, y)
+    return _get("mod")(x, y)
 
 
 def logical_and(x: Expr, y: Expr) -> Call:
     """Elementwise logical and with numpy broadcasting."""
-    return _op("logical_and", x, y)
+    return _get("logical_and")(x, y)
 
 
 def logical_or(x: Expr, y: Expr) -> Call:
     """Elementwise logical or with numpy broadcasting."""
-    return _op("logical_or", x, y)
+    return _get("logical_or")(x, y)
 
 
 def equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x == y`` (bool) with numpy broadcasting."""
-    return _op("equal", x, y)
+    return _get("equal")(x, y)
 
 
 def not_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x != y`` (bool) with numpy broadcasting."""
-    return _op("not_equal", x, y)
+    return _get("not_equal")(x, y)
 
 
 def less(x: Expr, y: Expr) -> Call:
     """Elementwise ``x < y`` (bool) with numpy broadcasting."""
-    return _op("less", x, y)
+    return _get("less")(x, y)
 
 
 def less_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x <= y`` (bool) with numpy broadcasting."""
-    return _op("less_equal", x, y)
+    return _get("less_equal")(x, y)
 
 
 def greater(x: Expr, y: Expr) -> Call:
     """Elementwise ``x > y`` (bool) with numpy broadcasting."""
-    return _op("greater", x, y)
+    return _get("greater")(x, y)
 
 
 def greater_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x >= y`` (bool) with numpy broadcasting."""
-    return _op("greater_equal", x, y)
+    return _get("greater_equal")(x, y)
 
 
 def relu(x: Expr) -> Call:
     """``max(x, 0)`` elementwise (``nn.relu``)."""
-    return _op("nn.relu", x)
+    return _get("nn.relu")(x)
 
 
 def sigmoid(x: Expr) -> Call:
     """Logistic sigmoid, elementwise."""
-    return _op("sigmoid", x)
+    return _get("sigmoid")(x)
 
 
 def tanh(x: Expr) -> Call:
     """Hyperbolic tangent, elementwise."""
-    return _op("tanh", x)
+    return _get("tanh")(x)
 
 
 def exp(x: Expr) -> Call:
     """Exponential, elementwise."""
-    return _op("exp", x)
+    return _get("exp")(x)
 
 
 def log(x: Expr) -> Call:
     """Natural logarithm, elementwise."""
-    return _op("log", x)
+    return _get("log")(x)
 
 
 def sqrt(x: Expr) -> Call:
     """Square root, elementwise."""
-    return _op("sqrt", x)
+    return _get("sqrt")(x)
 
 
 def negative(x: Expr) -> Call:
     """``-x`` elementwise."""
-    return _op("negative", x)
+    return _get("negative")(x)
 
 
 def abs(x: Expr) -> Call:
     """Absolute value, elementwise."""
-    return _op("abs", x)
+    return _get("abs")(x)
 
 
 def floor(x: Expr) -> Call:
     """Floor, elementwise."""
-    return _op("floor", x)
+    return _get("floor")(x)
 
 
 def ceil(x: Expr) -> Call:
     """Ceiling, elementwise."""
-    return _op("ceil", x)
+    return _get("ceil")(x)
 
 
 def round(x: Expr) -> Call:
     """Round to nearest, elementwise."""
-    return _op("round", x)
+    return _get("round")(x)
 
 
 def sign(x: Expr) -> Call:
     """Sign (-1, 0, 1), elementwise."""
-    return _op("sign", x)
+    return _get("sign")(x)
 
 
 def erf(x: Expr) -> Call:
     """Error function, elementwise."""
-    return _op("erf", x)
+    return _get("erf")(x)
 
 
 def rsqrt(x: Expr) -> Call:
     """``1 / sqrt(x)`` elementwise."""
-    return _op("rsqrt", x)
+    return _get("rsqrt")(x)
 
 
 def copy(x: Expr) -> Call:
     """A copy of ``x``."""
-    return _op("copy", x)
+    return _get("copy")(x)
 
 
 def trunc(x: Expr) -> Call:
     """Truncation toward zero, elementwise."""
-    return _op("trunc", x)
+    return _get("trunc")(x)
 
 
 def sin(x: Expr) -> Call:
     """Sine, elementwise."""
-    return _op("sin", x)
+    return _get("sin")(x)
 
 
 def cos(x: Expr) -> Call:
     """Cosine, elementwise."""
-    return _op("cos", x)
+    return _get("cos")(x)
 
 
 def log2(x: Expr) -> Call:
     """Base-2 logarithm, elementwise."""
-    return _op("log2", x)
+    return _get("log2")(x)
 
 
 def log10(x: Expr) -> Call:
     """Base-10 logarithm, elementwise."""
-    return _op("log10", x)
+    return _get("log10")(x)
 
 
 def logical_not(x: Expr) -> Call:
     """Logical not, elementwise."""
-    return _op("logical_not", x)
+    return _get("logical_not")(x)
 
 
 def zeros_like(x: Expr) -> Call:
     """Zeros of ``x``'s type."""
-    return _op("zeros_like", x)
+    return _get("zeros_like")(x)
 
 
 def ones_like(x: Expr) -> Call:
     """Ones of ``x``'s type."""
-    return _op("ones_like", x)
+    return _get("ones_like")(x)
 
 
 def leaky_relu(x: Expr, alpha: float = 0.01) -> Call:
     """``x if x > 0 else alpha * x`` elementwise (``nn.leaky_relu``)."""
-    return _op("nn.leaky_relu", x, alpha=alpha)
+    return _get("nn.leaky_relu")(x, alpha=alpha)
 
 
 def clip(x: Expr, a_min: float, a_max: float) -> Call:
     """Clamp every element to ``[a_min, a_max]``."""
-    return _op("clip", x, a_min=a_min, a_max=a_max)
+    return _get("clip")(x, a_min=a_min, a_max=a_max)
 
 
 def isnan(x: Expr) -> Call:
     """Elementwise NaN test (bool)."""
-    return _op("isnan", x)
+    return _get("isnan")(x)
 
 
 def isinf(x: Expr) -> Call:
     """Elementwise infinity test (bool)."""
-    return _op("isinf", x)
+    return _get("isinf")(x)
 
 
 def isfinite(x: Expr) -> Call:
     """Elementwise finiteness test (bool)."""
-    return _op("isfinite", x)
+    return _get("isfinite")(x)
 
 
 def where(cond: Expr, x: Expr, y: Expr) -> Call:
     """``x`` where ``cond`` else ``y``; the three shapes broadcast; ``cond`` is bool."""
-    return _op("where", cond, x, y)
+    return _get("where")(cond, x, y)
 
 
 def cast(x: Expr, dtype: str) -> Call:
     """``x`` converted to ``dtype``."""
-    return _op("cast", x, dtype=dtype)
+    return _get("cast")(x, dtype=dtype)
 
 
 def cast_like(x: Expr, like: Expr) -> Call:
     """``x`` converted to ``like``'s dtype."""
-    return _op("cast_like", x, like)
+    return _get("cast_like")(x, like)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -721,72 +723,72 @@ def cast_like(x: Expr, like: Expr) -> Call:
 
 def flatten(x: Expr, axis: int = 1) -> Call:
     """``(prod(x.shape[:axis]), prod(x.shape[axis:]))``."""
-    return _op("flatten", x, axis=axis)
+    return _get("flatten")(x, axis=axis)
 
 
 def batch_flatten(x: Expr) -> Call:
     """``(x.shape[0], prod(x.shape[1:]))`` (``nn.batch_flatten``)."""
-    return _op("nn.batch_flatten", x)
+    return _get("nn.batch_flatten")(x)
 
 
 def reshape(x: Expr, newshape: Any, allowzero: bool = False) -> Call:
     """Reshape with Relay's special values 0, -1, -2, -3, -4 (element count preserved)."""
-    return _op("reshape", x, newshape=newshape, allowzero=allowzero)
+    return _get("reshape")(x, newshape=newshape, allowzero=allowzero)
 
 
 def reshape_like(x: Expr, like: Expr) -> Call:
     """Reshape ``x`` to ``like``'s shape."""
-    return _op("reshape_like", x, like)
+    return _get("reshape_like")(x, like)
 
 
 def concatenate(xs: Exprs, axis: int = 0) -> Call:
     """Join a tuple of tensors along ``axis``."""
-    return _op("concatenate", xs, axis=axis)
+    return _get("concatenate")(xs, axis=axis)
 
 
 def stack(xs: Exprs, axis: int = 0) -> Call:
     """Stack equal-shaped tensors along a new ``axis``."""
-    return _op("stack", xs, axis=axis)
+    return _get("stack")(xs, axis=axis)
 
 
 def split(x: Expr, indices_or_sections: IntOrInts, axis: int = 0) -> Call:
     """A tuple of pieces of ``x`` along ``axis`` (equal sections or at split indices)."""
-    return _op("split", x, indices_or_sections=indices_or_sections, axis=axis)
+    return _get("split")(x, indices_or_sections=indices_or_sections, axis=axis)
 
 
 def transpose(x: Expr, axes: Sequence[int] | None = None) -> Call:
     """Permute the axes (default: reverse them)."""
-    return _op("transpose", x, axes=axes)
+    return _get("transpose")(x, axes=axes)
 
 
 def squeeze(x: Expr, axis: Axes = None) -> Call:
     """Remove axes of size 1 (``axis=None``: every provable 1)."""
-    return _op("squeeze", x, axis=axis)
+    return _get("squeeze")(x, axis=axis)
 
 
 def expand_dims(x: Expr, axis: int, num_newaxis: int = 1) -> Call:
     """Insert ``num_newaxis`` axes of size 1 at ``axis``."""
-    return _op("expand_dims", x, axis=axis, num_newaxis=num_newaxis)
+    return _get("expand_dims")(x, axis=axis, num_newaxis=num_newaxis)
 
 
 def broadcast_to(x: Expr, shape: Sequence[Any]) -> Call:
     """Broadcast ``x`` to ``shape`` (numpy rules)."""
-    return _op("broadcast_to", x, shape=shape)
+    return _get("broadcast_to")(x, shape=shape)
 
 
 def pad(x: Expr, pad_width: Any, pad_value: float = 0.0, pad_mode: str = "constant") -> Call:
     """Pad every axis by ``(before, after)`` (``nn.pad``)."""
-    return _op("nn.pad", x, pad_width=pad_width, pad_value=pad_value, pad_mode=pad_mode)
+    return _get("nn.pad")(x, pad_width=pad_width, pad_value=pad_value, pad_mode=pad_mode)
 
 
 def zeros(shape: Sequence[Any], dtype: str = "float32") -> Call:
     """A tensor of zeros of ``shape`` and ``dtype`` (no inputs)."""
-    return _op("zeros", shape=shape, dtype=dtype)
+    return _get("zeros")(shape=shape, dtype=dtype)
 
 
 def ones(shape: Sequence[Any], dtype: str = "float32") -> Call:
     """A tensor of ones of ``shape`` and ``dtype`` (no inputs)."""
-    return _op("ones", shape=shape, dtype=dtype)
+    return _get("ones")(shape=shape, dtype=dtype)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -794,7 +796,7 @@ def ones(shape: Sequence[Any], dtype: str = "float32") -> Call:
 
 
 def _reduce(name: str, x: Expr, axis: Axes, keepdims: bool, exclude: bool) -> Call:
-    return _op(name, x, axis=axis, keepdims=keepdims, exclude=exclude)
+    return _get(name)(x, axis=axis, keepdims=keepdims, exclude=exclude)
 
 
 def sum(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
@@ -848,7 +850,7 @@ def argmin(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = F
 
 def take(x: Expr, indices: Expr, axis: int | None = None, batch_dims: int = 0, mode: str = "clip") -> Call:
     """Gather ``x`` at integer ``indices`` along ``axis`` (None: from the flattened tensor)."""
-    return _op("take", x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
+    return _get("take")(x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
 
 
 def strided_slice(
@@ -860,7 +862,7 @@ def strided_slice(
     slice_mode: str = "end",
 ) -> Call:
     """numpy-style ``x[b:e:s]`` per axis (negative strides, clamping)."""
-    return _op("strided_slice", x, begin=begin, end=end, strides=strides, axes=axes, slice_mode=slice_mode)
+    return _get("strided_slice")(x, begin=begin, end=end, strides=strides, axes=axes, slice_mode=slice_mode)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -869,19 +871,21 @@ def strided_slice(
 
 def dense(x: Expr, w: Expr, units: int | None = None, out_dtype: str = "") -> Call:
     """``x @ w.T`` with ``w`` of shape ``(units, K)`` (``nn.dense``)."""
-    return _op("nn.dense", x, w, units=units, out_dtype=out_dtype)
+    return _get("nn.dense")(x, w, units=units, out_dtype=out_dtype)
 
 
 def matmul(a: Expr, b: Expr) -> Call:
     """numpy ``matmul`` (1-d promotion, broadcast batch dimensions)."""
-    return _op("matmul", a, b)
+    return _get("matmul")(a, b)
 
 
 def batch_matmul(
     x: Expr, y: Expr, transpose_a: bool = False, transpose_b: bool = True, out_dtype: str = ""
 ) -> Call:
     """Batched ``(B, I, K) x (B, J, K) -> (B, I, J)`` (``nn.batch_matmul``)."""
-    return _op("nn.batch_matmul", x, y, transpose_a=transpose_a, transpose_b=transpose_b, out_dtype=out_dtype)
+    return _get("nn.batch_matmul")(
+        x, y, transpose_a=transpose_a, transpose_b=transpose_b, out_dtype=out_dtype
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -904,8 +908,7 @@ def _conv(
 ) -> Call:
     dl = data_layout or {1: "NCW", 2: "NCHW", 3: "NCDHW"}[nd]
     kl = kernel_layout or {1: "OIW", 2: "OIHW", 3: "OIDHW"}[nd]
-    return _op(
-        f"nn.conv{nd}d",
+    return _get(f"nn.conv{nd}d")(
         x,
         w,
         strides=strides,
@@ -1020,8 +1023,7 @@ def _pool(
     ceil_mode: bool,
     layout: str,
 ) -> Call:
-    return _op(
-        name,
+    return _get(name)(
         x,
         pool_size=pool_size,
         strides=strides,
@@ -1082,22 +1084,22 @@ def avg_pool3d(
 
 def global_avg_pool2d(x: Expr, layout: str = "NCHW") -> Call:
     """Average over the spatial axes, which become 1 (``nn.global_avg_pool2d``)."""
-    return _op("nn.global_avg_pool2d", x, layout=layout)
+    return _get("nn.global_avg_pool2d")(x, layout=layout)
 
 
 def global_max_pool2d(x: Expr, layout: str = "NCHW") -> Call:
     """Maximum over the spatial axes, which become 1 (``nn.global_max_pool2d``)."""
-    return _op("nn.global_max_pool2d", x, layout=layout)
+    return _get("nn.global_max_pool2d")(x, layout=layout)
 
 
 def adaptive_avg_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW") -> Call:
     """Average pooling to a fixed spatial ``output_size`` (``nn.adaptive_avg_pool2d``)."""
-    return _op("nn.adaptive_avg_pool2d", x, output_size=output_size, layout=layout)
+    return _get("nn.adaptive_avg_pool2d")(x, output_size=output_size, layout=layout)
 
 
 def adaptive_max_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW") -> Call:
     """Max pooling to a fixed spatial ``output_size`` (``nn.adaptive_max_pool2d``)."""
-    return _op("nn.adaptive_max_pool2d", x, output_size=output_size, layout=layout)
+    return _get("nn.adaptive_max_pool2d")(x, output_size=output_size, layout=layout)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1106,22 +1108,22 @@ def adaptive_max_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW") 
 
 def softmax(x: Expr, axis: int = -1) -> Call:
     """Softmax along ``axis`` (``nn.softmax``)."""
-    return _op("nn.softmax", x, axis=axis)
+    return _get("nn.softmax")(x, axis=axis)
 
 
 def log_softmax(x: Expr, axis: int = -1) -> Call:
     """Log-softmax along ``axis`` (``nn.log_softmax``)."""
-    return _op("nn.log_softmax", x, axis=axis)
+    return _get("nn.log_softmax")(x, axis=axis)
 
 
 def bias_add(x: Expr, b: Expr, axis: int = 1) -> Call:
     """``x + b`` with the vector ``b`` along ``axis`` (``nn.bias_add``)."""
-    return _op("nn.bias_add", x, b, axis=axis)
+    return _get("nn.bias_add")(x, b, axis=axis)
 
 
 def layer_norm(x: Expr, gamma: Expr, beta: Expr, axis: int = -1, epsilon: float = 1e-5) -> Call:
     """Layer normalization over ``axis`` (``nn.layer_norm``)."""
-    return _op("nn.layer_norm", x, gamma, beta, axis=axis, epsilon=epsilon)
+    return _get("nn.layer_norm")(x, gamma, beta, axis=axis, epsilon=epsilon)
 
 
 def batch_norm(
@@ -1134,7 +1136,7 @@ def batch_norm(
     epsilon: float = 1e-5,
 ) -> Call:
     """Batch normalization over ``axis``; a tuple ``(out, mean, var)`` (``nn.batch_norm``)."""
-    return _op("nn.batch_norm", x, gamma, beta, moving_mean, moving_var, axis=axis, epsilon=epsilon)
+    return _get("nn.batch_norm")(x, gamma, beta, moving_mean, moving_var, axis=axis, epsilon=epsilon)
 
 
 _ = (_py_sum, _py_max, _py_min, _py_abs)

@@ -85,12 +85,16 @@ class Attrs(Mapping[str, object]):
     __slots__ = ("_items", "_hash")
 
     def __init__(self, items: Mapping[str, object] | Iterable[tuple[str, object]] | None = None):
+        if isinstance(items, Attrs):  # already frozen, sorted and hashed
+            self._items: tuple[tuple[str, object], ...] = items._items
+            self._hash: int = items._hash
+            return
         pairs = dict(items or {})
         for k in pairs:
             if not isinstance(k, str):
                 raise SymshapeError(BAD_ATTRIBUTE, f"attribute names must be strings, got {k!r}")
-        frozen = tuple(sorted((k, _freeze(v)) for k, v in pairs.items()))
-        self._items: tuple[tuple[str, object], ...] = frozen
+        frozen = tuple([(k, _freeze(pairs[k])) for k in sorted(pairs)])
+        self._items = frozen
         try:
             self._hash = hash(frozen)
         except TypeError:
@@ -131,8 +135,13 @@ class Attrs(Mapping[str, object]):
         return ", ".join(f"{k}={_attr_str(v)}" for k, v in self._items)
 
 
+_ATOMIC = frozenset({int, float, str, bool, type(None)})
+
+
 def _freeze(v: object) -> object:
-    if isinstance(v, list | tuple):
+    if type(v) in _ATOMIC:
+        return v
+    if isinstance(v, (list, tuple)):
         return tuple(_freeze(x) for x in v)
     if isinstance(v, dict):
         return Attrs(v)

@@ -8,12 +8,11 @@ outside this package, found by walking ``f_back``: no ``inspect.stack``).
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from types import CodeType
+from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any, Union
 
 from symshape.encoding.dims import DimLike, as_dim, check_nonnegative_constant
@@ -65,7 +64,15 @@ __all__ = [
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@functools.lru_cache(maxsize=8192)
+_EMPTY_ATTRS = Attrs()  # shared: attributes are immutable
+
+# (id(code), f_lasti) -> (code, span): a call site's span, computed once. The code object is
+# kept alive with its entry, so its id is not reused while the entry exists (and hashing a code
+# object, unlike its id, costs time proportional to its size).
+_SPANS: dict[tuple[int, int], tuple[CodeType, Span]] = {}
+_SPANS_MAX = 8192
+
+
 def _column(code: CodeType, lasti: int) -> int:
     """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+)."""
     positions = getattr(code, "co_positions", None)
@@ -78,18 +85,47 @@ def _column(code: CodeType, lasti: int) -> int:
 
 
 def _user_span() -> Span | None:
-    """The span of the first caller frame outside the symshape package.
+    """The span of the first caller frame outside the symshape package (starting with the caller
+    of the function that calls this one).
 
-    The column is that of the call being executed (Python 3.11+; else 1), cached per call site.
+    The column is that of the call being executed (Python 3.11+; else 1). Spans are cached per
+    call site (code object and instruction): they are frozen, so call sites share them.
     """
-    f = sys._getframe(2)
+    f: FrameType | None = sys._getframe(2)
     while f is not None:
         code = f.f_code
         fn = code.co_filename
         if not fn.startswith(_PKG_DIR):
-            return Span(fn, f.f_lineno, _column(code, f.f_lasti))
-        f = f.f_back  # type: ignore[assignment]
+            lasti = f.f_lasti
+            key = (id(code), lasti)
+            hit = _SPANS.get(key)
+            if hit is not None and hit[0] is code:
+                return hit[1]
+            span = Span(fn, f.f_lineno, _column(code, lasti))
+            if len(_SPANS) >= _SPANS_MAX:
+                _SPANS.clear()
+            _SPANS[key] = (code, span)
+            return span
+        f = f.f_back
     return None
+
+
+def _as_attrs(attrs: Mapping[str, Any] | None) -> Attrs:
+    """``attrs`` as :class:`Attrs` (an :class:`Attrs` is shared, not copied)."""
+    if type(attrs) is Attrs:
+        return attrs
+    return Attrs(attrs) if attrs else _EMPTY_ATTRS
+
+
+_CALLEE_TYPES: tuple[type, ...] = ()
+
+
+def _callee_types() -> tuple[type, ...]:
+    global _CALLEE_TYPES
+    from symshape.ir.op import Op
+
+    _CALLEE_TYPES = (Expr, Op, Constructor)
+    return _CALLEE_TYPES
 
 
 class Expr:
@@ -131,9 +167,18 @@ class Var(Expr):
         self.span = _user_span()
 
 
+_new_var = object.__new__
+
+
 def var(name: str, type_annotation: Type | None = None) -> Var:
     """A variable: ``ss.var("x", ss.Tensor((n, 3), "float32"))``."""
-    v = Var(name, type_annotation)
+    if not isinstance(name, str):
+        raise SymshapeError(INVALID_ARGUMENT, f"a variable name must be a string, got {name!r}")
+    if type_annotation is not None:
+        _check_type(type_annotation)
+    v = _new_var(Var)
+    v.name = name
+    v.type_annotation = type_annotation
     v.span = _user_span()
     return v
 
@@ -213,19 +258,17 @@ class Call(Expr):
         args: Sequence[Expr],
         attrs: Mapping[str, Any] | None = None,
     ) -> None:
-        from symshape.ir.op import Op
-
-        if not isinstance(callee, (Expr, Op, Constructor)):
+        if not isinstance(callee, _CALLEE_TYPES or _callee_types()):
             raise SymshapeError(INVALID_ARGUMENT, f"cannot call {type(callee).__name__} {callee!r}")
-        args = list(args)
+        args = tuple(args)
         for a in args:
             if not isinstance(a, Expr):
                 raise SymshapeError(
                     INVALID_ARGUMENT, f"call arguments must be expressions, got {type(a).__name__}"
                 )
         self.callee = callee
-        self.args: tuple[Expr, ...] = tuple(args)
-        self.attrs = Attrs(attrs or {})
+        self.args: tuple[Expr, ...] = args
+        self.attrs = _as_attrs(attrs)
         self.pure_override = False
         self.span = _user_span()
 
@@ -302,7 +345,7 @@ class Function(Expr):
         self.ret_type = ret_type
         self.type_params: tuple[TypeVar, ...] = tuple(type_params)
         self.pure = pure
-        self.attrs = Attrs(attrs or {})
+        self.attrs = _as_attrs(attrs)
         self.span = _user_span()
 
 

@@ -85,7 +85,7 @@ from symshape.ir.expr import (
 )
 from symshape.ir.module import Module
 from symshape.ir.op import Op
-from symshape.relations.base import Context, register_relation
+from symshape.relations.base import Context, get_relation, register_relation
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
 from symshape.solver.solve import Outcome, Solution, TypeSolver, gc_paused, judge
 
@@ -286,8 +286,10 @@ class _Gen:
     def ty(self, e: Any) -> Type:
         hit = self.types.get(id(e))
         if hit is None:
-            if isinstance(e, Var):
-                return self.bind_var(e)
+            if isinstance(e, Var):  # read before it is bound (e.g. a later dataflow binding)
+                t = self.bind_var(e)
+                self.unreferenced.pop(id(e), None)
+                return t
             raise SymshapeError(INVALID_ARGUMENT, f"internal: no type for {type(e).__name__}")
         if self.unreferenced and id(e) in self.unreferenced:
             del self.unreferenced[id(e)]
@@ -320,12 +322,20 @@ class _Gen:
     def gen(self, root: Expr) -> Type:
         # phase 0: enter, 1: exit, 2: bind a variable to a value just generated (``e`` is then a
         # ``(var, value)`` pair): a let-bound variable's type is known before its body is generated,
-        # so a call of a let-bound (polymorphic) function in the body is instantiated.
+        # so a call of a let-bound (polymorphic) function in the body is instantiated; 3: a
+        # match_cast's check; 4: the bindings of a dataflow block from an index on (``e`` is a
+        # ``(block, index)`` pair).
         stack: list[tuple[Any, int]] = [(root, 0)]
+        types = self.types
         while stack:
             e, phase = stack.pop()
             if phase == 2:
                 v, x = e
+                if id(v) not in types and v.type_annotation is None:
+                    # an unannotated variable nothing has read yet takes its value's type
+                    types[id(v)] = (v, self.ty(x))
+                    self.binders.append(v)
+                    continue
                 if self.unreferenced.pop(id(v), None) is not None:
                     self.set(v, self.ty(x))
                     continue
@@ -335,9 +345,26 @@ class _Gen:
             if phase == 3:
                 self.match_cast(e)
                 continue
+            if phase == 4:
+                self.bindings(e[0], e[1], stack)
+                continue
             if phase == 0:
-                if id(e) in self.types:
+                if id(e) in types:
                     continue
+                if type(e) is Call and isinstance(e.callee, Op):
+                    # the common case: an operator applied to expressions typed already
+                    argtypes = []
+                    for a in e.args:
+                        hit = types.get(id(a))
+                        if hit is None:
+                            break
+                        argtypes.append(hit[1])
+                    else:
+                        if self.unreferenced:
+                            for a in e.args:
+                                self.unreferenced.pop(id(a), None)
+                        types[id(e)] = (e, self.op_call(e, e.callee, argtypes))
+                        continue
                 if isinstance(e, Var):
                     self.bind_var(e)
                     continue
@@ -354,14 +381,47 @@ class _Gen:
                     stack.append((e.value, 0))
                 elif isinstance(e, Dataflow):
                     stack.append((e.body, 0))
-                    for v, x in reversed(e.bindings):
-                        stack.append(((v, x), 2))
-                        stack.append((x, 0))
+                    stack.append(((e, 0), 4))
                 else:
                     stack.extend((c, 0) for c in reversed(operands(e)))
             else:
                 self.set(e, self.exit(e))
         return self.ty(root)
+
+    def bindings(self, df: Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
+        """Generate ``df``'s bindings from ``i`` on: operator calls on typed arguments bound to
+        unannotated variables (the common case) directly, the first other one through the stack."""
+        types = self.types
+        binds = df.bindings
+        while i < len(binds):
+            v, x = binds[i]
+            i += 1
+            if (
+                type(x) is Call
+                and isinstance(x.callee, Op)
+                and v.type_annotation is None
+                and id(v) not in types
+                and id(x) not in types
+            ):
+                argtypes = []
+                for a in x.args:
+                    hit = types.get(id(a))
+                    if hit is None:
+                        break
+                    argtypes.append(hit[1])
+                else:
+                    if self.unreferenced:
+                        for a in x.args:
+                            self.unreferenced.pop(id(a), None)
+                    t = self.op_call(x, x.callee, argtypes)
+                    types[id(x)] = (x, t)
+                    types[id(v)] = (v, t)
+                    self.binders.append(v)
+                    continue
+            stack.append(((df, i), 4))
+            stack.append(((v, x), 2))
+            stack.append((x, 0))
+            return
 
     def enter(self, e: Expr) -> None:
         match e:
@@ -384,8 +444,9 @@ class _Gen:
                 self.set(e.var, self.s.admit(e.type, o))
                 self.binders.append(e.var)
             case Dataflow():
-                for v, _ in e.bindings:
-                    self.bind_var(v)
+                for v, _ in e.bindings:  # unannotated ones are bound when their value is known
+                    if v.type_annotation is not None:
+                        self.bind_var(v)
                 self.frames[-1].dataflow_depth += 1
             case Match():
                 for c in e.clauses:
@@ -597,19 +658,23 @@ class _Gen:
             ft.pure,
         )
 
+    def op_call(self, e: Call, c: Op, argtypes: list[Type]) -> Type:
+        """A call of an operator: its relation over the argument types and an output hole."""
+        self.calls.append(e)
+        out = self.s.add_call(get_relation(c.relation), argtypes, e.attrs, c.name, e.span)
+        if not c.pure:
+            self.note_impure(e, self.frames[-1])
+        return out
+
     def call(self, e: Call) -> Type:
         s = self.s
         c = e.callee
         argtypes = [self.ty(a) for a in e.args]
+        if isinstance(c, Op):
+            return self.op_call(e, c, argtypes)
         origin = Origin("relation", _label(e), e.span)
         frame = self.frames[-1]
         self.calls.append(e)
-        if isinstance(c, Op):
-            out = s.hole()
-            s.add_relation(c.relation, [*argtypes, out], e.attrs, num_inputs=len(argtypes), origin=origin)
-            if not c.pure:
-                self.note_impure(e, frame)
-            return out
         if isinstance(c, Constructor):
             td = self.mod.constructor_data(c) if self.mod is not None else None
             tps = td.type_params if td is not None else ()
@@ -759,7 +824,7 @@ class InferenceResult(Outcome):
             named = {d.origin.span for d in self.unresolved if d.origin is not None}
             for v in gen.binders:
                 t = solution.resolve(gen.ty(v))
-                if _has_holes(t) and v.span not in named:
+                if type(t) is not TensorType and _has_holes(t) and v.span not in named:
                     self.unresolved.append(
                         Diagnostic(
                             UNRESOLVED.code,

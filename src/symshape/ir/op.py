@@ -5,6 +5,11 @@ attribute checker (run when a call is built, so a bad literal attribute raises a
 :class:`~symshape.errors.SymshapeError` at the call site) and an optional ``normalize`` hook
 (seed 003) applied by :func:`symshape.normalize` after inference.
 
+Building a call is on the hot path of every program built in Python, so the checked attributes
+are remembered per operator, keyed on the exact (type-tagged) attribute values: a checker is a
+pure function of the attributes and the number of arguments, so it runs once per distinct
+attributes; attributes it rejects are not remembered, and raise at every call.
+
 >>> import symshape as ss
 >>> ss.Op.get("add").relation
 'broadcast'
@@ -13,14 +18,13 @@ attribute checker (run when a call is built, so a bad literal attribute raises a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs, Type
 from symshape.errors import INVALID_ARGUMENT, UNKNOWN_RELATION, SymshapeError
+from symshape.ir.expr import _EMPTY_ATTRS, Call, Expr, Tuple, _user_span
 from symshape.relations.base import RelationFn, get_relation, register_relation
-
-if TYPE_CHECKING:
-    from symshape.ir.expr import Call, Expr
 
 __all__ = ["Op", "OPS", "register_op", "NormalizeFn", "AttrCheckFn"]
 
@@ -29,11 +33,80 @@ AttrCheckFn = Callable[[Attrs, int], Mapping[str, Any] | None]
 
 OPS: dict[str, Op] = {}
 
+_new_call = object.__new__
+
+
+def _convert(a: Any) -> Any:
+    """A list or tuple of expressions becomes a :class:`~symshape.ir.expr.Tuple`."""
+    if isinstance(a, (list, tuple)) and all(isinstance(x, Expr) for x in a):
+        return Tuple(list(a))
+    return a
+
+
+_FLAT = frozenset({int, str, bool, type(None), Dim})  # told apart by type and ==
+_SEQ = object()  # marks a sequence in an attribute key
+_CACHE_MAX = 512  # attribute keys remembered per operator
+
+
+def _seq_key(seq: list[Any] | tuple[Any, ...]) -> tuple[object, ...] | None:
+    """The key of a list/tuple attribute value (see :func:`_attrs_key`), or None."""
+    out: list[object] = [_SEQ]
+    for x in seq:
+        t = type(x)
+        if t in _FLAT:
+            out.append(t)
+            out.append(x)
+        elif t is float:
+            if x != x:  # nan
+                return None
+            out.append(t)
+            out.append(x if x else str(x))  # 0.0 == -0.0
+        elif t is tuple or t is list:
+            sub = _seq_key(x)
+            if sub is None:
+                return None
+            out.append(sub)
+        else:
+            return None
+    return tuple(out)
+
+
+def _attrs_key(nargs: int, attrs: dict[str, Any]) -> tuple[object, ...] | None:
+    """A key under which the checked attributes of a call can be remembered, or None.
+
+    Values are tagged with their exact type, so only values that freeze to the same attributes
+    share a key: ``1``, ``True``, ``1.0``, ``0.0``, ``-0.0`` and a constant ``Dim`` all differ.
+    Ints, strings, bools, None, floats (but nan), dimensions (canonical, compared structurally)
+    and lists/tuples of those are cacheable; anything else is checked every time.
+    """
+    out: list[object] = [nargs]
+    for k, v in attrs.items():
+        t = type(v)
+        if t in _FLAT:
+            out.append(k)
+            out.append(t)
+            out.append(v)
+        elif t is float:
+            if v != v:
+                return None
+            out.append(k)
+            out.append(t)
+            out.append(v if v else str(v))
+        elif t is tuple or t is list:
+            sub = _seq_key(v)
+            if sub is None:
+                return None
+            out.append(k)
+            out.append(sub)
+        else:
+            return None
+    return tuple(out)
+
 
 class Op:
     """An operator: ``op(*args, **attrs)`` builds a :class:`~symshape.ir.expr.Call`."""
 
-    __slots__ = ("name", "relation", "num_inputs", "pure", "normalize", "check_attrs", "doc")
+    __slots__ = ("name", "relation", "num_inputs", "pure", "normalize", "_check_attrs", "doc", "_attrs_cache")
 
     def __init__(
         self,
@@ -50,28 +123,72 @@ class Op:
         self.num_inputs = num_inputs
         self.pure = pure
         self.normalize = normalize
-        self.check_attrs = check_attrs
+        self._attrs_cache: dict[object, Attrs] = {}
+        self._check_attrs = check_attrs
         self.doc = doc
 
-    def __call__(self, *args: Any, **attrs: Any) -> Call:
-        from symshape.ir.expr import Call, Expr, Tuple, _user_span
+    @property
+    def check_attrs(self) -> AttrCheckFn | None:
+        """The attribute checker (None: any attributes)."""
+        return self._check_attrs
 
-        conv: list[Expr] = []
-        for a in args:
-            if isinstance(a, (list, tuple)) and all(isinstance(x, Expr) for x in a):
-                conv.append(Tuple(list(a)))
-            else:
-                conv.append(a)
-        if self.num_inputs >= 0 and len(conv) != self.num_inputs:
-            raise SymshapeError(
-                INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {len(conv)}"
-            )
-        a = Attrs(attrs)
-        if self.check_attrs is not None:
-            fixed = self.check_attrs(a, len(conv))
+    @check_attrs.setter
+    def check_attrs(self, fn: AttrCheckFn | None) -> None:
+        self._check_attrs = fn
+        self._attrs_cache = {}
+
+    def _attrs(self, attrs: dict[str, Any], nargs: int, key: object) -> Attrs:
+        """The checked (and fixed) attributes of a call with ``nargs`` arguments, remembered
+        under ``key`` unless it is None (see :func:`_attrs_key`; ``nargs`` for no attributes).
+
+        A check that passed passes again for the same values (checkers are pure), and one that
+        raised is run (and raises) again, as nothing is remembered for it.
+        """
+        a = Attrs(attrs) if attrs else _EMPTY_ATTRS
+        check = self._check_attrs
+        if check is not None:
+            fixed = check(a, nargs)
             if fixed is not None:
                 a = Attrs(fixed)
-        call = Call(self, conv, a)
+        if key is not None:
+            cache = self._attrs_cache
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            cache[key] = a
+        return a
+
+    def __call__(self, *args: Any, **attrs: Any) -> Call:
+        conv: Sequence[Any] = args
+        for x in args:
+            if not isinstance(x, Expr):
+                conv = [_convert(a) for a in args]
+                break
+        nargs = len(conv)
+        if self.num_inputs >= 0 and nargs != self.num_inputs:
+            raise SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
+        a: Attrs | None
+        if attrs:
+            key: object = _attrs_key(nargs, attrs)
+            a = None if key is None else self._attrs_cache.get(key)
+            if a is None:
+                a = self._attrs(attrs, nargs, key)
+        elif self._check_attrs is None:
+            a = _EMPTY_ATTRS
+        else:
+            a = self._attrs_cache.get(nargs)
+            if a is None:
+                a = self._attrs(attrs, nargs, nargs)
+        if conv is not args:
+            for x in conv:
+                if not isinstance(x, Expr):
+                    raise SymshapeError(
+                        INVALID_ARGUMENT, f"call arguments must be expressions, got {type(x).__name__}"
+                    )
+        call = _new_call(Call)
+        call.callee = self
+        call.args = tuple(conv)
+        call.attrs = a
+        call.pure_override = False
         call.span = _user_span()
         return call
 

@@ -101,9 +101,9 @@ class Context(ABC):
 RelationFn = Callable[[Context, Sequence[Type], Attrs], bool]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RelationDef:
-    """A registered relation."""
+    """A registered relation (compared and hashed by identity)."""
 
     name: str
     fn: RelationFn

@@ -56,7 +56,7 @@ class Span:
         return {"file": self.file, "line": self.line, "column": self.column}
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Origin:
     """Where a constraint came from: a relation instance, a unification, an annotation.
 

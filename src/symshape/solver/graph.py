@@ -60,15 +60,25 @@ class DependencyGraph:
 
     def __init__(self) -> None:
         self._g: nx.DiGraph = nx.DiGraph()
-        # nodes and edges are buffered and added to networkx in bulk when the graph is read
+        # relations are recorded as they come and turned into networkx nodes and edges in bulk,
+        # only when the graph is read (display, explanations) or the order needs them
+        self._rels: list[tuple[int, str, Sequence[Type], Sequence[Type]]] = []
+        self._done = 0  # how many of ``_rels`` are in ``_g``
         self._nodes: list[tuple[Node, str]] = []
         self._edges: list[tuple[Node, Node]] = []
-        # for the fast ordering check: what each relation reads, the last relation writing a node
-        self._reads: list[tuple[Node, int]] = []
-        self._last_writer: dict[Node, int] = {}
 
     @property
     def g(self) -> nx.DiGraph:
+        if self._done < len(self._rels):
+            nodes, edges = self._nodes, self._edges
+            for rid, label, inputs, outputs in self._rels[self._done :]:
+                r = rel_node(rid)
+                nodes.append((r, label))
+                for t in inputs:
+                    edges.extend((n, r) for n in nodes_of(t))
+                for t in outputs:
+                    edges.extend((r, n) for n in nodes_of(t))
+            self._done = len(self._rels)
         if self._nodes:
             self._g.add_nodes_from((n, {"kind": "relation", "label": lab}) for n, lab in self._nodes)
             self._nodes.clear()
@@ -78,44 +88,35 @@ class DependencyGraph:
         return self._g
 
     def add_relation(
-        self, rid: int, inputs: Iterable[Type], outputs: Iterable[Type], label: str = ""
+        self, rid: int, inputs: Sequence[Type], outputs: Sequence[Type], label: str = ""
     ) -> None:
-        r = rel_node(rid)
-        self._nodes.append((r, label))
-        edges = self._edges
-        reads = self._reads
-        for t in inputs:
-            for n in nodes_of(t):
-                edges.append((n, r))
-                if rid >= 0:
-                    reads.append((n, rid))
-        writer = self._last_writer
-        for t in outputs:
-            for n in nodes_of(t):
-                edges.append((r, n))
-                if rid >= 0:
-                    writer[n] = rid
+        self._rels.append((rid, label, inputs, outputs))
 
-    def add_unification(self, key: int, types: Iterable[Type]) -> None:
+    def add_unification(self, key: int, types: Sequence[Type]) -> None:
         """A unification node (negative ``key``): it both reads and writes every hole and unknown
         of its types (never scheduled; it links them for explanations)."""
-        r = rel_node(key)
-        self._nodes.append((r, "unify"))
-        edges = self._edges
-        for t in types:
-            for n in nodes_of(t):
-                edges.append((n, r))
-                edges.append((r, n))
+        self._rels.append((key, "unify", types, types))
 
     def order(self, rids: Sequence[int]) -> dict[int, int]:
         """A rank per relation: topological order of the condensation, creation order inside.
 
         Constraint generation usually creates relations in an order that already is topological
         (every relation is created after the relations producing its inputs); that is checked in
-        one pass over the read edges, and only otherwise does networkx sort the condensation.
+        one pass over what the relations to be ranked read and write, and only otherwise does
+        networkx sort the condensation.
         """
-        writer = self._last_writer
-        if all(writer.get(n, -1) < r for n, r in self._reads):
+        ranked = set(rids)
+        writer: dict[Node, int] = {}
+        reads: list[tuple[Node, int]] = []
+        for rid, _, inputs, outputs in self._rels:
+            if rid < 0 or rid not in ranked:
+                continue
+            for t in inputs:
+                reads.extend((n, rid) for n in nodes_of(t))
+            for t in outputs:
+                for n in nodes_of(t):
+                    writer[n] = rid
+        if all(writer.get(n, -1) < r for n, r in reads):
             return {rid: rid for rid in rids}
         g = self.g
         if nx.is_directed_acyclic_graph(g):

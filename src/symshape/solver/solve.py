@@ -56,7 +56,8 @@ from symshape.errors import (
 )
 from symshape.relations import get_relation
 from symshape.relations.base import Context, RelationDef, RelationFailure
-from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, caller_span
+from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, Span, caller_span
+from symshape.solver.eager import EagerMemo
 from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
@@ -90,7 +91,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class RelationInstance:
     """One use of a relation (an operator call site)."""
 
@@ -209,6 +210,7 @@ class TypeSolver:
         self.sources: dict[int, tuple[Type, Origin]] = {}
         self.producer: dict[IncompleteType, RelationInstance] = {}
         self._admitted: dict[int, Type] = {}  # id -> type (kept alive, so ids stay unique)
+        self.memo = EagerMemo()
 
     # -- building ------------------------------------------------------------------------------
     def hole(self, kind: str = "type") -> IncompleteType:
@@ -289,6 +291,46 @@ class TypeSolver:
         self.graph.add_relation(rel.id, targs[:ni], targs[ni:], name)
         self._enqueue(rel)
         return rel
+
+    def add_call(
+        self, rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, label: str, span: Span | None
+    ) -> IncompleteType:
+        """An operator call during constraint generation: ``rdef`` over admitted ``inputs`` and a
+        fresh output hole, which is returned. When the inputs are ground and the relation needs
+        no reasoning (see :mod:`symshape.solver.eager`) it is solved here — in program order, like
+        every relation whose inputs are known; otherwise it is queued for :meth:`solve`."""
+        out = IncompleteType()
+        rid = len(self.rels)
+        origin = Origin("relation", label, span, payload=rid)
+        rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin)
+        self.rels.append(rel)
+        self.producer[out] = rel
+        self.graph.add_relation(rid, inputs, (out,), rdef.name)
+        u = self.unifier
+        if u.flex or u.dim_bind:
+            ins = tuple([u.resolve(t) for t in inputs])
+        else:  # the resolve fast path, inlined: holes standing for tensors
+            parent, resolved = u.parent, u.resolved
+            got: list[Type] = []
+            for t in inputs:
+                if isinstance(t, IncompleteType):
+                    r = u.find(t) if t in parent else t
+                    t = resolved.get(r, r)
+                    if type(t) is not TensorType:
+                        t = u.resolve(t)
+                elif type(t) is not TensorType:
+                    t = u.resolve(t)
+                got.append(t)
+            ins = tuple(got)
+        vals = self.memo.lookup(rdef, ins, attrs, 1)
+        if vals is None:
+            self._enqueue(rel)
+        else:
+            u.resolved[out] = vals[0]
+            rel.state = "solved"
+            rel.runs = 1
+            self.steps += 1
+        return out
 
     def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: str) -> str:
         """State a condition on the symbols (see :class:`~symshape.solver.session.Session`)."""
@@ -447,12 +489,40 @@ class TypeSolver:
         rel.inq = True
         heapq.heappush(self._heap, (self._rank.get(rel.id, 1 << 40) , rel.id))
 
+    def _run_eager(self, rel: RelationInstance, args: tuple[Type, ...]) -> bool:
+        """Solve ``rel`` from the memo of eager results (see :mod:`symshape.solver.eager`) when its
+        inputs are ground and its outputs are holes nothing has determined yet."""
+        ni = rel.num_inputs
+        outs = args[ni:]
+        holes: list[IncompleteType] = []
+        for h in outs:
+            if not isinstance(h, IncompleteType) or h.kind != "type":
+                return False
+            holes.append(h)
+        vals = self.memo.lookup(rel.rdef, args[:ni], rel.attrs, len(outs))
+        if vals is None:
+            return False
+        u = self.unifier
+        readers = self.readers
+        for h, v in zip(holes, vals):
+            root = u.find(h)
+            if root in u.resolved:  # the same hole twice among the outputs
+                u.unify(root, v, rel.origin)
+                continue
+            u.resolved[root] = v
+            if root in readers:
+                self._on_refine((root,), ())
+        return True
+
     def _run(self, rel: RelationInstance, final: bool) -> None:
         self.steps += 1
         rel.runs += 1
-        self._current = rel
         u = self.unifier
         args = tuple(u.resolve(a) for a in rel.args)
+        if not final and self._run_eager(rel, args):
+            rel.state = "solved"
+            return
+        self._current = rel
         try:
             done = rel.rdef.fn(_Ctx(self, rel, final), args, rel.attrs)
         except RelationFailure as f:

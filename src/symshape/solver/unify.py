@@ -259,7 +259,12 @@ class Unifier:
         if self.occurs(root, other):
             raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
         prev = self.resolved.get(root)
-        new = other if prev is None else self._unify(prev, other, origin)
+        if prev is None:
+            new = other
+        elif hole is a:
+            new = self._unify(prev, other, origin)
+        else:  # keep the sides in the caller's order, so that details read like the message
+            new = self._unify(other, prev, origin)
         if new is not prev:
             self.resolved[root] = new
             self.why.setdefault(root, []).append(origin)

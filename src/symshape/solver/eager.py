@@ -1,0 +1,206 @@
+"""Eager evaluation of relations over ground inputs, memoized.
+
+Most relation instances in a real program see *ground* inputs — tensor types (or tuples of them)
+whose dimensions mention no solver unknowns — and compute their outputs without any reasoning:
+every condition they state is decided by the canonical forms. For them the general machinery
+(unifying the output hole, tracking conditions, trigger lists) does nothing useful, and the
+result depends on nothing but the relation, its inputs and its attributes.
+
+:func:`eager_outputs` runs a relation in a pure context that *only* accepts that case: output
+holes receive values, any other unification must already hold structurally, a condition must
+decide to ``True`` on its canonical form, and anything else — an unknown, a fresh hole, a condition
+that needs Z3 or is false, a failure, a deferral — abandons the eager run (:class:`NotEager`), and
+the solver runs the relation the general way, which then reports exactly what it reported before.
+Because an eager result is a pure function of ``(relation, inputs, attributes)``, :class:`EagerMemo`
+caches it: a model that repeats a layer computes each distinct output type once.
+
+>>> import symshape as ss
+>>> from symshape.relations import get_relation
+>>> n = ss.dim("n")
+>>> out = eager_outputs(get_relation("broadcast"), (ss.Tensor((n, 1)), ss.Tensor((1, 4))), ss.Attrs(), 1)
+>>> out is not None and str(out[0])
+'Tensor[(n, 4), float32]'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NoReturn
+
+from symshape.encoding.conds import BoolConst, Cond, decide
+from symshape.encoding.dims import Dim, bounds
+from symshape.encoding.types import Attrs, IncompleteType, TensorType, TupleType, Type
+from symshape.errors import ErrorCode
+from symshape.relations.base import Context, RelationDef
+
+__all__ = ["NotEager", "is_ground", "eager_outputs", "EagerMemo"]
+
+
+class NotEager(Exception):
+    """The relation asked for something only the general solver can give."""
+
+
+def _give_up() -> NoReturn:
+    raise NotEager
+
+
+def is_ground(t: Type) -> bool:
+    """Whether ``t`` is a tensor type with a known shape of unknown-free dimensions and a known
+    dtype, or a tuple of such types (the inputs an eager run accepts)."""
+    cls = type(t)
+    if cls is TensorType:
+        shape = t.shape  # type: ignore[union-attr]
+        if type(shape) is not tuple or type(t.dtype) is not str:  # type: ignore[union-attr]
+            return shape is None and type(t.dtype) is str  # type: ignore[union-attr]
+        for d in shape:
+            if d._hv is not False and d.has_unknowns:
+                return False
+        return True
+    if cls is TupleType:
+        return all(is_ground(f) for f in t.fields)  # type: ignore[union-attr]
+    return False
+
+
+def _nonnegative(t: Type) -> bool:
+    """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
+    general path states the condition)."""
+    if type(t) is TupleType:
+        return all(_nonnegative(f) for f in t.fields)
+    shape = t.shape  # type: ignore[union-attr]
+    if type(shape) is not tuple:
+        return True
+    for d in shape:
+        terms = d.terms
+        if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
+            return False
+    return True
+
+
+class _EagerCtx(Context):
+    """A context in which a relation either computes its outputs from ground inputs or gives up."""
+
+    __slots__ = ("outs", "values", "final", "num_inputs", "name")
+
+    def __init__(self, name: str, num_inputs: int, outs: tuple[IncompleteType, ...]) -> None:
+        self.name = name
+        self.num_inputs = num_inputs
+        self.final = False
+        self.outs = outs
+        self.values: list[Type | None] = [None] * len(outs)
+
+    def _slot(self, t: Type) -> int:
+        if type(t) is IncompleteType:
+            for i, h in enumerate(self.outs):
+                if h is t:
+                    return i
+            _give_up()
+        return -1
+
+    def resolve(self, t: Type) -> Type:
+        if type(t) is IncompleteType:
+            i = self._slot(t)
+            v = self.values[i]
+            return t if v is None else v
+        return t
+
+    def resolve_dim(self, d: Dim) -> Dim:
+        return d
+
+    def unify(self, a: Type, b: Type) -> Type:
+        i, j = self._slot(a), self._slot(b)
+        if i >= 0 and j >= 0:
+            _give_up()
+        if i < 0 and j < 0:
+            if a == b:
+                return a
+            _give_up()
+        k, v = (i, b) if i >= 0 else (j, a)
+        if not is_ground(v):
+            _give_up()
+        prev = self.values[k]
+        if prev is None:
+            self.values[k] = v
+            return v
+        if prev == v:
+            return prev
+        _give_up()
+
+    def unify_dim(self, a: Dim, b: Dim) -> Dim:
+        if a == b:
+            return a
+        _give_up()
+
+    def require(self, cond: Cond, code: ErrorCode | str, message: str) -> str:
+        if type(cond) is BoolConst and cond.value:
+            return "proved"
+        _give_up()
+
+    def prove(self, cond: Cond) -> bool | None:
+        r = decide(cond)
+        if r is None:
+            _give_up()
+        return r
+
+    def assume(self, cond: Cond) -> None:
+        _give_up()
+
+    def fresh_dim(self) -> Dim:
+        _give_up()
+
+    def fresh_hole(self) -> IncompleteType:
+        _give_up()
+
+
+def eager_outputs(
+    rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, num_outputs: int
+) -> tuple[Type, ...] | None:
+    """The outputs of ``rdef`` over ground ``inputs`` when it needs no reasoning, else None."""
+    # placeholders with their own ids, so eager runs leave the numbering of holes alone
+    outs = tuple(IncompleteType("type", -1 - i) for i in range(num_outputs))
+    ctx = _EagerCtx(rdef.name, len(inputs), outs)
+    try:
+        done: object = rdef.fn(ctx, (*inputs, *outs), attrs)
+    except Exception:  # NotEager, a failure, a bad attribute: the general run reports it
+        return None
+    if done is not True and done != "solved":
+        return None
+    values = ctx.values
+    result: list[Type] = []
+    for v in values:
+        if v is None or not _nonnegative(v):
+            return None
+        result.append(v)
+    return tuple(result)
+
+
+class EagerMemo:
+    """Eager results by ``(relation, attributes, number of outputs, inputs)`` (one per solver)."""
+
+    __slots__ = ("_cache", "hits", "misses")
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[object, ...], tuple[Type, ...] | None] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def lookup(
+        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
+    ) -> tuple[Type, ...] | None:
+        """The eager outputs (computed once per distinct key), or None."""
+        key = (rdef, attrs, num_outputs, inputs)
+        try:
+            hit = self._cache[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable attribute value
+            return None
+        else:
+            self.hits += 1
+            return hit
+        for t in inputs:
+            if not is_ground(t):
+                return None  # not cached: a key with holes never recurs
+        self.misses += 1
+        val = eager_outputs(rdef, inputs, attrs, num_outputs)
+        self._cache[key] = val
+        return val
