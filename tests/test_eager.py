@@ -243,3 +243,14 @@ def test_random_programs_agree(x_shape: list[Any], ops: list[tuple[str, list[Any
 
     fast, slow = both(build)
     assert fast == slow
+
+
+def test_cached_tensor_hash_is_not_pickled() -> None:
+    # the memo keys on tensor types, whose hash is cached; string hashing differs between
+    # processes, so the cached value must never travel
+    import pickle
+
+    t = ss.Tensor((ss.dim("n"), 3), F32)
+    h = hash(t)
+    back = pickle.loads(pickle.dumps(t))
+    assert back == t and "_hash" not in back.__dict__ and hash(back) == h

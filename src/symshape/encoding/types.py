@@ -195,7 +195,7 @@ class TypeVar:
         return self.name
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class IncompleteType:
     """A hole, printed ``?t<id>``; holes compare by identity."""
 
@@ -246,6 +246,18 @@ class TensorType:
                 raise SymshapeError(
                     KIND_MISMATCH, f"type variable {dt} of kind {dt.kind} used as a dtype"
                 )
+
+    def __hash__(self) -> int:
+        # cached: tensor types key the solver's memo of eager results (see solver/eager.py)
+        h: int | None = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.shape, self.dtype))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self) -> dict[str, object]:
+        # the cached hash depends on the process's string hashing: never pickle it
+        return {"shape": self.shape, "dtype": self.dtype}
 
     @property
     def ndim(self) -> int | None:

@@ -17,6 +17,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import CodeType
 from typing import Any
 
 from symshape.encoding.conds import Cond, cond_holds
@@ -242,13 +243,27 @@ class Guard:
         }
 
 
+# (id(code), f_lasti) -> (code, span): a call site's span, computed once (``f_lineno`` decodes the
+# line table). The code object is kept with its entry, so its id is not reused meanwhile.
+_CALLER_SPANS: dict[tuple[int, int], tuple[CodeType, Span]] = {}
+
+
 def caller_span(depth: int = 2) -> Span | None:
     """The span of the Python caller ``depth`` frames up (cheap: no ``inspect.stack``)."""
     try:
         f = sys._getframe(depth)
     except ValueError:
         return None
-    return Span(f.f_code.co_filename, f.f_lineno, 1)
+    code = f.f_code
+    key = (id(code), f.f_lasti)
+    hit = _CALLER_SPANS.get(key)
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    span = Span(code.co_filename, f.f_lineno, 1)
+    if len(_CALLER_SPANS) >= 8192:
+        _CALLER_SPANS.clear()
+    _CALLER_SPANS[key] = (code, span)
+    return span
 
 
 def conflict_message(what: str, left: object, right: object, detail: str = "") -> str:
