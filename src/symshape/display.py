@@ -273,8 +273,7 @@ def _result_rows(res: Any, max_rows: int) -> tuple[list[_Row], int]:
             args.append(str(Attrs(shown)))
         rows.append(_Row(f"%{i} = {head}({', '.join(args)})", res._safe_type(c), c.span))
         ri = len(rows) - 1
-        hit = gen.types.get(id(c))
-        out = hit[1] if hit is not None else None
+        out = gen.types.get(id(c))
         rel = producer.get(out) if isinstance(out, IncompleteType) else None
         if rel is not None:
             by_origin[id(rel.origin)] = ri

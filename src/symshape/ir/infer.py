@@ -261,7 +261,10 @@ class _Gen:
     def __init__(self, solver: TypeSolver, module: Module | None) -> None:
         self.s = solver
         self.mod = module
-        self.types: dict[int, tuple[Any, Type]] = {}
+        # id(expression) -> its type; ``typed`` keeps every keyed expression alive, so ids are not
+        # reused while the generator lives
+        self.types: dict[int, Type] = {}
+        self.typed: list[Any] = []
         self.global_types: dict[str, Type] = {}
         self.global_seeded: set[str] = set()
         self.scopes: list[set[Sym]] = [set()]
@@ -293,16 +296,17 @@ class _Gen:
             raise SymshapeError(INVALID_ARGUMENT, f"internal: no type for {type(e).__name__}")
         if self.unreferenced and id(e) in self.unreferenced:
             del self.unreferenced[id(e)]
-        return hit[1]
+        return hit
 
     def set(self, e: Any, t: Type) -> Type:
-        self.types[id(e)] = (e, t)
+        self.types[id(e)] = t
+        self.typed.append(e)
         return t
 
     def bind_var(self, v: Var) -> Type:
         hit = self.types.get(id(v))
         if hit is not None:
-            return hit[1]
+            return hit
         if v.type_annotation is not None:
             o = Origin("annotation", f"`{v.name}` is annotated `{v.type_annotation}`", v.span)
             t = self.s.admit(v.type_annotation, o)
@@ -327,13 +331,15 @@ class _Gen:
         # ``(block, index)`` pair).
         stack: list[tuple[Any, int]] = [(root, 0)]
         types = self.types
+        typed = self.typed
         while stack:
             e, phase = stack.pop()
             if phase == 2:
                 v, x = e
                 if id(v) not in types and v.type_annotation is None:
                     # an unannotated variable nothing has read yet takes its value's type
-                    types[id(v)] = (v, self.ty(x))
+                    types[id(v)] = self.ty(x)
+                    typed.append(v)
                     self.binders.append(v)
                     continue
                 if self.unreferenced.pop(id(v), None) is not None:
@@ -358,12 +364,13 @@ class _Gen:
                         hit = types.get(id(a))
                         if hit is None:
                             break
-                        argtypes.append(hit[1])
+                        argtypes.append(hit)
                     else:
                         if self.unreferenced:
                             for a in e.args:
                                 self.unreferenced.pop(id(a), None)
-                        types[id(e)] = (e, self.op_call(e, e.callee, argtypes))
+                        types[id(e)] = self.op_call(e, e.callee, argtypes)
+                        typed.append(e)
                         continue
                 if isinstance(e, Var):
                     self.bind_var(e)
@@ -408,14 +415,15 @@ class _Gen:
                     hit = types.get(id(a))
                     if hit is None:
                         break
-                    argtypes.append(hit[1])
+                    argtypes.append(hit)
                 else:
                     if self.unreferenced:
                         for a in x.args:
                             self.unreferenced.pop(id(a), None)
                     t = self.op_call(x, x.callee, argtypes)
-                    types[id(x)] = (x, t)
-                    types[id(v)] = (v, t)
+                    types[id(x)] = t
+                    types[id(v)] = t
+                    self.typed += (x, v)
                     self.binders.append(v)
                     continue
             stack.append(((df, i), 4))
@@ -859,9 +867,9 @@ class InferenceResult(Outcome):
                     t = ft
             return self.solution.resolve(t)
         hit = self._gen.types.get(id(e))
-        if hit is None or hit[0] is not e:
+        if hit is None:
             raise SymshapeError(INVALID_ARGUMENT, "that expression is not part of the inferred program")
-        return self.solution.resolve(hit[1])
+        return self.solution.resolve(hit)
 
     def report(self, program: bool = False) -> str:
         """A human-readable report: status, errors with notes, guards, unresolved expressions."""
@@ -884,7 +892,7 @@ class InferenceResult(Outcome):
 
     def _safe_type(self, e: Any) -> Type | None:
         hit = self._gen.types.get(id(e))
-        return self.solution.resolve(hit[1]) if hit is not None else None
+        return self.solution.resolve(hit) if hit is not None else None
 
     def __repr__(self) -> str:
         return (

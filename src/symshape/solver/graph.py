@@ -11,7 +11,8 @@ path between them in the undirected view.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
 
 import networkx as nx
 
@@ -55,6 +56,20 @@ def nodes_of(t: Type) -> list[Node]:
     return out
 
 
+class Instance(Protocol):
+    """What the graph reads of a relation instance (:class:`~symshape.solver.solve.RelationInstance`)."""
+
+    id: int
+    args: tuple[Type, ...]
+    num_inputs: int
+
+    @property
+    def name(self) -> str: ...
+
+
+Entry = tuple[int, str, Sequence[Type], Sequence[Type]]
+
+
 class DependencyGraph:
     """A networkx ``DiGraph`` over relations and holes with an evaluation order."""
 
@@ -62,7 +77,7 @@ class DependencyGraph:
         self._g: nx.DiGraph = nx.DiGraph()
         # relations are recorded as they come and turned into networkx nodes and edges in bulk,
         # only when the graph is read (display, explanations) or the order needs them
-        self._rels: list[tuple[int, str, Sequence[Type], Sequence[Type]]] = []
+        self._rels: list[Entry | Instance] = []
         self._done = 0  # how many of ``_rels`` are in ``_g``
         self._nodes: list[tuple[Node, str]] = []
         self._edges: list[tuple[Node, Node]] = []
@@ -71,7 +86,7 @@ class DependencyGraph:
     def g(self) -> nx.DiGraph:
         if self._done < len(self._rels):
             nodes, edges = self._nodes, self._edges
-            for rid, label, inputs, outputs in self._rels[self._done :]:
+            for rid, label, inputs, outputs in self._entries(self._done):
                 r = rel_node(rid)
                 nodes.append((r, label))
                 for t in inputs:
@@ -92,6 +107,20 @@ class DependencyGraph:
     ) -> None:
         self._rels.append((rid, label, inputs, outputs))
 
+    def add_instance(self, rel: Instance) -> None:
+        """A relation instance: it reads its inputs and writes its outputs (kept as the instance
+        itself, which the solver holds anyway, until the graph is read)."""
+        self._rels.append(rel)
+
+    def _entries(self, start: int = 0) -> Iterator[Entry]:
+        for e in self._rels[start:]:
+            if type(e) is tuple:
+                yield e
+            else:
+                assert not isinstance(e, tuple)
+                ni = e.num_inputs
+                yield (e.id, e.name, e.args[:ni], e.args[ni:])
+
     def add_unification(self, key: int, types: Sequence[Type]) -> None:
         """A unification node (negative ``key``): it both reads and writes every hole and unknown
         of its types (never scheduled; it links them for explanations)."""
@@ -108,7 +137,7 @@ class DependencyGraph:
         ranked = set(rids)
         writer: dict[Node, int] = {}
         reads: list[tuple[Node, int]] = []
-        for rid, _, inputs, outputs in self._rels:
+        for rid, _, inputs, outputs in self._entries():
             if rid < 0 or rid not in ranked:
                 continue
             for t in inputs:

@@ -288,7 +288,7 @@ class TypeSolver:
         for t in targs[ni:]:
             if isinstance(t, IncompleteType):
                 self.producer.setdefault(t, rel)
-        self.graph.add_relation(rel.id, targs[:ni], targs[ni:], name)
+        self.graph.add_instance(rel)
         self._enqueue(rel)
         return rel
 
@@ -305,7 +305,7 @@ class TypeSolver:
         rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin)
         self.rels.append(rel)
         self.producer[out] = rel
-        self.graph.add_relation(rid, inputs, (out,), rdef.name)
+        self.graph.add_instance(rel)
         u = self.unifier
         if u.flex or u.dim_bind:
             ins = tuple([u.resolve(t) for t in inputs])
