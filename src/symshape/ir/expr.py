@@ -8,11 +8,10 @@ outside this package, found by walking ``f_back``: no ``inspect.stack``).
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from types import CodeType, FrameType
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Union
 
 from symshape.encoding.dims import DimLike, as_dim, check_nonnegative_constant
@@ -27,7 +26,7 @@ from symshape.encoding.types import (
     _check_type,
 )
 from symshape.errors import BAD_DTYPE, INVALID_ARGUMENT, SymshapeError
-from symshape.solver.diagnostics import Span
+from symshape.solver.diagnostics import Span, frame_span
 
 if TYPE_CHECKING:
     from symshape.ir.op import Op
@@ -66,23 +65,6 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _EMPTY_ATTRS = Attrs()  # shared: attributes are immutable
 
-# (id(code), f_lasti) -> (code, span): a call site's span, computed once. The code object is
-# kept alive with its entry, so its id is not reused while the entry exists (and hashing a code
-# object, unlike its id, costs time proportional to its size).
-_SPANS: dict[tuple[int, int], tuple[CodeType, Span]] = {}
-_SPANS_MAX = 8192
-
-
-def _column(code: CodeType, lasti: int) -> int:
-    """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+)."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None or lasti < 0:
-        return 1
-    pos = next(itertools.islice(positions(), lasti // 2, None), None)
-    if pos is None or pos[2] is None:
-        return 1
-    return int(pos[2]) + 1
-
 
 def _user_span() -> Span | None:
     """The span of the first caller frame outside the symshape package (starting with the caller
@@ -93,19 +75,8 @@ def _user_span() -> Span | None:
     """
     f: FrameType | None = sys._getframe(2)
     while f is not None:
-        code = f.f_code
-        fn = code.co_filename
-        if not fn.startswith(_PKG_DIR):
-            lasti = f.f_lasti
-            key = (id(code), lasti)
-            hit = _SPANS.get(key)
-            if hit is not None and hit[0] is code:
-                return hit[1]
-            span = Span(fn, f.f_lineno, _column(code, lasti))
-            if len(_SPANS) >= _SPANS_MAX:
-                _SPANS.clear()
-            _SPANS[key] = (code, span)
-            return span
+        if not f.f_code.co_filename.startswith(_PKG_DIR):
+            return frame_span(f)
         f = f.f_back
     return None
 

@@ -359,16 +359,8 @@ class _Gen:
                     continue
                 if type(e) is Call and isinstance(e.callee, Op):
                     # the common case: an operator applied to expressions typed already
-                    argtypes = []
-                    for a in e.args:
-                        hit = types.get(id(a))
-                        if hit is None:
-                            break
-                        argtypes.append(hit)
-                    else:
-                        if self.unreferenced:
-                            for a in e.args:
-                                self.unreferenced.pop(id(a), None)
+                    argtypes = self.typed_args(e)
+                    if argtypes is not None:
                         types[id(e)] = self.op_call(e, e.callee, argtypes)
                         typed.append(e)
                         continue
@@ -410,16 +402,8 @@ class _Gen:
                 and id(v) not in types
                 and id(x) not in types
             ):
-                argtypes = []
-                for a in x.args:
-                    hit = types.get(id(a))
-                    if hit is None:
-                        break
-                    argtypes.append(hit)
-                else:
-                    if self.unreferenced:
-                        for a in x.args:
-                            self.unreferenced.pop(id(a), None)
+                argtypes = self.typed_args(x)
+                if argtypes is not None:
                     t = self.op_call(x, x.callee, argtypes)
                     types[id(x)] = t
                     types[id(v)] = t
@@ -665,6 +649,21 @@ class _Gen:
             tuple(TypeRelation(r.name, tuple(inst(a) for a in r.args), r.attrs) for r in ft.relations),
             ft.pure,
         )
+
+    def typed_args(self, e: Call) -> list[Type] | None:
+        """The types of ``e``'s arguments when all are generated already (they are then read),
+        else None."""
+        types = self.types
+        out = []
+        for a in e.args:
+            hit = types.get(id(a))
+            if hit is None:
+                return None
+            out.append(hit)
+        if self.unreferenced:
+            for a in e.args:
+                self.unreferenced.pop(id(a), None)
+        return out
 
     def op_call(self, e: Call, c: Op, argtypes: list[Type]) -> Type:
         """A call of an operator: its relation over the argument types and an output hole."""

@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import CodeType
+from types import CodeType, FrameType
 from typing import Any
 
 from symshape.encoding.conds import Cond, cond_holds
@@ -35,6 +35,7 @@ __all__ = [
     "ErrorCode",
     "conflict_message",
     "caller_span",
+    "frame_span",
     "render_all",
     "renumber_ids",
 ]
@@ -243,9 +244,37 @@ class Guard:
         }
 
 
-# (id(code), f_lasti) -> (code, span): a call site's span, computed once (``f_lineno`` decodes the
-# line table). The code object is kept with its entry, so its id is not reused meanwhile.
-_CALLER_SPANS: dict[tuple[int, int], tuple[CodeType, Span]] = {}
+# (id(code), f_lasti, with column) -> (code, span): a call site's span, computed once (``f_lineno``
+# decodes the line table, the column walks ``co_positions``). The code object is kept with its
+# entry, so its id is not reused meanwhile (hashing a code object, unlike its id, costs time
+# proportional to its size).
+_SITE_SPANS: dict[tuple[int, int, bool], tuple[CodeType, Span]] = {}
+
+
+def _column(code: CodeType, lasti: int) -> int:
+    """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None or lasti < 0:
+        return 1
+    pos = next(itertools.islice(positions(), lasti // 2, None), None)
+    if pos is None or pos[2] is None:
+        return 1
+    return int(pos[2]) + 1
+
+
+def frame_span(f: FrameType, column: bool = True) -> Span:
+    """The span of the call executing in frame ``f`` (column 1 unless ``column``), cached per
+    call site; spans are frozen, so call sites share them."""
+    code = f.f_code
+    key = (id(code), f.f_lasti, column)
+    hit = _SITE_SPANS.get(key)
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    span = Span(code.co_filename, f.f_lineno, _column(code, f.f_lasti) if column else 1)
+    if len(_SITE_SPANS) >= 8192:
+        _SITE_SPANS.clear()
+    _SITE_SPANS[key] = (code, span)
+    return span
 
 
 def caller_span(depth: int = 2) -> Span | None:
@@ -254,16 +283,7 @@ def caller_span(depth: int = 2) -> Span | None:
         f = sys._getframe(depth)
     except ValueError:
         return None
-    code = f.f_code
-    key = (id(code), f.f_lasti)
-    hit = _CALLER_SPANS.get(key)
-    if hit is not None and hit[0] is code:
-        return hit[1]
-    span = Span(code.co_filename, f.f_lineno, 1)
-    if len(_CALLER_SPANS) >= 8192:
-        _CALLER_SPANS.clear()
-    _CALLER_SPANS[key] = (code, span)
-    return span
+    return frame_span(f, column=False)
 
 
 def conflict_message(what: str, left: object, right: object, detail: str = "") -> str:

@@ -102,11 +102,6 @@ class DependencyGraph:
             self._edges.clear()
         return self._g
 
-    def add_relation(
-        self, rid: int, inputs: Sequence[Type], outputs: Sequence[Type], label: str = ""
-    ) -> None:
-        self._rels.append((rid, label, inputs, outputs))
-
     def add_instance(self, rel: Instance) -> None:
         """A relation instance: it reads its inputs and writes its outputs (kept as the instance
         itself, which the solver holds anyway, until the graph is read)."""
