@@ -91,24 +91,13 @@ def test_reduction_over_possibly_empty_symbol_is_a_guard() -> None:
 
 
 def test_every_unary_and_binary_op_is_registered() -> None:
-    for name in (
-        "nn.relu",
-        "sigmoid",
-        "tanh",
-        "exp",
-        "log",
-        "sqrt",
-        "negative",
-        "abs",
-        "floor",
-        "ceil",
-        "round",
-        "sign",
-        "erf",
-        "rsqrt",
-        "copy",
-    ):
-        assert OPS[name].relation == "identity" and OPS[name].pure
+    # the operators Relax registers as float-only (require_float_dtype) use ``unary_float``
+    for name in ("sigmoid", "tanh", "exp", "log", "sqrt", "erf", "rsqrt", "sin", "cos", "nn.leaky_relu"):
+        assert OPS[name].relation == "unary_float" and OPS[name].pure
+    for name in ("nn.relu", "negative", "abs", "floor", "ceil", "round", "sign", "copy", "clip"):
+        assert OPS[name].relation == "unary" and OPS[name].pure
+    for name in ("zeros_like", "ones_like"):
+        assert OPS[name].relation == "init_like"
     for name in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum"):
         assert OPS[name].relation == "broadcast"
     for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):

@@ -309,6 +309,14 @@ def _chk_adaptive(attrs: Attrs, op: str) -> None:
     parse_output_size(attrs, 2, op)
 
 
+def _chk_like(attrs: Attrs, op: str) -> None:
+    attr_dtype(attrs, "dtype", op)
+
+
+def _chk_norm_axes(attrs: Attrs, op: str) -> None:
+    attr_axes(attrs, "axis", op, default=-1)
+
+
 def _chk_clip(attrs: Attrs, op: str) -> None:
     for k in ("a_min", "a_max"):
         v = attrs.get(k)
@@ -324,31 +332,80 @@ def _chk_leaky(attrs: Attrs, op: str) -> None:
 
 # ----------------------------------------------------------------------------------------------
 # registration
+#
+# Every operator declares the attributes it takes (name -> kind, see ``symshape.ir.op.ATTR_KINDS``):
+# a call with an attribute it does not know, or a value of the wrong kind, raises ``bad-attribute``
+# when it is built. The checkers validate the values further.
 
 _BINARY = (
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide", "mod",
     "logical_and", "logical_or",
 )  # fmt: skip
 _COMPARE = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+# Relax registers these as float-only (``require_float_dtype``): an int or bool tensor is an error
+_UNARY_FLOAT = (
+    "sigmoid", "tanh", "exp", "log", "sqrt", "erf", "rsqrt", "sin", "cos", "log2", "log10",
+)  # fmt: skip
 _UNARY = (
-    "nn.relu", "sigmoid", "tanh", "exp", "log", "sqrt", "negative", "abs", "floor", "ceil", "round",
-    "sign", "erf", "rsqrt", "copy", "trunc", "sin", "cos", "log2", "log10", "logical_not",
-    "zeros_like", "ones_like",
+    "nn.relu", "negative", "abs", "floor", "ceil", "round", "sign", "copy", "trunc", "logical_not",
 )  # fmt: skip
 
+_REDUCE_ATTRS = {"axis": "ints", "keepdims": "bool", "exclude": "bool"}
+_CONV_ATTRS = {
+    "strides": "ints",
+    "padding": "ints",
+    "dilation": "ints",
+    "groups": "int",
+    "channels": "int",
+    "kernel_size": "ints",
+    "data_layout": "str",
+    "kernel_layout": "str",
+    "out_layout": "str",
+    "out_dtype": "dtype",
+}
+_POOL_ATTRS = {
+    "pool_size": "ints",
+    "strides": "ints",
+    "padding": "ints",
+    "dilation": "ints",
+    "ceil_mode": "bool",
+    "layout": "str",
+    "out_layout": "str",
+}
+_NO_ATTRS: dict[str, str] = {}
+
 for _n in _BINARY:
-    register_op(_n, "broadcast", 2, doc="numpy-broadcasting elementwise operator")
+    register_op(_n, "broadcast", 2, doc="numpy-broadcasting elementwise operator", attr_types=_NO_ATTRS)
 for _n in _COMPARE:
-    register_op(_n, "broadcast_bool", 2, doc="broadcasting comparison with a bool result")
+    register_op(_n, "broadcast_bool", 2, doc="comparison with a bool result", attr_types=_NO_ATTRS)
 for _n in _UNARY:
-    register_op(_n, "identity", 1, doc="elementwise unary operator")
+    register_op(_n, "unary", 1, doc="elementwise unary operator", attr_types=_NO_ATTRS)
+for _n in _UNARY_FLOAT:
+    register_op(_n, "unary_float", 1, doc="elementwise unary operator on float tensors", attr_types=_NO_ATTRS)
+for _n in ("zeros_like", "ones_like"):
+    register_op(
+        _n,
+        "init_like",
+        1,
+        check_attrs=_check(_chk_like, _n),
+        doc="a constant tensor of the input's shape",
+        attr_types={"dtype": "dtype"},
+    )
 for _n in ("isnan", "isinf", "isfinite"):
-    register_op(_n, "identity_bool", 1, doc="elementwise predicate with a bool result")
-register_op("nn.leaky_relu", "identity", 1, check_attrs=_check(_chk_leaky, "nn.leaky_relu"))
-register_op("clip", "identity", 1, check_attrs=_check(_chk_clip, "clip"))
-register_op("where", "where", 3)
-register_op("cast", "cast", 1, check_attrs=_check(_chk_cast, "cast"))
-register_op("cast_like", "cast_like", 2)
+    register_op(_n, "identity_bool", 1, doc="elementwise predicate with a bool result", attr_types=_NO_ATTRS)
+register_op(
+    "nn.leaky_relu",
+    "unary_float",
+    1,
+    check_attrs=_check(_chk_leaky, "nn.leaky_relu"),
+    attr_types={"alpha": "float"},
+)
+register_op(
+    "clip", "unary", 1, check_attrs=_check(_chk_clip, "clip"), attr_types={"a_min": "float", "a_max": "float"}
+)
+register_op("where", "where", 3, attr_types=_NO_ATTRS)
+register_op("cast", "cast", 1, check_attrs=_check(_chk_cast, "cast"), attr_types={"dtype": "dtype"})
+register_op("cast_like", "cast_like", 2, attr_types=_NO_ATTRS)
 
 register_op(
     "flatten",
@@ -356,32 +413,57 @@ register_op(
     1,
     check_attrs=_check(_chk_axis, "flatten"),
     normalize=_axis_normalizer("axis"),
+    attr_types={"axis": "int"},
 )
-register_op("nn.batch_flatten", "flatten", 1)
+register_op("nn.batch_flatten", "flatten", 1, attr_types=_NO_ATTRS)
 register_op(
-    "reshape", "reshape", 1, check_attrs=_check(_chk_reshape, "reshape"), normalize=_normalize_reshape
+    "reshape",
+    "reshape",
+    1,
+    check_attrs=_check(_chk_reshape, "reshape"),
+    normalize=_normalize_reshape,
+    attr_types={"newshape": "shape", "allowzero": "bool"},
 )
-register_op("reshape_like", "reshape_like", 2)
+register_op("reshape_like", "reshape_like", 2, attr_types=_NO_ATTRS)
 register_op(
     "concatenate",
     "concatenate",
     1,
     check_attrs=_check(_chk_axis, "concatenate"),
     normalize=_axis_normalizer("axis"),
+    attr_types={"axis": "int"},
 )
 register_op(
-    "stack", "stack", 1, check_attrs=_check(_chk_axis, "stack"), normalize=_axis_normalizer("axis", extra=1)
+    "stack",
+    "stack",
+    1,
+    check_attrs=_check(_chk_axis, "stack"),
+    normalize=_axis_normalizer("axis", extra=1),
+    attr_types={"axis": "int"},
 )
-register_op("split", "split", 1, check_attrs=_check(_chk_split, "split"), normalize=_axis_normalizer("axis"))
+register_op(
+    "split",
+    "split",
+    1,
+    check_attrs=_check(_chk_split, "split"),
+    normalize=_axis_normalizer("axis"),
+    attr_types={"indices_or_sections": "ints", "axis": "int"},
+)
 register_op(
     "transpose",
     "transpose",
     1,
     check_attrs=_check(_chk_transpose, "transpose"),
     normalize=_normalize_transpose,
+    attr_types={"axes": "ints"},
 )
 register_op(
-    "squeeze", "squeeze", 1, check_attrs=_check(_chk_squeeze, "squeeze"), normalize=_normalize_squeeze
+    "squeeze",
+    "squeeze",
+    1,
+    check_attrs=_check(_chk_squeeze, "squeeze"),
+    normalize=_normalize_squeeze,
+    attr_types={"axis": "ints"},
 )
 register_op(
     "expand_dims",
@@ -389,56 +471,139 @@ register_op(
     1,
     check_attrs=_check(_chk_expand, "expand_dims"),
     normalize=_axis_normalizer("axis", extra=1),
+    attr_types={"axis": "int", "num_newaxis": "int"},
 )
-register_op("broadcast_to", "broadcast_to", 1, check_attrs=_check(_chk_shape, "broadcast_to"))
-register_op("nn.pad", "pad", 1, check_attrs=_check(_chk_pad, "nn.pad"))
-register_op("zeros", "init_tensor", 0, check_attrs=_check(_chk_init, "zeros"))
-register_op("ones", "init_tensor", 0, check_attrs=_check(_chk_init, "ones"))
+register_op(
+    "broadcast_to",
+    "broadcast_to",
+    1,
+    check_attrs=_check(_chk_shape, "broadcast_to"),
+    attr_types={"shape": "shape"},
+)
+register_op(
+    "nn.pad",
+    "pad",
+    1,
+    check_attrs=_check(_chk_pad, "nn.pad"),
+    attr_types={"pad_width": "pairs", "pad_value": "float", "pad_mode": "str"},
+)
+for _n in ("zeros", "ones"):
+    register_op(
+        _n,
+        "init_tensor",
+        0,
+        check_attrs=_check(_chk_init, _n),
+        attr_types={"shape": "shape", "dtype": "dtype"},
+    )
 
 for _n in ("sum", "mean", "prod", "all", "any"):
-    register_op(_n, "reduce", 1, check_attrs=_check(_chk_reduce, _n), normalize=_axis_normalizer("axis"))
+    register_op(
+        _n,
+        "reduce",
+        1,
+        check_attrs=_check(_chk_reduce, _n),
+        normalize=_axis_normalizer("axis"),
+        attr_types=_REDUCE_ATTRS,
+    )
 for _n in ("max", "min"):
     register_op(
-        _n, "reduce_nonempty", 1, check_attrs=_check(_chk_reduce, _n), normalize=_axis_normalizer("axis")
+        _n,
+        "reduce_nonempty",
+        1,
+        check_attrs=_check(_chk_reduce, _n),
+        normalize=_axis_normalizer("axis"),
+        attr_types=_REDUCE_ATTRS,
     )
 for _n in ("argmax", "argmin"):
-    register_op(_n, "arg_reduce", 1, check_attrs=_check(_chk_reduce, _n), normalize=_axis_normalizer("axis"))
+    register_op(
+        _n,
+        "arg_reduce",
+        1,
+        check_attrs=_check(_chk_reduce, _n),
+        normalize=_axis_normalizer("axis"),
+        attr_types=_REDUCE_ATTRS,
+    )
 
-register_op("take", "take", 2, check_attrs=_check(_chk_take, "take"), normalize=_axis_normalizer("axis"))
+register_op(
+    "take",
+    "take",
+    2,
+    check_attrs=_check(_chk_take, "take"),
+    normalize=_axis_normalizer("axis"),
+    attr_types={"axis": "int", "batch_dims": "int", "mode": "str"},
+)
 register_op(
     "strided_slice",
     "strided_slice",
     1,
     check_attrs=_check(_chk_slice, "strided_slice"),
     normalize=_axis_normalizer("axes"),
+    attr_types={"begin": "indices", "end": "indices", "strides": "ints", "axes": "ints", "slice_mode": "str"},
 )
 
-register_op("nn.dense", "dense", 2, check_attrs=_check(_chk_dense, "nn.dense"))
-register_op("matmul", "matmul", 2, check_attrs=_check(lambda a, op: attr_dtype(a, "out_dtype", op), "matmul"))
-register_op("nn.batch_matmul", "batch_matmul", 2, check_attrs=_check(_chk_bmm, "nn.batch_matmul"))
+register_op(
+    "nn.dense",
+    "dense",
+    2,
+    check_attrs=_check(_chk_dense, "nn.dense"),
+    attr_types={"units": "int", "out_dtype": "dtype"},
+)
+register_op(
+    "matmul",
+    "matmul",
+    2,
+    check_attrs=_check(lambda a, op: attr_dtype(a, "out_dtype", op), "matmul"),
+    attr_types={"out_dtype": "dtype"},
+)
+register_op(
+    "nn.batch_matmul",
+    "batch_matmul",
+    2,
+    check_attrs=_check(_chk_bmm, "nn.batch_matmul"),
+    attr_types={"transpose_a": "bool", "transpose_b": "bool", "out_dtype": "dtype"},
+)
 
 for _nd in (1, 2, 3):
-    register_op(f"nn.conv{_nd}d", f"conv{_nd}d", 2, check_attrs=_check(_chk_conv(_nd), f"nn.conv{_nd}d"))
+    register_op(
+        f"nn.conv{_nd}d",
+        f"conv{_nd}d",
+        2,
+        check_attrs=_check(_chk_conv(_nd), f"nn.conv{_nd}d"),
+        attr_types=_CONV_ATTRS,
+    )
     for _kind in ("max", "avg"):
         _name = f"nn.{_kind}_pool{_nd}d"
-        register_op(_name, f"pool{_nd}d", 1, check_attrs=_check(_chk_pool(_nd), _name))
+        register_op(
+            _name,
+            f"pool{_nd}d",
+            1,
+            check_attrs=_check(_chk_pool(_nd), _name),
+            attr_types=_POOL_ATTRS if _kind == "max" else {**_POOL_ATTRS, "count_include_pad": "bool"},
+        )
 for _kind in ("avg", "max"):
     register_op(
         f"nn.global_{_kind}_pool2d",
         "global_pool2d",
         1,
         check_attrs=_check(_chk_layout2d, f"nn.global_{_kind}_pool2d"),
+        attr_types={"layout": "str", "out_layout": "str"},
     )
     register_op(
         f"nn.adaptive_{_kind}_pool2d",
         "adaptive_pool2d",
         1,
         check_attrs=_check(_chk_adaptive, f"nn.adaptive_{_kind}_pool2d"),
+        attr_types={"output_size": "sizes", "layout": "str", "out_layout": "str"},
     )
 
 for _n in ("nn.softmax", "nn.log_softmax"):
     register_op(
-        _n, "softmax", 1, check_attrs=_check(_chk_axis, _n), normalize=_axis_normalizer("axis", default=-1)
+        _n,
+        "softmax",
+        1,
+        check_attrs=_check(_chk_axis, _n),
+        normalize=_axis_normalizer("axis", default=-1),
+        attr_types={"axis": "int"},
     )
 register_op(
     "nn.bias_add",
@@ -446,13 +611,15 @@ register_op(
     2,
     check_attrs=_check(_chk_axis, "nn.bias_add"),
     normalize=_axis_normalizer("axis"),
+    attr_types={"axis": "int"},
 )
 register_op(
     "nn.layer_norm",
     "layer_norm",
     3,
-    check_attrs=_check(_chk_axis, "nn.layer_norm"),
+    check_attrs=_check(_chk_norm_axes, "nn.layer_norm"),
     normalize=_axis_normalizer("axis"),
+    attr_types={"axis": "ints", "epsilon": "float", "center": "bool", "scale": "bool"},
 )
 register_op(
     "nn.batch_norm",
@@ -460,6 +627,7 @@ register_op(
     5,
     check_attrs=_check(_chk_axis, "nn.batch_norm"),
     normalize=_axis_normalizer("axis"),
+    attr_types={"axis": "int", "epsilon": "float", "center": "bool", "scale": "bool"},
 )
 
 
@@ -667,14 +835,18 @@ def logical_not(x: Expr) -> Call:
     return _get("logical_not")(x)
 
 
-def zeros_like(x: Expr) -> Call:
-    """Zeros of ``x``'s type."""
-    return _get("zeros_like")(x)
+def zeros_like(x: Expr, dtype: str | None = None) -> Call:
+    """Zeros of ``x``'s shape and ``dtype`` (None: ``x``'s dtype)."""
+    if dtype is None:
+        return _get("zeros_like")(x)
+    return _get("zeros_like")(x, dtype=dtype)
 
 
-def ones_like(x: Expr) -> Call:
-    """Ones of ``x``'s type."""
-    return _get("ones_like")(x)
+def ones_like(x: Expr, dtype: str | None = None) -> Call:
+    """Ones of ``x``'s shape and ``dtype`` (None: ``x``'s dtype)."""
+    if dtype is None:
+        return _get("ones_like")(x)
+    return _get("ones_like")(x, dtype=dtype)
 
 
 def leaky_relu(x: Expr, alpha: float = 0.01) -> Call:
@@ -874,9 +1046,12 @@ def dense(x: Expr, w: Expr, units: int | None = None, out_dtype: str = "") -> Ca
     return _get("nn.dense")(x, w, units=units, out_dtype=out_dtype)
 
 
-def matmul(a: Expr, b: Expr) -> Call:
-    """numpy ``matmul`` (1-d promotion, broadcast batch dimensions)."""
-    return _get("matmul")(a, b)
+def matmul(a: Expr, b: Expr, out_dtype: str | None = None) -> Call:
+    """numpy ``matmul`` (1-d promotion, broadcast batch dimensions); ``out_dtype`` (Relax) sets the
+    result's dtype."""
+    if out_dtype is None:
+        return _get("matmul")(a, b)
+    return _get("matmul")(a, b, out_dtype=out_dtype)
 
 
 def batch_matmul(
@@ -905,9 +1080,11 @@ def _conv(
     data_layout: str | None,
     kernel_layout: str | None,
     out_dtype: str,
+    out_layout: str,
 ) -> Call:
     dl = data_layout or {1: "NCW", 2: "NCHW", 3: "NCDHW"}[nd]
     kl = kernel_layout or {1: "OIW", 2: "OIHW", 3: "OIDHW"}[nd]
+    extra = {"out_layout": out_layout} if out_layout else {}
     return _get(f"nn.conv{nd}d")(
         x,
         w,
@@ -920,6 +1097,7 @@ def _conv(
         data_layout=dl,
         kernel_layout=kl,
         out_dtype=out_dtype,
+        **extra,
     )
 
 
@@ -935,6 +1113,7 @@ def conv1d(
     data_layout: str = "NCW",
     kernel_layout: str = "OIW",
     out_dtype: str = "",
+    out_layout: str = "",
 ) -> Call:
     """1-d convolution (``nn.conv1d``)."""
     return _conv(
@@ -950,6 +1129,7 @@ def conv1d(
         data_layout,
         kernel_layout,
         out_dtype,
+        out_layout,
     )
 
 
@@ -965,6 +1145,7 @@ def conv2d(
     data_layout: str = "NCHW",
     kernel_layout: str = "OIHW",
     out_dtype: str = "",
+    out_layout: str = "",
 ) -> Call:
     """2-d convolution (``nn.conv2d``)."""
     return _conv(
@@ -980,6 +1161,7 @@ def conv2d(
         data_layout,
         kernel_layout,
         out_dtype,
+        out_layout,
     )
 
 
@@ -995,6 +1177,7 @@ def conv3d(
     data_layout: str = "NCDHW",
     kernel_layout: str = "OIDHW",
     out_dtype: str = "",
+    out_layout: str = "",
 ) -> Call:
     """3-d convolution (``nn.conv3d``)."""
     return _conv(
@@ -1010,6 +1193,7 @@ def conv3d(
         data_layout,
         kernel_layout,
         out_dtype,
+        out_layout,
     )
 
 
@@ -1022,7 +1206,9 @@ def _pool(
     dilation: IntOrInts,
     ceil_mode: bool,
     layout: str,
+    out_layout: str = "",
 ) -> Call:
+    extra = {"out_layout": out_layout} if out_layout else {}
     return _get(name)(
         x,
         pool_size=pool_size,
@@ -1031,75 +1217,90 @@ def _pool(
         dilation=dilation,
         ceil_mode=ceil_mode,
         layout=layout,
+        **extra,
     )
 
 
 def max_pool1d(
     x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCW",
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCW", out_layout: str = "",
 ) -> Call:  # fmt: skip
-    """1-d max pooling (``nn.max_pool1d``)."""
-    return _pool("nn.max_pool1d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+    """1-d max pooling (``nn.max_pool1d``); ``out_layout`` (Relax) is the result's
+    layout (default: ``layout``)."""
+    return _pool("nn.max_pool1d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
 
 
 def max_pool2d(
     x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW",
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW", out_layout: str = "",
 ) -> Call:  # fmt: skip
-    """2-d max pooling (``nn.max_pool2d``)."""
-    return _pool("nn.max_pool2d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+    """2-d max pooling (``nn.max_pool2d``); ``out_layout`` (Relax) is the result's
+    layout (default: ``layout``)."""
+    return _pool("nn.max_pool2d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
 
 
 def max_pool3d(
     x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCDHW",
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCDHW", out_layout: str = "",
 ) -> Call:  # fmt: skip
-    """3-d max pooling (``nn.max_pool3d``)."""
-    return _pool("nn.max_pool3d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+    """3-d max pooling (``nn.max_pool3d``); ``out_layout`` (Relax) is the result's
+    layout (default: ``layout``)."""
+    return _pool("nn.max_pool3d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
 
 
 def avg_pool1d(
     x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCW",
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCW", out_layout: str = "",
 ) -> Call:  # fmt: skip
-    """1-d average pooling (``nn.avg_pool1d``)."""
-    return _pool("nn.avg_pool1d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+    """1-d average pooling (``nn.avg_pool1d``); ``out_layout`` (Relax) is the result's
+    layout (default: ``layout``)."""
+    return _pool("nn.avg_pool1d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
 
 
 def avg_pool2d(
     x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW",
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW", out_layout: str = "",
 ) -> Call:  # fmt: skip
-    """2-d average pooling (``nn.avg_pool2d``)."""
-    return _pool("nn.avg_pool2d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+    """2-d average pooling (``nn.avg_pool2d``); ``out_layout`` (Relax) is the result's
+    layout (default: ``layout``)."""
+    return _pool("nn.avg_pool2d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
 
 
 def avg_pool3d(
     x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCDHW",
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCDHW", out_layout: str = "",
 ) -> Call:  # fmt: skip
-    """3-d average pooling (``nn.avg_pool3d``)."""
-    return _pool("nn.avg_pool3d", x, pool_size, strides, padding, dilation, ceil_mode, layout)
+    """3-d average pooling (``nn.avg_pool3d``); ``out_layout`` (Relax) is the result's
+    layout (default: ``layout``)."""
+    return _pool("nn.avg_pool3d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
 
 
-def global_avg_pool2d(x: Expr, layout: str = "NCHW") -> Call:
+def global_avg_pool2d(x: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
     """Average over the spatial axes, which become 1 (``nn.global_avg_pool2d``)."""
-    return _get("nn.global_avg_pool2d")(x, layout=layout)
+    extra = {"out_layout": out_layout} if out_layout else {}
+    return _get("nn.global_avg_pool2d")(x, layout=layout, **extra)
 
 
-def global_max_pool2d(x: Expr, layout: str = "NCHW") -> Call:
+def global_max_pool2d(x: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
     """Maximum over the spatial axes, which become 1 (``nn.global_max_pool2d``)."""
-    return _get("nn.global_max_pool2d")(x, layout=layout)
+    extra = {"out_layout": out_layout} if out_layout else {}
+    return _get("nn.global_max_pool2d")(x, layout=layout, **extra)
 
 
-def adaptive_avg_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW") -> Call:
+def adaptive_avg_pool2d(
+    x: Expr, output_size: Any = None, layout: str = "NCHW", out_layout: str = ""
+) -> Call:
     """Average pooling to a fixed spatial ``output_size`` (``nn.adaptive_avg_pool2d``)."""
-    return _get("nn.adaptive_avg_pool2d")(x, output_size=output_size, layout=layout)
+    extra = {"out_layout": out_layout} if out_layout else {}
+    return _get("nn.adaptive_avg_pool2d")(x, output_size=output_size, layout=layout, **extra)
 
 
-def adaptive_max_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW") -> Call:
+def adaptive_max_pool2d(
+    x: Expr, output_size: Any = None, layout: str = "NCHW", out_layout: str = ""
+) -> Call:
     """Max pooling to a fixed spatial ``output_size`` (``nn.adaptive_max_pool2d``)."""
-    return _get("nn.adaptive_max_pool2d")(x, output_size=output_size, layout=layout)
+    extra = {"out_layout": out_layout} if out_layout else {}
+    return _get("nn.adaptive_max_pool2d")(x, output_size=output_size, layout=layout, **extra)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1121,8 +1322,9 @@ def bias_add(x: Expr, b: Expr, axis: int = 1) -> Call:
     return _get("nn.bias_add")(x, b, axis=axis)
 
 
-def layer_norm(x: Expr, gamma: Expr, beta: Expr, axis: int = -1, epsilon: float = 1e-5) -> Call:
-    """Layer normalization over ``axis`` (``nn.layer_norm``)."""
+def layer_norm(x: Expr, gamma: Expr, beta: Expr, axis: Axes = -1, epsilon: float = 1e-5) -> Call:
+    """Layer normalization over ``axis``, an axis or a sequence of axes (Relax's ``axes``);
+    ``gamma`` and ``beta`` have the shape of those axes (``nn.layer_norm``)."""
     return _get("nn.layer_norm")(x, gamma, beta, axis=axis, epsilon=epsilon)
 
 

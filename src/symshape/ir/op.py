@@ -1,14 +1,22 @@
 """The operator registry.
 
-An :class:`Op` names a relation (its typing rule), the number of inputs, its purity, an optional
-attribute checker (run when a call is built, so a bad literal attribute raises a
+An :class:`Op` names a relation (its typing rule), the number of inputs, its purity, the
+attributes it takes (``attr_types``: name -> kind, see :data:`ATTR_KINDS`), an optional attribute
+checker (run when a call is built, so a bad literal attribute raises a
 :class:`~symshape.errors.SymshapeError` at the call site) and an optional ``normalize`` hook
 (seed 003) applied by :func:`symshape.normalize` after inference.
 
+An operator that declares its attributes rejects, when a call is built, an attribute it does not
+know (``bad-attribute``, with a "did you mean" hint for a near miss: ``sum(x, axes=1)``) and a
+value of the wrong kind (``layer_norm(..., epsilon="a")``); ``None`` always stands for "not
+given". An operator registered without a declaration (``attr_types=None``, the default of
+:func:`register_op`) accepts any attribute.
+
 Building a call is on the hot path of every program built in Python, so the checked attributes
-are remembered per operator, keyed on the exact (type-tagged) attribute values: a checker is a
-pure function of the attributes and the number of arguments, so it runs once per distinct
-attributes; attributes it rejects are not remembered, and raise at every call.
+are remembered per operator, keyed on the exact (type-tagged) attribute values: the declaration
+check and the checker are pure functions of the attributes and the number of arguments, so they
+run once per distinct attributes; attributes they reject are not remembered, and raise at every
+call.
 
 >>> import symshape as ss
 >>> ss.Op.get("add").relation
@@ -22,14 +30,80 @@ from typing import Any
 
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs, Type
-from symshape.errors import INVALID_ARGUMENT, UNKNOWN_RELATION, SymshapeError
+from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, UNKNOWN_RELATION, SymshapeError
 from symshape.ir.expr import _EMPTY_ATTRS, Call, Expr, Tuple, _user_span
 from symshape.relations.base import RelationFn, get_relation, register_relation
 
-__all__ = ["Op", "OPS", "register_op", "NormalizeFn", "AttrCheckFn"]
+__all__ = ["Op", "OPS", "register_op", "NormalizeFn", "AttrCheckFn", "ATTR_KINDS", "check_declared"]
 
 NormalizeFn = Callable[["Call", Sequence[Type]], "Expr | None"]
 AttrCheckFn = Callable[[Attrs, int], Mapping[str, Any] | None]
+
+
+def _int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _seq(v: object, item: Callable[[object], bool]) -> bool:
+    return isinstance(v, tuple) and all(item(x) for x in v)
+
+
+def _dimlike(v: object) -> bool:
+    return _int(v) or isinstance(v, Dim)
+
+
+#: The kinds of attribute values an operator can declare: kind -> (test, description). ``None``
+#: passes every kind (it means "not given"); the operator's checker validates the values further.
+ATTR_KINDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "int": (_int, "an int"),
+    "float": (lambda v: _int(v) or isinstance(v, float), "a number"),
+    "bool": (lambda v: isinstance(v, bool) or (_int(v) and v in (0, 1)), "a bool"),
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "dtype": (lambda v: isinstance(v, str), "a dtype string"),
+    "ints": (lambda v: _int(v) or _seq(v, _int), "an int or a sequence of ints"),
+    "shape": (lambda v: _dimlike(v) or _seq(v, _dimlike), "a sequence of dimensions"),
+    "indices": (
+        lambda v: _dimlike(v) or _seq(v, lambda x: x is None or _dimlike(x)),
+        "a sequence of ints, dimensions or None",
+    ),
+    "sizes": (
+        lambda v: _int(v) or _seq(v, lambda x: x is None or _int(x)),
+        "an int or a sequence of ints or None",
+    ),
+    "pairs": (
+        lambda v: _int(v) or _seq(v, lambda p: _seq(p, _int)),
+        "an int or a sequence of (before, after) pairs",
+    ),
+    "any": (lambda v: True, "any value"),
+}
+
+
+def check_declared(op: str, attrs: Attrs, declared: Mapping[str, str]) -> None:
+    """Raise ``bad-attribute`` for an attribute ``op`` does not declare (with a "did you mean"
+    hint) or a value of the wrong kind.
+
+    >>> from symshape.encoding.types import Attrs
+    >>> try:
+    ...     check_declared("sum", Attrs({"axes": 1}), {"axis": "ints", "keepdims": "bool"})
+    ... except SymshapeError as e:
+    ...     print(e.message)
+    sum: unknown attribute axes; did you mean `axis`? (sum takes axis, keepdims)
+    """
+    for name, v in attrs.items():
+        kind = declared.get(name)
+        if kind is None:
+            import difflib
+
+            known = sorted(declared)
+            takes = f"{op} takes {', '.join(known)}" if known else f"{op} takes no attributes"
+            near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            hint = f"; did you mean `{near[0]}`?" if near else ";"
+            raise SymshapeError(BAD_ATTRIBUTE, f"{op}: unknown attribute {name}{hint} ({takes})")
+        if v is None:
+            continue
+        test, what = ATTR_KINDS[kind]
+        if not test(v):
+            raise SymshapeError(BAD_ATTRIBUTE, f"{op}: attribute {name} must be {what}, got {v!r}")
 
 OPS: dict[str, Op] = {}
 
@@ -106,7 +180,17 @@ def _attrs_key(nargs: int, attrs: dict[str, Any]) -> tuple[object, ...] | None:
 class Op:
     """An operator: ``op(*args, **attrs)`` builds a :class:`~symshape.ir.expr.Call`."""
 
-    __slots__ = ("name", "relation", "num_inputs", "pure", "normalize", "_check_attrs", "doc", "_attrs_cache")
+    __slots__ = (
+        "name",
+        "relation",
+        "num_inputs",
+        "pure",
+        "normalize",
+        "_check_attrs",
+        "_attr_types",
+        "doc",
+        "_attrs_cache",
+    )
 
     def __init__(
         self,
@@ -117,6 +201,7 @@ class Op:
         normalize: NormalizeFn | None = None,
         check_attrs: AttrCheckFn | None = None,
         doc: str = "",
+        attr_types: Mapping[str, str] | None = None,
     ) -> None:
         self.name = name
         self.relation = relation
@@ -125,6 +210,7 @@ class Op:
         self.normalize = normalize
         self._attrs_cache: dict[object, Attrs] = {}
         self._check_attrs = check_attrs
+        self._attr_types = _declaration(name, attr_types)
         self.doc = doc
 
     @property
@@ -137,6 +223,16 @@ class Op:
         self._check_attrs = fn
         self._attrs_cache = {}
 
+    @property
+    def attr_types(self) -> Mapping[str, str] | None:
+        """The declared attributes, name -> kind (None: any attribute is accepted)."""
+        return self._attr_types
+
+    @attr_types.setter
+    def attr_types(self, decl: Mapping[str, str] | None) -> None:
+        self._attr_types = _declaration(self.name, decl)
+        self._attrs_cache = {}
+
     def _attrs(self, attrs: dict[str, Any], nargs: int, key: object) -> Attrs:
         """The checked (and fixed) attributes of a call with ``nargs`` arguments, remembered
         under ``key`` unless it is None (see :func:`_attrs_key`; ``nargs`` for no attributes).
@@ -145,6 +241,8 @@ class Op:
         raised is run (and raises) again, as nothing is remembered for it.
         """
         a = Attrs(attrs) if attrs else _EMPTY_ATTRS
+        if self._attr_types is not None:
+            check_declared(self.name, a, self._attr_types)
         check = self._check_attrs
         if check is not None:
             fixed = check(a, nargs)
@@ -173,7 +271,7 @@ class Op:
             if a is None:
                 a = self._attrs(attrs, nargs, key)
         elif self._check_attrs is None:
-            a = _EMPTY_ATTRS
+            a = _EMPTY_ATTRS  # nothing to check: no attribute is ever unknown or mistyped
         else:
             a = self._attrs_cache.get(nargs)
             if a is None:
@@ -212,11 +310,26 @@ def register_op(
     normalize: NormalizeFn | None = None,
     check_attrs: AttrCheckFn | None = None,
     doc: str = "",
+    attr_types: Mapping[str, str] | None = None,
 ) -> Op:
     """Register an operator typed by ``relation`` (a registered relation name, or a Python
     relation function, which is then registered under the operator's name).
 
-    ``num_inputs`` is the number of arguments (``-1``: any number).
+    ``num_inputs`` is the number of arguments (``-1``: any number). ``attr_types`` declares the
+    attributes the operator takes (name -> a kind of :data:`ATTR_KINDS`); a call with another
+    attribute, or a value of the wrong kind, raises ``bad-attribute``. Without it (None) any
+    attribute is accepted.
+
+    >>> import symshape as ss
+    >>> op = register_op("doc.scale", "unary", 1, attr_types={"factor": "float"})
+    >>> op(ss.var("x"), factor=2.0).attrs["factor"]
+    2.0
+    >>> try:
+    ...     op(ss.var("x"), factr=2.0)
+    ... except ss.SymshapeError as e:
+    ...     print(e.code)
+    bad-attribute
+    >>> del OPS["doc.scale"]
     """
     if not isinstance(name, str) or not name:
         raise SymshapeError(INVALID_ARGUMENT, f"an operator name must be a string, got {name!r}")
@@ -230,6 +343,23 @@ def register_op(
         raise SymshapeError(INVALID_ARGUMENT, f"relation must be a name or a function, got {relation!r}")
     if not isinstance(num_inputs, int) or isinstance(num_inputs, bool) or num_inputs < -1:
         raise SymshapeError(INVALID_ARGUMENT, f"num_inputs must be an int >= -1, got {num_inputs!r}")
-    op = Op(name, rel_name, num_inputs, bool(pure), normalize, check_attrs, doc)
+    op = Op(name, rel_name, num_inputs, bool(pure), normalize, check_attrs, doc, attr_types)
     OPS[name] = op
     return op
+
+
+def _declaration(op: str, decl: Mapping[str, str] | None) -> Mapping[str, str] | None:
+    """A validated copy of an attribute declaration."""
+    if decl is None:
+        return None
+    if not isinstance(decl, Mapping):
+        raise SymshapeError(INVALID_ARGUMENT, f"{op}: attr_types must be a mapping, got {decl!r}")
+    out: dict[str, str] = {}
+    for k, v in decl.items():
+        if not isinstance(k, str) or not isinstance(v, str) or v not in ATTR_KINDS:
+            raise SymshapeError(
+                INVALID_ARGUMENT,
+                f"{op}: attr_types maps names to one of {', '.join(ATTR_KINDS)}; got {k!r}: {v!r}",
+            )
+        out[k] = v
+    return out

@@ -16,9 +16,9 @@ import math
 from collections.abc import Iterable, Sequence
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, all_of, any_of, cond_dims, eq, negate
-from symshape.encoding.dims import ONE, Dim, as_dim, floordiv
+from symshape.encoding.dims import ONE, Atom, Dim, as_dim, bounds, floordiv
 from symshape.encoding.types import Attrs, TensorType, Type
-from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE, ErrorCode, SymshapeError
+from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE, DTYPE_MISMATCH, ErrorCode, SymshapeError
 from symshape.relations.base import Context
 
 __all__ = [
@@ -36,11 +36,17 @@ __all__ = [
     "attr_dtype",
     "bad",
     "is_int_dtype",
+    "is_float_dtype",
+    "require_float",
+    "cancel_common",
+    "equal_counts",
     "resolve_cond",
     "INT_DTYPES",
 ]
 
 INT_DTYPES = frozenset("int8 int16 int32 int64 uint8 uint16 uint32 uint64".split())
+FLOAT_DTYPES = frozenset("float16 bfloat16 float32 float64".split())
+COMPLEX_DTYPES = frozenset("complex64 complex128".split())
 
 
 def is_int_dtype(dtype: object) -> bool | None:
@@ -48,6 +54,22 @@ def is_int_dtype(dtype: object) -> bool | None:
     if not isinstance(dtype, str):
         return None
     return dtype in INT_DTYPES
+
+
+def is_float_dtype(dtype: object, complex_ok: bool = False) -> bool | None:
+    """Whether ``dtype`` is a floating-point dtype (or complex, with ``complex_ok``); None when
+    unknown."""
+    if not isinstance(dtype, str):
+        return None
+    return dtype in FLOAT_DTYPES or (complex_ok and dtype in COMPLEX_DTYPES)
+
+
+def require_float(ctx: Context, x: TensorType, what: str = "", *, complex_ok: bool = False) -> None:
+    """Fail with ``dtype-mismatch`` unless ``x`` has a float dtype (an unknown dtype passes): the
+    operators Relax registers as float-only (``exp``, ``sqrt``, ``softmax``, ``layer_norm``, ...)."""
+    if is_float_dtype(x.dtype, complex_ok) is False:
+        name = what or ctx.name
+        ctx.fail(DTYPE_MISMATCH, f"{name} requires a float tensor, got `{x}`")
 
 
 def product(dims: Iterable[Dim]) -> Dim:
@@ -76,6 +98,50 @@ def exact_div(a: Dim, b: Dim) -> Dim:
             cb //= g
         return floordiv(a, cb)
     return floordiv(a, b)
+
+
+def cancel_common(a: Dim, b: Dim) -> tuple[Dim, Dim]:
+    """``a`` and ``b`` divided by their common factor that is provably positive: the gcd of all
+    coefficients times every atom that each term of both has and whose bounds are ``>= 1``. The
+    quotients are equal exactly when ``a`` and ``b`` are, so ``a == b`` can be stated on them. A
+    factor that may be 0 (a ``min=0`` symbol) is kept: ``z*a == z*b`` also holds at ``z = 0``.
+
+    >>> import symshape as ss
+    >>> n, s = ss.dims("n s")
+    >>> [str(d) for d in cancel_common(512 * n * s, 256 * n * s)]
+    ['2', '1']
+    """
+    terms = (*a.terms, *b.terms)
+    if not terms:
+        return a, b
+    g = 0
+    common: dict[Atom, int] | None = None
+    for m, c in terms:
+        g = math.gcd(g, c)
+        if common is None:
+            common = dict(m)
+        else:
+            mono = dict(m)
+            common = {at: min(e, mono[at]) for at, e in common.items() if at in mono}
+    factor = as_dim(g)
+    for at, e in sorted((common or {}).items(), key=lambda ae: ae[0]._key):
+        ad = Dim(((((at, 1),), 1),))
+        if bounds(ad)[0] >= 1:
+            for _ in range(e):
+                factor = factor * ad
+    if factor == 1:
+        return a, b
+    return exact_div(a, factor), exact_div(b, factor)
+
+
+def equal_counts(a: Dim, b: Dim) -> Cond:
+    """``a == b`` for two element counts, stated on their quotients by the common positive factor
+    (:func:`cancel_common`) unless that refutes it: a refuted condition keeps the counts
+    themselves, so that the explanation names what they depend on."""
+    c = eq(*cancel_common(a, b))
+    if c == BoolConst(False):
+        return eq(a, b)
+    return c
 
 
 def bad(op: str, message: str) -> SymshapeError:

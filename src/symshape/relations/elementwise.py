@@ -1,9 +1,17 @@
-"""Elementwise relations: ``identity``, ``identity_bool``, numpy ``broadcast``, ``where``, ``cast``.
+"""Elementwise relations: ``identity``, ``unary``, ``unary_float``, ``identity_bool``, ``init_like``,
+numpy ``broadcast``, ``where``, ``cast``.
 
-Unary operators use ``identity`` (the output is the input's type; Relay's IdentityRel), predicates
-such as ``isnan`` use ``identity_bool`` (same shape, ``bool``). ``where(cond, x, y)`` broadcasts
-all three shapes; ``cond`` must be ``bool`` and ``x``, ``y`` share a dtype. ``cast(x, dtype)``
-keeps the shape; ``cast_like(x, like)`` takes ``like``'s dtype.
+``identity`` gives every argument the same type, whatever it is (Relay's IdentityRel; user
+operators such as a ``print`` use it). The elementwise unary operators use ``unary`` (the input
+must be a tensor; the output is its type) or, for the operators Relax registers as float-only
+(``exp``, ``log``, ``sqrt``, ``sigmoid``, ``tanh``, ``erf``, ``sin``, ...), ``unary_float``,
+which also rejects an integer or ``bool`` tensor (``dtype-mismatch``, no guard). Predicates such
+as ``isnan`` use ``identity_bool`` (same shape, ``bool``); ``zeros_like``/``ones_like`` use
+``init_like`` (same shape, the ``dtype`` attribute or the input's dtype). ``where(cond, x, y)``
+broadcasts all three shapes; ``cond`` must be ``bool`` and ``x``, ``y`` share a dtype.
+``cast(x, dtype)`` keeps the shape; ``cast_like(x, like)`` takes ``like``'s dtype. Every operand
+of these relations but ``identity``'s must be a tensor: a tuple or function operand is a
+``type-mismatch`` (see :func:`~symshape.relations.base.tensor_or_defer`).
 
 Broadcast rule per (right-aligned) dimension pair ``x, y``:
 
@@ -15,6 +23,8 @@ case                                   result
 two different constants, neither 1     error ``not-broadcastable``
 ``n`` against ``5``                    ``5``, guard ``n == 1 or n == 5``
 ``n`` against ``m``                    ``max(n, m)``, guard ``n == m or n == 1 or m == 1``
+``n`` against ``m``, either may be 0   ``min(max(n, m), m*n)`` (numpy: 0 against 1 gives 0),
+                                       the same guard
 an unknown dimension                   defer (last pass: equate the two)
 =====================================  ==========================================================
 """
@@ -23,15 +33,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from symshape.encoding.conds import any_of, eq
-from symshape.encoding.dims import Dim, dmax
+from symshape.encoding.conds import all_of, any_of, eq, ge
+from symshape.encoding.dims import Dim, bounds, dmax, dmin
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import DTYPE_MISMATCH, NOT_BROADCASTABLE
-from symshape.relations.base import Context, relation
-from symshape.relations.common import attr_dtype
+from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
+from symshape.relations.common import attr_dtype, require_float
 
 __all__ = [
     "identity_rel",
+    "unary_rel",
+    "unary_float_rel",
+    "init_like_rel",
     "identity_bool_rel",
     "broadcast_rel",
     "broadcast_bool_rel",
@@ -49,6 +62,46 @@ def identity_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     first = args[0]
     for t in args[1:]:
         first = ctx.unify(first, t)
+    return True
+
+
+def _unary(ctx: Context, args: Sequence[Type], float_only: bool) -> bool:
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
+        # a hole: the output's type flows back into it (an annotated result types the operand)
+        ctx.unify(args[0], args[1])
+        x = tensor_or_defer(ctx.resolve(args[0]), ctx, 0)
+        if x is None:
+            # nothing determines the operand: the rule (out = x) is stated, and the hole itself
+            # is what the report names (not this call as well)
+            return ctx.final
+    if float_only:
+        require_float(ctx, x, complex_ok=True)
+    ctx.assign(args[1], x)
+    return True
+
+
+@relation("unary")
+def unary_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = x`` for a tensor ``x`` (elementwise unary operators: relu, abs, negative, ...)."""
+    return _unary(ctx, args, False)
+
+
+@relation("unary_float")
+def unary_float_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = x`` for a float tensor ``x`` (exp, log, sqrt, sigmoid, tanh, ...; Relax's
+    float-only unary operators)."""
+    return _unary(ctx, args, True)
+
+
+@relation("init_like")
+def init_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = Tensor(x.shape, dtype or x.dtype)`` (zeros_like, ones_like)."""
+    dtype = attr_dtype(attrs, "dtype", ctx.name)
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
+        return False
+    ctx.assign(args[1], TensorType(x.shape, dtype or x.dtype))
     return True
 
 
@@ -99,7 +152,11 @@ def _pair(ctx: Context, x: Dim, y: Dim, i: int, ta: TensorType, tb: TensorType) 
         return y
     if cx is not None:
         return x
-    return dmax(x, y)
+    if (bounds(x)[0] >= 1 and bounds(y)[0] >= 1) or ctx.prove(all_of(ge(x, 1), ge(y, 1))):
+        return dmax(x, y)
+    # numpy broadcasts 0 against 1 to 0: under the guard the result is max(x, y), or 0 when
+    # either is 0 (the other is then 0 or 1)
+    return dmin(dmax(x, y), x * y)
 
 
 def broadcast_shapes(ctx: Context, ta: TensorType, tb: TensorType) -> tuple[Dim, ...] | None:
@@ -126,10 +183,9 @@ def broadcast_shapes(ctx: Context, ta: TensorType, tb: TensorType) -> tuple[Dim,
 @relation("broadcast")
 def broadcast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out`` is the numpy broadcast of the inputs (``out_dtype`` attribute overrides dtype)."""
-    ins = args[: ctx.num_inputs]
     outs = args[ctx.num_inputs :]
-    tensors = [t for t in ins if isinstance(t, TensorType)]
-    if len(tensors) < len(ins):
+    tensors = tensor_args(ctx, args)
+    if tensors is None:
         return False
     dtype = join_dtype(ctx, [t.dtype for t in tensors], ctx.name)
     out_dtype = attrs.get("out_dtype", dtype)
@@ -157,8 +213,8 @@ def broadcast_bool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool
 @relation("identity_bool")
 def identity_bool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor(x.shape, bool)`` (Relay's IdentityCompRel: isnan, isinf, isfinite)."""
-    x, out = args[0], args[1]
-    if not isinstance(x, TensorType):
+    x, out = tensor_or_defer(args[0], ctx, 0), args[1]
+    if x is None:
         return False
     ctx.assign(out, TensorType(x.shape, "bool"))
     return True
@@ -167,9 +223,10 @@ def identity_bool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("where")
 def where_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out`` is the broadcast of ``cond, x, y`` with ``x``'s dtype; ``cond`` is ``bool``."""
-    c, x, y = args[0], args[1], args[2]
-    if not (isinstance(c, TensorType) and isinstance(x, TensorType) and isinstance(y, TensorType)):
+    ts = tensor_args(ctx, args, 3)
+    if ts is None:
         return False
+    c, x, y = ts
     if c.dtype is not None and c.dtype != "bool":
         ctx.fail(DTYPE_MISMATCH, f"where: the condition must be bool, got {c.dtype}")
     dtype = join_dtype(ctx, [x.dtype, y.dtype], "where")
@@ -191,9 +248,10 @@ def where_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("cast")
 def cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor(x.shape, attrs.dtype)``."""
-    x, out = args[0], args[1]
+    out = args[1]
     dtype = attr_dtype(attrs, "dtype", ctx.name, required=True)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     ctx.assign(out, TensorType(x.shape, dtype))
     return True
@@ -202,8 +260,10 @@ def cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("cast_like")
 def cast_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor(x.shape, like.dtype)``."""
-    x, like, out = args[0], args[1], args[2]
-    if not (isinstance(x, TensorType) and isinstance(like, TensorType)):
+    out = args[2]
+    ts = tensor_args(ctx, args, 2)
+    if ts is None:
         return False
+    x, like = ts
     ctx.assign(out, TensorType(x.shape, like.dtype))
     return True

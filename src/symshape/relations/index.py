@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from symshape.encoding.dims import ZERO, Dim, as_dim, dmax, dmin, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH
-from symshape.relations.base import Context, relation
+from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
 from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dtype, norm_axis
 
 __all__ = ["take_rel", "strided_slice_rel", "slice_len", "parse_slice_attrs", "SliceSpec"]
@@ -31,13 +31,15 @@ BIG = 2**31
 @relation("take")
 def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Gather along ``axis`` (or from the flattened tensor)."""
-    x, ind, out = args[0], args[1], args[2]
+    out = args[2]
     axis_v = attrs.get("axis")
     axis = None if axis_v is None else attr_int(attrs, "axis", None, ctx.name)
     bd = attr_int(attrs, "batch_dims", 0, ctx.name)
     attr_str(attrs, "mode", "clip", ctx.name, ("clip", "wrap", "fast", "raise"))
-    if not (isinstance(x, TensorType) and isinstance(ind, TensorType)):
+    ts = tensor_args(ctx, args, 2)
+    if ts is None:
         return False
+    x, ind = ts
     if is_int_dtype(ind.dtype) is False:
         ctx.fail(DTYPE_MISMATCH, f"take: indices must have an integer dtype, got `{ind}`")
     if axis is None:
@@ -147,9 +149,10 @@ def _opt_ints(v: object, name: str, op: str) -> tuple[int | None, ...]:
 @relation("strided_slice")
 def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """numpy slicing per axis (see the module docstring)."""
-    x, out = args[0], args[1]
+    out = args[1]
     spec = SliceSpec(attrs, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     if x.ndim is None:
         if not ctx.final:

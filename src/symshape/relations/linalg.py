@@ -4,8 +4,9 @@
   ``units`` the weight is *assigned* ``(units, x.shape[-1])`` (an unannotated weight is inferred,
   an annotated one is unified with it). Without ``units`` the weight must be a rank-2 tensor.
   Either way the contracted dimensions must agree (Relay does not check this).
-* ``matmul(a, b)``: numpy semantics: a 1-d operand gets a 1 prepended (``a``) or appended (``b``)
-  and that dimension removed from the result; batch dimensions broadcast; ``a[-1] == b[-2]``.
+* ``matmul(a, b, out_dtype=None)``: numpy semantics: a 1-d operand gets a 1 prepended (``a``) or
+  appended (``b``) and that dimension removed from the result; batch dimensions broadcast;
+  ``a[-1] == b[-2]``; ``out_dtype`` (Relax) sets the result's dtype.
 * ``batch_matmul(x, y, transpose_a=False, transpose_b=True)``: rank-3 operands; batch
   dimensions equal or 1 (broadcast), contracted dimensions equal.
 """
@@ -15,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from symshape.encoding.dims import Dim, as_dim
-from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.encoding.types import Attrs, Tensor, Type
 from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation
+from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
 from symshape.relations.common import Checks, attr_bool, attr_dtype, attr_int
 from symshape.relations.elementwise import broadcast_shapes, join_dtype
 
@@ -27,11 +28,13 @@ __all__ = ["dense_rel", "matmul_rel", "batch_matmul_rel"]
 @relation("dense")
 def dense_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = x.shape[:-1] + (units,)`` with ``w: (units, K)``, ``K = x.shape[-1]``."""
-    x, w, out = args[0], args[1], args[2]
+    out = args[2]
     units_v = attrs.get("units")
     units = None if units_v is None else attr_int(attrs, "units", None, ctx.name, lo=1)
     out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    w = tensor_or_defer(args[1], ctx, 1)
+    if x is None:
         return False
     dtype = out_dtype or x.dtype
     if x.ndim is None:
@@ -43,18 +46,19 @@ def dense_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         ctx.fail(RANK_MISMATCH, f"dense: the data `{x}` must have rank >= 1")
     k = x.dims[-1]
     if units is not None:
-        wdtype = w.dtype if isinstance(w, TensorType) else x.dtype
-        ctx.assign(w, Tensor((units, k), wdtype))
+        wdtype = w.dtype if w is not None else x.dtype
+        ctx.assign(args[1], Tensor((units, k), wdtype))
         n_out: Dim = as_dim(units)
     else:
-        if not isinstance(w, TensorType):
+        if w is None:
             return False
         if w.ndim is None:
+            # a weight of unknown rank: the result has x's leading dimensions and an unknown
+            # number of units (the weight may still be refined through a hole: last run only)
             if not ctx.final:
                 return False
-            ctx.assign(w, Tensor((ctx.fresh_dim(), k), w.dtype))
-            w = ctx.resolve(w)
-            assert isinstance(w, TensorType)
+            ctx.assign(out, Tensor((*x.dims[:-1], ctx.fresh_dim()), dtype))
+            return True
         if w.ndim != 2:
             ctx.fail(RANK_MISMATCH, f"dense: the weight `{w}` must have rank 2")
         chk = Checks()
@@ -74,10 +78,12 @@ def dense_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("matmul")
 def matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """numpy ``matmul``: 1-d promotion, broadcast batch dimensions, ``a[-1] == b[-2]``."""
-    a, b, out = args[0], args[1], args[2]
+    out = args[2]
     out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
-    if not (isinstance(a, TensorType) and isinstance(b, TensorType)):
+    ts = tensor_args(ctx, args, 2)
+    if ts is None:
         return False
+    a, b = ts
     dtype = out_dtype or join_dtype(ctx, [a.dtype, b.dtype], "matmul")
     if a.ndim is None or b.ndim is None:
         if not ctx.final:
@@ -112,12 +118,14 @@ def matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("batch_matmul")
 def batch_matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``(B, I, K) x (B, J, K) -> (B, I, J)`` (layouts per ``transpose_a``/``transpose_b``)."""
-    x, y, out = args[0], args[1], args[2]
+    out = args[2]
     ta = attr_bool(attrs, "transpose_a", False, ctx.name)
     tb = attr_bool(attrs, "transpose_b", True, ctx.name)
     out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
-    if not (isinstance(x, TensorType) and isinstance(y, TensorType)):
+    ts = tensor_args(ctx, args, 2)
+    if ts is None:
         return False
+    x, y = ts
     dtype = out_dtype or join_dtype(ctx, [x.dtype, y.dtype], "batch_matmul")
     if x.ndim is None or y.ndim is None:
         if not ctx.final:

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from symshape.encoding.conds import eq, ge
-from symshape.encoding.dims import Dim, as_dim, floordiv, mod
+from symshape.encoding.dims import Dim, as_dim, bounds, floordiv, mod
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation
+from symshape.relations.base import Context, relation, tensor_or_defer
 from symshape.relations.common import (
     Checks,
     attr_bool,
@@ -48,6 +48,7 @@ __all__ = [
     "parse_conv_attrs",
     "PoolAttrs",
     "parse_pool_attrs",
+    "parse_out_layout",
     "make_conv_rel",
     "make_pool_rel",
 ]
@@ -117,8 +118,7 @@ class ConvAttrs:
         self.kernel_layout = parse_layout(
             attrs.get("kernel_layout", KERNEL_LAYOUTS[nd]), "OI" + SPATIAL[nd], op, "kernel_layout"
         )
-        ol = attrs.get("out_layout") or self.data_layout
-        self.out_layout = parse_layout(ol, "NC" + SPATIAL[nd], op, "out_layout")
+        self.out_layout = parse_out_layout(attrs, self.data_layout, nd, op)
         self.out_dtype = attr_dtype(attrs, "out_dtype", op)
 
 
@@ -136,6 +136,40 @@ def _to_layout(dims_by_letter: dict[str, Dim], layout: str) -> tuple[Dim, ...]:
     return tuple(dims_by_letter[c] for c in layout)
 
 
+def _windows(
+    ctx: Context,
+    chk: Checks,
+    xd: dict[str, Dim],
+    od: dict[str, Dim],
+    sp: str,
+    kernel: Sequence[Dim | None],
+    pad_before: Sequence[int],
+    pad_after: Sequence[int],
+    dilation: Sequence[int],
+    strides: Sequence[int],
+    ceil: bool,
+    what: str,
+) -> None:
+    """The spatial output sizes into ``od`` (a fresh unknown where the kernel is unknown), and the
+    conditions that every dilated window fits in the padded input."""
+    for i, c in enumerate(sp):
+        k = kernel[i]
+        if k is None:
+            od[c] = ctx.fresh_dim()
+            continue
+        pad = pad_before[i] + pad_after[i]
+        dil = dilation[i]
+        if not k.is_constant and bounds(k)[0] < 1:
+            chk.require(ge(k, 1), SHAPE_MISMATCH, f"{ctx.name}: the {what} size {k} on axis {c} may be 0")
+        chk.require(
+            ge(xd[c] + pad, dil * (k - 1) + 1),
+            SHAPE_MISMATCH,
+            f"{ctx.name}: the {what} ({k}, dilation {dil}) is larger than the padded input "
+            f"({xd[c]} + {pad}) on axis {c}",
+        )
+        od[c] = window_out(xd[c], pad, k, dil, strides[i], ceil)
+
+
 def make_conv_rel(nd: int) -> None:
     name = f"conv{nd}d"
     sp = SPATIAL[nd]
@@ -143,15 +177,27 @@ def make_conv_rel(nd: int) -> None:
     @relation(name)
     def conv_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         """Convolution over ``nd`` spatial axes (see the module docstring)."""
-        x, w, out = args[0], args[1], args[2]
+        out = args[2]
         a = ConvAttrs(attrs, nd, ctx.name)
-        if not isinstance(x, TensorType):
+        x = tensor_or_defer(args[0], ctx, 0)
+        w = tensor_or_defer(args[1], ctx, 1)
+        if x is None:
             return False
         dtype = a.out_dtype or x.dtype
+        if w is not None and w.ndim is not None and w.ndim != nd + 2:
+            ctx.fail(RANK_MISMATCH, f"{ctx.name}: weight `{w}` must have rank {nd + 2} ({a.kernel_layout})")
+        wd: dict[str, Dim] = {}
+        if w is not None and w.ndim is not None:
+            wd = dict(zip(a.kernel_layout, w.dims))
         if x.ndim is None:
+            # the data's rank is unknown, the layout still fixes the result's rank
             if not ctx.final:
                 return False
-            ctx.assign(out, Tensor(None, dtype))
+            ch: Dim = as_dim(a.channels) if a.channels is not None else wd.get("O") or ctx.fresh_dim()
+            od0: dict[str, Dim] = {"N": ctx.fresh_dim(), "C": ch}
+            for c in sp:
+                od0[c] = ctx.fresh_dim()
+            ctx.assign(out, Tensor(_to_layout(od0, a.out_layout), dtype))
             return True
         if x.ndim != nd + 2:
             ctx.fail(RANK_MISMATCH, f"{ctx.name}: data `{x}` must have rank {nd + 2} ({a.data_layout})")
@@ -165,22 +211,26 @@ def make_conv_rel(nd: int) -> None:
                 SHAPE_MISMATCH,
                 f"{ctx.name}: input channels {c_in} of `{x}` are not divisible by groups={g}",
             )
+        kernel: list[Dim | None]
         if a.channels is not None and a.kernel_size is not None:
-            wd: dict[str, Dim] = {"O": as_dim(a.channels), "I": exact_div(c_in, as_dim(g))}
+            wd = {"O": as_dim(a.channels), "I": exact_div(c_in, as_dim(g))}
             for c, k in zip(sp, a.kernel_size):
                 wd[c] = as_dim(k)
-            wdtype = w.dtype if isinstance(w, TensorType) else x.dtype
-            ctx.assign(w, Tensor(_to_layout(wd, a.kernel_layout), wdtype))
+            wdtype = w.dtype if w is not None else x.dtype
+            ctx.assign(args[1], Tensor(_to_layout(wd, a.kernel_layout), wdtype))
             channels: Dim = as_dim(a.channels)
             kernel = [as_dim(k) for k in a.kernel_size]
-        else:
-            if not isinstance(w, TensorType) or w.ndim is None:
+        elif w is None:
+            return False
+        elif w.ndim is None:
+            # a weight of unknown rank (it may still be refined through a hole: last run only):
+            # what the attributes give is known, the rest is unknown
+            if not ctx.final:
                 return False
-            if w.ndim != nd + 2:
-                ctx.fail(
-                    RANK_MISMATCH, f"{ctx.name}: weight `{w}` must have rank {nd + 2} ({a.kernel_layout})"
-                )
-            wd = dict(zip(a.kernel_layout, w.dims))
+            channels = as_dim(a.channels) if a.channels is not None else ctx.fresh_dim()
+            ks = a.kernel_size
+            kernel = [None] * nd if ks is None else [as_dim(k) for k in ks]
+        else:
             channels = wd["O"]
             kernel = [wd[c] for c in sp]
             if a.kernel_size is not None:
@@ -212,16 +262,9 @@ def make_conv_rel(nd: int) -> None:
                 f"{ctx.name}: output channels {channels} are not divisible by groups={g}",
             )
         od: dict[str, Dim] = {"N": xd["N"], "C": channels}
-        for i, c in enumerate(sp):
-            pad = a.pad_before[i] + a.pad_after[i]
-            dil = a.dilation[i]
-            chk.require(
-                ge(xd[c] + pad, dil * (kernel[i] - 1) + 1),
-                SHAPE_MISMATCH,
-                f"{ctx.name}: the kernel ({kernel[i]}, dilation {dil}) is larger than the padded input "
-                f"({xd[c]} + {pad}) on axis {c}",
-            )
-            od[c] = window_out(xd[c], pad, kernel[i], dil, a.strides[i])
+        _windows(
+            ctx, chk, xd, od, sp, kernel, a.pad_before, a.pad_after, a.dilation, a.strides, False, "kernel"
+        )
         if not chk.commit(ctx):
             return False
         ctx.assign(out, Tensor(_to_layout(od, a.out_layout), dtype))
@@ -235,7 +278,17 @@ for _nd in (1, 2, 3):
 class PoolAttrs:
     """Validated pooling attributes."""
 
-    __slots__ = ("ceil_mode", "dilation", "layout", "nd", "pad_after", "pad_before", "pool_size", "strides")
+    __slots__ = (
+        "ceil_mode",
+        "dilation",
+        "layout",
+        "nd",
+        "out_layout",
+        "pad_after",
+        "pad_before",
+        "pool_size",
+        "strides",
+    )
 
     def __init__(self, attrs: Attrs, nd: int, op: str) -> None:
         self.nd = nd
@@ -245,6 +298,7 @@ class PoolAttrs:
         self.dilation = _spatial(attrs, "dilation", 1, nd, op, lo=1)
         self.ceil_mode = attr_bool(attrs, "ceil_mode", False, op)
         self.layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + SPATIAL[nd], op, "layout")
+        self.out_layout = parse_out_layout(attrs, self.layout, nd, op)
         attr_bool(attrs, "count_include_pad", False, op)
 
 
@@ -252,18 +306,29 @@ def parse_pool_attrs(attrs: Attrs, nd: int, op: str) -> PoolAttrs:
     return PoolAttrs(attrs, nd, op)
 
 
-def _pool_input(ctx: Context, x: Type, out: Type, layout: str, nd: int) -> dict[str, Dim] | bool | None:
-    """The data dims by layout letter; None to defer; True when handled (unknown rank, final)."""
-    if not isinstance(x, TensorType):
+def parse_out_layout(attrs: Attrs, layout: str, nd: int, op: str) -> str:
+    """``out_layout`` (Relax): the result's layout; None or ``""`` mean the data's layout."""
+    v = attrs.get("out_layout") or layout
+    return parse_layout(v, "NC" + SPATIAL[nd], op, "out_layout")
+
+
+def _pool_input(
+    ctx: Context, x: Type, out: Type, layout: str, out_layout: str, nd: int
+) -> dict[str, Dim] | bool | None:
+    """The data dims by layout letter; None to defer; True when handled (data of unknown rank on
+    the last run: the layout still fixes the result's rank, every dimension is unknown)."""
+    xt = tensor_or_defer(x, ctx, 0)
+    if xt is None:
         return None
-    if x.ndim is None:
+    if xt.ndim is None:
         if not ctx.final:
             return None
-        ctx.assign(out, Tensor(None, x.dtype))
+        od = {c: ctx.fresh_dim() for c in "NC" + SPATIAL[nd]}
+        ctx.assign(out, Tensor(_to_layout(od, out_layout), xt.dtype))
         return True
-    if x.ndim != nd + 2:
-        ctx.fail(RANK_MISMATCH, f"{ctx.name}: data `{x}` must have rank {nd + 2} ({layout})")
-    return dict(zip(layout, x.dims))
+    if xt.ndim != nd + 2:
+        ctx.fail(RANK_MISMATCH, f"{ctx.name}: data `{xt}` must have rank {nd + 2} ({layout})")
+    return dict(zip(layout, xt.dims))
 
 
 def make_pool_rel(nd: int) -> None:
@@ -274,7 +339,7 @@ def make_pool_rel(nd: int) -> None:
         """Max/avg pooling over ``nd`` spatial axes (the window formula of the module docstring)."""
         x, out = args[0], args[1]
         a = PoolAttrs(attrs, nd, ctx.name)
-        xd = _pool_input(ctx, x, out, a.layout, nd)
+        xd = _pool_input(ctx, x, out, a.layout, a.out_layout, nd)
         if xd is None:
             return False
         if xd is True or xd is False:
@@ -282,19 +347,24 @@ def make_pool_rel(nd: int) -> None:
         assert isinstance(x, TensorType)
         chk = Checks()
         od = dict(xd)
-        for i, c in enumerate(sp):
-            pad = a.pad_before[i] + a.pad_after[i]
-            k, dil = a.pool_size[i], a.dilation[i]
-            chk.require(
-                ge(xd[c] + pad, dil * (k - 1) + 1),
-                SHAPE_MISMATCH,
-                f"{ctx.name}: the pool window ({k}, dilation {dil}) is larger than the padded input "
-                f"({xd[c]} + {pad}) on axis {c}",
-            )
-            od[c] = window_out(xd[c], pad, as_dim(k), dil, a.strides[i], a.ceil_mode)
+        kernel: list[Dim | None] = [as_dim(k) for k in a.pool_size]
+        _windows(
+            ctx,
+            chk,
+            xd,
+            od,
+            sp,
+            kernel,
+            a.pad_before,
+            a.pad_after,
+            a.dilation,
+            a.strides,
+            a.ceil_mode,
+            "pool window",
+        )
         if not chk.commit(ctx):
             return False
-        ctx.assign(out, Tensor(_to_layout(od, a.layout), x.dtype))
+        ctx.assign(out, Tensor(_to_layout(od, a.out_layout), x.dtype))
         return True
 
     @relation(f"global_pool{nd}d")
@@ -302,7 +372,8 @@ def make_pool_rel(nd: int) -> None:
         """Every spatial axis becomes 1."""
         x, out = args[0], args[1]
         layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + sp, ctx.name, "layout")
-        xd = _pool_input(ctx, x, out, layout, nd)
+        out_layout = parse_out_layout(attrs, layout, nd, ctx.name)
+        xd = _pool_input(ctx, x, out, layout, out_layout, nd)
         if xd is None:
             return False
         if xd is True or xd is False:
@@ -311,7 +382,7 @@ def make_pool_rel(nd: int) -> None:
         od = dict(xd)
         for c in sp:
             od[c] = as_dim(1)
-        ctx.assign(out, Tensor(_to_layout(od, layout), x.dtype))
+        ctx.assign(out, Tensor(_to_layout(od, out_layout), x.dtype))
         return True
 
     @relation(f"adaptive_pool{nd}d")
@@ -319,8 +390,9 @@ def make_pool_rel(nd: int) -> None:
         """Spatial axes become ``output_size`` (None entries keep the input's size)."""
         x, out = args[0], args[1]
         layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + sp, ctx.name, "layout")
+        out_layout = parse_out_layout(attrs, layout, nd, ctx.name)
         size = parse_output_size(attrs, nd, ctx.name)
-        xd = _pool_input(ctx, x, out, layout, nd)
+        xd = _pool_input(ctx, x, out, layout, out_layout, nd)
         if xd is None:
             return False
         if xd is True or xd is False:
@@ -330,7 +402,7 @@ def make_pool_rel(nd: int) -> None:
         for c, s in zip(sp, size):
             if s is not None:
                 od[c] = as_dim(s)
-        ctx.assign(out, Tensor(_to_layout(od, layout), x.dtype))
+        ctx.assign(out, Tensor(_to_layout(od, out_layout), x.dtype))
         return True
 
 

@@ -1,88 +1,158 @@
 """Normalization-style relations: ``softmax`` (also log_softmax), ``bias_add``, ``layer_norm``,
 ``batch_norm``.
 
-* ``softmax(x, axis=-1)``: the output is the input's type; ``axis`` must be in range.
+* ``softmax(x, axis=-1)``: the output is the input's type; ``axis`` must be in range; ``x`` must
+  be a float tensor (Relax).
 * ``bias_add(x, b, axis=1)``: ``out = x``; ``b`` is assigned ``Tensor((x.shape[axis],), x.dtype)``
-  (an unannotated bias is inferred; an annotated one must match).
-* ``layer_norm(x, gamma, beta, axis=-1)``: ``out = x``; ``gamma``, ``beta`` are ``(x.shape[axis],)``.
+  (an unannotated bias is inferred; an annotated one must match, dtype included, as in Relay).
+* ``layer_norm(x, gamma, beta, axis=-1)``: ``out = x``; ``gamma``, ``beta`` are ``x.shape[axis]``
+  (``axis`` may be a sequence of axes: Relax's ``axes``).
 * ``batch_norm(x, gamma, beta, mean, var, axis=1)``: the four parameters are
   ``(x.shape[axis],)``; the output is the tuple ``(x, (c,), (c,))``.
+
+``layer_norm`` and ``batch_norm`` are float-only and take one dtype for the data and every
+parameter (Relax: "requires all the input tensors to have the same dtype"): a parameter of another
+dtype is a ``dtype-mismatch``, it does not give the statistics its dtype.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
-from symshape.relations.base import Context, relation
-from symshape.relations.common import attr_int, norm_axis
+from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH
+from symshape.relations.base import Context, relation, tensor_or_defer
+from symshape.relations.common import attr_axes, attr_int, norm_axis, require_float
 
 __all__ = ["softmax_rel", "bias_add_rel", "layer_norm_rel", "batch_norm_rel"]
 
 
 @relation("softmax")
 def softmax_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out = x`` with ``axis`` in range."""
-    x, out = args[0], args[1]
+    """``out = x`` with ``axis`` in range; ``x`` is a float tensor (Relax)."""
+    out = args[1]
     axis = attr_int(attrs, "axis", -1, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
+    require_float(ctx, x)
     if x.ndim is not None:
         norm_axis(ctx, axis, x.ndim, ctx.name)
     ctx.assign(out, x)
     return True
 
 
-def _channel_params(ctx: Context, x: TensorType, params: Sequence[Type], axis: int) -> TensorType | None:
-    """Assign every parameter ``(x.shape[axis],)``; None when the rank is unknown (defer)."""
-    if x.ndim is None:
-        return None
-    ax = norm_axis(ctx, axis, x.ndim, ctx.name)
-    c = x.dims[ax]
-    vec = Tensor((c,), x.dtype)
-    for p in params:
-        dtype = p.dtype if isinstance(p, TensorType) else x.dtype
-        ctx.assign(p, Tensor((c,), dtype))
-    return vec
+def _params(ctx: Context, x: TensorType, args: Sequence[Type], first: int) -> list[TensorType | None]:
+    """The parameter arguments from ``first`` on (non-tensors fail); a known dtype other than the
+    data's is a ``dtype-mismatch`` (Relay assigns the data's dtype, Relax requires one dtype)."""
+    ps = [tensor_or_defer(args[i], ctx, i) for i in range(first, ctx.num_inputs)]
+    for p in ps:
+        if p is not None and p.dtype is not None and x.dtype is not None and p.dtype != x.dtype:
+            ctx.fail(
+                DTYPE_MISMATCH,
+                f"{ctx.name}: the parameter `{p}` has dtype {p.dtype}, the data `{x}` has {x.dtype}",
+            )
+    return ps
+
+
+def _assign_params(
+    ctx: Context, x: TensorType, args: Sequence[Type], first: int, shape: tuple[Dim, ...]
+) -> None:
+    """Assign every parameter ``Tensor(shape, dtype)`` (an unannotated one is inferred)."""
+    ps = _params(ctx, x, args, first)
+    for i, p in zip(range(first, ctx.num_inputs), ps):
+        dtype = p.dtype if p is not None and p.dtype is not None else x.dtype
+        ctx.assign(args[i], Tensor(shape, dtype))
 
 
 @relation("bias_add")
 def bias_add_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out = x``; ``b: (x.shape[axis],)``."""
-    x, b, out = args[0], args[1], args[2]
+    """``out = x``; ``b: (x.shape[axis],)`` with ``x``'s dtype."""
+    out = args[2]
     axis = attr_int(attrs, "axis", 1, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
+        _params_only(ctx, args, 1)
         return False
-    if _channel_params(ctx, x, [b], axis) is None and not ctx.final:
-        return False
+    if x.ndim is None:
+        _params(ctx, x, args, 1)
+        if not ctx.final:
+            return False
+    else:
+        ax = norm_axis(ctx, axis, x.ndim, ctx.name)
+        _assign_params(ctx, x, args, 1, (x.dims[ax],))
     ctx.assign(out, x)
     return True
 
 
+def _params_only(ctx: Context, args: Sequence[Type], first: int) -> None:
+    """Check the parameters' kinds while the data is still a hole (a non-tensor fails now)."""
+    for i in range(first, ctx.num_inputs):
+        tensor_or_defer(args[i], ctx, i)
+
+
 @relation("layer_norm")
 def layer_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out = x``; ``gamma, beta: (x.shape[axis],)``."""
-    x, out = args[0], args[3]
-    axis = attr_int(attrs, "axis", -1, ctx.name)
-    if not isinstance(x, TensorType):
+    """``out = x``; ``gamma, beta: x.shape[axis]`` (``axis``: an int or a sequence of axes, Relax's
+    ``axes``); every tensor has one float dtype."""
+    out = args[3]
+    axes = attr_axes(attrs, "axis", ctx.name, default=-1)
+    assert axes is not None
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
+        _params_only(ctx, args, 1)
         return False
-    if _channel_params(ctx, x, args[1:3], axis) is None and not ctx.final:
-        return False
+    require_float(ctx, x)
+    if x.ndim is None:
+        ps = _params(ctx, x, args, 1)
+        for p in ps:
+            if p is not None and p.ndim is not None and p.ndim != len(axes):
+                ctx.fail(
+                    RANK_MISMATCH,
+                    f"{ctx.name}: the parameter `{p}` must have rank {len(axes)} (one per axis)",
+                )
+        if not ctx.final:
+            return False
+    else:
+        norm = [norm_axis(ctx, a, x.ndim, ctx.name) for a in axes]
+        if len(set(norm)) != len(norm):
+            ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: duplicate axes in {axes} for rank {x.ndim}")
+        _assign_params(ctx, x, args, 1, tuple(x.dims[a] for a in norm))
     ctx.assign(out, x)
     return True
 
 
 @relation("batch_norm")
 def batch_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out = (x, (c,), (c,))``; ``gamma, beta, mean, var: (c,)`` with ``c = x.shape[axis]``."""
-    x, out = args[0], args[5]
+    """``out = (x, (c,), (c,))``; ``gamma, beta, mean, var: (c,)`` with ``c = x.shape[axis]``;
+    every tensor has one float dtype. With data of unknown rank the statistics are still vectors,
+    of the parameters' length."""
+    out = args[5]
     axis = attr_int(attrs, "axis", 1, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
+        _params_only(ctx, args, 1)
         return False
-    vec = _channel_params(ctx, x, args[1:5], axis)
-    if vec is None:
-        if not ctx.final:
+    require_float(ctx, x)
+    if x.ndim is not None:
+        ax = norm_axis(ctx, axis, x.ndim, ctx.name)
+        c = x.dims[ax]
+        _assign_params(ctx, x, args, 1, (c,))
+    else:
+        ps = _params(ctx, x, args, 1)
+        ranked = [p for p in ps if p is not None and p.ndim is not None]
+        for p in ranked:
+            if p.ndim != 1:
+                ctx.fail(RANK_MISMATCH, f"{ctx.name}: the parameter `{p}` must have rank 1")
+        if ranked:
+            assert ranked[0].ndim == 1
+            c = ranked[0].dims[0]
+        elif ctx.final:
+            c = ctx.fresh_dim()
+        else:
             return False
-        vec = Tensor((ctx.fresh_dim(),), x.dtype)
+        _assign_params(ctx, x, args, 1, (c,))
+    vec = Tensor((c,), x.dtype)
     ctx.assign(out, TupleType((x, vec, vec)))
     return True

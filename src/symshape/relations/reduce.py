@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 from symshape.encoding.conds import ge
 from symshape.encoding.dims import Dim, as_dim
-from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.encoding.types import Attrs, Tensor, Type
 from symshape.errors import BAD_ATTRIBUTE, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation
+from symshape.relations.base import Context, relation, tensor_or_defer
 from symshape.relations.common import Checks, attr_axes, attr_bool, norm_axis
 
 __all__ = ["reduce_rel", "reduce_nonempty_rel", "arg_reduce_rel", "reduced_axes"]
@@ -39,11 +39,12 @@ def reduced_axes(ctx: Context, attrs: Attrs, ndim: int) -> list[int]:
 
 
 def _reduce(ctx: Context, args: Sequence[Type], attrs: Attrs, dtype: object, nonempty: bool) -> bool:
-    x, out = args[0], args[1]
+    out = args[1]
     attr_axes(attrs, "axis", ctx.name)
     keepdims = attr_bool(attrs, "keepdims", False, ctx.name)
     attr_bool(attrs, "exclude", False, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     odtype = x.dtype if dtype is None else dtype
     if x.ndim is None:

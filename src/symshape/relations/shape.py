@@ -29,8 +29,8 @@ import itertools
 from collections.abc import Sequence
 
 from symshape.encoding.conds import TRUE, any_of, eq, le, ne
-from symshape.encoding.dims import ZERO, Dim, as_dim, mod
-from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
+from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, mod
+from symshape.encoding.types import Attrs, IncompleteType, Tensor, TensorType, TupleType, Type, TypeVar
 from symshape.errors import (
     ARITY_MISMATCH,
     AXIS_OUT_OF_RANGE,
@@ -42,7 +42,7 @@ from symshape.errors import (
     SHAPE_MISMATCH,
     TYPE_MISMATCH,
 )
-from symshape.relations.base import Context, relation
+from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
 from symshape.relations.common import (
     Checks,
     attr_axes,
@@ -52,6 +52,7 @@ from symshape.relations.common import (
     attr_ints,
     attr_shape,
     bad,
+    equal_counts,
     exact_div,
     norm_axis,
     product,
@@ -95,9 +96,10 @@ def _unknown_rank(ctx: Context, out: Type, dtype: object) -> bool:
 @relation("flatten")
 def flatten_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor((prod(sh[:axis]), prod(sh[axis:])))``."""
-    x, out = args[0], args[1]
+    out = args[1]
     axis = attr_int(attrs, "axis", 1, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     if x.ndim is None:
         if not ctx.final:
@@ -181,13 +183,18 @@ def _reshape_dims(
     return dims, tuple(conds), err
 
 
+def _may_be_zero(d: Dim) -> bool:
+    """Whether ``d`` can be 0 by its bounds (a constant 0, a ``min=0`` symbol, ``n - 1``)."""
+    return bounds(d)[0] <= 0
+
+
 def _reshape_dims_uncached(
     src: Sequence[Dim], newshape: Sequence[Spec], allowzero: bool
 ) -> tuple[tuple[Dim, ...], list[tuple[object, str]], str | None]:
     out: list[Dim | None] = []
     conds: list[tuple[object, str]] = []
-    free_in: list[Dim] = []  # input dimensions not copied by 0, -2, -3, -4
     free_out: list[Dim] = []  # output dimensions given literally
+    copied: list[Dim] = []  # output dimensions made of input dimensions (0, -2, -3, -4)
     infer_at = -1
     si = 0
     i = 0
@@ -204,6 +211,7 @@ def _reshape_dims_uncached(
             if si >= n:
                 return (), [], f"newshape value 0 at position {i} has no input dimension to copy"
             out.append(src[si])
+            copied.append(src[si])
             used[si] = True
             si += 1
         elif s == -1:
@@ -213,12 +221,14 @@ def _reshape_dims_uncached(
         elif s == -2:
             for k in range(si, n):
                 out.append(src[k])
+                copied.append(src[k])
                 used[k] = True
             si = n
         elif s == -3:
             if si + 1 >= n:
                 return (), [], f"newshape value -3 at position {i} needs two input dimensions"
             out.append(src[si] * src[si + 1])
+            copied.append(src[si] * src[si + 1])
             used[si] = used[si + 1] = True
             si += 2
         else:  # -4
@@ -227,19 +237,22 @@ def _reshape_dims_uncached(
             d0 = src[si]
             used[si] = True
             a, b = newshape[i + 1], newshape[i + 2]
-            if isinstance(a, int) and a == -1:
-                db = as_dim(b)
-                conds.append((eq(mod(d0, db), 0), f"-4 splits {d0} into ({b}, -1)"))
-                pair = (exact_div(d0, db), db)
-            elif isinstance(b, int) and b == -1:
-                da = as_dim(a)
-                conds.append((eq(mod(d0, da), 0), f"-4 splits {d0} into ({a}, -1)"))
-                pair = (da, exact_div(d0, da))
+            a_infer = isinstance(a, int) and a == -1
+            if a_infer or (isinstance(b, int) and b == -1):
+                known = as_dim(b if a_infer else a)
+                if known == 0:
+                    return (), [], f"-4 cannot split {d0} by a zero dimension"
+                if _may_be_zero(known):
+                    conds.append((ne(known, 0), f"-4 cannot split {d0} by {known} when it is 0"))
+                conds.append((eq(mod(d0, known), 0), f"-4 splits {d0} into ({a}, {b})"))
+                rest = exact_div(d0, known)
+                pair = (rest, known) if a_infer else (known, rest)
             else:
                 da, db = as_dim(a), as_dim(b)
                 conds.append((eq(da * db, d0), f"-4 splits {d0} into ({a}, {b})"))
                 pair = (da, db)
             out.extend(pair)
+            copied.append(d0)
             si += 1
             i += 3
             continue
@@ -247,26 +260,39 @@ def _reshape_dims_uncached(
     free_in = [d for k, d in enumerate(src) if not used[k]]
     pin, pout = product(free_in), product(free_out)
     if infer_at >= 0:
-        if pout == 0:
-            return (), [], "cannot infer -1 when newshape has a zero dimension"
+        # numpy: -1 is the total size over the product of the other output dimensions, which
+        # must not be 0 (then -1 is undetermined, and numpy raises) and must divide the total. The
+        # copied dimensions cancel out of the division once they are known to be non-zero.
+        if pout == 0 or any(c == 0 for c in copied):
+            return (), [], "cannot infer -1 when another dimension of the result is 0"
+        for d in (*copied, *free_out):
+            if _may_be_zero(d):
+                conds.append((ne(d, 0), f"-1 cannot be inferred when {d} is 0"))
         c = eq(mod(pin, pout), 0)
         if c != TRUE:
             conds.append((c, f"{pout} must divide {pin}"))
         out[infer_at] = exact_div(pin, pout)
     else:
-        c = eq(pin, pout)
+        # the element counts are compared in full: a copied dimension that may be 0 does not
+        # cancel out (then ``0 == 0`` holds whatever the other dimensions are); common factors
+        # that are provably positive do (see ``equal_counts``), and the message shows the counts
+        # exactly as the explicit form of the same reshape does
+        total_in = product(src)
+        total_out = product(d for d in out if d is not None)
+        c = equal_counts(total_in, total_out)
         if c != TRUE:
-            conds.append((c, f"{pin} elements vs {pout}"))
+            conds.append((c, f"{total_in} elements vs {total_out}"))
     return tuple(d for d in out if d is not None), conds, None
 
 
 @relation("reshape")
 def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Relay's reshape with special values; the element count is preserved."""
-    x, out = args[0], args[1]
+    out = args[1]
     spec = parse_newshape(attrs, ctx.name)
     allowzero = attr_bool(attrs, "allowzero", False, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     if x.ndim is None:
         if all(isinstance(s, Dim) or s > 0 for s in spec):
@@ -298,9 +324,11 @@ def _spec_str(spec: Sequence[Spec]) -> str:
 @relation("reshape_like")
 def reshape_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor(like.shape, x.dtype)`` with the same number of elements."""
-    x, like, out = args[0], args[1], args[2]
-    if not (isinstance(x, TensorType) and isinstance(like, TensorType)):
+    out = args[2]
+    ts = tensor_args(ctx, args, 2)
+    if ts is None:
         return False
+    x, like = ts
     if x.ndim is None or like.ndim is None:
         if like.ndim is not None and ctx.final:
             ctx.assign(out, TensorType(like.shape, x.dtype))
@@ -308,7 +336,7 @@ def reshape_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return _unknown_rank(ctx, out, x.dtype)
     chk = Checks()
     chk.require(
-        eq(product(x.dims), product(like.dims)),
+        equal_counts(product(x.dims), product(like.dims)),
         RESHAPE_SIZE,
         f"reshape_like: `{x}` and `{like}` have different numbers of elements",
     )
@@ -323,12 +351,9 @@ def reshape_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 
 
 def _tuple_fields(ctx: Context, t: Type, what: str) -> list[TensorType] | None:
+    """The fields of a tuple of tensors; None while the tuple or a field is still a hole."""
     if not isinstance(t, TupleType):
-        if isinstance(t, TensorType):
-            ctx.fail(TYPE_MISMATCH, f"{what} requires a tuple of tensors, found `{t}`")
-        from symshape.encoding.types import IncompleteType
-
-        if isinstance(t, IncompleteType):
+        if isinstance(t, (IncompleteType, TypeVar)):
             return None
         ctx.fail(TYPE_MISMATCH, f"{what} requires a tuple of tensors, found `{t}`")
     if not t.fields:
@@ -336,11 +361,11 @@ def _tuple_fields(ctx: Context, t: Type, what: str) -> list[TensorType] | None:
     fs = []
     for f in t.fields:
         if not isinstance(f, TensorType):
-            if isinstance(f, TupleType):
+            if not isinstance(f, (IncompleteType, TypeVar)):
                 ctx.fail(TYPE_MISMATCH, f"{what} requires a tuple of tensors, found `{t}`")
-            return None
+            continue
         fs.append(f)
-    return fs
+    return fs if len(fs) == len(t.fields) else None
 
 
 def _same_rank_dtype(ctx: Context, fs: Sequence[TensorType], what: str) -> tuple[int | None, object]:
@@ -441,10 +466,11 @@ def parse_split(attrs: Attrs, op: str = "split") -> int | tuple[int, ...]:
 @relation("split")
 def split_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """A tuple of pieces along ``axis``: ``N`` equal sections or pieces between split indices."""
-    x, out = args[0], args[1]
+    out = args[1]
     ios = parse_split(attrs, ctx.name)
     axis = attr_int(attrs, "axis", 0, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     npieces = ios if isinstance(ios, int) else len(ios) + 1
     if x.ndim is None:
@@ -494,9 +520,10 @@ def split_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("transpose")
 def transpose_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Permute the dimensions by ``axes`` (default: reversed)."""
-    x, out = args[0], args[1]
+    out = args[1]
     axes = attr_axes(attrs, "axes", ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     if x.ndim is None:
         return _unknown_rank(ctx, out, x.dtype)
@@ -518,9 +545,10 @@ def transpose_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("squeeze")
 def squeeze_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Drop axes of size 1 (see the module docstring for ``axis=None``)."""
-    x, out = args[0], args[1]
+    out = args[1]
     axes = attr_axes(attrs, "axis", ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     if x.ndim is None:
         return _unknown_rank(ctx, out, x.dtype)
@@ -565,10 +593,11 @@ def squeeze_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("expand_dims")
 def expand_dims_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Insert ``num_newaxis`` ones at ``axis`` (in ``[-rank-1, rank]``)."""
-    x, out = args[0], args[1]
+    out = args[1]
     axis = attr_int(attrs, "axis", None, ctx.name)
     k = attr_int(attrs, "num_newaxis", 1, ctx.name, lo=0)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     if x.ndim is None:
         return _unknown_rank(ctx, out, x.dtype)
@@ -586,9 +615,10 @@ def expand_dims_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 @relation("broadcast_to")
 def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor(shape, x.dtype)``; each input dimension (right-aligned) is 1 or the target's."""
-    x, out = args[0], args[1]
+    out = args[1]
     shape = attr_shape(attrs, "shape", ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     if x.ndim is not None:
         if x.ndim > len(shape):
@@ -641,9 +671,10 @@ def parse_pad_width(attrs: Attrs, op: str = "nn.pad") -> int | tuple[tuple[int, 
 @relation("pad")
 def pad_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out[i] = x[i] + before_i + after_i``; one pair per axis."""
-    x, out = args[0], args[-1]
+    out = args[-1]
     pw = parse_pad_width(attrs, ctx.name)
-    if not isinstance(x, TensorType):
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
         return False
     if x.ndim is None:
         return _unknown_rank(ctx, out, x.dtype)
