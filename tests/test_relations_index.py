@@ -154,9 +154,11 @@ def test_strided_slice_axes_and_size_mode_match_numpy(shape: tuple[int, ...], da
 
     def ref(x: np.ndarray) -> np.ndarray:
         # size mode: end = begin + size (size < 0: to the end), on the canonical (non-negative) begin
-        stop = None if size < 0 or (b < 0 and b + size >= 0) else b + size
+        d = x.shape[ax]
+        start = min(max(b + d if b < 0 else b, 0), d)
+        stop = d if size < 0 else min(start + size, d)
         idx = [slice(None)] * x.ndim
-        idx[ax] = slice(b, stop)
+        idx[ax] = slice(start, stop)
         return x[tuple(idx)]
 
     against_numpy(

@@ -3,7 +3,8 @@
 ``take(x, indices, axis=None, batch_dims=0)``: ``indices`` must have an integer dtype. Without
 ``axis`` the result has the indices' shape (``x`` is flattened); otherwise
 ``x.shape[:axis] + indices.shape[batch_dims:] + x.shape[axis+1:]`` (the leading ``batch_dims``
-dimensions of ``x`` and ``indices`` must agree).
+dimensions of ``x`` and ``indices`` must agree). Taking indices from an empty extent fails in
+every mode (numpy raises): an extent that may be 0 needs ``d >= 1`` unless there are no indices.
 
 ``strided_slice(x, begin, end, strides=None, axes=None, slice_mode="end")`` follows Python/numpy
 slicing per axis (``x[b:e:s]``): negative indices count from the end, indices are clamped, empty
@@ -11,17 +12,24 @@ slices have size 0, a ``None`` begin/end means "from the start/to the end" (as d
 magnitude ``>= 2**31``, Relay's sentinels). With symbolic dimensions the size is an exact formula,
 e.g. ``x[1:-1]`` on ``n`` gives ``max(n - 2, 0)``. ``slice_mode="size"`` reads ``end`` as sizes
 (``-1``: to the end) and ignores ``strides``. Without ``axes`` the lists cover the leading axes.
+
+``begin`` and ``end`` may hold dimensions (Relax's symbolic ``begin``/``end``): a symbolic index
+counts from the start and is clamped like a literal one, so ``x[b:e]`` on ``n`` gives
+``max(min(e, n) - min(b, n), 0)`` (simplified where the bounds decide it). As dimensions have no
+conditional, a symbolic index must be ``>= 0`` (a ``negative-dim`` guard when its bounds do not
+show it: ``n - 5``); Relax instead reads a negative value from the end.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from symshape.encoding.dims import ZERO, Dim, as_dim, dmax, dmin, floordiv
+from symshape.encoding.conds import any_of, eq, ge
+from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
-from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH
+from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH, NEGATIVE_DIM, SHAPE_MISMATCH
 from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
-from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dtype, norm_axis
+from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dtype, norm_axis, product
 
 __all__ = ["take_rel", "strided_slice_rel", "slice_len", "parse_slice_attrs", "SliceSpec"]
 
@@ -43,6 +51,11 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if is_int_dtype(ind.dtype) is False:
         ctx.fail(DTYPE_MISMATCH, f"take: indices must have an integer dtype, got `{ind}`")
     if axis is None:
+        if x.ndim is not None and ind.ndim is not None:
+            chk0 = Checks()
+            _nonempty_source(chk0, product(x.dims), ind, f"take: cannot take from `{x}`, which may be empty")
+            if not chk0.commit(ctx):
+                return False
         ctx.assign(out, TensorType(ind.shape, x.dtype))
         return True
     if x.ndim is None or ind.ndim is None:
@@ -58,8 +71,6 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if bd > ax:
         ctx.fail(AXIS_OUT_OF_RANGE, f"take: batch_dims {bd} must be <= axis {ax}")
     chk = Checks()
-    from symshape.errors import SHAPE_MISMATCH
-
     for i in range(bd):
         chk.equal(
             x.dims[i],
@@ -67,6 +78,7 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             SHAPE_MISMATCH,
             f"take: batch dimension {i} differs: {x.dims[i]} vs {ind.dims[i]}",
         )
+    _nonempty_source(chk, x.dims[ax], ind, f"take: cannot take from axis {ax} of `{x}`, which may be empty")
     if not chk.commit(ctx):
         return False
     shape = (*x.dims[:ax], *ind.dims[bd:], *x.dims[ax + 1 :])
@@ -74,12 +86,25 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     return True
 
 
+def _nonempty_source(chk: Checks, d: Dim, ind: TensorType, message: str) -> None:
+    """Indices into an extent ``d`` that may be 0 (every mode then fails, numpy raises): ``d >= 1``
+    unless there are no indices."""
+    if bounds(d)[0] >= 1:
+        return
+    assert ind.ndim is not None
+    chk.require(any_of(ge(d, 1), eq(product(ind.dims), 0)), SHAPE_MISMATCH, message)
+
+
 def _clamp(v: Dim, lo: Dim, hi: Dim) -> Dim:
     return dmin(dmax(v, lo), hi)
 
 
-def slice_len(d: Dim, b: int | None, e: int | None, s: int) -> Dim:
-    """The length of ``range(d)[b:e:s]`` for a (symbolic) ``d >= 0`` (Python's slice.indices)."""
+Index = int | Dim | None
+
+
+def slice_len(d: Dim, b: Index, e: Index, s: int) -> Dim:
+    """The length of ``range(d)[b:e:s]`` for a (symbolic) ``d >= 0`` (Python's slice.indices); a
+    symbolic index is taken as non-negative (counted from the start)."""
     if s > 0:
         start = ZERO if b is None else _norm_index(d, b, ZERO, d)
         stop = d if e is None else _norm_index(d, e, ZERO, d)
@@ -90,7 +115,9 @@ def slice_len(d: Dim, b: int | None, e: int | None, s: int) -> Dim:
     return dmax(floordiv(start - stop + (-s - 1), -s), 0)
 
 
-def _norm_index(d: Dim, i: int, lo: Dim, hi: Dim) -> Dim:
+def _norm_index(d: Dim, i: int | Dim, lo: Dim, hi: Dim) -> Dim:
+    if isinstance(i, Dim):
+        return _clamp(i, lo, hi)
     if abs(i) >= BIG:  # Relay's sentinels: past either end
         return hi if i > 0 else lo
     v = d + i if i < 0 else as_dim(i)
@@ -121,7 +148,8 @@ class SliceSpec:
                 op, f"begin and end must have the same length, got {len(self.begin)} and {len(self.end)}"
             )
         if self.strides is not None and len(self.strides) not in (1, len(self.begin)):
-            raise bad(op, f"strides must have 1 or {len(self.begin)} values")
+            want = "1 value" if len(self.begin) == 1 else f"1 or {len(self.begin)} values"
+            raise bad(op, f"strides must have {want}, got {len(self.strides)}")
         if self.axes is not None and len(self.axes) != len(self.begin):
             raise bad(op, f"axes must have {len(self.begin)} values")
 
@@ -138,12 +166,23 @@ def _ints(v: object, name: str, op: str) -> tuple[int, ...]:
     raise bad(op, f"{name} must be a sequence of ints, got {v!r}")
 
 
-def _opt_ints(v: object, name: str, op: str) -> tuple[int | None, ...]:
-    if isinstance(v, int) and not isinstance(v, bool):
-        return (v,)
-    if isinstance(v, tuple) and all(x is None or (isinstance(x, int) and not isinstance(x, bool)) for x in v):
-        return tuple(v)
-    raise bad(op, f"{name} must be a sequence of ints (or None), got {v!r}")
+def _index(x: object) -> bool:
+    return x is None or (isinstance(x, int) and not isinstance(x, bool)) or isinstance(x, Dim)
+
+
+def _opt_ints(v: object, name: str, op: str) -> tuple[Index, ...]:
+    """Indices: ints, dimensions (a constant one becomes its int) or None."""
+    if (isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, Dim):
+        v = (v,)
+    if isinstance(v, tuple) and all(_index(x) for x in v):
+        out: list[Index] = []
+        for x in v:
+            if isinstance(x, Dim) and x.constant_value is not None:
+                out.append(x.constant_value)
+            else:
+                out.append(x)
+        return tuple(out)
+    raise bad(op, f"{name} must be a sequence of ints, dimensions or None, got {v!r}")
 
 
 @relation("strided_slice")
@@ -170,19 +209,29 @@ def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if len(set(axes)) != len(axes):
             ctx.fail(AXIS_OUT_OF_RANGE, f"strided_slice: duplicate axes {spec.axes} for rank {r}")
     shape = list(x.dims)
+    chk = Checks()
     for j, ax in enumerate(axes):
         d = x.dims[ax]
         b, e = spec.begin[j], spec.end[j]
-        if spec.mode == "size":
-            bb = 0 if b is None else b
-            if e is None or e < 0:
-                shape[ax] = slice_len(d, bb, None, 1)
-            else:
-                shape[ax] = (
-                    slice_len(d, bb, None, 1) if bb < 0 and bb + e >= 0 else slice_len(d, bb, bb + e, 1)
+        for what, v in (("begin", b), ("end", e)):
+            if isinstance(v, Dim) and bounds(v)[0] < 0:
+                chk.require(
+                    ge(v, 0),
+                    NEGATIVE_DIM,
+                    f"strided_slice: the symbolic {what} {v} on axis {ax} may be negative "
+                    "(a symbolic index counts from the start)",
                 )
+        if spec.mode == "size":
+            # Relay: end = canonical begin + size (a negative size: to the end); strides ignored
+            start = ZERO if b is None else _norm_index(d, b, ZERO, d)
+            if e is None or (isinstance(e, int) and e < 0):
+                shape[ax] = d - start
+            else:
+                shape[ax] = dmax(dmin(as_dim(e), d - start), 0)
             continue
         s = 1 if spec.strides is None else spec.strides[j if len(spec.strides) > 1 else 0]
         shape[ax] = slice_len(d, b, e, s)
+    if not chk.commit(ctx):
+        return False
     ctx.assign(out, Tensor(tuple(shape), x.dtype))
     return True

@@ -6,7 +6,8 @@ duplicates are an error), ``keepdims`` (reduced axes become 1 instead of disappe
 ``exclude`` (reduce every axis *not* listed). ``axis=()`` reduces nothing (numpy; with
 ``exclude=True`` it reduces everything). ``max``/``min``/``argmax``/``argmin`` need a non-empty
 reduced extent (numpy raises on a zero-size reduction): a dimension that may be 0 is a guard.
-``argmax``/``argmin`` give ``int32``.
+``argmax``/``argmin`` give ``int32``. A full reduction (no ``axis``, no ``keepdims``) of a tensor
+of unknown rank is a scalar.
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ def _reduce(ctx: Context, args: Sequence[Type], attrs: Attrs, dtype: object, non
     if x.ndim is None:
         if not ctx.final:
             return False
-        ctx.assign(out, Tensor(None, odtype))  # type: ignore[arg-type]
+        full = attrs.get("axis") is None and not attr_bool(attrs, "exclude", False, ctx.name)
+        # a full reduction without keepdims is a scalar whatever the input's rank
+        shape: tuple[Dim, ...] | None = () if full and not keepdims else None
+        ctx.assign(out, Tensor(shape, odtype))  # type: ignore[arg-type]
         return True
     axes = reduced_axes(ctx, attrs, x.ndim)
     chk = Checks()
@@ -63,14 +67,14 @@ def _reduce(ctx: Context, args: Sequence[Type], attrs: Attrs, dtype: object, non
             )
     if not chk.commit(ctx):
         return False
-    shape: list[Dim] = []
+    dims: list[Dim] = []
     for i, d in enumerate(x.dims):
         if i in axes:
             if keepdims:
-                shape.append(as_dim(1))
+                dims.append(as_dim(1))
         else:
-            shape.append(d)
-    ctx.assign(out, Tensor(tuple(shape), odtype))  # type: ignore[arg-type]
+            dims.append(d)
+    ctx.assign(out, Tensor(tuple(dims), odtype))  # type: ignore[arg-type]
     return True
 
 

@@ -298,7 +298,12 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if all(isinstance(s, Dim) or s > 0 for s in spec):
             ctx.assign(out, Tensor(tuple(as_dim(s) for s in spec), x.dtype))
             return True
-        return _unknown_rank(ctx, out, x.dtype)
+        if -2 in spec or not ctx.final:
+            return _unknown_rank(ctx, out, x.dtype)
+        # without -2 the new shape fixes the result's rank: what it gives literally is known,
+        # what it copies (0, -3, -4's -1) or infers (-1) from the unknown input is not
+        ctx.assign(out, Tensor(_rank_only(ctx, spec, allowzero), x.dtype))
+        return True
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
         ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {tuple(map(str, spec))}: {err}")
@@ -314,6 +319,26 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             return False
     ctx.assign(out, Tensor(dims, x.dtype))
     return True
+
+
+def _rank_only(ctx: Context, spec: Sequence[Spec], allowzero: bool) -> tuple[Dim, ...]:
+    """The result of a reshape without -2 of an input of unknown rank: one dimension per value
+    (two for -4), unknown where the input decides it."""
+    out: list[Dim] = []
+    i = 0
+    while i < len(spec):
+        s = spec[i]
+        if isinstance(s, Dim) or s > 0 or (s == 0 and allowzero):
+            out.append(as_dim(s))
+        elif s == -4:
+            for p in spec[i + 1 : i + 3]:
+                out.append(ctx.fresh_dim() if isinstance(p, int) and p == -1 else as_dim(p))
+            i += 3
+            continue
+        else:  # 0, -1, -3
+            out.append(ctx.fresh_dim())
+        i += 1
+    return tuple(out)
 
 
 def _spec_str(spec: Sequence[Spec]) -> str:
@@ -369,6 +394,7 @@ def _tuple_fields(ctx: Context, t: Type, what: str) -> list[TensorType] | None:
 
 
 def _same_rank_dtype(ctx: Context, fs: Sequence[TensorType], what: str) -> tuple[int | None, object]:
+    """The common rank (None when every field's rank is unknown) and dtype of the fields."""
     dtype = None
     known = [f.dtype for f in fs if f.dtype is not None]
     for d in known[1:]:
@@ -378,14 +404,36 @@ def _same_rank_dtype(ctx: Context, fs: Sequence[TensorType], what: str) -> tuple
     ranks = {f.ndim for f in fs if f.ndim is not None}
     if len(ranks) > 1:
         ctx.fail(RANK_MISMATCH, f"{what} requires all tensors to have the same rank: {sorted(ranks)}")
-    if any(f.ndim is None for f in fs):
-        return None, dtype
-    return fs[0].ndim, dtype
+    return (ranks.pop() if ranks else None), dtype
+
+
+def _agree(
+    ctx: Context, fs: Sequence[TensorType], rank: int, skip: int, what: str
+) -> tuple[Dim, ...] | None:
+    """The shape the ranked fields share (every axis but ``skip``, checked), or None to defer.
+    Fields of unknown rank have the rank of the others, and nothing more is known of them."""
+    ranked = [(k, f.dims) for k, f in enumerate(fs) if f.ndim is not None]
+    j0, first = ranked[0]
+    chk = Checks()
+    for k, dims in ranked[1:]:
+        for i in range(rank):
+            if i != skip:
+                chk.equal(
+                    first[i],
+                    dims[i],
+                    SHAPE_MISMATCH,
+                    f"{what}: tensors {j0} and {k} differ on {'non-concatenated ' if skip >= 0 else ''}"
+                    f"axis {i}: {first[i]} vs {dims[i]}",
+                )
+    if not chk.commit(ctx):
+        return None
+    return first
 
 
 @relation("concatenate")
 def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """Sizes add up on ``axis``; the other axes must agree (``n`` vs ``m``: guard ``n == m``)."""
+    """Sizes add up on ``axis``; the other axes must agree (``n`` vs ``m``: guard ``n == m``). One
+    field of known rank fixes the result's rank (the others' sizes on ``axis`` are unknown)."""
     axis = attr_int(attrs, "axis", 0, ctx.name)
     fs = _tuple_fields(ctx, args[0], "concatenate")
     if fs is None:
@@ -396,22 +444,14 @@ def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if rank == 0:
         ctx.fail(RANK_MISMATCH, "concatenate: zero-dimensional tensors cannot be concatenated")
     ax = norm_axis(ctx, axis, rank, "concatenate")
-    chk = Checks()
-    first = fs[0].dims
-    for k, f in enumerate(fs[1:], 1):
-        for i in range(rank):
-            if i != ax:
-                chk.equal(
-                    first[i],
-                    f.dims[i],
-                    SHAPE_MISMATCH,
-                    f"concatenate: tensors 0 and {k} differ on non-concatenated axis {i}: "
-                    f"{first[i]} vs {f.dims[i]}",
-                )
-    if not chk.commit(ctx):
+    partial = any(f.ndim is None for f in fs)
+    if partial and not ctx.final:
+        return False  # a field of unknown rank may still be refined through a hole
+    first = _agree(ctx, fs, rank, ax, "concatenate")
+    if first is None:
         return False
     shape = list(first)
-    shape[ax] = sum((f.dims[ax] for f in fs), ZERO)
+    shape[ax] = sum((f.dims[ax] if f.ndim is not None else ctx.fresh_dim() for f in fs), ZERO)
     ctx.assign(args[1], Tensor(tuple(shape), dtype))  # type: ignore[arg-type]
     return True
 
@@ -427,17 +467,10 @@ def stack_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if rank is None:
         return _unknown_rank(ctx, args[1], dtype)
     ax = norm_axis(ctx, axis, rank, "stack", extra=1)
-    chk = Checks()
-    first = fs[0].dims
-    for k, f in enumerate(fs[1:], 1):
-        for i in range(rank):
-            chk.equal(
-                first[i],
-                f.dims[i],
-                SHAPE_MISMATCH,
-                f"stack: tensors 0 and {k} differ on axis {i}: {first[i]} vs {f.dims[i]}",
-            )
-    if not chk.commit(ctx):
+    if any(f.ndim is None for f in fs) and not ctx.final:
+        return False
+    first = _agree(ctx, fs, rank, -1, "stack")
+    if first is None:
         return False
     shape = list(first)
     shape.insert(ax, as_dim(len(fs)))
@@ -526,7 +559,14 @@ def transpose_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if x is None:
         return False
     if x.ndim is None:
-        return _unknown_rank(ctx, out, x.dtype)
+        if axes is None or not ctx.final:
+            return _unknown_rank(ctx, out, x.dtype)
+        # explicit axes fix the rank (Relax); the dimensions are unknown
+        r = len(axes)
+        if len({norm_axis(ctx, a, r, "transpose") for a in axes}) != r:
+            ctx.fail(BAD_ATTRIBUTE, f"transpose: duplicate axes in {axes} for rank {r}")
+        ctx.assign(out, Tensor(tuple(ctx.fresh_dim() for _ in range(r)), x.dtype))
+        return True
     r = x.ndim
     if axes is None:
         perm = list(range(r - 1, -1, -1))
