@@ -154,8 +154,10 @@ def _is_int(v: object) -> bool:
 
 
 def attr_int(attrs: Attrs, name: str, default: int | None, op: str, *, lo: int | None = None) -> int:
-    """An int attribute (``>= lo`` when given)."""
-    v = attrs.get(name, default)
+    """An int attribute (``>= lo`` when given); None means "not given" (the default)."""
+    v = attrs.get(name)
+    if v is None:
+        v = default
     if not _is_int(v):
         raise bad(op, f"attribute {name} must be an int, got {v!r}")
     assert isinstance(v, int)
@@ -165,8 +167,10 @@ def attr_int(attrs: Attrs, name: str, default: int | None, op: str, *, lo: int |
 
 
 def attr_bool(attrs: Attrs, name: str, default: bool, op: str) -> bool:
-    """A bool attribute (0/1 accepted)."""
-    v = attrs.get(name, default)
+    """A bool attribute (0/1 accepted); None means "not given" (the default)."""
+    v = attrs.get(name)
+    if v is None:
+        v = default
     if isinstance(v, bool):
         return v
     if v in (0, 1) and _is_int(v):
@@ -177,8 +181,10 @@ def attr_bool(attrs: Attrs, name: str, default: bool, op: str) -> bool:
 def attr_str(
     attrs: Attrs, name: str, default: str | None, op: str, choices: Sequence[str] = ()
 ) -> str | None:
-    """A string attribute (one of ``choices`` when given); None stays None."""
-    v = attrs.get(name, default)
+    """A string attribute (one of ``choices`` when given); None means "not given" (the default)."""
+    v = attrs.get(name)
+    if v is None:
+        v = default
     if v is None:
         return None
     if not isinstance(v, str):

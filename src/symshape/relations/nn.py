@@ -193,6 +193,13 @@ def make_conv_rel(nd: int) -> None:
             # the data's rank is unknown, the layout still fixes the result's rank
             if not ctx.final:
                 return False
+            if a.channels is not None and a.kernel_size is not None:
+                # the attributes give the weight's shape but for its input channels
+                gw: dict[str, Dim] = {"O": as_dim(a.channels), "I": wd.get("I") or ctx.fresh_dim()}
+                for c, k in zip(sp, a.kernel_size):
+                    gw[c] = as_dim(k)
+                wdtype0 = w.dtype if w is not None else x.dtype
+                ctx.assign(args[1], Tensor(_to_layout(gw, a.kernel_layout), wdtype0))
             ch: Dim = as_dim(a.channels) if a.channels is not None else wd.get("O") or ctx.fresh_dim()
             od0: dict[str, Dim] = {"N": ctx.fresh_dim(), "C": ch}
             for c in sp:
