@@ -122,9 +122,7 @@ def test_the_wrappers_pass_their_own_declarations(x: ss.Var) -> None:
         assert decl is not None and set(c.attrs) <= set(decl), c.callee.name
 
 
-def test_user_operators_without_a_declaration_take_any_attribute(
-    x: ss.Var, user_ops: list[str]
-) -> None:
+def test_user_operators_without_a_declaration_take_any_attribute(x: ss.Var, user_ops: list[str]) -> None:
     user_ops.append("test.attrs_free")
     op = ss.register_op("test.attrs_free", "unary", 1)
     assert op.attr_types is None

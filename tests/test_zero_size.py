@@ -164,6 +164,8 @@ def _flat1(x: np.ndarray) -> np.ndarray:
 
 def _rev2(x: np.ndarray) -> np.ndarray:
     return x[::-2]
+
+
 z0, z1, z2 = Z
 
 CASES: list[tuple[str, list[tuple[Any, ...]], dict[str, Any], Callable[..., Any], list[str] | None, int]] = [

@@ -3,8 +3,8 @@
 ``take(x, indices, axis=None, batch_dims=0)``: ``indices`` must have an integer dtype. Without
 ``axis`` the result has the indices' shape (``x`` is flattened); otherwise
 ``x.shape[:axis] + indices.shape[batch_dims:] + x.shape[axis+1:]`` (the leading ``batch_dims``
-dimensions of ``x`` and ``indices`` must agree). Taking indices from an empty extent fails in
-every mode (numpy raises): an extent that may be 0 needs ``d >= 1`` unless there are no indices.
+dimensions of ``x`` and ``indices`` must agree). Reading from an empty extent fails in every mode
+(numpy raises): an extent that may be 0 needs ``d >= 1`` unless the result has no elements.
 
 ``strided_slice(x, begin, end, strides=None, axes=None, slice_mode="end")`` follows Python/numpy
 slicing per axis (``x[b:e:s]``): negative indices count from the end, indices are clamped, empty
@@ -53,7 +53,8 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if axis is None:
         if x.ndim is not None and ind.ndim is not None:
             chk0 = Checks()
-            _nonempty_source(chk0, product(x.dims), ind, f"take: cannot take from `{x}`, which may be empty")
+            msg = f"take: cannot take from `{x}`, which may be empty"
+            _nonempty_source(chk0, product(x.dims), ind.dims, msg)
             if not chk0.commit(ctx):
                 return False
         ctx.assign(out, TensorType(ind.shape, x.dtype))
@@ -78,21 +79,21 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             SHAPE_MISMATCH,
             f"take: batch dimension {i} differs: {x.dims[i]} vs {ind.dims[i]}",
         )
-    _nonempty_source(chk, x.dims[ax], ind, f"take: cannot take from axis {ax} of `{x}`, which may be empty")
+    shape = (*x.dims[:ax], *ind.dims[bd:], *x.dims[ax + 1 :])
+    msg = f"take: cannot take from axis {ax} of `{x}`, which may be empty"
+    _nonempty_source(chk, x.dims[ax], shape, msg)
     if not chk.commit(ctx):
         return False
-    shape = (*x.dims[:ax], *ind.dims[bd:], *x.dims[ax + 1 :])
     ctx.assign(out, Tensor(shape, x.dtype))
     return True
 
 
-def _nonempty_source(chk: Checks, d: Dim, ind: TensorType, message: str) -> None:
-    """Indices into an extent ``d`` that may be 0 (every mode then fails, numpy raises): ``d >= 1``
-    unless there are no indices."""
+def _nonempty_source(chk: Checks, d: Dim, result: Sequence[Dim], message: str) -> None:
+    """Reading from an extent ``d`` that may be 0 fails in every mode (numpy raises "cannot do a
+    non-empty take from an empty axes"): ``d >= 1`` unless the result has no elements."""
     if bounds(d)[0] >= 1:
         return
-    assert ind.ndim is not None
-    chk.require(any_of(ge(d, 1), eq(product(ind.dims), 0)), SHAPE_MISMATCH, message)
+    chk.require(any_of(ge(d, 1), eq(product(result), 0)), SHAPE_MISMATCH, message)
 
 
 def _clamp(v: Dim, lo: Dim, hi: Dim) -> Dim:

@@ -29,7 +29,7 @@ import itertools
 from collections.abc import Sequence
 
 from symshape.encoding.conds import TRUE, any_of, eq, le, ne
-from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, mod
+from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, mod
 from symshape.encoding.types import Attrs, IncompleteType, Tensor, TensorType, TupleType, Type, TypeVar
 from symshape.errors import (
     ARITY_MISMATCH,
@@ -244,8 +244,11 @@ def _reshape_dims_uncached(
                     return (), [], f"-4 cannot split {d0} by a zero dimension"
                 if _may_be_zero(known):
                     conds.append((ne(known, 0), f"-4 cannot split {d0} by {known} when it is 0"))
-                conds.append((eq(mod(d0, known), 0), f"-4 splits {d0} into ({a}, {b})"))
-                rest = exact_div(d0, known)
+                    known_div = dmax(known, 1)  # equal to ``known`` wherever the reshape is valid
+                else:
+                    known_div = known
+                conds.append((eq(mod(d0, known_div), 0), f"-4 splits {d0} into ({a}, {b})"))
+                rest = exact_div(d0, known_div)
                 pair = (rest, known) if a_infer else (known, rest)
             else:
                 da, db = as_dim(a), as_dim(b)
@@ -268,10 +271,13 @@ def _reshape_dims_uncached(
         for d in (*copied, *free_out):
             if _may_be_zero(d):
                 conds.append((ne(d, 0), f"-1 cannot be inferred when {d} is 0"))
-        c = eq(mod(pin, pout), 0)
+        # a divisor that may be 0 is written max(pout, 1): the same wherever the reshape is
+        # valid, and defined at every value of the symbols
+        div = dmax(pout, 1) if _may_be_zero(pout) else pout
+        c = eq(mod(pin, div), 0)
         if c != TRUE:
             conds.append((c, f"{pout} must divide {pin}"))
-        out[infer_at] = exact_div(pin, pout)
+        out[infer_at] = exact_div(pin, div)
     else:
         # the element counts are compared in full: a copied dimension that may be 0 does not
         # cancel out (then ``0 == 0`` holds whatever the other dimensions are); common factors
