@@ -7,6 +7,11 @@ types it, an attribute checker (a bad *literal* attribute raises
 applies, a ``normalize`` hook (seed 003): reshape special values become explicit dimensions when
 every output dimension is known, negative axes become non-negative, ``transpose(x)`` and ``squeeze(x)``
 get explicit axes. The functions here drop the ``nn.`` prefix.
+
+Every operator declares the attributes it takes (``attr_types``, see :mod:`symshape.ir.op`): a
+call with an unknown or misspelt attribute (``Op.get("sum")(x, axes=1)``: "did you mean
+`axis`?") or a value of the wrong kind (``layer_norm(..., epsilon="a")``) raises ``bad-attribute``
+when it is built.
 """
 
 from __future__ import annotations

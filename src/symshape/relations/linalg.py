@@ -2,7 +2,8 @@
 
 * ``dense(x, w, units=None)``: ``w`` is ``(units, K)``, ``out = x.shape[:-1] + (units,)``. With
   ``units`` the weight is *assigned* ``(units, x.shape[-1])`` (an unannotated weight is inferred,
-  an annotated one is unified with it). Without ``units`` the weight must be a rank-2 tensor.
+  an annotated one is unified with it). Without ``units`` the weight must be a rank-2 tensor
+  (one of unknown rank gives an unknown number of units).
   Either way the contracted dimensions must agree (Relay does not check this).
 * ``matmul(a, b, out_dtype=None)``: numpy semantics: a 1-d operand gets a 1 prepended (``a``) or
   appended (``b``) and that dimension removed from the result; batch dimensions broadcast;

@@ -16,7 +16,13 @@ Convolution weights are ``(channels, C/groups, *kernel)`` in OI-order: when ``ch
 ``kernel_size`` are given the weight is *assigned* that shape (an unannotated weight is inferred);
 otherwise the weight must be known and ``channels = O``. The checks Relay makes optimistically
 are conditions: ``C % groups == 0``, ``channels % groups == 0``, ``I * groups == C``, kernel
-sizes and ``channels`` matching the weight.
+sizes and ``channels`` matching the weight, and a kernel size that may be 0 needs ``k >= 1``.
+
+``out_layout`` (Relax) is the result's layout for convolution and every pooling (default: the
+data's layout). Data of unknown rank still gives a result of rank ``nd + 2`` (the layout says
+which dimension is which: the output channels are known when ``channels`` or the weight gives
+them); a weight of unknown rank gives what the attributes determine (``kernel_size``,
+``channels``) and unknown dimensions for the rest.
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ relation               rule (Relay semantics; every optimistic Relay check is a 
 ``flatten``            ``(prod(sh[:axis]), prod(sh[axis:]))``, ``axis`` in ``[-rank, rank]``
 ``reshape``            ``newshape`` with Relay's 0, -1, -2, -3, -4; the element count must be
                        preserved (``reshape-size``): ``(n, 6) -> (-1, 4)`` gives ``((3*n)//2, 4)``
-                       and the guard ``n % 2 == 0``; ``(2, 3) -> (7,)`` is an error
+                       and the guard ``n % 2 == 0``; ``(2, 3) -> (7,)`` is an error. Counts are
+                       compared in full (``(0, 5, 0) -> (0, 5, 0, 2)`` is valid: 0 elements
+                       each), cancelling only factors known to be positive; -1 needs the other
+                       result dimensions to be non-zero (numpy), a guard where they may be 0
 ``reshape_like``       ``like``'s shape, same element count
 ``concatenate``        a tuple of tensors; sizes add up on ``axis``, the other axes must agree
 ``stack``              all shapes equal; a new axis of size ``len(xs)``
@@ -20,6 +23,12 @@ relation               rule (Relay semantics; every optimistic Relay check is a 
 ``pad``                ``d + before + after`` per axis
 ``init_tensor``        ``zeros``/``ones``: the ``shape`` and ``dtype`` attributes, no inputs
 =====================  =========================================================================
+
+An input of unknown rank gives a result of unknown rank, except where the attributes fix the
+rank (a ``newshape`` without -2, ``transpose`` with ``axes``, a concatenation or stack with one
+field of known rank): the result then has that rank and unknown dimensions where the input would
+decide them. Every operand must be a tensor (a tuple of tensors for ``concatenate``/``stack``):
+anything else is a ``type-mismatch``.
 """
 
 from __future__ import annotations
