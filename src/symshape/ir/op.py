@@ -97,7 +97,7 @@ def check_declared(op: str, attrs: Attrs, declared: Mapping[str, str]) -> None:
             known = sorted(declared)
             takes = f"{op} takes {', '.join(known)}" if known else f"{op} takes no attributes"
             near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-            hint = f"; did you mean `{near[0]}`?" if near else ";"
+            hint = f"; did you mean `{near[0]}`?" if near else ""
             raise SymshapeError(BAD_ATTRIBUTE, f"{op}: unknown attribute {name}{hint} ({takes})")
         if v is None:
             continue
