@@ -567,6 +567,8 @@ def _candidates(solver: TypeSolver) -> dict[int, _Cand]:
         _type_keys(solver, a, ann, c.keys)
         _type_keys(solver, b, ann, c.keys)
     for rel in solver.rels:
+        if rel.state == "poisoned":
+            continue  # downstream of an error: it never ran, so it contributes nothing
         c = get(rel.origin, "relation")
         c.items.append(("relation", rel))
         for t in rel.args:
