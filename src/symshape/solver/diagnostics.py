@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
-from symshape.encoding.conds import Cond, cond_holds
-from symshape.encoding.dims import Atom, Dim, DimLike
-from symshape.errors import ERROR_CODES, ErrorCode
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, cond_dims, decide, map_cond
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym, _atom_dim
+from symshape.errors import ERROR_CODES, INVALID_ARGUMENT, ErrorCode, SymshapeError
 
 __all__ = [
     "Span",
@@ -34,6 +34,7 @@ __all__ = [
     "ERROR_CODES",
     "ErrorCode",
     "conflict_message",
+    "cond_holds_at",
     "caller_span",
     "frame_span",
     "render_all",
@@ -230,7 +231,22 @@ class Guard:
         return f"Guard({self.cond})"
 
     def holds(self, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
-        return cond_holds(self.cond, env)
+        """Whether the condition holds where the symbols take the values of ``env`` (keys:
+        symbols, their atoms or names; values: ints).
+
+        It is decided as far as the assignment decides it: ``n == 1 or m == 1`` holds at
+        ``{n: 1}`` whatever ``m`` is. A ``SymshapeError`` (``invalid-argument``) says when
+        ``env`` is not a mapping of symbols to ints, or names the symbols the answer depends on
+        that have no value (an anonymous ``?`` or a solver unknown ``?d`` can never be given one).
+
+        >>> import symshape as ss
+        >>> n, m = ss.dims("n m")
+        >>> from symshape.encoding.conds import any_of, eq
+        >>> g = Guard(any_of(eq(n, 1), eq(m, 1)))
+        >>> g.holds({n: 1}), g.holds({"n": 2, "m": 1}), g.holds({n: 2, m: 3})
+        (True, True, False)
+        """
+        return cond_holds_at(self.cond, env)
 
     def describe(self) -> str:
         who = self.origin.describe() if self.origin else "the program"
@@ -242,6 +258,64 @@ class Guard:
             "origin": self.origin.label if self.origin else None,
             "span": self.origin.span.to_json() if self.origin and self.origin.span else None,
         }
+
+
+def cond_holds_at(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
+    """``c`` evaluated at ``env`` as far as the values decide it (see :meth:`Guard.holds`)."""
+    if not isinstance(env, Mapping):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"the values of the symbols must be a mapping, got {type(env).__name__}"
+        )
+    for k, v in env.items():
+        if isinstance(v, bool) or not isinstance(v, (int, Dim)):
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"the value of {k} must be an int, got {type(v).__name__} {v!r}"
+            )
+    try:
+        sub = map_cond(c, lambda d: d.subs(env))
+        r = decide(sub)
+        if r is None:
+            r = _eval3(sub)
+    except SymshapeError:
+        raise
+    except (TypeError, ValueError, KeyError) as e:
+        raise SymshapeError(INVALID_ARGUMENT, f"cannot evaluate `{c}` at {dict(env)!r}: {e}") from None
+    if r is not None:
+        return r
+    missing = sorted({str(_atom_dim(x)) for x in _open_atoms(sub)})
+    which = "which has" if len(missing) == 1 else "which have"
+    raise SymshapeError(
+        INVALID_ARGUMENT,
+        f"`{c}` is not decided by the values given: it depends on {', '.join(missing)}, "
+        f"{which} no value",
+    )
+
+
+def _eval3(c: Cond) -> bool | None:
+    """Three-valued evaluation: True, False, or None when ``c`` still depends on its atoms."""
+    match c:
+        case BoolConst(v):
+            return v
+        case Cmp():
+            return decide(c)
+        case BoolOp(op, xs):
+            vals = [_eval3(x) for x in xs]
+            if op == "and":
+                return False if False in vals else True if all(v is True for v in vals) else None
+            return True if True in vals else False if all(v is False for v in vals) else None
+        case Not(x):
+            v = _eval3(x)
+            return None if v is None else not v
+    return None
+
+
+def _open_atoms(c: Cond) -> list[Atom]:
+    out: list[Atom] = []
+    for d in cond_dims(c):
+        for a in d.atoms():
+            if isinstance(a, (Sym, AnyDim, DimVar)) and a not in out:
+                out.append(a)
+    return out
 
 
 # (id(code), f_lasti, with column) -> (code, span): a call site's span, computed once (``f_lineno``
