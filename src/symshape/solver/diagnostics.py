@@ -273,7 +273,7 @@ def cond_holds_at(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
             )
     try:
         sub = map_cond(c, lambda d: d.subs(env))
-        r = decide(sub)
+        r: bool | None = decide(sub)
         if r is None:
             r = _eval3(sub)
     except SymshapeError:
