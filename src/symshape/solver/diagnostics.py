@@ -304,8 +304,8 @@ def _eval3(c: Cond) -> bool | None:
                 return False if False in vals else True if all(v is True for v in vals) else None
             return True if True in vals else False if all(v is False for v in vals) else None
         case Not(x):
-            v = _eval3(x)
-            return None if v is None else not v
+            inner = _eval3(x)
+            return None if inner is None else not inner
     return None
 
 
