@@ -5,6 +5,21 @@ re-exported here. A :class:`Diagnostic` is one error: a code, a message, the pri
 :class:`Note` per other member of its unsat core. Messages that show two types come from
 :func:`conflict_message`, which prints both sides and the first place they differ, so look-alike
 types stay distinguishable (``dimension 1: 4 vs 5``).
+
+Conventions every message and note follows (what a numpy or PyTorch user expects):
+
+* **Indexing.** A dimension or axis is named by its **0-based index counted from the left of the
+  tensor printed next to it**: in ``Tensor[(n, 3, 4), float32]`` dimension 2 is ``4``. Negative
+  axes appear only where the user wrote them (``axis -1 is out of range``). Broadcasting aligns
+  shapes from the right, so when the two tensors have different ranks each side is named in its
+  own indexing: ``cannot broadcast `Tensor[(n, 3, 4), float32]` and `Tensor[(5,), float32]`:
+  dimension 2 of the first is 4, dimension 0 of the second is 5``; with equal ranks it reads like
+  a unification, ``dimension 1: 4 vs 5``. Notes use the same words (``flatten gives `...`
+  (dimension 1 is `12`)``).
+* **Operator names.** An operator is named as the user calls it (``dense``, ``relu``,
+  ``max_pool2d``, ``sum``), not by its registry name (``nn.dense``) or its relation (``pool2d``,
+  ``reduce``): the relation's context name, the origin's label, and so every message prefix,
+  note and chain come from :func:`symshape.solver.solve.op_display_name`, in one place.
 """
 
 from __future__ import annotations
@@ -104,12 +119,15 @@ class Evidence:
     ``members[i]`` is what ``Diagnostic.core[i]`` contributes (the primary first, then the notes'
     members in order); ``axioms`` are the untracked facts (symbol ranges, non-negative dimensions,
     type sizes). The core is *minimal*: ``axioms`` and all members are unsatisfiable, and leaving
-    out any one member makes the rest satisfiable (:meth:`check_minimal` re-checks that).
+    out any one member makes the rest satisfiable (:meth:`check_minimal` re-checks that) — unless
+    ``minimized`` is False: the explainer ran out of time (or Z3 could not decide) while
+    minimizing, and the diagnostic says so in a note.
     """
 
     members: tuple[Any, ...]
     axioms: tuple[Any, ...]
     ctx: Any = None
+    minimized: bool = True
 
     def check_minimal(self, members: tuple[Any, ...] | None = None) -> list[str]:
         """Problems with ``members`` (default: this core) as a minimal unsat core; [] if none."""

@@ -30,8 +30,9 @@ The formulas are kept on the diagnostic (:class:`Evidence`), so tests can re-che
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import z3
@@ -56,10 +57,8 @@ from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
 if TYPE_CHECKING:
     from symshape.solver.solve import RelationInstance, TypeSolver
 
-__all__ = ["explain_errors", "MAX_MEMBERS"]
+__all__ = ["explain_errors"]
 
-MAX_MEMBERS = 240
-_CAPS = (60, MAX_MEMBERS)  # candidates tried, nearest the primary first
 _HUB = 8  # a key shared by more candidates than this is expanded late
 _FORMS: dict[type, int] = {
     TensorType: 1,
@@ -101,6 +100,7 @@ class _Part:
     text: str
     formula: Any
     loc: tuple[int, ...] = ()
+    held: bool = False  # a condition that held at the real values (it links, it explains nothing)
 
 
 @dataclass
@@ -167,6 +167,7 @@ class _Explainer:
         self.ann: dict[int, tuple[Type, Origin]] = {id(t): (t, o) for t, o in solver.sources.values()}
         self.members: dict[int, _Member] = {}  # by origin seq
         self._keys: set[tuple[str, int]] = set()
+        self.structural = False  # explaining a structural conflict (see _explain_one)
 
     # -- terms -----------------------------------------------------------------------------------
     def var(self, prefix: str) -> Any:
@@ -442,10 +443,12 @@ class _Explainer:
                     prefix = f"output {j} " if len(outs) > 1 else ""
                     parts.append(_Part(p.kind, prefix + p.text, p.formula, (j, *p.loc)))
             for c in run.conds:
+                # every condition the generic run states is part of the relation's contribution,
+                # also one that held at the real values: broadcasting ``a`` with ``b`` ties the two
+                # (``a == b or a == 1 or b == 1``), so the output is pinned by either operand
                 real = map_cond(c, lambda d: d.subs(back)) if back else c
-                if decide(real) is True and rel.state != "failed":
-                    continue
-                parts.append(_Part("cond", str(real), self.z.cond(c)))
+                held = decide(real) is True and rel.state != "failed"
+                parts.append(_Part("cond", str(real), self.z.cond(c), held=held))
         except _Unsupported:
             return None
         forwards = (
@@ -576,35 +579,34 @@ def _candidates(solver: TypeSolver) -> dict[int, _Cand]:
     return cands
 
 
-def _select(cands: dict[int, _Cand], primary: int, excluded: set[int], cap: int) -> list[int]:
-    """The candidates connected to the primary, nearest first, at most ``cap`` (symbols link
-    candidates only after everything linked through holes and annotations)."""
+def _bfs_order(cands: dict[int, _Cand], primary: int, excluded: set[int]) -> list[int]:
+    """Every candidate connected to the primary, nearest first (the primary first): local links
+    first (a hole, an occurrence used a few times), then hubs (a weight used by every layer), then
+    symbols (which link nearly everything); what nothing links comes last, in program order."""
     pool = [s for s in cands if s not in excluded or s == primary]
-    if len(pool) <= cap:
-        return sorted(pool)
     by_key: dict[tuple[str, Any], list[int]] = {}
-    for s in pool:
-        for k in cands[s].keys:
-            by_key.setdefault(k, []).append(s)
+    for q in pool:
+        for k in cands[q].keys:
+            by_key.setdefault(k, []).append(q)
+    keys_of = {q: sorted(cands[q].keys, key=repr) for q in pool}
     chosen = [primary]
     seen = {primary}
-    # local links first (a hole, an occurrence used a few times), then hubs (a weight used by
-    # every layer), then symbols (which link nearly everything)
     for stage in (0, 1, 2):
         frontier = list(chosen)
-        while frontier and len(chosen) < cap:
+        while frontier:
             nxt: list[int] = []
-            for s in frontier:
-                for k in sorted(cands[s].keys, key=repr):
+            for q in frontier:
+                for k in keys_of[q]:
                     if (k[0] == "sym" and stage < 2) or (len(by_key[k]) > _HUB and stage < 1):
                         continue
-                    for s2 in by_key.get(k, ()):
-                        if s2 not in seen:
-                            seen.add(s2)
-                            chosen.append(s2)
-                            nxt.append(s2)
+                    for q2 in by_key.get(k, ()):
+                        if q2 not in seen:
+                            seen.add(q2)
+                            chosen.append(q2)
+                            nxt.append(q2)
             frontier = nxt
-    return sorted(chosen[:cap])
+    chosen.extend(sorted(q for q in pool if q not in seen))
+    return chosen
 
 
 def explain_errors(solver: TypeSolver) -> None:
@@ -623,16 +625,34 @@ def explain_errors(solver: TypeSolver) -> None:
         assert d.origin is not None
         if d.origin.seq not in cands:
             continue
-        new = None
-        for cap in _CAPS:
-            try:
-                new = _explain_one(solver, cands, d, failing - {d.origin.seq}, cap)
-            except (z3.Z3Exception, _Unsupported, RecursionError):
-                new = None
-            if new is not None or len(cands) <= cap:
-                break
+        budget = _Budget(max(_MIN_BUDGET_S, _BUDGET_TIMEOUTS * solver.timeout_ms / 1000))
+        try:
+            new = _explain_one(solver, cands, d, failing - {d.origin.seq}, budget)
+        except (z3.Z3Exception, _Unsupported, RecursionError) as e:
+            new = None
+            budget.reason = budget.reason or f"{type(e).__name__} while explaining"
         if new is not None:
             solver.errors[i] = new
+        elif budget.reason:
+            solver.errors[i] = replace(
+                d, notes=(*d.notes, Note(f"the explanation was not found: {budget.reason}", None))
+            )
+
+
+_MIN_BUDGET_S = 2.0  # seconds an explanation may take at least ...
+_BUDGET_TIMEOUTS = 2.5  # ... and in Z3 timeouts (the default 2 s timeout gives 5 s)
+
+
+class _Budget:
+    """The time an explanation may take; ``reason`` says why it gave up (empty: it did not)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = time.perf_counter() + seconds
+        self.reason = ""
+
+    def out(self) -> bool:
+        return time.perf_counter() > self.deadline
 
 
 _STRUCTURAL = frozenset(
@@ -649,91 +669,198 @@ _STRUCTURAL = frozenset(
 _NOT_CONFLICTS = frozenset({"unproven-guard", "impure-call", "undefined-var", "inconclusive"})
 
 
+class _Problem:
+    """The members built so far in one Z3 solver: links and premises as background, every other
+    member under its own tracking literal (so any subset can be checked, and Z3 names a core)."""
+
+    def __init__(self, ex: _Explainer, structural: bool, timeout_ms: int, calls: Any) -> None:
+        self.ex = ex
+        self.structural = structural
+        self.s = z3.Solver(ctx=ex.ctx)
+        self.s.set("timeout", int(timeout_ms))
+        self.calls = calls  # the session, whose explain_calls counts the checks
+        self.background: list[Any] = []
+        self.order: list[int] = []  # members under literals, in the order they were added
+        self.lits: dict[int, Any] = {}
+        self.fs: dict[int, Any] = {}
+        self._axioms = 0
+        self._done: set[int] = set()
+
+    def add_background(self, fs: Sequence[Any]) -> None:
+        for f in fs:
+            self.background.append(f)
+            self.s.add(f)
+
+    def sync(self) -> None:
+        """Assert what the explainer built since the last call."""
+        ex = self.ex
+        ex.axioms.extend(ex.z.take_axioms())
+        self.add_background(ex.axioms[self._axioms :])
+        self._axioms = len(ex.axioms)
+        for q, m in sorted(ex.members.items()):
+            if q in self._done:
+                continue
+            self._done.add(q)
+            if not self.structural:
+                self.add_background(m.premise)
+            if m.link:
+                self.add_background([m.formula(ex.ctx, structure=self.structural)])
+            else:
+                self.put(q, m.formula(ex.ctx, structure=self.structural))
+
+    def put(self, q: int, f: Any) -> None:
+        """(Re)state member ``q`` as ``f`` under a fresh literal."""
+        lit = z3.Bool(f"member{q}_{len(self.lits)}", self.ex.ctx)
+        self.s.add(z3.Implies(lit, f))
+        self.lits[q] = lit
+        self.fs[q] = f
+        if q not in self.order:
+            self.order.append(q)
+
+    def check(self, seqs: Sequence[int]) -> bool | None:
+        """True: the members ``seqs`` conflict; False: they do not; None: Z3 could not tell."""
+        self.calls.explain_calls += 1
+        r = self.s.check(*[self.lits[q] for q in seqs])
+        return True if r == z3.unsat else False if r == z3.sat else None
+
+    def core(self) -> list[int]:
+        """The members of Z3's unsat core of the last (unsat) check."""
+        names = {str(x) for x in self.s.unsat_core()}
+        return [q for q in self.order if str(self.lits[q]) in names]
+
+    def unsat_with(self, seqs: Sequence[int], fs: dict[int, Any]) -> bool | None:
+        """Check members ``seqs`` stated as ``fs`` (to try a member with fewer parts)."""
+        self.calls.explain_calls += 1
+        self.s.push()
+        try:
+            for q in seqs:
+                self.s.add(fs[q])
+            r = self.s.check()
+        finally:
+            self.s.pop()
+        return True if r == z3.unsat else False if r == z3.sat else None
+
+
+def _build(ex: _Explainer, cand: _Cand) -> None:
+    for item in cand.items:
+        if item[0] == "annotation":
+            ex.add_annotation(item[1], cand.origin)
+        elif item[0] == "unify":
+            ex.add_unification(item[1], item[2], cand.origin)
+        else:
+            ex.add_relation(item[1])
+
+
 def _explain_one(
-    solver: TypeSolver, cands: dict[int, _Cand], d: Diagnostic, excluded: set[int], cap: int
+    solver: TypeSolver, cands: dict[int, _Cand], d: Diagnostic, excluded: set[int], budget: _Budget
 ) -> Diagnostic | None:
+    """The explained diagnostic, or None (then ``budget.reason`` says why, when it is not simply
+    that the error is no conflict between members).
+
+    The candidates are added nearest first, in batches that double in size, until they conflict;
+    a binary search then finds the shortest prefix (in that order) that conflicts, so the
+    explanation is as local as it can be; Z3 names a core of it, and deletion (farthest member
+    first) makes the core minimal. Nothing caps the number of candidates: a conflict whose
+    explanation lies far away is found too, at the cost of a few more checks.
+    """
     assert d.origin is not None
     primary = d.origin.seq
-    chosen = _select(cands, primary, excluded, cap)
+    order = _bfs_order(cands, primary, excluded)
+    rank = {q: i for i, q in enumerate(order)}
     ex = _Explainer(solver)
-    for q in chosen:
-        for item in cands[q].items:
-            if item[0] == "annotation":
-                ex.add_annotation(item[1], cands[q].origin)
-            elif item[0] == "unify":
-                ex.add_unification(item[1], item[2], cands[q].origin)
-            else:
-                ex.add_relation(item[1])
+    # for a conflict between dimensions, the structure the solver found (ranks, dtypes, tuple
+    # arities) is background; for a structural conflict it is what the members contribute
+    structural = d.code in _STRUCTURAL
+    ex.structural = structural
+    prob = _Problem(ex, structural, solver.timeout_ms, solver.session)
+    _build(ex, cands[primary])
     pm = ex.members.get(primary)
     if pm is None:
         return None
     pm.link = False
-    s = z3.Solver(ctx=ex.ctx)
-    s.set("timeout", int(solver.timeout_ms))
+    prob.sync()
 
-    # for a conflict between dimensions, the structure the solver found (ranks, dtypes, tuple
-    # arities) is background; for a structural conflict it is what the members contribute
-    structural = d.code in _STRUCTURAL
+    def members_upto(k: int) -> list[int]:
+        return [q for q in prob.order if rank[q] < k]
 
-    def background() -> list[Any]:
-        ms = sorted(ex.members.items())
-        links = [m.formula(ex.ctx, structure=structural) for q, m in ms if m.link]
-        shapes = [] if structural else [p for _, m in ms for p in m.premise]
-        return [*ex.axioms, *ex.z.take_axioms(), *shapes, *links]
-
-    def formulas() -> dict[int, Any]:
-        return {
-            q: m.formula(ex.ctx, structure=structural) for q, m in sorted(ex.members.items()) if not m.link
-        }
-
-    def unsat(seqs: Sequence[int], fs: dict[int, Any]) -> bool | None:
-        s.push()
-        try:
-            for q in seqs:
-                s.add(fs[q])
-            solver.session.explain_calls += 1
-            r = s.check()
-        finally:
-            s.pop()
-        return True if r == z3.unsat else False if r == z3.sat else None
-
-    s.add(*background())
-    fs = formulas()
-    verdict = unsat(list(fs), fs)
-    if verdict is not True and pm.rels:
+    # grow: batches doubling in size, until the members built conflict
+    built = 1
+    found: int | None = None
+    prev = 0
+    size = 4
+    while True:
+        verdict = prob.check(members_upto(built))
+        if verdict is True:
+            found = built
+            break
+        if budget.out():
+            budget.reason = f"no conflict among the nearest {built} members within {budget.seconds:g} s"
+            return None
+        if built >= len(order):
+            break
+        prev = built
+        for q in order[built : built + size]:
+            _build(ex, cands[q])
+        built = min(len(order), built + size)
+        size *= 2
+        prob.sync()
+    if found is None:
+        if not pm.rels:
+            return None
         # the generic run of the primary lost what made it fail: describe it at its values
         for rel in pm.rels:
             ex.add_relation(rel, tier=3)
         pm.link = False
-        s = z3.Solver(ctx=ex.ctx)
-        s.set("timeout", int(solver.timeout_ms))
-        ex.axioms.extend(ex.z.take_axioms())
-        s.add(*background())
-        fs = formulas()
-        verdict = unsat(list(fs), fs)
-    if verdict is not True:
+        prob.sync()
+        prob.put(primary, pm.formula(ex.ctx, structure=structural))
+        if prob.check(members_upto(len(order))) is not True:
+            return None
+        found, prev = len(order), 0
+    # the shortest conflicting prefix: prefixes up to ``prev`` do not conflict
+    lo, hi = prev, found
+    while hi - lo > 1 and not budget.out():
+        mid = (lo + hi) // 2
+        if prob.check(members_upto(mid)) is True:
+            hi = mid
+        else:
+            lo = mid
+    if prob.check(members_upto(hi)) is not True:
         return None
-    # deletion-based minimization in program order, the primary pinned
-    order = sorted(fs, key=lambda q: ex.members[q].origin.sort_key())
-    core = list(order)
-    for q in order:
+    core = prob.core()
+    if primary not in core:
+        return None  # the conflict does not need the place where it surfaced
+    # deletion-based minimization, the farthest member first, the primary pinned
+    minimized = True
+    for q in sorted(core, key=lambda x: (-rank[x], ex.members[x].origin.sort_key())):
         if q == primary:
             continue
+        if budget.out():
+            minimized = False
+            budget.reason = f"the time limit of {budget.seconds:g} s was reached"
+            break
         trial = [x for x in core if x != q]
-        if unsat(trial, fs) is True:
+        r = prob.check(trial)
+        if r is True:
             core = trial
-    if unsat([x for x in core if x != primary], fs) is not False:
-        return None  # the conflict does not need the place where it surfaced
+        elif r is None:
+            minimized = False
+            budget.reason = f"Z3 could not decide whether {ex.members[q].origin.describe()} is needed"
+    if prob.check([x for x in core if x != primary]) is not False:
+        return None
+    core.sort(key=lambda q: ex.members[q].origin.sort_key())
+    fs = prob.fs
     notes: list[Note] = []
     for q in core:
         if q != primary:
             m = ex.members[q]
-            notes.append(Note(_describe(ex, m, core, fs, unsat, structural), m.origin.span))
+            notes.append(Note(_describe(ex, m, core, fs, prob.unsat_with, structural), m.origin.span))
     chain = _chain(ex, primary, [q for q in core if q != primary])
     if chain:
         notes.append(Note(_chain_text(chain), None))
+    if not minimized:
+        notes.append(Note(f"the explanation was not minimized: {budget.reason}", None))
     members = [primary, *(q for q in core if q != primary)]
-    ev = Evidence(tuple(fs[q] for q in members), tuple(s.assertions()), ex.ctx)
+    ev = Evidence(tuple(fs[q] for q in members), tuple(prob.background), ex.ctx, minimized)
     return Diagnostic(
         d.code,
         d.message,
@@ -829,7 +956,7 @@ def _describe(
         bits.append("makes " + _join(dims))
     elif any(p.kind in ("struct", "fail") for p in needed) and m.outputs:
         bits.append(f"gives `{shown}`")
-    conds = [p.text for p in needed if p.kind == "cond"]
+    conds = [p.text for p in needed if p.kind == "cond" and not p.held]
     if conds:
         bits.append("requires " + _join([f"`{c}`" for c in conds]))
     return f"{label} {' and '.join(bits)}" if bits else label

@@ -88,9 +88,29 @@ __all__ = [
     "judge",
     "SandboxRun",
     "sandbox_run",
+    "op_display_name",
 ]
 
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
+
+
+_OP_NAMES: dict[str, str] = {}
+
+
+def op_display_name(name: str) -> str:
+    """The name a user calls an operator by: its registry name without Relay's ``nn.`` prefix
+    (``nn.dense`` is ``ss.ops.dense``). The one place that decides how operators are named in
+    messages, notes and chains.
+
+    >>> op_display_name("nn.max_pool2d"), op_display_name("add")
+    ('max_pool2d', 'add')
+    """
+    hit = _OP_NAMES.get(name)
+    if hit is None:
+        hit = name[3:] if name.startswith("nn.") and len(name) > 3 else name
+        if len(_OP_NAMES) < 4096:
+            _OP_NAMES[name] = hit
+    return hit
 
 
 @contextlib.contextmanager
@@ -122,10 +142,16 @@ class RelationInstance:
     inq: bool = False
     runs: int = 0
     erred: bool = False  # it reported an error: the values it writes are poisoned
+    op: str | None = None  # the operator the user called (see :func:`op_display_name`)
 
     @property
     def name(self) -> str:
         return self.rdef.name
+
+    @property
+    def display(self) -> str:
+        """The name messages use: the operator the user called, else the relation's name."""
+        return self.op if self.op is not None else self.rdef.name
 
 
 class _Ctx(Context):
@@ -136,7 +162,7 @@ class _Ctx(Context):
         self.rel = rel
         self.final = final
         self.num_inputs = rel.num_inputs
-        self.name = rel.name
+        self.name = rel.display
 
     def resolve(self, t: Type) -> Type:
         return self.solver.unifier.resolve(t)
@@ -342,13 +368,16 @@ class TypeSolver:
         self, rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, label: str, span: Span | None
     ) -> IncompleteType:
         """An operator call during constraint generation: ``rdef`` over admitted ``inputs`` and a
-        fresh output hole, which is returned. When the inputs are ground and the relation needs
-        no reasoning (see :mod:`symshape.solver.eager`) it is solved here — in program order, like
-        every relation whose inputs are known; otherwise it is queued for :meth:`solve`."""
+        fresh output hole, which is returned. ``label`` is the operator's registry name; messages,
+        notes and chains name it as the user called it (:func:`op_display_name`). When the inputs
+        are ground and the relation needs no reasoning (see :mod:`symshape.solver.eager`) it is
+        solved here — in program order, like every relation whose inputs are known; otherwise it
+        is queued for :meth:`solve`."""
         out = IncompleteType()
         rid = len(self.rels)
-        origin = Origin("relation", label, span, payload=rid)
-        rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin)
+        op = op_display_name(label)
+        origin = Origin("relation", op, span, payload=rid)
+        rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin, op=op)
         self.rels.append(rel)
         self.producer[out] = rel
         self.graph.add_instance(rel)
@@ -596,7 +625,7 @@ class TypeSolver:
             self._error(e.code, e.message, rel.origin, provenance=self._provenance(rel))
         except RecursionError:
             rel.state = "failed"
-            self._error(INVALID_ARGUMENT.code, f"{rel.name}: type too deeply nested", rel.origin)
+            self._error(INVALID_ARGUMENT.code, f"{rel.display}: type too deeply nested", rel.origin)
         except Exception as e:  # a user relation's bug must not escape as a raw traceback
             rel.state = "failed"
             self._error(
