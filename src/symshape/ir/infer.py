@@ -615,7 +615,7 @@ class _Gen:
             # inferred pure so far; a call checked after solving may make it impure (check_purity),
             # so the type lives in a hole that every use of the function shares
             t = s.hole()
-            s.unifier.unify(t, ft, Origin("unify", "function", f.span))
+            s.unifier.unify(t, ft, Origin("unify", "the function", f.span))
         elif not pure:
             name = self.fn_global.get(id(f))
             if name is not None:

@@ -50,6 +50,9 @@ from symshape.encoding.types import (
     Type,
     TypeCall,
     TypeVar,
+    iter_dims,
+    map_dims,
+    subst_typevars,
 )
 from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
@@ -249,9 +252,14 @@ class _Explainer:
                 return _Node(form, size, c(none), c(none), c(0), c(len(kids)), [], kids)
             case FuncType(params, ret, tps, _, _):
                 if tps:
+                    # a polymorphic function type: each occurrence is one instantiation, its
+                    # type and dim parameters fresh (the size stays free: a hole holding the
+                    # polymorphic type has no positions for its parts)
                     s = self.var("s")
                     self.axioms.append(s >= 1)
-                    return _Node(form, s, c(none), c(none), c(0), c(len(params)))
+                    inst = self._instantiate(t)
+                    kids = [] if inst is None else [self.enc(p, sandbox) for p in (*inst.params, inst.ret)]
+                    return _Node(form, s, c(none), c(none), c(0), c(len(params)), [], kids)
                 kids = [self.enc(p, sandbox) for p in (*params, ret)]
                 size = 1 + sum((k.size for k in kids), c(0))
                 return _Node(form, size, c(none), c(none), c(0), c(len(params)), [], kids)
@@ -267,6 +275,26 @@ class _Explainer:
                 return _Node(form, c(1), r, c(none), c(0), c(0))
             case _:
                 return _Node(form, c(1), c(none), c(none), c(0), c(0))
+
+    def _instantiate(self, ft: FuncType) -> FuncType | None:
+        """``ft`` with its type parameters replaced by fresh holes and its dim parameters by
+        fresh symbols (None when it has parameters of other kinds)."""
+        if any(tp.kind not in ("dim", "type") for tp in ft.type_params):
+            return None
+        holes: dict[TypeVar, Type] = {tp: IncompleteType() for tp in ft.type_params if tp.kind == "type"}
+        names = {tp.name for tp in ft.type_params if tp.kind == "dim"}
+        fresh: dict[str, Dim] = {}
+        for d in iter_dims(ft):
+            for a in d.atoms():
+                if isinstance(a, Sym) and a.name in names and a.name not in fresh:
+                    k = next(self._gen)
+                    fresh[a.name] = Dim(((((Sym(f"_i#{k}", a.min, a.max), 1),), 1),))
+
+        def inst(t: Type) -> Type:
+            t = subst_typevars(t, holes) if holes else t
+            return map_dims(t, lambda d: d.subs(fresh)) if fresh else t
+
+        return FuncType(tuple(inst(p) for p in ft.params), inst(ft.ret), (), (), ft.pure)
 
     def _note_dim(self, d: Dim) -> None:
         for v in d.unknowns:
@@ -412,7 +440,12 @@ class _Explainer:
             m.link = False
         m.pairs.append((a, b))
         parts = self.equate(self.enc(a), self.enc(b))
-        m.parts.append(_Part("all", "", z3.And(*[p.formula for p in parts], self.ctx)))
+        if len(m.pairs) == 1 and isinstance(self.u.shallow(b), FuncType):
+            # a call: its parts say which argument matters (see _describe_unify)
+            for p in parts:
+                m.parts.append(_Part("all", p.text, p.formula, p.loc))
+        else:
+            m.parts.append(_Part("all", "", z3.And(*[p.formula for p in parts], self.ctx)))
         m.keys |= self._keys
 
     def _is_position(self, t: Type) -> bool:
@@ -503,7 +536,7 @@ class _Explainer:
             not run.conds
             and len(run.outputs) == 1
             and rel.state != "failed"
-            and any(run.outputs[0] == g for g in gins)
+            and (any(run.outputs[0] == g for g in gins) or _permutes(run.outputs[0], gins))
         )
         return premise, dprem, parts, forwards
 
@@ -867,6 +900,20 @@ def _other_dtype(d: object) -> str:
     return "float64" if d != "float64" else "float32"
 
 
+def _permutes(out: Type, gins: Sequence[Type]) -> bool:
+    """Whether every dimension of ``out`` is one of the inputs' generic dimensions, as such (a
+    transpose, a selection of axes): the relation only moves positions around, like a binding."""
+    if not isinstance(out, TensorType) or not isinstance(out.shape, tuple):
+        return False
+    generic: set[Atom] = set()
+    for g in gins:
+        for d in iter_dims(g):
+            a = d.atom
+            if isinstance(a, Sym) and a.name.startswith(_GEN_PREFIX):
+                generic.add(a)
+    return all(d.atom in generic for d in out.shape)
+
+
 def _type_at(t: Type, path: tuple[int, ...]) -> Type:
     for i in path:
         if not isinstance(t, TupleType) or i >= len(t.fields):
@@ -1041,7 +1088,7 @@ def explain_errors(solver: TypeSolver) -> None:
         assert d.origin is not None
         if d.origin.seq not in cands:
             continue
-        budget = _Budget(max(_MIN_BUDGET_S, _BUDGET_TIMEOUTS * solver.timeout_ms / 1000))
+        budget = _budget(solver)
         try:
             new = _explain_one(solver, cands, d, failing - {d.origin.seq}, budget, memo)
         except (z3.Z3Exception, _Unsupported, RecursionError) as e:
@@ -1060,15 +1107,22 @@ _BUDGET_TIMEOUTS = 2.5  # ... and in Z3 timeouts (the default 2 s timeout gives 
 
 
 class _Budget:
-    """The time an explanation may take; ``reason`` says why it gave up (empty: it did not)."""
+    """The time an explanation may take; ``reason`` says why it gave up (empty: it did not);
+    ``phase`` is what the explainer is doing (``grow``, ``search``, ``minimize``)."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.deadline = time.perf_counter() + seconds
         self.reason = ""
+        self.phase = "grow"
 
     def out(self) -> bool:
         return time.perf_counter() > self.deadline
+
+
+def _budget(solver: TypeSolver) -> _Budget:
+    """The budget of one error's explanation (tests replace this to make the explainer give up)."""
+    return _Budget(max(_MIN_BUDGET_S, _BUDGET_TIMEOUTS * solver.timeout_ms / 1000))
 
 
 _STRUCTURAL = frozenset(
@@ -1240,6 +1294,7 @@ def _explain_one(
             return None
         found, prev = len(order), 0
     # the shortest conflicting prefix: prefixes up to ``prev`` do not conflict
+    budget.phase = "search"
     lo, hi = prev, found
     while hi - lo > 1 and not budget.out():
         mid = (lo + hi) // 2
@@ -1253,6 +1308,7 @@ def _explain_one(
     if primary not in core:
         return None  # the conflict does not need the place where it surfaced
     # deletion-based minimization, the farthest member first, the primary pinned
+    budget.phase = "minimize"
     minimized = True
     for q in sorted(core, key=lambda x: (-rank[x], ex.members[x].origin.sort_key())):
         if q == primary:
@@ -1277,6 +1333,7 @@ def _explain_one(
         if q != primary:
             m = ex.members[q]
             notes.append(Note(_describe(ex, m, core, fs, prob.unsat_with, structural), m.origin.span))
+    notes = _merge_same(notes)
     chain = _chain(ex, primary, [q for q in core if q != primary])
     if chain:
         notes.append(Note(_chain_text(chain), None))
@@ -1294,6 +1351,30 @@ def _explain_one(
         core=tuple(ex.members[q].origin for q in members),
         evidence=ev,
     )
+
+
+def _merge_same(notes: list[Note]) -> list[Note]:
+    """One note for core members that read alike at the same place (the calls of one line in a
+    loop): ``add gives `...` (2 calls at this line)``. Notes come in program order, so they are
+    adjacent.
+
+    >>> from symshape.solver.diagnostics import Span
+    >>> at = Span("m.py", 3)
+    >>> [n.message for n in _merge_same([Note("add", at), Note("add", at), Note("relu", at)])]
+    ['add (2 calls at this line)', 'relu']
+    """
+    out: list[Note] = []
+    counts: list[int] = []
+    for n in notes:
+        if out and out[-1] == n and n.span is not None:
+            counts[-1] += 1
+        else:
+            out.append(n)
+            counts.append(1)
+    return [
+        n if k == 1 else replace(n, message=f"{n.message} ({k} calls at this line)")
+        for n, k in zip(out, counts)
+    ]
 
 
 def _chain(ex: _Explainer, primary: int, others: list[int]) -> list[Origin]:
@@ -1351,18 +1432,21 @@ def _describe(
 ) -> str:
     """What member ``m`` contributed: the parts of it that the conflict needs."""
     label = m.origin.label
-    if not m.rels:
-        if m.origin.kind == "annotation":
-            return label
-        return _describe_unify(ex, m, label)
+    if not m.rels and m.origin.kind == "annotation":
+        return label
     others = [q for q in core if q != m.origin.seq]
     needed = list(m.parts)
-    for p in list(needed):
-        trial = [x for x in needed if x is not p]
-        fs2 = dict(fs)
-        fs2[m.origin.seq] = m.formula(ex.ctx, trial, structure)
-        if unsat([*others, m.origin.seq], fs2) is True:
-            needed = trial
+    if len(needed) > 1:
+        for p in list(needed):
+            if p.forward:
+                continue
+            trial = [x for x in needed if x is not p]
+            fs2 = dict(fs)
+            fs2[m.origin.seq] = m.formula(ex.ctx, trial, structure)
+            if unsat([*others, m.origin.seq], fs2) is True:
+                needed = trial
+    if not m.rels:
+        return _describe_unify(ex, m, label, needed)
     out = m.outputs[0] if len(m.outputs) == 1 else None
     bits: list[str] = []
     dims: list[str] = []
@@ -1391,14 +1475,23 @@ def _describe(
     return f"{label} {' and '.join(bits)}" if bits else label
 
 
-def _describe_unify(ex: _Explainer, m: _Member, label: str) -> str:
-    """A unification: what it made equal (one side, when both print the same once solved)."""
+def _describe_unify(ex: _Explainer, m: _Member, label: str, needed: Sequence[_Part] = ()) -> str:
+    """A unification: what it made equal — the arguments a call passes (those the conflict
+    needs), the type a hole was given, or both sides."""
     if not m.pairs or m.origin.kind == "annotation":
         return label
     a, b = m.pairs[0]
-    ra, rb = str(ex.u.resolve(a)), str(ex.u.resolve(b))
+    rb_t = ex.u.resolve(b)
+    if isinstance(rb_t, FuncType) and label.startswith("call of") and not isinstance(b, IncompleteType):
+        n = len(rb_t.params)
+        used = sorted({p.loc[0] for p in needed if p.loc and p.loc[0] < n}) or list(range(n))
+        args = [f"argument {i} `{rb_t.params[i]}`" for i in used]
+        return f"{label} passes {_join(args)}"
+    ra, rb = str(ex.u.resolve(a)), str(rb_t)
     if ra == rb:
         return f"{label} has type `{ra}`"
+    if isinstance(a, IncompleteType) and not isinstance(b, IncompleteType):
+        return f"{label} has type `{rb}`"
     return f"{label} equates `{ra}` and `{rb}`"
 
 

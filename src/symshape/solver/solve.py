@@ -73,7 +73,15 @@ from symshape.errors import (
 )
 from symshape.relations import get_relation
 from symshape.relations.base import Context, RelationDef, RelationFailure
-from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, Span, caller_span
+from symshape.solver.diagnostics import (
+    Diagnostic,
+    Guard,
+    Note,
+    Origin,
+    Span,
+    caller_span,
+    conflict_message,
+)
 from symshape.solver.eager import EagerMemo
 from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
 from symshape.solver.session import Fact, Session
@@ -204,11 +212,20 @@ class _LoggingUnifier(Unifier):
     def __init__(self, solver: TypeSolver) -> None:
         super().__init__()
         self._solver = solver
+        self.before: tuple[Type, Type] | None = None
 
     def unify(self, a: Type, b: Type, origin: Origin) -> Type:
-        if self._frame is None and self._solver._current is None:
+        if self._frame is not None:
+            return super().unify(a, b, origin)
+        if self._solver._current is None:
             self._solver.unify_log.append((a, b, origin))
-        return super().unify(a, b, origin)
+        # the two sides as they were: a conflict found after two holes' classes were merged
+        # would otherwise print the merged type on both sides
+        self.before = (self.shallow(a), self.shallow(b))
+        try:
+            return super().unify(a, b, origin)
+        finally:
+            self.before = None
 
 
 class TypeSolver:
@@ -463,6 +480,14 @@ class TypeSolver:
         self.require(cond, origin, code, message)
 
     def _on_conflict(self, code: ErrorCode, message: str, origin: Origin, a: Type, b: Type) -> None:
+        u = self.unifier
+        before = getattr(u, "before", None)
+        if before is not None and str(a) == str(b):
+            # both sides print alike once unified: show them as they were before
+            prefix = conflict_message("cannot unify", a, b)
+            if message.startswith(prefix + ": "):
+                detail = message[len(prefix) + 2 :]
+                message = conflict_message("cannot unify", u.resolve(before[0]), u.resolve(before[1]), detail)
         self._error(code.code, message, origin)
 
     # -- errors ---------------------------------------------------------------------------------
