@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import z3
 
 from symshape.encoding.conds import BoolOp, Cmp, Cond, decide, map_cond
-from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, Sym, bounds
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym, bounds
 from symshape.encoding.types import (
     FuncType,
     GlobalTypeVar,
@@ -283,12 +283,12 @@ class _Explainer:
             return None
         holes: dict[TypeVar, Type] = {tp: IncompleteType() for tp in ft.type_params if tp.kind == "type"}
         names = {tp.name for tp in ft.type_params if tp.kind == "dim"}
-        fresh: dict[str, Dim] = {}
+        fresh: dict[Dim | Atom | str, DimLike] = {}
         for d in iter_dims(ft):
             for a in d.atoms():
-                if isinstance(a, Sym) and a.name in names and a.name not in fresh:
+                if isinstance(a, Sym) and a.name in names and a not in fresh:
                     k = next(self._gen)
-                    fresh[a.name] = Dim(((((Sym(f"_i#{k}", a.min, a.max), 1),), 1),))
+                    fresh[a] = Dim(((((Sym(f"_i#{k}", a.min, a.max), 1),), 1),))
 
         def inst(t: Type) -> Type:
             t = subst_typevars(t, holes) if holes else t
