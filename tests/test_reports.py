@@ -4,6 +4,7 @@ minimal cores without duplicate notes, recursive functions whose shape grows."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -158,3 +159,119 @@ def test_explanation_that_is_not_found_says_so(monkeypatch: pytest.MonkeyPatch) 
     [d] = res.errors
     assert d.notes[-1].message.startswith("the explanation was not found: ")
     assert d.evidence is None
+
+
+# -- minimal cores without irrelevant members -----------------------------------------------------
+
+
+def _located(d: ss.Diagnostic) -> list[str]:
+    return [n.message for n in d.notes if n.span is not None]
+
+
+def test_axis_out_of_range_needs_only_the_rank_origin() -> None:
+    b, s = ss.dims("b s")
+    x = ss.var("x", T((b, s, 64)))
+    w1 = ss.var("w1", T((128, 64)))
+    w2 = ss.var("w2", T((64, 128)))
+    h = ss.ops.dense(ss.ops.relu(ss.ops.dense(x, w1)), w2)
+    [d] = ss.infer(ss.Function([x, w1, w2], ss.ops.softmax(h, axis=3))).errors
+    assert d.code == "axis-out-of-range"
+    assert _located(d) == ["`x` is annotated `Tensor[(b, s, 64), float32]`"]  # no weight
+    assert d.notes[-1].message.startswith("the conflict flows through dense at ")
+    assert d.evidence is not None and d.evidence.check_minimal() == []
+
+
+def test_a_constant_rank_is_its_own_origin() -> None:
+    x = ss.var("x", T((n, 3, 32, 32)))
+    [d] = ss.infer(ss.Function([x], ss.ops.sum(ss.ops.max_pool2d(x, pool_size=(2, 2)), axis=5))).errors
+    assert d.message.startswith("sum: axis 5 is out of range for rank 4")
+    assert [m.split(" gives")[0] for m in _located(d)] == ["max_pool2d"]  # its output is rank 4
+
+
+def test_dtype_mismatch_in_an_mlp_names_the_two_dtypes_origins() -> None:
+    x = ss.var("x", T((n, 784)))
+    w1, b1 = ss.var("w1", T((256, 784))), ss.var("b1", T((256,)))
+    w2, b2 = ss.var("w2", T((128, 256))), ss.var("b2", T((128,), "float16"))
+    h = ss.ops.relu(ss.ops.add(ss.ops.dense(x, w1), b1))
+    h = ss.ops.relu(ss.ops.add(ss.ops.dense(h, w2), b2))
+    [d] = ss.infer(ss.Function([x, w1, b1, w2, b2], h)).errors
+    assert d.code == "dtype-mismatch"
+    located = _located(d)
+    assert len(located) == 2 and "`b2` is annotated `Tensor[(128,), float16]`" in located
+    assert not any("w1" in m or "w2" in m for m in located)
+
+
+# -- one indexing convention, the user's operator names --------------------------------------------
+
+
+def test_broadcast_names_each_dimension_in_its_own_tensor() -> None:
+    x = ss.var("x", T((n, 3, 4)))
+    y = ss.var("y", T((5,)))
+    [d] = ss.infer(ss.Function([x, y], ss.ops.add(x, y))).errors
+    assert d.message == (
+        "cannot broadcast `Tensor[(n, 3, 4), float32]` and `Tensor[(5,), float32]`: "
+        "dimension 2 of the first is 4, dimension 0 of the second is 5"
+    )
+    z = ss.var("z", T((n, 5)))
+    w = ss.var("w", T((8, 3)))
+    h = ss.ops.dense(ss.ops.relu(ss.var("a", T((n, 3)))), w)
+    [d] = ss.infer(ss.Function([z], ss.ops.add(h, z))).errors
+    assert d.message.endswith("dimension 1: 8 vs 5")  # the same words the note uses:
+    assert "dense gives `Tensor[(n, 8), float32]` (dimension 1 is `8`)" in _located(d)
+
+
+def test_broadcast_to_counts_from_the_left() -> None:
+    x = ss.var("x", T((3, 4)))
+    [d] = ss.infer(ss.Function([x], ss.ops.broadcast_to(x, (2, 3, 5)))).errors
+    assert "dimension 1 is 4, dimension 2 of the target is 5" in d.message
+
+
+@pytest.mark.parametrize(
+    "build, name",
+    [
+        (lambda x: ss.ops.dense(x, ss.var("w", T((4, 5)))), "dense"),
+        (lambda x: ss.ops.max_pool2d(x, pool_size=(2, 2)), "max_pool2d"),
+        (lambda x: ss.ops.sum(x, axis=7), "sum"),
+        (lambda x: ss.ops.softmax(x, axis=9), "softmax"),
+        (lambda x: ss.ops.batch_matmul(x, x), "batch_matmul"),
+    ],
+)
+def test_messages_and_notes_name_the_operator_as_called(build: Any, name: str) -> None:
+    x = ss.var("x", T((n, 3)))
+    res = ss.infer(ss.Function([x], ss.ops.relu(build(ss.ops.exp(x)))))
+    [d] = res.errors
+    text = d.render()
+    assert d.message.startswith(f"{name}:"), text
+    for bad in (r"\bnn\.", r"(?<![a-z_])pool2d:", r"\breduce:", "reduce_nonempty", r"\bbroadcast:"):
+        assert re.search(bad, text) is None, (bad, text)
+
+
+def test_notes_and_chains_name_operators_as_called() -> None:
+    x = ss.var("x", T((n, 4)))
+    z = ss.var("z", T((n, 5)))
+    res = ss.infer(ss.Function([x], ss.Let(z, ss.ops.relu(ss.ops.dense(x, ss.var("w", T((4, 4))))), z)))
+    [d] = res.errors
+    assert "dense gives `Tensor[(n, 4), float32]` (dimension 1 is `4`)" in _located(d)
+    assert d.notes[-1].message.startswith("the conflict flows through relu at ")
+    assert "nn." not in res.report()
+
+
+# -- a recursive function whose shape grows --------------------------------------------------------
+
+
+def test_recursion_that_grows_shows_the_difference_and_the_call() -> None:
+    mod = ss.Module()
+    f = ss.GlobalVar("f")
+    x = ss.var("x", T((n, 256)))
+    c = ss.var("c", T((), "bool"))
+    call = ss.Call(f, [ss.ops.concatenate([x, x], axis=1), c])
+    mod[f] = ss.Function([x, c], ss.If(c, x, call))
+    [d] = ss.infer(mod).errors
+    sides = d.message.split("`")[1::2][:2]
+    assert len(sides) == 2 and sides[0] != sides[1], d.message  # two different types
+    assert "(n, 512)" in sides[0] + sides[1] and "(n, 256)" in sides[0] + sides[1]
+    assert "(left)" not in d.message and "512 vs 256" in d.message
+    assert call.span is not None
+    at_call = [m for m in d.notes if m.span is not None and m.span.line == call.span.line]
+    assert any("call of @f passes argument 0 `Tensor[(n, 512), float32]`" in m.message for m in at_call)
+    assert d.evidence is not None and d.evidence.check_minimal() == []
