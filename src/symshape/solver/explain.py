@@ -7,22 +7,38 @@ annotated type occurrence), in a fresh Z3 context:
 * an **annotation** contributes "this occurrence is the annotated type";
 * a **unification** (a binding, an argument, a return annotation) contributes "these two types are
   equal" (form, rank, dtype, arity, size, and dimension by dimension; sizes make the occurs check
-  an arithmetic contradiction);
+  an arithmetic contradiction); a polymorphic function type is instantiated afresh where it occurs;
 * a **relation instance** (an operator call) contributes ``premise -> parts``: the relation is
   re-run in a sandbox solver on *generic* inputs (each input dimension a fresh symbol, the input
   structure as it was solved), so its outputs come back as expressions over those symbols and its
-  conditions as formulas over them; the premise says the inputs have the solved structure. When
-  the generic run cannot reproduce the real one (a relation whose behaviour depends on a dimension's
-  value, as ``squeeze`` without axes), constant dimensions are kept in the premise, and as a last
-  resort every input dimension is (the relation is then described only at the values it saw). A
-  failing run contributes ``not premise``.
+  conditions as formulas over them — every condition, also one that held at the real values (it
+  ties the inputs together: a broadcast's output is pinned by either operand); the premise says
+  the inputs have the solved structure. When the generic run cannot reproduce the real one (a
+  relation whose behaviour depends on a dimension's value, as ``squeeze`` without axes), constant
+  dimensions are kept in the premise, and as a last resort every input dimension is (the relation
+  is then described only at the values it saw). A failing run contributes ``not premise``. For a
+  *structural* conflict (rank, dtype, arity, form) each output attribute gets its own premise,
+  found by perturbing the inputs' structure (:class:`_StructuralRun`).
 
-Every member is asserted under its own tracking literal; the error's primary member (where the
-conflict surfaced) is always in; the other errors' primary members are left out, so each error is
-explained on its own. Z3's unsat core is then minimized by deletion in program order, so the
-result is deterministic and *minimal*: dropping any listed member makes the rest satisfiable.
-Inside each kept relation the same deletion finds which parts mattered (output dimensions or
-conditions), which become the notes' text ("flatten makes dimension 1 `12`").
+Members that only move positions around (a binding between holes, an elementwise operator, a
+transpose, an output rank or dtype that follows an input's) are *links*: background, never in a
+core; the notes' last line names those the conflict flows through.
+
+**Search.** The candidates are ordered nearest the error first (through holes and type
+occurrences, then shared weights, then symbols) and added to one Z3 solver in batches that double
+in size, each non-link member under its own tracking literal, until they conflict; a binary search
+finds the shortest conflicting prefix (so the explanation is as local as it can be); Z3's unsat
+core of that prefix is minimized by deletion, the farthest member first. The error's primary
+member (where the conflict surfaced) is always in; the other errors' primary members are left out,
+so each error is explained on its own. The result is deterministic and *minimal*: dropping any
+listed member makes the rest satisfiable. Inside each kept member the same deletion finds which
+parts mattered (output dimensions, ranks, dtypes, conditions, the arguments of a call), which
+become the notes' text ("flatten gives `Tensor[(n, 12), float32]` (dimension 1 is `12`)").
+
+Nothing caps the number of candidates; a time budget does (:func:`_budget`: 2.5 Z3 timeouts, at
+least 2 s). If it runs out while minimizing, the diagnostic keeps the (unminimized) core it has and
+says so in a note ("the explanation was not minimized: ..."); if no conflict was found in time, a
+note says that ("the explanation was not found: ...").
 
 The formulas are kept on the diagnostic (:class:`Evidence`), so tests can re-check minimality.
 """
