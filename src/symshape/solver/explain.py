@@ -1099,17 +1099,28 @@ def explain_errors(solver: TypeSolver) -> None:
     cands = _candidates(solver)
     failing = {d.origin.seq for d in solver.errors if d.origin is not None}
     memo: dict[object, Any] = {}  # structural decisions, shared by the errors' explanations
+    end = time.perf_counter() + _TOTAL_BUDGETS * _budget(solver).seconds
     for i in targets:
         d = solver.errors[i]
         assert d.origin is not None
         if d.origin.seq not in cands:
             continue
         budget = _budget(solver)
-        try:
-            new = _explain_one(solver, cands, d, failing - {d.origin.seq}, budget, memo)
-        except (z3.Z3Exception, _Unsupported, RecursionError) as e:
+        if time.perf_counter() > end:
             new = None
-            budget.reason = budget.reason or f"{type(e).__name__} while explaining"
+            budget.reason = "the time for explaining this program's errors ran out"
+        else:
+            try:
+                new = _explain_one(solver, cands, d, failing - {d.origin.seq}, budget, memo)
+            except _Unsupported as e:
+                new = None
+                budget.reason = f"a type the explainer cannot describe ({e})"
+            except z3.Z3Exception as e:
+                new = None
+                budget.reason = f"Z3 failed ({e})"
+            except RecursionError:
+                new = None
+                budget.reason = "the types are too deeply nested"
         if new is not None:
             solver.errors[i] = new
         elif budget.reason:
@@ -1120,6 +1131,7 @@ def explain_errors(solver: TypeSolver) -> None:
 
 _MIN_BUDGET_S = 2.0  # seconds an explanation may take at least ...
 _BUDGET_TIMEOUTS = 2.5  # ... and in Z3 timeouts (the default 2 s timeout gives 5 s)
+_TOTAL_BUDGETS = 4  # all the errors of one program together: four budgets
 
 
 class _Budget:

@@ -25,9 +25,10 @@ of range) through :meth:`TypeSolver.poison`. Guards that ``strict`` turns into e
 poison (the value is well defined where the guard holds).
 
 **Holes that must be resolved.** ``ok`` means every type is resolved. When the solver is used
-directly, every hole the user made (:meth:`TypeSolver.hole`, or an ``IncompleteType`` passed to
-:meth:`TypeSolver.unify` or :meth:`TypeSolver.add_relation`) must be determined by the end: a hole
-class that nothing determined is an ``unresolved`` diagnostic at the place the hole was made
+directly, every hole the user made (:meth:`TypeSolver.hole`, or an ``IncompleteType`` passed as
+an argument of :meth:`TypeSolver.unify` or :meth:`TypeSolver.add_relation`) must be determined by
+the end, with every hole its type contains: a hole class that nothing determined is an
+``unresolved`` diagnostic at the place the hole was made
 (``report_holes``; :func:`symshape.infer` turns it off, as it names the expressions whose types
 remain open itself, and its internal holes are none of the user's business).
 
@@ -290,10 +291,8 @@ class TypeSolver:
 
     def _note_user_holes(self, types: Iterable[Type], span: Span | None) -> None:
         for t in types:
-            if type(t) is TensorType:
-                continue
-            for h in iter_holes(t):
-                self._user_holes.append((h, span))
+            if type(t) is IncompleteType:
+                self._user_holes.append((t, span))
 
     def poison(self, t: Type) -> Type:
         """Mark ``t`` (its holes) as the value of an expression found wrong: relations reading it
@@ -793,6 +792,7 @@ class _Sandbox(TypeSolver):
         super().__init__(timeout_ms=timeout_ms)
         self.session = _CanonicalSession(timeout_ms)
         self.explain = False
+        self.report_holes = False
         self.conds: list[Cond] = []
         self.failed = False
 
@@ -1022,7 +1022,10 @@ def _open_holes(solver: TypeSolver, skip: set[IncompleteType]) -> list[Diagnosti
     u = solver.unifier
     out: list[Diagnostic] = []
     seen: set[IncompleteType] = set(skip)
+    resolved, find = u.resolved, u.find
     for h, span in solver._user_holes:
+        if type(resolved.get(find(h))) is TensorType:
+            continue  # the common case: determined, and a tensor has no holes inside
         for x in _holes_deep(u, h):
             r = u.find(x)
             if r in seen or r in u.resolved:
