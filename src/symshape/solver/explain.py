@@ -237,7 +237,7 @@ class _Explainer:
                     hit = self.hole_nodes[t.id] = self.skeleton(self.u.resolve(t))
                 return hit
             if id(t) in self.ann:
-                self._keys.add(("occ", id(t)))
+                self._keys.add(("occ", self.ann[id(t)][1].seq))
                 hit = self.occ_nodes.get(id(t))
                 if hit is None:
                     hit = self.occ_nodes[id(t)] = self.skeleton(self.u.resolve(t))
@@ -995,7 +995,7 @@ def _type_keys(solver: TypeSolver, t: Type, ann: dict[int, Any], out: set[tuple[
             continue
         seen.add(id(x))
         if id(x) in ann:
-            out.add(("occ", id(x)))
+            out.add(("occ", ann[id(x)][1].seq))
         match x:
             case IncompleteType():
                 r = u.find(x)
@@ -1066,7 +1066,7 @@ def _bfs_order(cands: dict[int, _Cand], primary: int, excluded: set[int]) -> lis
     for q in pool:
         for k in cands[q].keys:
             by_key.setdefault(k, []).append(q)
-    keys_of = {q: sorted(cands[q].keys, key=repr) for q in pool}
+    keys_of = {q: sorted(cands[q].keys) for q in pool}  # ids and seqs: offsets do not matter
     chosen = [primary]
     seen = {primary}
     for stage in (0, 1, 2):
@@ -1415,7 +1415,7 @@ def _chain(ex: _Explainer, primary: int, others: list[int]) -> list[Origin]:
     for q, m in sorted(ex.members.items()):
         if not m.link and q not in ends and not any(p.forward for p in m.parts):
             continue
-        for k in sorted(m.keys, key=repr):
+        for k in sorted(m.keys):
             if k[0] != "sym":
                 g.add_edge(("m", q), ("k", k))
     found: dict[int, Origin] = {}
