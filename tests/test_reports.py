@@ -275,3 +275,14 @@ def test_recursion_that_grows_shows_the_difference_and_the_call() -> None:
     at_call = [m for m in d.notes if m.span is not None and m.span.line == call.span.line]
     assert any("call of @f passes argument 0 `Tensor[(n, 512), float32]`" in m.message for m in at_call)
     assert d.evidence is not None and d.evidence.check_minimal() == []
+
+
+def test_a_relation_that_reported_a_conflict_is_explained_by_what_it_read() -> None:
+    """bias_add unifies the bias with a rank-1 type: the conflict needs only the bias's rank."""
+    x = ss.var("x", T((n, 4, 5)))
+    w = ss.var("w", T((8, 5)))
+    b = ss.var("b", T((4, 8)))
+    [d] = ss.infer(ss.Function([x, w, b], ss.ops.bias_add(ss.ops.dense(x, w), b, axis=2))).errors
+    assert d.code == "rank-mismatch"
+    assert _located(d) == ["`b` is annotated `Tensor[(4, 8), float32]`"]
+    assert d.evidence is not None and d.evidence.check_minimal() == []

@@ -726,7 +726,7 @@ class _StructuralRun:
         key: object = (
             self.rel.rdef,
             self.rel.attrs,
-            self.rel.state == "failed",
+            self.rel.state == "failed" or self.rel.erred,
             tuple(_sig(g) for g in self.gins),
             tuple(_sig(o) for o in self.outs),
         )
@@ -744,8 +744,8 @@ class _StructuralRun:
 
     def _decide(self) -> Any:
         if self.base.failed:
-            if self.rel.state != "failed":
-                return None
+            if self.rel.state != "failed" and not self.rel.erred:
+                return None  # the generic run lost information the real (successful) run had
             return ("fail", self._premise(lambda pert: self.outputs(pert) is _FAIL))
         out: list[tuple[int, tuple[int, ...], str, list[_Key], tuple[_Key, int] | None]] = []
         for j, s in enumerate(self.base.outputs):
@@ -1112,6 +1112,9 @@ def explain_errors(solver: TypeSolver) -> None:
         else:
             try:
                 new = _explain_one(solver, cands, d, failing - {d.origin.seq}, budget, memo)
+                if new is None and not budget.reason and d.code in _STRUCTURAL:
+                    # the per-output premises lost the conflict: the plain contributions
+                    new = _explain_one(solver, cands, d, failing - {d.origin.seq}, budget, memo, False)
             except _Unsupported as e:
                 new = None
                 budget.reason = f"a type the explainer cannot describe ({e})"
@@ -1257,6 +1260,7 @@ def _explain_one(
     excluded: set[int],
     budget: _Budget,
     memo: dict[object, Any],
+    refine: bool = True,
 ) -> Diagnostic | None:
     """The explained diagnostic, or None (then ``budget.reason`` says why, when it is not simply
     that the error is no conflict between members).
@@ -1276,7 +1280,7 @@ def _explain_one(
     # for a conflict between dimensions, the structure the solver found (ranks, dtypes, tuple
     # arities) is background; for a structural conflict it is what the members contribute
     structural = d.code in _STRUCTURAL
-    ex.structural = structural
+    ex.structural = structural and refine
     prob = _Problem(ex, structural, solver.timeout_ms, solver.session)
     _build(ex, cands[primary])
     pm = ex.members.get(primary)
