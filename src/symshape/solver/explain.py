@@ -1069,14 +1069,18 @@ def _bfs_order(cands: dict[int, _Cand], primary: int, excluded: set[int]) -> lis
     keys_of = {q: sorted(cands[q].keys) for q in pool}  # ids and seqs: offsets do not matter
     chosen = [primary]
     seen = {primary}
+    expanded: set[tuple[str, Any]] = set()  # each key is expanded once (linear in the links)
     for stage in (0, 1, 2):
         frontier = list(chosen)
         while frontier:
             nxt: list[int] = []
             for q in frontier:
                 for k in keys_of[q]:
+                    if k in expanded:
+                        continue
                     if (k[0] == "sym" and stage < 2) or (len(by_key[k]) > _HUB and stage < 1):
                         continue
+                    expanded.add(k)
                     for q2 in by_key.get(k, ()):
                         if q2 not in seen:
                             seen.add(q2)
