@@ -1301,11 +1301,13 @@ def _explain_one(
     found: int | None = None
     prev = 0
     size = 4
+    undecided = False
     while True:
         verdict = prob.check(members_upto(built))
         if verdict is True:
             found = built
             break
+        undecided = undecided or verdict is None
         if budget.out():
             budget.reason = f"no conflict among the nearest {built} members within {budget.seconds:g} s"
             return None
@@ -1318,6 +1320,8 @@ def _explain_one(
         size *= 2
         prob.sync()
     if found is None:
+        if undecided:
+            budget.reason = "Z3 could not decide whether the members conflict (a timeout)"
         if not pm.rels:
             return None
         # the generic run of the primary lost what made it fail: describe it at its values
@@ -1328,6 +1332,7 @@ def _explain_one(
         prob.put(primary, pm.formula(ex.ctx, structure=structural))
         if prob.check(members_upto(len(order))) is not True:
             return None
+        budget.reason = ""
         found, prev = len(order), 0
     # the shortest conflicting prefix: prefixes up to ``prev`` do not conflict
     budget.phase = "search"
