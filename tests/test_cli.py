@@ -264,6 +264,88 @@ def test_check_without_path_exits_2() -> None:
     assert run("check").returncode == 2
 
 
+RAISES_AT_LINE_5 = """
+import symshape as ss
+
+x = ss.var("x", ss.Tensor((2, 3), "float32"))
+y = ss.ops.reshape(x, (3, 2), bogus=1)
+model = ss.Function([x], y)
+"""
+
+
+def test_check_file_that_raises_names_its_line(tmp_path: Path) -> None:
+    p = write(tmp_path, "raises.py", RAISES_AT_LINE_5)
+    r = run("check", str(p))
+    assert r.returncode == 2
+    [line] = r.stderr.strip().splitlines()
+    assert line.startswith(f"symshape: error: {p}:5: "), line  # the user's line, not the CLI's
+    assert "cli.py" not in r.stderr and "runpy" not in r.stderr
+
+
+def test_check_file_whose_neighbour_raises_names_the_neighbour(tmp_path: Path) -> None:
+    write(tmp_path, "layers.py", "def block():\n    raise ValueError('bad layer')\n")
+    main = write(tmp_path, "main.py", "from layers import block\nmodel = block()\n")
+    r = run("check", str(main))
+    assert r.returncode == 2
+    assert f"{tmp_path / 'layers.py'}:2: ValueError: bad layer" in r.stderr
+
+
+def test_check_file_with_a_syntax_error_names_its_line(tmp_path: Path) -> None:
+    p = write(tmp_path, "syntax.py", "import symshape as ss\nmodel = (\n")
+    r = run("check", str(p))
+    assert r.returncode == 2
+    assert f"{p}:2: SyntaxError" in r.stderr or f"{p}:3: SyntaxError" in r.stderr
+
+
+MODULE = """
+import symshape as ss
+
+n = ss.dim("n")
+mod = ss.Module()
+x = ss.var("x", ss.Tensor((n, 3), "float32"))
+mod["f"] = ss.Function([x], ss.ops.flatten(ss.ops.expand_dims(x, 1)))
+y = ss.var("y", ss.Tensor((n, 3), "float32"))
+mod["main"] = ss.Function([y], ss.Call(ss.GlobalVar("f"), [y]))
+model = mod
+"""
+
+
+def test_check_module_shows_every_global(tmp_path: Path) -> None:
+    p = str(write(tmp_path, "mod.py", MODULE))
+    r = run("check", p)
+    assert r.returncode == 0, r.stdout + r.stderr
+    fn = "fn<n: dim>(Tensor[(n, 3), float32]) -> Tensor[(n, 3), float32]"
+    assert r.stdout.splitlines()[:3] == [f"@f: {fn}", f"@main: {fn}", "status: ok"]
+    doc = json.loads(run("check", "--json", p).stdout)
+    assert doc["type"] is None
+    assert doc["globals"] == {"f": fn, "main": fn}
+
+
+@pytest.mark.parametrize(
+    "args, where",
+    [
+        (["check", "--json", "--bogus", "x.py"], None),
+        (["frobnicate", "--json"], None),
+        (["check", "--json"], None),
+        (["check", "--json", "/nonexistent/model.py"], None),
+        (["check", "--json", "RAISES"], 5),
+    ],
+)
+def test_json_usage_errors_are_json(tmp_path: Path, args: list[str], where: int | None) -> None:
+    p = write(tmp_path, "raises.py", RAISES_AT_LINE_5)
+    r = run(*[str(p) if a == "RAISES" else a for a in args])
+    assert r.returncode == 2
+    assert r.stderr == ""
+    doc = json.loads(r.stdout)
+    assert doc["version"] == ss.__version__
+    err = doc["error"]
+    assert set(err) == {"kind", "message", "file", "line"}
+    assert err["kind"] == "usage" and isinstance(err["message"], str) and err["message"]
+    assert err["line"] == where
+    if where is not None:
+        assert err["file"] == str(p)
+
+
 # --- codes and the README ----------------------------------------------------------------------
 
 

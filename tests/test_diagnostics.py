@@ -68,7 +68,7 @@ def test_unification_conflict_gets_an_explained_core() -> None:
     ]
     # the binding is the primary site; the operator that carried x's type there is the chain
     assert d.message.startswith("cannot unify `Tensor[(n, 5), float32]` and `Tensor[(n, 4), float32]`")
-    assert d.notes[-1].message.startswith("the conflict flows through nn.relu at ")
+    assert d.notes[-1].message.startswith("the conflict flows through relu at ")
     assert d.evidence is not None and d.evidence.check_minimal() == []
 
 

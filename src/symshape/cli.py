@@ -8,7 +8,14 @@ Exit codes:
 - ``1`` — type errors (``check``: status ``error``, ``unresolved`` or ``inconclusive``), or a
   bundled example that did not end as intended (``demo``);
 - ``2`` — bad usage: an unknown subcommand or option, a missing file, a file that fails to run or
-  defines no ``model``. stderr says what in one line (argparse adds its usage line).
+  defines no ``model``. stderr says what in one line (argparse adds its usage line); a file that
+  raises is named with the line of *that file* the exception came through
+  (``model.py:7: ValueError: ...``). With ``--json`` a usage error is a JSON document on stdout
+  instead, ``{"version": ..., "error": {"kind": "usage", "message": ..., "file": ..., "line": ...}}``
+  (still exit code 2; nothing on stderr), so a caller that reads stdout always gets JSON.
+
+``symshape check`` prints the model's type — for a :class:`~symshape.Module`, every global
+function's type (``@f: fn(...) -> ...``; JSON ``"globals": {"f": ...}``) — then the report.
 """
 
 from __future__ import annotations
@@ -18,8 +25,9 @@ import json
 import os
 import runpy
 import sys
+import sysconfig
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from symshape.examples import Example
@@ -33,7 +41,26 @@ EXIT_USAGE = 2
 
 
 class _UsageError(Exception):
-    """Bad usage: reported as ``symshape: error: ...`` on stderr, exit code 2."""
+    """Bad usage: reported as ``symshape: error: ...`` on stderr (JSON on stdout with ``--json``),
+    exit code 2. ``file`` and ``line`` locate it in the user's file when known."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with errors raised as :class:`_UsageError` when ``--json`` was asked for (so they
+    can be printed as JSON), and printed by argparse otherwise."""
+
+    json_errors = False
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_errors:
+            raise _UsageError(message)
+        super().error(message)
 
 
 def _version() -> str:
@@ -44,7 +71,7 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``symshape``."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="symshape",
         description="Infer and check tensor types with symbolic shapes.",
         epilog="exit codes: 0 well typed / demo as intended, 1 type errors, 2 bad usage",
@@ -87,8 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in argv
+    _Parser.json_errors = as_json
     try:
+        args = parser.parse_args(argv)
         if args.command == "demo":
             return _demo(as_json=args.json)
         if args.command == "check":
@@ -96,11 +126,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "codes":
             print(codes_markdown() if args.markdown else _codes_text())
             return EXIT_OK
-        parser.print_usage(sys.stderr)
+        if not as_json:
+            parser.print_usage(sys.stderr)
         raise _UsageError("a command is required (demo, check, codes)")
     except _UsageError as e:
-        print(f"symshape: error: {e}", file=sys.stderr)
+        if as_json:
+            err = {"kind": "usage", "message": e.message, "file": e.file, "line": e.line}
+            print(json.dumps({"version": _version(), "error": err}, indent=2))
+        else:
+            where = f"{e.file}:{e.line}: " if e.file is not None and e.line is not None else ""
+            print(f"symshape: error: {where}{e.message}", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        _Parser.json_errors = False
 
 
 def _type_str(res: InferenceResult, e: Any) -> str:
@@ -219,10 +257,12 @@ def _load_model(path: str) -> Any:
     try:
         namespace = runpy.run_path(path, run_name="__symshape_check__")
     except SystemExit as e:
-        raise _UsageError(f"{path} called exit({e.code}) while loading") from None
+        file, line = _user_frame(e, path)
+        raise _UsageError(f"{path} called exit({e.code}) while loading", file, line) from None
     except Exception as e:
         msg = " ".join(str(e).split())
-        raise _UsageError(f"{path} raised {type(e).__name__}: {msg}") from None
+        file, line = _user_frame(e, path)
+        raise _UsageError(f"{type(e).__name__}: {msg}", file or path, line) from None
     if "model" not in namespace:
         raise _UsageError(f"{path} defines no module-level `model`")
     model = namespace["model"]
@@ -232,6 +272,31 @@ def _load_model(path: str) -> Any:
             "or another expression"
         )
     return model
+
+
+def _user_frame(e: BaseException, path: str) -> tuple[str | None, int | None]:
+    """Where the user's code raised ``e``: the innermost traceback frame of the user's code (the
+    checked file, or a neighbour it imports) — not symshape's, the standard library's or an
+    installed package's; for a syntax error, its own location."""
+    if isinstance(e, SyntaxError) and e.filename and e.lineno:
+        return (path if os.path.abspath(e.filename) == os.path.abspath(path) else e.filename), e.lineno
+    target = os.path.abspath(path)
+    skip = {os.path.dirname(os.path.abspath(__file__))}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            skip.add(os.path.abspath(p))
+    found: tuple[str | None, int | None] = (None, None)
+    tb = e.__traceback__
+    while tb is not None:
+        fname = tb.tb_frame.f_code.co_filename
+        full = os.path.abspath(fname)
+        if full == target:
+            found = (path, tb.tb_lineno)
+        elif not fname.startswith("<") and not any(full.startswith(d + os.sep) for d in skip):
+            found = (fname, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
 
 
 def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
@@ -246,12 +311,16 @@ def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
     except ss.SymshapeError as e:
         raise _UsageError(f"{path}: {e}") from None
     model_type = _type_str(res, model) if isinstance(model, Expr) else None
+    globals_ = (
+        {gv.name: _type_str(res, gv) for gv, _ in model.items()} if isinstance(model, ss.Module) else {}
+    )
     if as_json:
         doc = {
             "version": _version(),
             "file": path,
             "status": res.status,
             "type": model_type,
+            "globals": globals_,
             "guards": [str(g) for g in res.guards],
             "errors": [d.to_json() for d in res.diagnostics],
         }
@@ -259,6 +328,8 @@ def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
     else:
         if model_type is not None:
             print(f"model: {model_type}")
+        for name, t in globals_.items():
+            print(f"@{name}: {t}")
         print(res.report())
     return EXIT_OK if res.ok else EXIT_TYPE_ERROR
 

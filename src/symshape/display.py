@@ -502,7 +502,8 @@ def result_graph(obj: Any) -> nx.DiGraph:
     * ``label``: a two-line label for drawing (``add#1`` and ``model.py:7``; ``?t17`` and its
       resolved type);
     * ``op`` and ``span`` (relations), ``type`` (holes and unknowns: the resolved type or dim);
-    * ``state``: ``solved``, ``failed`` or ``pending`` for relations, ``""`` otherwise;
+    * ``state``: ``solved``, ``failed``, ``pending`` or ``poisoned`` (downstream of an error, not
+      run) for relations, ``""`` otherwise;
     * ``role``: ``error`` (an error is reported here), ``core`` (another member of an error's
       unsat core), ``chain`` (on the shortest path between core members), ``""`` otherwise;
     * ``core``: True when ``role`` is not empty; ``codes``: the error codes reported at the node,

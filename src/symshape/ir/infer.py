@@ -472,7 +472,7 @@ class _Gen:
                 if isinstance(tt, TupleType):
                     if not 0 <= e.index < len(tt.fields):
                         self.error(ARITY_MISMATCH, f"tuple index {e.index} out of range for `{tt}`", e.span)
-                        return s.hole()
+                        return s.poison(s.hole())
                     return tt.fields[e.index]
                 out = s.hole()
                 s.add_relation(
@@ -615,7 +615,7 @@ class _Gen:
             # inferred pure so far; a call checked after solving may make it impure (check_purity),
             # so the type lives in a hole that every use of the function shares
             t = s.hole()
-            s.unifier.unify(t, ft, Origin("unify", "function", f.span))
+            s.unifier.unify(t, ft, Origin("unify", "the function", f.span))
         elif not pure:
             name = self.fn_global.get(id(f))
             if name is not None:
@@ -704,7 +704,7 @@ class _Gen:
             return ret
         if not isinstance(ct, FuncType):
             self.error(TYPE_MISMATCH, f"only functions can be called, found `{ct}`", e.span)
-            return s.hole()
+            return s.poison(s.hole())
         ft = self.instantiate(ct)
         if isinstance(c, GlobalVar) and c.name in self.global_seeded and self.mod is not None:
             # the callee's annotated signature is a core member candidate: admit it per call
@@ -1046,6 +1046,7 @@ def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) 
 
 def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceResult:
     solver = TypeSolver(strict=strict, timeout_ms=timeout_ms)
+    solver.report_holes = False  # the result names the expressions whose types stay open
     if isinstance(program, Module):
         gen = _Gen(solver, program)
         gen.seed_globals(program)

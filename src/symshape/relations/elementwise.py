@@ -114,6 +114,16 @@ def join_dtype(ctx: Context, dtypes: Sequence[object], what: str) -> object:
     return known[0] if known else None
 
 
+def _not_broadcastable(ta: TensorType, tb: TensorType, i: int, x: object, y: object) -> str:
+    """The message for the ``i``-th dimension pair from the right, each dimension named by its
+    0-based index in its own tensor (as printed next to it)."""
+    ia, ib = len(ta.dims) - i, len(tb.dims) - i
+    if ia == ib:
+        return f"cannot broadcast `{ta}` and `{tb}`: dimension {ia}: {x} vs {y}"
+    where = f"dimension {ia} of the first is {x}, dimension {ib} of the second is {y}"
+    return f"cannot broadcast `{ta}` and `{tb}`: {where}"
+
+
 def _pair(ctx: Context, x: Dim, y: Dim, i: int, ta: TensorType, tb: TensorType) -> Dim | None:
     if x == y:
         return x
@@ -123,10 +133,7 @@ def _pair(ctx: Context, x: Dim, y: Dim, i: int, ta: TensorType, tb: TensorType) 
         return x
     cx, cy = x.constant_value, y.constant_value
     if cx is not None and cy is not None:
-        ctx.fail(
-            NOT_BROADCASTABLE,
-            f"cannot broadcast `{ta}` and `{tb}`: dimension {i} from the right: {cx} vs {cy}",
-        )
+        ctx.fail(NOT_BROADCASTABLE, _not_broadcastable(ta, tb, i, cx, cy))
     if x.has_unknowns or y.has_unknowns:
         if not ctx.final:
             return None
@@ -143,11 +150,7 @@ def _pair(ctx: Context, x: Dim, y: Dim, i: int, ta: TensorType, tb: TensorType) 
         cond = any_of(eq(y, 1), eq(y, x))
     else:
         cond = any_of(eq(x, y), eq(x, 1), eq(y, 1))
-    ctx.require(
-        cond,
-        NOT_BROADCASTABLE,
-        f"cannot broadcast `{ta}` and `{tb}`: dimension {i} from the right: {x} vs {y}",
-    )
+    ctx.require(cond, NOT_BROADCASTABLE, _not_broadcastable(ta, tb, i, x, y))
     if cy is not None:
         return y
     if cx is not None:

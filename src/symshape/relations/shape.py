@@ -692,8 +692,8 @@ def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             chk.require(
                 any_of(eq(d, 1), eq(d, t)),
                 NOT_BROADCASTABLE,
-                f"cannot broadcast `{x}` to shape {_spec_str(shape)}: dimension {i} from the right: "
-                f"{d} vs {t}",
+                f"cannot broadcast `{x}` to shape {_spec_str(shape)}: dimension {x.ndim - i} is {d}, "
+                f"dimension {len(shape) - i} of the target is {t}",
             )
         if not chk.commit(ctx):
             return False

@@ -5,6 +5,21 @@ re-exported here. A :class:`Diagnostic` is one error: a code, a message, the pri
 :class:`Note` per other member of its unsat core. Messages that show two types come from
 :func:`conflict_message`, which prints both sides and the first place they differ, so look-alike
 types stay distinguishable (``dimension 1: 4 vs 5``).
+
+Conventions every message and note follows (what a numpy or PyTorch user expects):
+
+* **Indexing.** A dimension or axis is named by its **0-based index counted from the left of the
+  tensor printed next to it**: in ``Tensor[(n, 3, 4), float32]`` dimension 2 is ``4``. Negative
+  axes appear only where the user wrote them (``axis -1 is out of range``). Broadcasting aligns
+  shapes from the right, so when the two tensors have different ranks each side is named in its
+  own indexing: ``cannot broadcast `Tensor[(n, 3, 4), float32]` and `Tensor[(5,), float32]`:
+  dimension 2 of the first is 4, dimension 0 of the second is 5``; with equal ranks it reads like
+  a unification, ``dimension 1: 4 vs 5``. Notes use the same words (``flatten gives `...`
+  (dimension 1 is `12`)``).
+* **Operator names.** An operator is named as the user calls it (``dense``, ``relu``,
+  ``max_pool2d``, ``sum``), not by its registry name (``nn.dense``) or its relation (``pool2d``,
+  ``reduce``): the relation's context name, the origin's label, and so every message prefix,
+  note and chain come from :func:`symshape.solver.solve.op_display_name`, in one place.
 """
 
 from __future__ import annotations
@@ -20,9 +35,9 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
-from symshape.encoding.conds import Cond, cond_holds
-from symshape.encoding.dims import Atom, Dim, DimLike
-from symshape.errors import ERROR_CODES, ErrorCode
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, cond_dims, decide, map_cond
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym, _atom_dim
+from symshape.errors import ERROR_CODES, INVALID_ARGUMENT, ErrorCode, SymshapeError
 
 __all__ = [
     "Span",
@@ -34,6 +49,7 @@ __all__ = [
     "ERROR_CODES",
     "ErrorCode",
     "conflict_message",
+    "cond_holds_at",
     "caller_span",
     "frame_span",
     "render_all",
@@ -103,12 +119,15 @@ class Evidence:
     ``members[i]`` is what ``Diagnostic.core[i]`` contributes (the primary first, then the notes'
     members in order); ``axioms`` are the untracked facts (symbol ranges, non-negative dimensions,
     type sizes). The core is *minimal*: ``axioms`` and all members are unsatisfiable, and leaving
-    out any one member makes the rest satisfiable (:meth:`check_minimal` re-checks that).
+    out any one member makes the rest satisfiable (:meth:`check_minimal` re-checks that) — unless
+    ``minimized`` is False: the explainer ran out of time (or Z3 could not decide) while
+    minimizing, and the diagnostic says so in a note.
     """
 
     members: tuple[Any, ...]
     axioms: tuple[Any, ...]
     ctx: Any = None
+    minimized: bool = True
 
     def check_minimal(self, members: tuple[Any, ...] | None = None) -> list[str]:
         """Problems with ``members`` (default: this core) as a minimal unsat core; [] if none."""
@@ -230,7 +249,22 @@ class Guard:
         return f"Guard({self.cond})"
 
     def holds(self, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
-        return cond_holds(self.cond, env)
+        """Whether the condition holds where the symbols take the values of ``env`` (keys:
+        symbols, their atoms or names; values: ints).
+
+        It is decided as far as the assignment decides it: ``n == 1 or m == 1`` holds at
+        ``{n: 1}`` whatever ``m`` is. A ``SymshapeError`` (``invalid-argument``) says when
+        ``env`` is not a mapping of symbols to ints, or names the symbols the answer depends on
+        that have no value (an anonymous ``?`` or a solver unknown ``?d`` can never be given one).
+
+        >>> import symshape as ss
+        >>> n, m = ss.dims("n m")
+        >>> from symshape.encoding.conds import any_of, eq
+        >>> g = Guard(any_of(eq(n, 1), eq(m, 1)))
+        >>> g.holds({n: 1}), g.holds({"n": 2, "m": 1}), g.holds({n: 2, m: 3})
+        (True, True, False)
+        """
+        return cond_holds_at(self.cond, env)
 
     def describe(self) -> str:
         who = self.origin.describe() if self.origin else "the program"
@@ -242,6 +276,64 @@ class Guard:
             "origin": self.origin.label if self.origin else None,
             "span": self.origin.span.to_json() if self.origin and self.origin.span else None,
         }
+
+
+def cond_holds_at(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
+    """``c`` evaluated at ``env`` as far as the values decide it (see :meth:`Guard.holds`)."""
+    if not isinstance(env, Mapping):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"the values of the symbols must be a mapping, got {type(env).__name__}"
+        )
+    for k, v in env.items():
+        if isinstance(v, bool) or not isinstance(v, (int, Dim)):
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"the value of {k} must be an int, got {type(v).__name__} {v!r}"
+            )
+    try:
+        sub = map_cond(c, lambda d: d.subs(env))
+        r: bool | None = decide(sub)
+        if r is None:
+            r = _eval3(sub)
+    except SymshapeError:
+        raise
+    except (TypeError, ValueError, KeyError) as e:
+        raise SymshapeError(INVALID_ARGUMENT, f"cannot evaluate `{c}` at {dict(env)!r}: {e}") from None
+    if r is not None:
+        return r
+    missing = sorted({str(_atom_dim(x)) for x in _open_atoms(sub)})
+    which = "which has" if len(missing) == 1 else "which have"
+    raise SymshapeError(
+        INVALID_ARGUMENT,
+        f"`{c}` is not decided by the values given: it depends on {', '.join(missing)}, "
+        f"{which} no value",
+    )
+
+
+def _eval3(c: Cond) -> bool | None:
+    """Three-valued evaluation: True, False, or None when ``c`` still depends on its atoms."""
+    match c:
+        case BoolConst(v):
+            return v
+        case Cmp():
+            return decide(c)
+        case BoolOp(op, xs):
+            vals = [_eval3(x) for x in xs]
+            if op == "and":
+                return False if False in vals else True if all(v is True for v in vals) else None
+            return True if True in vals else False if all(v is False for v in vals) else None
+        case Not(x):
+            inner = _eval3(x)
+            return None if inner is None else not inner
+    return None
+
+
+def _open_atoms(c: Cond) -> list[Atom]:
+    out: list[Atom] = []
+    for d in cond_dims(c):
+        for a in d.atoms():
+            if isinstance(a, (Sym, AnyDim, DimVar)) and a not in out:
+                out.append(a)
+    return out
 
 
 # (id(code), f_lasti, with column) -> (code, span): a call site's span, computed once (``f_lineno``

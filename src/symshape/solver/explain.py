@@ -7,22 +7,38 @@ annotated type occurrence), in a fresh Z3 context:
 * an **annotation** contributes "this occurrence is the annotated type";
 * a **unification** (a binding, an argument, a return annotation) contributes "these two types are
   equal" (form, rank, dtype, arity, size, and dimension by dimension; sizes make the occurs check
-  an arithmetic contradiction);
+  an arithmetic contradiction); a polymorphic function type is instantiated afresh where it occurs;
 * a **relation instance** (an operator call) contributes ``premise -> parts``: the relation is
   re-run in a sandbox solver on *generic* inputs (each input dimension a fresh symbol, the input
   structure as it was solved), so its outputs come back as expressions over those symbols and its
-  conditions as formulas over them; the premise says the inputs have the solved structure. When
-  the generic run cannot reproduce the real one (a relation whose behaviour depends on a dimension's
-  value, as ``squeeze`` without axes), constant dimensions are kept in the premise, and as a last
-  resort every input dimension is (the relation is then described only at the values it saw). A
-  failing run contributes ``not premise``.
+  conditions as formulas over them — every condition, also one that held at the real values (it
+  ties the inputs together: a broadcast's output is pinned by either operand); the premise says
+  the inputs have the solved structure. When the generic run cannot reproduce the real one (a
+  relation whose behaviour depends on a dimension's value, as ``squeeze`` without axes), constant
+  dimensions are kept in the premise, and as a last resort every input dimension is (the relation
+  is then described only at the values it saw). A failing run contributes ``not premise``. For a
+  *structural* conflict (rank, dtype, arity, form) each output attribute gets its own premise,
+  found by perturbing the inputs' structure (:class:`~symshape.solver.structural.StructuralRun`).
 
-Every member is asserted under its own tracking literal; the error's primary member (where the
-conflict surfaced) is always in; the other errors' primary members are left out, so each error is
-explained on its own. Z3's unsat core is then minimized by deletion in program order, so the
-result is deterministic and *minimal*: dropping any listed member makes the rest satisfiable.
-Inside each kept relation the same deletion finds which parts mattered (output dimensions or
-conditions), which become the notes' text ("flatten makes dimension 1 `12`").
+Members that only move positions around (a binding between holes, an elementwise operator, a
+transpose, an output rank or dtype that follows an input's) are *links*: background, never in a
+core; the notes' last line names those the conflict flows through.
+
+**Search.** The candidates are ordered nearest the error first (through holes and type
+occurrences, then shared weights, then symbols) and added to one Z3 solver in batches that double
+in size, each non-link member under its own tracking literal, until they conflict; a binary search
+finds the shortest conflicting prefix (so the explanation is as local as it can be); Z3's unsat
+core of that prefix is minimized by deletion, the farthest member first. The error's primary
+member (where the conflict surfaced) is always in; the other errors' primary members are left out,
+so each error is explained on its own. The result is deterministic and *minimal*: dropping any
+listed member makes the rest satisfiable. Inside each kept member the same deletion finds which
+parts mattered (output dimensions, ranks, dtypes, conditions, the arguments of a call), which
+become the notes' text ("flatten gives `Tensor[(n, 12), float32]` (dimension 1 is `12`)").
+
+Nothing caps the number of candidates; a time budget does (:func:`_budget`: 2.5 Z3 timeouts, at
+least 2 s). If it runs out while minimizing, the diagnostic keeps the (unminimized) core it has and
+says so in a note ("the explanation was not minimized: ..."); if no conflict was found in time, a
+note says that ("the explanation was not found: ...").
 
 The formulas are kept on the diagnostic (:class:`Evidence`), so tests can re-check minimality.
 """
@@ -30,77 +46,47 @@ The formulas are kept on the diagnostic (:class:`Evidence`), so tests can re-che
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import z3
 
-from symshape.encoding.conds import decide, map_cond
-from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, Sym, bounds
+from symshape.encoding.conds import BoolOp, Cmp, Cond, decide, map_cond
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym, bounds
 from symshape.encoding.types import (
     FuncType,
     GlobalTypeVar,
     IncompleteType,
-    ObjectType,
     ShapeType,
     TensorType,
     TupleType,
     Type,
     TypeCall,
     TypeVar,
+    iter_dims,
+    map_dims,
+    subst_typevars,
 )
 from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
+from symshape.solver.positions import FORMS as _FORMS
+from symshape.solver.positions import Node as _Node
+from symshape.solver.positions import Part as _Part
+from symshape.solver.positions import Unsupported as _Unsupported
+from symshape.solver.positions import attr_of as _attr
+from symshape.solver.positions import blank as _blank
+from symshape.solver.positions import same_structure as _same_structure
+from symshape.solver.positions import type_at as _type_at
 
 if TYPE_CHECKING:
     from symshape.solver.solve import RelationInstance, TypeSolver
 
-__all__ = ["explain_errors", "MAX_MEMBERS"]
+__all__ = ["explain_errors"]
 
-MAX_MEMBERS = 240
-_CAPS = (60, MAX_MEMBERS)  # candidates tried, nearest the primary first
 _HUB = 8  # a key shared by more candidates than this is expanded late
-_FORMS: dict[type, int] = {
-    TensorType: 1,
-    TupleType: 2,
-    FuncType: 3,
-    TypeCall: 4,
-    TypeVar: 5,
-    GlobalTypeVar: 6,
-    ObjectType: 7,
-    ShapeType: 8,
-}
 _GEN_PREFIX = "_g#"
-
-
-class _Unsupported(Exception):
-    pass
-
-
-@dataclass
-class _Node:
-    """The Z3 terms of one type position."""
-
-    form: Any
-    size: Any
-    rank: Any
-    dtype: Any
-    head: Any
-    arity: Any
-    dims: list[Any] = field(default_factory=list)
-    kids: list[_Node] = field(default_factory=list)
-
-
-@dataclass
-class _Part:
-    """One piece of a member's contribution: an output dimension, an output's structure, a
-    condition, a failure, or (for annotations and unifications) everything."""
-
-    kind: str  # "dim" | "struct" | "cond" | "fail" | "all"
-    text: str
-    formula: Any
-    loc: tuple[int, ...] = ()
 
 
 @dataclass
@@ -117,8 +103,8 @@ class _Member:
 
     def formula(self, ctx: z3.Context, parts: Sequence[_Part] | None = None, structure: bool = True) -> Any:
         """The contribution; ``structure=False`` leaves the structural premise out (it is then
-        asserted as background)."""
-        ps = self.parts if parts is None else parts
+        asserted as background). Forwarding parts are not in it: they are background links."""
+        ps = [p for p in (self.parts if parts is None else parts) if not p.forward]
         body = z3.And(*[p.formula for p in ps], ctx) if ps else z3.BoolVal(True, ctx)
         prem = [*self.premise, *self.dpremise] if structure else list(self.dpremise)
         if prem:
@@ -167,6 +153,9 @@ class _Explainer:
         self.ann: dict[int, tuple[Type, Origin]] = {id(t): (t, o) for t, o in solver.sources.values()}
         self.members: dict[int, _Member] = {}  # by origin seq
         self._keys: set[tuple[str, int]] = set()
+        self.structural = False  # explaining a structural conflict (see _explain_one)
+        self.gen_pos: dict[str, tuple[int, tuple[int, ...], int]] = {}  # generic symbol -> position
+        self.struct_memo: dict[object, Any] = {}  # see StructuralRun.parts
 
     # -- terms -----------------------------------------------------------------------------------
     def var(self, prefix: str) -> Any:
@@ -214,7 +203,7 @@ class _Explainer:
                     hit = self.hole_nodes[t.id] = self.skeleton(self.u.resolve(t))
                 return hit
             if id(t) in self.ann:
-                self._keys.add(("occ", id(t)))
+                self._keys.add(("occ", self.ann[id(t)][1].seq))
                 hit = self.occ_nodes.get(id(t))
                 if hit is None:
                     hit = self.occ_nodes[id(t)] = self.skeleton(self.u.resolve(t))
@@ -245,9 +234,14 @@ class _Explainer:
                 return _Node(form, size, c(none), c(none), c(0), c(len(kids)), [], kids)
             case FuncType(params, ret, tps, _, _):
                 if tps:
+                    # a polymorphic function type: each occurrence is one instantiation, its
+                    # type and dim parameters fresh (the size stays free: a hole holding the
+                    # polymorphic type has no positions for its parts)
                     s = self.var("s")
                     self.axioms.append(s >= 1)
-                    return _Node(form, s, c(none), c(none), c(0), c(len(params)))
+                    inst = self._instantiate(t)
+                    kids = [] if inst is None else [self.enc(p, sandbox) for p in (*inst.params, inst.ret)]
+                    return _Node(form, s, c(none), c(none), c(0), c(len(params)), [], kids)
                 kids = [self.enc(p, sandbox) for p in (*params, ret)]
                 size = 1 + sum((k.size for k in kids), c(0))
                 return _Node(form, size, c(none), c(none), c(0), c(len(params)), [], kids)
@@ -263,6 +257,26 @@ class _Explainer:
                 return _Node(form, c(1), r, c(none), c(0), c(0))
             case _:
                 return _Node(form, c(1), c(none), c(none), c(0), c(0))
+
+    def _instantiate(self, ft: FuncType) -> FuncType | None:
+        """``ft`` with its type parameters replaced by fresh holes and its dim parameters by
+        fresh symbols (None when it has parameters of other kinds)."""
+        if any(tp.kind not in ("dim", "type") for tp in ft.type_params):
+            return None
+        holes: dict[TypeVar, Type] = {tp: IncompleteType() for tp in ft.type_params if tp.kind == "type"}
+        names = {tp.name for tp in ft.type_params if tp.kind == "dim"}
+        fresh: dict[Dim | Atom | str, DimLike] = {}
+        for d in iter_dims(ft):
+            for a in d.atoms():
+                if isinstance(a, Sym) and a.name in names and a not in fresh:
+                    k = next(self._gen)
+                    fresh[a] = Dim(((((Sym(f"_i#{k}", a.min, a.max), 1),), 1),))
+
+        def inst(t: Type) -> Type:
+            t = subst_typevars(t, holes) if holes else t
+            return map_dims(t, lambda d: d.subs(fresh)) if fresh else t
+
+        return FuncType(tuple(inst(p) for p in ft.params), inst(ft.ret), (), (), ft.pure)
 
     def _note_dim(self, d: Dim) -> None:
         for v in d.unknowns:
@@ -311,9 +325,18 @@ class _Explainer:
         return out
 
     # -- generic inputs --------------------------------------------------------------------------
-    def generic(self, n: _Node, r: Type, tier: int, premise: list[Any], back: dict[Any, Dim]) -> Type:
+    def generic(
+        self,
+        n: _Node,
+        r: Type,
+        tier: int,
+        premise: list[Any],
+        back: dict[Any, Dim],
+        where: tuple[int, tuple[int, ...]] = (0, ()),
+    ) -> Type:
         """A copy of ``r`` whose dimensions are fresh generic symbols bound to ``n``'s terms (tier 1;
-        tier 2 keeps constants, tier 3 keeps everything, stating them in the premise)."""
+        tier 2 keeps constants, tier 3 keeps everything, stating them in the premise). ``where`` is
+        (input number, field path): each generic symbol's position is kept in ``gen_pos``."""
         match r:
             case TensorType(shape, dtype) if isinstance(shape, tuple):
                 if len(n.dims) != len(shape):
@@ -330,6 +353,7 @@ class _Explainer:
                     lo = max(0, int(bounds(d)[0])) if bounds(d)[0] != float("-inf") else 0
                     g = Sym(name, lo)
                     self.z.generic[name] = n.dims[i]
+                    self.gen_pos[name] = (where[0], where[1], i)
                     back[g] = d
                     new.append(Dim(((((g, 1),), 1),)))
                 return TensorType(tuple(new), dtype)
@@ -337,13 +361,44 @@ class _Explainer:
                 if len(n.kids) != len(fields):
                     raise _Unsupported("arity")
                 return TupleType(
-                    tuple(self.generic(k, f, tier, premise, back) for k, f in zip(n.kids, fields))
+                    tuple(
+                        self.generic(k, f, tier, premise, back, (where[0], (*where[1], j)))
+                        for j, (k, f) in enumerate(zip(n.kids, fields))
+                    )
                 )
             case IncompleteType():
                 return IncompleteType(r.kind)
             case _:
                 premise.extend(p.formula for p in self.equate(n, self.struct(r)))
                 return r
+
+    def _held_text(self, c: Cond, ins: Sequence[Type]) -> str:
+        """A condition the relation states that held at the real values, in words: which input
+        dimensions it ties (``dimension 2 of `Tensor[(b, s, 64), float32]` to equal dimension 1
+        of `Tensor[(64, 64), float32]```), as its real values say nothing (``64 == 64``)."""
+
+        def pos(d: Dim) -> tuple[int, tuple[int, ...], int] | None:
+            a = d.atom
+            return self.gen_pos.get(a.name) if isinstance(a, Sym) else None
+
+        def name(p: tuple[int, tuple[int, ...], int]) -> str:
+            return f"dimension {p[2]} of `{_type_at(ins[p[0]], p[1])}`"
+
+        match c:
+            case Cmp("==", a, b) if pos(a) is not None and pos(b) is not None:
+                pa, pb = pos(a), pos(b)
+                assert pa is not None and pb is not None
+                return f"{name(pa)} to equal {name(pb)}"
+            case BoolOp("or", xs):
+                ps = {
+                    p for x in xs if isinstance(x, Cmp) for d in (x.lhs, x.rhs) if (p := pos(d)) is not None
+                }
+                if len(ps) == 2:
+                    pa, pb = sorted(ps)
+                    return f"{name(pa)} and {name(pb)} to broadcast"
+            case _:
+                pass
+        return "its inputs' dimensions to agree"
 
     # -- members ---------------------------------------------------------------------------------
     def member(self, o: Origin) -> _Member:
@@ -367,7 +422,12 @@ class _Explainer:
             m.link = False
         m.pairs.append((a, b))
         parts = self.equate(self.enc(a), self.enc(b))
-        m.parts.append(_Part("all", "", z3.And(*[p.formula for p in parts], self.ctx)))
+        if len(m.pairs) == 1 and isinstance(self.u.shallow(b), FuncType):
+            # a call: its parts say which argument matters (see _describe_unify)
+            for p in parts:
+                m.parts.append(_Part("all", p.text, p.formula, p.loc))
+        else:
+            m.parts.append(_Part("all", "", z3.And(*[p.formula for p in parts], self.ctx)))
         m.keys |= self._keys
 
     def _is_position(self, t: Type) -> bool:
@@ -418,14 +478,19 @@ class _Explainer:
         try:
             nodes = [self.enc(t) for t in rel.args[:ni]]
             gins = []
-            for n, r in zip(nodes, ins):
+            for k, (n, r) in enumerate(zip(nodes, ins)):
                 premise.extend(self.premise(n, r))
-                gins.append(self.generic(n, r, tier, dprem, back))
+                gins.append(self.generic(n, r, tier, dprem, back, (k, ())))
         except _Unsupported:
             return None
         outs = [self.u.resolve(t) for t in rel.args[ni:]]
         run = sandbox_run(rel, gins, [_blank(t) for t in outs])
-        if run.pending:
+        if self.structural and tier == 1 and not run.pending:
+            from symshape.solver.structural import StructuralRun
+
+            got = StructuralRun(self, rel, nodes, ins, gins, outs, run).parts()
+            if got is not None:
+                return got
             if tier < 3:
                 return None
             return premise, dprem, [], False
@@ -442,41 +507,36 @@ class _Explainer:
                     prefix = f"output {j} " if len(outs) > 1 else ""
                     parts.append(_Part(p.kind, prefix + p.text, p.formula, (j, *p.loc)))
             for c in run.conds:
+                # every condition the generic run states is part of the relation's contribution,
+                # also one that held at the real values: broadcasting ``a`` with ``b`` ties the two
+                # (``a == b or a == 1 or b == 1``), so the output is pinned by either operand
                 real = map_cond(c, lambda d: d.subs(back)) if back else c
-                if decide(real) is True and rel.state != "failed":
-                    continue
-                parts.append(_Part("cond", str(real), self.z.cond(c)))
+                held = decide(real) is True and rel.state != "failed"
+                text = self._held_text(c, ins) if held else str(real)
+                parts.append(_Part("cond", text, self.z.cond(c), held=held))
         except _Unsupported:
             return None
         forwards = (
             not run.conds
             and len(run.outputs) == 1
             and rel.state != "failed"
-            and any(run.outputs[0] == g for g in gins)
+            and (any(run.outputs[0] == g for g in gins) or _permutes(run.outputs[0], gins))
         )
         return premise, dprem, parts, forwards
 
 
-def _blank(t: Type) -> Type:
-    return IncompleteType(t.kind) if isinstance(t, IncompleteType) else IncompleteType()
-
-
-def _same_structure(a: Type, b: Type) -> bool:
-    if isinstance(b, IncompleteType):
-        return True
-    if isinstance(a, IncompleteType):
+def _permutes(out: Type, gins: Sequence[Type]) -> bool:
+    """Whether every dimension of ``out`` is one of the inputs' generic dimensions, as such (a
+    transpose, a selection of axes): the relation only moves positions around, like a binding."""
+    if not isinstance(out, TensorType) or not isinstance(out.shape, tuple):
         return False
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, TensorType) and isinstance(b, TensorType):
-        ra = len(a.shape) if isinstance(a.shape, tuple) else None
-        rb = len(b.shape) if isinstance(b.shape, tuple) else None
-        return ra == rb and a.dtype == b.dtype
-    if isinstance(a, TupleType) and isinstance(b, TupleType):
-        return len(a.fields) == len(b.fields) and all(
-            _same_structure(x, y) for x, y in zip(a.fields, b.fields)
-        )
-    return True
+    generic: set[Atom] = set()
+    for g in gins:
+        for d in iter_dims(g):
+            a = d.atom
+            if isinstance(a, Sym) and a.name.startswith(_GEN_PREFIX):
+                generic.add(a)
+    return all(d.atom in generic for d in out.shape)
 
 
 def _dim_at(t: Type, loc: Sequence[int]) -> str | None:
@@ -514,7 +574,7 @@ def _type_keys(solver: TypeSolver, t: Type, ann: dict[int, Any], out: set[tuple[
             continue
         seen.add(id(x))
         if id(x) in ann:
-            out.add(("occ", id(x)))
+            out.add(("occ", ann[id(x)][1].seq))
         match x:
             case IncompleteType():
                 r = u.find(x)
@@ -567,6 +627,8 @@ def _candidates(solver: TypeSolver) -> dict[int, _Cand]:
         _type_keys(solver, a, ann, c.keys)
         _type_keys(solver, b, ann, c.keys)
     for rel in solver.rels:
+        if rel.state == "poisoned":
+            continue  # downstream of an error: it never ran, so it contributes nothing
         c = get(rel.origin, "relation")
         c.items.append(("relation", rel))
         for t in rel.args:
@@ -574,35 +636,38 @@ def _candidates(solver: TypeSolver) -> dict[int, _Cand]:
     return cands
 
 
-def _select(cands: dict[int, _Cand], primary: int, excluded: set[int], cap: int) -> list[int]:
-    """The candidates connected to the primary, nearest first, at most ``cap`` (symbols link
-    candidates only after everything linked through holes and annotations)."""
+def _bfs_order(cands: dict[int, _Cand], primary: int, excluded: set[int]) -> list[int]:
+    """Every candidate connected to the primary, nearest first (the primary first): local links
+    first (a hole, an occurrence used a few times), then hubs (a weight used by every layer), then
+    symbols (which link nearly everything); what nothing links comes last, in program order."""
     pool = [s for s in cands if s not in excluded or s == primary]
-    if len(pool) <= cap:
-        return sorted(pool)
     by_key: dict[tuple[str, Any], list[int]] = {}
-    for s in pool:
-        for k in cands[s].keys:
-            by_key.setdefault(k, []).append(s)
+    for q in pool:
+        for k in cands[q].keys:
+            by_key.setdefault(k, []).append(q)
+    keys_of = {q: sorted(cands[q].keys) for q in pool}  # ids and seqs: offsets do not matter
     chosen = [primary]
     seen = {primary}
-    # local links first (a hole, an occurrence used a few times), then hubs (a weight used by
-    # every layer), then symbols (which link nearly everything)
+    expanded: set[tuple[str, Any]] = set()  # each key is expanded once (linear in the links)
     for stage in (0, 1, 2):
         frontier = list(chosen)
-        while frontier and len(chosen) < cap:
+        while frontier:
             nxt: list[int] = []
-            for s in frontier:
-                for k in sorted(cands[s].keys, key=repr):
+            for q in frontier:
+                for k in keys_of[q]:
+                    if k in expanded:
+                        continue
                     if (k[0] == "sym" and stage < 2) or (len(by_key[k]) > _HUB and stage < 1):
                         continue
-                    for s2 in by_key.get(k, ()):
-                        if s2 not in seen:
-                            seen.add(s2)
-                            chosen.append(s2)
-                            nxt.append(s2)
+                    expanded.add(k)
+                    for q2 in by_key.get(k, ()):
+                        if q2 not in seen:
+                            seen.add(q2)
+                            chosen.append(q2)
+                            nxt.append(q2)
             frontier = nxt
-    return sorted(chosen[:cap])
+    chosen.extend(sorted(q for q in pool if q not in seen))
+    return chosen
 
 
 def explain_errors(solver: TypeSolver) -> None:
@@ -616,21 +681,62 @@ def explain_errors(solver: TypeSolver) -> None:
         return
     cands = _candidates(solver)
     failing = {d.origin.seq for d in solver.errors if d.origin is not None}
+    memo: dict[object, Any] = {}  # structural decisions, shared by the errors' explanations
+    end = time.perf_counter() + _TOTAL_BUDGETS * _budget(solver).seconds
     for i in targets:
         d = solver.errors[i]
         assert d.origin is not None
         if d.origin.seq not in cands:
             continue
-        new = None
-        for cap in _CAPS:
+        budget = _budget(solver)
+        if time.perf_counter() > end:
+            new = None
+            budget.reason = "the time for explaining this program's errors ran out"
+        else:
             try:
-                new = _explain_one(solver, cands, d, failing - {d.origin.seq}, cap)
-            except (z3.Z3Exception, _Unsupported, RecursionError):
+                new = _explain_one(solver, cands, d, failing - {d.origin.seq}, budget, memo)
+                if new is None and not budget.reason and d.code in _STRUCTURAL:
+                    # the per-output premises lost the conflict: the plain contributions
+                    new = _explain_one(solver, cands, d, failing - {d.origin.seq}, budget, memo, False)
+            except _Unsupported as e:
                 new = None
-            if new is not None or len(cands) <= cap:
-                break
+                budget.reason = f"a type the explainer cannot describe ({e})"
+            except z3.Z3Exception as e:
+                new = None
+                budget.reason = f"Z3 failed ({e})"
+            except RecursionError:
+                new = None
+                budget.reason = "the types are too deeply nested"
         if new is not None:
             solver.errors[i] = new
+        elif budget.reason:
+            solver.errors[i] = replace(
+                d, notes=(*d.notes, Note(f"the explanation was not found: {budget.reason}", None))
+            )
+
+
+_MIN_BUDGET_S = 2.0  # seconds an explanation may take at least ...
+_BUDGET_TIMEOUTS = 2.5  # ... and in Z3 timeouts (the default 2 s timeout gives 5 s)
+_TOTAL_BUDGETS = 4  # all the errors of one program together: four budgets
+
+
+class _Budget:
+    """The time an explanation may take; ``reason`` says why it gave up (empty: it did not);
+    ``phase`` is what the explainer is doing (``grow``, ``search``, ``minimize``)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = time.perf_counter() + seconds
+        self.reason = ""
+        self.phase = "grow"
+
+    def out(self) -> bool:
+        return time.perf_counter() > self.deadline
+
+
+def _budget(solver: TypeSolver) -> _Budget:
+    """The budget of one error's explanation (tests replace this to make the explainer give up)."""
+    return _Budget(max(_MIN_BUDGET_S, _BUDGET_TIMEOUTS * solver.timeout_ms / 1000))
 
 
 _STRUCTURAL = frozenset(
@@ -647,91 +753,214 @@ _STRUCTURAL = frozenset(
 _NOT_CONFLICTS = frozenset({"unproven-guard", "impure-call", "undefined-var", "inconclusive"})
 
 
+class _Problem:
+    """The members built so far in one Z3 solver: links and premises as background, every other
+    member under its own tracking literal (so any subset can be checked, and Z3 names a core)."""
+
+    def __init__(self, ex: _Explainer, structural: bool, timeout_ms: int, calls: Any) -> None:
+        self.ex = ex
+        self.structural = structural
+        self.s = z3.Solver(ctx=ex.ctx)
+        self.s.set("timeout", int(timeout_ms))
+        self.calls = calls  # the session, whose explain_calls counts the checks
+        self.background: list[Any] = []
+        self.order: list[int] = []  # members under literals, in the order they were added
+        self.lits: dict[int, Any] = {}
+        self.fs: dict[int, Any] = {}
+        self._axioms = 0
+        self._done: set[int] = set()
+
+    def add_background(self, fs: Sequence[Any]) -> None:
+        for f in fs:
+            self.background.append(f)
+            self.s.add(f)
+
+    def sync(self) -> None:
+        """Assert what the explainer built since the last call."""
+        ex = self.ex
+        ex.axioms.extend(ex.z.take_axioms())
+        self.add_background(ex.axioms[self._axioms :])
+        self._axioms = len(ex.axioms)
+        for q, m in sorted(ex.members.items()):
+            if q in self._done:
+                continue
+            self._done.add(q)
+            if not self.structural:
+                self.add_background(m.premise)
+            self.add_background([p.formula for p in m.parts if p.forward])
+            if m.link:
+                self.add_background([m.formula(ex.ctx, structure=self.structural)])
+            else:
+                self.put(q, m.formula(ex.ctx, structure=self.structural))
+
+    def put(self, q: int, f: Any) -> None:
+        """(Re)state member ``q`` as ``f`` under a fresh literal."""
+        lit = z3.Bool(f"member{q}_{len(self.lits)}", self.ex.ctx)
+        self.s.add(z3.Implies(lit, f))
+        self.lits[q] = lit
+        self.fs[q] = f
+        if q not in self.order:
+            self.order.append(q)
+
+    def check(self, seqs: Sequence[int]) -> bool | None:
+        """True: the members ``seqs`` conflict; False: they do not; None: Z3 could not tell."""
+        self.calls.explain_calls += 1
+        r = self.s.check(*[self.lits[q] for q in seqs])
+        return True if r == z3.unsat else False if r == z3.sat else None
+
+    def core(self) -> list[int]:
+        """The members of Z3's unsat core of the last (unsat) check."""
+        names = {str(x) for x in self.s.unsat_core()}
+        return [q for q in self.order if str(self.lits[q]) in names]
+
+    def unsat_with(self, seqs: Sequence[int], fs: dict[int, Any]) -> bool | None:
+        """Check members ``seqs`` stated as ``fs`` (to try a member with fewer parts)."""
+        self.calls.explain_calls += 1
+        self.s.push()
+        try:
+            for q in seqs:
+                self.s.add(fs[q])
+            r = self.s.check()
+        finally:
+            self.s.pop()
+        return True if r == z3.unsat else False if r == z3.sat else None
+
+
+def _build(ex: _Explainer, cand: _Cand) -> None:
+    for item in cand.items:
+        if item[0] == "annotation":
+            ex.add_annotation(item[1], cand.origin)
+        elif item[0] == "unify":
+            ex.add_unification(item[1], item[2], cand.origin)
+        else:
+            ex.add_relation(item[1])
+
+
 def _explain_one(
-    solver: TypeSolver, cands: dict[int, _Cand], d: Diagnostic, excluded: set[int], cap: int
+    solver: TypeSolver,
+    cands: dict[int, _Cand],
+    d: Diagnostic,
+    excluded: set[int],
+    budget: _Budget,
+    memo: dict[object, Any],
+    refine: bool = True,
 ) -> Diagnostic | None:
+    """The explained diagnostic, or None (then ``budget.reason`` says why, when it is not simply
+    that the error is no conflict between members).
+
+    The candidates are added nearest first, in batches that double in size, until they conflict;
+    a binary search then finds the shortest prefix (in that order) that conflicts, so the
+    explanation is as local as it can be; Z3 names a core of it, and deletion (farthest member
+    first) makes the core minimal. Nothing caps the number of candidates: a conflict whose
+    explanation lies far away is found too, at the cost of a few more checks.
+    """
     assert d.origin is not None
     primary = d.origin.seq
-    chosen = _select(cands, primary, excluded, cap)
+    order = _bfs_order(cands, primary, excluded)
+    rank = {q: i for i, q in enumerate(order)}
     ex = _Explainer(solver)
-    for q in chosen:
-        for item in cands[q].items:
-            if item[0] == "annotation":
-                ex.add_annotation(item[1], cands[q].origin)
-            elif item[0] == "unify":
-                ex.add_unification(item[1], item[2], cands[q].origin)
-            else:
-                ex.add_relation(item[1])
+    ex.struct_memo = memo
+    # for a conflict between dimensions, the structure the solver found (ranks, dtypes, tuple
+    # arities) is background; for a structural conflict it is what the members contribute
+    structural = d.code in _STRUCTURAL
+    ex.structural = structural and refine
+    prob = _Problem(ex, structural, solver.timeout_ms, solver.session)
+    _build(ex, cands[primary])
     pm = ex.members.get(primary)
     if pm is None:
         return None
     pm.link = False
-    s = z3.Solver(ctx=ex.ctx)
-    s.set("timeout", int(solver.timeout_ms))
+    prob.sync()
 
-    # for a conflict between dimensions, the structure the solver found (ranks, dtypes, tuple
-    # arities) is background; for a structural conflict it is what the members contribute
-    structural = d.code in _STRUCTURAL
+    def members_upto(k: int) -> list[int]:
+        return [q for q in prob.order if rank[q] < k]
 
-    def background() -> list[Any]:
-        ms = sorted(ex.members.items())
-        links = [m.formula(ex.ctx, structure=structural) for q, m in ms if m.link]
-        shapes = [] if structural else [p for _, m in ms for p in m.premise]
-        return [*ex.axioms, *ex.z.take_axioms(), *shapes, *links]
-
-    def formulas() -> dict[int, Any]:
-        return {
-            q: m.formula(ex.ctx, structure=structural) for q, m in sorted(ex.members.items()) if not m.link
-        }
-
-    def unsat(seqs: Sequence[int], fs: dict[int, Any]) -> bool | None:
-        s.push()
-        try:
-            for q in seqs:
-                s.add(fs[q])
-            solver.session.explain_calls += 1
-            r = s.check()
-        finally:
-            s.pop()
-        return True if r == z3.unsat else False if r == z3.sat else None
-
-    s.add(*background())
-    fs = formulas()
-    verdict = unsat(list(fs), fs)
-    if verdict is not True and pm.rels:
+    # grow: batches doubling in size, until the members built conflict
+    built = 1
+    found: int | None = None
+    prev = 0
+    size = 4
+    undecided = False
+    while True:
+        verdict = prob.check(members_upto(built))
+        if verdict is True:
+            found = built
+            break
+        undecided = undecided or verdict is None
+        if budget.out():
+            budget.reason = f"no conflict among the nearest {built} members within {budget.seconds:g} s"
+            return None
+        if built >= len(order):
+            break
+        prev = built
+        for q in order[built : built + size]:
+            _build(ex, cands[q])
+        built = min(len(order), built + size)
+        size *= 2
+        prob.sync()
+    if found is None:
+        if undecided:
+            budget.reason = "Z3 could not decide whether the members conflict (a timeout)"
+        if not pm.rels:
+            return None
         # the generic run of the primary lost what made it fail: describe it at its values
         for rel in pm.rels:
             ex.add_relation(rel, tier=3)
         pm.link = False
-        s = z3.Solver(ctx=ex.ctx)
-        s.set("timeout", int(solver.timeout_ms))
-        ex.axioms.extend(ex.z.take_axioms())
-        s.add(*background())
-        fs = formulas()
-        verdict = unsat(list(fs), fs)
-    if verdict is not True:
+        prob.sync()
+        prob.put(primary, pm.formula(ex.ctx, structure=structural))
+        if prob.check(members_upto(len(order))) is not True:
+            return None
+        budget.reason = ""
+        found, prev = len(order), 0
+    # the shortest conflicting prefix: prefixes up to ``prev`` do not conflict
+    budget.phase = "search"
+    lo, hi = prev, found
+    while hi - lo > 1 and not budget.out():
+        mid = (lo + hi) // 2
+        if prob.check(members_upto(mid)) is True:
+            hi = mid
+        else:
+            lo = mid
+    if prob.check(members_upto(hi)) is not True:
         return None
-    # deletion-based minimization in program order, the primary pinned
-    order = sorted(fs, key=lambda q: ex.members[q].origin.sort_key())
-    core = list(order)
-    for q in order:
+    core = prob.core()
+    if primary not in core:
+        return None  # the conflict does not need the place where it surfaced
+    # deletion-based minimization, the farthest member first, the primary pinned
+    budget.phase = "minimize"
+    minimized = True
+    for q in sorted(core, key=lambda x: (-rank[x], ex.members[x].origin.sort_key())):
         if q == primary:
             continue
+        if budget.out():
+            minimized = False
+            budget.reason = f"the time limit of {budget.seconds:g} s was reached"
+            break
         trial = [x for x in core if x != q]
-        if unsat(trial, fs) is True:
+        r = prob.check(trial)
+        if r is True:
             core = trial
-    if unsat([x for x in core if x != primary], fs) is not False:
-        return None  # the conflict does not need the place where it surfaced
+        elif r is None:
+            minimized = False
+            budget.reason = f"Z3 could not decide whether {ex.members[q].origin.describe()} is needed"
+    if prob.check([x for x in core if x != primary]) is not False:
+        return None
+    core.sort(key=lambda q: ex.members[q].origin.sort_key())
+    fs = prob.fs
     notes: list[Note] = []
     for q in core:
         if q != primary:
             m = ex.members[q]
-            notes.append(Note(_describe(ex, m, core, fs, unsat, structural), m.origin.span))
+            notes.append(Note(_describe(ex, m, core, fs, prob.unsat_with, structural), m.origin.span))
+    notes = _merge_same(notes)
     chain = _chain(ex, primary, [q for q in core if q != primary])
     if chain:
         notes.append(Note(_chain_text(chain), None))
+    if not minimized:
+        notes.append(Note(f"the explanation was not minimized: {budget.reason}", None))
     members = [primary, *(q for q in core if q != primary)]
-    ev = Evidence(tuple(fs[q] for q in members), tuple(s.assertions()), ex.ctx)
+    ev = Evidence(tuple(fs[q] for q in members), tuple(prob.background), ex.ctx, minimized)
     return Diagnostic(
         d.code,
         d.message,
@@ -744,6 +973,30 @@ def _explain_one(
     )
 
 
+def _merge_same(notes: list[Note]) -> list[Note]:
+    """One note for core members that read alike at the same place (the calls of one line in a
+    loop): ``add gives `...` (2 calls at this line)``. Notes come in program order, so they are
+    adjacent.
+
+    >>> from symshape.solver.diagnostics import Span
+    >>> at = Span("m.py", 3)
+    >>> [n.message for n in _merge_same([Note("add", at), Note("add", at), Note("relu", at)])]
+    ['add (2 calls at this line)', 'relu']
+    """
+    out: list[Note] = []
+    counts: list[int] = []
+    for n in notes:
+        if out and out[-1] == n and n.span is not None:
+            counts[-1] += 1
+        else:
+            out.append(n)
+            counts.append(1)
+    return [
+        n if k == 1 else replace(n, message=f"{n.message} ({k} calls at this line)")
+        for n, k in zip(out, counts)
+    ]
+
+
 def _chain(ex: _Explainer, primary: int, others: list[int]) -> list[Origin]:
     """The forwarding members (elementwise operators, bindings) on the shortest paths in the
     position graph from the primary to the other core members, in program order."""
@@ -752,9 +1005,9 @@ def _chain(ex: _Explainer, primary: int, others: list[int]) -> list[Origin]:
     g: nx.Graph = nx.Graph()
     ends = {primary, *others}
     for q, m in sorted(ex.members.items()):
-        if not m.link and q not in ends:
+        if not m.link and q not in ends and not any(p.forward for p in m.parts):
             continue
-        for k in sorted(m.keys, key=repr):
+        for k in sorted(m.keys):
             if k[0] != "sym":
                 g.add_edge(("m", q), ("k", k))
     found: dict[int, Origin] = {}
@@ -799,18 +1052,21 @@ def _describe(
 ) -> str:
     """What member ``m`` contributed: the parts of it that the conflict needs."""
     label = m.origin.label
-    if not m.rels:
-        if m.origin.kind == "annotation":
-            return label
-        return _describe_unify(ex, m, label)
+    if not m.rels and m.origin.kind == "annotation":
+        return label
     others = [q for q in core if q != m.origin.seq]
     needed = list(m.parts)
-    for p in list(needed):
-        trial = [x for x in needed if x is not p]
-        fs2 = dict(fs)
-        fs2[m.origin.seq] = m.formula(ex.ctx, trial, structure)
-        if unsat([*others, m.origin.seq], fs2) is True:
-            needed = trial
+    if len(needed) > 1:
+        for p in list(needed):
+            if p.forward:
+                continue
+            trial = [x for x in needed if x is not p]
+            fs2 = dict(fs)
+            fs2[m.origin.seq] = m.formula(ex.ctx, trial, structure)
+            if unsat([*others, m.origin.seq], fs2) is True:
+                needed = trial
+    if not m.rels:
+        return _describe_unify(ex, m, label, needed)
     out = m.outputs[0] if len(m.outputs) == 1 else None
     bits: list[str] = []
     dims: list[str] = []
@@ -820,27 +1076,42 @@ def _describe(
         src = m.outputs[p.loc[0]] if p.loc and p.loc[0] < len(m.outputs) else out
         value = _dim_at(src, p.loc[1:]) if src is not None else None
         dims.append(f"{p.text} is `{value}`" if value is not None else p.text)
+    for p in needed:  # a structural part: an output's rank or dtype
+        if p.kind in ("rank", "dtype") and p.loc and p.loc[0] < len(m.outputs):
+            v = _attr(m.outputs[p.loc[0]], p.loc[1:], p.kind)
+            if v is not None:
+                dims.append(f"{p.kind} {v}" if len(m.outputs) == 1 else f"output {p.loc[0]} has {p.kind} {v}")
     shown = ", ".join(str(t) for t in m.outputs)
     if dims and m.outputs:
         bits.append(f"gives `{shown}` ({_join(dims)})")
     elif dims:
         bits.append("makes " + _join(dims))
-    elif any(p.kind in ("struct", "fail") for p in needed) and m.outputs:
+    elif any(p.kind in ("struct", "fail", "form", "size", "arity") for p in needed) and m.outputs:
         bits.append(f"gives `{shown}`")
-    conds = [p.text for p in needed if p.kind == "cond"]
+    conds = [f"`{p.text}`" for p in needed if p.kind == "cond" and not p.held]
+    conds += [p.text for p in needed if p.kind == "cond" and p.held]
     if conds:
-        bits.append("requires " + _join([f"`{c}`" for c in conds]))
+        bits.append("requires " + _join(conds))
     return f"{label} {' and '.join(bits)}" if bits else label
 
 
-def _describe_unify(ex: _Explainer, m: _Member, label: str) -> str:
-    """A unification: what it made equal (one side, when both print the same once solved)."""
+def _describe_unify(ex: _Explainer, m: _Member, label: str, needed: Sequence[_Part] = ()) -> str:
+    """A unification: what it made equal — the arguments a call passes (those the conflict
+    needs), the type a hole was given, or both sides."""
     if not m.pairs or m.origin.kind == "annotation":
         return label
     a, b = m.pairs[0]
-    ra, rb = str(ex.u.resolve(a)), str(ex.u.resolve(b))
+    rb_t = ex.u.resolve(b)
+    if isinstance(rb_t, FuncType) and label.startswith("call of") and not isinstance(b, IncompleteType):
+        n = len(rb_t.params)
+        used = sorted({p.loc[0] for p in needed if p.loc and p.loc[0] < n}) or list(range(n))
+        args = [f"argument {i} `{rb_t.params[i]}`" for i in used]
+        return f"{label} passes {_join(args)}"
+    ra, rb = str(ex.u.resolve(a)), str(rb_t)
     if ra == rb:
         return f"{label} has type `{ra}`"
+    if isinstance(a, IncompleteType) and not isinstance(b, IncompleteType):
+        return f"{label} has type `{rb}`"
     return f"{label} equates `{ra}` and `{rb}`"
 
 

@@ -12,8 +12,25 @@
    when the canonical forms decide them).
 3. When the queue is empty, give the first still-deferred relation one *final* run, in which it may
    make default choices (equate unknown dimensions); if that changed anything, go back to 2.
-4. What still defers is *unresolved*. A relation downstream of a failed one is not reported, so an
-   error does not cascade.
+4. What still defers is *unresolved*.
+
+**No cascades.** A relation instance that reports an error (it fails, a condition it states is
+refuted, a unification it makes conflicts) *poisons* the values it writes: the holes of its
+outputs (those that are not also its inputs) and the unknown dimensions it created there. A
+relation that reads a poisoned value (in any argument, also nested in a tuple or function type) is
+not run: it is marked ``poisoned`` and poisons its own outputs in turn, so the error's dependents
+in the dependency graph are neither errors nor *unresolved*, and the one root error is reported.
+Constraint generation poisons the value of an expression it found wrong itself (a tuple index out
+of range) through :meth:`TypeSolver.poison`. Guards that ``strict`` turns into errors do not
+poison (the value is well defined where the guard holds).
+
+**Holes that must be resolved.** ``ok`` means every type is resolved. When the solver is used
+directly, every hole the user made (:meth:`TypeSolver.hole`, or an ``IncompleteType`` passed as
+an argument of :meth:`TypeSolver.unify` or :meth:`TypeSolver.add_relation`) must be determined by
+the end, with every hole its type contains: a hole class that nothing determined is an
+``unresolved`` diagnostic at the place the hole was made
+(``report_holes``; :func:`symshape.infer` turns it off, as it names the expressions whose types
+remain open itself, and its internal holes are none of the user's business).
 
 The status is ``error`` if any diagnostic is an error, else ``inconclusive`` if Z3 could not decide
 a condition, else ``unresolved`` if relations remain deferred, else ``guarded`` if guards were
@@ -41,6 +58,7 @@ from symshape.encoding.types import (
     Type,
     _check_type,
     iter_dims,
+    iter_holes,
     iter_types,
     map_dims,
 )
@@ -56,7 +74,15 @@ from symshape.errors import (
 )
 from symshape.relations import get_relation
 from symshape.relations.base import Context, RelationDef, RelationFailure
-from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, Span, caller_span
+from symshape.solver.diagnostics import (
+    Diagnostic,
+    Guard,
+    Note,
+    Origin,
+    Span,
+    caller_span,
+    conflict_message,
+)
 from symshape.solver.eager import EagerMemo
 from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
 from symshape.solver.session import Fact, Session
@@ -71,9 +97,29 @@ __all__ = [
     "judge",
     "SandboxRun",
     "sandbox_run",
+    "op_display_name",
 ]
 
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
+
+
+_OP_NAMES: dict[str, str] = {}
+
+
+def op_display_name(name: str) -> str:
+    """The name a user calls an operator by: its registry name without Relay's ``nn.`` prefix
+    (``nn.dense`` is ``ss.ops.dense``). The one place that decides how operators are named in
+    messages, notes and chains.
+
+    >>> op_display_name("nn.max_pool2d"), op_display_name("add")
+    ('max_pool2d', 'add')
+    """
+    hit = _OP_NAMES.get(name)
+    if hit is None:
+        hit = name[3:] if name.startswith("nn.") and len(name) > 3 else name
+        if len(_OP_NAMES) < 4096:
+            _OP_NAMES[name] = hit
+    return hit
 
 
 @contextlib.contextmanager
@@ -101,13 +147,20 @@ class RelationInstance:
     attrs: Attrs
     num_inputs: int
     origin: Origin
-    state: str = "pending"  # pending | solved | failed
+    state: str = "pending"  # pending | solved | failed | poisoned (downstream of an error)
     inq: bool = False
     runs: int = 0
+    erred: bool = False  # it reported an error: the values it writes are poisoned
+    op: str | None = None  # the operator the user called (see :func:`op_display_name`)
 
     @property
     def name(self) -> str:
         return self.rdef.name
+
+    @property
+    def display(self) -> str:
+        """The name messages use: the operator the user called, else the relation's name."""
+        return self.op if self.op is not None else self.rdef.name
 
 
 class _Ctx(Context):
@@ -118,7 +171,7 @@ class _Ctx(Context):
         self.rel = rel
         self.final = final
         self.num_inputs = rel.num_inputs
-        self.name = rel.name
+        self.name = rel.display
 
     def resolve(self, t: Type) -> Type:
         return self.solver.unifier.resolve(t)
@@ -160,11 +213,20 @@ class _LoggingUnifier(Unifier):
     def __init__(self, solver: TypeSolver) -> None:
         super().__init__()
         self._solver = solver
+        self.before: tuple[Type, Type] | None = None
 
     def unify(self, a: Type, b: Type, origin: Origin) -> Type:
-        if self._frame is None and self._solver._current is None:
+        if self._frame is not None:
+            return super().unify(a, b, origin)
+        if self._solver._current is None:
             self._solver.unify_log.append((a, b, origin))
-        return super().unify(a, b, origin)
+        # the two sides as they were: a conflict found after two holes' classes were merged
+        # would otherwise print the merged type on both sides
+        self.before = (self.shallow(a), self.shallow(b))
+        try:
+            return super().unify(a, b, origin)
+        finally:
+            self.before = None
 
 
 class TypeSolver:
@@ -211,11 +273,33 @@ class TypeSolver:
         self.producer: dict[IncompleteType, RelationInstance] = {}
         self._admitted: dict[int, Type] = {}  # id -> type (kept alive, so ids stay unique)
         self.memo = EagerMemo()
+        #: holes made through the API must be resolved by the end (see the module docstring)
+        self.report_holes = True
+        self._user_holes: list[tuple[IncompleteType, Span | None]] = []
+        # poisoned values: hole-class roots and unknown dimensions written by failed relations
+        self._poison: set[IncompleteType] = set()
+        self._poison_dims: set[DimVar] = set()
 
     # -- building ------------------------------------------------------------------------------
     def hole(self, kind: str = "type") -> IncompleteType:
-        """A fresh hole (incomplete type)."""
-        return IncompleteType(kind)
+        """A fresh hole (incomplete type); unless something determines it, :meth:`solve` ends
+        ``unresolved`` (see ``report_holes``)."""
+        h = IncompleteType(kind)
+        if self.report_holes:
+            self._user_holes.append((h, caller_span(2)))
+        return h
+
+    def _note_user_holes(self, types: Iterable[Type], span: Span | None) -> None:
+        for t in types:
+            if type(t) is IncompleteType:
+                self._user_holes.append((t, span))
+
+    def poison(self, t: Type) -> Type:
+        """Mark ``t`` (its holes) as the value of an expression found wrong: relations reading it
+        are not run and are not reported (the expression's error is). Returns ``t``."""
+        for h in iter_holes(t):
+            self._poison.add(self.unifier.find(h))
+        return t
 
     def fresh_dim(self) -> Dim:
         """A fresh unknown dimension."""
@@ -249,6 +333,8 @@ class TypeSolver:
         """Unify two types; a conflict is recorded (reported by :meth:`solve`), not raised."""
         o = self._origin("unify", "unification", origin)
         a, b = self.admit(a, o), self.admit(b, o)
+        if self.report_holes:
+            self._note_user_holes((a, b), o.span)
         self.graph.add_unification(-o.seq, (a, b))
         return self.unifier.unify(a, b, o)
 
@@ -270,6 +356,8 @@ class TypeSolver:
         targs = tuple(self.admit(t, o) for t in args)
         if not targs:
             raise SymshapeError(INVALID_ARGUMENT, f"relation {name} needs at least one argument")
+        if self.report_holes:
+            self._note_user_holes(targs, o.span)
         if attrs is None:
             a = Attrs()
         elif isinstance(attrs, Attrs):
@@ -296,13 +384,16 @@ class TypeSolver:
         self, rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, label: str, span: Span | None
     ) -> IncompleteType:
         """An operator call during constraint generation: ``rdef`` over admitted ``inputs`` and a
-        fresh output hole, which is returned. When the inputs are ground and the relation needs
-        no reasoning (see :mod:`symshape.solver.eager`) it is solved here — in program order, like
-        every relation whose inputs are known; otherwise it is queued for :meth:`solve`."""
+        fresh output hole, which is returned. ``label`` is the operator's registry name; messages,
+        notes and chains name it as the user called it (:func:`op_display_name`). When the inputs
+        are ground and the relation needs no reasoning (see :mod:`symshape.solver.eager`) it is
+        solved here — in program order, like every relation whose inputs are known; otherwise it
+        is queued for :meth:`solve`."""
         out = IncompleteType()
         rid = len(self.rels)
-        origin = Origin("relation", label, span, payload=rid)
-        rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin)
+        op = op_display_name(label)
+        origin = Origin("relation", op, span, payload=rid)
+        rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin, op=op)
         self.rels.append(rel)
         self.producer[out] = rel
         self.graph.add_instance(rel)
@@ -369,6 +460,8 @@ class TypeSolver:
         hs = list(holes)
         if hs:
             root = self.unifier.find(hs[0])
+            if self._poison and root not in self._poison and any(h in self._poison for h in hs):
+                self._poison.add(root)
             merged: set[int] = set()
             for h in hs:
                 r = self.readers.pop(h, None)
@@ -386,6 +479,14 @@ class TypeSolver:
         self.require(cond, origin, code, message)
 
     def _on_conflict(self, code: ErrorCode, message: str, origin: Origin, a: Type, b: Type) -> None:
+        u = self.unifier
+        before = getattr(u, "before", None)
+        if before is not None and str(a) == str(b):
+            # both sides print alike once unified: show them as they were before
+            prefix = conflict_message("cannot unify", a, b)
+            if message.startswith(prefix + ": "):
+                detail = message[len(prefix) + 2 :]
+                message = conflict_message("cannot unify", u.resolve(before[0]), u.resolve(before[1]), detail)
         self._error(code.code, message, origin)
 
     # -- errors ---------------------------------------------------------------------------------
@@ -420,6 +521,9 @@ class TypeSolver:
         core: Sequence[Fact] = (),
         provenance: Sequence[tuple[Origin, str]] = (),
     ) -> None:
+        cur = self._current
+        if cur is not None and code != UNPROVEN_GUARD.code:
+            cur.erred = True
         key = (code, message, origin.span)
         if key in self._error_keys:
             return
@@ -515,6 +619,9 @@ class TypeSolver:
         return True
 
     def _run(self, rel: RelationInstance, final: bool) -> None:
+        if self._poison and self._reads_poison(rel):
+            self._skip(rel)
+            return
         self.steps += 1
         rel.runs += 1
         u = self.unifier
@@ -524,19 +631,25 @@ class TypeSolver:
             return
         self._current = rel
         try:
-            done = rel.rdef.fn(_Ctx(self, rel, final), args, rel.attrs)
+            done: object = rel.rdef.fn(_Ctx(self, rel, final), args, rel.attrs)
+            if done is True or done == "solved":
+                rel.state = "solved"
+                for t in args[rel.num_inputs :]:
+                    self._check_nonneg(u.resolve(t), rel.origin)
+            else:
+                # it defers: it becomes a reader of every hole and unknown in its (current)
+                # arguments, so refining any of them re-queues it. A relation is queued when it is
+                # added or a solve starts, so only deferring relations need trigger lists.
+                self._register(rel, tuple(u.resolve(a) for a in rel.args))
         except RelationFailure as f:
             rel.state = "failed"
             self._error(f.code, f.message, rel.origin, provenance=self._provenance(rel))
-            return
         except SymshapeError as e:
             rel.state = "failed"
             self._error(e.code, e.message, rel.origin, provenance=self._provenance(rel))
-            return
         except RecursionError:
             rel.state = "failed"
-            self._error(INVALID_ARGUMENT.code, f"{rel.name}: type too deeply nested", rel.origin)
-            return
+            self._error(INVALID_ARGUMENT.code, f"{rel.display}: type too deeply nested", rel.origin)
         except Exception as e:  # a user relation's bug must not escape as a raw traceback
             rel.state = "failed"
             self._error(
@@ -544,19 +657,57 @@ class TypeSolver:
                 f"relation {rel.name} raised {type(e).__name__}: {e}",
                 rel.origin,
             )
-            return
         finally:
             self._current = None
-        verdict: object = done
-        if verdict is True or verdict == "solved":
-            rel.state = "solved"
-            for t in args[rel.num_inputs :]:
-                self._check_nonneg(u.resolve(t), rel.origin)
-        else:
-            # it defers: it becomes a reader of every hole and unknown in its (current) arguments,
-            # so refining any of them re-queues it. A relation is queued when it is added or a
-            # solve starts, so only deferring relations need trigger lists.
-            self._register(rel, tuple(u.resolve(a) for a in rel.args))
+        if rel.erred or rel.state == "failed":
+            rel.erred = True
+            self._poison_outputs(rel, args)
+
+    # -- poisoning (no cascades; see the module docstring) --------------------------------------
+    def _poison_outputs(self, rel: RelationInstance, inputs: Sequence[Type]) -> None:
+        """Poison what ``rel`` writes: its output holes (but those that are also its inputs: an
+        output that *is* an input keeps the input's valid type) and unknown dimensions new in
+        its outputs."""
+        u = self.unifier
+        ni = rel.num_inputs
+        in_roots: set[IncompleteType] = set()
+        in_dims: set[DimVar] = set()
+        for t in rel.args[:ni]:
+            for h in _holes_deep(u, t):
+                in_roots.add(u.find(h))
+        for t in inputs[:ni]:
+            in_dims.update(_unknowns(u.resolve(t)))
+        for t in rel.args[ni:]:
+            for h in _holes_deep(u, t):
+                r = u.find(h)
+                if r not in in_roots:
+                    self._poison.add(r)
+            self._poison_dims.update(_unknowns(u.resolve(t)) - in_dims)
+
+    def _reads_poison(self, rel: RelationInstance) -> bool:
+        """Whether an argument of ``rel`` mentions a poisoned hole or unknown dimension."""
+        u = self.unifier
+        poison = self._poison
+        for t in rel.args:
+            for h in _holes_deep(u, t):
+                if u.find(h) in poison:
+                    return True
+            if self._poison_dims and not _unknowns(u.resolve(t)).isdisjoint(self._poison_dims):
+                return True
+        return False
+
+    def _skip(self, rel: RelationInstance) -> None:
+        """``rel`` reads a poisoned value: it is not run, and what it writes is poisoned."""
+        rel.state = "poisoned"
+        u = self.unifier
+        ins: set[IncompleteType] = set()
+        for t in rel.args[: rel.num_inputs]:
+            ins.update(u.find(h) for h in _holes_deep(u, t))
+        for t in rel.args[rel.num_inputs :]:
+            for h in _holes_deep(u, t):
+                r = u.find(h)
+                if r not in ins:
+                    self._poison.add(r)
 
     def solve(self) -> Solution:
         """Run the relations to a fixpoint and return the :class:`Solution`."""
@@ -590,6 +741,13 @@ class TypeSolver:
                 (r for r in self.rels if r.state == "pending"),
                 key=lambda r: (self._rank.get(r.id, 1 << 40), r.id),
             )
+            if self._poison:
+                # relations waiting on a poisoned value never get it: skip them (rank order, so
+                # a chain of them is skipped in one sweep)
+                for rel in left:
+                    if self._reads_poison(rel):
+                        self._skip(rel)
+                left = [r for r in left if r.state == "pending"]
             progressed = False
             for rel in left:
                 self._run(rel, final=True)
@@ -634,6 +792,7 @@ class _Sandbox(TypeSolver):
         super().__init__(timeout_ms=timeout_ms)
         self.session = _CanonicalSession(timeout_ms)
         self.explain = False
+        self.report_holes = False
         self.conds: list[Cond] = []
         self.failed = False
 
@@ -678,6 +837,33 @@ def sandbox_run(rel: RelationInstance, inputs: Sequence[Type], outputs: Sequence
         [sb.unifier.resolve(t) for t in inst.args[len(inputs) :]],
         conds,
     )
+
+
+def _holes_deep(u: Unifier, t: Type) -> Iterator[IncompleteType]:
+    """The holes of ``t`` and, through each hole's resolved type, the holes inside that."""
+    if type(t) is TensorType:
+        return
+    stack = [t]
+    seen: set[int] = set()
+    while stack:
+        x = stack.pop()
+        for h in iter_holes(x):
+            if h.id in seen:
+                continue
+            seen.add(h.id)
+            yield h
+            rt = u.resolved.get(u.find(h))
+            if rt is not None and type(rt) is not TensorType:
+                stack.append(rt)
+
+
+def _unknowns(t: Type) -> set[DimVar]:
+    """The unknown dimensions of a resolved type."""
+    out: set[DimVar] = set()
+    for d in iter_dims(t):
+        if d.has_unknowns:
+            out.update(d.unknowns)
+    return out
 
 
 def _freshen_any(t: Type) -> Type:
@@ -763,20 +949,34 @@ class Solution(Outcome):
             seen.add(c)
             self.guards.append(g if c is g.cond else Guard(c, g.origin, g.code))
         self.inconclusive = list(solver.inconclusive)
-        failed = [rel_node(r.id) for r in solver.rels if r.state == "failed"]
-        poisoned = solver.graph.downstream(failed) if failed else set()
+        pending = [r for r in solver.rels if r.state == "pending"]
+        poisoned: set[tuple[str, int]] = set()
+        if pending and any(r.erred for r in solver.rels):
+            # the scheduler skips the readers of poisoned values; anything still waiting that
+            # the graph places downstream of an error is not reported either
+            poisoned = solver.graph.downstream([rel_node(r.id) for r in solver.rels if r.erred])
         self.unresolved = []
-        for r in solver.rels:
-            if r.state == "pending" and rel_node(r.id) not in poisoned:
-                args = ", ".join(str(solver.unifier.resolve(a)) for a in r.args)
-                self.unresolved.append(
-                    Diagnostic(
-                        UNRESOLVED.code,
-                        f"cannot infer the types of {r.origin.label}({args}); add an annotation",
-                        r.origin.span,
-                        origin=r.origin,
-                    )
+        u = solver.unifier
+        open_roots: set[IncompleteType] = set()
+        for r in pending:
+            if rel_node(r.id) in poisoned:
+                continue
+            args = ", ".join(str(u.resolve(a)) for a in r.args)
+            self.unresolved.append(
+                Diagnostic(
+                    UNRESOLVED.code,
+                    f"cannot infer the types of {r.origin.label}({args}); add an annotation",
+                    r.origin.span,
+                    origin=r.origin,
                 )
+            )
+        if solver._user_holes:
+            for r in solver.rels:
+                if r.state in ("pending", "poisoned"):
+                    for t in r.args:
+                        open_roots.update(u.find(h) for h in _holes_deep(u, t))
+            open_roots |= {u.find(h) for h in solver._poison}
+            self.unresolved.extend(_open_holes(solver, open_roots))
         self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
 
     @property
@@ -814,6 +1014,35 @@ class Solution(Outcome):
             f"Solution(status={self.status!r}, errors={len(self.errors)}, "
             f"guards={[str(g) for g in self.guards]})"
         )
+
+
+def _open_holes(solver: TypeSolver, skip: set[IncompleteType]) -> list[Diagnostic]:
+    """One ``unresolved`` diagnostic per hole class left open in a hole the user made (not those
+    in ``skip``: arguments of relations reported otherwise), at the place the hole was made."""
+    u = solver.unifier
+    out: list[Diagnostic] = []
+    seen: set[IncompleteType] = set(skip)
+    resolved, find = u.resolved, u.find
+    for h, span in solver._user_holes:
+        if type(resolved.get(find(h))) is TensorType:
+            continue  # the common case: determined, and a tensor has no holes inside
+        for x in _holes_deep(u, h):
+            r = u.find(x)
+            if r in seen or r in u.resolved:
+                continue
+            seen.add(r)
+            whole = u.resolve(h)
+            what = f"`{r}`" if whole is r else f"`{r}` in `{whole}`"
+            out.append(
+                Diagnostic(
+                    UNRESOLVED.code,
+                    f"nothing determines the hole {what}; unify it with a type or make it the "
+                    "output of a relation",
+                    span,
+                    origin=Origin("hole", f"hole {r}", span),
+                )
+            )
+    return out
 
 
 def _diag_key(d: Diagnostic) -> tuple[int, str, int, int, int]:
