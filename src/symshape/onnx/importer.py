@@ -1,0 +1,672 @@
+"""The graph walk: an ONNX ``ModelProto`` becomes a symshape ``Function``.
+
+* **Graph inputs** become parameters, annotated with their declared types: a ``dim_value`` is a
+  constant, each distinct ``dim_param`` one symbol of that name (``dims={"N": n}`` maps a name to the
+  caller's own symbol or to an int), an unnamed unknown dimension ``?``, a missing shape an unknown
+  rank. An element type symshape has no dtype for gives an unknown dtype.
+* **Initializers** become constants. Small ones (at most :data:`CONST_LIMIT` elements) keep their
+  values as numpy arrays, so a ``Reshape`` target or ``Slice`` bounds are literal. In IR version 3
+  every initializer is also listed as an input and is a constant; from IR version 4 on, an input with
+  an initializer is an overridable default and stays a parameter.
+* **Nodes**, in graph order, go through their converters (:mod:`symshape.onnx.registry`), each
+  output bound to a variable named after the ONNX value in one ``Dataflow`` block (ONNX operators
+  are pure), so the result of inference answers ``type_of("value_name")``. A node whose inputs are
+  all small constants is evaluated instead (``onnx.reference``), as are ``Shape`` and ``Size`` of a
+  tensor whose shape is static: its outputs are constants with values.
+* **Outputs**: the body is the single graph output, or a tuple of them.
+
+Every expression a converter builds gets the node's :class:`~symshape.onnx.spans.OnnxSpan`, so
+reports say ``model.onnx: node 'Reshape_12' (Reshape)``.
+
+Nodes that cannot be converted are collected, not raised: operators without a converter are grouped
+into one ``unsupported-op`` error per operator type naming every node (found before conversion
+starts), and nodes a converter gives up on (a value computed at run time, a missing core operator)
+get one error each saying why. Their outputs are stand-ins: parameters typed as the model declares
+them (``value_info``), else with unknown rank and dtype, so the rest of the model is still inferred.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import onnx
+
+import symshape as ss
+from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
+from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.onnx.attrs import parse_attributes, tensor_value
+from symshape.onnx.context import (
+    CONTROL_FLOW,
+    DTYPE,
+    SEQUENCE,
+    UNSUPPORTED_OP,
+    Cause,
+    ConversionError,
+    NodeContext,
+    Unsupported,
+    Value,
+)
+from symshape.onnx.dtypes import elem_type_name, to_dtype
+from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
+from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
+from symshape.onnx.spans import OnnxSpan, node_what
+
+__all__ = ["Importer", "Issue", "CONST_LIMIT", "FOLD_LIMIT", "load_model"]
+
+#: Initializers and ``Constant`` values with at most this many elements keep their values.
+CONST_LIMIT: Final = 1 << 16
+#: Nodes are constant-folded when every input and output has at most this many elements.
+FOLD_LIMIT: Final = 1 << 12
+
+_FOLDABLE: Final = frozenset(
+    """Identity Cast CastLike Add Sub Mul Div Mod Pow Neg Abs Floor Ceil Round Sqrt Reciprocal Sign
+    Relu Clip Equal Less Greater LessOrEqual GreaterOrEqual Not And Or Xor Where Max Min Sum Mean
+    Gather GatherElements GatherND Concat Unsqueeze Squeeze Reshape Flatten Transpose Slice Split
+    ReduceSum ReduceProd ReduceMax ReduceMin ReduceMean ArgMax ArgMin Range ConstantOfShape Expand
+    Tile NonZero Trilu CumSum TopK Compress OneHot BitShift BitwiseAnd BitwiseOr BitwiseXor
+    BitwiseNot IsNaN IsInf""".split()
+)
+_CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A node the importer could not convert (or found wrong): its diagnostic, and the cause when
+    it is unsupported (None for an error in the model)."""
+
+    diagnostic: Diagnostic
+    cause: Cause | None
+    op_type: str
+    nodes: tuple[str, ...]
+
+
+def load_model(model_or_path: Any) -> tuple[onnx.ModelProto, str]:
+    """The model and its label (the path as given, or the graph's name)."""
+    if isinstance(model_or_path, onnx.ModelProto):
+        name = model_or_path.graph.name or "onnx"
+        return model_or_path, name
+    if isinstance(model_or_path, (str, bytes)) or hasattr(model_or_path, "__fspath__"):
+        path = model_or_path.decode() if isinstance(model_or_path, bytes) else str(model_or_path)
+        try:
+            model = onnx.load(path)
+        except FileNotFoundError:
+            raise SymshapeError(INVALID_ARGUMENT, f"no such ONNX file: {path}") from None
+        except Exception as e:  # protobuf's DecodeError and friends
+            raise SymshapeError(INVALID_ARGUMENT, f"{path} is not an ONNX model: {e}") from None
+        return model, path
+    raise SymshapeError(
+        INVALID_ARGUMENT,
+        f"expected an onnx.ModelProto or a path, got {type(model_or_path).__name__}",
+    )
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+class Importer:
+    """Converts one model; :meth:`run` builds the function (see the module docstring)."""
+
+    def __init__(
+        self,
+        model: onnx.ModelProto,
+        label: str = "onnx",
+        dims: Mapping[str, Any] | None = None,
+        timeout_ms: int = 2000,
+    ) -> None:
+        self.model = model
+        self.graph = model.graph
+        self.label = label
+        self.timeout_ms = timeout_ms
+        self.opsets: dict[str, int] = {}
+        for o in model.opset_import:
+            self.opsets[canonical_domain(o.domain)] = int(o.version)
+        if "" not in self.opsets and model.ir_version >= 3:
+            self.opsets[""] = 1
+        self.user_dims: dict[str, Dim] = {}
+        for k, v in (dims or {}).items():
+            if not isinstance(k, str):
+                raise SymshapeError(INVALID_ARGUMENT, f"dims keys must be dim_param names, got {k!r}")
+            try:
+                self.user_dims[k] = ss.parse_dim(str(v)) if isinstance(v, int) else v
+            except SymshapeError:
+                raise
+            if not isinstance(self.user_dims[k], Dim):
+                raise SymshapeError(INVALID_ARGUMENT, f"dims[{k!r}] must be a symshape Dim or an int, got {v!r}")
+        self.symbols: dict[str, Dim] = {}
+        self.values: dict[str, Value] = {}
+        self.params: list[Var] = []
+        self.bindings: list[tuple[Var, Expr]] = []
+        self.issues: list[Issue] = []
+        self.position = 0
+        self.declared: dict[str, onnx.TypeProto] = {}
+        for vi in list(self.graph.value_info) + list(self.graph.output):
+            if vi.type.HasField("tensor_type"):
+                self.declared[vi.name] = vi.type
+        self._probed: dict[int, Type] = {}
+        self._probed_upto = -1
+        self.probes = 0
+        self.folded = 0
+        self._fresh = 0
+        self.function: Function | None = None
+
+    # -- places -----------------------------------------------------------------------------------
+    def span(self, what: str) -> OnnxSpan:
+        self.position += 1
+        return OnnxSpan.at(self.label, self.position, what)
+
+    # -- dimensions and types ---------------------------------------------------------------------
+    def symbol(self, name: str) -> Dim:
+        """The dimension of a ``dim_param``: the caller's, else one symbol per name."""
+        hit = self.symbols.get(name)
+        if hit is not None:
+            return hit
+        if name in self.user_dims:
+            d = self.user_dims[name]
+        elif _IDENT.fullmatch(name):
+            d = ss.dim(name)
+        else:
+            d = self._expression_dim(name)
+        self.symbols[name] = d
+        return d
+
+    def _expression_dim(self, text: str) -> Dim:
+        """A ``dim_param`` that is not an identifier: an expression over symbols (as
+        :func:`infer_shapes` writes them, ``2*N``), else a symbol named after it."""
+        names = {m for m in _IDENT.findall(text)}
+        try:
+            env = {n: self.symbol(n) for n in names}
+            return ss.parse_dim(text, env)
+        except SymshapeError:
+            safe = re.sub(r"\W", "_", text)
+            if not safe or not (safe[0].isalpha() or safe[0] == "_"):
+                safe = "d_" + safe
+            return ss.dim(safe)
+
+    def fresh_symbol(self, hint: str) -> Dim:
+        base = re.sub(r"\W", "_", hint) or "d"
+        while True:
+            self._fresh += 1
+            name = f"{base}_{self._fresh}"
+            if name not in self.symbols:
+                d = ss.dim(name, min=0)
+                self.symbols[name] = d
+                return d
+
+    def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:
+        """A declared ONNX type as a symshape type, with the ONNX element type."""
+        if not tp.HasField("tensor_type"):
+            kind = tp.WhichOneof("value") or "unknown"
+            raise Unsupported(SEQUENCE, f"{what} has a {kind.replace('_type', '')} type")
+        tt = tp.tensor_type
+        dtype = to_dtype(tt.elem_type)
+        if not tt.HasField("shape"):
+            return ss.Tensor(None, dtype), int(tt.elem_type)  # type: ignore[arg-type]
+        dims: list[Dim | int] = []
+        for d in tt.shape.dim:
+            if d.HasField("dim_value"):
+                if d.dim_value < 0:
+                    dims.append(ss.parse_dim("?"))
+                else:
+                    dims.append(int(d.dim_value))
+            elif d.HasField("dim_param") and d.dim_param:
+                dims.append(self.symbol(d.dim_param))
+            else:
+                dims.append(ss.parse_dim("?"))
+        return ss.Tensor(tuple(dims), dtype), int(tt.elem_type)  # type: ignore[arg-type]
+
+    def type_of_value(self, v: Value) -> Type | None:
+        """``v``'s type: known without inference, else inferred from the program so far."""
+        if v.type is not None:
+            return v.type
+        hit = self._probed.get(id(v.expr))
+        if hit is not None:
+            return hit
+        if self._probed_upto == len(self.bindings):
+            return None
+        self._probe()
+        return self._probed.get(id(v.expr))
+
+    def _probe(self) -> None:
+        """Infer the program converted so far and remember every bound variable's type."""
+        self.probes += 1
+        self._probed_upto = len(self.bindings)
+        if not self.bindings:
+            return
+        vars_ = [v for v, _ in self.bindings]
+        prog = Function(list(self.params), Dataflow(list(self.bindings), ss.Tuple(vars_)))
+        try:
+            res = ss.infer(prog, timeout_ms=self.timeout_ms)
+        except SymshapeError:
+            return
+        for v in vars_:
+            try:
+                t = res.type_of(v)
+            except SymshapeError:
+                continue
+            self._probed[id(v)] = t
+
+    # -- the walk ---------------------------------------------------------------------------------
+    def run(self) -> Function:
+        g = self.graph
+        init_names = {t.name for t in g.initializer}
+        constant_inits = self.model.ir_version < 4
+        for vi in g.input:
+            if vi.name in init_names and constant_inits:
+                continue
+            if vi.name in self.values:
+                continue
+            self._add_input(vi, init_names)
+        for t in g.initializer:
+            if t.name in self.values:
+                continue
+            self._add_initializer(t)
+        for t in g.sparse_initializer:
+            if t.values.name not in self.values:
+                self._add_constant(t.values.name, _sparse_dense(t), "sparse initializer")
+        nodes = self._ordered_nodes()
+        missing = self._missing_converters(nodes)
+        for node in nodes:
+            self._convert(node, missing)
+        outs: list[Expr] = []
+        for vi in g.output:
+            v = self.values.get(vi.name)
+            if v is None:
+                self._error(
+                    "undefined-var",
+                    f"graph output '{vi.name}' is not produced by any node, input or initializer",
+                    self.span(f"graph output '{vi.name}'"),
+                )
+                v = self._stand_in(vi.name, f"graph output '{vi.name}'")
+            outs.append(v.expr)
+        body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
+        fn = Function(list(self.params), Dataflow(list(self.bindings), body))
+        fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
+        self.function = fn
+        return fn
+
+    def _add_input(self, vi: onnx.ValueInfoProto, init_names: set[str]) -> None:
+        what = f"graph input '{vi.name}'"
+        span = self.span(what)
+        try:
+            t, et = self.type_from_proto(vi.type, what)
+        except Unsupported as u:
+            self._unsupported(u.cause, f"{what}: {u.detail}", span, "", ())
+            self._stand_in(vi.name, what, span=span)
+            return
+        if isinstance(t, TensorType) and t.dtype is None and et:
+            self._note_dtype(vi.name, et, span)
+        v = ss.var(vi.name, t)
+        v.span = span
+        self.params.append(v)
+        self.values[vi.name] = Value(vi.name, v, None, t, et)
+
+    def _note_dtype(self, name: str, et: int, span: OnnxSpan) -> None:
+        """Nothing to report: a value of an element type symshape lacks gets an unknown dtype."""
+
+    def _add_initializer(self, t: onnx.TensorProto) -> None:
+        shape = tuple(int(d) for d in t.dims)
+        n = math.prod(shape)
+        arr: np.ndarray[Any, Any] | None = None
+        external = t.data_location == onnx.TensorProto.EXTERNAL
+        if n <= CONST_LIMIT and not external:
+            try:
+                arr = tensor_value(t)
+            except Exception:
+                arr = None
+        dtype = to_dtype(t.data_type)
+        what = f"initializer '{t.name}'"
+        span = self.span(what)
+        if dtype is None:
+            self._typed_stand_in(t.name, ss.Tensor(shape, None), int(t.data_type), span)  # type: ignore[arg-type]
+            return
+        if arr is not None:
+            c = ss.const(arr.astype(dtype, copy=False) if str(arr.dtype) != dtype else arr)
+        else:
+            c = ss.Constant(shape=shape, dtype=dtype)
+        c.span = span
+        self.values[t.name] = Value(t.name, c, arr, c.type, int(t.data_type))
+
+    def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
+        span = self.span(f"{kind} '{name}'")
+        dtype = str(arr.dtype)
+        if dtype not in _DTYPES:
+            self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, span)  # type: ignore[arg-type]
+            return
+        c = ss.const(arr)
+        c.span = span
+        self.values[name] = Value(name, c, arr, c.type, 0)
+
+    def _typed_stand_in(self, name: str, t: Type, et: int, span: OnnxSpan) -> Value:
+        """A parameter standing for a value symshape cannot build as an expression."""
+        v = ss.var(name, t)
+        v.span = span
+        self.params.append(v)
+        val = Value(name, v, None, t, et, synthetic=True)
+        self.values[name] = val
+        return val
+
+    def _stand_in(self, name: str, what: str, span: OnnxSpan | None = None) -> Value:
+        """A stand-in for an output that could not be converted: its declared type, else unknown."""
+        t: Type = ss.Tensor(None, None)  # type: ignore[arg-type]
+        et = 0
+        tp = self.declared.get(name)
+        if tp is not None:
+            try:
+                t, et = self.type_from_proto(tp, what)
+            except Unsupported:
+                pass
+        return self._typed_stand_in(name, t, et, span or self.span(what))
+
+    def _ordered_nodes(self) -> list[onnx.NodeProto]:
+        """The nodes in graph order, or topologically sorted when the graph is not (stable)."""
+        nodes = list(self.graph.node)
+        known = set(self.values)
+        ok = True
+        for n in nodes:
+            if any(i and i not in known for i in n.input):
+                ok = False
+                break
+            known.update(o for o in n.output if o)
+        if ok:
+            return nodes
+        producers: dict[str, int] = {}
+        for k, n in enumerate(nodes):
+            for o in n.output:
+                if o:
+                    producers[o] = k
+        deps = [{producers[i] for i in n.input if i in producers and producers[i] != k} for k, n in enumerate(nodes)]
+        done: set[int] = set()
+        order: list[int] = []
+        while len(order) < len(nodes):
+            progress = False
+            for k in range(len(nodes)):
+                if k not in done and deps[k] <= done:
+                    done.add(k)
+                    order.append(k)
+                    progress = True
+            if not progress:  # a cycle: keep graph order for the rest
+                order.extend(k for k in range(len(nodes)) if k not in done)
+                break
+        return [nodes[k] for k in order]
+
+    def _missing_converters(self, nodes: Sequence[onnx.NodeProto]) -> set[int]:
+        """Nodes whose operator has no converter, reported up front: one error per operator type
+        naming every node that uses it."""
+        missing: dict[tuple[str, str], list[int]] = {}
+        for k, n in enumerate(nodes):
+            dom = canonical_domain(n.domain)
+            if self.converter_for(n) is None:
+                missing.setdefault((dom, n.op_type), []).append(k)
+        out: set[int] = set()
+        for (dom, op), ks in missing.items():
+            out.update(ks)
+            first = nodes[ks[0]]
+            opset = self.opsets.get(dom)
+            op_name = f"{dom}.{op}" if dom else op
+            names = [nodes[k].name or f"#{self._node_index(nodes[k])}" for k in ks]
+            if REGISTRY.knows(dom, op):
+                detail = f"{op_name} of opset {opset} is older than every supported version"
+            elif opset is None and dom:
+                detail = f"the model does not import the domain '{dom}' of {op_name}"
+            else:
+                detail = f"no converter for the ONNX operator {op_name}"
+            count = f"used by {len(ks)} nodes" if len(ks) > 1 else "used by 1 node"
+            shown = ", ".join(f"'{x}'" for x in names[:8]) + (", ..." if len(names) > 8 else "")
+            span = OnnxSpan.at(self.label, 0, node_what(first.name, op, dom))
+            cause = UNSUPPORTED_OP
+            if op in _CONTROL:
+                cause = CONTROL_FLOW
+            notes = tuple(
+                Note(f"{op_name} node", OnnxSpan.at(self.label, 0, node_what(nodes[k].name, op, dom)))
+                for k in ks[1:8]
+            )
+            d = Diagnostic(
+                UNSUPPORTED_OP_CODE,
+                f"unsupported: {detail} ({count}: {shown})",
+                span,
+                notes,
+            )
+            self.issues.append(Issue(d, cause, op_name, tuple(names)))
+        return {id(nodes[k]) for k in out}
+
+    def _node_index(self, node: onnx.NodeProto) -> int:
+        for k, n in enumerate(self.graph.node):
+            if n is node:
+                return k
+        return -1
+
+    def converter_for(self, node: onnx.NodeProto) -> ConverterDef | None:
+        dom = canonical_domain(node.domain)
+        opset = self.opsets.get(dom)
+        if opset is None:
+            return None
+        return REGISTRY.lookup(dom, node.op_type, opset)
+
+    def _convert(self, node: onnx.NodeProto, missing: set[int]) -> None:
+        what = node_what(node.name, node.op_type, canonical_domain(node.domain))
+        span = self.span(what)
+        if id(node) in missing:
+            self._stand_ins(node, span)
+            return
+        inputs: list[Value | None] = []
+        for name in node.input:
+            if not name:
+                inputs.append(None)
+                continue
+            v = self.values.get(name)
+            if v is None:
+                self._error(
+                    "undefined-var",
+                    f"{what}: input '{name}' is not produced by any node, graph input or initializer",
+                    span,
+                )
+                self._stand_ins(node, span)
+                return
+            inputs.append(v)
+        dom = canonical_domain(node.domain)
+        cdef = self.converter_for(node)
+        assert cdef is not None
+        try:
+            attrs = parse_attributes(node)
+        except Exception as e:
+            self._error("bad-attribute", f"{what}: unreadable attribute: {e}", span)
+            self._stand_ins(node, span)
+            return
+        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, attrs)
+        if self._try_fold(node, ctx, inputs, span):
+            return
+        try:
+            result = cdef.fn(ctx)
+            outs = self._outputs(node, result)
+        except Unsupported as u:
+            self._unsupported(u.cause, f"{what}: {u.detail}", span, node.op_type, (node.name,))
+            self._stand_ins(node, span)
+            return
+        except ConversionError as e:
+            self._error(e.code, f"{what}: {e.message}", span)
+            self._stand_ins(node, span)
+            return
+        except SymshapeError as e:
+            self._error(e.code, f"{what}: {e.message}", span)
+            self._stand_ins(node, span)
+            return
+        self._bind(node, outs, inputs, span)
+
+    def _outputs(self, node: onnx.NodeProto, result: Any) -> list[Expr | None]:
+        if isinstance(result, Expr):
+            outs: list[Expr | None] = [result]
+        else:
+            outs = list(result)
+        wanted = [o for o in node.output]
+        if len(outs) < len(wanted):
+            outs.extend([None] * (len(wanted) - len(outs)))
+        for i, name in enumerate(wanted):
+            if name and outs[i] is None:
+                raise Unsupported(UNSUPPORTED_OP, f"output {i} ('{name}') is not supported")
+        return outs[: len(wanted)]
+
+    def _bind(self, node: onnx.NodeProto, outs: Sequence[Expr | None], inputs: Sequence[Value | None], span: OnnxSpan) -> None:
+        existing = {id(v.expr) for v in inputs if v is not None}
+        _stamp(outs, existing, span)
+        for name, e in zip(node.output, outs):
+            if not name or e is None:
+                continue
+            var = Var(name)
+            var.span = span
+            self.bindings.append((var, e))
+            const = e.data if isinstance(e, ss.Constant) and e.data is not None else None
+            known = e.type if isinstance(e, ss.Constant) else None
+            self.values[name] = Value(name, var, _small(const), known, 0)
+
+    def _stand_ins(self, node: onnx.NodeProto, span: OnnxSpan) -> None:
+        for o in node.output:
+            if o:
+                self._stand_in(o, f"output '{o}' of {span.what}", span)
+
+    # -- constant folding -------------------------------------------------------------------------
+    def _try_fold(self, node: onnx.NodeProto, ctx: NodeContext, inputs: Sequence[Value | None], span: OnnxSpan) -> bool:
+        """Evaluate a node on constant inputs (or ``Shape``/``Size`` of a static shape)."""
+        if canonical_domain(node.domain) != "":
+            return False
+        op = node.op_type
+        if op in ("Shape", "Size") and inputs and inputs[0] is not None:
+            return self._fold_shape(node, ctx, span)
+        if op not in _FOLDABLE or not node.output:
+            return False
+        arrays: list[np.ndarray[Any, Any] | None] = []
+        for v in inputs:
+            if v is None:
+                arrays.append(None)
+                continue
+            if v.const is None or v.const.size > FOLD_LIMIT:
+                return False
+            arrays.append(v.const)
+        if not any(a is not None for a in arrays):
+            return False
+        if not _small_output(op, arrays, ctx):
+            return False
+        try:
+            from onnx.reference import ReferenceEvaluator
+
+            feeds = {n: a for n, a in zip(node.input, arrays) if n and a is not None}
+            results = ReferenceEvaluator(_standalone(node, self.opsets.get("", 1))).run(None, feeds)
+        except Exception:
+            return False
+        outs: list[Expr | None] = []
+        for name, r in zip(node.output, results):
+            if not name:
+                outs.append(None)
+                continue
+            arr = np.asarray(r)
+            if arr.size > FOLD_LIMIT or str(arr.dtype) not in _DTYPES:
+                return False
+            outs.append(ss.const(arr))
+        self.folded += 1
+        self._bind(node, outs, inputs, span)
+        return True
+
+    def _fold_shape(self, node: onnx.NodeProto, ctx: NodeContext, span: OnnxSpan) -> bool:
+        shape = ctx.static_shape(0)
+        if shape is None:
+            return False
+        if node.op_type == "Size":
+            arr = np.array(math.prod(shape), dtype=np.int64)
+        else:
+            r = len(shape)
+            start = int(ctx.attr("start", 0)) if ctx.opset >= 15 else 0
+            end = ctx.attr("end", None) if ctx.opset >= 15 else None
+            s = max(0, min(r, start + r if start < 0 else start))
+            e = r if end is None else max(0, min(r, int(end) + r if int(end) < 0 else int(end)))
+            arr = np.array(shape[s:e], dtype=np.int64)
+        self.folded += 1
+        self._bind(node, [ss.const(arr)], [], span)
+        return True
+
+    # -- reports ----------------------------------------------------------------------------------
+    def _unsupported(self, cause: Cause, message: str, span: OnnxSpan, op: str, nodes: tuple[str, ...]) -> None:
+        d = Diagnostic(UNSUPPORTED_OP_CODE, f"unsupported: {message} ({cause.phrase})", span)
+        self.issues.append(Issue(d, cause, op, nodes))
+
+    def _error(self, code: str, message: str, span: OnnxSpan) -> None:
+        self.issues.append(Issue(Diagnostic(code, message, span), None, "", ()))
+
+
+_DTYPES: Final = frozenset(
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
+    "complex64 complex128".split()
+)
+
+
+def _small(a: Any) -> np.ndarray[Any, Any] | None:
+    if isinstance(a, np.ndarray) and a.size <= CONST_LIMIT:
+        return a
+    return None
+
+
+def _sparse_dense(t: onnx.SparseTensorProto) -> np.ndarray[Any, Any]:
+    from symshape.onnx.attrs import _sparse
+
+    return _sparse(t)
+
+
+def _standalone(node: onnx.NodeProto, opset: int) -> onnx.ModelProto:
+    """A one-node model to evaluate ``node`` with the reference implementation of ``opset``."""
+    from onnx import helper
+
+    ins = [helper.make_empty_tensor_value_info(i) for i in node.input if i]
+    outs = [helper.make_empty_tensor_value_info(o) for o in node.output if o]
+    g = helper.make_graph([node], "fold", ins, outs)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _small_output(op: str, arrays: Sequence[np.ndarray[Any, Any] | None], ctx: NodeContext) -> bool:
+    """Whether folding ``op`` on these inputs produces small outputs (checked before running the
+    operators whose output can be much larger than their inputs)."""
+    try:
+        if op == "ConstantOfShape":
+            a = arrays[0]
+            return a is not None and math.prod(int(x) for x in a.reshape(-1)) <= FOLD_LIMIT
+        if op == "Expand":
+            a, s = arrays[0], arrays[1]
+            if a is None or s is None:
+                return False
+            shape = np.broadcast_shapes(a.shape, tuple(int(x) for x in s.reshape(-1)))
+            return math.prod(shape) <= FOLD_LIMIT
+        if op == "Tile":
+            a, r = arrays[0], arrays[1]
+            return a is not None and r is not None and a.size * math.prod(int(x) for x in r.reshape(-1)) <= FOLD_LIMIT
+        if op == "Range":
+            s, lim, d = (float(np.asarray(x).reshape(-1)[0]) for x in arrays[:3] if x is not None)
+            return d != 0 and max(math.ceil((lim - s) / d), 0) <= FOLD_LIMIT
+        if op == "OneHot":
+            a, depth = arrays[0], arrays[1]
+            return a is not None and depth is not None and a.size * abs(int(depth.reshape(-1)[0])) <= FOLD_LIMIT
+    except Exception:
+        return False
+    return True
+
+
+def _stamp(outs: Sequence[Expr | None], existing: set[int], span: OnnxSpan) -> None:
+    """Give every expression a converter built the node's span (stopping at its inputs)."""
+    stack: list[Expr] = [e for e in outs if e is not None]
+    seen: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if id(e) in existing or id(e) in seen or isinstance(e, (Var, Function)):
+            continue
+        seen.add(id(e))
+        e.span = span
+        if isinstance(e, ss.Call):
+            stack.extend(a for a in e.args)
+        elif isinstance(e, ss.Tuple):
+            stack.extend(e.fields)
+        elif isinstance(e, ss.TupleGetItem):
+            stack.append(e.tuple_value)
+
+
+_ = (DTYPE, elem_type_name)
