@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from node_oracle import BUG_CATEGORIES, collect_cases, run_all, summarize  # noqa: E402
+from node_oracle import BUG_CATEGORIES, collect_cases, run_all, summarize
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper
 
+import onnx
 import symshape as ss
 import symshape.onnx as sso
+from onnx import helper, numpy_helper
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.registry import REGISTRY, canonical_domain
 
@@ -150,8 +150,8 @@ def prepare(case: Any) -> Prepared:
     folded: list[str] = []
     keep = []
     for vi, arr in zip(g.input, inputs):
-        if vi.name in slots and isinstance(arr, np.ndarray):
-            g.initializer.append(numpy_helper.from_array(arr, vi.name))
+        if vi.name in slots and isinstance(arr, (np.ndarray, np.generic)):
+            g.initializer.append(numpy_helper.from_array(np.asarray(arr), vi.name))
             folded.append(vi.name)
         else:
             keep.append(vi)
@@ -171,7 +171,7 @@ def check_case(case: Any) -> Verdict:
     except Exception as e:  # a crash is a bug
         return Verdict(case.name, op, "crash", f"{type(e).__name__}: {e}")
     if res.unsupported:
-        cause, op_type, _ = res.unsupported[0]
+        cause = res.unsupported[0][0]
         msg = res.issues[0].diagnostic.message if res.issues else ""
         return Verdict(case.name, op, cause.key if cause else "error", msg)
     if res.errors:

@@ -102,7 +102,7 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
         text = "\n".join(d.render(source=False) for d in res.errors)
         raise SymshapeError(first.code, f"shape inference failed:\n{text}")
     imp = res._importer
-    elem = {name: v.elem_type for name, v in imp.values.items() if v.elem_type}
+    elem = {name: v.elem_type for name, v in imp.named.items() if v.elem_type}
     return write_types(imp.model, res.types(), elem)
 
 

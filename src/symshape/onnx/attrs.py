@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 import onnx
 from onnx import AttributeProto, numpy_helper
 

@@ -33,7 +33,6 @@ from symshape.onnx.spans import OnnxSpan
 
 if TYPE_CHECKING:
     import onnx
-
     from symshape.onnx.importer import Importer
 
 __all__ = [
@@ -289,6 +288,25 @@ class NodeContext:
         if dt is None:
             self.unsupported(DTYPE, f"attribute '{name}' is {elem_type_name(et)}")
         return dt
+
+    # -- subgraphs --------------------------------------------------------------------------------
+    def graph_attr(self, name: str) -> onnx.GraphProto:
+        """A ``GRAPH`` attribute (``If``'s branches, ``Loop``'s body)."""
+        import onnx
+
+        g = self.attrs.get(name)
+        if not isinstance(g, onnx.GraphProto):
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' must be a graph")
+        return g
+
+    def inline(self, g: onnx.GraphProto) -> list[Expr]:
+        """Convert subgraph ``g`` into the enclosing graph (a branch that is taken for sure); the
+        expressions of its outputs."""
+        return self._imp.inline_subgraph(g)
+
+    def block(self, g: onnx.GraphProto) -> Expr:
+        """Subgraph ``g`` as one expression (its output, or the tuple of its outputs)."""
+        return self._imp.subgraph_block(g)
 
     # -- reporting --------------------------------------------------------------------------------
     def unsupported(self, cause: Cause, detail: str) -> NoReturn:

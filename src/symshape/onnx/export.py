@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 import onnx
-
 from symshape import Dim, TensorType, Type
 from symshape.onnx.dtypes import to_elem_type
 
@@ -58,7 +57,9 @@ def set_type(vi: onnx.ValueInfoProto, t: Type, elem_type: int) -> bool:
     return True
 
 
-def write_types(model: onnx.ModelProto, types: dict[str, Type], elem_types: dict[str, int]) -> onnx.ModelProto:
+def write_types(
+    model: onnx.ModelProto, types: dict[str, Type], elem_types: dict[str, int]
+) -> onnx.ModelProto:
     """A copy of ``model`` with ``value_info`` and the graph outputs filled from ``types``."""
     out = onnx.ModelProto()
     out.CopyFrom(model)

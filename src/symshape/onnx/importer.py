@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-import onnx
 
+import onnx
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
@@ -72,6 +72,13 @@ _FOLDABLE: Final = frozenset(
     BitwiseNot IsNaN IsInf""".split()
 )
 _CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
+_SEQUENCE_OPS: Final = frozenset(
+    """SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength
+    SplitToSequence ConcatFromSequence Optional OptionalGetElement OptionalHasElement""".split()
+)
+_STRING_OPS: Final = frozenset(
+    "StringConcat StringNormalizer StringSplit RegexFullMatch TfIdfVectorizer ImageDecoder".split()
+)
 
 
 @dataclass(frozen=True)
@@ -136,11 +143,16 @@ class Importer:
             except SymshapeError:
                 raise
             if not isinstance(self.user_dims[k], Dim):
-                raise SymshapeError(INVALID_ARGUMENT, f"dims[{k!r}] must be a symshape Dim or an int, got {v!r}")
+                raise SymshapeError(
+                    INVALID_ARGUMENT, f"dims[{k!r}] must be a symshape Dim or an int, got {v!r}"
+                )
         self.symbols: dict[str, Dim] = {}
-        self.values: dict[str, Value] = {}
+        self.values: dict[str, Value] = {}  # the values in scope
+        self.named: dict[str, Value] = {}  # every value defined, subgraphs included
         self.params: list[Var] = []
-        self.bindings: list[tuple[Var, Expr]] = []
+        self._scopes: list[list[tuple[Var, Expr]]] = [[]]
+        self.node_ids: dict[tuple[Any, ...], str] = {}
+        self.missing: set[tuple[Any, ...]] = set()
         self.issues: list[Issue] = []
         self.position = 0
         self.declared: dict[str, onnx.TypeProto] = {}
@@ -153,6 +165,19 @@ class Importer:
         self.folded = 0
         self._fresh = 0
         self.function: Function | None = None
+
+    @property
+    def bindings(self) -> list[tuple[Var, Expr]]:
+        """The bindings of the graph being converted (a subgraph's while one is)."""
+        return self._scopes[-1]
+
+    def _all_bindings(self) -> list[tuple[Var, Expr]]:
+        return [b for scope in self._scopes for b in scope]
+
+    def define(self, v: Value) -> Value:
+        self.values[v.name] = v
+        self.named[v.name] = v
+        return v
 
     # -- places -----------------------------------------------------------------------------------
     def span(self, what: str) -> OnnxSpan:
@@ -205,7 +230,7 @@ class Importer:
         tt = tp.tensor_type
         dtype = to_dtype(tt.elem_type)
         if not tt.HasField("shape"):
-            return ss.Tensor(None, dtype), int(tt.elem_type)  # type: ignore[arg-type]
+            return ss.Tensor(None, dtype), int(tt.elem_type)
         dims: list[Dim | int] = []
         for d in tt.shape.dim:
             if d.HasField("dim_value"):
@@ -217,7 +242,7 @@ class Importer:
                 dims.append(self.symbol(d.dim_param))
             else:
                 dims.append(ss.parse_dim("?"))
-        return ss.Tensor(tuple(dims), dtype), int(tt.elem_type)  # type: ignore[arg-type]
+        return ss.Tensor(tuple(dims), dtype), int(tt.elem_type)
 
     def type_of_value(self, v: Value) -> Type | None:
         """``v``'s type: known without inference, else inferred from the program so far."""
@@ -226,7 +251,7 @@ class Importer:
         hit = self._probed.get(id(v.expr))
         if hit is not None:
             return hit
-        if self._probed_upto == len(self.bindings):
+        if self._probed_upto == sum(len(b) for b in self._scopes):
             return None
         self._probe()
         return self._probed.get(id(v.expr))
@@ -234,11 +259,12 @@ class Importer:
     def _probe(self) -> None:
         """Infer the program converted so far and remember every bound variable's type."""
         self.probes += 1
-        self._probed_upto = len(self.bindings)
-        if not self.bindings:
+        bindings = self._all_bindings()
+        self._probed_upto = len(bindings)
+        if not bindings:
             return
-        vars_ = [v for v, _ in self.bindings]
-        prog = Function(list(self.params), Dataflow(list(self.bindings), ss.Tuple(vars_)))
+        vars_ = [v for v, _ in bindings]
+        prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(vars_)))
         try:
             res = ss.infer(prog, timeout_ms=self.timeout_ms)
         except SymshapeError:
@@ -268,10 +294,19 @@ class Importer:
         for t in g.sparse_initializer:
             if t.values.name not in self.values:
                 self._add_constant(t.values.name, _sparse_dense(t), "sparse initializer")
-        nodes = self._ordered_nodes()
-        missing = self._missing_converters(nodes)
-        for node in nodes:
-            self._convert(node, missing)
+        self._name_nodes(g, "")
+        self._missing_converters(g)
+        outs = self._convert_graph(g)
+        body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
+        fn = Function(list(self.params), Dataflow(list(self.bindings), body))
+        fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
+        self.function = fn
+        return fn
+
+    def _convert_graph(self, g: onnx.GraphProto) -> list[Expr]:
+        """Convert ``g``'s nodes into the current scope; the expressions of its outputs."""
+        for node in self._ordered_nodes(g):
+            self._convert(node)
         outs: list[Expr] = []
         for vi in g.output:
             v = self.values.get(vi.name)
@@ -283,11 +318,29 @@ class Importer:
                 )
                 v = self._stand_in(vi.name, f"graph output '{vi.name}'")
             outs.append(v.expr)
+        return outs
+
+    def inline_subgraph(self, g: onnx.GraphProto) -> list[Expr]:
+        """Convert a subgraph's nodes into the current scope (a branch taken for sure)."""
+        outer = dict(self.values)
+        try:
+            return self._convert_graph(g)
+        finally:
+            self.values = outer
+
+    def subgraph_block(self, g: onnx.GraphProto) -> Expr:
+        """A subgraph as one expression: a dataflow block whose value is its output (or the tuple
+        of its outputs). Its inputs (``Loop``/``Scan`` bodies) are not supported here."""
+        outer = dict(self.values)
+        self._scopes.append([])
+        try:
+            outs = self._convert_graph(g)
+            bindings = self.bindings
+        finally:
+            self._scopes.pop()
+            self.values = outer
         body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
-        fn = Function(list(self.params), Dataflow(list(self.bindings), body))
-        fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
-        self.function = fn
-        return fn
+        return Dataflow(bindings, body) if bindings else body
 
     def _add_input(self, vi: onnx.ValueInfoProto, init_names: set[str]) -> None:
         what = f"graph input '{vi.name}'"
@@ -303,7 +356,7 @@ class Importer:
         v = ss.var(vi.name, t)
         v.span = span
         self.params.append(v)
-        self.values[vi.name] = Value(vi.name, v, None, t, et)
+        self.define(Value(vi.name, v, None, t, et))
 
     def _note_dtype(self, name: str, et: int, span: OnnxSpan) -> None:
         """Nothing to report: a value of an element type symshape lacks gets an unknown dtype."""
@@ -322,37 +375,35 @@ class Importer:
         what = f"initializer '{t.name}'"
         span = self.span(what)
         if dtype is None:
-            self._typed_stand_in(t.name, ss.Tensor(shape, None), int(t.data_type), span)  # type: ignore[arg-type]
+            self._typed_stand_in(t.name, ss.Tensor(shape, None), int(t.data_type), span)
             return
         if arr is not None:
             c = ss.const(arr.astype(dtype, copy=False) if str(arr.dtype) != dtype else arr)
         else:
             c = ss.Constant(shape=shape, dtype=dtype)
         c.span = span
-        self.values[t.name] = Value(t.name, c, arr, c.type, int(t.data_type))
+        self.define(Value(t.name, c, arr, c.type, int(t.data_type)))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         span = self.span(f"{kind} '{name}'")
         dtype = str(arr.dtype)
         if dtype not in _DTYPES:
-            self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, span)  # type: ignore[arg-type]
+            self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, span)
             return
         c = ss.const(arr)
         c.span = span
-        self.values[name] = Value(name, c, arr, c.type, 0)
+        self.define(Value(name, c, arr, c.type, 0))
 
     def _typed_stand_in(self, name: str, t: Type, et: int, span: OnnxSpan) -> Value:
         """A parameter standing for a value symshape cannot build as an expression."""
         v = ss.var(name, t)
         v.span = span
         self.params.append(v)
-        val = Value(name, v, None, t, et, synthetic=True)
-        self.values[name] = val
-        return val
+        return self.define(Value(name, v, None, t, et, synthetic=True))
 
     def _stand_in(self, name: str, what: str, span: OnnxSpan | None = None) -> Value:
         """A stand-in for an output that could not be converted: its declared type, else unknown."""
-        t: Type = ss.Tensor(None, None)  # type: ignore[arg-type]
+        t: Type = ss.Tensor(None, None)
         et = 0
         tp = self.declared.get(name)
         if tp is not None:
@@ -362,9 +413,9 @@ class Importer:
                 pass
         return self._typed_stand_in(name, t, et, span or self.span(what))
 
-    def _ordered_nodes(self) -> list[onnx.NodeProto]:
-        """The nodes in graph order, or topologically sorted when the graph is not (stable)."""
-        nodes = list(self.graph.node)
+    def _ordered_nodes(self, g: onnx.GraphProto) -> list[onnx.NodeProto]:
+        """``g``'s nodes in graph order, or topologically sorted when the graph is not (stable)."""
+        nodes = list(g.node)
         known = set(self.values)
         ok = True
         for n in nodes:
@@ -379,7 +430,10 @@ class Importer:
             for o in n.output:
                 if o:
                     producers[o] = k
-        deps = [{producers[i] for i in n.input if i in producers and producers[i] != k} for k, n in enumerate(nodes)]
+        deps = [
+            {producers[i] for i in n.input if i in producers and producers[i] != k}
+            for k, n in enumerate(nodes)
+        ]
         done: set[int] = set()
         order: list[int] = []
         while len(order) < len(nodes):
@@ -394,51 +448,67 @@ class Importer:
                 break
         return [nodes[k] for k in order]
 
-    def _missing_converters(self, nodes: Sequence[onnx.NodeProto]) -> set[int]:
-        """Nodes whose operator has no converter, reported up front: one error per operator type
-        naming every node that uses it."""
-        missing: dict[tuple[str, str], list[int]] = {}
-        for k, n in enumerate(nodes):
-            dom = canonical_domain(n.domain)
+    def _name_nodes(self, g: onnx.GraphProto, prefix: str) -> None:
+        """Names for reports: the node's own, else ``#k`` by position (``#3/then#0`` inside the
+        ``then_branch`` of node 3); the branches of ``If`` nodes are named too."""
+        for k, n in enumerate(g.node):
+            ident = n.name or f"{prefix}#{k}"
+            self.node_ids[_key(n)] = ident
+            if n.op_type == "If" and canonical_domain(n.domain) == "":
+                for a in n.attribute:
+                    if a.type == onnx.AttributeProto.GRAPH:
+                        self._name_nodes(a.g, f"{ident}/{a.name.replace('_branch', '')}")
+
+    def _all_nodes(self, g: onnx.GraphProto) -> list[onnx.NodeProto]:
+        out: list[onnx.NodeProto] = []
+        for n in g.node:
+            out.append(n)
+            if n.op_type == "If" and canonical_domain(n.domain) == "":
+                for a in n.attribute:
+                    if a.type == onnx.AttributeProto.GRAPH:
+                        out.extend(self._all_nodes(a.g))
+        return out
+
+    def what(self, node: onnx.NodeProto) -> str:
+        ident = self.node_ids.get(_key(node), node.name)
+        return node_what(ident, node.op_type, canonical_domain(node.domain))
+
+    def _missing_converters(self, g: onnx.GraphProto) -> None:
+        """Nodes whose operator has no converter (``If`` branches included), reported before
+        conversion starts: one error per operator type naming every node that uses it."""
+        nodes = self._all_nodes(g)
+        missing: dict[tuple[str, str], list[onnx.NodeProto]] = {}
+        for n in nodes:
             if self.converter_for(n) is None:
-                missing.setdefault((dom, n.op_type), []).append(k)
-        out: set[int] = set()
-        for (dom, op), ks in missing.items():
-            out.update(ks)
-            first = nodes[ks[0]]
+                missing.setdefault((canonical_domain(n.domain), n.op_type), []).append(n)
+        for (dom, op), ns in missing.items():
+            self.missing.update(_key(n) for n in ns)
             opset = self.opsets.get(dom)
             op_name = f"{dom}.{op}" if dom else op
-            names = [nodes[k].name or f"#{self._node_index(nodes[k])}" for k in ks]
+            names = [self.node_ids.get(_key(n), n.name) for n in ns]
             if REGISTRY.knows(dom, op):
                 detail = f"{op_name} of opset {opset} is older than every supported version"
             elif opset is None and dom:
                 detail = f"the model does not import the domain '{dom}' of {op_name}"
             else:
                 detail = f"no converter for the ONNX operator {op_name}"
-            count = f"used by {len(ks)} nodes" if len(ks) > 1 else "used by 1 node"
+            count = f"used by {len(ns)} nodes" if len(ns) > 1 else "used by 1 node"
             shown = ", ".join(f"'{x}'" for x in names[:8]) + (", ..." if len(names) > 8 else "")
-            span = OnnxSpan.at(self.label, 0, node_what(first.name, op, dom))
             cause = UNSUPPORTED_OP
-            if op in _CONTROL:
+            if not dom and op in _CONTROL:
                 cause = CONTROL_FLOW
-            notes = tuple(
-                Note(f"{op_name} node", OnnxSpan.at(self.label, 0, node_what(nodes[k].name, op, dom)))
-                for k in ks[1:8]
-            )
+            elif not dom and op in _SEQUENCE_OPS:
+                cause = SEQUENCE
+            elif not dom and op in _STRING_OPS:
+                cause = DTYPE
+            notes = tuple(Note(f"{op_name} node", OnnxSpan.at(self.label, 0, self.what(n))) for n in ns[1:8])
             d = Diagnostic(
                 UNSUPPORTED_OP_CODE,
                 f"unsupported: {detail} ({count}: {shown})",
-                span,
+                OnnxSpan.at(self.label, 0, self.what(ns[0])),
                 notes,
             )
             self.issues.append(Issue(d, cause, op_name, tuple(names)))
-        return {id(nodes[k]) for k in out}
-
-    def _node_index(self, node: onnx.NodeProto) -> int:
-        for k, n in enumerate(self.graph.node):
-            if n is node:
-                return k
-        return -1
 
     def converter_for(self, node: onnx.NodeProto) -> ConverterDef | None:
         dom = canonical_domain(node.domain)
@@ -447,10 +517,10 @@ class Importer:
             return None
         return REGISTRY.lookup(dom, node.op_type, opset)
 
-    def _convert(self, node: onnx.NodeProto, missing: set[int]) -> None:
-        what = node_what(node.name, node.op_type, canonical_domain(node.domain))
+    def _convert(self, node: onnx.NodeProto) -> None:
+        what = self.what(node)
         span = self.span(what)
-        if id(node) in missing:
+        if _key(node) in self.missing:
             self._stand_ins(node, span)
             return
         inputs: list[Value | None] = []
@@ -484,7 +554,13 @@ class Importer:
             result = cdef.fn(ctx)
             outs = self._outputs(node, result)
         except Unsupported as u:
-            self._unsupported(u.cause, f"{what}: {u.detail}", span, node.op_type, (node.name,))
+            self._unsupported(
+                u.cause,
+                f"{what}: {u.detail}",
+                span,
+                node.op_type,
+                (self.node_ids.get(_key(node), node.name),),
+            )
             self._stand_ins(node, span)
             return
         except ConversionError as e:
@@ -510,7 +586,13 @@ class Importer:
                 raise Unsupported(UNSUPPORTED_OP, f"output {i} ('{name}') is not supported")
         return outs[: len(wanted)]
 
-    def _bind(self, node: onnx.NodeProto, outs: Sequence[Expr | None], inputs: Sequence[Value | None], span: OnnxSpan) -> None:
+    def _bind(
+        self,
+        node: onnx.NodeProto,
+        outs: Sequence[Expr | None],
+        inputs: Sequence[Value | None],
+        span: OnnxSpan,
+    ) -> None:
         existing = {id(v.expr) for v in inputs if v is not None}
         _stamp(outs, existing, span)
         for name, e in zip(node.output, outs):
@@ -521,7 +603,7 @@ class Importer:
             self.bindings.append((var, e))
             const = e.data if isinstance(e, ss.Constant) and e.data is not None else None
             known = e.type if isinstance(e, ss.Constant) else None
-            self.values[name] = Value(name, var, _small(const), known, 0)
+            self.define(Value(name, var, _small(const), known, 0))
 
     def _stand_ins(self, node: onnx.NodeProto, span: OnnxSpan) -> None:
         for o in node.output:
@@ -529,7 +611,9 @@ class Importer:
                 self._stand_in(o, f"output '{o}' of {span.what}", span)
 
     # -- constant folding -------------------------------------------------------------------------
-    def _try_fold(self, node: onnx.NodeProto, ctx: NodeContext, inputs: Sequence[Value | None], span: OnnxSpan) -> bool:
+    def _try_fold(
+        self, node: onnx.NodeProto, ctx: NodeContext, inputs: Sequence[Value | None], span: OnnxSpan
+    ) -> bool:
         """Evaluate a node on constant inputs (or ``Shape``/``Size`` of a static shape)."""
         if canonical_domain(node.domain) != "":
             return False
@@ -588,7 +672,9 @@ class Importer:
         return True
 
     # -- reports ----------------------------------------------------------------------------------
-    def _unsupported(self, cause: Cause, message: str, span: OnnxSpan, op: str, nodes: tuple[str, ...]) -> None:
+    def _unsupported(
+        self, cause: Cause, message: str, span: OnnxSpan, op: str, nodes: tuple[str, ...]
+    ) -> None:
         d = Diagnostic(UNSUPPORTED_OP_CODE, f"unsupported: {message} ({cause.phrase})", span)
         self.issues.append(Issue(d, cause, op, nodes))
 
@@ -600,6 +686,12 @@ _DTYPES: Final = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
     "complex64 complex128".split()
 )
+
+
+def _key(n: onnx.NodeProto) -> tuple[Any, ...]:
+    """A node's identity (protobuf hands out new wrapper objects, so ``id`` is not one); outputs
+    are unique in a well-formed graph."""
+    return (n.op_type, n.name, tuple(n.input), tuple(n.output))
 
 
 def _small(a: Any) -> np.ndarray[Any, Any] | None:
@@ -639,13 +731,19 @@ def _small_output(op: str, arrays: Sequence[np.ndarray[Any, Any] | None], ctx: N
             return math.prod(shape) <= FOLD_LIMIT
         if op == "Tile":
             a, r = arrays[0], arrays[1]
-            return a is not None and r is not None and a.size * math.prod(int(x) for x in r.reshape(-1)) <= FOLD_LIMIT
+            return (
+                a is not None
+                and r is not None
+                and a.size * math.prod(int(x) for x in r.reshape(-1)) <= FOLD_LIMIT
+            )
         if op == "Range":
-            s, lim, d = (float(np.asarray(x).reshape(-1)[0]) for x in arrays[:3] if x is not None)
-            return d != 0 and max(math.ceil((lim - s) / d), 0) <= FOLD_LIMIT
+            start, lim, delta = (float(np.asarray(x).reshape(-1)[0]) for x in arrays[:3] if x is not None)
+            return delta != 0 and max(math.ceil((lim - start) / delta), 0) <= FOLD_LIMIT
         if op == "OneHot":
             a, depth = arrays[0], arrays[1]
-            return a is not None and depth is not None and a.size * abs(int(depth.reshape(-1)[0])) <= FOLD_LIMIT
+            return (
+                a is not None and depth is not None and a.size * abs(int(depth.reshape(-1)[0])) <= FOLD_LIMIT
+            )
     except Exception:
         return False
     return True
@@ -657,7 +755,12 @@ def _stamp(outs: Sequence[Expr | None], existing: set[int], span: OnnxSpan) -> N
     seen: set[int] = set()
     while stack:
         e = stack.pop()
-        if id(e) in existing or id(e) in seen or isinstance(e, (Var, Function)):
+        if (
+            id(e) in existing
+            or id(e) in seen
+            or isinstance(e, (Var, Function))
+            or isinstance(e.span, OnnxSpan)
+        ):
             continue
         seen.add(id(e))
         e.span = span

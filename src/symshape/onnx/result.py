@@ -22,7 +22,10 @@ __all__ = ["OnnxInferenceResult", "judge_status"]
 
 
 def judge_status(
-    errors: list[Diagnostic], inconclusive: list[Diagnostic], unresolved: list[Diagnostic], guards: list[Guard]
+    errors: list[Diagnostic],
+    inconclusive: list[Diagnostic],
+    unresolved: list[Diagnostic],
+    guards: list[Guard],
 ) -> str:
     """``error`` over ``inconclusive`` over ``unresolved`` over ``guarded`` over ``ok``."""
     if errors:
@@ -68,12 +71,12 @@ class OnnxInferenceResult(InferenceResult):
 
     def value_names(self) -> list[str]:
         """Every ONNX value name the result knows: inputs, initializers, node outputs."""
-        return list(self._importer.values)
+        return list(self._importer.named)
 
     def type_of(self, e: Any) -> Type:
         """The inferred type of an ONNX value (by name) or of an expression of the program."""
         if isinstance(e, str):
-            v = self._importer.values.get(e)
+            v = self._importer.named.get(e)
             if v is None:
                 raise SymshapeError(UNDEFINED_VAR, f"the model has no value named {e!r}")
             try:
@@ -87,7 +90,7 @@ class OnnxInferenceResult(InferenceResult):
     def types(self) -> dict[str, Type]:
         """The type of every ONNX value, in model order."""
         out: dict[str, Type] = {}
-        for name in self._importer.values:
+        for name in self._importer.named:
             try:
                 out[name] = self.type_of(name)
             except SymshapeError:

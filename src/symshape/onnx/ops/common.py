@@ -24,6 +24,7 @@ from symshape.onnx.context import NodeContext
 
 __all__ = [
     "set_dim",
+    "scale_axis",
     "expand",
     "unsqueeze",
     "like",
@@ -37,6 +38,18 @@ __all__ = [
 def set_dim(x: Expr, axis: int, k: int) -> Expr:
     """``x`` with the dimension at ``axis`` replaced by the constant ``k`` (type only)."""
     return ss.ops.take(x, ss.Constant(shape=(k,), dtype="int64"), axis=axis)
+
+
+def scale_axis(x: Expr, axis: int, rank: int, s: int) -> Expr:
+    """``x`` (of rank ``rank``) with the dimension at ``axis`` (non-negative) multiplied by the
+    constant ``s``: a size-1 axis after it, broadcast to ``s``, the two merged."""
+    if s == 1:
+        return x
+    y: Expr = ss.ops.expand_dims(x, axis + 1)
+    target = [1] * (rank + 1)
+    target[axis + 1] = s
+    y = expand(y, target)
+    return ss.ops.reshape(y, (0,) * axis + (-3,) + (0,) * (rank - axis - 1))
 
 
 def expand(x: Expr, shape: Sequence[int]) -> Expr:

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
@@ -62,7 +64,8 @@ _NUMPY_SINCE: dict[str, int] = {
 
 
 def _unary(ctx: NodeContext) -> Outputs:
-    return getattr(ss.ops, UNARY[ctx.op_type])(ctx.input(0))
+    fn: Callable[[Expr], Expr] = getattr(ss.ops, UNARY[ctx.op_type])
+    return fn(ctx.input(0))
 
 
 for _op, _fn in UNARY.items():
@@ -104,11 +107,11 @@ def _binary(ctx: NodeContext) -> Outputs:
     a, b = ctx.input(0), ctx.input(1)
     if ctx.opset < _NUMPY_SINCE.get(ctx.op_type, 7):
         b = _legacy_align(ctx, b)
-    if ctx.op_type in COMPARE:
-        return getattr(ss.ops, COMPARE[ctx.op_type])(a, b)
     if ctx.op_type == "Pow" and ctx.opset >= 12:
         return ss.ops.power(a, ss.ops.cast_like(b, a))
-    return getattr(ss.ops, BINARY[ctx.op_type])(a, b)
+    name = COMPARE.get(ctx.op_type) or BINARY[ctx.op_type]
+    fn: Callable[[Expr, Expr], Expr] = getattr(ss.ops, name)
+    return fn(a, b)
 
 
 for _op in (*BINARY, *COMPARE):
