@@ -23,10 +23,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("-v", "--verbose", action="store_true", help="list every missed case")
     ap.add_argument("--json", help="write the verdicts to this file")
+    ap.add_argument(
+        "--symbolic",
+        action="store_true",
+        help="make every input dimension a symbol; check outputs and guards after substitution",
+    )
     args = ap.parse_args(argv)
     collect_cases()
     t0 = time.perf_counter()
-    verdicts = run_all()
+    verdicts = run_all(args.symbolic)
     dt = time.perf_counter() - t0
     s = summarize(verdicts)
     print(f"cases passed: {s['passed']} / {s['cases']} ({100 * s['passed'] / s['cases']:.1f} %)")

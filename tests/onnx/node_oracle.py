@@ -41,6 +41,8 @@ __all__ = [
     "collect_cases",
     "prepare",
     "check_case",
+    "check_case_symbolic",
+    "symbolize",
     "run_all",
     "summarize",
     "BUG_CATEGORIES",
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 PASS = "pass"
-BUG_CATEGORIES = ("wrong-shape", "wrong-dtype", "error", "unresolved", "crash")
+BUG_CATEGORIES = ("wrong-shape", "wrong-dtype", "wrong-guard", "error", "unresolved", "crash")
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ def collect_cases() -> tuple[Any, ...]:
         return tuple(node.collect_testcases())
 
 
+@functools.lru_cache(maxsize=1)
 def _base_ops() -> dict[str, str]:
     """The operator each non-expanded case tests (its single node's op type)."""
     out: dict[str, str] = {}
@@ -197,10 +200,80 @@ def check_case(case: Any) -> Verdict:
     return Verdict(case.name, op, PASS)
 
 
-def run_all() -> list[Verdict]:
+def symbolize(prep: Prepared) -> tuple[onnx.ModelProto, dict[str, ss.Dim], dict[ss.Dim, int]]:
+    """The prepared model with every positive dimension of every graph input made a symbol of
+    its own (``<input>_<axis>``); the symbols and their values in the case."""
+    model = onnx.ModelProto()
+    model.CopyFrom(prep.model)
+    dims: dict[str, ss.Dim] = {}
+    env: dict[ss.Dim, int] = {}
+    for k, vi in enumerate(model.graph.input):
+        if not vi.type.HasField("tensor_type") or not vi.type.tensor_type.HasField("shape"):
+            continue
+        for a, d in enumerate(vi.type.tensor_type.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                name = f"s{k}_{a}"
+                v = int(d.dim_value)
+                d.Clear()
+                d.dim_param = name
+                sym = ss.dim(name)
+                dims[name] = sym
+                env[sym] = v
+    return model, dims, env
+
+
+def check_case_symbolic(case: Any) -> Verdict:
+    """The case with symbolic input dimensions: after substituting the case's sizes, every output
+    shape must be the expected one and every guard must hold (an error or a failing guard is a
+    BUG: the case runs)."""
+    op = case_op(case)
+    try:
+        prep = prepare(case)
+        model, dims, env = symbolize(prep)
+        res = sso.infer(model, dims=dims)
+    except Exception as e:
+        return Verdict(case.name, op, "crash", f"{type(e).__name__}: {e}")
+    if res.unsupported:
+        cause = res.unsupported[0][0]
+        msg = res.issues[0].diagnostic.message if res.issues else ""
+        return Verdict(case.name, op, cause.key if cause else "error", msg)
+    if res.errors:
+        return Verdict(case.name, op, "error", res.errors[0].render(source=False))
+    if res.status in ("unresolved", "inconclusive"):
+        d = res.diagnostics[0] if res.diagnostics else None
+        return Verdict(case.name, op, "unresolved", d.render(source=False) if d else res.status)
+    for g in res.guards:
+        try:
+            ok = g.holds(env)
+        except Exception as e:
+            return Verdict(case.name, op, "crash", f"guard {g}: {type(e).__name__}: {e}")
+        if not ok:
+            return Verdict(case.name, op, "wrong-guard", f"{g.describe()} fails at {_env_str(env)}")
+    for name, exp in prep.expected.items():
+        if exp is None:
+            continue
+        shape, _ = exp
+        t = res.type_of(name)
+        if not isinstance(t, ss.TensorType) or t.ndim is None:
+            return Verdict(case.name, op, "wrong-shape", f"{name}: {t} vs expected {shape}")
+        got_t = t.subs(env)
+        got = tuple(int(d) if d.is_constant else None for d in got_t.dims)
+        if got != shape:
+            return Verdict(case.name, op, "wrong-shape", f"{name}: {t} at {_env_str(env)} is {got_t}, expected {shape}")
+    return Verdict(case.name, op, PASS)
+
+
+def _env_str(env: dict[ss.Dim, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in env.items())
+
+
+def run_all(symbolic: bool = False) -> list[Verdict]:
+    """Every case, static (as the case declares its inputs) or symbolic (see
+    :func:`check_case_symbolic`)."""
+    check = check_case_symbolic if symbolic else check_case
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return [check_case(c) for c in collect_cases()]
+        return [check(c) for c in collect_cases()]
 
 
 def summarize(verdicts: list[Verdict]) -> dict[str, Any]:

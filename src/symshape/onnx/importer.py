@@ -632,6 +632,17 @@ class Importer:
             arrays.append(v.const)
         if not any(a is not None for a in arrays):
             return False
+        # fold what sizes are computed from (integer arithmetic), and tiny values; weights made by
+        # ConstantOfShape or transformed by Unsqueeze stay expressions
+        small = all(a is None or a.size <= 64 for a in arrays)
+        ints = all(a is None or a.dtype.kind in "iub" for a in arrays)
+        if not (small or ints):
+            return False
+        if op == "ConstantOfShape" and ctx.has_attr("value"):
+            if np.asarray(ctx.attr("value")).dtype.kind not in "iub":
+                return False
+        elif op == "ConstantOfShape":
+            return False
         if not _small_output(op, arrays, ctx):
             return False
         try:
