@@ -259,7 +259,9 @@ def check_case_symbolic(case: Any) -> Verdict:
         got_t = t.subs(env)
         got = tuple(int(d) if d.is_constant else None for d in got_t.dims)
         if got != shape:
-            return Verdict(case.name, op, "wrong-shape", f"{name}: {t} at {_env_str(env)} is {got_t}, expected {shape}")
+            return Verdict(
+                case.name, op, "wrong-shape", f"{name}: {t} at {_env_str(env)} is {got_t}, expected {shape}"
+            )
     return Verdict(case.name, op, PASS)
 
 

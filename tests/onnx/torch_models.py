@@ -154,7 +154,9 @@ def _unet() -> Any:
     nn = torch.nn
 
     def conv(cin: int, cout: int) -> Any:
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.Conv2d(cout, cout, 3, padding=1))
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.Conv2d(cout, cout, 3, padding=1)
+        )
 
     class UNet(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:

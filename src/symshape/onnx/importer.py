@@ -381,8 +381,18 @@ class Importer:
             c = ss.const(arr.astype(dtype, copy=False) if str(arr.dtype) != dtype else arr)
         else:
             c = ss.Constant(shape=shape, dtype=dtype)
+        self._bind_constant(t.name, c, arr, span, int(t.data_type))
+
+    def _bind_constant(
+        self, name: str, c: ss.Constant, arr: np.ndarray[Any, Any] | None, span: OnnxSpan, et: int
+    ) -> None:
+        """A constant bound to a variable annotated with its type, so that an error involving it
+        has a note naming it."""
         c.span = span
-        self.define(Value(t.name, c, arr, c.type, int(t.data_type)))
+        v = ss.var(name, c.type)
+        v.span = span
+        self.bindings.append((v, c))
+        self.define(Value(name, v, arr, c.type, et))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         span = self.span(f"{kind} '{name}'")
@@ -390,9 +400,7 @@ class Importer:
         if dtype not in _DTYPES:
             self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, span)
             return
-        c = ss.const(arr)
-        c.span = span
-        self.define(Value(name, c, arr, c.type, 0))
+        self._bind_constant(name, ss.const(arr), arr, span, 0)
 
     def _typed_stand_in(self, name: str, t: Type, et: int, span: OnnxSpan) -> Value:
         """A parameter standing for a value symshape cannot build as an expression."""
@@ -598,7 +606,8 @@ class Importer:
         for name, e in zip(node.output, outs):
             if not name or e is None:
                 continue
-            var = Var(name)
+            # a constant's variable is annotated with its type, so that notes name it
+            var = ss.var(name, e.type) if isinstance(e, ss.Constant) else Var(name)
             var.span = span
             self.bindings.append((var, e))
             const = e.data if isinstance(e, ss.Constant) and e.data is not None else None
