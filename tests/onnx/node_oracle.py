@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 import onnx
+from onnx import helper, numpy_helper
+
 import symshape as ss
 import symshape.onnx as sso
-from onnx import helper, numpy_helper
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.registry import REGISTRY, canonical_domain
 

@@ -9,18 +9,45 @@ from onnx_helpers import Case, In, check_node, infer_node, node
 F = "float32"
 
 CASES = [
-    Case("matmul_batched", node("MatMul", ["a", "b"], ["y"]), [In("a", F, ("n", "s", 8)), In("b", F, (8, 4))],
-         ["Tensor[(n, s, 4), float32]"], [{"n": 2, "s": 3}]),
-    Case("matmul_vector", node("MatMul", ["a", "b"], ["y"]), [In("a", F, ("k",)), In("b", F, ("n", "k", 3))],
-         ["Tensor[(n, 3), float32]"], [{"n": 2, "k": 4}]),
-    Case("gemm_trans", node("Gemm", ["a", "b", "c"], ["y"], transA=1, transB=1), [In("a", F, (8, "m")), In("b", F, (4, 8))],
-         ["Tensor[(m, 4), float32]"], [{"m": 3}], inits={"c": np.ones(4, np.float32)}),
-    Case("gemm_no_c", node("Gemm", ["a", "b"], ["y"]), [In("a", F, ("m", 8)), In("b", F, (8, 4))],
-         ["Tensor[(m, 4), float32]"], [{"m": 3}]),
-    Case("matmul_integer", node("MatMulInteger", ["a", "b"], ["y"]), [In("a", "uint8", ("m", 4)), In("b", "int8", (4, 2))],
-         ["Tensor[(m, 2), int32]"], [{"m": 3}], runner="onnxruntime"),
+    Case(
+        "matmul_batched",
+        node("MatMul", ["a", "b"], ["y"]),
+        [In("a", F, ("n", "s", 8)), In("b", F, (8, 4))],
+        ["Tensor[(n, s, 4), float32]"],
+        [{"n": 2, "s": 3}],
+    ),
+    Case(
+        "matmul_vector",
+        node("MatMul", ["a", "b"], ["y"]),
+        [In("a", F, ("k",)), In("b", F, ("n", "k", 3))],
+        ["Tensor[(n, 3), float32]"],
+        [{"n": 2, "k": 4}],
+    ),
+    Case(
+        "gemm_trans",
+        node("Gemm", ["a", "b", "c"], ["y"], transA=1, transB=1),
+        [In("a", F, (8, "m")), In("b", F, (4, 8))],
+        ["Tensor[(m, 4), float32]"],
+        [{"m": 3}],
+        inits={"c": np.ones(4, np.float32)},
+    ),
+    Case(
+        "gemm_no_c",
+        node("Gemm", ["a", "b"], ["y"]),
+        [In("a", F, ("m", 8)), In("b", F, (8, 4))],
+        ["Tensor[(m, 4), float32]"],
+        [{"m": 3}],
+    ),
+    Case(
+        "matmul_integer",
+        node("MatMulInteger", ["a", "b"], ["y"]),
+        [In("a", "uint8", ("m", 4)), In("b", "int8", (4, 2))],
+        ["Tensor[(m, 2), int32]"],
+        [{"m": 3}],
+        runner="onnxruntime",
+    ),
     Case("det", node("Det", ["x"], ["y"]), [In("x", F, ("n", 3, 3))], ["Tensor[(n,), float32]"], [{"n": 2}]),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)

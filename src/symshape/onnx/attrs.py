@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 import onnx
 from onnx import AttributeProto, numpy_helper
 

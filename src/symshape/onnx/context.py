@@ -33,6 +33,7 @@ from symshape.onnx.spans import OnnxSpan
 
 if TYPE_CHECKING:
     import onnx
+
     from symshape.onnx.importer import Importer
 
 __all__ = [

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import onnx
+
 from symshape import Dim, TensorType, Type
 from symshape.onnx.dtypes import to_elem_type
 

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-
 import onnx
+
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
