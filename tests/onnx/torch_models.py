@@ -273,13 +273,17 @@ def export(spec: ModelSpec, directory: str) -> str:
     return path
 
 
-def run_all_values(path: str, feeds: dict[str, np.ndarray[Any, Any]]) -> dict[str, tuple[int, ...]]:
+def run_all_values(path: Any, feeds: dict[str, np.ndarray[Any, Any]]) -> dict[str, tuple[int, ...]]:
     """Every value's shape (inputs, initializers and node outputs) when onnxruntime runs the
-    model on ``feeds``."""
+    model (a path or a ``ModelProto``) on ``feeds``."""
     import onnx
     import onnxruntime as ort
 
-    model = onnx.load(path)
+    if isinstance(path, onnx.ModelProto):
+        model = onnx.ModelProto()
+        model.CopyFrom(path)
+    else:
+        model = onnx.load(path)
     g = model.graph
     known = {o.name for o in g.output}
     for n in g.node:
