@@ -19,7 +19,7 @@ model is wrong). Converters never see the importer, the graph or other nodes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
@@ -28,6 +28,7 @@ import numpy as np
 import symshape as ss
 from symshape import Expr, TensorType, Type
 from symshape.errors import BAD_ATTRIBUTE, ErrorCode
+from symshape.onnx.attrs import parse_attribute
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.spans import OnnxSpan
 
@@ -117,7 +118,7 @@ class NodeContext:
         opset: int,
         span: OnnxSpan,
         inputs: Sequence[Value | None],
-        attrs: dict[str, Any],
+        attrs: Mapping[str, Any] | None = None,
     ) -> None:
         self._imp = importer
         self.node = node
@@ -127,7 +128,26 @@ class NodeContext:
         self.opset = opset
         self.span = span
         self._inputs = list(inputs)
-        self.attrs = attrs
+        self._raw = {a.name: a for a in node.attribute}
+        self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
+
+    @property
+    def attrs(self) -> _Attrs:
+        """The attributes by name, parsed on first use (see :mod:`symshape.onnx.attrs`)."""
+        return _Attrs(self)
+
+    def _attribute(self, name: str, default: Any) -> Any:
+        if name in self._parsed:
+            return self._parsed[name]
+        a = self._raw.get(name)
+        if a is None:
+            return default
+        try:
+            v = parse_attribute(a)
+        except Exception as e:
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' cannot be read: {e}")
+        self._parsed[name] = v
+        return v
 
     # -- the node ---------------------------------------------------------------------------------
     @property
@@ -237,14 +257,14 @@ class NodeContext:
 
     # -- attributes -------------------------------------------------------------------------------
     def has_attr(self, name: str) -> bool:
-        return name in self.attrs
+        return name in self._parsed or name in self._raw
 
     def attr(self, name: str, default: Any = None) -> Any:
         """The parsed attribute (see :mod:`symshape.onnx.attrs`), or ``default``."""
-        return self.attrs.get(name, default)
+        return self._attribute(name, default)
 
     def attr_int(self, name: str, default: int | None = None) -> int:
-        v = self.attrs.get(name, default)
+        v = self._attribute(name, default)
         if not isinstance(v, int) or isinstance(v, bool):
             if v is None:
                 self.fail(BAD_ATTRIBUTE, f"attribute '{name}' is required")
@@ -252,7 +272,7 @@ class NodeContext:
         return v
 
     def attr_float(self, name: str, default: float | None = None) -> float:
-        v = self.attrs.get(name, default)
+        v = self._attribute(name, default)
         if isinstance(v, int) and not isinstance(v, bool):
             return float(v)
         if not isinstance(v, float):
@@ -263,7 +283,7 @@ class NodeContext:
 
     def attr_ints(self, name: str, default: Sequence[int] | None = None) -> tuple[int, ...] | None:
         """An ``INTS`` attribute as a tuple (None when absent and no default)."""
-        v = self.attrs.get(name)
+        v = self._attribute(name, None)
         if v is None:
             return None if default is None else tuple(default)
         if isinstance(v, int) and not isinstance(v, bool):
@@ -273,7 +293,7 @@ class NodeContext:
         return v
 
     def attr_str(self, name: str, default: str | None = None, choices: Sequence[str] | None = None) -> str:
-        v = self.attrs.get(name, default)
+        v = self._attribute(name, default)
         if not isinstance(v, str):
             if v is None:
                 self.fail(BAD_ATTRIBUTE, f"attribute '{name}' is required")
@@ -295,7 +315,7 @@ class NodeContext:
         """A ``GRAPH`` attribute (``If``'s branches, ``Loop``'s body)."""
         import onnx
 
-        g = self.attrs.get(name)
+        g = self._attribute(name, None)
         if not isinstance(g, onnx.GraphProto):
             self.fail(BAD_ATTRIBUTE, f"attribute '{name}' must be a graph")
         return g
@@ -326,3 +346,21 @@ class NodeContext:
     def fresh_dim(self, hint: str) -> ss.Dim:
         """A new given symbol, unique in the model, for a size only known at run time."""
         return self._imp.fresh_symbol(hint)
+
+
+class _Attrs(Mapping[str, Any]):
+    """A read-only view of a node's attributes, parsed on access."""
+
+    def __init__(self, ctx: NodeContext) -> None:
+        self._ctx = ctx
+
+    def __getitem__(self, name: str) -> Any:
+        if not self._ctx.has_attr(name):
+            raise KeyError(name)
+        return self._ctx._attribute(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ctx._raw)
+
+    def __len__(self) -> int:
+        return len(self._ctx._raw)

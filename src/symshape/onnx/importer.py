@@ -39,7 +39,7 @@ import onnx
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.onnx.attrs import parse_attributes, tensor_value
+from symshape.onnx.attrs import tensor_value
 from symshape.onnx.context import (
     CONTROL_FLOW,
     DTYPE,
@@ -549,13 +549,7 @@ class Importer:
         dom = canonical_domain(node.domain)
         cdef = self.converter_for(node)
         assert cdef is not None
-        try:
-            attrs = parse_attributes(node)
-        except Exception as e:
-            self._error("bad-attribute", f"{what}: unreadable attribute: {e}", span)
-            self._stand_ins(node, span)
-            return
-        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, attrs)
+        ctx = NodeContext(self, node, self.opsets[dom], span, inputs)
         if self._try_fold(node, ctx, inputs, span):
             return
         try:
