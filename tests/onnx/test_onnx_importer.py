@@ -258,3 +258,37 @@ def test_import_symshape_does_not_import_onnx() -> None:
     code = "import sys, symshape; import symshape.ops; print('onnx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+_REPORT_SCRIPT = """
+import sys
+sys.path.insert(0, {helpers!r})
+import numpy as np
+import symshape.onnx as sso
+from onnx_helpers import In, make_model, node
+nodes = [
+    node("Add", ["a", "b"], ["c"], name="add"),
+    node("Foo", ["c"], ["d"], name="foo", domain="x"),
+    node("Reshape", ["c", "s"], ["y"], name="r"),
+    node("Concat", ["a", "e"], ["z"], name="cat", axis=1),
+]
+ins = [In("a", "float32", ("n", 4)), In("b", "float32", ("m", 4)), In("e", "float32", (3, 2))]
+m = make_model(nodes, ins, ["y", "z"], inits={{"s": np.array([-1, 3])}}, extra_opsets={{"x": 1}})
+res = sso.infer(m)
+print(res.report())
+print([d.to_json() for d in res.errors])
+"""
+
+
+def test_reports_are_identical_across_hash_seeds() -> None:
+    helpers = os.path.dirname(os.path.abspath(__file__))
+    code = _REPORT_SCRIPT.format(helpers=helpers)
+    outs = set()
+    for seed in ("0", "1", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        outs.add(p.stdout)
+    assert len(outs) == 1
+    text = outs.pop()
+    assert "unsupported: no converter for the ONNX operator x.Foo" in text
+    assert "node 'cat' (Concat)" in text

@@ -27,7 +27,7 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, numpy_helper
 
-__all__ = ["parse_attribute", "parse_attributes", "tensor_value"]
+__all__ = ["parse_attribute", "parse_attributes", "tensor_value", "sparse_value"]
 
 _T = AttributeProto.AttributeType
 
@@ -44,7 +44,8 @@ def tensor_value(t: onnx.TensorProto) -> np.ndarray[Any, Any]:
     return np.asarray(numpy_helper.to_array(t))
 
 
-def _sparse(t: onnx.SparseTensorProto) -> np.ndarray[Any, Any]:
+def sparse_value(t: onnx.SparseTensorProto) -> np.ndarray[Any, Any]:
+    """A ``SparseTensorProto`` as a dense numpy array (linear or coordinate indices)."""
     dense_shape = tuple(int(d) for d in t.dims)
     values = tensor_value(t.values)
     out = np.zeros(dense_shape, dtype=values.dtype)
@@ -68,7 +69,7 @@ def parse_attribute(a: AttributeProto) -> Any:
     if t == _T.TENSOR:
         return tensor_value(a.t)
     if t == _T.SPARSE_TENSOR:
-        return _sparse(a.sparse_tensor)
+        return sparse_value(a.sparse_tensor)
     if t == _T.GRAPH:
         return a.g
     if t == _T.TYPE_PROTO:
@@ -82,7 +83,7 @@ def parse_attribute(a: AttributeProto) -> Any:
     if t == _T.TENSORS:
         return tuple(tensor_value(x) for x in a.tensors)
     if t == _T.SPARSE_TENSORS:
-        return tuple(_sparse(x) for x in a.sparse_tensors)
+        return tuple(sparse_value(x) for x in a.sparse_tensors)
     if t == _T.GRAPHS:
         return tuple(a.graphs)
     if t == _T.TYPE_PROTOS:

@@ -90,7 +90,7 @@ class ConversionError(Exception):
         super().__init__(message)
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Value:
     """An ONNX value as the importer knows it.
 

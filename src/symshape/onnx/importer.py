@@ -37,11 +37,12 @@ import numpy as np
 import onnx
 
 import symshape as ss
-from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
+from symshape import Dataflow, Diagnostic, Dim, Expr, Function, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.onnx.attrs import tensor_value
+from symshape.onnx.attrs import sparse_value, tensor_value
 from symshape.onnx.context import (
     CONTROL_FLOW,
+    CORE_OP,
     DTYPE,
     SEQUENCE,
     UNSUPPORTED_OP,
@@ -51,7 +52,7 @@ from symshape.onnx.context import (
     Unsupported,
     Value,
 )
-from symshape.onnx.dtypes import elem_type_name, to_dtype
+from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
@@ -76,6 +77,8 @@ _SEQUENCE_OPS: Final = frozenset(
     """SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength
     SplitToSequence ConcatFromSequence Optional OptionalGetElement OptionalHasElement""".split()
 )
+#: operators without converter because symshape lacks an operator for them
+_CORE_OPS: Final = frozenset({"Einsum", "LinearAttention"})
 _STRING_OPS: Final = frozenset(
     "StringConcat StringNormalizer StringSplit RegexFullMatch TfIdfVectorizer ImageDecoder".split()
 )
@@ -293,7 +296,7 @@ class Importer:
             self._add_initializer(t)
         for t in g.sparse_initializer:
             if t.values.name not in self.values:
-                self._add_constant(t.values.name, _sparse_dense(t), "sparse initializer")
+                self._add_constant(t.values.name, sparse_value(t), "sparse initializer")
         self._name_nodes(g, "")
         self._missing_converters(g)
         outs = self._convert_graph(g)
@@ -351,15 +354,10 @@ class Importer:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, "", ())
             self._stand_in(vi.name, what, span=span)
             return
-        if isinstance(t, TensorType) and t.dtype is None and et:
-            self._note_dtype(vi.name, et, span)
         v = ss.var(vi.name, t)
         v.span = span
         self.params.append(v)
         self.define(Value(vi.name, v, None, t, et))
-
-    def _note_dtype(self, name: str, et: int, span: OnnxSpan) -> None:
-        """Nothing to report: a value of an element type symshape lacks gets an unknown dtype."""
 
     def _add_initializer(self, t: onnx.TensorProto) -> None:
         shape = tuple(int(d) for d in t.dims)
@@ -509,6 +507,8 @@ class Importer:
                 cause = SEQUENCE
             elif not dom and op in _STRING_OPS:
                 cause = DTYPE
+            elif not dom and op in _CORE_OPS:
+                cause = CORE_OP
             notes = tuple(Note(f"{op_name} node", OnnxSpan.at(self.label, 0, self.what(n))) for n in ns[1:8])
             d = Diagnostic(
                 UNSUPPORTED_OP_CODE,
@@ -714,12 +714,6 @@ def _small(a: Any) -> np.ndarray[Any, Any] | None:
     return None
 
 
-def _sparse_dense(t: onnx.SparseTensorProto) -> np.ndarray[Any, Any]:
-    from symshape.onnx.attrs import _sparse
-
-    return _sparse(t)
-
-
 def _standalone(node: onnx.NodeProto, opset: int) -> onnx.ModelProto:
     """A one-node model to evaluate ``node`` with the reference implementation of ``opset``."""
     from onnx import helper
@@ -784,6 +778,3 @@ def _stamp(outs: Sequence[Expr | None], existing: set[int], span: OnnxSpan) -> N
             stack.extend(e.fields)
         elif isinstance(e, ss.TupleGetItem):
             stack.append(e.tuple_value)
-
-
-_ = (DTYPE, elem_type_name)

@@ -28,7 +28,6 @@ from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim
-from symshape.onnx.ops.nn import window_plan
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -230,6 +229,3 @@ def _stft(ctx: NodeContext) -> Outputs:
     y = ss.ops.transpose(y, [0, 2, 1])  # (B, frames, c)
     y = set_dim(y, 2, bins)
     return set_dim(ss.ops.expand_dims(y, 3), 3, 2)
-
-
-_ = window_plan

@@ -6,14 +6,14 @@
   broadcast one way to ``(M, N)``.
 * ``MatMulInteger``/``QLinearMatMul``: ``matmul`` shapes, ``int32`` or the output zero point's type.
 * ``Det``: the batch axes, ``x.shape[:-2]``.
-* ``Einsum`` needs an ``einsum`` operator in symshape (not there yet).
+* ``Einsum`` has no converter: it needs an ``einsum`` operator in symshape.
 """
 
 from __future__ import annotations
 
 import symshape as ss
 from symshape import Expr
-from symshape.onnx.context import CORE_OP, NodeContext
+from symshape.onnx.context import NodeContext
 from symshape.onnx.ops.common import like
 from symshape.onnx.registry import Outputs, register
 
@@ -52,8 +52,3 @@ def _qlinear_matmul(ctx: NodeContext) -> Outputs:
 @register("Det", since=11)
 def _det(ctx: NodeContext) -> Outputs:
     return ss.ops.sum(ctx.input(0), axis=(-2, -1))
-
-
-@register("Einsum", since=12)
-def _einsum(ctx: NodeContext) -> Outputs:
-    ctx.unsupported(CORE_OP, f"Einsum '{ctx.attr('equation', '')}' needs an einsum operator")

@@ -33,7 +33,6 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, SHAPE_VALUES, NodeContext
-from symshape.onnx.dtypes import elem_type_name
 from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze
 from symshape.onnx.registry import Outputs, register
 
@@ -455,6 +454,3 @@ def _eye_like(ctx: NodeContext) -> Outputs:
     if ctx.has_attr("dtype"):
         return ss.ops.cast(x, ctx.attr_dtype("dtype"))
     return ss.ops.zeros_like(x)
-
-
-_ = elem_type_name
