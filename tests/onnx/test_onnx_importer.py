@@ -292,3 +292,19 @@ def test_reports_are_identical_across_hash_seeds() -> None:
     text = outs.pop()
     assert "unsupported: no converter for the ONNX operator x.Foo" in text
     assert "node 'cat' (Concat)" in text
+
+
+def test_malformed_nodes_are_errors_not_crashes() -> None:
+    cases = [
+        node("HannWindow", ["n"], ["y"], name="w"),  # an empty size tensor
+        node("Conv", ["x", "w"], ["y"], name="c", pads=[1, 2, 3]),  # odd pads
+        node("Transpose", ["x"], ["y"], name="t", perm=[0, 0, 1]),  # repeated axis
+        node("Split", ["x", "sp"], ["a", "b"], name="s", axis=0),  # 3 sizes for 2 outputs
+    ]
+    inits = {"n": np.zeros((0,), np.int64), "w": np.ones((2, 3, 3), np.float32), "sp": i64(1, 1, 1)}
+    for n in cases:
+        used = {k: v for k, v in inits.items() if k in n.input}
+        m = make_model([n], [In("x", F, (1, 3, 5))], [o for o in n.output], opset=18, inits=used)
+        res = sso.infer(m)
+        assert res.status == "error", n.name
+        assert str(res.errors[0].span).startswith("test: node"), res.errors[0]

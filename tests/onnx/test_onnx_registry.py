@@ -88,3 +88,21 @@ def test_attribute_types_are_checked(attr: str) -> None:
     op = "Flatten" if attr == "axis" else "Transpose"
     res = infer_node(node(op, ["x"], ["y"], **kw), [In("x", F, ("n", 3))])
     assert res.status == "error" and res.errors[0].code == "bad-attribute"
+
+
+def test_fresh_symbols_for_data_dependent_sizes() -> None:
+    @sso.register("CountTrue", since=1, domain="test.custom")
+    def count_true(ctx: NodeContext) -> ss.Expr:
+        return ss.ops.zeros((ctx.fresh_dim("nnz"),), "int64")
+
+    nodes = [
+        node("CountTrue", ["x"], ["a"], name="c1", domain="test.custom"),
+        node("CountTrue", ["x"], ["b"], name="c2", domain="test.custom"),
+    ]
+    m = make_model(nodes, [In("x", "bool", ("n",))], ["a", "b"], extra_opsets={"test.custom": 1})
+    res = sso.infer(m)
+    assert res.status == "ok"
+    assert (str(res.type_of("a")), str(res.type_of("b"))) == (
+        "Tensor[(nnz_1,), int64]",
+        "Tensor[(nnz_2,), int64]",
+    )

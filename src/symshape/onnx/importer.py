@@ -573,6 +573,10 @@ class Importer:
             self._error(e.code, f"{what}: {e.message}", span)
             self._stand_ins(node, span)
             return
+        except Exception as e:  # a malformed node the converter did not foresee: never a crash
+            self._error(INVALID_ARGUMENT.code, f"{what}: cannot convert: {type(e).__name__}: {e}", span)
+            self._stand_ins(node, span)
+            return
         self._bind(node, outs, inputs, span)
 
     def _outputs(self, node: onnx.NodeProto, result: Any) -> list[Expr | None]:
