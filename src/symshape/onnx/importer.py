@@ -10,9 +10,9 @@
   an initializer is an overridable default and stays a parameter.
 * **Nodes**, in graph order, go through their converters (:mod:`symshape.onnx.registry`), each
   output bound to a variable named after the ONNX value in one ``Dataflow`` block (ONNX operators
-  are pure), so the result of inference answers ``type_of("value_name")``. A node whose inputs are
-  all small constants is evaluated instead (``onnx.reference``), as are ``Shape`` and ``Size`` of a
-  tensor whose shape is static: its outputs are constants with values.
+  are pure), so the result of inference answers ``type_of("value_name")``. A node that computes
+  sizes from constants is evaluated instead (:mod:`symshape.onnx.folding`), as are ``Shape`` and
+  ``Size`` of a tensor whose shape is static: its outputs are constants with values.
 * **Outputs**: the body is the single graph output, or a tuple of them.
 
 Every expression a converter builds gets the node's :class:`~symshape.onnx.spans.OnnxSpan`, so
@@ -54,24 +54,15 @@ from symshape.onnx.context import (
 )
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
+from symshape.onnx.folding import fold
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
 
-__all__ = ["Importer", "Issue", "CONST_LIMIT", "FOLD_LIMIT", "load_model"]
+__all__ = ["Importer", "Issue", "CONST_LIMIT", "load_model"]
 
 #: Initializers and ``Constant`` values with at most this many elements keep their values.
 CONST_LIMIT: Final = 1 << 16
-#: Nodes are constant-folded when every input and output has at most this many elements.
-FOLD_LIMIT: Final = 1 << 12
 
-_FOLDABLE: Final = frozenset(
-    """Identity Cast CastLike Add Sub Mul Div Mod Pow Neg Abs Floor Ceil Round Sqrt Reciprocal Sign
-    Relu Clip Equal Less Greater LessOrEqual GreaterOrEqual Not And Or Xor Where Max Min Sum Mean
-    Gather GatherElements GatherND Concat Unsqueeze Squeeze Reshape Flatten Transpose Slice Split
-    ReduceSum ReduceProd ReduceMax ReduceMin ReduceMean ArgMax ArgMin Range ConstantOfShape Expand
-    Tile NonZero Trilu CumSum TopK Compress OneHot BitShift BitwiseAnd BitwiseOr BitwiseXor
-    BitwiseNot IsNaN IsInf""".split()
-)
 _CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
 _SEQUENCE_OPS: Final = frozenset(
     """SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength
@@ -550,7 +541,10 @@ class Importer:
         cdef = self.converter_for(node)
         assert cdef is not None
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs)
-        if self._try_fold(node, ctx, inputs, span):
+        folded = fold(node, ctx, [None if v is None else v.const for v in inputs], self.opsets.get("", 1))
+        if folded is not None:
+            self.folded += 1
+            self._bind(node, [None if a is None else ss.const(a) for a in folded], inputs, span)
             return
         try:
             result = cdef.fn(ctx)
@@ -618,77 +612,6 @@ class Importer:
                 self._stand_in(o, f"output '{o}' of {span.what}", span)
 
     # -- constant folding -------------------------------------------------------------------------
-    def _try_fold(
-        self, node: onnx.NodeProto, ctx: NodeContext, inputs: Sequence[Value | None], span: OnnxSpan
-    ) -> bool:
-        """Evaluate a node on constant inputs (or ``Shape``/``Size`` of a static shape)."""
-        if canonical_domain(node.domain) != "":
-            return False
-        op = node.op_type
-        if op in ("Shape", "Size") and inputs and inputs[0] is not None:
-            return self._fold_shape(node, ctx, span)
-        if op not in _FOLDABLE or not node.output:
-            return False
-        arrays: list[np.ndarray[Any, Any] | None] = []
-        for v in inputs:
-            if v is None:
-                arrays.append(None)
-                continue
-            if v.const is None or v.const.size > FOLD_LIMIT:
-                return False
-            arrays.append(v.const)
-        if not any(a is not None for a in arrays):
-            return False
-        # fold what sizes are computed from (integer arithmetic), and tiny values; weights made by
-        # ConstantOfShape or transformed by Unsqueeze stay expressions
-        small = all(a is None or a.size <= 64 for a in arrays)
-        ints = all(a is None or a.dtype.kind in "iub" for a in arrays)
-        if not (small or ints):
-            return False
-        if op == "ConstantOfShape" and ctx.has_attr("value"):
-            if np.asarray(ctx.attr("value")).dtype.kind not in "iub":
-                return False
-        elif op == "ConstantOfShape":
-            return False
-        if not _small_output(op, arrays, ctx):
-            return False
-        try:
-            from onnx.reference import ReferenceEvaluator
-
-            feeds = {n: a for n, a in zip(node.input, arrays) if n and a is not None}
-            results = ReferenceEvaluator(_standalone(node, self.opsets.get("", 1))).run(None, feeds)
-        except Exception:
-            return False
-        outs: list[Expr | None] = []
-        for name, r in zip(node.output, results):
-            if not name:
-                outs.append(None)
-                continue
-            arr = np.asarray(r)
-            if arr.size > FOLD_LIMIT or str(arr.dtype) not in _DTYPES:
-                return False
-            outs.append(ss.const(arr))
-        self.folded += 1
-        self._bind(node, outs, inputs, span)
-        return True
-
-    def _fold_shape(self, node: onnx.NodeProto, ctx: NodeContext, span: OnnxSpan) -> bool:
-        shape = ctx.static_shape(0)
-        if shape is None:
-            return False
-        if node.op_type == "Size":
-            arr = np.array(math.prod(shape), dtype=np.int64)
-        else:
-            r = len(shape)
-            start = int(ctx.attr("start", 0)) if ctx.opset >= 15 else 0
-            end = ctx.attr("end", None) if ctx.opset >= 15 else None
-            s = max(0, min(r, start + r if start < 0 else start))
-            e = r if end is None else max(0, min(r, int(end) + r if int(end) < 0 else int(end)))
-            arr = np.array(shape[s:e], dtype=np.int64)
-        self.folded += 1
-        self._bind(node, [ss.const(arr)], [], span)
-        return True
-
     # -- reports ----------------------------------------------------------------------------------
     def _unsupported(
         self, cause: Cause, message: str, span: OnnxSpan, op: str, nodes: tuple[str, ...]
@@ -716,49 +639,6 @@ def _small(a: Any) -> np.ndarray[Any, Any] | None:
     if isinstance(a, np.ndarray) and a.size <= CONST_LIMIT:
         return a
     return None
-
-
-def _standalone(node: onnx.NodeProto, opset: int) -> onnx.ModelProto:
-    """A one-node model to evaluate ``node`` with the reference implementation of ``opset``."""
-    from onnx import helper
-
-    ins = [helper.make_empty_tensor_value_info(i) for i in node.input if i]
-    outs = [helper.make_empty_tensor_value_info(o) for o in node.output if o]
-    g = helper.make_graph([node], "fold", ins, outs)
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _small_output(op: str, arrays: Sequence[np.ndarray[Any, Any] | None], ctx: NodeContext) -> bool:
-    """Whether folding ``op`` on these inputs produces small outputs (checked before running the
-    operators whose output can be much larger than their inputs)."""
-    try:
-        if op == "ConstantOfShape":
-            a = arrays[0]
-            return a is not None and math.prod(int(x) for x in a.reshape(-1)) <= FOLD_LIMIT
-        if op == "Expand":
-            a, s = arrays[0], arrays[1]
-            if a is None or s is None:
-                return False
-            shape = np.broadcast_shapes(a.shape, tuple(int(x) for x in s.reshape(-1)))
-            return math.prod(shape) <= FOLD_LIMIT
-        if op == "Tile":
-            a, r = arrays[0], arrays[1]
-            return (
-                a is not None
-                and r is not None
-                and a.size * math.prod(int(x) for x in r.reshape(-1)) <= FOLD_LIMIT
-            )
-        if op == "Range":
-            start, lim, delta = (float(np.asarray(x).reshape(-1)[0]) for x in arrays[:3] if x is not None)
-            return delta != 0 and max(math.ceil((lim - start) / delta), 0) <= FOLD_LIMIT
-        if op == "OneHot":
-            a, depth = arrays[0], arrays[1]
-            return (
-                a is not None and depth is not None and a.size * abs(int(depth.reshape(-1)[0])) <= FOLD_LIMIT
-            )
-    except Exception:
-        return False
-    return True
 
 
 def _stamp(outs: Sequence[Expr | None], existing: set[int], span: OnnxSpan) -> None:
