@@ -15,9 +15,12 @@ squeezenet only.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
+import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from benchmarks import workloads as wl
@@ -83,7 +86,8 @@ def ort_infer(path: str) -> dict[str, Any]:
 
     try:
         model = onnx.load(path)
-        out = SymbolicShapeInference.infer_shapes(model)
+        with _scratch_cwd():  # on failure it writes sym_shape_infer_temp.onnx into the cwd
+            out = SymbolicShapeInference.infer_shapes(model)
     except Exception as e:
         return {
             "status": "error",
@@ -92,6 +96,18 @@ def ort_infer(path: str) -> dict[str, Any]:
     if out is None:
         return {"status": "error", "message": "incomplete symbolic shape inference"}
     return {"status": "ok", "type": _output_text(out)}
+
+
+@contextlib.contextmanager
+def _scratch_cwd() -> Iterator[None]:
+    """Run in a temporary working directory (removed afterwards)."""
+    old = os.getcwd()
+    with tempfile.TemporaryDirectory() as d:
+        os.chdir(d)
+        try:
+            yield
+        finally:
+            os.chdir(old)
 
 
 def symshape_infer(path: str) -> wl.RunResult:
