@@ -37,13 +37,13 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: python benchmarks/run.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import peers_onnx, peers_tvm
+from benchmarks import peers_onnx, peers_ort, peers_tvm
 from benchmarks import workloads as wl
 from benchmarks.specs import resnet50_op_count
 
 __all__ = ["Case", "cases", "main", "run_case"]
 
-PEERS = {peers_tvm.NAME: peers_tvm, peers_onnx.NAME: peers_onnx}
+PEERS = {peers_tvm.NAME: peers_tvm, peers_onnx.NAME: peers_onnx, peers_ort.NAME: peers_ort}
 
 
 @dataclass
@@ -112,6 +112,22 @@ def cases(quick: bool) -> list[Case]:
     for n in z3p:
         out.append(
             Case("(e) Z3 guards program", "z3_program", n, lambda n=n: wl.run_z3_program(n), series="e")
+        )
+    models = peers_ort.light_models() if peers_ort.version() else []
+    for path in [m for m in models if "squeezenet" in m] if quick else models:
+        name = os.path.basename(path)[len("light_") : -len(".onnx")]
+        out.append(
+            Case(
+                f"(f) onnx {name}",
+                "onnx_model",
+                peers_ort.node_count(path),
+                lambda path=path: peers_ort.symshape_infer(path),
+                {
+                    peers_onnx.NAME: lambda path=path: peers_ort.onnx_infer(path),
+                    peers_ort.NAME: lambda path=path: peers_ort.ort_infer(path),
+                },
+                unit="node",
+            )
         )
     for n in rel:
         out.append(

@@ -80,6 +80,7 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "z3_program": (*_PROGRAM, "ops.add", "ops.reshape", "ops.relu"),
     "unification": ("TypeSolver", "TupleType", "FuncType", "TypeVar", "Tensor"),
     "relation_chain": ("TypeSolver", "Tensor"),
+    "onnx_model": _PROGRAM,  # plus the onnx extra (benchmarks/peers_ort.py)
 }
 
 

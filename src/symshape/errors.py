@@ -42,6 +42,7 @@ __all__ = [
     "PARSE_ERROR",
     "INVALID_ARGUMENT",
     "CONSTRAINT_VIOLATED",
+    "UNSUPPORTED_OP",
 ]
 
 DOCS_URL: Final = "README.md#error-codes"
@@ -98,6 +99,7 @@ INVALID_ARGUMENT: Final = _code("invalid-argument", "An API argument of the wron
 CONSTRAINT_VIOLATED: Final = _code(
     "constraint-violated", "A condition on the symbols that can never hold"
 )
+UNSUPPORTED_OP: Final = _code("unsupported-op", "A model operator or value an importer cannot express")
 
 
 class SymshapeError(Exception):

@@ -1,0 +1,111 @@
+"""ONNX models in symshape: symbolic shape inference with guards and explained errors.
+
+Needs the ``onnx`` extra (``pip install symshape[onnx]``); ``import symshape`` never imports onnx,
+``import symshape.onnx`` does.
+
+>>> import symshape as ss, symshape.onnx as sso
+>>> from onnx import TensorProto, helper
+>>> g = helper.make_graph(
+...     [helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"), helper.make_node("Relu", ["h"], ["y"])],
+...     "g",
+...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 64]),
+...      helper.make_tensor_value_info("w", TensorProto.FLOAT, [64, 10])],
+...     [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+>>> m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+>>> res = sso.infer(m)
+>>> res.status, str(res.type_of("y"))
+('ok', 'Tensor[(N, 10), float32]')
+>>> str(sso.from_onnx(m, dims={"N": ss.dim("batch")}).params[0].type_annotation)
+'Tensor[(batch, 64), float32]'
+
+``infer_shapes(model)`` returns a copy with every value's type written in (``dim_param`` strings in
+symshape's syntax). Operators are converted by the converters of :mod:`symshape.onnx.ops`, chosen by
+the model's opset (:mod:`symshape.onnx.registry`); ``supported_ops()`` lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from symshape import Function, SymshapeError
+from symshape import infer as _ss_infer
+from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
+from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
+from symshape.onnx.export import write_types
+from symshape.onnx.importer import Importer, load_model
+from symshape.onnx.registry import REGISTRY, register
+from symshape.onnx.result import OnnxInferenceResult
+from symshape.onnx.spans import OnnxSpan
+
+__all__ = [
+    "from_onnx",
+    "infer",
+    "infer_shapes",
+    "supported_ops",
+    "OnnxInferenceResult",
+    "OnnxSpan",
+    "NodeContext",
+    "Unsupported",
+    "ConversionError",
+    "Cause",
+    "CAUSES",
+    "REGISTRY",
+    "register",
+]
+
+
+def from_onnx(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> Function:
+    """The model as a symshape ``Function`` (graph inputs are its parameters).
+
+    ``dims`` maps ``dim_param`` names to symshape dimensions (the caller's symbols, or ints).
+    A node that cannot be converted raises ``SymshapeError`` (``unsupported-op``, or the model's
+    own error) naming every such node; :func:`infer` reports them as diagnostics instead.
+    """
+    model, label = load_model(model_or_path)
+    imp = Importer(model, label, dims)
+    fn = imp.run()
+    if imp.issues:
+        first = imp.issues[0].diagnostic
+        text = "\n".join(i.diagnostic.render(source=False) for i in imp.issues)
+        raise SymshapeError(first.code, f"cannot convert the model:\n{text}")
+    return fn
+
+
+def infer(
+    model_or_path: Any,
+    dims: Mapping[str, Any] | None = None,
+    strict: bool = False,
+    timeout_ms: int = 2000,
+) -> OnnxInferenceResult:
+    """Infer every value's type; ``res.type_of("value_name")``, ``res.status``, ``res.report()``.
+
+    Nodes that cannot be converted are ``unsupported-op`` errors in the result (all of them,
+    together), never exceptions; the rest of the model is still inferred.
+    """
+    model, label = load_model(model_or_path)
+    imp = Importer(model, label, dims, timeout_ms)
+    fn = imp.run()
+    core = _ss_infer(fn, strict=strict, timeout_ms=timeout_ms)
+    return OnnxInferenceResult(core, imp)
+
+
+def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> Any:
+    """A copy of the model (``onnx.ModelProto``) with ``value_info`` and the outputs' types filled.
+
+    Raises ``SymshapeError`` when inference finds an error (or a node cannot be converted); the
+    guards a model needs are in :func:`infer`'s result.
+    """
+    res = infer(model_or_path, dims)
+    if res.errors:
+        first = res.errors[0]
+        text = "\n".join(d.render(source=False) for d in res.errors)
+        raise SymshapeError(first.code, f"shape inference failed:\n{text}")
+    imp = res._importer
+    elem = {name: v.elem_type for name, v in imp.named.items() if v.elem_type}
+    return write_types(imp.model, res.types(), elem)
+
+
+def supported_ops(domain: str = "") -> list[str]:
+    """The operator types of ``domain`` that have a converter."""
+    return REGISTRY.op_types(domain)

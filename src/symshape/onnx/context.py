@@ -1,0 +1,366 @@
+"""The conversion context: everything a converter sees of its node and of the model.
+
+A converter gets one :class:`NodeContext` and returns the symshape expressions of the node's
+outputs. Through the context it reads
+
+* the node: ``name``, ``op_type``, ``domain``, the model's ``opset`` for that domain, ``span``;
+* its inputs as symshape expressions (``input(i)``; ``has_input(i)`` for optional ones) and, where
+  the model knows them, their constant values as numpy arrays (``const(i)``, ``ints(i)``:
+  initializers, ``Constant`` nodes and constant-folded nodes);
+* its attributes, parsed per ``AttributeProto`` type and checked (``attr_int``, ``attr_ints``, ...;
+  a wrong attribute is a ``bad-attribute`` error at the node);
+* types where a conversion needs one before inference runs (``rank(i)``, ``static_shape(i)``: from
+  the declarations, else from inferring the program converted so far);
+
+and it reports what it cannot do: ``unsupported(cause, detail)`` (an ``unsupported-op`` error that
+says why: the node needs shape values, a new core operator, ...) or ``fail(code, message)`` (the
+model is wrong). Converters never see the importer, the graph or other nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, NoReturn
+
+import numpy as np
+
+import symshape as ss
+from symshape import Expr, TensorType, Type
+from symshape.errors import BAD_ATTRIBUTE, ErrorCode
+from symshape.onnx.attrs import parse_attribute
+from symshape.onnx.dtypes import elem_type_name, to_dtype
+from symshape.onnx.spans import OnnxSpan
+
+if TYPE_CHECKING:
+    import onnx
+
+    from symshape.onnx.importer import Importer
+
+__all__ = [
+    "Cause",
+    "CAUSES",
+    "UNSUPPORTED_OP",
+    "SHAPE_VALUES",
+    "CORE_OP",
+    "CONTROL_FLOW",
+    "DTYPE",
+    "SEQUENCE",
+    "LEGACY",
+    "Unsupported",
+    "ConversionError",
+    "Value",
+    "NodeContext",
+]
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Why a node cannot be converted: a short key and the phrase a report uses."""
+
+    key: str
+    phrase: str
+
+
+UNSUPPORTED_OP: Final = Cause("unsupported-op", "no converter for this operator")
+SHAPE_VALUES: Final = Cause("shape-values", "needs shape values (a size computed at run time)")
+CORE_OP: Final = Cause("core-op", "needs a symshape operator that does not exist yet")
+CONTROL_FLOW: Final = Cause("control-flow", "control flow (subgraphs) is not converted yet")
+DTYPE: Final = Cause("dtype", "an element type symshape does not have")
+SEQUENCE: Final = Cause("sequence", "sequence, optional and map values are not supported")
+LEGACY: Final = Cause("legacy", "this operator version is not supported")
+CAUSES: Final = (UNSUPPORTED_OP, SHAPE_VALUES, CORE_OP, CONTROL_FLOW, DTYPE, SEQUENCE, LEGACY)
+
+
+class Unsupported(Exception):
+    """Raised by a converter for a node it cannot express (an ``unsupported-op`` error)."""
+
+    def __init__(self, cause: Cause, detail: str) -> None:
+        self.cause = cause
+        self.detail = detail
+        super().__init__(f"{detail} ({cause.phrase})")
+
+
+class ConversionError(Exception):
+    """Raised by a converter for a node that is wrong (a bad attribute, an impossible value)."""
+
+    def __init__(self, code: ErrorCode | str, message: str) -> None:
+        self.code = code.code if isinstance(code, ErrorCode) else code
+        self.message = message
+        super().__init__(message)
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    """An ONNX value as the importer knows it.
+
+    ``expr`` is its symshape expression; ``const`` its value when known (small constants);
+    ``type`` its type when known without inference (parameters, constants); ``elem_type`` the ONNX
+    element type when known; ``synthetic`` marks a stand-in for an output the importer could not
+    convert (a parameter of unknown or declared type).
+    """
+
+    name: str
+    expr: Expr
+    const: np.ndarray[Any, Any] | None = None
+    type: Type | None = None
+    elem_type: int = 0
+    synthetic: bool = False
+
+
+class NodeContext:
+    """The interface of one converter call (see the module docstring)."""
+
+    def __init__(
+        self,
+        importer: Importer,
+        node: onnx.NodeProto,
+        opset: int,
+        span: OnnxSpan,
+        inputs: Sequence[Value | None],
+        attrs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._imp = importer
+        self.node = node
+        self.name: str = node.name
+        self.op_type: str = node.op_type
+        self.domain: str = node.domain
+        self.opset = opset
+        self.span = span
+        self._inputs = list(inputs)
+        self._raw = {a.name: a for a in node.attribute}
+        self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
+
+    @property
+    def attrs(self) -> _Attrs:
+        """The attributes by name, parsed on first use (see :mod:`symshape.onnx.attrs`)."""
+        return _Attrs(self)
+
+    def _attribute(self, name: str, default: Any) -> Any:
+        if name in self._parsed:
+            return self._parsed[name]
+        a = self._raw.get(name)
+        if a is None:
+            return default
+        try:
+            v = parse_attribute(a)
+        except Exception as e:
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' cannot be read: {e}")
+        self._parsed[name] = v
+        return v
+
+    # -- the node ---------------------------------------------------------------------------------
+    @property
+    def what(self) -> str:
+        """How reports name the node: ``node 'Reshape_12' (Reshape)``."""
+        return self.span.what
+
+    @property
+    def num_inputs(self) -> int:
+        """The number of input slots, including empty (omitted optional) ones."""
+        return len(self._inputs)
+
+    @property
+    def num_outputs(self) -> int:
+        """The number of output slots, including empty ones."""
+        return len(self.node.output)
+
+    def has_output(self, i: int) -> bool:
+        """Whether output ``i`` is wanted (present and not the empty name)."""
+        return i < len(self.node.output) and bool(self.node.output[i])
+
+    # -- inputs -----------------------------------------------------------------------------------
+    def has_input(self, i: int) -> bool:
+        """Whether input ``i`` is given (present and not the empty name)."""
+        return i < len(self._inputs) and self._inputs[i] is not None
+
+    def _value(self, i: int) -> Value:
+        v = self._inputs[i] if i < len(self._inputs) else None
+        if v is None:
+            self.fail(BAD_ATTRIBUTE, f"{self.op_type} needs input {i}, which is missing")
+        return v
+
+    def input(self, i: int) -> Expr:
+        """The expression of input ``i`` (a missing required input is an error)."""
+        return self._value(i).expr
+
+    def inputs(self) -> list[Expr]:
+        """The expressions of all given inputs (for variadic operators)."""
+        return [v.expr for v in self._inputs if v is not None]
+
+    def input_name(self, i: int) -> str:
+        return self._value(i).name
+
+    def const(self, i: int) -> np.ndarray[Any, Any] | None:
+        """The constant value of input ``i``, or None when it is absent or not known."""
+        if not self.has_input(i):
+            return None
+        return self._value(i).const
+
+    def require_const(self, i: int, what: str) -> np.ndarray[Any, Any]:
+        """The constant value of input ``i``; not known is an ``unsupported-op`` (shape values)."""
+        c = self.const(i)
+        if c is None:
+            self.unsupported(
+                SHAPE_VALUES,
+                f"{what} (input {i}, '{self.input_name(i)}') is computed at run time",
+            )
+        return c
+
+    def ints(self, i: int, what: str) -> tuple[int, ...]:
+        """Input ``i``'s constant value as a flat tuple of ints (see :meth:`require_const`)."""
+        c = self.require_const(i, what)
+        if c.dtype.kind not in "iub":
+            self.fail(BAD_ATTRIBUTE, f"{what} must be integers, got {c.dtype}")
+        return tuple(int(x) for x in c.reshape(-1))
+
+    def opt_ints(self, i: int, what: str) -> tuple[int, ...] | None:
+        """Like :meth:`ints`, None when the input is absent."""
+        return self.ints(i, what) if self.has_input(i) else None
+
+    # -- types ------------------------------------------------------------------------------------
+    def type_of(self, i: int) -> Type | None:
+        """Input ``i``'s type: declared, or inferred from the program converted so far; None when
+        not known."""
+        return self._imp.type_of_value(self._value(i))
+
+    def tensor_type(self, i: int) -> TensorType | None:
+        t = self.type_of(i)
+        return t if isinstance(t, TensorType) else None
+
+    def rank(self, i: int) -> int | None:
+        """Input ``i``'s rank when known."""
+        t = self.tensor_type(i)
+        return t.ndim if t is not None else None
+
+    def need_rank(self, i: int, why: str) -> int:
+        """Input ``i``'s rank; not known is an ``unsupported-op`` (the conversion needs it)."""
+        r = self.rank(i)
+        if r is None:
+            self.unsupported(CORE_OP, f"the rank of input {i} is not known, and {why} needs it")
+        return r
+
+    def static_shape(self, i: int) -> tuple[int, ...] | None:
+        """Input ``i``'s shape when every dimension is a constant."""
+        t = self.tensor_type(i)
+        if t is None or t.ndim is None or not all(d.is_constant for d in t.dims):
+            return None
+        return tuple(int(d) for d in t.dims)
+
+    def dtype_of(self, i: int) -> str | None:
+        """Input ``i``'s dtype when known."""
+        v = self._value(i)
+        if v.elem_type:
+            return to_dtype(v.elem_type)
+        t = self.tensor_type(i)
+        return t.dtype if t is not None and isinstance(t.dtype, str) else None
+
+    # -- attributes -------------------------------------------------------------------------------
+    def has_attr(self, name: str) -> bool:
+        return name in self._parsed or name in self._raw
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        """The parsed attribute (see :mod:`symshape.onnx.attrs`), or ``default``."""
+        return self._attribute(name, default)
+
+    def attr_int(self, name: str, default: int | None = None) -> int:
+        v = self._attribute(name, default)
+        if not isinstance(v, int) or isinstance(v, bool):
+            if v is None:
+                self.fail(BAD_ATTRIBUTE, f"attribute '{name}' is required")
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' must be an int, got {v!r}")
+        return v
+
+    def attr_float(self, name: str, default: float | None = None) -> float:
+        v = self._attribute(name, default)
+        if isinstance(v, int) and not isinstance(v, bool):
+            return float(v)
+        if not isinstance(v, float):
+            if v is None:
+                self.fail(BAD_ATTRIBUTE, f"attribute '{name}' is required")
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' must be a float, got {v!r}")
+        return v
+
+    def attr_ints(self, name: str, default: Sequence[int] | None = None) -> tuple[int, ...] | None:
+        """An ``INTS`` attribute as a tuple (None when absent and no default)."""
+        v = self._attribute(name, None)
+        if v is None:
+            return None if default is None else tuple(default)
+        if isinstance(v, int) and not isinstance(v, bool):
+            return (v,)
+        if not isinstance(v, tuple) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' must be a list of ints, got {v!r}")
+        return v
+
+    def attr_str(self, name: str, default: str | None = None, choices: Sequence[str] | None = None) -> str:
+        v = self._attribute(name, default)
+        if not isinstance(v, str):
+            if v is None:
+                self.fail(BAD_ATTRIBUTE, f"attribute '{name}' is required")
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' must be a string, got {v!r}")
+        if choices is not None and v not in choices:
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' must be one of {', '.join(choices)}, got {v!r}")
+        return v
+
+    def attr_dtype(self, name: str, default: int | None = None) -> str:
+        """An element-type attribute (``to``, ``dtype``, ...) as a symshape dtype."""
+        et = self.attr_int(name, default)
+        dt = to_dtype(et)
+        if dt is None:
+            self.unsupported(DTYPE, f"attribute '{name}' is {elem_type_name(et)}")
+        return dt
+
+    # -- subgraphs --------------------------------------------------------------------------------
+    def graph_attr(self, name: str) -> onnx.GraphProto:
+        """A ``GRAPH`` attribute (``If``'s branches, ``Loop``'s body)."""
+        import onnx
+
+        g = self._attribute(name, None)
+        if not isinstance(g, onnx.GraphProto):
+            self.fail(BAD_ATTRIBUTE, f"attribute '{name}' must be a graph")
+        return g
+
+    def inline(self, g: onnx.GraphProto) -> list[Expr]:
+        """Convert subgraph ``g`` into the enclosing graph (a branch that is taken for sure); the
+        expressions of its outputs."""
+        return self._imp.inline_subgraph(g)
+
+    def block(self, g: onnx.GraphProto) -> Expr:
+        """Subgraph ``g`` as one expression (its output, or the tuple of its outputs)."""
+        return self._imp.subgraph_block(g)
+
+    # -- reporting --------------------------------------------------------------------------------
+    def unsupported(self, cause: Cause, detail: str) -> NoReturn:
+        """Give up on this node: an ``unsupported-op`` error naming it, with the cause."""
+        raise Unsupported(cause, detail)
+
+    def fail(self, code: ErrorCode | str, message: str) -> NoReturn:
+        """The node is wrong: an error with ``code`` at the node."""
+        raise ConversionError(code, message)
+
+    # -- building ---------------------------------------------------------------------------------
+    def constant(self, value: Any, dtype: str | None = None) -> Expr:
+        """A constant expression from a numpy value (its dtype kept: ``int64`` stays ``int64``)."""
+        return ss.const(np.asarray(value, dtype=dtype))
+
+    def fresh_dim(self, hint: str) -> ss.Dim:
+        """A new given symbol, unique in the model, for a size only known at run time."""
+        return self._imp.fresh_symbol(hint)
+
+
+class _Attrs(Mapping[str, Any]):
+    """A read-only view of a node's attributes, parsed on access."""
+
+    def __init__(self, ctx: NodeContext) -> None:
+        self._ctx = ctx
+
+    def __getitem__(self, name: str) -> Any:
+        if not self._ctx.has_attr(name):
+            raise KeyError(name)
+        return self._ctx._attribute(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ctx._raw)
+
+    def __len__(self) -> int:
+        return len(self._ctx._raw)

@@ -1,0 +1,166 @@
+"""Constant folding: evaluating a node whose inputs are known, with onnx's reference evaluator.
+
+What gets folded is what sizes are computed from: a node whose inputs are all constants with
+values, when they are integers or tiny (at most 64 elements), and every input and output has at
+most :data:`FOLD_LIMIT` elements (checked before running the operators whose output can be much
+larger than their inputs: ``ConstantOfShape``, ``Expand``, ``Tile``, ``Range``, ``OneHot``); and
+``Shape``/``Size`` of a tensor whose shape is static (from the declarations or the program converted
+so far). Weights made by ``ConstantOfShape`` stay expressions; a node that fails to evaluate is
+converted as usual (its converter then reports what is wrong).
+
+>>> import numpy as np
+>>> from onnx import helper
+>>> n = helper.make_node("Concat", ["a", "b"], ["y"], axis=0)
+>>> [a.tolist() for a in _evaluate(n, [np.array([2]), np.array([-1, 64])], 17)]
+[[2, -1, 64]]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+import onnx
+
+from symshape.onnx.registry import canonical_domain
+
+if TYPE_CHECKING:
+    from symshape.onnx.context import NodeContext
+
+__all__ = ["FOLD_LIMIT", "fold"]
+
+#: Nodes are folded when every input and output has at most this many elements.
+FOLD_LIMIT: Final = 1 << 12
+
+_FOLDABLE: Final = frozenset(
+    """Identity Cast CastLike Add Sub Mul Div Mod Pow Neg Abs Floor Ceil Round Sqrt Reciprocal Sign
+    Relu Clip Equal Less Greater LessOrEqual GreaterOrEqual Not And Or Xor Where Max Min Sum Mean
+    Gather GatherElements GatherND Concat Unsqueeze Squeeze Reshape Flatten Transpose Slice Split
+    ReduceSum ReduceProd ReduceMax ReduceMin ReduceMean ArgMax ArgMin Range ConstantOfShape Expand
+    Tile NonZero Trilu CumSum TopK Compress OneHot BitShift BitwiseAnd BitwiseOr BitwiseXor
+    BitwiseNot IsNaN IsInf""".split()
+)
+_DTYPES: Final = frozenset(
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
+    "complex64 complex128".split()
+)
+
+
+def fold(
+    node: onnx.NodeProto,
+    ctx: NodeContext,
+    consts: Sequence[np.ndarray[Any, Any] | None],
+    opset: int,
+) -> list[np.ndarray[Any, Any] | None] | None:
+    """The node's output values (None for an empty output name), or None when it is not folded.
+
+    ``consts`` are the inputs' values (None for an absent input or an unknown value).
+    """
+    if canonical_domain(node.domain) != "" or not node.output:
+        return None
+    op = node.op_type
+    if op in ("Shape", "Size"):
+        return _fold_shape(node, ctx) if ctx.has_input(0) else None
+    if op not in _FOLDABLE:
+        return None
+    arrays: list[np.ndarray[Any, Any] | None] = []
+    for k, a in enumerate(consts):
+        if not ctx.has_input(k):
+            arrays.append(None)
+            continue
+        if a is None or a.size > FOLD_LIMIT:
+            return None
+        arrays.append(a)
+    if not any(a is not None for a in arrays):
+        return None
+    small = all(a is None or a.size <= 64 for a in arrays)
+    ints = all(a is None or a.dtype.kind in "iub" for a in arrays)
+    if not (small or ints):
+        return None
+    if op == "ConstantOfShape":
+        if not ctx.has_attr("value") or np.asarray(ctx.attr("value")).dtype.kind not in "iub":
+            return None
+    if not _small_output(op, arrays):
+        return None
+    try:
+        results = _evaluate(node, arrays, opset)
+    except Exception:
+        return None
+    outs: list[np.ndarray[Any, Any] | None] = []
+    for name, r in zip(node.output, results):
+        if not name:
+            outs.append(None)
+            continue
+        arr = np.asarray(r)
+        if arr.size > FOLD_LIMIT or str(arr.dtype) not in _DTYPES:
+            return None
+        outs.append(arr)
+    return outs
+
+
+def _evaluate(
+    node: onnx.NodeProto, arrays: Sequence[np.ndarray[Any, Any] | None], opset: int
+) -> list[np.ndarray[Any, Any]]:
+    from onnx.reference import ReferenceEvaluator
+
+    feeds = {n: a for n, a in zip(node.input, arrays) if n and a is not None}
+    return [np.asarray(r) for r in ReferenceEvaluator(_standalone(node, opset)).run(None, feeds)]
+
+
+def _fold_shape(node: onnx.NodeProto, ctx: NodeContext) -> list[np.ndarray[Any, Any] | None] | None:
+    shape = ctx.static_shape(0)
+    if shape is None:
+        return None
+    if node.op_type == "Size":
+        return [np.array(math.prod(shape), dtype=np.int64)]
+    r = len(shape)
+    start = int(ctx.attr("start", 0)) if ctx.opset >= 15 else 0
+    end = ctx.attr("end", None) if ctx.opset >= 15 else None
+    s = max(0, min(r, start + r if start < 0 else start))
+    e = r if end is None else max(0, min(r, int(end) + r if int(end) < 0 else int(end)))
+    return [np.array(shape[s:e], dtype=np.int64)]
+
+
+def _standalone(node: onnx.NodeProto, opset: int) -> onnx.ModelProto:
+    """A one-node model to evaluate ``node`` with the reference implementation of ``opset``."""
+    from onnx import helper
+
+    ins = [helper.make_empty_tensor_value_info(i) for i in node.input if i]
+    outs = [helper.make_empty_tensor_value_info(o) for o in node.output if o]
+    g = helper.make_graph([node], "fold", ins, outs)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _small_output(op: str, arrays: Sequence[np.ndarray[Any, Any] | None]) -> bool:
+    """Whether folding ``op`` on these inputs produces small outputs (checked before running the
+    operators whose output can be much larger than their inputs)."""
+    try:
+        if op == "ConstantOfShape":
+            a = arrays[0]
+            return a is not None and math.prod(int(x) for x in a.reshape(-1)) <= FOLD_LIMIT
+        if op == "Expand":
+            a, s = arrays[0], arrays[1]
+            if a is None or s is None:
+                return False
+            shape = np.broadcast_shapes(a.shape, tuple(int(x) for x in s.reshape(-1)))
+            return math.prod(shape) <= FOLD_LIMIT
+        if op == "Tile":
+            a, r = arrays[0], arrays[1]
+            return (
+                a is not None
+                and r is not None
+                and a.size * math.prod(int(x) for x in r.reshape(-1)) <= FOLD_LIMIT
+            )
+        if op == "Range":
+            start, lim, delta = (float(np.asarray(x).reshape(-1)[0]) for x in arrays[:3] if x is not None)
+            return delta != 0 and max(math.ceil((lim - start) / delta), 0) <= FOLD_LIMIT
+        if op == "OneHot":
+            a, depth = arrays[0], arrays[1]
+            return (
+                a is not None and depth is not None and a.size * abs(int(depth.reshape(-1)[0])) <= FOLD_LIMIT
+            )
+    except Exception:
+        return False
+    return True

@@ -1,0 +1,39 @@
+"""The converters, one module per operator family; importing this package registers them all.
+
+==============  ===================================================================================
+module          operators
+==============  ===================================================================================
+elementwise     unary and broadcasting binary operators, comparisons, ``Where``, ``Cast``
+shape           ``Reshape``, ``Squeeze``, ``Concat``, ``Split``, ``Slice``, ``Pad``, ``Tile``, ...
+nn              ``Conv``, ``ConvTranspose``, pooling, ``Dropout``
+norm            batch/instance/layer/group normalization, ``Softmax``
+reduce          ``Reduce*``, ``ArgMax``, ``ArgMin``
+index           ``Gather*``, ``Scatter*``, ``TopK``, ``OneHot``, ``Compress``
+linalg          ``MatMul``, ``Gemm``, ``Det``
+image           ``Resize``, ``GridSample``, ``Col2Im``, RoI pooling, ``DFT``, ``STFT``
+rnn             ``RNN``, ``GRU``, ``LSTM``
+attention       ``Attention``
+control         ``If``
+misc            quantization, random generators, windows, losses, newer fused operators
+==============  ===================================================================================
+"""
+
+from symshape.onnx.ops import (
+    attention,
+    control,
+    elementwise,
+    image,
+    index,
+    linalg,
+    misc,
+    nn,
+    norm,
+    reduce,
+    rnn,
+    shape,
+)
+
+__all__ = [
+    "attention", "control", "elementwise", "image", "index", "linalg", "misc", "nn", "norm",
+    "reduce", "rnn", "shape",
+]  # fmt: skip

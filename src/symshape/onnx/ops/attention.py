@@ -1,0 +1,59 @@
+"""``Attention`` (opset 23): scaled dot-product attention with key/value caches.
+
+With 4-d inputs ``Q (B, Hq, S, D)``, ``K (B, Hk, L, D)``, ``V (B, Hk, L, Dv)`` and optional caches
+``past_key (B, Hk, P, D)``/``past_value (B, Hk, P, Dv)``: ``present_key``/``present_value`` are the
+caches and the new keys/values concatenated on the sequence axis (``T = P + L``), ``Y`` is
+``(B, Hq, S, Dv)`` and ``qk_matmul_output`` ``(B, Hq, S, T)``. 3-d inputs ``(B, S, Hq*D)`` are split
+into heads by ``q_num_heads``/``kv_num_heads``, and ``Y`` is ``(B, S, Hq*Dv)``.
+
+The shapes are built with reductions and broadcasting: a size-1 query column ``(B, Hq, S, 1)``
+times the keys or values reduced over their heads (``(B, 1, 1, T)``, ``(B, 1, 1, Dv)``), which also
+covers grouped-query attention (``Hq`` a multiple of ``Hk``).
+"""
+
+from __future__ import annotations
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import RANK_MISMATCH
+from symshape.onnx.context import NodeContext
+from symshape.onnx.registry import Outputs, register
+
+__all__: list[str] = []
+
+
+def _heads(x: Expr, n: int) -> Expr:
+    """``(B, L, n*D)`` -> ``(B, n, L, D)``."""
+    return ss.ops.transpose(ss.ops.reshape(x, (0, 0, n, -1)), [0, 2, 1, 3])
+
+
+@register("Attention", since=23)
+def _attention(ctx: NodeContext) -> Outputs:
+    q, k, v = ctx.input(0), ctx.input(1), ctx.input(2)
+    r = ctx.rank(0)
+    three_d = r == 3
+    if r is not None and r not in (3, 4):
+        ctx.fail(RANK_MISMATCH, f"Q must be 3-d or 4-d, got rank {r}")
+    if three_d:
+        hq = ctx.attr_int("q_num_heads")
+        hk = ctx.attr_int("kv_num_heads")
+        q4, k4, v4 = _heads(q, hq), _heads(k, hk), _heads(v, hk)
+    else:
+        q4, k4, v4 = q, k, v
+    if ctx.has_input(4):
+        k4 = ss.ops.concatenate([ctx.input(4), k4], axis=2)
+    if ctx.has_input(5):
+        v4 = ss.ops.concatenate([ctx.input(5), v4], axis=2)
+    col = ss.ops.sum(q4, axis=-1, keepdims=True)  # (B, Hq, S, 1)
+    keys = ss.ops.transpose(ss.ops.sum(k4, axis=(1, 3), keepdims=True), [0, 1, 3, 2])  # (B, 1, 1, T)
+    vals = ss.ops.sum(v4, axis=(1, 2), keepdims=True)  # (B, 1, 1, Dv)
+    scores = ss.ops.multiply(col, ss.ops.cast_like(keys, col))  # (B, Hq, S, T)
+    y: Expr = ss.ops.multiply(col, ss.ops.cast_like(vals, col))  # (B, Hq, S, Dv)
+    if three_d:
+        y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))
+    return [
+        y,
+        k4 if ctx.has_output(1) else None,
+        v4 if ctx.has_output(2) else None,
+        scores if ctx.has_output(3) else None,
+    ]

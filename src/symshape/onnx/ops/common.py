@@ -1,0 +1,120 @@
+"""Compositions the converters share: ONNX semantics built from symshape operators.
+
+Each helper is exact: the type it produces is the type ONNX gives, for every input ONNX accepts.
+
+* :func:`set_dim` replaces the dimension at ``axis`` by the constant ``k``: ``take`` with ``k``
+  indices (``take(x, arange(k), axis)`` has ``x``'s shape with ``k`` at ``axis``; the index values
+  do not matter for the type).
+* :func:`expand` is ONNX ``Expand`` (bidirectional broadcasting against a literal shape): ``x +
+  zeros(shape)`` cast to ``x``'s dtype.
+* :func:`unsqueeze` inserts size-1 axes at output positions (``Unsqueeze``), without knowing the
+  input rank when the axes are all non-negative or all negative.
+* :func:`like` gives ``x``'s type to a value computed from ``x`` that must have it (unidirectional
+  broadcasting: ``reshape_like(x + b, x)`` also checks that ``b`` did not grow ``x``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
+from symshape.onnx.context import NodeContext
+
+__all__ = [
+    "set_dim",
+    "scale_axis",
+    "expand",
+    "unsqueeze",
+    "like",
+    "norm_axes",
+    "to_int64",
+    "scalar_of",
+    "chain",
+]
+
+
+def set_dim(x: Expr, axis: int, k: int) -> Expr:
+    """``x`` with the dimension at ``axis`` replaced by the constant ``k`` (type only)."""
+    return ss.ops.take(x, ss.Constant(shape=(k,), dtype="int64"), axis=axis)
+
+
+def scale_axis(x: Expr, axis: int, rank: int, s: int) -> Expr:
+    """``x`` (of rank ``rank``) with the dimension at ``axis`` (non-negative) multiplied by the
+    constant ``s``: a size-1 axis after it, broadcast to ``s``, the two merged."""
+    if s == 1:
+        return x
+    y: Expr = ss.ops.expand_dims(x, axis + 1)
+    target = [1] * (rank + 1)
+    target[axis + 1] = s
+    y = expand(y, target)
+    return ss.ops.reshape(y, (0,) * axis + (-3,) + (0,) * (rank - axis - 1))
+
+
+def expand(x: Expr, shape: Sequence[int]) -> Expr:
+    """ONNX ``Expand``: ``x`` broadcast (both ways) against ``shape``, dtype of ``x``."""
+    z = ss.ops.zeros(tuple(shape), "float32")
+    return ss.ops.add(x, ss.ops.cast_like(z, x))
+
+
+def like(y: Expr, x: Expr) -> Expr:
+    """``y`` (computed from ``x`` and must have its shape) with ``x``'s shape: the element count is
+    checked, so ``y`` cannot have grown."""
+    return ss.ops.reshape_like(y, x)
+
+
+def norm_axes(ctx: NodeContext, axes: Sequence[int], rank: int, what: str = "axes") -> list[int]:
+    """Axes made non-negative for ``rank``; out of range or repeated is an error."""
+    out: list[int] = []
+    for a in axes:
+        b = a + rank if a < 0 else a
+        if not 0 <= b < rank:
+            ctx.fail(AXIS_OUT_OF_RANGE, f"{what} {a} is out of range for rank {rank}")
+        if b in out:
+            ctx.fail(BAD_ATTRIBUTE, f"{what} {list(axes)} repeat an axis")
+        out.append(b)
+    return out
+
+
+def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int = 0) -> Expr:
+    """ONNX ``Unsqueeze``: size-1 axes at the output positions ``axes``.
+
+    Non-negative axes are inserted in ascending order, negative ones (counted from the output's
+    end) from ``-1`` down, so neither needs the input rank; mixing both signs does.
+    """
+    if len(set(axes)) != len(axes):
+        ctx.fail(BAD_ATTRIBUTE, f"axes {list(axes)} repeat an axis")
+    if all(a >= 0 for a in axes):
+        for a in sorted(axes):
+            x = ss.ops.expand_dims(x, a)
+        return x
+    if all(a < 0 for a in axes):
+        for a in sorted(axes, reverse=True):
+            x = ss.ops.expand_dims(x, a)
+        return x
+    r = ctx.need_rank(input_index, "Unsqueeze with axes of both signs")
+    out_rank = r + len(axes)
+    for a in sorted(norm_axes(ctx, axes, out_rank)):
+        x = ss.ops.expand_dims(x, a)
+    return x
+
+
+def to_int64(x: Expr) -> Expr:
+    return ss.ops.cast(x, "int64")
+
+
+def scalar_of(x: Expr, dtype: str) -> Expr:
+    """A 0-d tensor of ``dtype`` (the sum over every axis of ``x`` cast)."""
+    return ss.ops.sum(ss.ops.cast(x, dtype))
+
+
+def chain(op: str, xs: Sequence[Expr]) -> Expr:
+    """A variadic broadcasting operator as a chain of binary ones (one input: a copy)."""
+    fn = getattr(ss.ops, op)
+    if len(xs) == 1:
+        return ss.ops.copy(xs[0])
+    acc = xs[0]
+    for x in xs[1:]:
+        acc = fn(acc, x)
+    return acc

@@ -1,0 +1,165 @@
+"""Element-wise and broadcasting operators.
+
+* Unary operators keep the input's type (``Relu``, ``Exp``, ``Clip``, ``Gelu``, ...); ``IsNaN`` and
+  ``IsInf`` give ``bool``. Extra inputs that do not change the shape (``Clip``'s bounds, ``Trilu``'s
+  ``k``, ``CumSum``'s axis) are not read.
+* Binary operators broadcast numpy-style from opset 7 (``Add``, ``Pow``, ``And``, ``BitShift``,
+  ...); comparisons give ``bool``. Before opset 7 (``broadcast`` attribute) ``B`` is aligned with
+  ``A`` at ``axis`` (default: the trailing axes), which numpy broadcasting gives once ``B`` has
+  trailing size-1 axes.
+* ``Pow`` (opset 12+) lets the exponent have another type: the result has the base's.
+* ``PRelu`` broadcasts its slope to ``X`` only one way: the result is ``X``'s type.
+* Variadic ``Max``, ``Min``, ``Sum``, ``Mean`` broadcast all inputs (opset 8+).
+* ``Where``, ``Cast`` (``to``; a type name string in opset 1), ``CastLike``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import BAD_ATTRIBUTE
+from symshape.onnx.context import NodeContext
+from symshape.onnx.ops.common import chain, like
+from symshape.onnx.registry import Outputs, register
+
+__all__ = ["UNARY", "BINARY", "COMPARE"]
+
+#: unary ONNX operator -> symshape operator (``copy`` for those without an own one)
+UNARY: dict[str, str] = {
+    "Abs": "abs", "Neg": "negative", "Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh",
+    "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Floor": "floor", "Ceil": "ceil", "Round": "round",
+    "Sign": "sign", "Erf": "erf", "Sin": "sin", "Cos": "cos", "Not": "logical_not",
+    "Reciprocal": "copy", "Tan": "copy", "Asin": "copy", "Acos": "copy", "Atan": "copy",
+    "Sinh": "copy", "Cosh": "copy", "Asinh": "copy", "Acosh": "copy", "Atanh": "copy",
+    "Softplus": "copy", "Softsign": "copy", "Elu": "copy", "Selu": "copy", "Celu": "copy",
+    "LeakyRelu": "copy", "ThresholdedRelu": "copy", "HardSigmoid": "copy", "HardSwish": "copy",
+    "Mish": "copy", "Gelu": "copy", "Swish": "copy", "Shrink": "copy", "BitwiseNot": "copy",
+    "Clip": "copy", "Trilu": "copy", "CumSum": "copy", "CumProd": "copy", "ReverseSequence": "copy",
+    "LRN": "copy", "MeanVarianceNormalization": "copy", "LpNormalization": "copy",
+}  # fmt: skip
+_UNARY_SINCE: dict[str, int] = {
+    "Acos": 7, "Asin": 7, "Atan": 7, "Cos": 7, "Sin": 7, "Tan": 7, "Asinh": 9, "Acosh": 9,
+    "Atanh": 9, "Sinh": 9, "Cosh": 9, "Erf": 9, "Sign": 9, "Shrink": 9,
+    "MeanVarianceNormalization": 9, "ThresholdedRelu": 10, "ReverseSequence": 10,
+    "Round": 11, "CumSum": 11, "Celu": 12, "HardSwish": 14, "Trilu": 14, "Mish": 18,
+    "BitwiseNot": 18, "Gelu": 20, "Swish": 24, "CumProd": 26,
+}  # fmt: skip
+
+#: binary ONNX operator -> symshape operator, and the first opset with numpy broadcasting
+BINARY: dict[str, str] = {
+    "Add": "add", "Sub": "subtract", "Mul": "multiply", "Div": "divide", "Pow": "power",
+    "Mod": "mod", "And": "logical_and", "Or": "logical_or", "Xor": "not_equal",
+    "BitShift": "add", "BitwiseAnd": "add", "BitwiseOr": "add", "BitwiseXor": "add",
+}  # fmt: skip
+COMPARE: dict[str, str] = {
+    "Equal": "equal", "Less": "less", "Greater": "greater", "LessOrEqual": "less_equal",
+    "GreaterOrEqual": "greater_equal",
+}  # fmt: skip
+_NUMPY_SINCE: dict[str, int] = {
+    "Mod": 10, "BitShift": 11, "BitwiseAnd": 18, "BitwiseOr": 18, "BitwiseXor": 18,
+    "LessOrEqual": 12, "GreaterOrEqual": 12,
+}  # fmt: skip
+
+
+def _unary(ctx: NodeContext) -> Outputs:
+    fn: Callable[[Expr], Expr] = getattr(ss.ops, UNARY[ctx.op_type])
+    return fn(ctx.input(0))
+
+
+for _op, _fn in UNARY.items():
+    register(_op, since=_UNARY_SINCE.get(_op, 1))(_unary)
+
+
+@register("IsNaN", since=9)
+def _isnan(ctx: NodeContext) -> Outputs:
+    return ss.ops.isnan(ctx.input(0))
+
+
+@register("IsInf", since=10)
+def _isinf(ctx: NodeContext) -> Outputs:
+    return ss.ops.isinf(ctx.input(0))
+
+
+@register("Identity", since=1)
+def _identity(ctx: NodeContext) -> Outputs:
+    return ctx.input(0)
+
+
+def _legacy_align(ctx: NodeContext, b: Expr) -> Expr:
+    """Opset < 7: with ``broadcast=1`` and ``axis``, ``B`` lines up with ``A`` from ``axis`` on."""
+    if ctx.attr("broadcast", 0) and ctx.has_attr("axis"):
+        axis = ctx.attr_int("axis")
+        ra = ctx.need_rank(0, "broadcasting with an axis (opset < 7)")
+        rb = ctx.need_rank(1, "broadcasting with an axis (opset < 7)")
+        if axis < 0:
+            axis += ra
+        trailing = ra - axis - rb
+        if trailing < 0 or axis < 0:
+            ctx.fail(BAD_ATTRIBUTE, f"B of rank {rb} does not fit A of rank {ra} at axis {axis}")
+        if trailing:
+            b = ss.ops.expand_dims(b, -1, num_newaxis=trailing)
+    return b
+
+
+def _binary(ctx: NodeContext) -> Outputs:
+    a, b = ctx.input(0), ctx.input(1)
+    if ctx.opset < _NUMPY_SINCE.get(ctx.op_type, 7):
+        b = _legacy_align(ctx, b)
+    if ctx.op_type == "Pow" and ctx.opset >= 12:
+        return ss.ops.power(a, ss.ops.cast_like(b, a))
+    name = COMPARE.get(ctx.op_type) or BINARY[ctx.op_type]
+    fn: Callable[[Expr, Expr], Expr] = getattr(ss.ops, name)
+    return fn(a, b)
+
+
+for _op in (*BINARY, *COMPARE):
+    register(_op, since=_NUMPY_SINCE.get(_op, 1))(_binary)
+
+
+@register("PRelu", since=1)
+def _prelu(ctx: NodeContext) -> Outputs:
+    x, slope = ctx.input(0), ctx.input(1)
+    if ctx.opset < 7:
+        slope = _legacy_align(ctx, slope)
+    return like(ss.ops.multiply(x, slope), x)
+
+
+_VARIADIC = {"Max": "maximum", "Min": "minimum", "Sum": "add", "Mean": "add"}
+
+
+@register(list(_VARIADIC), since=1)
+def _variadic(ctx: NodeContext) -> Outputs:
+    xs = ctx.inputs()
+    if not xs:
+        ctx.fail(BAD_ATTRIBUTE, f"{ctx.op_type} needs at least one input")
+    return chain(_VARIADIC[ctx.op_type], xs)
+
+
+@register("Where", since=9)
+def _where(ctx: NodeContext) -> Outputs:
+    return ss.ops.where(ctx.input(0), ctx.input(1), ctx.input(2))
+
+
+_CAST1 = {
+    "FLOAT": "float32", "FLOAT16": "float16", "DOUBLE": "float64", "INT8": "int8", "INT16": "int16",
+    "INT32": "int32", "INT64": "int64", "UINT8": "uint8", "UINT16": "uint16", "UINT32": "uint32",
+    "UINT64": "uint64", "BOOL": "bool",
+}  # fmt: skip
+
+
+@register("Cast", since=[1, 6])
+def _cast(ctx: NodeContext) -> Outputs:
+    to = ctx.attr("to")
+    if isinstance(to, str):  # opset 1: a type name
+        dt = _CAST1.get(to.upper())
+        if dt is None:
+            ctx.fail(BAD_ATTRIBUTE, f"attribute 'to' is not a known type name: {to!r}")
+        return ss.ops.cast(ctx.input(0), dt)
+    return ss.ops.cast(ctx.input(0), ctx.attr_dtype("to"))
+
+
+@register("CastLike", since=15)
+def _cast_like(ctx: NodeContext) -> Outputs:
+    return ss.ops.cast_like(ctx.input(0), ctx.input(1))

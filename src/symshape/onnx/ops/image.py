@@ -1,0 +1,231 @@
+"""Image and signal operators: ``Resize``, ``Upsample``, ``GridSample``, ``AffineGrid``,
+``Col2Im``, ``RoiAlign``, ``MaxRoiPool``, ``DeformConv``, ``DFT``, ``STFT``.
+
+* ``Resize``/``Upsample`` with ``sizes``: those sizes (``keep_aspect_ratio_policy`` other than
+  ``stretch`` needs the resized axes' sizes as constants). With ``scales``: ``floor(d * scale)``;
+  symbolic ``d`` is exact for an integer scale (``d*s``: a size-1 axis broadcast to ``s`` and
+  merged) and for ``1/m`` (``floor(d/m)``: a slice from ``m - 1`` with step ``m``); other scales of a
+  symbolic axis need a ``resize`` operator.
+* ``GridSample``: ``(N, C)`` of the input, the spatial axes of the grid.
+* ``AffineGrid``: ``(N, *size[2:], r)`` with ``N`` from ``theta``.
+* ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size.
+* ``RoiAlign``/``MaxRoiPool``: ``(num_rois, C, *output size)``.
+* ``DeformConv``: the convolution's output shape.
+* ``DFT``: the signal axis becomes ``dft_length`` (or ``dft_length//2 + 1`` one-sided), the last axis
+  2; ``STFT``: ``(batch, frames, bins, 2)`` with ``frames = (L - frame_length)//frame_step + 1``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import BAD_ATTRIBUTE
+from symshape.onnx.context import CORE_OP, NodeContext
+from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim
+from symshape.onnx.registry import Outputs, register
+
+__all__: list[str] = []
+
+
+def _scale_dim(ctx: NodeContext, y: Expr, axis: int, rank: int, d: ss.Dim | None, scale: float) -> Expr:
+    if d is not None and d.is_constant:
+        return set_dim(y, axis, math.floor(scale * int(d)))
+    if scale == 1.0:
+        return y
+    f = Fraction(scale)
+    if f.denominator == 1:
+        return scale_axis(y, axis, rank, int(f))
+    if f.numerator == 1:
+        m = f.denominator
+        return ss.ops.strided_slice(y, [m - 1], [None], strides=[m], axes=[axis])
+    ctx.unsupported(CORE_OP, f"resizing a symbolic axis by {scale} needs a resize operator")
+
+
+def _resize(
+    ctx: NodeContext,
+    scales: np.ndarray[Any, Any] | None,
+    sizes: tuple[int, ...] | None,
+    axes: tuple[int, ...] | None,
+) -> Expr:
+    x = ctx.input(0)
+    t = ctx.tensor_type(0)
+    n = len(sizes) if sizes is not None else (len(scales) if scales is not None else 0)
+    if axes is None:
+        rank = n
+        ax = list(range(n))
+    else:
+        if len(axes) != n:
+            ctx.fail(BAD_ATTRIBUTE, f"{n} scales or sizes for {len(axes)} axes")
+        rank = ctx.need_rank(0, "Resize with axes")
+        ax = norm_axes(ctx, axes, rank)
+    dims = t.dims if t is not None and t.ndim == rank else None
+    y = x
+    if sizes is not None:
+        policy = ctx.attr_str("keep_aspect_ratio_policy", "stretch", ("stretch", "not_larger", "not_smaller"))
+        if policy != "stretch":
+            if dims is None or not all(dims[a].is_constant for a in ax):
+                ctx.unsupported(CORE_OP, f"keep_aspect_ratio_policy={policy} over symbolic axes")
+            ratios = [sizes[i] / int(dims[a]) for i, a in enumerate(ax)]
+            r = min(ratios) if policy == "not_larger" else max(ratios)
+            sizes = tuple(int(r * int(dims[a]) + 0.5) for a in ax)
+        for a, s in zip(ax, sizes):
+            y = set_dim(y, a, s)
+        return y
+    assert scales is not None
+    for a, s in zip(ax, scales.reshape(-1).tolist()):
+        if s <= 0:
+            ctx.fail(BAD_ATTRIBUTE, f"scales must be positive, got {s}")
+        y = _scale_dim(ctx, y, a, rank, dims[a] if dims is not None else None, float(s))
+    return y
+
+
+@register("Upsample", since=7)
+def _upsample_v7(ctx: NodeContext) -> Outputs:
+    scales = ctx.attr("scales")
+    if scales is None:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'scales' is required")
+    return _resize(ctx, np.asarray(scales, dtype=np.float32), None, None)
+
+
+@register("Upsample", since=9, value_inputs=(1,))
+def _upsample_v9(ctx: NodeContext) -> Outputs:
+    return _resize(ctx, ctx.require_const(1, "the scales"), None, None)
+
+
+@register("Resize", since=10, value_inputs=(1,))
+def _resize_v10(ctx: NodeContext) -> Outputs:
+    return _resize(ctx, ctx.require_const(1, "the scales"), None, None)
+
+
+@register("Resize", since=11, value_inputs=(2, 3))
+def _resize_v11(ctx: NodeContext) -> Outputs:
+    axes = ctx.attr_ints("axes") if ctx.opset >= 18 else None
+    sizes = ctx.const(3) if ctx.has_input(3) else None
+    if ctx.has_input(3) and sizes is None:
+        ctx.require_const(3, "the sizes")
+    if sizes is not None and sizes.size > 0:
+        return _resize(ctx, None, tuple(int(v) for v in sizes.reshape(-1)), axes)
+    scales = ctx.require_const(2, "the scales") if ctx.has_input(2) else None
+    if scales is None or scales.size == 0:
+        ctx.fail(BAD_ATTRIBUTE, "Resize needs scales or sizes")
+    return _resize(ctx, scales, None, axes)
+
+
+@register("GridSample", since=16)
+def _grid_sample(ctx: NodeContext) -> Outputs:
+    x, grid = ctx.input(0), ctx.input(1)
+    r = ctx.need_rank(1, "GridSample")
+    g = ss.ops.strided_slice(grid, [0], [1], axes=[r - 1])  # (N, D1_out, ..., 1)
+    g = ss.ops.transpose(g, [0, r - 1, *range(1, r - 1)])  # (N, 1, D1_out, ...)
+    xc = ss.ops.sum(x, axis=(0, 1), keepdims=True, exclude=True)  # (N, C, 1, ...)
+    return ss.ops.add(xc, ss.ops.cast_like(g, x))
+
+
+@register("AffineGrid", since=20, value_inputs=(1,))
+def _affine_grid(ctx: NodeContext) -> Outputs:
+    size = ctx.ints(1, "the size")
+    nd = len(size) - 2
+    if nd not in (2, 3):
+        ctx.fail(BAD_ATTRIBUTE, f"size must have 4 or 5 values, got {len(size)}")
+    n = ss.ops.sum(ctx.input(0), axis=(1, 2))  # (N,)
+    y: Expr = ss.ops.expand_dims(n, 1, num_newaxis=nd + 1)
+    for i, s in enumerate(size[2:]):
+        y = set_dim(y, 1 + i, s)
+    return set_dim(y, nd + 1, nd)
+
+
+@register("Col2Im", since=18, value_inputs=(1, 2))
+def _col2im(ctx: NodeContext) -> Outputs:
+    image = ctx.ints(1, "the image shape")
+    block = ctx.ints(2, "the block shape")
+    if len(image) != len(block):
+        ctx.fail(BAD_ATTRIBUTE, f"image_shape has {len(image)} values, block_shape {len(block)}")
+    y = ss.ops.reshape(ctx.input(0), (0, -4, -1, math.prod(block), 0))  # (N, C, prod(block), L)
+    y = ss.ops.sum(y, axis=(2, 3))
+    y = ss.ops.expand_dims(y, 2, num_newaxis=len(image))
+    out: Expr = y
+    for i, s in enumerate(image):
+        out = set_dim(out, 2 + i, s)
+    return out
+
+
+def _rois(ctx: NodeContext, out: tuple[int, int]) -> Expr:
+    x, rois = ctx.input(0), ctx.input(1)
+    r = ss.ops.sum(rois, axis=1, keepdims=True)  # (num_rois, 1)
+    r = ss.ops.expand_dims(r, 2, num_newaxis=2)  # (num_rois, 1, 1, 1)
+    c = ss.ops.sum(x, axis=(1,), keepdims=True, exclude=True)  # (1, C, 1, 1)
+    y = ss.ops.add(ss.ops.cast_like(r, x), c)
+    return set_dim(set_dim(y, 2, out[0]), 3, out[1])
+
+
+@register("RoiAlign", since=10)
+def _roi_align(ctx: NodeContext) -> Outputs:
+    return _rois(ctx, (ctx.attr_int("output_height", 1), ctx.attr_int("output_width", 1)))
+
+
+@register("MaxRoiPool", since=1)
+def _max_roi_pool(ctx: NodeContext) -> Outputs:
+    ps = ctx.attr_ints("pooled_shape")
+    if ps is None or len(ps) != 2:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'pooled_shape' needs two values")
+    return _rois(ctx, (ps[0], ps[1]))
+
+
+@register("DeformConv", since=19)
+def _deform_conv(ctx: NodeContext) -> Outputs:
+    from symshape.onnx.ops.nn import _conv
+
+    y = _conv(ctx, ctx.input(0), ctx.input(1), 1)
+    if ctx.has_input(3):
+        y = ss.ops.bias_add(y, ctx.input(3), axis=1)
+    return y
+
+
+@register("DFT", since=17, value_inputs=(1, 2))
+def _dft(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    if ctx.opset >= 20:
+        axis = ctx.ints(2, "the axis")[0] if ctx.has_input(2) else -2
+    else:
+        axis = ctx.attr_int("axis", 1)
+    onesided = bool(ctx.attr_int("onesided", 0))
+    inverse = bool(ctx.attr_int("inverse", 0))
+    irfft = onesided and inverse
+    y: Expr = x
+    if ctx.has_input(1):
+        n = ctx.ints(1, "the DFT length")[0]
+        y = set_dim(y, axis, n // 2 + 1 if onesided and not inverse else n)
+    elif onesided:
+        r = ctx.need_rank(0, "a one-sided DFT")
+        a = axis + r if axis < 0 else axis
+        if not inverse:  # d//2 + 1 = the length of range(0, d + 1, 2)
+            pads = tuple((0, 1) if i == a else (0, 0) for i in range(r))
+            y = ss.ops.strided_slice(ss.ops.pad(y, pads), [0], [None], strides=[2], axes=[a])
+        else:  # IRFFT: 2*(d - 1)
+            y = scale_axis(ss.ops.strided_slice(y, [1], [None], axes=[a]), a, r, 2)
+    return set_dim(y, -1, 1 if irfft else 2)
+
+
+@register("STFT", since=17, value_inputs=(1, 3))
+def _stft(ctx: NodeContext) -> Outputs:
+    step = ctx.ints(1, "the frame step")[0]
+    if ctx.has_input(3):
+        length = ctx.ints(3, "the frame length")[0]
+    else:
+        wt = ctx.tensor_type(2) if ctx.has_input(2) else None
+        if wt is None or wt.ndim != 1 or not wt.dims[0].is_constant:
+            ctx.unsupported(CORE_OP, "STFT whose frame length is not a constant")
+        length = int(wt.dims[0])
+    onesided = bool(ctx.attr_int("onesided", 1))
+    bins = length // 2 + 1 if onesided else length
+    y: Expr = ss.ops.transpose(ctx.input(0), [0, 2, 1])  # (B, c, L)
+    y = ss.ops.max_pool1d(y, pool_size=length, strides=step)  # (B, c, frames)
+    y = ss.ops.transpose(y, [0, 2, 1])  # (B, frames, c)
+    y = set_dim(y, 2, bins)
+    return set_dim(ss.ops.expand_dims(y, 3), 3, 2)

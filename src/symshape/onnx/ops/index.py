@@ -1,0 +1,120 @@
+"""Indexing: ``Gather``, ``GatherElements``, ``GatherND``, ``ScatterElements``, ``ScatterND``,
+``Scatter``, ``TensorScatter``, ``TopK``, ``OneHot``, ``Compress``, and the data-dependent
+``NonZero``, ``Unique``, ``NonMaxSuppression``.
+
+* ``Gather`` is symshape's ``take`` along ``axis``:
+  ``data.shape[:axis] + indices.shape + data.shape[axis+1:]``.
+* ``GatherElements``: the indices' shape, the data's dtype.
+* ``GatherND`` with ``k = indices.shape[-1]`` (a constant) and ``b = batch_dims``:
+  ``indices.shape[:-1] + data.shape[b+k:]``, built as a ``take`` over the data with the axes
+  ``b .. b+k-1`` merged, by the indices without their last axis, with ``batch_dims=b`` (which also
+  checks that the batch axes agree).
+* The scatters give the data's type.
+* ``TopK``: the input with ``k`` (a constant) at ``axis``; indices ``int64``.
+* ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
+  dtype.
+* ``Compress`` with a constant condition keeps as many entries as it has true values.
+* ``NonZero``, ``Unique`` and ``NonMaxSuppression`` have sizes that depend on the data: they are
+  evaluated when their inputs are constants, otherwise they need fresh symbols (shape values).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import BAD_ATTRIBUTE
+from symshape.onnx.context import CORE_OP, SHAPE_VALUES, NodeContext
+from symshape.onnx.ops.common import set_dim, to_int64
+from symshape.onnx.registry import Outputs, register
+
+__all__: list[str] = []
+
+
+@register("Gather", since=1)
+def _gather(ctx: NodeContext) -> Outputs:
+    return ss.ops.take(ctx.input(0), ctx.input(1), axis=ctx.attr_int("axis", 0))
+
+
+@register("GatherElements", since=11)
+def _gather_elements(ctx: NodeContext) -> Outputs:
+    return ss.ops.cast_like(ctx.input(1), ctx.input(0))
+
+
+@register("GatherND", since=11)
+def _gather_nd(ctx: NodeContext) -> Outputs:
+    data, ind = ctx.input(0), ctx.input(1)
+    b = ctx.attr_int("batch_dims", 0) if ctx.opset >= 12 else 0
+    t = ctx.tensor_type(1)
+    if t is None or t.ndim is None or t.ndim < 1 or not t.dims[-1].is_constant:
+        ctx.unsupported(CORE_OP, "GatherND whose indices' last dimension is not a constant")
+    k = int(t.dims[-1])
+    rows = ss.ops.take(ind, ss.const(np.array(0, dtype=np.int64)), axis=-1)  # indices.shape[:-1]
+    y: Expr = data
+    if k == 0:
+        y = ss.ops.expand_dims(y, b)
+    for _ in range(k - 1):
+        y = ss.ops.reshape(y, (0,) * b + (-3, -2))
+    return ss.ops.take(y, rows, axis=b, batch_dims=b)
+
+
+@register("Scatter", since=9)
+@register(["ScatterElements", "ScatterND"], since=11)
+def _scatter(ctx: NodeContext) -> Outputs:
+    return ss.ops.copy(ctx.input(0))
+
+
+@register("TensorScatter", since=24)
+def _tensor_scatter(ctx: NodeContext) -> Outputs:
+    return ss.ops.copy(ctx.input(0))
+
+
+def _topk(ctx: NodeContext, k: int) -> Outputs:
+    if k < 0:
+        ctx.fail(BAD_ATTRIBUTE, f"k must be non-negative, got {k}")
+    y = set_dim(ctx.input(0), ctx.attr_int("axis", -1), k)
+    return [y, to_int64(y)]
+
+
+@register("TopK", since=1)
+def _topk_v1(ctx: NodeContext) -> Outputs:
+    return _topk(ctx, ctx.attr_int("k"))
+
+
+@register("TopK", since=10, value_inputs=(1,))
+def _topk_v10(ctx: NodeContext) -> Outputs:
+    k = ctx.ints(1, "k")
+    if len(k) != 1:
+        ctx.fail(BAD_ATTRIBUTE, f"k must have one value, got {len(k)}")
+    return _topk(ctx, k[0])
+
+
+@register("OneHot", since=9, value_inputs=(1,))
+def _one_hot(ctx: NodeContext) -> Outputs:
+    depth_v = ctx.require_const(1, "the depth").reshape(-1)
+    if depth_v.size != 1:
+        ctx.fail(BAD_ATTRIBUTE, f"depth must have one value, got {depth_v.size}")
+    depth = int(depth_v[0])
+    if depth < 1:
+        ctx.fail(BAD_ATTRIBUTE, f"depth must be >= 1, got {depth}")
+    axis = ctx.attr_int("axis", -1)
+    y = set_dim(ss.ops.expand_dims(ctx.input(0), axis), axis, depth)
+    return ss.ops.cast_like(y, ctx.input(2))
+
+
+@register("Compress", since=9, value_inputs=(1,))
+def _compress(ctx: NodeContext) -> Outputs:
+    cond = ctx.require_const(1, "the condition").reshape(-1)
+    k = int(np.count_nonzero(cond))
+    x = ctx.input(0)
+    if ctx.has_attr("axis"):
+        return set_dim(x, ctx.attr_int("axis"), k)
+    return ss.ops.take(x, ss.Constant(shape=(k,), dtype="int64"))
+
+
+@register("NonZero", since=9)
+@register("NonMaxSuppression", since=10)
+@register("Unique", since=11)
+def _data_dependent(ctx: NodeContext) -> Outputs:
+    ctx.unsupported(SHAPE_VALUES, f"the output size of {ctx.op_type} depends on the data")

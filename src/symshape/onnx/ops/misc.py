@@ -1,0 +1,143 @@
+"""Quantization, random generators, window functions and losses.
+
+* ``QuantizeLinear``: ``x``'s shape, the zero point's type (else ``output_dtype``, else ``uint8``);
+  ``DequantizeLinear``: ``x``'s shape, ``output_dtype`` or the scale's type (float32 before opset
+  19); ``DynamicQuantizeLinear``: ``uint8`` of ``x``'s shape, a float32 scalar scale, a ``uint8``
+  scalar zero point.
+* ``RandomNormal``/``RandomUniform``: the ``shape`` attribute; the ``...Like`` variants and
+  ``Bernoulli``: the input's shape; ``dtype`` or the input's; ``Multinomial``: ``(batch,
+  sample_size)``, ``int32`` by default.
+* ``HannWindow``, ``HammingWindow``, ``BlackmanWindow``: ``(size,)``; ``MelWeightMatrix``:
+  ``(dft_length//2 + 1, num_mel_bins)``.
+* ``NegativeLogLikelihoodLoss``/``SoftmaxCrossEntropyLoss``: the target's shape for
+  ``reduction='none'``, else a scalar, of the input's type; ``log_prob`` has the scores' type.
+* ``RotaryEmbedding``, ``TensorScatter``: the first input's type; ``SwiGLU``: the gate's;
+  ``BitCast``: the input's shape, type ``to``; ``CausalConvWithState``: the input's type and the
+  state ``(B, C, k - 1)``.
+"""
+
+from __future__ import annotations
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import BAD_ATTRIBUTE
+from symshape.onnx.context import CORE_OP, NodeContext
+from symshape.onnx.ops.common import like, scalar_of, set_dim
+from symshape.onnx.registry import Outputs, register
+
+__all__: list[str] = []
+
+
+@register("QuantizeLinear", since=10)
+def _quantize(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    if ctx.has_input(2):
+        return ss.ops.cast_like(x, ctx.input(2))
+    if ctx.opset >= 21 and ctx.attr("output_dtype", 0):
+        return ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
+    return ss.ops.cast(x, "uint8")
+
+
+@register("DequantizeLinear", since=10)
+def _dequantize(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    if ctx.opset >= 23 and ctx.attr("output_dtype", 0):
+        return ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
+    if ctx.opset >= 19:
+        return ss.ops.cast_like(x, ctx.input(1))
+    return ss.ops.cast(x, "float32")
+
+
+@register("DynamicQuantizeLinear", since=11)
+def _dynamic_quantize(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    return [ss.ops.cast(x, "uint8"), scalar_of(x, "float32"), scalar_of(x, "uint8")]
+
+
+def _dtype_or_input(ctx: NodeContext) -> Expr:
+    x = ctx.input(0)
+    if ctx.has_attr("dtype"):
+        return ss.ops.cast(x, ctx.attr_dtype("dtype"))
+    return ss.ops.copy(x)
+
+
+@register(["RandomNormalLike", "RandomUniformLike"], since=1)
+def _random_like(ctx: NodeContext) -> Outputs:
+    return _dtype_or_input(ctx)
+
+
+@register("Bernoulli", since=15)
+def _bernoulli(ctx: NodeContext) -> Outputs:
+    return _dtype_or_input(ctx)
+
+
+@register(["RandomNormal", "RandomUniform"], since=1)
+def _random(ctx: NodeContext) -> Outputs:
+    shape = ctx.attr_ints("shape")
+    if shape is None:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'shape' is required")
+    return ss.ops.zeros(shape, ctx.attr_dtype("dtype", 1))
+
+
+@register("Multinomial", since=7)
+def _multinomial(ctx: NodeContext) -> Outputs:
+    y = set_dim(ctx.input(0), 1, ctx.attr_int("sample_size", 1))
+    return ss.ops.cast(y, ctx.attr_dtype("dtype", 6))
+
+
+@register(["HannWindow", "HammingWindow", "BlackmanWindow"], since=17, value_inputs=(0,))
+def _window(ctx: NodeContext) -> Outputs:
+    size = ctx.ints(0, "the size")[0]
+    if size < 0:
+        ctx.fail(BAD_ATTRIBUTE, f"the window size must be non-negative, got {size}")
+    return ss.Constant(shape=(size,), dtype=ctx.attr_dtype("output_datatype", 1))
+
+
+@register("MelWeightMatrix", since=17, value_inputs=(0, 1))
+def _mel(ctx: NodeContext) -> Outputs:
+    bins = ctx.ints(0, "the number of mel bins")[0]
+    n = ctx.ints(1, "the DFT length")[0]
+    return ss.Constant(shape=(n // 2 + 1, bins), dtype=ctx.attr_dtype("output_datatype", 1))
+
+
+def _loss(ctx: NodeContext, target: Expr) -> Expr:
+    reduction = ctx.attr_str("reduction", "mean", ("none", "sum", "mean"))
+    t = ss.ops.cast_like(target, ctx.input(0))
+    return t if reduction == "none" else ss.ops.sum(t)
+
+
+@register("NegativeLogLikelihoodLoss", since=12)
+def _nll(ctx: NodeContext) -> Outputs:
+    return _loss(ctx, ctx.input(1))
+
+
+@register("SoftmaxCrossEntropyLoss", since=12)
+def _sce(ctx: NodeContext) -> Outputs:
+    loss = _loss(ctx, ctx.input(1))
+    return [loss, ss.ops.copy(ctx.input(0)) if ctx.has_output(1) else None]
+
+
+@register("RotaryEmbedding", since=23)
+def _rotary(ctx: NodeContext) -> Outputs:
+    return ss.ops.copy(ctx.input(0))
+
+
+@register("SwiGLU", since=28)
+def _swiglu(ctx: NodeContext) -> Outputs:
+    a = ctx.input(0)
+    return like(ss.ops.multiply(a, ctx.input(1)), a)
+
+
+@register("BitCast", since=26)
+def _bitcast(ctx: NodeContext) -> Outputs:
+    return ss.ops.cast(ctx.input(0), ctx.attr_dtype("to"))
+
+
+@register("CausalConvWithState", since=27)
+def _causal_conv(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    w = ctx.tensor_type(1)
+    if w is None or w.ndim != 3 or not w.dims[2].is_constant:
+        ctx.unsupported(CORE_OP, "CausalConvWithState whose kernel size is not a constant")
+    k = int(w.dims[2])
+    return [ss.ops.copy(x), set_dim(x, 2, k - 1)]

@@ -1,0 +1,324 @@
+"""Convolution and pooling: ``Conv``, ``ConvInteger``, ``QLinearConv``, ``ConvTranspose``,
+``MaxPool``, ``AveragePool``, ``LpPool``, ``MaxUnpool``, the global pools, and ``Dropout``.
+
+Per spatial axis with input size ``d``, kernel ``k``, dilation ``dil``, stride ``s``, pads ``pb``
+(begin) and ``pa`` (end), and ``K = dil*(k - 1) + 1``:
+
+* explicit pads: ``(d + pb + pa - K)//s + 1`` -- symshape's convolution and pooling formula;
+* ``auto_pad`` ``SAME_UPPER``/``SAME_LOWER``: ``ceil(d/s)``, which is the formula above with total
+  padding ``K - 1`` (the split between begin and end does not change the size); ``VALID``: no pads;
+* pooling with ``ceil_mode``: ONNX (like PyTorch) drops a last window that would start in the end
+  padding. The size is the number of window starts ``0, s, 2s, ...`` up to
+  ``min(d + pb + pa - K + s - 1, d + pb - 1)``; which bound is smaller depends only on constants
+  (``pa + s <= K``), so each axis is a floor-mode window: the kernel with ``s - 1`` extra end
+  padding, or a 1-wide window over ``d + pb``.
+* ``ConvTranspose``: ``s*(d - 1) + output_padding + K - pb - pa`` (``SAME``: ``d*s``; or the
+  ``output_shape`` attribute). Built as: each spatial axis scaled by ``s`` (a size-1 axis broadcast
+  to ``s`` and merged), then one window of stride 1 that adds or removes the constant rest, then the
+  channels set to the weight's ``C_out = W.shape[1] * group``, then the bias.
+
+The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
+from symshape.onnx.context import CORE_OP, NodeContext
+from symshape.onnx.ops.common import scale_axis, set_dim
+from symshape.onnx.registry import Outputs, register
+
+__all__ = ["Window", "window_plan"]
+
+_AUTO_PAD = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+class Window:
+    """Floor-mode window parameters per spatial axis, ready for a symshape conv or pool."""
+
+    __slots__ = ("dilation", "kernel", "pad_after", "pad_before", "strides")
+
+    def __init__(
+        self,
+        kernel: list[int],
+        strides: list[int],
+        dilation: list[int],
+        pad_before: list[int],
+        pad_after: list[int],
+    ) -> None:
+        self.kernel = kernel
+        self.strides = strides
+        self.dilation = dilation
+        self.pad_before = pad_before
+        self.pad_after = pad_after
+
+    @property
+    def padding(self) -> tuple[int, ...]:
+        return tuple(self.pad_before + self.pad_after)
+
+
+def _spatial_attr(ctx: NodeContext, name: str, nd: int, default: int) -> list[int]:
+    v = ctx.attr_ints(name)
+    if v is None:
+        return [default] * nd
+    if len(v) != nd:
+        ctx.fail(BAD_ATTRIBUTE, f"attribute '{name}' has {len(v)} values for {nd} spatial axes")
+    return list(v)
+
+
+def window_plan(ctx: NodeContext, kernel: Sequence[int], *, pool: bool) -> Window:
+    """The floor-mode window that gives ONNX's output size (see the module docstring)."""
+    nd = len(kernel)
+    strides = _spatial_attr(ctx, "strides", nd, 1)
+    dil = _spatial_attr(ctx, "dilations", nd, 1)
+    if any(s < 1 for s in strides) or any(d < 1 for d in dil):
+        ctx.fail(BAD_ATTRIBUTE, "strides and dilations must be >= 1")
+    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
+    pads = ctx.attr_ints("pads")
+    if pads is None or auto_pad != "NOTSET":
+        pads = (0,) * (2 * nd)
+    if len(pads) != 2 * nd:
+        ctx.fail(BAD_ATTRIBUTE, f"attribute 'pads' has {len(pads)} values for {nd} spatial axes")
+    if any(p < 0 for p in pads):
+        ctx.fail(BAD_ATTRIBUTE, f"pads must be non-negative, got {list(pads)}")
+    pb, pa = list(pads[:nd]), list(pads[nd:])
+    k = list(kernel)
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        for i in range(nd):
+            total = dil[i] * (k[i] - 1)
+            pb[i], pa[i] = total // 2, total - total // 2
+        return Window(k, strides, dil, pb, pa)
+    ceil_mode = pool and bool(ctx.attr("ceil_mode", 0))
+    if ceil_mode:
+        for i in range(nd):
+            big_k = dil[i] * (k[i] - 1) + 1
+            if pa[i] + strides[i] <= big_k:
+                pa[i] += strides[i] - 1
+            else:  # the last window starts in the end padding: count starts up to d + pb - 1
+                k[i], dil[i], pa[i] = 1, 1, 0
+    return Window(k, strides, dil, pb, pa)
+
+
+def _nd(ctx: NodeContext, kernel: Sequence[int] | None, w_index: int | None) -> int:
+    if kernel is not None:
+        return len(kernel)
+    if w_index is not None:
+        r = ctx.rank(w_index)
+        if r is not None:
+            return r - 2
+    r = ctx.rank(0)
+    if r is None:
+        ctx.unsupported(CORE_OP, "the number of spatial axes is not known (no kernel_shape, unknown ranks)")
+    return r - 2
+
+
+def _check_nd(ctx: NodeContext, nd: int) -> None:
+    if nd < 1:
+        ctx.fail(RANK_MISMATCH, "the input needs at least one spatial axis")
+    if nd > 3:
+        ctx.unsupported(CORE_OP, f"{nd} spatial axes (symshape's convolutions and pools have 1 to 3)")
+
+
+def _kernel_from_weight(ctx: NodeContext, w_index: int, nd: int) -> list[int]:
+    ks = ctx.attr_ints("kernel_shape")
+    if ks is not None:
+        return list(ks)
+    t = ctx.tensor_type(w_index)
+    if t is not None and t.ndim == nd + 2 and all(d.is_constant for d in t.dims[2:]):
+        return [int(d) for d in t.dims[2:]]
+    ctx.unsupported(CORE_OP, "the kernel size is not a constant (no kernel_shape, weight shape not static)")
+
+
+def _conv(ctx: NodeContext, x: Expr, w: Expr, w_index: int, out_dtype: str = "") -> Expr:
+    nd = _nd(ctx, ctx.attr_ints("kernel_shape"), w_index)
+    _check_nd(ctx, nd)
+    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        kernel = _kernel_from_weight(ctx, w_index, nd)
+    else:
+        kernel = list(ctx.attr_ints("kernel_shape") or [1] * nd)
+    win = window_plan(ctx, kernel, pool=False)
+    group = ctx.attr_int("group", 1)
+    if group < 1:
+        ctx.fail(BAD_ATTRIBUTE, f"group must be >= 1, got {group}")
+    ks = ctx.attr_ints("kernel_shape")
+    fn = {1: ss.ops.conv1d, 2: ss.ops.conv2d, 3: ss.ops.conv3d}[nd]
+    return fn(
+        x,
+        w,
+        strides=tuple(win.strides),
+        padding=win.padding,
+        dilation=tuple(win.dilation),
+        groups=group,
+        kernel_size=None if ks is None else tuple(ks),
+        out_dtype=out_dtype,
+    )
+
+
+@register("Conv", since=1)
+def _conv_op(ctx: NodeContext) -> Outputs:
+    y = _conv(ctx, ctx.input(0), ctx.input(1), 1)
+    if ctx.has_input(2):
+        y = ss.ops.bias_add(y, ctx.input(2), axis=1)
+    return y
+
+
+@register("ConvInteger", since=10)
+def _conv_integer(ctx: NodeContext) -> Outputs:
+    x = ss.ops.cast(ctx.input(0), "int32")
+    w = ss.ops.cast(ctx.input(1), "int32")
+    return _conv(ctx, x, w, 1, "int32")
+
+
+@register("QLinearConv", since=10)
+def _qlinear_conv(ctx: NodeContext) -> Outputs:
+    x = ss.ops.cast(ctx.input(0), "int32")
+    w = ss.ops.cast(ctx.input(3), "int32")
+    y = _conv(ctx, x, w, 3, "int32")
+    if ctx.has_input(8):
+        y = ss.ops.bias_add(y, ctx.input(8), axis=1)
+    return ss.ops.cast_like(y, ctx.input(7))
+
+
+# ----------------------------------------------------------------------------------------------
+# transposed convolution and unpooling
+
+
+def _scale_axes(y: Expr, rank: int, scales: Sequence[int]) -> Expr:
+    """Each spatial axis ``2 + i`` multiplied by ``scales[i]``."""
+    for i, s in enumerate(scales):
+        y = scale_axis(y, 2 + i, rank, s)
+    return y
+
+
+def _add_constants(ctx: NodeContext, y: Expr, nd: int, rest: Sequence[int]) -> Expr:
+    """Each spatial axis ``2 + i`` plus the constant ``rest[i]`` (a stride-1 window: end padding
+    adds, a wider window removes)."""
+    if all(c == 0 for c in rest):
+        return y
+    pool = {1: ss.ops.max_pool1d, 2: ss.ops.max_pool2d, 3: ss.ops.max_pool3d}[nd]
+    return pool(
+        y,
+        pool_size=tuple(max(-c, 0) + 1 for c in rest),
+        strides=1,
+        padding=tuple([0] * nd + [max(c, 0) for c in rest]),
+    )
+
+
+@register("ConvTranspose", since=1)
+def _conv_transpose(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    nd = _nd(ctx, ctx.attr_ints("kernel_shape"), 1)
+    _check_nd(ctx, nd)
+    kernel = _kernel_from_weight(ctx, 1, nd)
+    strides = _spatial_attr(ctx, "strides", nd, 1)
+    dil = _spatial_attr(ctx, "dilations", nd, 1)
+    out_pad = _spatial_attr(ctx, "output_padding", nd, 0)
+    group = ctx.attr_int("group", 1)
+    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
+    wt = ctx.tensor_type(1)
+    if wt is None or wt.ndim != nd + 2 or not wt.dims[1].is_constant:
+        ctx.unsupported(CORE_OP, "ConvTranspose needs the weight's output channels as a constant")
+    c_out = int(wt.dims[1]) * group
+    rank = nd + 2
+    y: Expr = x
+    out_shape = ctx.attr_ints("output_shape")
+    if out_shape is not None:
+        if len(out_shape) not in (nd, rank):
+            ctx.fail(BAD_ATTRIBUTE, f"output_shape has {len(out_shape)} values for {nd} spatial axes")
+        for i, v in enumerate(out_shape[-nd:]):
+            y = set_dim(y, 2 + i, v)
+    else:
+        y = _scale_axes(y, rank, strides)
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            rest = [0] * nd
+        else:
+            pads = ctx.attr_ints("pads") if auto_pad == "NOTSET" else None
+            pads = pads or (0,) * (2 * nd)
+            if len(pads) != 2 * nd:
+                ctx.fail(BAD_ATTRIBUTE, f"attribute 'pads' has {len(pads)} values for {nd} spatial axes")
+            rest = [
+                out_pad[i] + dil[i] * (kernel[i] - 1) + 1 - pads[i] - pads[nd + i] - strides[i]
+                for i in range(nd)
+            ]
+        y = _add_constants(ctx, y, nd, rest)
+    y = set_dim(y, 1, c_out)
+    if ctx.has_input(2):
+        y = ss.ops.bias_add(y, ctx.input(2), axis=1)
+    return y
+
+
+@register("MaxUnpool", since=9, value_inputs=(2,))
+def _max_unpool(ctx: NodeContext) -> Outputs:
+    ks = ctx.attr_ints("kernel_shape")
+    if ks is None:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'kernel_shape' is required")
+    nd = len(ks)
+    _check_nd(ctx, nd)
+    x = ctx.input(0)
+    if ctx.has_input(2):
+        shape = ctx.ints(2, "the output shape")
+        if len(shape) != nd + 2:
+            ctx.fail(BAD_ATTRIBUTE, f"output_shape has {len(shape)} values for rank {nd + 2}")
+        y: Expr = x
+        for i, v in enumerate(shape[2:]):
+            y = set_dim(y, 2 + i, v)
+        return y
+    strides = _spatial_attr(ctx, "strides", nd, 1)
+    pads = ctx.attr_ints("pads") or (0,) * (2 * nd)
+    y = _scale_axes(x, nd + 2, strides)
+    rest = [ks[i] - pads[i] - pads[nd + i] - strides[i] for i in range(nd)]
+    return _add_constants(ctx, y, nd, rest)
+
+
+# ----------------------------------------------------------------------------------------------
+# pooling
+
+
+def _pool(ctx: NodeContext, kind: str) -> Expr:
+    ks = ctx.attr_ints("kernel_shape")
+    if ks is None:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'kernel_shape' is required")
+    nd = len(ks)
+    _check_nd(ctx, nd)
+    win = window_plan(ctx, ks, pool=True)
+    fn = getattr(ss.ops, f"{kind}_pool{nd}d")
+    return fn(  # type: ignore[no-any-return]
+        ctx.input(0),
+        pool_size=tuple(win.kernel),
+        strides=tuple(win.strides),
+        padding=win.padding,
+        dilation=tuple(win.dilation),
+    )
+
+
+@register("MaxPool", since=1)
+def _max_pool(ctx: NodeContext) -> Outputs:
+    y = _pool(ctx, "max")
+    return [y, ss.ops.cast(y, "int64") if ctx.has_output(1) else None]
+
+
+@register(["AveragePool", "LpPool"], since=1)
+def _avg_pool(ctx: NodeContext) -> Outputs:
+    return _pool(ctx, "avg")
+
+
+@register(["GlobalAveragePool", "GlobalLpPool"], since=1)
+def _global_avg(ctx: NodeContext) -> Outputs:
+    return ss.ops.mean(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+
+
+@register("GlobalMaxPool", since=1)
+def _global_max(ctx: NodeContext) -> Outputs:
+    return ss.ops.max(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+
+
+@register("Dropout", since=1)
+def _dropout(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    if not ctx.has_output(1):
+        return [ss.ops.copy(x)]
+    return [ss.ops.copy(x), ss.ops.cast(x, "bool") if ctx.opset >= 10 else ss.ops.copy(x)]

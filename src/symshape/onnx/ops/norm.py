@@ -1,0 +1,98 @@
+"""Normalization: ``BatchNormalization``, ``InstanceNormalization``, ``LayerNormalization``,
+``GroupNormalization``, ``RMSNormalization``, and ``Softmax``/``LogSoftmax``/``Hardmax``.
+
+* ``BatchNormalization``: the output has ``X``'s type; ``scale``, ``B``, ``mean`` and ``var`` are
+  ``(C,)`` with ``C = X.shape[1]`` (symshape's ``batch_norm``); the optional outputs (running or
+  saved mean and variance) are ``(C,)``. Opsets before 7 with ``spatial=0`` (per-activation
+  statistics) are not supported.
+* ``InstanceNormalization``: ``X``'s type, ``scale`` and ``B`` are ``(C,)``.
+* ``LayerNormalization`` (opset 17): ``Y`` has ``X``'s type (``Scale`` and ``B`` broadcast to it one
+  way); ``Mean`` and ``InvStdDev`` keep the axes before ``axis`` and have size 1 from ``axis`` on,
+  of type ``stash_type`` (float32).
+* ``GroupNormalization``: ``X``'s type; from opset 21 ``scale`` and ``bias`` are ``(C,)``.
+* ``Softmax`` and friends keep ``X``'s type; before opset 13 the input is coerced to 2-d at
+  ``axis`` (default 1), which changes the values, not the shape: the axis must be in range.
+"""
+
+from __future__ import annotations
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import BAD_ATTRIBUTE
+from symshape.onnx.context import LEGACY, NodeContext
+from symshape.onnx.ops.common import like
+from symshape.onnx.registry import Outputs, register
+
+__all__: list[str] = []
+
+
+@register("BatchNormalization", since=1)
+def _batch_norm(ctx: NodeContext) -> Outputs:
+    if ctx.opset < 7 and ctx.attr("spatial", 1) == 0:
+        ctx.unsupported(LEGACY, "BatchNormalization with spatial=0 (per-activation statistics)")
+    bn = ss.ops.batch_norm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), axis=1)
+    outs: list[Expr | None] = [bn[0]]
+    for i in range(1, ctx.num_outputs):
+        outs.append(bn[1] if ctx.has_output(i) else None)
+    return outs
+
+
+@register("InstanceNormalization", since=1)
+def _instance_norm(ctx: NodeContext) -> Outputs:
+    y = ss.ops.bias_add(ctx.input(0), ctx.input(1), axis=1)
+    return ss.ops.bias_add(y, ctx.input(2), axis=1)
+
+
+def _stat_axes(axis: int) -> tuple[tuple[int, ...], bool]:
+    """The reduction of a layer norm's statistics: ``(axes, exclude)`` over the axes from
+    ``axis`` on, without knowing the rank."""
+    if axis >= 0:
+        return tuple(range(axis)), True
+    return tuple(range(axis, 0)), False
+
+
+@register("LayerNormalization", since=17)
+def _layer_norm(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    axis = ctx.attr_int("axis", -1)
+    y: Expr = ss.ops.multiply(x, ctx.input(1))
+    if ctx.has_input(2):
+        y = ss.ops.add(y, ctx.input(2))
+    y = like(y, x)
+    outs: list[Expr | None] = [y]
+    if ctx.has_output(1) or ctx.has_output(2):
+        axes, exclude = _stat_axes(axis)
+        stash = ctx.attr_dtype("stash_type", 1)
+        stat = ss.ops.cast(ss.ops.mean(x, axis=axes, keepdims=True, exclude=exclude), stash)
+        outs += [stat if ctx.has_output(1) else None, stat if ctx.has_output(2) else None]
+    return outs
+
+
+@register("RMSNormalization", since=23)
+def _rms_norm(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    return like(ss.ops.multiply(x, ctx.input(1)), x)
+
+
+@register("GroupNormalization", since=18)
+def _group_norm(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    g = ctx.attr_int("num_groups")
+    if g < 1:
+        ctx.fail(BAD_ATTRIBUTE, f"num_groups must be >= 1, got {g}")
+    if ctx.opset >= 21:
+        x = ss.ops.bias_add(ss.ops.bias_add(x, ctx.input(1), axis=1), ctx.input(2), axis=1)
+        return x
+    return ss.ops.copy(x)
+
+
+@register(["Softmax", "LogSoftmax", "Hardmax"], since=1)
+def _softmax_v1(ctx: NodeContext) -> Outputs:
+    # coerced to 2-d at axis: the shape is the input's, the axis must be in range
+    return ss.ops.softmax(ctx.input(0), axis=ctx.attr_int("axis", 1))
+
+
+@register(["Softmax", "LogSoftmax", "Hardmax"], since=13)
+def _softmax_v13(ctx: NodeContext) -> Outputs:
+    fn = ss.ops.log_softmax if ctx.op_type == "LogSoftmax" else ss.ops.softmax
+    return fn(ctx.input(0), axis=ctx.attr_int("axis", -1))

@@ -1,0 +1,456 @@
+"""Shape manipulation: ``Reshape``, ``Flatten``, ``Squeeze``, ``Unsqueeze``, ``Transpose``,
+``Concat``, ``Split``, ``Slice``, ``Expand``, ``Tile``, ``Pad``, ``DepthToSpace``,
+``SpaceToDepth``, ``CenterCropPad``, and the operators that make shapes and constants:
+``Constant``, ``ConstantOfShape``, ``Shape``, ``Size``, ``Range``, ``EyeLike``.
+
+Sizes given as inputs (``Reshape``'s target, ``Slice``'s bounds, ``Pad``'s pads, ...) must be
+constants until symshape has shape values. ONNX semantics, per opset:
+
+* ``Reshape``: 0 copies the input dimension at the same index (unless ``allowzero``), -1 is
+  inferred; symshape's ``reshape`` has the same rule for these two values and checks the element
+  count (a guard where it depends on symbols).
+* ``Split`` by sizes splits at their running sums; without sizes into equal parts (one per output;
+  the axis must divide); opset 18's ``num_outputs`` makes the last part smaller when the axis does
+  not divide, which needs the axis' size as a constant.
+* ``Slice`` is numpy slicing per axis (clamped, negative indices and steps), ``strided_slice``.
+* ``Pad``: ``pads`` are all begins then all ends; negative pads crop (a slice after the padding).
+* ``Tile``: ``(d0, d1) * (r0, r1)`` is ``(r0*d0, r1*d1)``: a size-1 axis before each axis,
+  broadcast to the repeats, adjacent axes merged.
+* ``DepthToSpace``/``SpaceToDepth``: the reshape-transpose-reshape of the ONNX definition (both
+  modes), with the divisibility conditions as guards.
+* ``Shape``/``Size`` of a static shape are folded to constants by the importer; otherwise their
+  type is known (``(rank,)``, ``()``) but not their value.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+import symshape as ss
+from symshape import Expr
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
+from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, SHAPE_VALUES, NodeContext
+from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze
+from symshape.onnx.registry import Outputs, register
+
+__all__: list[str] = []
+
+
+# ----------------------------------------------------------------------------------------------
+# reshape, flatten, squeeze, unsqueeze, transpose
+
+
+def _reshape(ctx: NodeContext, x: Expr, shape: tuple[int, ...], allowzero: bool) -> Expr:
+    for s in shape:
+        if s < -1:
+            ctx.fail(BAD_ATTRIBUTE, f"the target shape {list(shape)} has the invalid value {s}")
+    return ss.ops.reshape(x, shape, allowzero=allowzero)
+
+
+@register("Reshape", since=1)
+def _reshape_v1(ctx: NodeContext) -> Outputs:
+    shape = ctx.attr_ints("shape")
+    if shape is None:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'shape' is required")
+    return _reshape(ctx, ctx.input(0), shape, False)
+
+
+@register("Reshape", since=5, value_inputs=(1,))
+def _reshape_v5(ctx: NodeContext) -> Outputs:
+    shape = ctx.ints(1, "the target shape")
+    allowzero = bool(ctx.attr("allowzero", 0)) if ctx.opset >= 14 else False
+    return _reshape(ctx, ctx.input(0), shape, allowzero)
+
+
+@register("Flatten", since=1)
+def _flatten(ctx: NodeContext) -> Outputs:
+    return ss.ops.flatten(ctx.input(0), axis=ctx.attr_int("axis", 1))
+
+
+def _squeeze(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
+    return ss.ops.squeeze(ctx.input(0), axis=None if axes is None else tuple(axes))
+
+
+@register("Squeeze", since=1)
+def _squeeze_v1(ctx: NodeContext) -> Outputs:
+    return _squeeze(ctx, ctx.attr_ints("axes"))
+
+
+@register("Squeeze", since=13, value_inputs=(1,))
+def _squeeze_v13(ctx: NodeContext) -> Outputs:
+    return _squeeze(ctx, ctx.opt_ints(1, "the axes"))
+
+
+@register("Unsqueeze", since=1)
+def _unsqueeze_v1(ctx: NodeContext) -> Outputs:
+    axes = ctx.attr_ints("axes")
+    if axes is None:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'axes' is required")
+    return unsqueeze(ctx, ctx.input(0), axes)
+
+
+@register("Unsqueeze", since=13, value_inputs=(1,))
+def _unsqueeze_v13(ctx: NodeContext) -> Outputs:
+    return unsqueeze(ctx, ctx.input(0), ctx.ints(1, "the axes"))
+
+
+@register("Transpose", since=1)
+def _transpose(ctx: NodeContext) -> Outputs:
+    perm = ctx.attr_ints("perm")
+    return ss.ops.transpose(ctx.input(0), None if perm is None else list(perm))
+
+
+# ----------------------------------------------------------------------------------------------
+# concat, split, slice
+
+
+@register("Concat", since=1)
+def _concat(ctx: NodeContext) -> Outputs:
+    axis = ctx.attr_int("axis", 1 if ctx.opset < 4 else None)
+    xs = ctx.inputs()
+    if not xs:
+        ctx.fail(BAD_ATTRIBUTE, "Concat needs at least one input")
+    return ss.ops.concatenate(xs, axis=axis)
+
+
+def _split(ctx: NodeContext, sizes: tuple[int, ...] | None, num_outputs: int | None) -> Outputs:
+    x = ctx.input(0)
+    axis = ctx.attr_int("axis", 0)
+    n = ctx.num_outputs
+    if sizes is not None and len(sizes) > 0:
+        if len(sizes) != n:
+            ctx.fail(BAD_ATTRIBUTE, f"{len(sizes)} split sizes for {n} outputs")
+        if any(s < 0 for s in sizes):
+            ctx.fail(BAD_ATTRIBUTE, f"split sizes must be non-negative, got {list(sizes)}")
+        cuts = tuple(int(v) for v in np.cumsum(sizes[:-1])) if n > 1 else ()
+        parts = ss.ops.split(x, cuts if cuts else 1, axis=axis)
+        return [parts[i] for i in range(n)]
+    if num_outputs is not None:
+        if num_outputs != n:
+            ctx.fail(BAD_ATTRIBUTE, f"num_outputs={num_outputs} but the node has {n} outputs")
+        shape = ctx.static_shape(0)
+        if shape is None:
+            t = ctx.tensor_type(0)
+            r = t.ndim if t is not None else None
+            if r is None:
+                ctx.unsupported(CORE_OP, "Split by num_outputs over an axis of unknown size")
+            ax = axis + r if axis < 0 else axis
+            if 0 <= ax < r and t is not None and t.dims[ax].is_constant:
+                shape_ax = int(t.dims[ax])
+            else:
+                ctx.unsupported(
+                    CORE_OP,
+                    "Split by num_outputs over a symbolic axis (its last part is smaller when the "
+                    "parts do not divide the axis: a ceiling division split)",
+                )
+        else:
+            ax = axis + len(shape) if axis < 0 else axis
+            if not 0 <= ax < len(shape):
+                ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is out of range for rank {len(shape)}")
+            shape_ax = shape[ax]
+        chunk = -(-shape_ax // n)
+        sizes2 = [min(chunk, max(shape_ax - chunk * i, 0)) for i in range(n)]
+        return _split(ctx, tuple(sizes2), None)
+    parts = ss.ops.split(x, n, axis=axis)
+    return [parts[i] for i in range(n)]
+
+
+@register("Split", since=1, value_inputs=(1,))
+def _split_v1(ctx: NodeContext) -> Outputs:
+    sizes = ctx.attr_ints("split")
+    if sizes is None and ctx.has_input(1):
+        sizes = ctx.ints(1, "the split sizes")
+    return _split(ctx, sizes, None)
+
+
+@register("Split", since=2)
+def _split_v2(ctx: NodeContext) -> Outputs:
+    return _split(ctx, ctx.attr_ints("split"), None)
+
+
+@register("Split", since=13, value_inputs=(1,))
+def _split_v13(ctx: NodeContext) -> Outputs:
+    num = ctx.attr("num_outputs") if ctx.opset >= 18 else None
+    if num is not None and ctx.has_input(1):
+        ctx.fail(BAD_ATTRIBUTE, "Split takes either the split input or num_outputs, not both")
+    return _split(ctx, ctx.opt_ints(1, "the split sizes"), num)
+
+
+def _slice(
+    ctx: NodeContext,
+    starts: tuple[int, ...],
+    ends: tuple[int, ...],
+    axes: tuple[int, ...] | None,
+    steps: tuple[int, ...] | None,
+) -> Expr:
+    if len(starts) != len(ends):
+        ctx.fail(BAD_ATTRIBUTE, f"{len(starts)} starts but {len(ends)} ends")
+    if axes is not None and len(axes) != len(starts):
+        ctx.fail(BAD_ATTRIBUTE, f"{len(axes)} axes for {len(starts)} starts")
+    if steps is not None:
+        if len(steps) != len(starts):
+            ctx.fail(BAD_ATTRIBUTE, f"{len(steps)} steps for {len(starts)} starts")
+        if any(s == 0 for s in steps):
+            ctx.fail(BAD_ATTRIBUTE, "Slice steps must not be 0")
+    if axes is None:
+        axes = tuple(range(len(starts)))
+    if len(set(axes)) != len(axes):
+        ctx.fail(BAD_ATTRIBUTE, f"Slice axes {list(axes)} repeat an axis")
+    if any(a < 0 for a in axes) and any(a >= 0 for a in axes):
+        r = ctx.rank(0)
+        if r is not None and len(set(a + r if a < 0 else a for a in axes)) != len(axes):
+            ctx.fail(BAD_ATTRIBUTE, f"Slice axes {list(axes)} repeat an axis")
+    if not starts:
+        return ss.ops.copy(ctx.input(0))
+    return ss.ops.strided_slice(ctx.input(0), list(starts), list(ends), strides=steps, axes=list(axes))
+
+
+@register("Slice", since=1)
+def _slice_v1(ctx: NodeContext) -> Outputs:
+    starts, ends = ctx.attr_ints("starts"), ctx.attr_ints("ends")
+    if starts is None or ends is None:
+        ctx.fail(BAD_ATTRIBUTE, "attributes 'starts' and 'ends' are required")
+    return _slice(ctx, starts, ends, ctx.attr_ints("axes"), None)
+
+
+@register("Slice", since=10, value_inputs=(1, 2, 3, 4))
+def _slice_v10(ctx: NodeContext) -> Outputs:
+    return _slice(
+        ctx,
+        ctx.ints(1, "the starts"),
+        ctx.ints(2, "the ends"),
+        ctx.opt_ints(3, "the axes"),
+        ctx.opt_ints(4, "the steps"),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# expand, tile, pad
+
+
+@register("Expand", since=8, value_inputs=(1,))
+def _expand(ctx: NodeContext) -> Outputs:
+    shape = ctx.ints(1, "the shape")
+    if any(s < 0 for s in shape):
+        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
+    return expand(ctx.input(0), shape)
+
+
+@register("Tile", since=1)
+def _tile_v1(ctx: NodeContext) -> Outputs:
+    ctx.unsupported(LEGACY, "Tile of opset 1 (tiles and axis inputs)")
+
+
+@register("Tile", since=6, value_inputs=(1,))
+def _tile(ctx: NodeContext) -> Outputs:
+    reps = ctx.ints(1, "the repeats")
+    if any(r < 0 for r in reps):
+        ctx.fail(BAD_ATTRIBUTE, f"repeats {list(reps)} must be non-negative")
+    x = ctx.input(0)
+    r = len(reps)
+    if r == 0 or all(k == 1 for k in reps):
+        rank = ctx.rank(0)
+        if rank is not None and rank != r:
+            ctx.fail(RANK_MISMATCH, f"{r} repeats for an input of rank {rank}")
+        if r == 0:
+            return ss.ops.copy(x)
+    y = x
+    for i in range(r):
+        y = ss.ops.expand_dims(y, 2 * i)
+    y = expand(y, [k for rep in reps for k in (rep, 1)])
+    return ss.ops.reshape(y, (-3,) * r)
+
+
+def _pad(ctx: NodeContext, pads: tuple[int, ...], axes: tuple[int, ...] | None) -> Expr:
+    x = ctx.input(0)
+    if len(pads) % 2:
+        ctx.fail(BAD_ATTRIBUTE, f"pads must have an even length, got {len(pads)}")
+    k = len(pads) // 2
+    if axes is None:
+        before, after = list(pads[:k]), list(pads[k:])
+        rank = k
+    else:
+        if len(axes) != k:
+            ctx.fail(BAD_ATTRIBUTE, f"{len(pads)} pads for {len(axes)} axes")
+        rank = ctx.need_rank(0, "Pad with axes")
+        norm = norm_axes(ctx, axes, rank)
+        before, after = [0] * rank, [0] * rank
+        for a, b, e in zip(norm, pads[:k], pads[k:]):
+            before[a], after[a] = b, e
+    pos = [(max(b, 0), max(e, 0)) for b, e in zip(before, after)]
+    y = ss.ops.pad(x, tuple(pos)) if any(b or e for b, e in pos) or rank == 0 else x
+    if rank == 0 or all(b >= 0 and e >= 0 for b, e in zip(before, after)):
+        return y if y is not x else ss.ops.pad(x, tuple(pos))
+    crop_b = [max(-b, 0) for b in before]
+    crop_e: list[int | None] = [(-max(-e, 0) if e < 0 else None) for e in after]
+    return ss.ops.strided_slice(y, crop_b, crop_e)
+
+
+@register("Pad", since=1)
+def _pad_v1(ctx: NodeContext) -> Outputs:
+    pads = ctx.attr_ints("paddings" if ctx.opset < 2 else "pads")
+    if pads is None:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'pads' is required")
+    return _pad(ctx, pads, None)
+
+
+@register("Pad", since=2)
+def _pad_v2(ctx: NodeContext) -> Outputs:
+    pads = ctx.attr_ints("pads")
+    if pads is None:
+        ctx.fail(BAD_ATTRIBUTE, "attribute 'pads' is required")
+    return _pad(ctx, pads, None)
+
+
+@register("Pad", since=11, value_inputs=(1, 3))
+def _pad_v11(ctx: NodeContext) -> Outputs:
+    axes = ctx.opt_ints(3, "the axes") if ctx.opset >= 18 else None
+    return _pad(ctx, ctx.ints(1, "the pads"), axes)
+
+
+# ----------------------------------------------------------------------------------------------
+# depth/space
+
+
+def _block(ctx: NodeContext) -> int:
+    b = ctx.attr_int("blocksize")
+    if b < 1:
+        ctx.fail(BAD_ATTRIBUTE, f"blocksize must be >= 1, got {b}")
+    return b
+
+
+@register("DepthToSpace", since=1)
+def _depth_to_space(ctx: NodeContext) -> Outputs:
+    b = _block(ctx)
+    mode = ctx.attr_str("mode", "DCR", ("DCR", "CRD")) if ctx.opset >= 11 else "DCR"
+    x = ctx.input(0)
+    if mode == "DCR":  # (N, b, b, C/b², H, W)
+        y = ss.ops.reshape(x, (0, -4, b, -1, 0, 0))
+        y = ss.ops.reshape(y, (0, 0, -4, b, -1, 0, 0))
+        y = ss.ops.transpose(y, [0, 3, 4, 1, 5, 2])
+    else:  # (N, C/b², b, b, H, W)
+        y = ss.ops.reshape(x, (0, -4, -1, b, 0, 0))
+        y = ss.ops.reshape(y, (0, -4, -1, b, 0, 0, 0))
+        y = ss.ops.transpose(y, [0, 1, 4, 2, 5, 3])
+    return ss.ops.reshape(y, (0, 0, -3, -3))
+
+
+@register("SpaceToDepth", since=1)
+def _space_to_depth(ctx: NodeContext) -> Outputs:
+    b = _block(ctx)
+    y = ss.ops.reshape(ctx.input(0), (0, 0, -4, -1, b, -4, -1, b))  # (N, C, H/b, b, W/b, b)
+    y = ss.ops.transpose(y, [0, 3, 5, 1, 2, 4])  # (N, b, b, C, H/b, W/b)
+    y = ss.ops.reshape(y, (0, -3, 0, 0, 0))
+    return ss.ops.reshape(y, (0, -3, 0, 0))
+
+
+@register("CenterCropPad", since=18, value_inputs=(1,))
+def _center_crop_pad(ctx: NodeContext) -> Outputs:
+    shape = ctx.ints(1, "the shape")
+    axes = ctx.attr_ints("axes") or tuple(range(len(shape)))
+    if len(axes) != len(shape):
+        ctx.fail(BAD_ATTRIBUTE, f"{len(shape)} sizes for {len(axes)} axes")
+    if any(s < 0 for s in shape):
+        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
+    y = ctx.input(0)
+    for a, s in zip(axes, shape):
+        y = set_dim(y, a, s)
+    return y
+
+
+# ----------------------------------------------------------------------------------------------
+# constants and shapes
+
+
+def _constant_value(ctx: NodeContext) -> np.ndarray[Any, Any]:
+    for key in ("value", "sparse_value"):
+        if ctx.has_attr(key):
+            return np.asarray(ctx.attr(key))
+    if ctx.has_attr("value_float"):
+        return np.asarray(ctx.attr_float("value_float"), dtype=np.float32)
+    if ctx.has_attr("value_floats"):
+        return np.asarray(ctx.attr("value_floats"), dtype=np.float32)
+    if ctx.has_attr("value_int"):
+        return np.asarray(ctx.attr_int("value_int"), dtype=np.int64)
+    if ctx.has_attr("value_ints"):
+        return np.asarray(ctx.attr("value_ints"), dtype=np.int64)
+    if ctx.has_attr("value_string") or ctx.has_attr("value_strings"):
+        ctx.unsupported(DTYPE, "a string constant")
+    ctx.fail(BAD_ATTRIBUTE, "Constant needs one value attribute")
+
+
+@register("Constant", since=1)
+def _constant(ctx: NodeContext) -> Outputs:
+    arr = _constant_value(ctx)
+    if arr.dtype.kind in "OSU":
+        ctx.unsupported(DTYPE, "a string constant")
+    try:
+        return ss.const(arr)
+    except ss.SymshapeError:
+        ctx.unsupported(DTYPE, f"a constant of type {arr.dtype}")
+
+
+@register("ConstantOfShape", since=9, value_inputs=(0,))
+def _constant_of_shape(ctx: NodeContext) -> Outputs:
+    shape = ctx.ints(0, "the shape")
+    if any(s < 0 for s in shape):
+        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
+    dtype = "float32"
+    if ctx.has_attr("value"):
+        v = np.asarray(ctx.attr("value"))
+        dtype = str(v.dtype)
+        if v.dtype.kind in "OSU" or dtype not in _DTYPES:
+            ctx.unsupported(DTYPE, f"a value of type {dtype}")
+    return ss.ops.zeros(shape, dtype)
+
+
+_DTYPES = frozenset(
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
+    "complex64 complex128".split()
+)
+
+
+@register("Shape", since=1)
+def _shape(ctx: NodeContext) -> Outputs:
+    # the importer folds the shape of a static tensor; here it is not static
+    r = ctx.rank(0)
+    if r is None:
+        ctx.unsupported(SHAPE_VALUES, "Shape of a tensor of unknown rank")
+    start, end = 0, r
+    if ctx.opset >= 15:
+        s = ctx.attr_int("start", 0)
+        e = ctx.attr("end")
+        start = max(0, min(r, s + r if s < 0 else s))
+        if e is not None:
+            e = int(e)
+            end = max(0, min(r, e + r if e < 0 else e))
+    return ss.Constant(shape=(max(end - start, 0),), dtype="int64")
+
+
+@register("Size", since=1)
+def _size(ctx: NodeContext) -> Outputs:
+    return ss.ops.cast(ss.ops.sum(ss.ops.zeros_like(ctx.input(0)), axis=None), "int64")
+
+
+@register("Range", since=11, value_inputs=(0, 1, 2))
+def _range(ctx: NodeContext) -> Outputs:
+    vals = [ctx.require_const(i, ("the start", "the limit", "the delta")[i]) for i in range(3)]
+    start, limit, delta = (float(v.reshape(-1)[0]) for v in vals)
+    if delta == 0:
+        ctx.fail(BAD_ATTRIBUTE, "Range's delta must not be 0")
+    n = max(math.ceil((limit - start) / delta), 0)
+    return ss.Constant(shape=(n,), dtype=str(vals[0].dtype))
+
+
+@register("EyeLike", since=9)
+def _eye_like(ctx: NodeContext) -> Outputs:
+    x = ctx.input(0)
+    rank = ctx.rank(0)
+    if rank is not None and rank != 2:
+        ctx.fail(RANK_MISMATCH, f"EyeLike needs a 2-d input, got rank {rank}")
+    if ctx.has_attr("dtype"):
+        return ss.ops.cast(x, ctx.attr_dtype("dtype"))
+    return ss.ops.zeros_like(x)

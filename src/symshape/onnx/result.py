@@ -1,0 +1,104 @@
+"""The result of inferring an ONNX model: symshape's result, plus ONNX value names and the
+importer's own diagnostics.
+
+:class:`OnnxInferenceResult` is an :class:`~symshape.InferenceResult` (everything it offers works
+the same) whose ``type_of`` also takes the name of an ONNX value (a graph input, an initializer, a
+node output), and whose ``errors`` start with the importer's: the ``unsupported-op`` errors of nodes
+it could not convert and the errors it found in the model itself, in model order, before the errors
+inference found. The status is judged over all of them (``error`` over ``inconclusive`` over
+``unresolved`` over ``guarded`` over ``ok``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symshape import Diagnostic, Guard, InferenceResult, SymshapeError, Type
+from symshape.errors import UNDEFINED_VAR
+from symshape.onnx.context import Cause
+from symshape.onnx.importer import Importer, Issue
+
+__all__ = ["OnnxInferenceResult", "judge_status"]
+
+
+def judge_status(
+    errors: list[Diagnostic],
+    inconclusive: list[Diagnostic],
+    unresolved: list[Diagnostic],
+    guards: list[Guard],
+) -> str:
+    """``error`` over ``inconclusive`` over ``unresolved`` over ``guarded`` over ``ok``."""
+    if errors:
+        return "error"
+    if inconclusive:
+        return "inconclusive"
+    if unresolved:
+        return "unresolved"
+    if guards:
+        return "guarded"
+    return "ok"
+
+
+class OnnxInferenceResult(InferenceResult):
+    """See the module docstring. Attributes not set here come from symshape's own result."""
+
+    def __init__(self, core: InferenceResult, importer: Importer) -> None:
+        # not InferenceResult.__init__: the inference is done, this result wraps it
+        self._core = core
+        self._importer = importer
+        self.program = core.program
+        self.issues: list[Issue] = list(importer.issues)
+        self.errors: list[Diagnostic] = [i.diagnostic for i in self.issues] + list(core.errors)
+        self.guards: list[Guard] = list(core.guards)
+        self.inconclusive: list[Diagnostic] = list(core.inconclusive)
+        self.unresolved: list[Diagnostic] = list(core.unresolved)
+        self.status = judge_status(self.errors, self.inconclusive, self.unresolved, self.guards)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("_core", "_importer"):
+            raise AttributeError(name)
+        return getattr(self._core, name)
+
+    @property
+    def core(self) -> InferenceResult:
+        """symshape's own result for the converted program."""
+        return self._core
+
+    @property
+    def unsupported(self) -> list[tuple[Cause, str, tuple[str, ...]]]:
+        """``(cause, op_type, node names)`` of every node the importer could not convert."""
+        return [(i.cause, i.op_type, i.nodes) for i in self.issues if i.cause is not None]
+
+    def value_names(self) -> list[str]:
+        """Every ONNX value name the result knows: inputs, initializers, node outputs."""
+        return list(self._importer.named)
+
+    def type_of(self, e: Any) -> Type:
+        """The inferred type of an ONNX value (by name) or of an expression of the program."""
+        if isinstance(e, str):
+            v = self._importer.named.get(e)
+            if v is None:
+                raise SymshapeError(UNDEFINED_VAR, f"the model has no value named {e!r}")
+            try:
+                return self._core.type_of(v.expr)
+            except SymshapeError:
+                if v.type is not None:  # an initializer no node reads
+                    return v.type
+                raise
+        return self._core.type_of(e)
+
+    def types(self) -> dict[str, Type]:
+        """The type of every ONNX value, in model order."""
+        out: dict[str, Type] = {}
+        for name in self._importer.named:
+            try:
+                out[name] = self.type_of(name)
+            except SymshapeError:
+                continue
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"OnnxInferenceResult(status={self.status!r}, errors={len(self.errors)}, "
+            f"guards={len(self.guards)}, unsupported={len(self.unsupported)})"
+        )

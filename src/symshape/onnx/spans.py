@@ -1,0 +1,60 @@
+"""Spans that name a place in an ONNX model: a node, a graph input, an initializer.
+
+A :class:`~symshape.Span` is a file, a line and a column: the place in the Python source that built
+an expression. An ONNX model has no source lines, so :class:`OnnxSpan` keeps the three fields for
+ordering (``line`` is the position of the place in the model: graph inputs first, then
+initializers, then nodes in graph order) and adds ``what``, which is what a report prints:
+
+>>> s = OnnxSpan.at("model.onnx", 13, "node 'Reshape_12' (Reshape)")
+>>> str(s)
+"model.onnx: node 'Reshape_12' (Reshape)"
+>>> s.file
+'<model.onnx>'
+
+``file`` is the model's label in angle brackets, the convention for sources that are not text files:
+the report renderer never tries to print a source line from it (a binary ``.onnx`` file has none).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from symshape import Span
+
+__all__ = ["OnnxSpan", "node_what"]
+
+
+def node_what(name: str, op_type: str, domain: str = "") -> str:
+    """How a report names a node: ``node 'Reshape_12' (Reshape)``; unnamed nodes by op and index
+    are named by the caller (``node #3 (Reshape)``).
+
+    >>> node_what("mm", "FusedMatMul", "com.microsoft")
+    "node 'mm' (com.microsoft.FusedMatMul)"
+    """
+    op = f"{domain}.{op_type}" if domain and domain != "ai.onnx" else op_type
+    return f"node '{name}' ({op})" if name else f"node ({op})"
+
+
+@dataclass(frozen=True, order=True)
+class OnnxSpan(Span):
+    """A place in an ONNX model (see the module docstring)."""
+
+    what: str = ""
+
+    @staticmethod
+    def at(model: str, position: int, what: str) -> OnnxSpan:
+        """The span of the ``position``-th place (1-based) of ``model``, described by ``what``."""
+        return OnnxSpan(f"<{model}>", position, 1, what)
+
+    @property
+    def model(self) -> str:
+        """The model's label (its path as given, or ``onnx`` for an in-memory model)."""
+        f = self.file
+        return f[1:-1] if f.startswith("<") and f.endswith(">") else f
+
+    def __str__(self) -> str:
+        return f"{self.model}: {self.what}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column, "what": self.what}
