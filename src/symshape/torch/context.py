@@ -86,6 +86,8 @@ class Host(Protocol):
 
     def let(self, name: str, e: ss.Expr, span: ss.Span | None) -> ss.Var: ...
 
+    def rank_of(self, e: ss.Expr) -> int | None: ...
+
 
 class Ctx:
     """The converter's view of one node (see the module docstring)."""
@@ -127,6 +129,11 @@ class Ctx:
         if p is None:
             raise Unsupported(f"the module has no parameter `{name}`")
         return p
+
+    def rank(self, x: ss.Expr) -> int | None:
+        """The rank of ``x`` when the importer knows it without inference: an input or parameter
+        annotation, or (in an exported program) the rank torch recorded for the node."""
+        return self._host.rank_of(x)
 
     # -- tensors -------------------------------------------------------------------------------
     def tensor(self, v: object, what: str = "the argument") -> ss.Expr:

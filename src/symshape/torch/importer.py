@@ -44,6 +44,7 @@ from symshape.torch.values import (
     NeedsShapeValues,
     Opaque,
     Unsupported,
+    static_shape,
     unsupported_diagnostic,
 )
 
@@ -106,6 +107,7 @@ class Importer:
         self.owned: set[int] = set()  # ids of expressions whose span is final
         self.diagnostics: list[ss.Diagnostic] = []
         self._unknown_of: dict[str, ss.Var] = {}
+        self._ranks: dict[int, int] = {}  # id(var) -> rank torch recorded (exported programs)
         self._output: ss.Expr = ss.Tuple([])
 
     # -- entry ---------------------------------------------------------------------------------
@@ -131,7 +133,10 @@ class Importer:
             case "get_attr":
                 self.env[node.name] = self._get_attr(node)
             case "call_function" | "call_method" | "call_module":
-                self.env[node.name] = self._call(node)
+                value = self.env[node.name] = self._call(node)
+                val = node.meta.get("val")
+                if isinstance(value, ss.Var) and isinstance(val, torch.Tensor):
+                    self._ranks[id(value)] = val.dim()
             case "output":
                 self._output = self._output_expr(node)
                 self.env[node.name] = self._output
@@ -295,6 +300,12 @@ class Importer:
         self.owned.add(id(v))
         self.bindings.append((v, e))
         return v
+
+    def rank_of(self, e: ss.Expr) -> int | None:
+        shape = static_shape(e)
+        if shape is not None:
+            return len(shape)
+        return self._ranks.get(id(e))
 
     def unknown_tensor(self, value: Opaque) -> ss.Var:
         """A tensor of unknown rank and dtype standing for a node that could not be converted."""

@@ -15,9 +15,9 @@ Every fx node becomes one *value*:
   a scalar operand of tensor arithmetic they are a 0-d tensor (their value does not matter to
   the types).
 
->>> o = Opaque("size", "`x.size()` of the computed tensor `relu`", None, "sizes")
+>>> o = Opaque("size", "relu.size()", None, "sizes")
 >>> o.item(0).describe()
-'`x.size()` of the computed tensor `relu`[0]'
+'`relu.size()[0]` (a run-time shape value)'
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class Opaque:
     index: int | None = None
 
     def describe(self) -> str:
-        return self.what
+        return f"`{self.what}` (a run-time shape value)" if self.kind != "any" else self.what
 
     def item(self, index: object) -> Opaque:
         """An entry (or a slice, which stays a size tuple) of an opaque size tuple."""
@@ -134,7 +134,7 @@ class NeedsShapeValues(Unsupported):
         super().__init__(
             f"{what} needs a size known at import time, but it is computed from a tensor's shape "
             "at run time (shape values are not supported yet)",
-            [(f"the size is {value.describe()}", value.span)],
+            [(f"the size comes from {value.describe()}", value.span)],
         )
         self.value = value
 

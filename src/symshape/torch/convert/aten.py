@@ -61,9 +61,7 @@ def _sym(py: Any) -> Any:
         try:
             return py(*args)
         except TypeError:
-            return Opaque(
-                ctx.node_name, f"`{getattr(py, '__name__', py)}` of a symbolic size", ctx.span, "int"
-            )
+            return Opaque(ctx.node_name, f"{getattr(py, '__name__', py)}(...)", ctx.span, "int")
 
     return conv
 

@@ -52,10 +52,11 @@ def keys(name: str, *extra: Any, methods: bool = True, inplace: bool = True) -> 
         out.append(name)
         if inplace:
             out.append(f"{name}_")
-    try:
-        out.append(getattr(aten, name))
-    except (AttributeError, RuntimeError):
-        pass
+    for aten_name in (name, f"{name}_") if inplace else (name,):
+        try:
+            out.append(getattr(aten, aten_name))
+        except (AttributeError, RuntimeError):
+            pass
     out.extend(extra)
     return tuple(out)
 
@@ -83,7 +84,7 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
     try:
         return py(a, b)
     except (TypeError, ZeroDivisionError, ValueError):
-        return Opaque(ctx.node_name, f"`{a!s} {_sym(py)} {b!s}`", ctx.span, kind or _kind(a, b))
+        return Opaque(ctx.node_name, f"{a!s} {_sym(py)} {b!s}", ctx.span, kind or _kind(a, b))
 
 
 def _is_sizes(v: object) -> bool:

@@ -480,16 +480,16 @@ def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = Non
     for inputs and parameters."""
     x = ctx.tensor(input)
     p = ctx.ints(pad, "pad")
-    shape = static_shape(x)
-    if shape is None:
+    rank = ctx.rank(x)
+    if rank is None:
         raise Unsupported("F.pad pads the last axes of a tensor whose rank only inference knows")
-    if len(p) % 2 or len(p) // 2 > len(shape):
-        raise Unsupported(f"F.pad: {len(p)} padding values for rank {len(shape)}")
+    if len(p) % 2 or len(p) // 2 > rank:
+        raise Unsupported(f"F.pad: {len(p)} padding values for rank {rank}")
     if any(v < 0 for v in p):
         raise Unsupported("negative padding (cropping) is not supported")
-    pairs = [(0, 0)] * len(shape)
+    pairs = [(0, 0)] * rank
     for i in range(len(p) // 2):
-        pairs[len(shape) - 1 - i] = (p[2 * i], p[2 * i + 1])
+        pairs[rank - 1 - i] = (p[2 * i], p[2 * i + 1])
     return ss.ops.pad(x, tuple(pairs))
 
 

@@ -41,15 +41,13 @@ def size(ctx: Ctx, input: Any, dim: Any = None) -> Any:
     if dim is None:
         if shape is not None:
             return tuple(_static(d) for d in shape)
-        return Opaque(
-            ctx.node_name, f"`{_label(x)}.size()` of a computed tensor", ctx.span, "sizes", of=x, index=0
-        )
+        return Opaque(ctx.node_name, f"{_label(x)}.size()", ctx.span, "sizes", of=x, index=0)
     i = ctx.axis(dim)
     if shape is not None:
         return _static(shape[_norm(i, len(shape), "size")])
     return Opaque(
         ctx.node_name,
-        f"`{_label(x)}.size({i})` of a computed tensor",
+        f"{_label(x)}.size({i})",
         ctx.span,
         "int",
         of=x if i >= 0 else None,
@@ -73,7 +71,7 @@ def dim(ctx: Ctx, input: Any) -> Any:
     shape = static_shape(x)
     if shape is not None:
         return len(shape)
-    return Opaque(ctx.node_name, f"`{_label(x)}.dim()` of a computed tensor", ctx.span, "int")
+    return Opaque(ctx.node_name, f"{_label(x)}.dim()", ctx.span, "int")
 
 
 @converts("numel", torch.numel)
@@ -86,7 +84,7 @@ def numel(ctx: Ctx, input: Any) -> Any:
         for d in shape:
             out = out * _static(d)
         return out
-    return Opaque(ctx.node_name, f"`{_label(x)}.numel()` of a computed tensor", ctx.span, "int")
+    return Opaque(ctx.node_name, f"{_label(x)}.numel()", ctx.span, "int")
 
 
 @converts(builtins.getattr)
@@ -137,7 +135,7 @@ def math_fn(ctx: Ctx, *args: Any) -> Any:
     except (TypeError, ValueError):
         return Opaque(
             ctx.node_name,
-            f"`{getattr(fn, '__name__', fn)}` of a symbolic size",
+            f"{getattr(fn, '__name__', fn)}(...)",
             ctx.span,
             "int" if fn in (math.floor, math.ceil, builtins.int) else "float",
         )

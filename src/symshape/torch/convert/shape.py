@@ -156,28 +156,38 @@ def _merge(x: ss.Expr, start: int, count: int) -> ss.Expr:
     return x
 
 
+def _nonneg(ctx: Ctx, x: ss.Expr, axis: int, what: str, extra: int = 0) -> int:
+    """``axis`` counted from the front; a negative one needs the rank (an input, a parameter, or
+    an exported program's node)."""
+    if axis >= 0:
+        return axis
+    r = ctx.rank(x)
+    if r is None:
+        raise Unsupported(f"a {what} counted from the end needs the rank, which only inference knows")
+    return axis + r + extra
+
+
 @converts(*keys("flatten", aten.flatten, inplace=False))
 def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
-    """``torch.flatten(x, start_dim, end_dim)`` (``start_dim >= 0``)."""
+    """``torch.flatten(x, start_dim, end_dim)``: ``(0,) * start + (-1,)`` up to the last axis,
+    pairwise ``-3`` merges otherwise."""
     x = ctx.tensor(input)
-    s, e = ctx.axis(start_dim, "start_dim"), ctx.axis(end_dim, "end_dim")
-    if s < 0:
-        raise Unsupported("a start_dim counted from the end needs the rank, which only inference knows")
+    e = ctx.axis(end_dim, "end_dim")
+    s = _nonneg(ctx, x, ctx.axis(start_dim, "start_dim"), "start_dim")
     if e == -1:
         return ss.ops.reshape(x, (0,) * s + (-1,))
+    e = _nonneg(ctx, x, e, "end_dim")
     if e < s:
-        raise Unsupported("an end_dim counted from the end (other than -1) needs the rank")
+        raise Unsupported(f"flatten: end_dim {e} is before start_dim {s}")
     return _merge(x, s, e - s + 1) if e > s else x
 
 
 @converts(*keys("unflatten", aten.unflatten, inplace=False))
 def unflatten(ctx: Ctx, input: Any, dim: Any, sizes: Any) -> Any:
-    """``x.unflatten(dim, sizes)`` (``dim >= 0``): chained ``-4`` splits."""
+    """``x.unflatten(dim, sizes)``: chained ``-4`` splits."""
     x = ctx.tensor(input)
-    d = ctx.axis(dim)
+    d = _nonneg(ctx, x, ctx.axis(dim), "dim")
     sz = list(ctx.sizes(sizes, "sizes"))
-    if d < 0:
-        raise Unsupported("a dim counted from the end needs the rank, which only inference knows")
     if sz.count(-1) > 1:
         raise Unsupported("at most one size can be -1")
     for j in range(len(sz) - 1):
@@ -227,10 +237,10 @@ def reverse_dims(ctx: Ctx, input: Any) -> Any:
 @converts(*keys("movedim", torch.moveaxis, "moveaxis"))
 def movedim(ctx: Ctx, input: Any, source: Any, destination: Any) -> Any:
     x = ctx.tensor(input)
-    shape = static_shape(x)
-    if shape is None:
+    rank = ctx.rank(x)
+    if rank is None:
         raise Unsupported("movedim needs the rank, which only inference knows")
-    r = len(shape)
+    r = rank
     src, dst = ctx.ints(source, "source"), ctx.ints(destination, "destination")
     order = [i for i in range(r) if i not in {s % r for s in src}]
     for s, d in sorted(zip((s % r for s in src), (d % r for d in dst)), key=lambda p: p[1]):
@@ -258,54 +268,64 @@ def squeeze(ctx: Ctx, input: Any, dim: Any = None) -> Any:
 
 @converts(*keys("expand", "broadcast_to", torch.broadcast_to, inplace=False))
 def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
-    """``x.expand(*sizes)``: ``broadcast_to``; ``-1`` keeps a dimension of ``x``, which must then
-    be known (an input or a parameter)."""
+    """``x.expand(*sizes)``: ``broadcast_to`` when every size is known (``-1`` of an input or a
+    parameter is its dimension). Otherwise ``x + zeros(sizes with -1 as 1)``, with an axis given
+    as 1 required to be 1: exactly torch's rule (each axis of ``x`` is 1 or the target, ``-1``
+    keeps it)."""
     x = ctx.tensor(input)
     if "size" in kwargs:
         sizes = (kwargs["size"],)
     target = list(ctx.sizes(sizes, "the sizes"))
-    if any(isinstance(s, int) and s == -1 for s in target):
+    keep = [i for i, s in enumerate(target) if isinstance(s, int) and s == -1]
+    if keep:
         shape = static_shape(x)
         if shape is None:
-            raise Unsupported(
-                "expand with -1 keeps a dimension of a computed tensor, which only inference knows"
-            )
+            out = x
+            for i, s in enumerate(target):
+                if isinstance(s, int) and s == 1:
+                    out = sized(out, i - len(target), 1)
+            ones = [1 if i in keep else s for i, s in enumerate(target)]
+            return ss.ops.add(out, ss.ops.cast_like(ss.ops.zeros(ones, "float32"), x))
         lead = len(target) - len(shape)
-        for i, s in enumerate(target):
-            if isinstance(s, int) and s == -1:
-                if i < lead:
-                    raise Unsupported("-1 is not allowed for a new leading dimension")
-                target[i] = shape[i - lead]
+        for i in keep:
+            if i < lead:
+                raise Unsupported("-1 is not allowed for a new leading dimension")
+            target[i] = shape[i - lead]
     return ss.ops.broadcast_to(x, target)
 
 
 @converts("expand_as", aten.expand_as)
 def expand_as(ctx: Ctx, input: Any, other: Any) -> Any:
+    """``x.expand_as(y)``: ``broadcast_to(x, y.shape)`` when ``y``'s shape is known, otherwise
+    ``x + zeros_like(y)`` required to have ``y``'s element count (so ``x``'s axes are 1 or
+    ``y``'s)."""
     x, y = ctx.tensor(input), ctx.tensor(other, "other")
     shape = static_shape(y)
-    if shape is None:
-        raise Unsupported("expand_as a computed tensor needs its shape, which only inference knows")
-    return ss.ops.broadcast_to(x, shape)
+    if shape is not None:
+        return ss.ops.broadcast_to(x, shape)
+    return ss.ops.reshape_like(ss.ops.add(x, ss.ops.cast_like(ss.ops.zeros_like(y), x)), y)
 
 
 @converts(*keys("repeat", inplace=False))
 def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
-    """``x.repeat(*sizes)`` of a tensor whose rank is known (an input or parameter)."""
+    """``x.repeat(*sizes)`` of a tensor whose rank is known: new leading axes, then each axis
+    concatenated ``r`` times."""
     x = ctx.tensor(input)
     reps = ctx.ints(
         list(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else list(sizes), "sizes"
     )
-    shape = static_shape(x)
-    if shape is None:
+    rank = ctx.rank(x)
+    if rank is None:
         raise Unsupported("repeat of a computed tensor needs its rank, which only inference knows (tile)")
-    if len(reps) < len(shape):
+    if len(reps) < rank:
         raise Unsupported("repeat needs at least one size per dimension")
     out = x
-    for _ in range(len(reps) - len(shape)):
-        out = ss.ops.expand_dims(out, axis=0)
+    if len(reps) > rank:
+        out = ss.ops.expand_dims(out, axis=0, num_newaxis=len(reps) - rank)
     for axis, r in enumerate(reps):
         if r != 1:
-            out = ss.ops.concatenate([out] * r, axis=axis)
+            v = ctx.let(out, f"tile{axis}")
+            out = ss.ops.concatenate([v] * r, axis=axis)
     return out
 
 
