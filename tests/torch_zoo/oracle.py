@@ -20,7 +20,18 @@ import torch.fx
 
 import symshape as ss
 
-__all__ = ["record", "mismatches", "export_mismatches", "substitute", "check_model", "torch_dtype"]
+__all__ = [
+    "record",
+    "mismatches",
+    "export_mismatches",
+    "substitute",
+    "check_model",
+    "torch_dtype",
+    "fn_module",
+    "types_of",
+    "example_of",
+    "check_fn",
+]
 
 
 def torch_dtype(dt: torch.dtype) -> str:
@@ -159,3 +170,67 @@ def export_mismatches(res: Any, ep: Any, types: Mapping[str, ss.Type], points: i
                 out.append(f"{n.name}: symshape {t}, torch {tuple(val.shape)} (at {user}: {got} vs {want})")
                 break
     return out
+
+
+# -- table-driven converter checks ----------------------------------------------------------------
+
+Spec = tuple[tuple[Any, ...], str]  # (shape with str symbols, dtype)
+
+
+class Fn1(torch.nn.Module):
+    """Wraps a function of one tensor ``x`` as a module to trace."""
+
+    def __init__(self, f: Any) -> None:
+        super().__init__()
+        self.f = f
+
+    def forward(self, x: torch.Tensor) -> Any:
+        return self.f(x)
+
+
+class Fn2(Fn1):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> Any:  # type: ignore[override]
+        return self.f(x, y)
+
+
+class Fn3(Fn1):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> Any:  # type: ignore[override]
+        return self.f(x, y, z)
+
+
+def fn_module(f: Any, arity: int) -> torch.nn.Module:
+    return {1: Fn1, 2: Fn2, 3: Fn3}[arity](f)
+
+
+def types_of(specs: Mapping[str, Spec]) -> dict[str, ss.Type]:
+    out: dict[str, ss.Type] = {}
+    for name, (shape, dtype) in specs.items():
+        out[name] = ss.Tensor(tuple(ss.dim(d) if isinstance(d, str) else d for d in shape), dtype)
+    return out
+
+
+def example_of(specs: Mapping[str, Spec], sizes: Mapping[str, int], seed: int = 0) -> dict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    out: dict[str, torch.Tensor] = {}
+    for name, (shape, dtype) in specs.items():
+        concrete = tuple(sizes[d] if isinstance(d, str) else d for d in shape)
+        dt = getattr(torch, dtype)
+        if dtype == "bool":
+            out[name] = torch.rand(concrete, generator=g) > 0.5
+        elif dt.is_floating_point:
+            out[name] = torch.randn(concrete, generator=g, dtype=dt)
+        else:
+            out[name] = torch.randint(0, 3, concrete, generator=g, dtype=dt)
+    return out
+
+
+def check_fn(model: torch.nn.Module, specs: Mapping[str, Spec], sizes: list[dict[str, int]]) -> Any:
+    """Infer ``model`` for ``specs``; it must be well typed and agree with torch at every size."""
+    import symshape.torch as sst
+
+    res = sst.infer(model, types_of(specs))
+    assert res.ok, res.report()
+    for s in sizes:
+        mm = check_model(res, model, example_of(specs, s), s)
+        assert not mm, f"at {s}: {mm}"
+    return res

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 import symshape as ss
-from symshape.torch.context import Ctx, dtype_name
+from symshape.torch.context import Ctx, dtype_name, scalar_dtype
 from symshape.torch.registry import converts
 from symshape.torch.values import DtypeOf, Opaque, Unsupported
 
@@ -83,7 +83,7 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
         raise Unsupported("needs tensor operands")
     try:
         return py(a, b)
-    except (TypeError, ZeroDivisionError, ValueError):
+    except (TypeError, ZeroDivisionError, ValueError, ss.SymshapeError):
         return Opaque(ctx.node_name, f"{a!s} {_sym(py)} {b!s}", ctx.span, kind or _kind(a, b))
 
 
@@ -354,9 +354,11 @@ def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any
     elif isinstance(other, ss.Expr):
         y = other
         x = ctx.operand(input, y)
-    else:
-        x = ss.ops.cast_like(ctx.scalar_tensor(input), c)
-        y = ss.ops.cast_like(ctx.scalar_tensor(other), c)
+    else:  # two numbers: torch's promotion of Python scalars
+        kinds = {scalar_dtype(v) for v in (input, other)}
+        dt = "float32" if "float32" in kinds else "int64" if "int64" in kinds else "bool"
+        x = ss.Constant(shape=(), dtype=dt)
+        y = ss.Constant(shape=(), dtype=dt)
     return ss.ops.where(c, x, y)
 
 

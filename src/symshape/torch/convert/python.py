@@ -110,6 +110,8 @@ def attribute(ctx: Ctx, obj: Any, name: Any, default: Any = None) -> Any:
                 return False
     if isinstance(obj, Opaque):
         return obj.derived("any")
+    if isinstance(obj, tuple) and name in ("values", "indices"):  # torch.max(x, dim) and friends
+        return obj[0 if name == "values" else 1]
     return getattr(obj, name, default) if not isinstance(name, Opaque) else obj
 
 

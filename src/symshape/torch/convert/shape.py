@@ -620,9 +620,16 @@ def randint(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
     aten.new_empty,
     aten.new_full,
 )
-def new_factory(ctx: Ctx, input: Any, size: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """``x.new_zeros(size)``: like ``x``'s dtype unless ``dtype`` is given."""
+def new_factory(ctx: Ctx, input: Any, *size: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``x.new_zeros(*size)`` (``new_full(size, value)``): like ``x``'s dtype unless ``dtype`` is
+    given."""
     x = ctx.tensor(input)
+    target = ctx.node_target
+    name = getattr(getattr(target, "overloadpacket", target), "__name__", str(target))
+    if "size" in kwargs:
+        size = (kwargs.pop("size"),)
+    if "full" in name:
+        size = size[:1]
     shape = ctx.sizes(size, "the size")
     out = ss.ops.zeros(shape, "float32")
     return cast(ctx, out, dtype) if dtype is not None else ss.ops.cast_like(out, x)
