@@ -31,6 +31,7 @@ __all__ = [
     "types_of",
     "example_of",
     "check_fn",
+    "Wrap",
 ]
 
 
@@ -222,6 +223,17 @@ def example_of(specs: Mapping[str, Spec], sizes: Mapping[str, int], seed: int = 
         else:
             out[name] = torch.randint(0, 3, concrete, generator=g, dtype=dt)
     return out
+
+
+class Wrap(torch.nn.Module):
+    """A module called on ``x``, traced through (its own forward names the argument ``input``)."""
+
+    def __init__(self, m: torch.nn.Module) -> None:
+        super().__init__()
+        self.m = m
+
+    def forward(self, x: torch.Tensor) -> Any:
+        return self.m(x)
 
 
 def check_fn(model: torch.nn.Module, specs: Mapping[str, Spec], sizes: list[dict[str, int]]) -> Any:

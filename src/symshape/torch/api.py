@@ -84,6 +84,12 @@ def import_model(
         types = input_types(names, inputs, dynamic)
         return Importer(model.graph, model, types, classes={}).run()
     if isinstance(model, torch.nn.Module):
+        from symshape.torch.registry import lookup
+
+        if lookup("call_module", type(model)) is not None:  # a leaf module: one call
+            graph = _leaf_graph(model, inputs)
+            names = [str(n.target) for n in graph.nodes if n.op == "placeholder"]
+            return Importer(graph, model, input_types(names, inputs, dynamic)).run()
         graph = trace(model, concrete_args)
         names = [str(n.target) for n in graph.nodes if n.op == "placeholder"]
         types = input_types(names, inputs, dynamic)
@@ -94,6 +100,30 @@ def import_model(
         "expected an nn.Module, a torch.fx.GraphModule or a torch.export.ExportedProgram, "
         f"got {type(model).__name__}",
     )
+
+
+def _leaf_graph(model: Any, inputs: Any) -> Any:
+    """The graph of a leaf module called on its forward arguments (the required ones and those
+    given types)."""
+    import torch
+
+    given = set(inputs) if isinstance(inputs, Mapping) else set()
+    graph = torch.fx.Graph()
+    args = []
+    try:
+        params = list(inspect.signature(model.forward).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    for i, p in enumerate(params):
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            continue
+        positional = isinstance(inputs, (tuple, list)) and i < len(inputs)
+        if p.default is p.empty or p.name in given or positional:
+            args.append(graph.placeholder(p.name))
+        else:
+            break
+    graph.output(graph.call_module("", tuple(args)))
+    return graph
 
 
 def _import_exported(ep: Any, inputs: Any, dynamic: Mapping[str, Mapping[int, Any]] | None) -> Imported:
