@@ -40,7 +40,7 @@ def trace(model: Any, concrete_args: Mapping[str, Any] | None = None) -> Any:
     """``torch.fx`` symbolic tracing with stack traces recorded (for spans); a tracing failure is a
     :class:`symshape.SymshapeError` with torch's message and advice."""
     torch = _torch()
-    tracer = torch.fx.Tracer(param_shapes_constant=True)
+    tracer = torch.fx.Tracer()
     tracer.record_stack_traces = True
     try:
         return tracer.trace(model, concrete_args=dict(concrete_args) if concrete_args else None)
@@ -91,9 +91,15 @@ def import_model(
             names = [str(n.target) for n in graph.nodes if n.op == "placeholder"]
             return Importer(graph, model, input_types(names, inputs, dynamic)).run()
         graph = trace(model, concrete_args)
-        names = [str(n.target) for n in graph.nodes if n.op == "placeholder"]
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        fixed: dict[str, Any] = {}
+        if concrete_args:  # fx renames the placeholder of a concrete argument (double -> double_1)
+            for name, node in zip(_forward_names(model.forward), placeholders):
+                if name in concrete_args:
+                    fixed[str(node.target)] = concrete_args[name]
+        names = [str(n.target) for n in placeholders if str(n.target) not in fixed]
         types = input_types(names, inputs, dynamic)
-        return Importer(graph, model, types, forward=type(model).forward).run()
+        return Importer(graph, model, types, forward=type(model).forward, constants=fixed).run()
     _ = ExportInfo
     raise ss.SymshapeError(
         INVALID_ARGUMENT,

@@ -88,8 +88,10 @@ class Importer:
         classes: Mapping[str, type] | None = None,
         forward: Any = None,
         export: ExportInfo | None = None,
+        constants: Mapping[str, Any] | None = None,
     ) -> None:
         self.graph = graph
+        self.constants = dict(constants or {})  # placeholder -> a concrete argument's value
         self.root = root
         self.input_types = dict(input_types)
         self.export = export
@@ -149,6 +151,8 @@ class Importer:
             var = self.param(self.export.placeholder_targets[node.name])
             return var if var is not None else None
         name = str(node.target)
+        if name in self.constants:
+            return self.constants[name]
         t = self.input_types.get(name)
         if t is None:
             if node.args:  # a forward argument with a default value: that value
