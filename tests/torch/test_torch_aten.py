@@ -5,14 +5,14 @@ shapes (``node.meta["val"]``, torch's symbols renamed to the user's)."""
 from __future__ import annotations
 
 import pytest
-import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim, export
-from torch_zoo.oracle import export_mismatches, types_of
 
 import symshape as ss
 import symshape.torch as sst
+import torch
+from torch_zoo.oracle import export_mismatches, types_of
 
 
 class Vision(nn.Module):
@@ -49,19 +49,29 @@ class Heads(nn.Module):
 
 
 CASES = [
-    ("vision", Vision, {"x": ((2, 3, 16, 20),)}, {"x": {0: "b", 2: "h", 3: "w"}},
-     {"x": (("b", 3, "h", "w"), "float32")}),
-    ("heads", Heads, {"x": ((2, 5, 16),), "ids": ((2, 5), "int")}, {"x": {0: "b", 1: "t"}, "ids": {0: "b", 1: "t"}},
-     {"x": (("b", "t", 16), "float32"), "ids": (("b", "t"), "int64")}),
-]  # fmt: skip
+    (
+        "vision",
+        Vision,
+        {"x": ((2, 3, 16, 20),)},
+        {"x": {0: "b", 2: "h", 3: "w"}},
+        {"x": (("b", 3, "h", "w"), "float32")},
+    ),
+    (
+        "heads",
+        Heads,
+        {"x": ((2, 5, 16),), "ids": ((2, 5), "int")},
+        {"x": {0: "b", 1: "t"}, "ids": {0: "b", 1: "t"}},
+        {"x": (("b", "t", 16), "float32"), "ids": (("b", "t"), "int64")},
+    ),
+]
 
 
-def _export(name: str, make: type[nn.Module], shapes: dict[str, tuple], dyn: dict[str, dict[int, str]]) -> object:
+def _export(
+    name: str, make: type[nn.Module], shapes: dict[str, tuple], dyn: dict[str, dict[int, str]]
+) -> object:
     torch.manual_seed(0)
     model = make().eval()
-    args = {
-        k: torch.randint(1, 10, s[0]) if len(s) > 1 else torch.randn(*s[0]) for k, s in shapes.items()
-    }
+    args = {k: torch.randint(1, 10, s[0]) if len(s) > 1 else torch.randn(*s[0]) for k, s in shapes.items()}
     dynamic = {k: {ax: Dim.DYNAMIC for ax in v} for k, v in dyn.items()}
     return export(model, (), args, dynamic_shapes=dynamic)
 

@@ -7,30 +7,71 @@ import math
 from typing import Any
 
 import pytest
-import torch
 import torch.nn.functional as F
 from hypothesis import given
 from hypothesis import strategies as st
-from torch_zoo.oracle import check_fn, fn_module, types_of
 
 import symshape as ss
 import symshape.torch as sst
+import torch
+from torch_zoo.oracle import check_fn, fn_module, types_of
 
 X = {"x": (("b", 3, "n"), "float32")}
 XY = {"x": (("b", 1, "n"), "float32"), "y": ((4, 1), "float32")}
 SIZES = [{"b": 2, "n": 5}, {"b": 1, "n": 1}]
 
 UNARY_FNS = [
-    torch.relu, torch.sigmoid, torch.tanh, torch.exp, torch.log, torch.sqrt, torch.rsqrt, torch.abs,
-    torch.floor, torch.ceil, torch.round, torch.trunc, torch.sign, torch.erf, torch.sin, torch.cos,
-    torch.log2, torch.log10, torch.reciprocal, torch.square, torch.log1p, torch.expm1, torch.neg,
-    F.relu, F.gelu, F.silu, F.mish, F.softplus, F.hardsigmoid, F.hardswish, F.relu6, F.elu, F.selu,
-    F.celu, F.logsigmoid, F.softsign, F.tanhshrink, F.leaky_relu, F.hardtanh,
-    lambda x: F.gelu(x, approximate="tanh"), lambda x: x.relu_(), lambda x: -x,
-    lambda x: F.threshold(x, 0.1, 0.0), lambda x: torch.isnan(x), lambda x: ~(x > 0),
-    lambda x: F.dropout(x, 0.5, training=False), lambda x: x.contiguous().clone().detach(),
-    lambda x: torch.tril(x), lambda x: torch.cumsum(x, 1), lambda x: F.normalize(x, dim=1),
-]  # fmt: skip
+    torch.relu,
+    torch.sigmoid,
+    torch.tanh,
+    torch.exp,
+    torch.log,
+    torch.sqrt,
+    torch.rsqrt,
+    torch.abs,
+    torch.floor,
+    torch.ceil,
+    torch.round,
+    torch.trunc,
+    torch.sign,
+    torch.erf,
+    torch.sin,
+    torch.cos,
+    torch.log2,
+    torch.log10,
+    torch.reciprocal,
+    torch.square,
+    torch.log1p,
+    torch.expm1,
+    torch.neg,
+    F.relu,
+    F.gelu,
+    F.silu,
+    F.mish,
+    F.softplus,
+    F.hardsigmoid,
+    F.hardswish,
+    F.relu6,
+    F.elu,
+    F.selu,
+    F.celu,
+    F.logsigmoid,
+    F.softsign,
+    F.tanhshrink,
+    F.leaky_relu,
+    F.hardtanh,
+    lambda x: F.gelu(x, approximate="tanh"),
+    lambda x: x.relu_(),
+    lambda x: -x,
+    lambda x: F.threshold(x, 0.1, 0.0),
+    lambda x: torch.isnan(x),
+    lambda x: ~(x > 0),
+    lambda x: F.dropout(x, 0.5, training=False),
+    lambda x: x.contiguous().clone().detach(),
+    lambda x: torch.tril(x),
+    lambda x: torch.cumsum(x, 1),
+    lambda x: F.normalize(x, dim=1),
+]
 
 
 @pytest.mark.parametrize("fn", UNARY_FNS, ids=lambda f: getattr(f, "__name__", "lambda"))
@@ -39,14 +80,30 @@ def test_unary(fn: Any) -> None:
 
 
 SCALAR_FNS = [
-    lambda x: x + 1, lambda x: 2 * x, lambda x: x / 3, lambda x: x ** 2, lambda x: 1 - x,
-    lambda x: x // 2, lambda x: x % 2, lambda x: x * 0.5 + 1.5, lambda x: torch.add(x, 1, alpha=2),
-    lambda x: x.sub(1.0), lambda x: x.mul_(3), lambda x: torch.div(x, 2, rounding_mode="floor"),
-    lambda x: torch.pow(x, 2.0), lambda x: x > 0, lambda x: x.eq(1), lambda x: (x < 1) & (x > -1),
-    lambda x: torch.clamp(x, min=0.0), lambda x: x.clamp(-1, 1), lambda x: torch.clip(x, max=2.0),
-    lambda x: x * (x.shape[2] ** -0.5), lambda x: x / math.sqrt(x.size(-1)),
-    lambda x: torch.where(x > 0, x, 0.0), lambda x: torch.where(x > 0, 1.0, 0.0),
-]  # fmt: skip
+    lambda x: x + 1,
+    lambda x: 2 * x,
+    lambda x: x / 3,
+    lambda x: x**2,
+    lambda x: 1 - x,
+    lambda x: x // 2,
+    lambda x: x % 2,
+    lambda x: x * 0.5 + 1.5,
+    lambda x: torch.add(x, 1, alpha=2),
+    lambda x: x.sub(1.0),
+    lambda x: x.mul_(3),
+    lambda x: torch.div(x, 2, rounding_mode="floor"),
+    lambda x: torch.pow(x, 2.0),
+    lambda x: x > 0,
+    lambda x: x.eq(1),
+    lambda x: (x < 1) & (x > -1),
+    lambda x: torch.clamp(x, min=0.0),
+    lambda x: x.clamp(-1, 1),
+    lambda x: torch.clip(x, max=2.0),
+    lambda x: x * (x.shape[2] ** -0.5),
+    lambda x: x / math.sqrt(x.size(-1)),
+    lambda x: torch.where(x > 0, x, 0.0),
+    lambda x: torch.where(x > 0, 1.0, 0.0),
+]
 
 
 @pytest.mark.parametrize("fn", SCALAR_FNS, ids=[f"scalar{i}" for i in range(len(SCALAR_FNS))])
@@ -55,11 +112,24 @@ def test_with_scalars(fn: Any) -> None:
 
 
 BINARY_FNS = [
-    torch.add, torch.sub, torch.mul, torch.div, torch.maximum, torch.minimum, torch.pow, torch.eq,
-    torch.lt, torch.ge, lambda x, y: x + y * 2, lambda x, y: torch.max(x, y),
-    lambda x, y: torch.where(x > y, x, y), lambda x, y: x.masked_fill(y > 0, 0.0),
-    lambda x, y: torch.clamp(x, min=y), lambda x, y: x.type_as(y), lambda x, y: (x > 0) | (y > 0),
-]  # fmt: skip
+    torch.add,
+    torch.sub,
+    torch.mul,
+    torch.div,
+    torch.maximum,
+    torch.minimum,
+    torch.pow,
+    torch.eq,
+    torch.lt,
+    torch.ge,
+    lambda x, y: x + y * 2,
+    lambda x, y: torch.max(x, y),
+    lambda x, y: torch.where(x > y, x, y),
+    lambda x, y: x.masked_fill(y > 0, 0.0),
+    lambda x, y: torch.clamp(x, min=y),
+    lambda x, y: x.type_as(y),
+    lambda x, y: (x > 0) | (y > 0),
+]
 
 
 @pytest.mark.parametrize("fn", BINARY_FNS, ids=[f"binary{i}" for i in range(len(BINARY_FNS))])
@@ -68,13 +138,24 @@ def test_broadcasting(fn: Any) -> None:
 
 
 CONVERSIONS = [
-    lambda x: x.to(torch.float16), lambda x: x.float(), lambda x: x.long(), lambda x: x.int(),
-    lambda x: x.bool(), lambda x: x.half(), lambda x: x.double(), lambda x: x.to("cpu"),
-    lambda x: x.to(dtype=torch.int64), lambda x: x.type(torch.int32), lambda x: torch.zeros_like(x),
-    lambda x: torch.ones_like(x, dtype=torch.int64), lambda x: torch.full_like(x, 7),
-    lambda x: torch.empty_like(x), lambda x: torch.rand_like(x), lambda x: x.to(x.dtype),
+    lambda x: x.to(torch.float16),
+    lambda x: x.float(),
+    lambda x: x.long(),
+    lambda x: x.int(),
+    lambda x: x.bool(),
+    lambda x: x.half(),
+    lambda x: x.double(),
+    lambda x: x.to("cpu"),
+    lambda x: x.to(dtype=torch.int64),
+    lambda x: x.type(torch.int32),
+    lambda x: torch.zeros_like(x),
+    lambda x: torch.ones_like(x, dtype=torch.int64),
+    lambda x: torch.full_like(x, 7),
+    lambda x: torch.empty_like(x),
+    lambda x: torch.rand_like(x),
+    lambda x: x.to(x.dtype),
     lambda x: (x > 0).to(x.dtype) * x,
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("fn", CONVERSIONS, ids=[f"conv{i}" for i in range(len(CONVERSIONS))])
@@ -87,7 +168,9 @@ def test_int_tensor_arithmetic() -> None:
 
 
 def test_not_broadcastable_is_an_error_at_the_call() -> None:
-    res = sst.infer(fn_module(lambda x, y: x + y, 2), types_of({"x": (("b", 3), "float32"), "y": ((4,), "float32")}))
+    res = sst.infer(
+        fn_module(lambda x, y: x + y, 2), types_of({"x": (("b", 3), "float32"), "y": ((4,), "float32")})
+    )
     assert res.status == "error"
     (err,) = res.errors
     assert err.code == "not-broadcastable"
@@ -95,7 +178,9 @@ def test_not_broadcastable_is_an_error_at_the_call() -> None:
 
 
 def test_symbolic_broadcast_is_a_guard() -> None:
-    res = sst.infer(fn_module(lambda x, y: x + y, 2), types_of({"x": (("b", 3), "float32"), "y": ((5, 3), "float32")}))
+    res = sst.infer(
+        fn_module(lambda x, y: x + y, 2), types_of({"x": (("b", 3), "float32"), "y": ((5, 3), "float32")})
+    )
     assert res.status == "guarded"
     assert [str(g) for g in res.guards] == ["b == 1 or b == 5"]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import torch
 import torch.nn as nn
-from torch_zoo.oracle import Wrap, check_fn, types_of
 
 import symshape as ss
 import symshape.torch as sst
+import torch
+from torch_zoo.oracle import Wrap, check_fn, types_of
 
 SEQ = {"x": (("b", "t", 8), "float32")}
 SEQ_SIZES = [{"b": 2, "t": 5}, {"b": 1, "t": 1}]
@@ -18,21 +18,47 @@ IMG = {"x": (("b", 4, "h", "w"), "float32")}
 IMG_SIZES = [{"b": 2, "h": 9, "w": 12}, {"b": 1, "h": 6, "w": 5}]
 
 SEQ_MODULES = [
-    lambda: nn.Linear(8, 3), lambda: nn.Linear(8, 3, bias=False), lambda: nn.LayerNorm(8),
-    lambda: nn.LayerNorm(8, elementwise_affine=False), lambda: nn.RMSNorm(8),
-    lambda: nn.Dropout(0.2), lambda: nn.Identity(), lambda: nn.GELU(), lambda: nn.GELU("tanh"),
-    lambda: nn.ReLU(), lambda: nn.SiLU(), lambda: nn.Tanh(), lambda: nn.Sigmoid(), lambda: nn.LeakyReLU(0.2),
-    lambda: nn.ELU(), lambda: nn.Hardtanh(-2, 2), lambda: nn.Hardswish(), lambda: nn.Mish(), lambda: nn.Softplus(),
-    lambda: nn.Softmax(dim=-1), lambda: nn.LogSoftmax(1), lambda: nn.GLU(), lambda: nn.PReLU(),
-    lambda: nn.Threshold(0.1, 0.0), lambda: nn.Flatten(), lambda: nn.Flatten(0, 1), lambda: nn.Unflatten(2, (2, 4)),
+    lambda: nn.Linear(8, 3),
+    lambda: nn.Linear(8, 3, bias=False),
+    lambda: nn.LayerNorm(8),
+    lambda: nn.LayerNorm(8, elementwise_affine=False),
+    lambda: nn.RMSNorm(8),
+    lambda: nn.Dropout(0.2),
+    lambda: nn.Identity(),
+    lambda: nn.GELU(),
+    lambda: nn.GELU("tanh"),
+    lambda: nn.ReLU(),
+    lambda: nn.SiLU(),
+    lambda: nn.Tanh(),
+    lambda: nn.Sigmoid(),
+    lambda: nn.LeakyReLU(0.2),
+    lambda: nn.ELU(),
+    lambda: nn.Hardtanh(-2, 2),
+    lambda: nn.Hardswish(),
+    lambda: nn.Mish(),
+    lambda: nn.Softplus(),
+    lambda: nn.Softmax(dim=-1),
+    lambda: nn.LogSoftmax(1),
+    lambda: nn.GLU(),
+    lambda: nn.PReLU(),
+    lambda: nn.Threshold(0.1, 0.0),
+    lambda: nn.Flatten(),
+    lambda: nn.Flatten(0, 1),
+    lambda: nn.Unflatten(2, (2, 4)),
     lambda: nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)),
     lambda: nn.Sequential(nn.Flatten(0, 1), nn.BatchNorm1d(8)),
     lambda: nn.Flatten(1),
     lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
-    lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=True, activation="gelu"),
-    lambda: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, 0.0, batch_first=True), 2,
-                                  norm=nn.LayerNorm(8), enable_nested_tensor=False),
-]  # fmt: skip
+    lambda: nn.TransformerEncoderLayer(
+        8, 2, 16, dropout=0.0, batch_first=True, norm_first=True, activation="gelu"
+    ),
+    lambda: nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(8, 2, 16, 0.0, batch_first=True),
+        2,
+        norm=nn.LayerNorm(8),
+        enable_nested_tensor=False,
+    ),
+]
 
 
 @pytest.mark.parametrize("make", SEQ_MODULES, ids=[f"seq{i}" for i in range(len(SEQ_MODULES))])
@@ -41,16 +67,34 @@ def test_sequence_modules(make: Any) -> None:
 
 
 IMG_MODULES = [
-    lambda: nn.Conv2d(4, 6, 3), lambda: nn.Conv2d(4, 6, 3, stride=2, padding=1, bias=False),
-    lambda: nn.Conv2d(4, 8, 3, padding="same", dilation=2, groups=2), lambda: nn.Conv2d(4, 6, (1, 3), padding=(0, 1)),
-    lambda: nn.BatchNorm2d(4), lambda: nn.BatchNorm2d(4, affine=False), lambda: nn.GroupNorm(2, 4),
-    lambda: nn.InstanceNorm2d(4, affine=True), lambda: nn.MaxPool2d(2), lambda: nn.MaxPool2d(3, 2, 1, ceil_mode=True),
-    lambda: nn.AvgPool2d(2, 1), lambda: nn.AdaptiveAvgPool2d((1, 1)), lambda: nn.AdaptiveMaxPool2d(2),
-    lambda: nn.Dropout2d(), lambda: nn.ReLU6(), lambda: nn.ZeroPad2d((1, 0, 2, 1)), lambda: nn.Hardsigmoid(),
-    lambda: nn.Sequential(nn.Conv2d(4, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
-                          nn.Flatten(), nn.Linear(4, 3)),
-    lambda: nn.MaxPool2d(2, return_indices=True), lambda: nn.PReLU(4),
-]  # fmt: skip
+    lambda: nn.Conv2d(4, 6, 3),
+    lambda: nn.Conv2d(4, 6, 3, stride=2, padding=1, bias=False),
+    lambda: nn.Conv2d(4, 8, 3, padding="same", dilation=2, groups=2),
+    lambda: nn.Conv2d(4, 6, (1, 3), padding=(0, 1)),
+    lambda: nn.BatchNorm2d(4),
+    lambda: nn.BatchNorm2d(4, affine=False),
+    lambda: nn.GroupNorm(2, 4),
+    lambda: nn.InstanceNorm2d(4, affine=True),
+    lambda: nn.MaxPool2d(2),
+    lambda: nn.MaxPool2d(3, 2, 1, ceil_mode=True),
+    lambda: nn.AvgPool2d(2, 1),
+    lambda: nn.AdaptiveAvgPool2d((1, 1)),
+    lambda: nn.AdaptiveMaxPool2d(2),
+    lambda: nn.Dropout2d(),
+    lambda: nn.ReLU6(),
+    lambda: nn.ZeroPad2d((1, 0, 2, 1)),
+    lambda: nn.Hardsigmoid(),
+    lambda: nn.Sequential(
+        nn.Conv2d(4, 4, 3, padding=1),
+        nn.BatchNorm2d(4),
+        nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(4, 3),
+    ),
+    lambda: nn.MaxPool2d(2, return_indices=True),
+    lambda: nn.PReLU(4),
+]
 
 
 @pytest.mark.parametrize("make", IMG_MODULES, ids=[f"img{i}" for i in range(len(IMG_MODULES))])
@@ -59,10 +103,16 @@ def test_image_modules(make: Any) -> None:
 
 
 def test_conv1d_conv3d_pool1d_modules() -> None:
-    check_fn(Wrap(nn.Sequential(nn.Conv1d(3, 5, 3, stride=2), nn.MaxPool1d(2))), {"x": (("b", 3, "t"), "float32")},
-             [{"b": 2, "t": 11}])  # fmt: skip
-    check_fn(Wrap(nn.Sequential(nn.Conv3d(2, 3, 3, padding=1), nn.AvgPool3d(2))), {"x": (("b", 2, 4, 6, "d"), "float32")},
-             [{"b": 1, "d": 6}])  # fmt: skip
+    check_fn(
+        Wrap(nn.Sequential(nn.Conv1d(3, 5, 3, stride=2), nn.MaxPool1d(2))),
+        {"x": (("b", 3, "t"), "float32")},
+        [{"b": 2, "t": 11}],
+    )
+    check_fn(
+        Wrap(nn.Sequential(nn.Conv3d(2, 3, 3, padding=1), nn.AvgPool3d(2))),
+        {"x": (("b", 2, 4, 6, "d"), "float32")},
+        [{"b": 1, "d": 6}],
+    )
 
 
 def test_embedding() -> None:
@@ -81,7 +131,9 @@ class Attention(nn.Module):
 class MaskedAttention(Attention):
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
         mask = x.new_zeros(x.shape[1], y.shape[1], dtype=torch.bool)
-        out, w = self.attn(x, y, y, key_padding_mask=y[:, :, 0] > 5, attn_mask=mask, average_attn_weights=False)
+        out, w = self.attn(
+            x, y, y, key_padding_mask=y[:, :, 0] > 5, attn_mask=mask, average_attn_weights=False
+        )
         return out, w
 
 
@@ -90,11 +142,20 @@ class MaskedAttention(Attention):
     [
         (Attention(batch_first=True), {"x": (("b", "l", 8), "float32"), "y": (("b", "s", 8), "float32")}),
         (Attention(), {"x": (("l", "b", 8), "float32"), "y": (("s", "b", 8), "float32")}),
-        (Attention(batch_first=True, kdim=5, vdim=5), {"x": (("b", "l", 8), "float32"), "y": (("b", "s", 5), "float32")}),
-        (Attention(batch_first=True, bias=False), {"x": (("b", "l", 8), "float32"), "y": (("b", "s", 8), "float32")}),
-        (MaskedAttention(batch_first=True), {"x": (("b", "l", 8), "float32"), "y": (("b", "s", 8), "float32")}),
+        (
+            Attention(batch_first=True, kdim=5, vdim=5),
+            {"x": (("b", "l", 8), "float32"), "y": (("b", "s", 5), "float32")},
+        ),
+        (
+            Attention(batch_first=True, bias=False),
+            {"x": (("b", "l", 8), "float32"), "y": (("b", "s", 8), "float32")},
+        ),
+        (
+            MaskedAttention(batch_first=True),
+            {"x": (("b", "l", 8), "float32"), "y": (("b", "s", 8), "float32")},
+        ),
     ],
-)  # fmt: skip
+)
 def test_multihead_attention(module: nn.Module, specs: dict[str, Any]) -> None:
     check_fn(module.eval(), specs, [{"b": 2, "l": 3, "s": 4}, {"b": 1, "l": 1, "s": 1}])
 
@@ -116,11 +177,14 @@ class Recurrent(nn.Module):
 @pytest.mark.parametrize(
     "rnn",
     [
-        lambda: nn.LSTM(8, 6, batch_first=True), lambda: nn.LSTM(8, 6, num_layers=2, bidirectional=True),
-        lambda: nn.GRU(8, 5, batch_first=True, bidirectional=True), lambda: nn.RNN(8, 4, num_layers=3),
-        lambda: nn.LSTM(8, 6, batch_first=True, proj_size=3), lambda: nn.LSTM(8, 6, bias=False, num_layers=2),
+        lambda: nn.LSTM(8, 6, batch_first=True),
+        lambda: nn.LSTM(8, 6, num_layers=2, bidirectional=True),
+        lambda: nn.GRU(8, 5, batch_first=True, bidirectional=True),
+        lambda: nn.RNN(8, 4, num_layers=3),
+        lambda: nn.LSTM(8, 6, batch_first=True, proj_size=3),
+        lambda: nn.LSTM(8, 6, bias=False, num_layers=2),
     ],
-)  # fmt: skip
+)
 def test_recurrent(rnn: Any) -> None:
     check_fn(Recurrent(rnn()).eval(), SEQ, SEQ_SIZES)
 
@@ -133,7 +197,10 @@ def test_a_leaf_module_itself() -> None:
     assert res.type_of("output") == ss.Tensor((b, t, 3), "float32")
     res = sst.infer(nn.BatchNorm2d(4), {"input": types_of(IMG)["x"]})
     assert res.status == "ok"
-    res = sst.infer(nn.MultiheadAttention(8, 2, batch_first=True), {k: types_of(SEQ)["x"] for k in ("query", "key", "value")})
+    res = sst.infer(
+        nn.MultiheadAttention(8, 2, batch_first=True),
+        {k: types_of(SEQ)["x"] for k in ("query", "key", "value")},
+    )
     assert res.status == "ok"
     assert str(res.type_of("output")) == "(Tensor[(b, t, 8), float32], Tensor[(b, t, t), float32])"
 

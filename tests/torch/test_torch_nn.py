@@ -6,21 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import torch
 import torch.nn.functional as F
-from torch_zoo.oracle import check_fn, fn_module, types_of
 
 import symshape.torch as sst
+import torch
+from torch_zoo.oracle import check_fn, fn_module, types_of
 
 IMG = {"x": (("b", 4, "h", "w"), "float32"), "y": ((8, 4, 3, 3), "float32")}
 IMG_SIZES = [{"b": 2, "h": 9, "w": 12}, {"b": 1, "h": 5, "w": 7}]
 
 CONVS = [
-    lambda x, w: F.conv2d(x, w), lambda x, w: F.conv2d(x, w, stride=2, padding=1),
-    lambda x, w: F.conv2d(x, w, padding=(2, 1), dilation=2), lambda x, w: F.conv2d(x, w, padding="same"),
-    lambda x, w: F.conv2d(x, w, padding="valid"), lambda x, w: F.conv2d(x, w[:, :2], groups=2),
+    lambda x, w: F.conv2d(x, w),
+    lambda x, w: F.conv2d(x, w, stride=2, padding=1),
+    lambda x, w: F.conv2d(x, w, padding=(2, 1), dilation=2),
+    lambda x, w: F.conv2d(x, w, padding="same"),
+    lambda x, w: F.conv2d(x, w, padding="valid"),
+    lambda x, w: F.conv2d(x, w[:, :2], groups=2),
     lambda x, w: F.conv2d(x, w, w[:, 0, 0, 0]),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("fn", CONVS, ids=[f"conv{i}" for i in range(len(CONVS))])
@@ -42,12 +45,17 @@ def test_conv1d_and_conv3d() -> None:
 
 
 POOLS = [
-    lambda x: F.max_pool2d(x, 2), lambda x: F.max_pool2d(x, 3, stride=2, padding=1),
-    lambda x: F.max_pool2d(x, 3, 2, ceil_mode=True), lambda x: F.avg_pool2d(x, 2, stride=1),
-    lambda x: F.avg_pool2d(x, (2, 3), ceil_mode=True), lambda x: F.adaptive_avg_pool2d(x, 1),
-    lambda x: F.adaptive_avg_pool2d(x, (2, None)), lambda x: F.adaptive_max_pool2d(x, (3, 2)),
-    lambda x: F.max_pool2d(x, 2, return_indices=True)[1], lambda x: F.max_pool1d(x.flatten(2), 2),
-]  # fmt: skip
+    lambda x: F.max_pool2d(x, 2),
+    lambda x: F.max_pool2d(x, 3, stride=2, padding=1),
+    lambda x: F.max_pool2d(x, 3, 2, ceil_mode=True),
+    lambda x: F.avg_pool2d(x, 2, stride=1),
+    lambda x: F.avg_pool2d(x, (2, 3), ceil_mode=True),
+    lambda x: F.adaptive_avg_pool2d(x, 1),
+    lambda x: F.adaptive_avg_pool2d(x, (2, None)),
+    lambda x: F.adaptive_max_pool2d(x, (3, 2)),
+    lambda x: F.max_pool2d(x, 2, return_indices=True)[1],
+    lambda x: F.max_pool1d(x.flatten(2), 2),
+]
 
 
 @pytest.mark.parametrize("fn", POOLS, ids=[f"pool{i}" for i in range(len(POOLS))])
@@ -58,10 +66,12 @@ def test_pooling(fn: Any) -> None:
 NORMS = [
     lambda x, w: F.batch_norm(x, w[:, 0, 0, 0], w[:, 0, 0, 1], w[:, 0, 0, 2], w[:, 0, 1, 0]),
     lambda x, w: F.batch_norm(x, w[:, 0, 0, 0], w[:, 0, 0, 1]),
-    lambda x, w: F.layer_norm(x, (x.shape[3],)), lambda x, w: F.layer_norm(x, (4, x.shape[2], x.shape[3])),
-    lambda x, w: F.group_norm(x, 2, w[:, 0, 0, 0], w[:, 0, 0, 1]), lambda x, w: F.group_norm(x, 4),
+    lambda x, w: F.layer_norm(x, (x.shape[3],)),
+    lambda x, w: F.layer_norm(x, (4, x.shape[2], x.shape[3])),
+    lambda x, w: F.group_norm(x, 2, w[:, 0, 0, 0], w[:, 0, 0, 1]),
+    lambda x, w: F.group_norm(x, 4),
     lambda x, w: F.instance_norm(x, weight=w[:, 0, 0, 0], bias=w[:, 0, 0, 1]),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("fn", NORMS, ids=[f"norm{i}" for i in range(len(NORMS))])
@@ -78,7 +88,9 @@ def test_normalization(fn: Any) -> None:
     ],
 )
 def test_normalization_errors(fn: Any) -> None:
-    res = sst.infer(fn_module(fn, 2), types_of({"x": (("b", 4, 5, 6), "float32"), "y": ((5, 3, 3, 3), "float32")}))
+    res = sst.infer(
+        fn_module(fn, 2), types_of({"x": (("b", 4, 5, 6), "float32"), "y": ((5, 3, 3, 3), "float32")})
+    )
     assert res.status == "error", res.report()
     assert res.errors[0].span is not None and res.errors[0].span.file == __file__
 

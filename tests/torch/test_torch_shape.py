@@ -6,29 +6,47 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from torch_zoo.oracle import check_fn, fn_module, types_of
 
 import symshape as ss
 import symshape.torch as sst
+import torch
+from torch_zoo.oracle import check_fn, fn_module, types_of
 
 X = {"x": (("b", 6, "n"), "float32")}
 SIZES = [{"b": 2, "n": 4}, {"b": 3, "n": 1}]
 
 VIEWS = [
-    lambda x: x.view(x.shape[0], -1), lambda x: x.reshape(-1), lambda x: x.view(x.size(0), 2, 3, -1),
-    lambda x: torch.reshape(x, (x.shape[0], 3, -1)), lambda x: x.flatten(), lambda x: x.flatten(1),
-    lambda x: torch.flatten(x, 0, 1), lambda x: x.flatten(1, 2), lambda x: x.unflatten(1, (2, 3)),
-    lambda x: x.unflatten(1, (-1, 3)), lambda x: x.unflatten(1, (2, 1, 3)), lambda x: x.view_as(x),
-    lambda x: x.permute(2, 0, 1), lambda x: x.permute((0, 2, 1)), lambda x: x.transpose(0, 2),
-    lambda x: x.transpose(-1, -2), lambda x: torch.swapaxes(x, 0, 1), lambda x: x.mT,
-    lambda x: x.sum(0).t(), lambda x: x[0].T, lambda x: x.unsqueeze(0), lambda x: x.unsqueeze(-1),
-    lambda x: x[:, :1].squeeze(1), lambda x: torch.movedim(x, 0, 2),
-    lambda x: x.relu().view(x.shape), lambda x: x.relu().view(x.size()),
-    lambda x: x.relu().view(x.size(0), -1), lambda x: x.relu().flatten(1).transpose(0, 1),
-]  # fmt: skip
+    lambda x: x.view(x.shape[0], -1),
+    lambda x: x.reshape(-1),
+    lambda x: x.view(x.size(0), 2, 3, -1),
+    lambda x: torch.reshape(x, (x.shape[0], 3, -1)),
+    lambda x: x.flatten(),
+    lambda x: x.flatten(1),
+    lambda x: torch.flatten(x, 0, 1),
+    lambda x: x.flatten(1, 2),
+    lambda x: x.unflatten(1, (2, 3)),
+    lambda x: x.unflatten(1, (-1, 3)),
+    lambda x: x.unflatten(1, (2, 1, 3)),
+    lambda x: x.view_as(x),
+    lambda x: x.permute(2, 0, 1),
+    lambda x: x.permute((0, 2, 1)),
+    lambda x: x.transpose(0, 2),
+    lambda x: x.transpose(-1, -2),
+    lambda x: torch.swapaxes(x, 0, 1),
+    lambda x: x.mT,
+    lambda x: x.sum(0).t(),
+    lambda x: x[0].T,
+    lambda x: x.unsqueeze(0),
+    lambda x: x.unsqueeze(-1),
+    lambda x: x[:, :1].squeeze(1),
+    lambda x: torch.movedim(x, 0, 2),
+    lambda x: x.relu().view(x.shape),
+    lambda x: x.relu().view(x.size()),
+    lambda x: x.relu().view(x.size(0), -1),
+    lambda x: x.relu().flatten(1).transpose(0, 1),
+]
 
 
 @pytest.mark.parametrize("fn", VIEWS, ids=[f"view{i}" for i in range(len(VIEWS))])
@@ -49,13 +67,24 @@ def test_copied_sizes_of_a_computed_tensor() -> None:
 
 
 JOINS = [
-    lambda x: torch.cat([x, x], dim=1), lambda x: torch.cat((x, x * 2), -1), lambda x: torch.stack([x, x]),
-    lambda x: torch.stack([x, x], dim=-1), lambda x: x.split([2, 4], dim=1)[1], lambda x: x.split(2, 1)[2],
-    lambda x: torch.split(x, [1, 5], 1)[0], lambda x: x.chunk(3, dim=1)[0], lambda x: x.relu().chunk(2, 1)[1],
-    lambda x: x.unbind(1)[3], lambda x: torch.concat([x, x], 0), lambda x: x.expand(2, -1, -1, -1),
-    lambda x: x[:, :1].expand(-1, 5, -1), lambda x: x.relu()[:, :1].expand(-1, 4, -1),
-    lambda x: x[:, :1].relu().expand_as(x), lambda x: x.repeat(1, 2, 1), lambda x: x.repeat(2, 1, 1, 3),
-]  # fmt: skip
+    lambda x: torch.cat([x, x], dim=1),
+    lambda x: torch.cat((x, x * 2), -1),
+    lambda x: torch.stack([x, x]),
+    lambda x: torch.stack([x, x], dim=-1),
+    lambda x: x.split([2, 4], dim=1)[1],
+    lambda x: x.split(2, 1)[2],
+    lambda x: torch.split(x, [1, 5], 1)[0],
+    lambda x: x.chunk(3, dim=1)[0],
+    lambda x: x.relu().chunk(2, 1)[1],
+    lambda x: x.unbind(1)[3],
+    lambda x: torch.concat([x, x], 0),
+    lambda x: x.expand(2, -1, -1, -1),
+    lambda x: x[:, :1].expand(-1, 5, -1),
+    lambda x: x.relu()[:, :1].expand(-1, 4, -1),
+    lambda x: x[:, :1].relu().expand_as(x),
+    lambda x: x.repeat(1, 2, 1),
+    lambda x: x.repeat(2, 1, 1, 3),
+]
 
 
 @pytest.mark.parametrize("fn", JOINS, ids=[f"join{i}" for i in range(len(JOINS))])
@@ -64,12 +93,27 @@ def test_joins_and_splits(fn: Any) -> None:
 
 
 INDEXING = [
-    lambda x: x[0], lambda x: x[:, 1], lambda x: x[:, -1], lambda x: x[..., 0], lambda x: x[..., -1],
-    lambda x: x[:, 1:4], lambda x: x[:, ::2], lambda x: x[:, 1:-1:2], lambda x: x[None], lambda x: x[:, None],
-    lambda x: x[..., None], lambda x: x[None, ..., None], lambda x: x[0, ..., None, 1:],
-    lambda x: x[:, 2:100], lambda x: x[1:], lambda x: x[:, :, :1], lambda x: x.narrow(1, 2, 3),
-    lambda x: x.select(1, 2), lambda x: torch.select(x, -1, 0), lambda x: x.relu()[:, 0, None],
-]  # fmt: skip
+    lambda x: x[0],
+    lambda x: x[:, 1],
+    lambda x: x[:, -1],
+    lambda x: x[..., 0],
+    lambda x: x[..., -1],
+    lambda x: x[:, 1:4],
+    lambda x: x[:, ::2],
+    lambda x: x[:, 1:-1:2],
+    lambda x: x[None],
+    lambda x: x[:, None],
+    lambda x: x[..., None],
+    lambda x: x[None, ..., None],
+    lambda x: x[0, ..., None, 1:],
+    lambda x: x[:, 2:100],
+    lambda x: x[1:],
+    lambda x: x[:, :, :1],
+    lambda x: x.narrow(1, 2, 3),
+    lambda x: x.select(1, 2),
+    lambda x: torch.select(x, -1, 0),
+    lambda x: x.relu()[:, 0, None],
+]
 
 
 @pytest.mark.parametrize("fn", INDEXING, ids=[f"index{i}" for i in range(len(INDEXING))])
@@ -92,14 +136,23 @@ def test_index_past_a_symbolic_size_is_a_guard() -> None:
 
 
 FACTORIES = [
-    lambda x: torch.zeros(2, 3) + x.new_zeros(x.shape[0], 1, 1), lambda x: torch.ones(4, dtype=torch.int64),
-    lambda x: torch.full((x.size(0), 2), 1.5), lambda x: torch.arange(x.shape[2]),
-    lambda x: torch.arange(1, x.shape[2] + 3, 2), lambda x: torch.arange(0.0, 1.0, 0.25),
-    lambda x: torch.tensor([[1, 2], [3, 4]]), lambda x: torch.eye(x.shape[1]), lambda x: x.new_zeros(2, 3),
-    lambda x: x.new_ones((x.shape[0],)), lambda x: torch.randn(2, 4), lambda x: torch.empty(3),
-    lambda x: torch.randint(0, 5, (3, 2)), lambda x: x + torch.arange(x.shape[2]).float(),
-    lambda x: x.new_full((2, x.shape[2]), 3.0), lambda x: x.new_empty(x.shape[:2]),
-]  # fmt: skip
+    lambda x: torch.zeros(2, 3) + x.new_zeros(x.shape[0], 1, 1),
+    lambda x: torch.ones(4, dtype=torch.int64),
+    lambda x: torch.full((x.size(0), 2), 1.5),
+    lambda x: torch.arange(x.shape[2]),
+    lambda x: torch.arange(1, x.shape[2] + 3, 2),
+    lambda x: torch.arange(0.0, 1.0, 0.25),
+    lambda x: torch.tensor([[1, 2], [3, 4]]),
+    lambda x: torch.eye(x.shape[1]),
+    lambda x: x.new_zeros(2, 3),
+    lambda x: x.new_ones((x.shape[0],)),
+    lambda x: torch.randn(2, 4),
+    lambda x: torch.empty(3),
+    lambda x: torch.randint(0, 5, (3, 2)),
+    lambda x: x + torch.arange(x.shape[2]).float(),
+    lambda x: x.new_full((2, x.shape[2]), 3.0),
+    lambda x: x.new_empty(x.shape[:2]),
+]
 
 
 @pytest.mark.parametrize("fn", FACTORIES, ids=[f"factory{i}" for i in range(len(FACTORIES))])

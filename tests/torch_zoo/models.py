@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 import symshape as ss
+import torch
 
 __all__ = [
     "GPT2Block",
@@ -97,8 +97,14 @@ class GPT2Block(nn.Module):
 class GPT2Stack(nn.Module):
     """Token and position embeddings, ``n_layer`` blocks, final norm, LM head (nanoGPT's GPT)."""
 
-    def __init__(self, n_layer: int = 12, n_embd: int = 768, n_head: int = 12, vocab: int = 50304,
-                 block_size: int = 1024) -> None:  # fmt: skip
+    def __init__(
+        self,
+        n_layer: int = 12,
+        n_embd: int = 768,
+        n_head: int = 12,
+        vocab: int = 50304,
+        block_size: int = 1024,
+    ) -> None:
         super().__init__()
         self.wte = nn.Embedding(vocab, n_embd)
         self.wpe = nn.Embedding(block_size, n_embd)
@@ -107,7 +113,7 @@ class GPT2Stack(nn.Module):
         self.lm_head = nn.Linear(n_embd, vocab, bias=False)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        b, t = idx.size()
+        _, t = idx.size()
         pos = torch.arange(0, t, dtype=torch.long)
         x = self.wte(idx) + self.wpe(pos)
         for block in self.h:
@@ -148,7 +154,9 @@ class BertLayer(nn.Module):
 class BasicBlock(nn.Module):
     expansion = 1
 
-    def __init__(self, inplanes: int, planes: int, stride: int = 1, downsample: nn.Module | None = None) -> None:
+    def __init__(
+        self, inplanes: int, planes: int, stride: int = 1, downsample: nn.Module | None = None
+    ) -> None:
         super().__init__()
         self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
         self.bn1 = nn.BatchNorm2d(planes)
@@ -170,7 +178,9 @@ class BasicBlock(nn.Module):
 class Bottleneck(nn.Module):
     expansion = 4
 
-    def __init__(self, inplanes: int, planes: int, stride: int = 1, downsample: nn.Module | None = None) -> None:
+    def __init__(
+        self, inplanes: int, planes: int, stride: int = 1, downsample: nn.Module | None = None
+    ) -> None:
         super().__init__()
         self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
         self.bn1 = nn.BatchNorm2d(planes)
@@ -195,8 +205,14 @@ class Bottleneck(nn.Module):
 class ResNet(nn.Module):
     """torchvision's ResNet layout, with a width factor."""
 
-    def __init__(self, block: Any, layers: list[int], width: int = 64, num_classes: int = 10,
-                 skip_downsample_at: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        block: Any,
+        layers: list[int],
+        width: int = 64,
+        num_classes: int = 10,
+        skip_downsample_at: int | None = None,
+    ) -> None:
         super().__init__()
         self.inplanes = width
         self.skip_downsample_at = skip_downsample_at
@@ -263,9 +279,13 @@ class DoubleConv(nn.Module):
     def __init__(self, cin: int, cout: int) -> None:
         super().__init__()
         self.net = nn.Sequential(
-            nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-            nn.Conv2d(cout, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-        )  # fmt: skip
+            nn.Conv2d(cin, cout, 3, padding=1),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding=1),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)
@@ -300,8 +320,9 @@ class UNet(nn.Module):
 class LSTMTagger(nn.Module):
     """Embedding, a bidirectional LSTM, a linear tag classifier."""
 
-    def __init__(self, vocab: int = 100, emb: int = 16, hidden: int = 24, tags: int = 5,
-                 head_in: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, vocab: int = 100, emb: int = 16, hidden: int = 24, tags: int = 5, head_in: int | None = None
+    ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(vocab, emb)
         self.lstm = nn.LSTM(emb, hidden, batch_first=True, bidirectional=True)
@@ -320,8 +341,16 @@ class ViT(nn.Module):
     """Patch embedding (a strided convolution), class token, learned positions, a transformer
     encoder of ``nn.TransformerEncoderLayer``, and a classification head on the class token."""
 
-    def __init__(self, image: int = 32, patch: int = 8, dim: int = 32, depth: int = 2, heads: int = 4,
-                 classes: int = 10, bad_patches: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        image: int = 32,
+        patch: int = 8,
+        dim: int = 32,
+        depth: int = 2,
+        heads: int = 4,
+        classes: int = 10,
+        bad_patches: bool = False,
+    ) -> None:
         super().__init__()
         self.num_patches = (image // patch) ** 2
         self.dim = dim
@@ -329,7 +358,9 @@ class ViT(nn.Module):
         self.patch_embed = nn.Conv2d(3, dim, patch, stride=patch)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
         self.pos_embed = nn.Parameter(torch.zeros(1, self.num_patches + 1, dim))
-        layer = nn.TransformerEncoderLayer(dim, heads, 2 * dim, dropout=0.0, batch_first=True, norm_first=True)
+        layer = nn.TransformerEncoderLayer(
+            dim, heads, 2 * dim, dropout=0.0, batch_first=True, norm_first=True
+        )
         self.encoder = nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, classes)
@@ -421,39 +452,118 @@ def _tokens_example(s: dict[str, int]) -> dict[str, torch.Tensor]:
 CASES: dict[str, ZooCase] = {
     c.name: c
     for c in (
-        ZooCase("gpt2_block", GPT2Block, _seq_types(32), ({"b": 2, "t": 5}, {"b": 1, "t": 7}),
-                _seq_example(32), {"x": {0: "b", 1: "t"}}),
-        ZooCase("bert_layer", BertLayer, _bert_types, ({"b": 2, "t": 5}, {"b": 3, "t": 9}),
-                _bert_example, {"x": {0: "b", 1: "t"}, "mask": {0: "b", 1: "t"}}),
-        ZooCase("resnet18", resnet18, _image_types(), ({"b": 2, "h": 32, "w": 32}, {"b": 1, "h": 45, "w": 61}),
-                _image_example(), {"x": {0: "b", 2: "h", 3: "w"}}),
-        ZooCase("unet", UNet, _image_types(), ({"b": 2, "h": 16, "w": 24}, {"b": 1, "h": 32, "w": 8}),
-                _image_example(), {"x": {0: "b", 2: "h", 3: "w"}}),
-        ZooCase("lstm_tagger", LSTMTagger, _tokens_types, ({"b": 2, "t": 5}, {"b": 3, "t": 11}),
-                _tokens_example, {"tokens": {0: "b", 1: "t"}}),
+        ZooCase(
+            "gpt2_block",
+            GPT2Block,
+            _seq_types(32),
+            ({"b": 2, "t": 5}, {"b": 1, "t": 7}),
+            _seq_example(32),
+            {"x": {0: "b", 1: "t"}},
+        ),
+        ZooCase(
+            "bert_layer",
+            BertLayer,
+            _bert_types,
+            ({"b": 2, "t": 5}, {"b": 3, "t": 9}),
+            _bert_example,
+            {"x": {0: "b", 1: "t"}, "mask": {0: "b", 1: "t"}},
+        ),
+        ZooCase(
+            "resnet18",
+            resnet18,
+            _image_types(),
+            ({"b": 2, "h": 32, "w": 32}, {"b": 1, "h": 45, "w": 61}),
+            _image_example(),
+            {"x": {0: "b", 2: "h", 3: "w"}},
+        ),
+        ZooCase(
+            "unet",
+            UNet,
+            _image_types(),
+            ({"b": 2, "h": 16, "w": 24}, {"b": 1, "h": 32, "w": 8}),
+            _image_example(),
+            {"x": {0: "b", 2: "h", 3: "w"}},
+        ),
+        ZooCase(
+            "lstm_tagger",
+            LSTMTagger,
+            _tokens_types,
+            ({"b": 2, "t": 5}, {"b": 3, "t": 11}),
+            _tokens_example,
+            {"tokens": {0: "b", 1: "t"}},
+        ),
         ZooCase("vit", ViT, _image_types(32), ({"b": 2}, {"b": 3}), _image_example(32), {"x": {0: "b"}}),
     )
-}  # fmt: skip
+}
 
 BROKEN: dict[str, ZooCase] = {
     c.name: c
     for c in (
-        ZooCase("gpt2_block", lambda: GPT2Block(mlp_hidden=96), _seq_types(32), (), _seq_example(32),
-                broken_line="self.c_proj(self.gelu", broken_note="self.c_proj = nn.Linear(hidden"),
-        ZooCase("bert_layer", lambda: BertLayer(ff_in=48), _bert_types, (), _bert_example,
-                broken_line="self.output(h)", broken_note="self.output = nn.Linear"),
-        ZooCase("resnet18", lambda: resnet18(skip_downsample_at=2), _image_types(), (), _image_example(),
-                broken_line="out += identity", broken_note="self.layer2 = self._make_layer"),
-        ZooCase("resnet18_flatten", lambda: ResNetBadFlatten(BasicBlock, [2, 2, 2, 2], 8), _image_types(), (),
-                _image_example(), broken_line="x.reshape(b, 60)", broken_note="self.conv1 = nn.Conv2d"),
-        ZooCase("unet", lambda: UNet(bad_skip=True), _image_types(), (), _image_example(),
-                broken_line="self.conv1(torch.cat", broken_note="self.conv1 = DoubleConv"),
-        ZooCase("lstm_tagger", lambda: LSTMTagger(head_in=24), _tokens_types, (), _tokens_example,
-                broken_line="self.hidden2tag(out)", broken_note="self.hidden2tag = nn.Linear"),
-        ZooCase("vit", lambda: ViT(bad_patches=True), _image_types(32), (), _image_example(32),
-                broken_line="x.reshape(B, self.dim", broken_note="self.patch_embed = nn.Conv2d"),
+        ZooCase(
+            "gpt2_block",
+            lambda: GPT2Block(mlp_hidden=96),
+            _seq_types(32),
+            (),
+            _seq_example(32),
+            broken_line="self.c_proj(self.gelu",
+            broken_note="self.c_proj = nn.Linear(hidden",
+        ),
+        ZooCase(
+            "bert_layer",
+            lambda: BertLayer(ff_in=48),
+            _bert_types,
+            (),
+            _bert_example,
+            broken_line="self.output(h)",
+            broken_note="self.output = nn.Linear",
+        ),
+        ZooCase(
+            "resnet18",
+            lambda: resnet18(skip_downsample_at=2),
+            _image_types(),
+            (),
+            _image_example(),
+            broken_line="out += identity",
+            broken_note="self.maxpool(",
+        ),
+        ZooCase(
+            "resnet18_flatten",
+            lambda: ResNetBadFlatten(BasicBlock, [2, 2, 2, 2], 8),
+            _image_types(),
+            (),
+            _image_example(),
+            broken_line="x.reshape(b, 60)",
+            broken_note="self.avgpool(x)",
+        ),
+        ZooCase(
+            "unet",
+            lambda: UNet(bad_skip=True),
+            _image_types(),
+            (),
+            _image_example(),
+            broken_line="self.conv1(torch.cat",
+            broken_note="self.conv1 = DoubleConv",
+        ),
+        ZooCase(
+            "lstm_tagger",
+            lambda: LSTMTagger(head_in=24),
+            _tokens_types,
+            (),
+            _tokens_example,
+            broken_line="self.hidden2tag(out)",
+            broken_note="self.hidden2tag = nn.Linear",
+        ),
+        ZooCase(
+            "vit",
+            lambda: ViT(bad_patches=True),
+            _image_types(32),
+            (),
+            _image_example(32),
+            broken_line="x.reshape(B, self.dim",
+            broken_note="self.patch_embed = nn.Conv2d",
+        ),
     )
-}  # fmt: skip
+}
 
 
 def case(name: str) -> ZooCase:

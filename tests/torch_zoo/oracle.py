@@ -15,10 +15,10 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-import torch
 import torch.fx
 
 import symshape as ss
+import torch
 
 __all__ = [
     "record",
@@ -39,7 +39,9 @@ def torch_dtype(dt: torch.dtype) -> str:
     return str(dt).removeprefix("torch.")
 
 
-def record(root: torch.nn.Module, graph: torch.fx.Graph, example: Mapping[str, torch.Tensor]) -> dict[str, Any]:
+def record(
+    root: torch.nn.Module, graph: torch.fx.Graph, example: Mapping[str, torch.Tensor]
+) -> dict[str, Any]:
     """Every node's value when the graph runs on ``example`` (by forward-argument name)."""
     gm = torch.fx.GraphModule(root, graph)
     seen: dict[str, Any] = {}
@@ -53,7 +55,9 @@ def record(root: torch.nn.Module, graph: torch.fx.Graph, example: Mapping[str, t
     args = []
     for n in graph.nodes:
         if n.op == "placeholder":
-            args.append(example[str(n.target)] if str(n.target) in example else (n.args[0] if n.args else None))
+            args.append(
+                example[str(n.target)] if str(n.target) in example else (n.args[0] if n.args else None)
+            )
     with torch.no_grad():
         Recorder(gm).run(*args)
     return seen
@@ -121,7 +125,9 @@ def _num(v: Any, sizes: Mapping[str, int]) -> int:
     return substitute(v, sizes) if isinstance(v, ss.Dim) else int(v)
 
 
-def check_model(res: Any, root: torch.nn.Module, example: Mapping[str, torch.Tensor], sizes: Mapping[str, int]) -> list[str]:
+def check_model(
+    res: Any, root: torch.nn.Module, example: Mapping[str, torch.Tensor], sizes: Mapping[str, int]
+) -> list[str]:
     """Run the imported graph at ``sizes`` and compare every node."""
     return mismatches(res, record(root, res.fx_graph, example), sizes)
 
@@ -148,7 +154,8 @@ def export_mismatches(res: Any, ep: Any, types: Mapping[str, ss.Type], points: i
     syms = sorted(rename, key=str)
     primes = [2, 3, 5, 7, 11, 13, 17]
     assignments = [
-        dict(zip(syms, combo)) for combo in itertools.islice(itertools.product(primes, repeat=len(syms)), points)
+        dict(zip(syms, combo))
+        for combo in itertools.islice(itertools.product(primes, repeat=len(syms)), points)
     ]
     out: list[str] = []
     for n in ep.graph_module.graph.nodes:
@@ -165,7 +172,9 @@ def export_mismatches(res: Any, ep: Any, types: Mapping[str, ss.Type], points: i
             continue
         for a in assignments:
             user = {str(rename[k]): v for k, v in a.items()}
-            want = tuple(int(s.node.expr.subs(a)) if isinstance(s, torch.SymInt) else int(s) for s in val.shape)
+            want = tuple(
+                int(s.node.expr.subs(a)) if isinstance(s, torch.SymInt) else int(s) for s in val.shape
+            )
             got = tuple(substitute(d, user) for d in t.dims)
             if got != want:
                 out.append(f"{n.name}: symshape {t}, torch {tuple(val.shape)} (at {user}: {got} vs {want})")

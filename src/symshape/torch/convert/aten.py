@@ -13,9 +13,8 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-import torch
-
 import symshape as ss
+import torch
 from symshape.torch.context import Ctx
 from symshape.torch.registry import converts
 from symshape.torch.values import Opaque, Unsupported

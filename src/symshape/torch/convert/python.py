@@ -13,9 +13,8 @@ import builtins
 import math
 from typing import Any
 
-import torch
-
 import symshape as ss
+import torch
 from symshape.torch.context import Ctx
 from symshape.torch.registry import converts
 from symshape.torch.values import DtypeOf, Opaque, static_shape

@@ -27,9 +27,8 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-import torch
-
 import symshape as ss
+import torch
 from symshape.torch.context import Ctx, dtype_name
 from symshape.torch.convert.elementwise import cast, keys
 from symshape.torch.registry import converts
