@@ -38,11 +38,13 @@ def _torch() -> Any:
 
 
 def trace(model: Any, concrete_args: Mapping[str, Any] | None = None) -> Any:
-    """``torch.fx`` symbolic tracing with stack traces recorded (for spans); a tracing failure is a
+    """``torch.fx`` symbolic tracing that records each node's call site in the model's source
+    (:class:`symshape.torch.spans.SpanTracer`); a tracing failure is a
     :class:`symshape.SymshapeError` with torch's message and advice."""
-    torch = _torch()
-    tracer = torch.fx.Tracer()
-    tracer.record_stack_traces = True
+    _torch()
+    from symshape.torch.spans import span_tracer
+
+    tracer = span_tracer()
     try:
         return tracer.trace(model, concrete_args=dict(concrete_args) if concrete_args else None)
     except Exception as e:

@@ -39,7 +39,7 @@ from symshape.errors import INVALID_ARGUMENT
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, scalar_dtype
 from symshape.torch.registry import lookup, target_name
-from symshape.torch.spans import SpanFinder, call_needles, pythonic_path
+from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path
 from symshape.torch.values import (
     NeedsShapeValues,
     Opaque,
@@ -202,6 +202,9 @@ class Importer:
 
     # -- calls ---------------------------------------------------------------------------------
     def _node_span(self, node: torch.fx.Node) -> ss.Span | None:
+        if SPAN_META in node.meta:
+            span: ss.Span | None = node.meta[SPAN_META]
+            return span
         stack = node.meta.get("nn_module_stack")
         inner = None
         if stack:

@@ -20,6 +20,7 @@ All of it is read from source text with :mod:`ast`, deterministically; what cann
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
 import operator
@@ -33,7 +34,10 @@ from typing import Any
 import symshape as ss
 
 __all__ = [
+    "SPAN_META",
     "SpanFinder",
+    "span_tracer",
+    "user_frame_span",
     "call_needles",
     "frames",
     "pythonic_path",
@@ -67,6 +71,52 @@ _OPERATOR_TEXT: dict[Callable[..., Any], str] = {
     operator.or_: "|",
     operator.invert: "~",
 }
+
+
+#: the ``node.meta`` key under which :func:`span_tracer`'s tracer records a node's call site
+SPAN_META = "symshape_span"
+
+
+def _position_column(code: Any, lasti: int) -> int:
+    """The 1-based start column of the instruction at ``lasti`` (``co_positions``, 3.11+)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None or lasti < 0:
+        return 1
+    for i, pos in enumerate(positions()):
+        if i == lasti // 2:
+            return int(pos[2]) + 1 if pos[2] is not None else 1
+    return 1
+
+
+def user_frame_span(torch_dir: str) -> ss.Span | None:
+    """The call being executed in the innermost frame outside torch and symshape."""
+    f = sys._getframe(1)
+    while f is not None:
+        file = f.f_code.co_filename
+        if _is_user_file(file, torch_dir):
+            return ss.Span(file, f.f_lineno, _position_column(f.f_code, f.f_lasti))
+        f = f.f_back  # type: ignore[assignment]
+    return None
+
+
+def span_tracer() -> Any:
+    """A ``torch.fx.Tracer`` that records each node's call site in the model's source in
+    ``node.meta[SPAN_META]``: one walk up the Python stack per node, with the exact column of the
+    call (torch's ``record_stack_traces`` formats a whole traceback per node instead)."""
+    import torch.fx
+
+    import torch
+
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+
+    class SpanTracer(torch.fx.Tracer):
+        def create_node(self, *args: Any, **kwargs: Any) -> torch.fx.Node:
+            node = super().create_node(*args, **kwargs)
+            if node.op != "placeholder":
+                node.meta[SPAN_META] = user_frame_span(torch_dir)
+            return node
+
+    return SpanTracer()
 
 
 def pythonic_path(qualname: str) -> str:
@@ -114,24 +164,51 @@ def _find_column(text: str, needles: Iterable[str]) -> int:
     return len(text) - len(text.lstrip()) + 1
 
 
-def _class_source(cls: type) -> tuple[ast.ClassDef, str, int, int] | None:
-    """The parsed class definition, its file, first line and indentation."""
+@functools.lru_cache(maxsize=64)
+def _parse_file(file: str, mtime_ns: int, size: int) -> ast.Module | None:
+    """A source file's syntax tree (memoized per file version)."""
+    text = "".join(linecache.getlines(file))
     try:
-        file = inspect.getsourcefile(cls)
-        lines, first = inspect.getsourcelines(cls)
-    except (OSError, TypeError):
-        return None
-    if file is None or not lines:
-        return None
-    indent = len(lines[0]) - len(lines[0].lstrip())
-    try:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
+        return ast.parse(text) if text else None
     except SyntaxError:
         return None
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            return node, file, first, indent
-    return None
+
+
+def _find_class(tree: ast.AST, qualname: str) -> ast.ClassDef | None:
+    """The class definition at ``qualname`` (``Outer.Inner``, ``func.<locals>.Cls``)."""
+    node: ast.AST = tree
+    for part in qualname.split("."):
+        if part == "<locals>":
+            continue
+        found = None
+        for child in ast.iter_child_nodes(node):
+            if (
+                isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and child.name == part
+            ):
+                found = child
+        if found is None:
+            return None
+        node = found
+    return node if isinstance(node, ast.ClassDef) else None
+
+
+def _class_source(cls: type) -> tuple[ast.ClassDef, str, int, int] | None:
+    """The class definition, its file, first line and indentation (the whole file is parsed once
+    per version; ``inspect.getsource`` would parse it once per class)."""
+    try:
+        file = inspect.getsourcefile(cls)
+    except TypeError:
+        return None
+    if file is None:
+        return None
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    tree = _parse_file(file, st.st_mtime_ns, st.st_size)
+    node = _find_class(tree, cls.__qualname__) if tree is not None else None
+    return (node, file, 1, 0) if node is not None else None
 
 
 def _attr_assignment(cls_def: ast.ClassDef, attr: str) -> ast.AST | None:

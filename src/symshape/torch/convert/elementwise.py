@@ -169,19 +169,19 @@ _COMPARE: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
         "logical_and",
         ss.ops.logical_and,
         operator.and_,
-        (operator.and_, "bitwise_and", torch.bitwise_and, aten.bitwise_and, "__and__"),
+        (operator.and_, "bitwise_and", torch.bitwise_and, aten.bitwise_and, "__and__", aten.__and__),
     ),
     (
         "logical_or",
         ss.ops.logical_or,
         operator.or_,
-        (operator.or_, "bitwise_or", torch.bitwise_or, aten.bitwise_or, "__or__"),
+        (operator.or_, "bitwise_or", torch.bitwise_or, aten.bitwise_or, "__or__", aten.__or__),
     ),
     (
         "logical_xor",
         ss.ops.not_equal,
         operator.xor,
-        (operator.xor, "bitwise_xor", torch.bitwise_xor, aten.bitwise_xor),
+        (operator.xor, "bitwise_xor", torch.bitwise_xor, aten.bitwise_xor, "__xor__", aten.__xor__),
     ),
 )
 for _name, _op, _py, _ops in _COMPARE:
