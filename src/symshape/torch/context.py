@@ -100,9 +100,12 @@ class Ctx:
         module: Any = None,
         module_path: str = "",
         target: Any = None,
+        num_outputs: int | None = None,
     ) -> None:
         self.node_name = node_name
         self.node_target = target
+        #: how many results the graph says the node has (exported programs record it), or None
+        self.num_outputs = num_outputs
         self.span = span
         self.module = module
         self.module_path = module_path
@@ -110,7 +113,9 @@ class Ctx:
 
     def for_module(self, module: Any, module_path: str) -> Ctx:
         """The same node's context for a module inside the called one (``layer.activation``)."""
-        return Ctx(self._host, self.node_name, self.span, module, module_path, self.node_target)
+        return Ctx(
+            self._host, self.node_name, self.span, module, module_path, self.node_target, self.num_outputs
+        )
 
     def let(self, e: ss.Expr, suffix: str) -> ss.Var:
         """Bind an intermediate expression that is used more than once to a variable

@@ -232,7 +232,9 @@ class Importer:
             else:
                 msg = f"unsupported call `{name}`"
             return self._fail(node, msg, span)
-        ctx = Ctx(self, node.name, span, module, path, node.target)
+        val = node.meta.get("val")
+        outputs = len(val) if isinstance(val, (list, tuple)) else None
+        ctx = Ctx(self, node.name, span, module, path, node.target, outputs)
         n_bindings = len(self.bindings)
         try:
             value = conv(ctx, *args, **kwargs)

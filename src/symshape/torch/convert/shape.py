@@ -362,8 +362,8 @@ def _pieces(ctx: Ctx, call: ss.Expr, n: int) -> tuple[ss.Expr, ...]:
 
 @converts(*keys("split", aten.split_with_sizes, "split_with_sizes", inplace=False))
 def split(ctx: Ctx, input: Any, split_size_or_sections: Any, dim: Any = 0) -> Any:
-    """``x.split(size, dim)`` (the size of ``dim`` must be known) or ``x.split([a, b, c], dim)``
-    (the sizes must add up to it)."""
+    """``x.split(size, dim)`` (the size of ``dim`` must be known, or the number of pieces given by
+    an exported program's node) or ``x.split([a, b, c], dim)`` (the sizes must add up to it)."""
     x = ctx.tensor(input)
     axis = ctx.axis(dim)
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -376,6 +376,11 @@ def split(ctx: Ctx, input: Any, split_size_or_sections: Any, dim: Any = 0) -> An
     s = ctx.integer(split_size_or_sections, "split_size")
     shape = static_shape(x)
     d = shape[axis] if shape is not None and -len(shape) <= axis < len(shape) else None
+    if (d is None or not d.is_constant) and ctx.num_outputs is not None:
+        # an exported program's node says how many pieces there are (as an ONNX Split's outputs):
+        # all but the last have `s` elements
+        n = ctx.num_outputs
+        return _pieces(ctx, ss.ops.split(x, [s * (i + 1) for i in range(n - 1)], axis=axis), n)
     if d is None or not d.is_constant:
         raise Unsupported(
             f"split by size {s} needs the size of dim {axis}, which only inference knows "
