@@ -253,3 +253,11 @@ def test_report_is_deterministic_across_hash_seeds() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.rstrip("\n") == here
     assert "shape-mismatch" in here
+
+
+def test_notebook_display_includes_the_importer_errors() -> None:
+    res = sst.infer(TwoUnsupported(), types_of({"x": (("b", 4, "h", "w"), "float32")}))
+    html = res._repr_html_()
+    assert "unsupported-op" in html and "error" in html
+    assert repr(res) == "TorchInferenceResult(status='error', errors=2, guards=0)"
+    assert res.graph().number_of_nodes() > 0  # the constraint graph, as for any result

@@ -77,7 +77,7 @@ def import_model(
 ) -> Imported:
     """Trace (or take) the model's graph and build its symshape program."""
     torch = _torch()
-    from symshape.torch.importer import ExportInfo, Importer
+    from symshape.torch.importer import Importer
     from symshape.torch.inputs import input_types
 
     if isinstance(model, torch.export.ExportedProgram):
@@ -103,7 +103,6 @@ def import_model(
         names = [str(n.target) for n in placeholders if str(n.target) not in fixed]
         types = input_types(names, inputs, dynamic)
         return Importer(graph, model, types, forward=type(model).forward, constants=fixed).run()
-    _ = ExportInfo
     raise ss.SymshapeError(
         INVALID_ARGUMENT,
         "expected an nn.Module, a torch.fx.GraphModule or a torch.export.ExportedProgram, "
