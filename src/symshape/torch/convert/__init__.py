@@ -1,0 +1,30 @@
+"""Converter families, one module each; importing this package registers them all.
+
+============  ==================================================================================
+module        what
+============  ==================================================================================
+python        Python values: ``x.shape``, ``x.size(i)``, ``x.dim()``, ``x.dtype``, ``math.*``
+elementwise   arithmetic with scalars and broadcasting, comparisons, unary math, activations,
+              ``where``/``masked_fill``/``clamp``, dtype conversions, pass-through calls
+reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
+shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squeeze``/``expand``,
+              ``cat``/``stack``/``split``/``chunk``, tensor indexing, factories (``zeros``, ``arange``)
+linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
+nn            functional layers: convolutions, pooling, normalization, embedding, attention
+modules       leaf ``nn.Module`` classes, typed from their parameters and attributes
+aten          the aten overloads of exported programs (mostly onto the converters above)
+============  ==================================================================================
+"""
+
+from symshape.torch.convert import (  # noqa: F401  (import registers)
+    aten,
+    elementwise,
+    linalg,
+    modules,
+    nn,
+    python,
+    reduce,
+    shape,
+)
+
+__all__: list[str] = []

@@ -1,0 +1,548 @@
+"""Elementwise calls: arithmetic with scalars and broadcasting, comparisons, unary math,
+activations, ``where``/``masked_fill``/``clamp``, dtype conversions, and calls that keep their
+input's type (``contiguous``, ``dropout`` in a shape check, ...).
+
+Arithmetic on two tensors broadcasts (``ss.ops.add``); a Python number (or a run-time size)
+against a tensor is a 0-d tensor of that tensor's dtype; on two Python values (sizes read from an
+annotation) it is evaluated, so ``c // self.n_head`` of a known ``c`` is a dimension. Activations
+without a symshape operator are written with the operators that define them (GELU is
+``x * (1 + erf(x / sqrt 2)) / 2``, as TVM's PyTorch frontend does), which types them exactly.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import torch.nn.functional as F
+
+import symshape as ss
+import torch
+from symshape.torch.context import Ctx, dtype_name, scalar_dtype
+from symshape.torch.registry import converts
+from symshape.torch.values import DtypeOf, Opaque, Unsupported
+
+__all__ = [
+    "keys",
+    "binary",
+    "same",
+    "cast",
+    "where",
+    "masked_fill",
+    "clamp",
+    "gelu",
+    "activation",
+    "UNARY",
+]
+
+aten = torch.ops.aten
+Fn = Callable[..., Any]
+
+
+def keys(name: str, *extra: Any, methods: bool = True, inplace: bool = True) -> tuple[Any, ...]:
+    """Every spelling of the torch operation ``name``: ``torch.name``, ``F.name``, the method
+    (and its in-place form ``name_``), the aten packet; plus ``extra``."""
+    out: list[Any] = []
+    for ns in (torch, torch.special, F):
+        fn = getattr(ns, name, None)
+        if fn is not None and callable(fn) and fn not in out:
+            out.append(fn)
+    if methods:
+        out.append(name)
+        if inplace:
+            out.append(f"{name}_")
+    for aten_name in (name, f"{name}_") if inplace else (name,):
+        try:
+            out.append(getattr(aten, aten_name))
+        except (AttributeError, RuntimeError):
+            pass
+    out.extend(extra)
+    return tuple(out)
+
+
+def _tensorish(v: object) -> bool:
+    return isinstance(v, ss.Expr)
+
+
+def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = None) -> Any:
+    """``op(a, b)`` for tensors (a Python number operand becomes a 0-d tensor), ``py(a, b)`` for
+    Python values, an opaque value when either is one."""
+    if _tensorish(a) or _tensorish(b):
+        if isinstance(a, ss.Expr):
+            return op(a, ctx.operand(b, a))
+        assert isinstance(b, ss.Expr)
+        return op(ctx.operand(a, b), b)
+    for v in (a, b):
+        if isinstance(v, Opaque):
+            if v.cascade:
+                return v.derived("any")
+            k = kind or ("sizes" if any(_is_sizes(x) for x in (a, b)) else _kind(a, b))
+            return v.derived(k)
+    if py is None:
+        raise Unsupported("needs tensor operands")
+    try:
+        return py(a, b)
+    except (TypeError, ZeroDivisionError, ValueError, ss.SymshapeError):
+        return Opaque(ctx.node_name, f"{a!s} {_sym(py)} {b!s}", ctx.span, kind or _kind(a, b))
+
+
+def _is_sizes(v: object) -> bool:
+    return isinstance(v, (tuple, list)) or (isinstance(v, Opaque) and v.kind == "sizes")
+
+
+def _kind(a: object, b: object) -> str:
+    if any(isinstance(v, float) or (isinstance(v, Opaque) and v.kind == "float") for v in (a, b)):
+        return "float"
+    return "int"
+
+
+def _sym(fn: Fn) -> str:
+    return {
+        operator.add: "+",
+        operator.sub: "-",
+        operator.mul: "*",
+        operator.truediv: "/",
+        operator.floordiv: "//",
+        operator.mod: "%",
+        operator.pow: "**",
+    }.get(fn, getattr(fn, "__name__", "?"))
+
+
+def _arith(op: Fn, py: Fn | None, kind: str | None = None) -> Fn:
+    def conv(ctx: Ctx, input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Any:
+        return binary(ctx, input, other, op, py, kind)
+
+    return conv
+
+
+_ARITH: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
+    ("add", ss.ops.add, operator.add, (operator.add, operator.iadd)),
+    ("sub", ss.ops.subtract, operator.sub, (operator.sub, operator.isub, torch.subtract, "subtract")),
+    ("mul", ss.ops.multiply, operator.mul, (operator.mul, operator.imul, torch.multiply, "multiply")),
+    ("floor_divide", ss.ops.floor_divide, operator.floordiv, (operator.floordiv, operator.ifloordiv)),
+    ("remainder", ss.ops.mod, operator.mod, (operator.mod, torch.fmod, "fmod", aten.fmod)),
+    ("pow", ss.ops.power, operator.pow, (operator.pow, torch.float_power)),
+    ("maximum", ss.ops.maximum, None, (torch.fmax,)),
+    ("minimum", ss.ops.minimum, None, (torch.fmin,)),
+)
+for _name, _op, _py, _ops in _ARITH:
+    converts(*keys(_name, *_ops))(_arith(_op, _py))
+converts(operator.truediv, operator.itruediv, torch.true_divide, "true_divide")(
+    _arith(ss.ops.divide, operator.truediv, "float")
+)
+
+
+@converts(*keys("div", torch.divide, "divide"))
+def div(ctx: Ctx, input: Any, other: Any, *, rounding_mode: Any = None, out: Any = None) -> Any:
+    """``torch.div`` (``rounding_mode="floor"`` is a floor division)."""
+    if rounding_mode == "floor":
+        return binary(ctx, input, other, ss.ops.floor_divide, operator.floordiv)
+    return binary(ctx, input, other, ss.ops.divide, operator.truediv, "float")
+
+
+@converts(aten.rsub)
+def rsub(ctx: Ctx, input: Any, other: Any, alpha: Any = 1) -> Any:
+    """``aten.rsub(x, y)`` is ``y - x``."""
+    return binary(ctx, other, input, ss.ops.subtract, operator.sub)
+
+
+@converts(operator.neg, *keys("neg", torch.negative, "negative"))
+def neg(ctx: Ctx, input: Any) -> Any:
+    if isinstance(input, ss.Expr):
+        return ss.ops.negative(input)
+    if isinstance(input, Opaque):
+        return input.derived(input.kind)
+    return -input
+
+
+# -- comparisons and logic ------------------------------------------------------------------------
+
+_COMPARE: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
+    ("eq", ss.ops.equal, operator.eq, (operator.eq,)),
+    ("ne", ss.ops.not_equal, operator.ne, (operator.ne, torch.not_equal, "not_equal")),
+    ("lt", ss.ops.less, operator.lt, (operator.lt, torch.less, "less")),
+    ("le", ss.ops.less_equal, operator.le, (operator.le, torch.less_equal, "less_equal")),
+    ("gt", ss.ops.greater, operator.gt, (operator.gt, torch.greater, "greater")),
+    ("ge", ss.ops.greater_equal, operator.ge, (operator.ge, torch.greater_equal, "greater_equal")),
+    (
+        "logical_and",
+        ss.ops.logical_and,
+        operator.and_,
+        (operator.and_, "bitwise_and", torch.bitwise_and, aten.bitwise_and, "__and__", aten.__and__),
+    ),
+    (
+        "logical_or",
+        ss.ops.logical_or,
+        operator.or_,
+        (operator.or_, "bitwise_or", torch.bitwise_or, aten.bitwise_or, "__or__", aten.__or__),
+    ),
+    (
+        "logical_xor",
+        ss.ops.not_equal,
+        operator.xor,
+        (operator.xor, "bitwise_xor", torch.bitwise_xor, aten.bitwise_xor, "__xor__", aten.__xor__),
+    ),
+)
+for _name, _op, _py, _ops in _COMPARE:
+    converts(*keys(_name, *_ops))(_arith(_op, _py, "bool"))
+
+
+@converts(
+    operator.invert, operator.not_, *keys("logical_not", "bitwise_not", torch.bitwise_not, aten.bitwise_not)
+)
+def logical_not(ctx: Ctx, input: Any) -> Any:
+    if isinstance(input, ss.Expr):
+        return ss.ops.logical_not(input)
+    if isinstance(input, Opaque):
+        return input.derived("bool")
+    return not input
+
+
+# -- unary math ---------------------------------------------------------------------------------
+
+
+def _one(ctx: Ctx, x: Any) -> ss.Expr:
+    return ctx.tensor(x)
+
+
+def _c(ctx: Ctx, v: float, like: ss.Expr) -> ss.Expr:
+    return ctx.operand(v, like)
+
+
+def _softplus(ctx: Ctx, x: ss.Expr) -> ss.Expr:
+    return ss.ops.log(ss.ops.add(_c(ctx, 1.0, x), ss.ops.exp(x)))
+
+
+def _hardsigmoid(ctx: Ctx, x: ss.Expr) -> ss.Expr:
+    return ss.ops.clip(ss.ops.add(ss.ops.divide(x, _c(ctx, 6.0, x)), _c(ctx, 0.5, x)), 0.0, 1.0)
+
+
+def _elu(ctx: Ctx, x: ss.Expr) -> ss.Expr:
+    neg_part = ss.ops.subtract(ss.ops.exp(x), _c(ctx, 1.0, x))
+    return ss.ops.where(ss.ops.greater(x, _c(ctx, 0.0, x)), x, neg_part)
+
+
+#: unary operations by torch name: how each is written with symshape operators
+UNARY: dict[str, Callable[[Ctx, ss.Expr], ss.Expr]] = {
+    "relu": lambda c, x: ss.ops.relu(x),
+    "sigmoid": lambda c, x: ss.ops.sigmoid(x),
+    "tanh": lambda c, x: ss.ops.tanh(x),
+    "exp": lambda c, x: ss.ops.exp(x),
+    "log": lambda c, x: ss.ops.log(x),
+    "sqrt": lambda c, x: ss.ops.sqrt(x),
+    "rsqrt": lambda c, x: ss.ops.rsqrt(x),
+    "abs": lambda c, x: ss.ops.abs(x),
+    "floor": lambda c, x: ss.ops.floor(x),
+    "ceil": lambda c, x: ss.ops.ceil(x),
+    "round": lambda c, x: ss.ops.round(x),
+    "trunc": lambda c, x: ss.ops.trunc(x),
+    "sign": lambda c, x: ss.ops.sign(x),
+    "erf": lambda c, x: ss.ops.erf(x),
+    "sin": lambda c, x: ss.ops.sin(x),
+    "cos": lambda c, x: ss.ops.cos(x),
+    "log2": lambda c, x: ss.ops.log2(x),
+    "log10": lambda c, x: ss.ops.log10(x),
+    "isnan": lambda c, x: ss.ops.isnan(x),
+    "isinf": lambda c, x: ss.ops.isinf(x),
+    "isfinite": lambda c, x: ss.ops.isfinite(x),
+    "reciprocal": lambda c, x: ss.ops.divide(_c(c, 1.0, x), x),
+    "square": lambda c, x: ss.ops.multiply(x, x),
+    "log1p": lambda c, x: ss.ops.log(ss.ops.add(x, _c(c, 1.0, x))),
+    "expm1": lambda c, x: ss.ops.subtract(ss.ops.exp(x), _c(c, 1.0, x)),
+    "exp2": lambda c, x: ss.ops.power(_c(c, 2.0, x), x),
+    "silu": lambda c, x: ss.ops.multiply(x, ss.ops.sigmoid(x)),
+    "mish": lambda c, x: ss.ops.multiply(x, ss.ops.tanh(_softplus(c, x))),
+    "softplus": _softplus,
+    "hardsigmoid": _hardsigmoid,
+    "hardswish": lambda c, x: ss.ops.multiply(x, _hardsigmoid(c, x)),
+    "relu6": lambda c, x: ss.ops.clip(x, 0.0, 6.0),
+    "elu": _elu,
+    "selu": _elu,
+    "celu": _elu,
+    "logsigmoid": lambda c, x: ss.ops.negative(_softplus(c, ss.ops.negative(x))),
+    "softsign": lambda c, x: ss.ops.divide(x, ss.ops.add(_c(c, 1.0, x), ss.ops.abs(x))),
+    "tanhshrink": lambda c, x: ss.ops.subtract(x, ss.ops.tanh(x)),
+    "sgn": lambda c, x: ss.ops.sign(x),
+}
+
+
+def _unary(name: str) -> Fn:
+    rule = UNARY[name]
+
+    def conv(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
+        return rule(ctx, ctx.tensor(input))
+
+    conv.__name__ = name
+    return conv
+
+
+for _name in UNARY:
+    converts(*keys(_name))(_unary(_name))
+
+
+def activation(name: str) -> Callable[[Ctx, ss.Expr], ss.Expr]:
+    """The rule of an activation by torch name (for modules)."""
+    return UNARY[name]
+
+
+@converts(*keys("gelu"))
+def gelu(ctx: Ctx, input: Any, approximate: Any = "none") -> Any:
+    """GELU written with ``erf`` (``approximate="tanh"``: with ``tanh``)."""
+    x = ctx.tensor(input)
+    if approximate == "tanh":
+        inner = ss.ops.multiply(
+            _c(ctx, 0.7978845608, x), ss.ops.add(x, ss.ops.multiply(x, ss.ops.multiply(x, x)))
+        )
+        core = ss.ops.tanh(inner)
+    else:
+        core = ss.ops.erf(ss.ops.multiply(x, _c(ctx, 0.7071067811865476, x)))
+    return ss.ops.multiply(ss.ops.multiply(x, _c(ctx, 0.5, x)), ss.ops.add(_c(ctx, 1.0, x), core))
+
+
+@converts(*keys("leaky_relu"))
+def leaky_relu(ctx: Ctx, input: Any, negative_slope: Any = 0.01, inplace: Any = False) -> Any:
+    return ss.ops.leaky_relu(ctx.tensor(input), alpha=float(ctx.static(negative_slope, "negative_slope")))
+
+
+@converts(*keys("hardtanh"))
+def hardtanh(ctx: Ctx, input: Any, min_val: Any = -1.0, max_val: Any = 1.0, inplace: Any = False) -> Any:
+    return ss.ops.clip(
+        ctx.tensor(input), float(ctx.static(min_val, "min_val")), float(ctx.static(max_val, "max_val"))
+    )
+
+
+@converts(*keys("threshold"))
+def threshold(ctx: Ctx, input: Any, threshold: Any, value: Any, inplace: Any = False) -> Any:
+    x = ctx.tensor(input)
+    return ss.ops.where(ss.ops.greater(x, ctx.operand(threshold, x)), x, ctx.operand(value, x))
+
+
+@converts(*keys("glu"))
+def glu(ctx: Ctx, input: Any, dim: Any = -1) -> Any:
+    """``a * sigmoid(b)`` of the two halves along ``dim`` (which must be even)."""
+    x = ctx.tensor(input)
+    halves = ctx.let(ss.ops.split(x, 2, axis=ctx.axis(dim)), "halves")
+    return ss.ops.multiply(halves[0], ss.ops.sigmoid(halves[1]))
+
+
+@converts(*keys("prelu"))
+def prelu(ctx: Ctx, input: Any, weight: Any) -> Any:
+    """``x`` where positive, ``weight * x`` elsewhere, ``weight`` along dim 1 (or one value)."""
+    x, w = ctx.tensor(input), ctx.tensor(weight, "weight")
+    from symshape.torch.values import static_shape
+
+    ws = static_shape(w)
+    if ws is not None and len(ws) == 1 and ws[0] == 1:
+        return ss.ops.where(ss.ops.greater(x, _c(ctx, 0.0, x)), x, ss.ops.multiply(x, w))
+    return ss.ops.bias_add(x, w, axis=1)
+
+
+# -- selection ----------------------------------------------------------------------------------
+
+
+@converts(*keys("where", inplace=False))
+def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any:
+    """``torch.where(cond, x, y)`` broadcasts the three; the one-argument form has a
+    data-dependent size."""
+    if input is None and other is None:
+        raise Unsupported("the one-argument form (nonzero) has a data-dependent size")
+    c = ctx.tensor(condition, "the condition")
+    if isinstance(input, ss.Expr):
+        x = input
+        y = ctx.operand(other, x)
+    elif isinstance(other, ss.Expr):
+        y = other
+        x = ctx.operand(input, y)
+    else:  # two numbers: torch's promotion of Python scalars
+        kinds = {scalar_dtype(v) for v in (input, other)}
+        dt = "float32" if "float32" in kinds else "int64" if "int64" in kinds else "bool"
+        x = ss.Constant(shape=(), dtype=dt)
+        y = ss.Constant(shape=(), dtype=dt)
+    return ss.ops.where(c, x, y)
+
+
+@converts(*keys("masked_fill"))
+def masked_fill(ctx: Ctx, input: Any, mask: Any, value: Any) -> Any:
+    """``x`` with ``value`` where ``mask``: a ``where`` (the mask broadcasts against ``x``)."""
+    x = ctx.tensor(input)
+    return ss.ops.where(ctx.tensor(mask, "mask"), ctx.operand(value, x), x)
+
+
+@converts(
+    *keys("clamp", torch.clip, "clip", aten.clip, "clamp_min", "clamp_max", aten.clamp_min, aten.clamp_max)
+)
+def clamp(ctx: Ctx, input: Any, min: Any = None, max: Any = None, **kwargs: Any) -> Any:
+    """``clamp`` with numbers is ``clip``; with tensors ``maximum``/``minimum`` (broadcasting)."""
+    x = ctx.tensor(input)
+    target = ctx.node_target
+    if target in ("clamp_max", aten.clamp_max) or getattr(target, "overloadpacket", None) is aten.clamp_max:
+        min, max = None, min
+    out = x
+    if isinstance(min, ss.Expr) or isinstance(max, ss.Expr):
+        if min is not None:
+            out = ss.ops.maximum(out, ctx.operand(min, out))
+        if max is not None:
+            out = ss.ops.minimum(out, ctx.operand(max, out))
+        return out
+    lo = float(ctx.static(min, "min")) if min is not None else float("-inf")
+    hi = float(ctx.static(max, "max")) if max is not None else float("inf")
+    return ss.ops.clip(x, lo, hi)
+
+
+# -- dtypes -------------------------------------------------------------------------------------
+
+
+def cast(ctx: Ctx, x: ss.Expr, dtype: Any) -> ss.Expr:
+    """``x`` cast to ``dtype`` (a torch dtype, or ``y.dtype`` of a computed tensor)."""
+    if isinstance(dtype, DtypeOf):
+        return ss.ops.cast_like(x, dtype.of)
+    return ss.ops.cast(x, dtype_name(ctx.static(dtype, "dtype")))
+
+
+@converts("to", aten.to, aten._to_copy, "type")
+def to(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
+    """``x.to(dtype)``, ``x.to(device, dtype)``, ``x.to(other)``, ``x.type(dtype)``; a device
+    alone keeps the type."""
+    x = ctx.tensor(input)
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, (torch.dtype, DtypeOf)):
+            dtype = a
+        elif isinstance(a, ss.Expr):
+            return ss.ops.cast_like(x, a)
+    if dtype is None:
+        return x
+    return cast(ctx, x, dtype)
+
+
+@converts("type_as", aten.type_as)
+def type_as(ctx: Ctx, input: Any, other: Any) -> Any:
+    return ss.ops.cast_like(ctx.tensor(input), ctx.tensor(other, "other"))
+
+
+def _to_dtype(dtype: torch.dtype) -> Fn:
+    def conv(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
+        return ss.ops.cast(ctx.tensor(input), dtype_name(dtype))
+
+    return conv
+
+
+for _name, _dt in (
+    ("float", torch.float32),
+    ("double", torch.float64),
+    ("half", torch.float16),
+    ("bfloat16", torch.bfloat16),
+    ("long", torch.int64),
+    ("int", torch.int32),
+    ("short", torch.int16),
+    ("bool", torch.bool),
+    ("byte", torch.uint8),
+):
+    converts(_name)(_to_dtype(_dt))
+
+
+# -- calls that keep the type -------------------------------------------------------------------
+
+
+@converts(
+    "contiguous",
+    "clone",
+    "detach",
+    "cpu",
+    "cuda",
+    "requires_grad_",
+    "fill_",
+    "zero_",
+    "tril",
+    "triu",
+    "cumsum",
+    "cumprod",
+    "flip",
+    "roll",
+    "sort_values",
+    "fliplr",
+    "flipud",
+    "uniform_",
+    "normal_",
+    "bernoulli_",
+    "pin_memory",
+    "float_power_",
+    "nan_to_num",
+    torch.clone,
+    torch.detach,
+    torch.tril,
+    torch.triu,
+    torch.cumsum,
+    torch.cumprod,
+    torch.flip,
+    torch.roll,
+    torch.nan_to_num,
+    F.dropout,
+    F.dropout1d,
+    F.dropout2d,
+    F.dropout3d,
+    F.alpha_dropout,
+    F.feature_alpha_dropout,
+    F.normalize,
+    torch.dropout,
+    torch.nn.functional.dropout,
+    "dropout",
+    aten.clone,
+    aten.contiguous,
+    aten.detach,
+    aten.alias,
+    aten.lift_fresh_copy,
+    aten.dropout,
+    aten.tril,
+    aten.triu,
+    aten.cumsum,
+    aten.flip,
+    aten.roll,
+    aten.fill_,
+    aten.zero_,
+)
+def same(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
+    """Calls whose result has the input's type (in a shape check): the input itself."""
+    return ctx.tensor(input)
+
+
+@converts(aten.native_dropout)
+def native_dropout(ctx: Ctx, input: Any, p: Any, train: Any) -> Any:
+    """``(out, mask)``, both shaped like the input (the mask is bool)."""
+    x = ctx.tensor(input)
+    return (x, ss.ops.cast(x, "bool"))
+
+
+def _like(op: Fn) -> Fn:
+    def conv(ctx: Ctx, input: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
+        out = op(ctx.tensor(input))
+        return cast(ctx, out, dtype) if dtype is not None else out
+
+    return conv
+
+
+converts(*keys("zeros_like", inplace=False))(_like(ss.ops.zeros_like))
+converts(*keys("ones_like", inplace=False))(_like(ss.ops.ones_like))
+
+
+@converts(
+    *keys(
+        "empty_like",
+        torch.rand_like,
+        torch.randn_like,
+        torch.randint_like,
+        aten.rand_like,
+        aten.randn_like,
+        inplace=False,
+    )
+)
+def empty_like(ctx: Ctx, input: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    out = ss.ops.zeros_like(ctx.tensor(input))
+    return cast(ctx, out, dtype) if dtype is not None else out
+
+
+@converts(*keys("full_like", inplace=False))
+def full_like(ctx: Ctx, input: Any, fill_value: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    out = ss.ops.zeros_like(ctx.tensor(input))
+    return cast(ctx, out, dtype) if dtype is not None else out

@@ -1,0 +1,520 @@
+"""Functional layers (``torch.nn.functional``): convolution, pooling, normalization, embedding,
+attention, padding.
+
+Each is the symshape operator with Relay's semantics, plus the checks torch makes:
+
+* ``conv{1,2,3}d`` with ``padding="same"``/``"valid"`` (``same`` needs the kernel size, known
+  when the weight is a parameter), bias as ``bias_add`` on the channel axis;
+* ``batch_norm``/``instance_norm``/``group_norm``: the channel axis must match the parameters;
+  ``group_norm`` without parameters splits the channels into groups (a reshape whose ``-4``
+  requires ``C % groups == 0``);
+* ``layer_norm`` over the last ``len(normalized_shape)`` axes, each checked;
+* ``embedding(ids, weight)`` is ``take(weight, ids, axis=0)``;
+* ``scaled_dot_product_attention`` is ``softmax(q @ k^T + mask) @ v``;
+* ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
+
+Calls with no symshape counterpart (``interpolate``, ``conv_transpose*``, ``unfold``, ...) are
+``unsupported-op`` with the reason, listed in the gap list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch.nn.functional as F
+
+import symshape as ss
+import torch
+from symshape.torch.context import Ctx
+from symshape.torch.convert.shape import SWAPAXES, sized
+from symshape.torch.registry import converts
+from symshape.torch.values import Unsupported, static_shape
+
+__all__ = [
+    "conv",
+    "pool",
+    "adaptive_pool",
+    "batch_norm",
+    "layer_norm",
+    "group_norm",
+    "embedding",
+    "attention",
+]
+
+aten = torch.ops.aten
+
+_CONV = {1: ss.ops.conv1d, 2: ss.ops.conv2d, 3: ss.ops.conv3d}
+_MAX = {1: ss.ops.max_pool1d, 2: ss.ops.max_pool2d, 3: ss.ops.max_pool3d}
+_AVG = {1: ss.ops.avg_pool1d, 2: ss.ops.avg_pool2d, 3: ss.ops.avg_pool3d}
+
+
+def _nd(ctx: Ctx, v: Any, nd: int, what: str) -> tuple[int, ...]:
+    vals = ctx.ints(v, what)
+    return vals * nd if len(vals) == 1 else vals
+
+
+def conv(
+    ctx: Ctx,
+    nd: int,
+    x: ss.Expr,
+    w: ss.Expr,
+    b: ss.Expr | None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: Any = 1,
+) -> ss.Expr:
+    """An ``nd``-d convolution with torch's arguments."""
+    dil = _nd(ctx, dilation, nd, "dilation")
+    pad: tuple[int, ...]
+    if padding == "valid":
+        pad = (0,)
+    elif padding == "same":
+        ws = static_shape(w)
+        if ws is None or not all(d.is_constant for d in ws[2:]):
+            raise Unsupported("padding='same' needs the kernel size, known only for a parameter weight")
+        ks = [int(d.constant_value) for d in ws[2:]]  # type: ignore[arg-type]
+        total = [dl * (k - 1) for dl, k in zip(dil, ks)]
+        pad = tuple(t // 2 for t in total) + tuple(t - t // 2 for t in total)
+    else:
+        pad = _nd(ctx, padding, nd, "padding")
+    y = _CONV[nd](
+        x,
+        w,
+        strides=_nd(ctx, stride, nd, "stride"),
+        padding=pad,
+        dilation=dil,
+        groups=ctx.integer(groups, "groups"),
+    )
+    return ss.ops.bias_add(y, b, axis=1) if b is not None else y
+
+
+def _conv_fn(nd: int) -> Any:
+    def fn(
+        ctx: Ctx,
+        input: Any,
+        weight: Any,
+        bias: Any = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: Any = 1,
+    ) -> Any:
+        b = ctx.tensor(bias, "bias") if bias is not None else None
+        return conv(
+            ctx, nd, ctx.tensor(input), ctx.tensor(weight, "weight"), b, stride, padding, dilation, groups
+        )
+
+    return fn
+
+
+for _nd_ in (1, 2, 3):
+    converts(getattr(F, f"conv{_nd_}d"), getattr(aten, f"conv{_nd_}d"))(_conv_fn(_nd_))
+
+
+@converts(aten.convolution)
+def convolution(
+    ctx: Ctx,
+    input: Any,
+    weight: Any,
+    bias: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    transposed: Any,
+    output_padding: Any,
+    groups: Any,
+) -> Any:
+    """``aten.convolution`` (not transposed): the rank of the weight gives the dimensionality."""
+    if transposed:
+        raise Unsupported("transposed convolution has no symshape operator yet")
+    nd = len(ctx.ints(stride, "stride"))
+    b = ctx.tensor(bias, "bias") if bias is not None else None
+    return conv(
+        ctx, nd, ctx.tensor(input), ctx.tensor(weight, "weight"), b, stride, padding, dilation, groups
+    )
+
+
+# -- pooling ------------------------------------------------------------------------------------
+
+
+def pool(
+    ctx: Ctx,
+    kind: str,
+    nd: int,
+    x: ss.Expr,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: Any = False,
+) -> ss.Expr:
+    """Max or average pooling; ``stride`` defaults to the kernel size."""
+    k = _nd(ctx, kernel_size, nd, "kernel_size")
+    s = _nd(ctx, stride, nd, "stride") if stride not in (None, []) else k
+    op = _MAX[nd] if kind == "max" else _AVG[nd]
+    return op(
+        x,
+        pool_size=k,
+        strides=s,
+        padding=_nd(ctx, padding, nd, "padding"),
+        dilation=_nd(ctx, dilation, nd, "dilation"),
+        ceil_mode=bool(ctx.static(ceil_mode, "ceil_mode")),
+    )
+
+
+def _max_pool_fn(nd: int, with_indices: bool = False) -> Any:
+    def fn(
+        ctx: Ctx,
+        input: Any,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        ceil_mode: Any = False,
+        return_indices: Any = False,
+    ) -> Any:
+        out = pool(ctx, "max", nd, ctx.tensor(input), kernel_size, stride, padding, dilation, ceil_mode)
+        if return_indices or with_indices:
+            v = ctx.let(out, "values")
+            return (v, ss.ops.cast(v, "int64"))
+        return out
+
+    return fn
+
+
+def _avg_pool_fn(nd: int) -> Any:
+    def fn(
+        ctx: Ctx,
+        input: Any,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: Any = False,
+        count_include_pad: Any = True,
+        divisor_override: Any = None,
+    ) -> Any:
+        return pool(ctx, "avg", nd, ctx.tensor(input), kernel_size, stride, padding, 1, ceil_mode)
+
+    return fn
+
+
+for _nd_ in (1, 2, 3):
+    converts(
+        getattr(F, f"max_pool{_nd_}d"),
+        getattr(aten, f"max_pool{_nd_}d"),
+        getattr(F, f"max_pool{_nd_}d_with_indices"),
+    )(_max_pool_fn(_nd_))
+    converts(getattr(F, f"avg_pool{_nd_}d"), getattr(aten, f"avg_pool{_nd_}d"))(_avg_pool_fn(_nd_))
+converts(aten.max_pool2d_with_indices)(_max_pool_fn(2, with_indices=True))
+converts(aten.max_pool3d_with_indices)(_max_pool_fn(3, with_indices=True))
+
+
+def adaptive_pool(ctx: Ctx, kind: str, nd: int, x: ss.Expr, output_size: Any) -> ss.Expr:
+    """Adaptive pooling to ``output_size`` (``None`` entries keep the input's size); 2-d only."""
+    if nd != 2:
+        raise Unsupported(f"adaptive {kind} pooling in {nd}-d has no symshape operator yet")
+    sizes = output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nd
+    size = tuple(None if s is None else ctx.integer(s, "output_size") for s in sizes)
+    op = ss.ops.adaptive_avg_pool2d if kind == "avg" else ss.ops.adaptive_max_pool2d
+    return op(x, output_size=size)
+
+
+def _adaptive_fn(kind: str, nd: int) -> Any:
+    def fn(ctx: Ctx, input: Any, output_size: Any, return_indices: Any = False) -> Any:
+        out = adaptive_pool(ctx, kind, nd, ctx.tensor(input), output_size)
+        if return_indices:
+            v = ctx.let(out, "values")
+            return (v, ss.ops.cast(v, "int64"))
+        return out
+
+    return fn
+
+
+for _nd_ in (1, 2, 3):
+    for _kind in ("avg", "max"):
+        _keys: list[Any] = [getattr(F, f"adaptive_{_kind}_pool{_nd_}d")]
+        for _n in (f"adaptive_{_kind}_pool{_nd_}d", f"_adaptive_{_kind}_pool{_nd_}d"):
+            if hasattr(aten, _n):
+                _keys.append(getattr(aten, _n))
+        converts(*_keys)(_adaptive_fn(_kind, _nd_))
+
+
+# -- normalization ------------------------------------------------------------------------------
+
+
+def batch_norm(
+    ctx: Ctx,
+    x: ss.Expr,
+    mean: ss.Expr | None,
+    var: ss.Expr | None,
+    weight: ss.Expr | None,
+    bias: ss.Expr | None,
+) -> ss.Expr:
+    """Batch normalization over the channel axis (1): every given vector has ``C`` entries."""
+    vecs = [v for v in (weight, bias, mean, var) if v is not None]
+    if not vecs:
+        return x
+    g, b, m, v = (p if p is not None else vecs[0] for p in (weight, bias, mean, var))
+    return ss.ops.batch_norm(x, g, b, m, v, axis=1)[0]
+
+
+def _opt(ctx: Ctx, v: Any, what: str) -> ss.Expr | None:
+    return ctx.tensor(v, what) if v is not None else None
+
+
+@converts(F.batch_norm)
+def f_batch_norm(
+    ctx: Ctx,
+    input: Any,
+    running_mean: Any,
+    running_var: Any,
+    weight: Any = None,
+    bias: Any = None,
+    *args: Any,
+    **kwargs: Any,
+) -> Any:
+    return batch_norm(
+        ctx,
+        ctx.tensor(input),
+        _opt(ctx, running_mean, "running_mean"),
+        _opt(ctx, running_var, "running_var"),
+        _opt(ctx, weight, "weight"),
+        _opt(ctx, bias, "bias"),
+    )
+
+
+@converts(aten.batch_norm)
+def aten_batch_norm(
+    ctx: Ctx, input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, *args: Any
+) -> Any:
+    return batch_norm(
+        ctx,
+        ctx.tensor(input),
+        _opt(ctx, running_mean, "running_mean"),
+        _opt(ctx, running_var, "running_var"),
+        _opt(ctx, weight, "weight"),
+        _opt(ctx, bias, "bias"),
+    )
+
+
+@converts(
+    aten._native_batch_norm_legit_no_training,
+    aten._native_batch_norm_legit,
+    aten.native_batch_norm,
+    aten._native_batch_norm_legit_functional,
+)
+def aten_native_batch_norm(
+    ctx: Ctx, input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, *args: Any
+) -> Any:
+    """``(out, save_mean, save_invstd)`` (the saved statistics have ``C`` entries)."""
+    x = ctx.tensor(input)
+    vecs = [_opt(ctx, v, "a parameter") for v in (weight, bias, running_mean, running_var)]
+    given = [v for v in vecs if v is not None]
+    if not given:
+        raise Unsupported("batch norm without any per-channel tensor")
+    g, b, m, v = (p if p is not None else given[0] for p in vecs)
+    call = ctx.let(ss.ops.batch_norm(x, g, b, m, v, axis=1), "bn")
+    return (call[0], call[1], call[2])
+
+
+@converts(F.instance_norm, aten.instance_norm)
+def instance_norm(
+    ctx: Ctx,
+    input: Any,
+    running_mean: Any = None,
+    running_var: Any = None,
+    weight: Any = None,
+    bias: Any = None,
+    *args: Any,
+    **kwargs: Any,
+) -> Any:
+    return batch_norm(
+        ctx,
+        ctx.tensor(input),
+        _opt(ctx, running_mean, "running_mean"),
+        _opt(ctx, running_var, "running_var"),
+        _opt(ctx, weight, "weight"),
+        _opt(ctx, bias, "bias"),
+    )
+
+
+def layer_norm(
+    ctx: Ctx, x: ss.Expr, normalized_shape: Any, weight: ss.Expr | None, bias: ss.Expr | None
+) -> ss.Expr:
+    """Layer normalization over the last ``len(normalized_shape)`` axes, which must equal it."""
+    shape = ctx.sizes(normalized_shape, "normalized_shape")
+    if len(shape) == 1:
+        vec = ss.ops.cast_like(ss.Constant(shape=shape, dtype="float32"), x)
+        g = weight if weight is not None else vec
+        return ss.ops.layer_norm(x, g, bias if bias is not None else g, axis=-1)
+    out = x
+    for i, s in enumerate(reversed(shape)):
+        out = sized(out, -(i + 1), s)
+    if weight is not None:
+        out = ss.ops.multiply(out, weight)
+    if bias is not None:
+        out = ss.ops.add(out, bias)
+    return out
+
+
+@converts(F.layer_norm, aten.layer_norm)
+def f_layer_norm(
+    ctx: Ctx,
+    input: Any,
+    normalized_shape: Any,
+    weight: Any = None,
+    bias: Any = None,
+    *args: Any,
+    **kwargs: Any,
+) -> Any:
+    return layer_norm(
+        ctx, ctx.tensor(input), normalized_shape, _opt(ctx, weight, "weight"), _opt(ctx, bias, "bias")
+    )
+
+
+@converts(aten.native_layer_norm)
+def native_layer_norm(ctx: Ctx, input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: Any) -> Any:
+    """``(out, mean, rstd)``: the statistics keep the leading axes and have 1s for the others."""
+    x = ctx.tensor(input)
+    k = len(ctx.sizes(normalized_shape, "normalized_shape"))
+    out = layer_norm(ctx, x, normalized_shape, _opt(ctx, weight, "weight"), _opt(ctx, bias, "bias"))
+    stat = ctx.let(ss.ops.mean(x, axis=tuple(range(-k, 0)), keepdims=True), "stat")
+    return (out, stat, stat)
+
+
+@converts(F.rms_norm, aten.rms_norm)
+def rms_norm(ctx: Ctx, input: Any, normalized_shape: Any, weight: Any = None, eps: Any = None) -> Any:
+    return layer_norm(ctx, ctx.tensor(input), normalized_shape, _opt(ctx, weight, "weight"), None)
+
+
+def group_norm(ctx: Ctx, x: ss.Expr, groups: int, weight: ss.Expr | None, bias: ss.Expr | None) -> ss.Expr:
+    """Group normalization: the channels (axis 1) split into ``groups`` and match the parameters."""
+    split = ss.ops.reshape(x, (0, -4, groups, -1, -2))
+    out = ss.ops.reshape_like(split, x)
+    for v in (weight, bias):
+        if v is not None:
+            out = ss.ops.bias_add(out, v, axis=1)
+    return out
+
+
+@converts(F.group_norm, aten.group_norm)
+def f_group_norm(
+    ctx: Ctx, input: Any, num_groups: Any, weight: Any = None, bias: Any = None, *args: Any, **kwargs: Any
+) -> Any:
+    return group_norm(
+        ctx,
+        ctx.tensor(input),
+        ctx.integer(num_groups, "num_groups"),
+        _opt(ctx, weight, "weight"),
+        _opt(ctx, bias, "bias"),
+    )
+
+
+# -- embedding, one_hot -------------------------------------------------------------------------
+
+
+def embedding(x: ss.Expr, weight: ss.Expr) -> ss.Expr:
+    """``weight[ids]``: ``take(weight, ids, axis=0)``."""
+    return ss.ops.take(weight, x, axis=0)
+
+
+@converts(F.embedding)
+def f_embedding(ctx: Ctx, input: Any, weight: Any, *args: Any, **kwargs: Any) -> Any:
+    return embedding(ctx.tensor(input), ctx.tensor(weight, "weight"))
+
+
+@converts(aten.embedding)
+def aten_embedding(ctx: Ctx, weight: Any, indices: Any, *args: Any) -> Any:
+    return embedding(ctx.tensor(indices), ctx.tensor(weight, "weight"))
+
+
+@converts(F.one_hot)
+def one_hot(ctx: Ctx, input: Any, num_classes: Any = -1) -> Any:
+    """``one_hot(x, n)``: ``x``'s shape with a new last axis of ``n`` (int64)."""
+    n = ctx.integer(num_classes, "num_classes")
+    if n < 0:
+        raise Unsupported("one_hot without num_classes has a data-dependent size")
+    x = ss.ops.cast(ctx.tensor(input), "int64")
+    return ss.ops.add(ss.ops.expand_dims(x, axis=-1), ss.Constant(shape=(n,), dtype="int64"))
+
+
+# -- attention ----------------------------------------------------------------------------------
+
+
+def attention(ctx: Ctx, q: ss.Expr, k: ss.Expr, v: ss.Expr, mask: ss.Expr | None) -> tuple[ss.Expr, ss.Expr]:
+    """``softmax(q @ k^T + mask) @ v`` and the attention weights (bound once)."""
+    scores = ss.ops.matmul(q, SWAPAXES(k, axis1=-2, axis2=-1))
+    if mask is not None:
+        scores = ss.ops.add(scores, ss.ops.cast_like(mask, scores))
+    weights = ctx.let(ss.ops.softmax(scores, axis=-1), "weights")
+    return ss.ops.matmul(weights, v), weights
+
+
+@converts(F.scaled_dot_product_attention, aten.scaled_dot_product_attention)
+def sdpa(
+    ctx: Ctx,
+    query: Any,
+    key: Any,
+    value: Any,
+    attn_mask: Any = None,
+    dropout_p: Any = 0.0,
+    is_causal: Any = False,
+    scale: Any = None,
+    enable_gqa: Any = False,
+) -> Any:
+    """``F.scaled_dot_product_attention`` (without grouped-query broadcasting)."""
+    if enable_gqa:
+        raise Unsupported("enable_gqa=True (grouped-query attention) is not supported")
+    mask = ctx.tensor(attn_mask, "attn_mask") if attn_mask is not None else None
+    out, _ = attention(ctx, ctx.tensor(query), ctx.tensor(key, "key"), ctx.tensor(value, "value"), mask)
+    return out
+
+
+# -- padding and the rest -----------------------------------------------------------------------
+
+
+@converts(F.pad, aten.pad, aten.constant_pad_nd)
+def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = None) -> Any:
+    """``F.pad(x, (left, right, top, bottom, ...))`` pads the last axes; it needs the rank, known
+    for inputs and parameters."""
+    x = ctx.tensor(input)
+    p = ctx.ints(pad, "pad")
+    rank = ctx.rank(x)
+    if rank is None:
+        raise Unsupported("F.pad pads the last axes of a tensor whose rank only inference knows")
+    if len(p) % 2 or len(p) // 2 > rank:
+        raise Unsupported(f"F.pad: {len(p)} padding values for rank {rank}")
+    if any(v < 0 for v in p):
+        raise Unsupported("negative padding (cropping) is not supported")
+    pairs = [(0, 0)] * rank
+    for i in range(len(p) // 2):
+        pairs[rank - 1 - i] = (p[2 * i], p[2 * i + 1])
+    return ss.ops.pad(x, tuple(pairs))
+
+
+_NO_OPERATOR = {
+    F.interpolate: "interpolate/upsample",
+    F.upsample: "interpolate/upsample",
+    F.conv_transpose1d: "conv_transpose",
+    F.conv_transpose2d: "conv_transpose",
+    F.conv_transpose3d: "conv_transpose",
+    F.unfold: "unfold (im2col)",
+    F.fold: "fold (col2im)",
+    F.pixel_shuffle: "pixel_shuffle",
+    F.grid_sample: "grid_sample",
+    F.embedding_bag: "embedding_bag",
+    F.cross_entropy: "cross_entropy",
+    F.nll_loss: "nll_loss",
+}
+
+
+def _no_operator(what: str) -> Any:
+    def fn(ctx: Ctx, *args: Any, **kwargs: Any) -> Any:
+        raise Unsupported(f"{what} has no symshape operator yet")
+
+    return fn
+
+
+for _fn, _what in _NO_OPERATOR.items():
+    converts(_fn)(_no_operator(_what))

@@ -1,0 +1,712 @@
+"""Shape and view calls, tensor indexing, and tensor factories.
+
+torch sizes map onto Relay's ``reshape`` exactly: ``-1`` is inferred, a size read from an input
+annotation is a dimension, and ``x.view(x.size(0), -1)`` (a dimension copied from the tensor
+being reshaped, at the same position) is Relay's ``0``, which needs no value. ``flatten`` and
+``unflatten`` with non-negative dims are reshapes with ``0``/``-1``/``-3``/``-4``/``-2``; dims
+counted from the end need the rank and are not supported.
+
+``x.transpose(a, b)`` swaps two axes of a tensor whose rank only inference knows. symshape's
+``transpose`` takes a full permutation, so this module registers one operator of its own through
+the public custom-operator API, ``torch.swapaxes`` (rule: the two axes, normalized against the
+rank once it is known, trade places); see the gap list.
+
+Indexing ``x[...]`` with ints, slices, ``None`` and ``...`` is a ``strided_slice`` over the
+indexed axes (axes after ``...`` counted from the end), a ``squeeze`` of the int-indexed axes
+(which makes ``x[5]`` require ``x.shape[0] > 5``) and ``expand_dims`` for each ``None``; one
+integer-tensor index is a ``take``.
+
+Factories (``zeros``, ``ones``, ``full``, ``arange``, ``torch.tensor``, ...) need their sizes at
+import time; ``arange(t)`` of an annotated size is a ``(t,)`` tensor.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import symshape as ss
+import torch
+from symshape.torch.context import Ctx, dtype_name
+from symshape.torch.convert.elementwise import cast, keys
+from symshape.torch.registry import converts
+from symshape.torch.values import NeedsShapeValues, Opaque, Unsupported, static_shape
+
+__all__ = [
+    "SWAPAXES",
+    "view",
+    "flatten",
+    "unflatten",
+    "permute",
+    "transpose",
+    "reverse_dims",
+    "expand",
+    "cat",
+    "split",
+    "sized",
+    "getitem",
+    "index_tensor",
+]
+
+aten = torch.ops.aten
+Size = int | ss.Dim
+
+
+# -- the one operator of our own ----------------------------------------------------------------
+
+
+@ss.relation("torch.swapaxes")
+def _swapaxes_rel(ctx: Any, args: Sequence[ss.Type], attrs: Any) -> bool:
+    """``swapaxes(x, axis1, axis2)``: the two axes (normalized against the rank) trade places."""
+    x, out = args[0], args[1]
+    if not isinstance(x, ss.TensorType):
+        return False
+    if x.ndim is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, ss.Tensor(None, x.dtype))
+        return True
+    r = x.ndim
+    axes = []
+    for name in ("axis1", "axis2"):
+        a = attrs.get(name)
+        if not isinstance(a, int) or not -r <= a < r:
+            ctx.fail("axis-out-of-range", f"swapaxes: axis {a} is out of range for `{x}` (rank {r})")
+        axes.append(a % r)
+    dims = list(x.dims)
+    dims[axes[0]], dims[axes[1]] = dims[axes[1]], dims[axes[0]]
+    ctx.assign(out, ss.Tensor(tuple(dims), x.dtype))
+    return True
+
+
+def _check_swapaxes(attrs: Any, nargs: int) -> None:
+    for name in ("axis1", "axis2"):
+        a = attrs.get(name)
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise ss.SymshapeError("bad-attribute", f"torch.swapaxes: {name} must be an int, got {a!r}")
+
+
+#: ``torch.swapaxes(x, axis1=a, axis2=b)``: ``x.transpose(a, b)`` for a tensor of any rank
+SWAPAXES = ss.register_op(
+    "torch.swapaxes",
+    "torch.swapaxes",
+    1,
+    check_attrs=_check_swapaxes,
+    doc="swap two axes (negative axes count from the end)",
+)
+
+
+# -- reshapes -----------------------------------------------------------------------------------
+
+
+def _spec(ctx: Ctx, x: ss.Expr, shape: Any, what: str) -> tuple[int | ss.Dim, ...]:
+    """A torch shape as Relay ``newshape``: copies of ``x``'s own sizes at their position are 0."""
+    if isinstance(shape, (list, tuple)) and len(shape) == 1 and isinstance(shape[0], (list, tuple, Opaque)):
+        shape = shape[0]
+    if isinstance(shape, Opaque):
+        if shape.of is x and shape.index == 0 and not shape.cascade:
+            return (-2,)
+        ctx.static(shape, what)
+    if not isinstance(shape, (list, tuple)):
+        shape = (shape,)
+    out: list[int | ss.Dim] = []
+    copies = literal_zero = False
+    for i, s in enumerate(shape):
+        if isinstance(s, Opaque) and not s.cascade and s.of is x and s.index == i:
+            out.append(0)
+            copies = True
+            continue
+        v = ctx.size(s, what)
+        if isinstance(v, int) and v == 0:
+            literal_zero = True
+        if isinstance(v, int) and v < -1:
+            raise Unsupported(f"{what}: invalid size {v}")
+        out.append(v)
+    if copies and literal_zero:
+        raise Unsupported(f"{what}: a size 0 together with sizes copied from the input")
+    if literal_zero:
+        raise Unsupported(f"{what}: empty shapes (a size 0) are not supported")
+    return tuple(out)
+
+
+@converts("view", "reshape", torch.reshape, aten.view, aten.reshape, aten._unsafe_view)
+def view(ctx: Ctx, input: Any, *shape: Any) -> Any:
+    """``x.view(*sizes)``, ``torch.reshape(x, sizes)``."""
+    x = ctx.tensor(input)
+    if len(shape) == 1 and isinstance(shape[0], torch.dtype):
+        raise Unsupported("a view as another dtype is not supported")
+    spec = _spec(ctx, x, shape, "the shape")
+    if spec == (-2,):
+        return x
+    return ss.ops.reshape(x, spec)
+
+
+@converts("view_as", "reshape_as")
+def view_as(ctx: Ctx, input: Any, other: Any) -> Any:
+    return ss.ops.reshape_like(ctx.tensor(input), ctx.tensor(other, "other"))
+
+
+def _merge(x: ss.Expr, start: int, count: int) -> ss.Expr:
+    """Merge ``count`` axes from ``start`` (pairwise ``-3`` reshapes)."""
+    for _ in range(count - 1):
+        x = ss.ops.reshape(x, (0,) * start + (-3, -2))
+    return x
+
+
+def _nonneg(ctx: Ctx, x: ss.Expr, axis: int, what: str, extra: int = 0) -> int:
+    """``axis`` counted from the front; a negative one needs the rank (an input, a parameter, or
+    an exported program's node)."""
+    if axis >= 0:
+        return axis
+    r = ctx.rank(x)
+    if r is None:
+        raise Unsupported(f"a {what} counted from the end needs the rank, which only inference knows")
+    return axis + r + extra
+
+
+@converts(*keys("flatten", aten.flatten, inplace=False))
+def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
+    """``torch.flatten(x, start_dim, end_dim)``: ``(0,) * start + (-1,)`` up to the last axis,
+    pairwise ``-3`` merges otherwise."""
+    x = ctx.tensor(input)
+    e = ctx.axis(end_dim, "end_dim")
+    s = _nonneg(ctx, x, ctx.axis(start_dim, "start_dim"), "start_dim")
+    if e == -1:
+        return ss.ops.reshape(x, (0,) * s + (-1,))
+    e = _nonneg(ctx, x, e, "end_dim")
+    if e < s:
+        raise Unsupported(f"flatten: end_dim {e} is before start_dim {s}")
+    return _merge(x, s, e - s + 1) if e > s else x
+
+
+@converts(*keys("unflatten", aten.unflatten, inplace=False))
+def unflatten(ctx: Ctx, input: Any, dim: Any, sizes: Any) -> Any:
+    """``x.unflatten(dim, sizes)``: chained ``-4`` splits."""
+    x = ctx.tensor(input)
+    d = _nonneg(ctx, x, ctx.axis(dim), "dim")
+    sz = list(ctx.sizes(sizes, "sizes"))
+    if sz.count(-1) > 1:
+        raise Unsupported("at most one size can be -1")
+    for j in range(len(sz) - 1):
+        head = sz[j]
+        rest = sz[j + 1 :]
+        if head == -1:
+            tail: Size = _product(rest)
+        elif len(rest) == 1:
+            tail = rest[0]
+        else:
+            tail = -1
+        x = ss.ops.reshape(x, (0,) * (d + j) + (-4, head, tail, -2))
+    return x
+
+
+def _product(xs: Sequence[Size]) -> Size:
+    out: Size = 1
+    for v in xs:
+        out = out * v
+    return out
+
+
+# -- permutations -------------------------------------------------------------------------------
+
+
+@converts(*keys("permute", inplace=False))
+def permute(ctx: Ctx, input: Any, *dims: Any) -> Any:
+    """``x.permute(*dims)`` (a full permutation)."""
+    x = ctx.tensor(input)
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = tuple(dims[0])
+    return ss.ops.transpose(x, ctx.ints(list(dims), "dims"))
+
+
+@converts(*keys("transpose", torch.swapaxes, torch.swapdims, "swapaxes", "swapdims"))
+def transpose(ctx: Ctx, input: Any, dim0: Any, dim1: Any) -> Any:
+    """``x.transpose(a, b)``: the ``torch.swapaxes`` operator (any rank)."""
+    return SWAPAXES(ctx.tensor(input), axis1=ctx.axis(dim0), axis2=ctx.axis(dim1))
+
+
+@converts(*keys("t", aten.numpy_T))
+def reverse_dims(ctx: Ctx, input: Any) -> Any:
+    """``x.t()`` / ``x.T``: all axes reversed."""
+    return ss.ops.transpose(ctx.tensor(input))
+
+
+@converts(*keys("movedim", torch.moveaxis, "moveaxis"))
+def movedim(ctx: Ctx, input: Any, source: Any, destination: Any) -> Any:
+    x = ctx.tensor(input)
+    rank = ctx.rank(x)
+    if rank is None:
+        raise Unsupported("movedim needs the rank, which only inference knows")
+    r = rank
+    src, dst = ctx.ints(source, "source"), ctx.ints(destination, "destination")
+    order = [i for i in range(r) if i not in {s % r for s in src}]
+    for s, d in sorted(zip((s % r for s in src), (d % r for d in dst)), key=lambda p: p[1]):
+        order.insert(d, s)
+    return ss.ops.transpose(x, order)
+
+
+@converts(*keys("unsqueeze"))
+def unsqueeze(ctx: Ctx, input: Any, dim: Any) -> Any:
+    return ss.ops.expand_dims(ctx.tensor(input), axis=ctx.axis(dim))
+
+
+@converts(*keys("squeeze"))
+def squeeze(ctx: Ctx, input: Any, dim: Any = None) -> Any:
+    """``x.squeeze(dim)`` requires that axis to be 1 (torch leaves other sizes alone; see the gap
+    list); ``x.squeeze()`` drops the axes that are 1."""
+    x = ctx.tensor(input)
+    if dim is None:
+        return ss.ops.squeeze(x)
+    return ss.ops.squeeze(x, axis=list(ctx.ints(dim, "dim")))
+
+
+# -- broadcasting -------------------------------------------------------------------------------
+
+
+@converts(*keys("expand", "broadcast_to", torch.broadcast_to, inplace=False))
+def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
+    """``x.expand(*sizes)``: ``broadcast_to`` when every size is known (``-1`` of an input or a
+    parameter is its dimension). Otherwise ``x + zeros(sizes with -1 as 1)``, with an axis given
+    as 1 required to be 1: exactly torch's rule (each axis of ``x`` is 1 or the target, ``-1``
+    keeps it)."""
+    x = ctx.tensor(input)
+    if "size" in kwargs:
+        sizes = (kwargs["size"],)
+    target = list(ctx.sizes(sizes, "the sizes"))
+    keep = [i for i, s in enumerate(target) if isinstance(s, int) and s == -1]
+    if keep:
+        shape = static_shape(x)
+        if shape is None:
+            out = x
+            for i, s in enumerate(target):
+                if isinstance(s, int) and s == 1:
+                    out = sized(out, i - len(target), 1)
+            ones = [1 if i in keep else s for i, s in enumerate(target)]
+            return ss.ops.add(out, ss.ops.cast_like(ss.ops.zeros(ones, "float32"), x))
+        lead = len(target) - len(shape)
+        for i in keep:
+            if i < lead:
+                raise Unsupported("-1 is not allowed for a new leading dimension")
+            target[i] = shape[i - lead]
+    return ss.ops.broadcast_to(x, target)
+
+
+@converts("expand_as", aten.expand_as)
+def expand_as(ctx: Ctx, input: Any, other: Any) -> Any:
+    """``x.expand_as(y)``: ``broadcast_to(x, y.shape)`` when ``y``'s shape is known, otherwise
+    ``x + zeros_like(y)`` required to have ``y``'s element count (so ``x``'s axes are 1 or
+    ``y``'s)."""
+    x, y = ctx.tensor(input), ctx.tensor(other, "other")
+    shape = static_shape(y)
+    if shape is not None:
+        return ss.ops.broadcast_to(x, shape)
+    return ss.ops.reshape_like(ss.ops.add(x, ss.ops.cast_like(ss.ops.zeros_like(y), x)), y)
+
+
+@converts(*keys("repeat", inplace=False))
+def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
+    """``x.repeat(*sizes)`` of a tensor whose rank is known: new leading axes, then each axis
+    concatenated ``r`` times."""
+    x = ctx.tensor(input)
+    reps = ctx.ints(
+        list(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else list(sizes), "sizes"
+    )
+    rank = ctx.rank(x)
+    if rank is None:
+        raise Unsupported("repeat of a computed tensor needs its rank, which only inference knows (tile)")
+    if len(reps) < rank:
+        raise Unsupported("repeat needs at least one size per dimension")
+    out = x
+    if len(reps) > rank:
+        out = ss.ops.expand_dims(out, axis=0, num_newaxis=len(reps) - rank)
+    for axis, r in enumerate(reps):
+        if r != 1:
+            v = ctx.let(out, f"tile{axis}")
+            out = ss.ops.concatenate([v] * r, axis=axis)
+    return out
+
+
+# -- joining and splitting ----------------------------------------------------------------------
+
+
+@converts(*keys("cat", torch.concat, torch.concatenate, aten.concat, inplace=False))
+def cat(ctx: Ctx, tensors: Any, dim: Any = 0, *, axis: Any = None, out: Any = None) -> Any:
+    xs = [ctx.tensor(t, "each tensor") for t in ctx_list(tensors)]
+    return ss.ops.concatenate(xs, axis=ctx.axis(axis if axis is not None else dim))
+
+
+@converts(*keys("stack", inplace=False))
+def stack(ctx: Ctx, tensors: Any, dim: Any = 0, *, out: Any = None) -> Any:
+    xs = [ctx.tensor(t, "each tensor") for t in ctx_list(tensors)]
+    return ss.ops.stack(xs, axis=ctx.axis(dim))
+
+
+def ctx_list(v: Any) -> list[Any]:
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    raise Unsupported("expected a list of tensors")
+
+
+def sized(x: ss.Expr, axis: int, n: Size) -> ss.Expr:
+    """``x``, required to have ``n`` elements along ``axis`` (a ``bias_add`` of a length-``n``
+    vector states exactly that)."""
+    return ss.ops.bias_add(x, ss.ops.cast_like(ss.Constant(shape=(n,), dtype="float32"), x), axis=axis)
+
+
+def _pieces(ctx: Ctx, call: ss.Expr, n: int) -> tuple[ss.Expr, ...]:
+    v = ctx.let(call, "pieces")
+    return tuple(v[i] for i in range(n))
+
+
+@converts(*keys("split", aten.split_with_sizes, "split_with_sizes", inplace=False))
+def split(ctx: Ctx, input: Any, split_size_or_sections: Any, dim: Any = 0) -> Any:
+    """``x.split(size, dim)`` (the size of ``dim`` must be known, or the number of pieces given by
+    an exported program's node) or ``x.split([a, b, c], dim)`` (the sizes must add up to it)."""
+    x = ctx.tensor(input)
+    axis = ctx.axis(dim)
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = ctx.ints(list(split_size_or_sections), "the sizes")
+        bounds = [sum(sizes[: i + 1]) for i in range(len(sizes) - 1)]
+        parts = ctx.let(ss.ops.split(x, bounds, axis=axis), "pieces")
+        return tuple(parts[i] for i in range(len(sizes) - 1)) + (
+            sized(parts[len(sizes) - 1], axis, sizes[-1]),
+        )
+    s = ctx.integer(split_size_or_sections, "split_size")
+    shape = static_shape(x)
+    d = shape[axis] if shape is not None and -len(shape) <= axis < len(shape) else None
+    if (d is None or not d.is_constant) and ctx.num_outputs is not None:
+        # an exported program's node says how many pieces there are (as an ONNX Split's outputs):
+        # all but the last have `s` elements
+        n = ctx.num_outputs
+        return _pieces(ctx, ss.ops.split(x, [s * (i + 1) for i in range(n - 1)], axis=axis), n)
+    if d is None or not d.is_constant:
+        raise Unsupported(
+            f"split by size {s} needs the size of dim {axis}, which only inference knows "
+            "(pass the section sizes, or use chunk)"
+        )
+    total = int(d.constant_value)  # type: ignore[arg-type]
+    n = max(1, -(-total // s))
+    if total % s == 0:
+        return _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
+    return _pieces(ctx, ss.ops.split(x, [s * (i + 1) for i in range(n - 1)], axis=axis), n)
+
+
+@converts(*keys("chunk", inplace=False))
+def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
+    """``x.chunk(n, dim)``: ``n`` equal sections (the size of ``dim`` must divide)."""
+    n = ctx.integer(chunks, "chunks")
+    return _pieces(ctx, ss.ops.split(ctx.tensor(input), n, axis=ctx.axis(dim)), n)
+
+
+@converts(*keys("unbind", inplace=False))
+def unbind(ctx: Ctx, input: Any, dim: Any = 0) -> Any:
+    x = ctx.tensor(input)
+    axis = ctx.axis(dim)
+    shape = static_shape(x)
+    if shape is None or not shape[axis].is_constant:
+        raise Unsupported("unbind needs the size of the dim, which only inference knows")
+    n = int(shape[axis].constant_value)  # type: ignore[arg-type]
+    parts = _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
+    return tuple(ss.ops.squeeze(p, axis=[axis]) for p in parts)
+
+
+# -- indexing -----------------------------------------------------------------------------------
+
+
+def _bound(ctx: Ctx, v: Any, what: str) -> int | None:
+    if v is None:
+        return None
+    s = ctx.size(v, what)
+    if not isinstance(s, int):
+        raise Unsupported(
+            f"a slice bound `{s}` (a symbolic size) is not supported yet: strided_slice takes ints"
+        )
+    return s
+
+
+@converts(operator.getitem)
+def getitem(ctx: Ctx, obj: Any, index: Any) -> Any:
+    """``obj[index]``: a Python container, a run-time size tuple, or tensor indexing."""
+    if isinstance(obj, ss.Expr):
+        return index_tensor(ctx, obj, index)
+    if isinstance(obj, Opaque):
+        if obj.cascade:
+            return obj.derived("any")
+        if isinstance(index, Opaque):
+            return index.derived("int")
+        return obj.item(index) if obj.kind == "sizes" else obj.derived("any")
+    if isinstance(index, Opaque):
+        return index.derived("any")
+    if isinstance(obj, (tuple, list, dict)):
+        try:
+            return obj[index]
+        except (IndexError, KeyError, TypeError) as e:
+            raise Unsupported(f"indexing a {type(obj).__name__}: {e}") from None
+    raise Unsupported(f"indexing a {type(obj).__name__} is not supported")
+
+
+def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
+    """Basic (and one integer-tensor) indexing, see the module docstring."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        raise Unsupported("more than one `...` in an index")
+    tensors = [it for it in items if isinstance(it, ss.Expr)]
+    if len(tensors) > 1:
+        raise Unsupported("indexing with several tensors (advanced indexing) is not supported")
+    e = items.index(Ellipsis) if Ellipsis in items else len(items)
+    before, after = items[:e], items[e + 1 :]
+
+    def consumes(it: Any) -> bool:
+        return it is not None
+
+    # the axis of each consuming item: counted from the front before `...`, from the end after
+    axes: list[tuple[Any, int]] = []
+    k = 0
+    for it in before:
+        if consumes(it):
+            axes.append((it, k))
+            k += 1
+    n_after = sum(1 for it in after if consumes(it))
+    k = -n_after
+    for it in after:
+        if consumes(it):
+            axes.append((it, k))
+            k += 1
+    begin: list[int | None] = []
+    end: list[int | None] = []
+    strides: list[int] = []
+    slice_axes: list[int] = []
+    squeeze_axes: list[int] = []
+    take: tuple[ss.Expr, int] | None = None
+    for it, axis in axes:
+        if isinstance(it, slice):
+            if it.start is None and it.stop is None and it.step is None:
+                continue
+            step = _bound(ctx, it.step, "a slice step")
+            if step is not None and step <= 0:
+                raise Unsupported("slice steps must be positive")
+            begin.append(_bound(ctx, it.start, "a slice start"))
+            end.append(_bound(ctx, it.stop, "a slice end"))
+            strides.append(step or 1)
+            slice_axes.append(axis)
+        elif isinstance(it, ss.Expr):
+            take = (it, axis)
+        else:
+            i = _bound(ctx, it, "an index")
+            assert i is not None
+            begin.append(i)
+            end.append(i + 1 if i != -1 else None)
+            strides.append(1)
+            slice_axes.append(axis)
+            squeeze_axes.append(axis)
+    if take is not None and (squeeze_axes or any(it is None for it in items)):
+        raise Unsupported("a tensor index together with int or None indices is not supported")
+    out = x
+    if slice_axes:
+        out = ss.ops.strided_slice(out, begin, end, strides=strides, axes=slice_axes)
+    if squeeze_axes:
+        out = ss.ops.squeeze(out, axis=squeeze_axes)
+    if take is not None:
+        idx, axis = take
+        out = ss.ops.take(out, idx, axis=axis)
+    # None: new axes (front part left to right, back part right to left)
+    pos = 0
+    for it in before:
+        if it is None:
+            out = ss.ops.expand_dims(out, axis=pos)
+            pos += 1
+        elif not (isinstance(it, int) and not isinstance(it, bool)) and not isinstance(it, (ss.Dim, Opaque)):
+            pos += 1
+    trailing = 0
+    for it in reversed(after):
+        if it is None:
+            out = ss.ops.expand_dims(out, axis=-(trailing + 1))
+            trailing += 1
+        elif not (isinstance(it, int) and not isinstance(it, bool)) and not isinstance(it, (ss.Dim, Opaque)):
+            trailing += 1
+    return out
+
+
+@converts(*keys("narrow", inplace=False))
+def narrow(ctx: Ctx, input: Any, dim: Any, start: Any, length: Any) -> Any:
+    """``x.narrow(dim, start, length)``: a slice that must have ``length`` elements."""
+    x = ctx.tensor(input)
+    axis, b = ctx.axis(dim), ctx.integer(start, "start")
+    n = ctx.integer(length, "length")
+    return sized(ss.ops.strided_slice(x, [b], [b + n], axes=[axis]), axis, n)
+
+
+@converts(*keys("select", inplace=False))
+def select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
+    """``x.select(dim, i)``: ``x[..., i, ...]`` at ``dim``."""
+    x = ctx.tensor(input)
+    axis, i = ctx.axis(dim), ctx.integer(index, "index")
+    out = ss.ops.strided_slice(x, [i], [i + 1 if i != -1 else None], axes=[axis])
+    return ss.ops.squeeze(out, axis=[axis])
+
+
+@converts(*keys("index_select", inplace=False))
+def index_select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
+    return ss.ops.take(ctx.tensor(input), ctx.tensor(index, "index"), axis=ctx.axis(dim))
+
+
+@converts(aten.slice)
+def aten_slice(ctx: Ctx, input: Any, dim: Any = 0, start: Any = None, end: Any = None, step: Any = 1) -> Any:
+    """``aten.slice.Tensor(x, dim, start, end, step)`` (``end`` may be the int64 maximum)."""
+    x = ctx.tensor(input)
+    e = _bound(ctx, end, "a slice end")
+    if e is not None and e >= 2**62:
+        e = None
+    b = _bound(ctx, start, "a slice start")
+    return ss.ops.strided_slice(x, [b or 0], [e], strides=[ctx.integer(step, "step")], axes=[ctx.axis(dim)])
+
+
+@converts(aten.index)
+def aten_index(ctx: Ctx, input: Any, indices: Any) -> Any:
+    """``aten.index.Tensor(x, [None, idx])``: one integer-tensor index."""
+    x = ctx.tensor(input)
+    items = list(indices)
+    return index_tensor(ctx, x, tuple(slice(None) if it is None else it for it in items))
+
+
+# -- factories ----------------------------------------------------------------------------------
+
+
+def _factory_shape(ctx: Ctx, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Size, ...]:
+    if "size" in kwargs:
+        args = (kwargs.pop("size"),)
+    return ctx.sizes(list(args), "the size")
+
+
+def _dtype(ctx: Ctx, dtype: Any, default: str) -> str:
+    return default if dtype is None else dtype_name(ctx.static(dtype, "dtype"))
+
+
+@converts(torch.zeros, torch.ones, torch.empty, torch.rand, torch.randn, aten.zeros, aten.ones, aten.empty)
+def factory(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``torch.zeros(*size)`` and friends: a tensor of the given shape."""
+    shape = _factory_shape(ctx, args, kwargs)
+    dt = _dtype(ctx, dtype, "float32")
+    target = ctx.node_target
+    name = getattr(getattr(target, "overloadpacket", target), "__name__", "")
+    if name == "zeros":
+        return ss.ops.zeros(shape, dt)
+    if name == "ones":
+        return ss.ops.ones(shape, dt)
+    return ss.Constant(shape=shape, dtype=dt)
+
+
+@converts(torch.full, aten.full)
+def full(ctx: Ctx, size: Any, fill_value: Any, *, dtype: Any = None, **kwargs: Any) -> Any:
+    shape = ctx.sizes(size, "the size")
+    default = (
+        "bool" if isinstance(fill_value, bool) else "int64" if isinstance(fill_value, int) else "float32"
+    )
+    return ss.Constant(shape=shape, dtype=_dtype(ctx, dtype, default))
+
+
+@converts(torch.randint)
+def randint(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``torch.randint([low,] high, size)``."""
+    size = kwargs.get("size", args[-1] if args else None)
+    return ss.Constant(shape=ctx.sizes(size, "the size"), dtype=_dtype(ctx, dtype, "int64"))
+
+
+@converts(
+    "new_zeros",
+    "new_ones",
+    "new_empty",
+    "new_full",
+    aten.new_zeros,
+    aten.new_ones,
+    aten.new_empty,
+    aten.new_full,
+)
+def new_factory(ctx: Ctx, input: Any, *size: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``x.new_zeros(*size)`` (``new_full(size, value)``): like ``x``'s dtype unless ``dtype`` is
+    given."""
+    x = ctx.tensor(input)
+    target = ctx.node_target
+    name = getattr(getattr(target, "overloadpacket", target), "__name__", str(target))
+    if "size" in kwargs:
+        size = (kwargs.pop("size"),)
+    if "full" in name:
+        size = size[:1]
+    shape = ctx.sizes(size, "the size")
+    out = ss.ops.zeros(shape, "float32")
+    return cast(ctx, out, dtype) if dtype is not None else ss.ops.cast_like(out, x)
+
+
+@converts(torch.arange, aten.arange)
+def arange(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``torch.arange([start,] end[, step])``: ``(n,)`` with ``n`` from static bounds (``arange(t)``
+    of an annotated size ``t`` is ``(t,)``)."""
+    vals = list(args) + [kwargs[k] for k in ("start", "end", "step") if k in kwargs]
+    if len(vals) == 1:
+        start, end, step = 0, vals[0], 1
+    elif len(vals) == 2:
+        start, end, step = vals[0], vals[1], 1
+    else:
+        start, end, step = vals[0], vals[1], vals[2]
+    for v in (start, end, step):
+        if isinstance(v, Opaque):
+            raise NeedsShapeValues("arange", v)
+    start, end, step = (ctx.static(v, "a bound") for v in (start, end, step))
+    floats = any(isinstance(v, float) for v in (start, end, step))
+    if floats:
+        if any(isinstance(v, ss.Dim) for v in (start, end, step)):
+            raise Unsupported("arange with float bounds and a symbolic size")
+        n: Size = max(0, math.ceil((end - start) / step))
+    elif step == 1:
+        n = end - start
+    elif isinstance(step, int) and step > 0:
+        n = (end - start + step - 1) // step
+    elif isinstance(step, int) and step < 0:
+        n = (start - end - step - 1) // (-step)
+    else:
+        raise Unsupported(f"arange step {step}")
+    if isinstance(n, ss.Dim) and n.is_constant:
+        n = int(n.constant_value)  # type: ignore[arg-type]
+    if isinstance(n, int) and n < 0:
+        raise Unsupported("arange with end < start")
+    return ss.Constant(shape=(n,), dtype=_dtype(ctx, dtype, "float32" if floats else "int64"))
+
+
+def _nested_shape(v: Any) -> tuple[tuple[int, ...], str]:
+    if isinstance(v, (list, tuple)):
+        if not v:
+            return (0,), "float32"
+        inner = [_nested_shape(x) for x in v]
+        shapes = {s for s, _ in inner}
+        if len(shapes) != 1:
+            raise Unsupported("a ragged nested list")
+        dts = {d for _, d in inner}
+        dt = "float32" if "float32" in dts else "int64" if "int64" in dts else "bool"
+        return (len(v), *inner[0][0]), dt
+    if isinstance(v, bool):
+        return (), "bool"
+    if isinstance(v, int):
+        return (), "int64"
+    if isinstance(v, float):
+        return (), "float32"
+    raise Unsupported(f"torch.tensor of {type(v).__name__}")
+
+
+@converts(torch.tensor, torch.as_tensor, torch.scalar_tensor, aten.scalar_tensor)
+def tensor(ctx: Ctx, data: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``torch.tensor(data)``: the shape of the nested lists."""
+    if isinstance(data, ss.Expr):
+        return cast(ctx, data, dtype) if dtype is not None else data
+    if isinstance(data, Opaque):
+        return ss.Constant(shape=(), dtype=_dtype(ctx, dtype, "int64" if data.kind == "int" else "float32"))
+    shape, dt = _nested_shape(ctx.static(data, "the data"))
+    return ss.Constant(shape=shape, dtype=_dtype(ctx, dtype, dt))
+
+
+@converts(torch.eye)
+def eye(ctx: Ctx, n: Any, m: Any = None, *, dtype: Any = None, **kwargs: Any) -> Any:
+    rows = ctx.size(n, "n")
+    cols = ctx.size(m, "m") if m is not None else rows
+    return ss.Constant(shape=(rows, cols), dtype=_dtype(ctx, dtype, "float32"))

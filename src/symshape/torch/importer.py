@@ -1,0 +1,378 @@
+"""The fx-graph walker: one symshape program per model (the layout of ``torch.fx.Interpreter``).
+
+``graph.nodes`` are visited in order. A node dispatches on ``node.op``:
+
+* ``placeholder``: a model input becomes a parameter of the program, annotated with the user's
+  type (its span is the name in ``def forward``); in an exported program, placeholders that stand
+  for parameters, buffers and constants become the parameter variables below;
+* ``get_attr``: a parameter, buffer or constant tensor of the model;
+* ``call_function``, ``call_method``, ``call_module``: the converter for the callable, the method
+  name, or the module's class (:mod:`symshape.torch.registry`), called with the node's arguments
+  (nodes replaced by their values);
+* ``output``: the program's result (a tuple for several outputs).
+
+Model parameters and buffers become program parameters too, named as the model's source spells
+them (``self.fc2.weight``), annotated with their concrete shapes and located at the ``__init__``
+line that defines them, so an error's notes read ``self.fc2.weight is annotated
+Tensor[(10, 3136), float32]`` at ``self.fc2 = nn.Linear(3136, 10)``. Each converted node is bound
+with ``Let`` to a variable named after the node; its expressions get the node's span.
+
+A node the importer cannot convert gets one ``unsupported-op`` diagnostic (naming the call and
+its line) and stands for a tensor of unknown rank and dtype, so the rest of the model is still
+checked; uses that depend on it are not reported again. Nothing a model contains raises from here
+except bad API input (a missing input type).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch.fx
+
+import symshape as ss
+import torch
+from symshape.errors import INVALID_ARGUMENT
+from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
+from symshape.torch.context import Cascade, Ctx, dtype_name, scalar_dtype
+from symshape.torch.registry import lookup, target_name
+from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path
+from symshape.torch.values import (
+    NeedsShapeValues,
+    Opaque,
+    Unsupported,
+    static_shape,
+    unsupported_diagnostic,
+)
+
+__all__ = ["Imported", "Importer", "ExportInfo"]
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+@dataclass(frozen=True)
+class ExportInfo:
+    """What an ``ExportedProgram`` adds to its graph: which placeholders are parameters,
+    buffers and constants, their tensors, and which outputs are the user's."""
+
+    placeholder_targets: Mapping[str, str]  # placeholder name -> parameter/buffer/constant path
+    tensors: Mapping[str, Any]  # path -> tensor
+    user_inputs: tuple[str, ...]  # placeholder names of the user's inputs, in order
+    user_outputs: tuple[int, ...] | None  # positions of the user's outputs among the graph's
+
+
+@dataclass
+class Imported:
+    """The program built from a graph, and how its nodes map onto it."""
+
+    program: ss.Function
+    values: dict[str, Any]  # node name -> value (see symshape.torch.values)
+    diagnostics: list[ss.Diagnostic]
+    graph: torch.fx.Graph
+    root: Any
+    params: dict[str, ss.Var] = field(default_factory=dict)  # model path -> variable
+
+
+class Importer:
+    """Walks one fx graph (see the module docstring)."""
+
+    def __init__(
+        self,
+        graph: torch.fx.Graph,
+        root: Any,
+        input_types: Mapping[str, ss.Type],
+        *,
+        classes: Mapping[str, type] | None = None,
+        forward: Any = None,
+        export: ExportInfo | None = None,
+        constants: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.graph = graph
+        self.constants = dict(constants or {})  # placeholder -> a concrete argument's value
+        self.root = root
+        self.input_types = dict(input_types)
+        self.export = export
+        if classes is None:
+            classes = {name: type(m) for name, m in root.named_modules()} if root is not None else {}
+        self.spans = SpanFinder(classes, _TORCH_DIR)
+        self.forward_spans = self.spans.forward_args(forward) if forward is not None else {}
+        self.forward_span = _def_span(forward)
+        self.env: dict[str, Any] = {}
+        self.bindings: list[tuple[ss.Var, ss.Expr]] = []
+        self.inputs: list[ss.Var] = []
+        self.unknowns: list[ss.Var] = []
+        self.params: dict[str, ss.Var] = {}
+        self._param_none: set[str] = set()
+        self.owned: set[int] = set()  # ids of expressions whose span is final
+        self.diagnostics: list[ss.Diagnostic] = []
+        self._unknown_of: dict[str, ss.Var] = {}
+        self._ranks: dict[int, int] = {}  # id(var) -> rank torch recorded (exported programs)
+        self._output: ss.Expr = ss.Tuple([])
+
+    # -- entry ---------------------------------------------------------------------------------
+    def run(self) -> Imported:
+        for node in self.graph.nodes:
+            self.spans.learn_module_stack(node.meta.get("nn_module_stack"))
+        for node in self.graph.nodes:
+            self._visit(node)
+        body: ss.Expr = self._output
+        for v, e in reversed(self.bindings):
+            let = ss.Let(v, e, body)
+            let.span = v.span
+            body = let
+        params = [*self.inputs, *self.unknowns, *self.params.values()]
+        fn = ss.Function(params, body)
+        fn.span = self.forward_span
+        return Imported(fn, self.env, self.diagnostics, self.graph, self.root, dict(self.params))
+
+    def _visit(self, node: torch.fx.Node) -> None:
+        match node.op:
+            case "placeholder":
+                self.env[node.name] = self._placeholder(node)
+            case "get_attr":
+                self.env[node.name] = self._get_attr(node)
+            case "call_function" | "call_method" | "call_module":
+                value = self.env[node.name] = self._call(node)
+                val = node.meta.get("val")
+                if isinstance(value, ss.Var) and isinstance(val, torch.Tensor):
+                    self._ranks[id(value)] = val.dim()
+            case "output":
+                self._output = self._output_expr(node)
+                self.env[node.name] = self._output
+            case other:  # pragma: no cover - fx has no other opcodes
+                raise AssertionError(other)
+
+    # -- inputs and parameters -----------------------------------------------------------------
+    def _placeholder(self, node: torch.fx.Node) -> Any:
+        if self.export is not None and node.name in self.export.placeholder_targets:
+            var = self.param(self.export.placeholder_targets[node.name])
+            return var if var is not None else None
+        name = str(node.target)
+        if name in self.constants:
+            return self.constants[name]
+        t = self.input_types.get(name)
+        if t is None:
+            if node.args:  # a forward argument with a default value: that value
+                return node.args[0]
+            raise ss.SymshapeError(INVALID_ARGUMENT, f"no type given for the model input {name!r}")
+        v = ss.var(name, t)
+        v.span = self.forward_spans.get(name, self.forward_span)
+        self.inputs.append(v)
+        self.owned.add(id(v))
+        return v
+
+    def _tensor_at(self, path: str) -> Any:
+        if self.export is not None:
+            return self.export.tensors.get(path)
+        obj = self.root
+        for part in path.split("."):
+            obj = getattr(obj, part, None)
+            if obj is None:
+                return None
+        return obj
+
+    def param(self, path: str) -> ss.Var | None:
+        """The variable of the model's parameter/buffer/constant tensor at ``path``."""
+        hit = self.params.get(path)
+        if hit is not None or path in self._param_none:
+            return hit
+        t = self._tensor_at(path)
+        if not isinstance(t, torch.Tensor):
+            self._param_none.add(path)
+            return None
+        ty = ss.Tensor(tuple(int(s) for s in t.shape), dtype_name(t.dtype))
+        v = ss.var(pythonic_path(path), ty)
+        v.span = self.spans.definition(path)
+        self.owned.add(id(v))
+        self.params[path] = v
+        return v
+
+    def _get_attr(self, node: torch.fx.Node) -> Any:
+        path = str(node.target)
+        v = self.param(path)
+        if v is not None:
+            return v
+        obj = self._tensor_at(path)
+        if isinstance(obj, (int, float, bool, str)) or obj is None:
+            return obj
+        return self._fail(node, f"attribute `{pythonic_path(path)}` ({type(obj).__name__}) is not supported")
+
+    # -- calls ---------------------------------------------------------------------------------
+    def _node_span(self, node: torch.fx.Node) -> ss.Span | None:
+        if SPAN_META in node.meta:
+            span: ss.Span | None = node.meta[SPAN_META]
+            return span
+        stack = node.meta.get("nn_module_stack")
+        inner = None
+        if stack:
+            last = list(stack.values())[-1]
+            inner = last[0] if isinstance(last, tuple) else None
+        return self.spans.node(node.stack_trace, call_needles(node.op, node.target, inner))
+
+    def _call(self, node: torch.fx.Node) -> Any:
+        span = self._node_span(node)
+        module = None
+        path = ""
+        if node.op == "call_module":
+            path = str(node.target)
+            module = self.root.get_submodule(path)
+            key: Any = type(module)
+        else:
+            key = node.target
+        name = target_name(node.op, key)
+        conv = lookup(node.op, key)
+        args = torch.fx.node.map_arg(node.args, lambda n: self.env[n.name])
+        kwargs = torch.fx.node.map_arg(node.kwargs, lambda n: self.env[n.name])
+        if conv is None:
+            if node.op == "call_module":
+                msg = f"unsupported module `{name}` (`{pythonic_path(path)}`)"
+            else:
+                msg = f"unsupported call `{name}`"
+            return self._fail(node, msg, span)
+        val = node.meta.get("val")
+        outputs = len(val) if isinstance(val, (list, tuple)) else None
+        ctx = Ctx(self, node.name, span, module, path, node.target, outputs)
+        n_bindings = len(self.bindings)
+        try:
+            value = conv(ctx, *args, **kwargs)
+        except Cascade:
+            del self.bindings[n_bindings:]
+            return self._unknown(node)
+        except NeedsShapeValues as e:
+            del self.bindings[n_bindings:]
+            if e.value.cascade:
+                return self._unknown(node)
+            return self._fail(node, f"`{name}`: {e.message}", span, e.notes)
+        except Unsupported as e:
+            del self.bindings[n_bindings:]
+            return self._fail(node, f"`{name}`: {e.message}", span, e.notes)
+        except ss.SymshapeError as e:
+            del self.bindings[n_bindings:]
+            self.diagnostics.append(ss.Diagnostic(e.code, f"`{name}`: {e.message}", span))
+            return self._unknown(node)
+        except Exception as e:  # never a traceback from inside a converter
+            del self.bindings[n_bindings:]
+            return self._fail(
+                node, f"`{name}` with these arguments is not supported ({type(e).__name__}: {e})", span
+            )
+        for _, bound in self.bindings[n_bindings:]:
+            self._own(bound, span)
+        return self._bind(node.name, value, span)
+
+    def _bind(self, name: str, value: Any, span: ss.Span | None) -> Any:
+        if isinstance(value, ss.Expr):
+            if isinstance(value, ss.Var) or id(value) in self.owned:
+                return value
+            self._own(value, span)
+            v = ss.var(name)
+            v.span = span
+            self.owned.add(id(v))
+            self.bindings.append((v, value))
+            return v
+        if isinstance(value, (tuple, list)):
+            items = [self._bind(f"{name}_{i}", x, span) for i, x in enumerate(value)]
+            return tuple(items) if isinstance(value, tuple) else items
+        return value
+
+    def _own(self, e: ss.Expr, span: ss.Span | None) -> None:
+        """Give ``e`` and its new sub-expressions the node's span."""
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if id(x) in self.owned:
+                continue
+            self.owned.add(id(x))
+            x.span = span
+            stack.extend(_operands(x))
+
+    def _fail(
+        self,
+        node: torch.fx.Node,
+        message: str,
+        span: ss.Span | None = None,
+        notes: Sequence[tuple[str, ss.Span | None]] = (),
+    ) -> Any:
+        span = span if span is not None else self._node_span(node)
+        self.diagnostics.append(unsupported_diagnostic(f"{message} (fx node `{node.name}`)", span, notes))
+        return self._unknown(node)
+
+    def _unknown(self, node: torch.fx.Node) -> Opaque:
+        """The value of a node that could not be converted: it may be a tensor or a number."""
+        return Opaque(node.name, f"the result of `{node.name}`", None, "any", cascade=True)
+
+    def let(self, name: str, e: ss.Expr, span: ss.Span | None) -> ss.Var:
+        v = ss.var(name)
+        v.span = span
+        self.owned.add(id(v))
+        self.bindings.append((v, e))
+        return v
+
+    def rank_of(self, e: ss.Expr) -> int | None:
+        shape = static_shape(e)
+        if shape is not None:
+            return len(shape)
+        return self._ranks.get(id(e))
+
+    def unknown_tensor(self, value: Opaque) -> ss.Var:
+        """A tensor of unknown rank and dtype standing for a node that could not be converted."""
+        v = self._unknown_of.get(value.origin)
+        if v is None:
+            v = ss.var(value.origin, ss.Tensor(None, None))
+            v.span = value.span
+            self.owned.add(id(v))
+            self.unknowns.append(v)
+            self._unknown_of[value.origin] = v
+        return v
+
+    # -- output --------------------------------------------------------------------------------
+    def _output_expr(self, node: torch.fx.Node) -> ss.Expr:
+        value = torch.fx.node.map_arg(node.args[0], lambda n: self.env[n.name])
+        if (
+            self.export is not None
+            and self.export.user_outputs is not None
+            and isinstance(value, (tuple, list))
+        ):
+            value = tuple(value[i] for i in self.export.user_outputs)
+            if len(value) == 1:
+                value = value[0]
+        e = self._as_expr(value)
+        self._own(e, self._node_span(node))
+        return e
+
+    def _as_expr(self, value: Any) -> ss.Expr:
+        if isinstance(value, ss.Expr):
+            return value
+        if isinstance(value, Opaque) and value.cascade:
+            return self.unknown_tensor(value)
+        if isinstance(value, Mapping):
+            return ss.Tuple([self._as_expr(v) for v in value.values()])
+        if isinstance(value, (tuple, list)):
+            return ss.Tuple([self._as_expr(v) for v in value])
+        if isinstance(value, (bool, int, float, ss.Dim, Opaque)):
+            return ss.Constant(shape=(), dtype=scalar_dtype(value))
+        return ss.Tuple([])
+
+
+def _operands(e: ss.Expr) -> Iterator[ss.Expr]:
+    if isinstance(e, ss.Call):
+        yield from e.args
+    elif isinstance(e, ss.Tuple):
+        yield from e.fields
+    elif isinstance(e, ss.TupleGetItem):
+        yield e.tuple_value
+
+
+def _def_span(fn: Any) -> ss.Span | None:
+    if fn is None:
+        return None
+    try:
+        file = inspect.getsourcefile(fn)
+        _, line = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    if file is None or file.startswith(_TORCH_DIR):
+        return None
+    return ss.Span(file, line, 1)

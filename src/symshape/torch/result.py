@@ -1,0 +1,111 @@
+"""The inference result of a PyTorch model: an :class:`symshape.InferenceResult` whose ``type_of``
+also takes an fx node or a node name, and whose errors include the importer's own
+(``unsupported-op``).
+
+>>> from symshape.torch.result import TorchInferenceResult
+>>> "type_of" in TorchInferenceResult.__dict__
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import symshape as ss
+from symshape.errors import INVALID_ARGUMENT
+from symshape.torch.values import DtypeOf, Opaque
+
+__all__ = ["TorchInferenceResult"]
+
+
+class TorchInferenceResult(ss.InferenceResult):
+    """``ss.infer``'s result for the imported program, plus the model's nodes.
+
+    ``errors`` lists the importer's diagnostics (unsupported calls, in graph order) before the
+    type errors; ``status`` is ``error`` when there are any. ``values`` maps node names to what
+    they stand for; ``program`` is the imported :class:`symshape.Function`.
+    """
+
+    def __init__(self, inner: ss.InferenceResult, imported: Any) -> None:
+        # share the inner result's state (types, solution, display) instead of re-inferring
+        self.__dict__.update(inner.__dict__)
+        self.inner = inner
+        self.imported = imported
+        self.values: dict[str, Any] = imported.values
+        self.import_errors: list[ss.Diagnostic] = list(imported.diagnostics)
+        self.errors = [*self.import_errors, *inner.errors]
+        self.status = "error" if self.errors else inner.status
+
+    @property
+    def fx_graph(self) -> Any:
+        """The fx graph that was imported."""
+        return self.imported.graph
+
+    @property
+    def params(self) -> dict[str, ss.Var]:
+        """The model's parameters and buffers used by the program, by path (``fc2.weight``)."""
+        return dict(self.imported.params)
+
+    def _node_value(self, e: Any) -> tuple[str, Any] | None:
+        name = getattr(e, "name", None) if type(e).__name__ == "Node" else e if isinstance(e, str) else None
+        if name is None or name not in self.values:
+            return None
+        return name, self.values[name]
+
+    def type_of(self, e: Any) -> ss.Type:
+        """The type of an fx node (or node name), or of an expression of the program."""
+        hit = self._node_value(e)
+        if hit is None:
+            return super().type_of(e)
+        name, value = hit
+        return self._type_of_value(name, value)
+
+    def _type_of_value(self, name: str, value: Any) -> ss.Type:
+        if isinstance(value, ss.Expr):
+            return super().type_of(value)
+        if (
+            isinstance(value, (tuple, list))
+            and value
+            and all(isinstance(v, (ss.Expr, tuple, list)) for v in value)
+        ):
+            return ss.TupleType(tuple(self._type_of_value(name, v) for v in value))
+        if isinstance(value, Opaque) and value.cascade:
+            raise ss.SymshapeError(INVALID_ARGUMENT, f"node `{name}` could not be imported (see the errors)")
+        raise ss.SymshapeError(
+            INVALID_ARGUMENT, f"node `{name}` is a Python value ({_show(value)}), not a tensor; see value_of"
+        )
+
+    def value_of(self, e: Any) -> Any:
+        """The Python value of a node that is not a tensor (``x.size(0)`` of an input annotated
+        ``(b, 3)`` is the dimension ``b``); None where it is only known at run time."""
+        hit = self._node_value(e)
+        if hit is None:
+            raise ss.SymshapeError(INVALID_ARGUMENT, f"no fx node {e!r} in the model")
+        value = hit[1]
+        if isinstance(value, (Opaque, ss.Expr, DtypeOf)):
+            return None
+        if isinstance(value, (tuple, list)):
+            return tuple(None if isinstance(v, (Opaque, ss.Expr)) else v for v in value)
+        return value
+
+    def report(self, program: bool = False) -> str:
+        """Status, the importer's diagnostics, type errors, guards (as ``InferenceResult.report``)."""
+        inner = self.inner.report(program).split("\n")
+        lines = [f"status: {self.status}"]
+        lines.extend(d.render() for d in self.import_errors)
+        lines.extend(inner[1:])
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"TorchInferenceResult(status={self.status!r}, errors={len(self.errors)}, "
+            f"guards={len(self.guards)})"
+        )
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, Opaque):
+        return v.describe()
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_show(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return str(v)
