@@ -37,8 +37,9 @@ __all__ = ["measure", "main", "MODELS"]
 
 
 def _resnet50() -> tuple[Any, dict[str, Any], dict[str, Any], Callable[[], dict[str, Any]]]:
-    import symshape as ss
     import torch
+
+    import symshape as ss
     from torch_zoo.models import resnet50
 
     model = resnet50().eval()
@@ -52,8 +53,9 @@ def _resnet50() -> tuple[Any, dict[str, Any], dict[str, Any], Callable[[], dict[
 
 
 def _gpt2() -> tuple[Any, dict[str, Any], dict[str, Any], Callable[[], dict[str, Any]]]:
-    import symshape as ss
     import torch
+
+    import symshape as ss
     from torch_zoo.models import gpt2_stack
 
     model = gpt2_stack().eval()

@@ -9,13 +9,13 @@ import sys
 import textwrap
 
 import pytest
+import torch
 import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
 
 import symshape as ss
 import symshape.torch as sst
-import torch
 from symshape.torch.spans import frames, pythonic_path
 from torch_zoo.oracle import fn_module, types_of
 

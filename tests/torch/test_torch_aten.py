@@ -5,13 +5,13 @@ shapes (``node.meta["val"]``, torch's symbols renamed to the user's)."""
 from __future__ import annotations
 
 import pytest
+import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim, export
 
 import symshape as ss
 import symshape.torch as sst
-import torch
 from torch_zoo.oracle import export_mismatches, types_of
 
 

@@ -7,13 +7,13 @@ import math
 from typing import Any
 
 import pytest
+import torch
 import torch.nn.functional as F
 from hypothesis import given
 from hypothesis import strategies as st
 
 import symshape as ss
 import symshape.torch as sst
-import torch
 from torch_zoo.oracle import check_fn, fn_module, types_of
 
 X = {"x": (("b", 3, "n"), "float32")}

@@ -6,11 +6,11 @@ import os
 from typing import Any
 
 import pytest
+import torch
 import torch.nn.functional as F
 
 import symshape as ss
 import symshape.torch as sst
-import torch
 from torch_zoo.oracle import check_fn, fn_module, types_of
 
 CASES: list[tuple[str, Any, dict[str, Any]]] = [

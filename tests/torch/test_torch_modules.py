@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import torch
 import torch.nn as nn
 
 import symshape as ss
 import symshape.torch as sst
-import torch
 from torch_zoo.oracle import Wrap, check_fn, types_of
 
 SEQ = {"x": (("b", "t", 8), "float32")}

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import torch
 import torch.nn.functional as F
 
 import symshape.torch as sst
-import torch
 from torch_zoo.oracle import check_fn, fn_module, types_of
 
 IMG = {"x": (("b", 4, "h", "w"), "float32"), "y": ((8, 4, 3, 3), "float32")}

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import torch
 import torch.nn.functional as F
 
 import symshape.torch as sst
-import torch
 from torch_zoo.oracle import check_fn, fn_module, types_of
 
 X = {"x": (("b", 3, "n"), "float32")}

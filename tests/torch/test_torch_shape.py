@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symshape as ss
 import symshape.torch as sst
-import torch
 from torch_zoo.oracle import check_fn, fn_module, types_of
 
 X = {"x": (("b", 6, "n"), "float32")}

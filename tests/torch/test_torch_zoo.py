@@ -10,11 +10,11 @@ convolutions): their exact failures are in the gap list, not here.
 from __future__ import annotations
 
 import pytest
+import torch
 from torch.export import Dim, export
 
 import symshape as ss
 import symshape.torch as sst
-import torch
 from torch_zoo import models
 from torch_zoo.models import BROKEN, CASES
 from torch_zoo.oracle import check_model, export_mismatches

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 import symshape as ss
-import torch
 
 __all__ = [
     "GPT2Block",

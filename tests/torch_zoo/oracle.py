@@ -15,10 +15,10 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
+import torch
 import torch.fx
 
 import symshape as ss
-import torch
 
 __all__ = [
     "record",

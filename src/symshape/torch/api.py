@@ -27,9 +27,8 @@ _ADVICE = (
 
 def _torch() -> Any:
     try:
-        import torch.fx
-
         import torch
+        import torch.fx
     except ImportError:  # pragma: no cover - the extra is not installed
         raise ss.SymshapeError(
             INVALID_ARGUMENT, "symshape.torch needs PyTorch: pip install 'symshape[torch]'"
@@ -136,6 +135,7 @@ def _leaf_graph(model: Any, inputs: Any) -> Any:
 
 def _import_exported(ep: Any, inputs: Any, dynamic: Mapping[str, Mapping[int, Any]] | None) -> Imported:
     import torch
+
     from symshape.torch.importer import ExportInfo, Importer
     from symshape.torch.inputs import input_types
 

@@ -31,10 +31,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
 import torch.fx
 
 import symshape as ss
-import torch
 from symshape.errors import INVALID_ARGUMENT
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, scalar_dtype

@@ -103,9 +103,8 @@ def span_tracer() -> Any:
     """A ``torch.fx.Tracer`` that records each node's call site in the model's source in
     ``node.meta[SPAN_META]``: one walk up the Python stack per node, with the exact column of the
     call (torch's ``record_stack_traces`` formats a whole traceback per node instead)."""
-    import torch.fx
-
     import torch
+    import torch.fx
 
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-import symshape as ss
 import torch
+
+import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.registry import converts
 from symshape.torch.values import Opaque, Unsupported

@@ -15,10 +15,10 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+import torch
 import torch.nn.functional as F
 
 import symshape as ss
-import torch
 from symshape.torch.context import Ctx, dtype_name, scalar_dtype
 from symshape.torch.registry import converts
 from symshape.torch.values import DtypeOf, Opaque, Unsupported

@@ -10,10 +10,10 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import torch
 import torch.nn.functional as F
 
 import symshape as ss
-import torch
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
 from symshape.torch.registry import converts

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
 import torch.nn.functional as F
 
 import symshape as ss
-import torch
 from symshape.torch.context import Ctx
 from symshape.torch.convert.shape import SWAPAXES, sized
 from symshape.torch.registry import converts

@@ -13,8 +13,9 @@ import builtins
 import math
 from typing import Any
 
-import symshape as ss
 import torch
+
+import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.registry import converts
 from symshape.torch.values import DtypeOf, Opaque, static_shape

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
 import torch.nn.functional as F
 
 import symshape as ss
-import torch
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import binary, cast, keys
 from symshape.torch.registry import converts

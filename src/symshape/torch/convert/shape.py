@@ -27,8 +27,9 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-import symshape as ss
 import torch
+
+import symshape as ss
 from symshape.torch.context import Ctx, dtype_name
 from symshape.torch.convert.elementwise import cast, keys
 from symshape.torch.registry import converts
