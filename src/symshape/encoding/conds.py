@@ -18,9 +18,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Union
-
 from numbers import Integral
+from typing import Union
 
 from symshape.encoding.dims import (
     ZERO,
@@ -304,14 +303,17 @@ def cond_value(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool | None:
     """The truth value of ``c`` under a (possibly partial) assignment: True or False when the
     assignment decides it (``n == 1 or m == 5`` at ``{n: 1}`` is True; ``n >= 1`` holds for every
     value of ``n >= 1``), None when it does not. Iterative (Kleene logic over ``and``/``or``)."""
+    if not isinstance(c, (BoolConst, Cmp, BoolOp, Not)):
+        raise SymshapeError(INVALID_ARGUMENT, f"expected a condition, got {type(c).__name__} {c!r}")
     if not isinstance(env, Mapping):
         raise SymshapeError(
-            INVALID_ARGUMENT, f"an assignment is a mapping of symbols to ints, got {type(env).__name__} {env!r}"
+            INVALID_ARGUMENT,
+            f"an assignment is a mapping of symbols to ints, got {type(env).__name__} {env!r}",
         )
     for v in env.values():
         if not isinstance(v, (Dim, Integral)) or isinstance(v, bool):
             raise SymshapeError(BAD_DIM, f"an assignment gives symbols ints, got {v!r}")
-    amap = _atom_map(env)  # type: ignore[arg-type]
+    amap = _atom_map(env)
     # post-order over the condition; each node's value is pushed on ``vals``
     vals: list[bool | None] = []
     stack: list[tuple[Cond, bool]] = [(c, False)]

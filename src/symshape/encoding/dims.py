@@ -230,7 +230,14 @@ class Dim:
     def __init__(self, terms: Terms) -> None:
         # Callers guarantee ``terms`` is canonical; use the smart constructors.
         self.terms = terms
-        self._key = tuple((_mono_key(m), c) for m, c in terms)
+        try:
+            self._key = tuple((_mono_key(m), c) for m, c in terms)
+        except (TypeError, ValueError, AttributeError):
+            raise SymshapeError(
+                BAD_DIM,
+                f"Dim(...) takes canonical terms, got {terms!r}; build dimensions with ss.dim, "
+                "ss.parse_dim and arithmetic",
+            ) from None
         if not terms:
             self._hash = hash(0)
         elif len(terms) == 1 and not terms[0][0]:
@@ -898,6 +905,11 @@ def bounds(d: Dim) -> Interval:
 
 
 def _atom_map(mapping: Mapping[Dim | Atom | str, DimLike]) -> dict[object, Dim]:
+    if not isinstance(mapping, Mapping):
+        raise SymshapeError(
+            INVALID_ARGUMENT,
+            f"a substitution is a mapping of symbols to dimensions, got {type(mapping).__name__} {mapping!r}",
+        )
     out: dict[object, Dim] = {}
     for k, v in mapping.items():
         val = as_dim(v)
@@ -1198,7 +1210,8 @@ class _Parser:
                     break
                 tp = _UNARY_PREC if top_op[0] == "u" else _BINARY[top_op][0]
                 if tp > prec or (tp == prec and not right):
-                    self.apply(ops.pop())
+                    ops.pop()
+                    self.apply(top_op)
                 else:
                     break
             ops.append(tok)

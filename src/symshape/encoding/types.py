@@ -573,7 +573,8 @@ class Constructor:
         object.__setattr__(self, "inputs", _type_tuple(self.inputs, f"the inputs of constructor {self.name}"))
         if not isinstance(self.belong_to, GlobalTypeVar):
             raise SymshapeError(
-                INVALID_ARGUMENT, f"constructor {self.name} must belong to a GlobalTypeVar, got {self.belong_to!r}"
+                INVALID_ARGUMENT,
+                f"constructor {self.name} must belong to a GlobalTypeVar, got {self.belong_to!r}",
             )
 
     def __str__(self) -> str:
@@ -732,7 +733,7 @@ def _local_eq(x: Type, y: Type) -> bool:
 def _type_eq(a: Type | TypeRelation, b: Type | TypeRelation) -> bool:
     """Structural equality, iterative; each pair of shared sub-types is compared once."""
     if a.__class__ is TypeRelation:
-        ra: TypeRelation = a  # type: ignore[assignment]
+        ra: TypeRelation = a
         rb: TypeRelation = b  # type: ignore[assignment]
         if ra.name != rb.name or ra.attrs != rb.attrs or len(ra.args) != len(rb.args):
             return False
@@ -957,7 +958,7 @@ def _shape_str(shape: Shape) -> str:
 
 def _leaf_str(t: Type) -> str:
     if t.__class__ is TensorType:
-        tt: TensorType = t  # type: ignore[assignment]
+        tt: TensorType = t
         dt = "?" if tt.dtype is None else str(tt.dtype)
         return f"Tensor[{_shape_str(tt.shape)}, {dt}]"
     return str(t)

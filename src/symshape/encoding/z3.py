@@ -1,10 +1,11 @@
 """Memoized lowering of dimensions and conditions to Z3 terms.
 
 Each atom becomes an integer constant with its declared range as an *axiom* (``n >= 1``,
-``?d3 >= 0``; a join of branches equals one of its alternatives); :class:`Z3Encoder` collects the axioms of every atom it has lowered so that the
-session asserts them once. Floor division and modulo lower to Z3's ``div``/``mod``, which agree with
-Python's ``//`` and ``%`` for the positive divisors that dimensions have (divisors are also given the
-axiom ``> 0``). ``max``/``min`` lower to ``If``.
+``?d3 >= 0``; a join of branches equals one of its alternatives); :class:`Z3Encoder` collects the
+axioms of every atom it has lowered so that the session asserts them once. Floor division and
+modulo lower to Z3's ``div``/``mod``, which agree with Python's ``//`` and ``%`` for the positive
+divisors that dimensions have (divisors are also given the axiom ``> 0``). ``max``/``min`` lower to
+``If``.
 """
 
 from __future__ import annotations

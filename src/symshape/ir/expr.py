@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from symshape.encoding.dims import DimLike, as_dim, check_nonnegative_constant
 from symshape.encoding.types import (
@@ -88,7 +88,9 @@ def _as_attrs(attrs: Mapping[str, Any] | None) -> Attrs:
     if attrs is None:
         return _EMPTY_ATTRS
     if not isinstance(attrs, Mapping):
-        raise SymshapeError(BAD_ATTRIBUTE, f"attributes must be a mapping, got {type(attrs).__name__} {attrs!r}")
+        raise SymshapeError(
+            BAD_ATTRIBUTE, f"attributes must be a mapping, got {type(attrs).__name__} {attrs!r}"
+        )
     return Attrs(attrs) if attrs else _EMPTY_ATTRS
 
 
@@ -102,13 +104,13 @@ def _items(xs: object, what: str) -> tuple[Any, ...]:
     """``xs`` (a list or tuple; other iterables are read once) as a tuple. An expression, a string
     or a non-iterable is an ``invalid-argument`` error (an expression is never iterated)."""
     if type(xs) is tuple:
-        return xs  # type: ignore[return-value]
+        return xs
     if type(xs) is list:
         return tuple(xs)
     if isinstance(xs, Expr):
         raise SymshapeError(
             INVALID_ARGUMENT,
-            f"{what} must be a list, got the expression `{type(xs).__name__}`; wrap it in a list: [{type(xs).__name__.lower()}]",
+            f"{what} must be a list, got the expression `{xs!r}`; wrap it in a list",
         )
     if isinstance(xs, (str, bytes, Mapping)) or not isinstance(xs, Iterable):
         raise SymshapeError(INVALID_ARGUMENT, f"{what} must be a list, got {type(xs).__name__} {xs!r}")
@@ -141,6 +143,12 @@ class Expr:
 
     __slots__ = ("__weakref__", "span")
     span: Span | None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise SymshapeError(
+            INVALID_ARGUMENT,
+            "Expr is the base class of expressions: build a Var, Call, Tuple, Function, ... instead",
+        )
 
     def __call__(self, *args: Expr) -> Call:
         return Call(self, list(args))
@@ -238,7 +246,9 @@ class Constant(Expr):
             try:
                 shape = tuple(int(x) for x in data.shape)
             except (TypeError, ValueError):
-                raise SymshapeError(INVALID_ARGUMENT, f"Constant data has a bad shape {data.shape!r}") from None
+                raise SymshapeError(
+                    INVALID_ARGUMENT, f"Constant data has a bad shape {data.shape!r}"
+                ) from None
             dtype = str(data.dtype)
         if shape is None:
             shape = ()
@@ -461,7 +471,9 @@ class Clause:
 
     def __init__(self, pattern: Pattern, body: Expr) -> None:
         if not isinstance(pattern, Pattern):
-            raise SymshapeError(INVALID_ARGUMENT, f"a clause needs a Pattern, got {type(pattern).__name__} {pattern!r}")
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"a clause needs a Pattern, got {type(pattern).__name__} {pattern!r}"
+            )
         self.pattern = pattern
         self.body = _expr(body, "a clause's body")
 
@@ -490,7 +502,9 @@ class MatchCast(Expr):
 
     def __init__(self, var: Var, value: Expr, type: Type, body: Expr) -> None:
         if not isinstance(var, Var):
-            raise SymshapeError(INVALID_ARGUMENT, f"MatchCast binds a Var, got {var.__class__.__name__} {var!r}")
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"MatchCast binds a Var, got {var.__class__.__name__} {var!r}"
+            )
         _check_type(type)
         self.var = var
         self.value = _expr(value, "a match_cast's value")
@@ -648,6 +662,7 @@ def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
             continue
         if type(x) is not type(y):
             return False
+        y = cast(Any, y)  # the same class as x
         r = pair(x, y)
         if r is not None:
             if not r:

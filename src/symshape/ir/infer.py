@@ -464,7 +464,7 @@ class _Gen:
     def uses(self, xs: Sequence[Expr], span: Any) -> None:
         for x in xs:
             if x.__class__ is Var and id(x) not in self.var_scope:
-                self.use(x, span)  # type: ignore[arg-type]
+                self.use(x, span)
 
     # -- symbols --------------------------------------------------------------------------------
     def scan_type(self, t: Type | None, span: Any) -> None:
@@ -917,7 +917,8 @@ class _Gen:
         self.value_calls.append((e, frame.fn, frame.dataflow_depth > 0))
         head = s.unifier.shallow(self.ty(c))
         ct = s.unifier.resolve(self.ty(c))
-        scheme = self.generalized.get(c.name) if isinstance(c, GlobalVar) else None
+        gname = c.name if isinstance(c, GlobalVar) else None
+        scheme = self.generalized.get(gname) if gname is not None else None
         if scheme is not None:
             # a call of an unannotated global function generated before: its own symbols and type
             # parameters are bound by this call (its recursive calls used it monomorphically)
@@ -928,9 +929,10 @@ class _Gen:
                 s.add_relation(
                     "call_generalized", [scheme, *argtypes, ret], None, len(argtypes) + 1, origin
                 )
-                if (not pure or c.name in self.global_impure) and not e.pure_override:
+                if (not pure or gname in self.global_impure) and not e.pure_override:
                     self.note_impure(e, frame)
                 return ret
+            assert isinstance(rs, FuncType)
             ct = FuncType(rs.params, rs.ret, rs.type_params, rs.relations, pure)
         if isinstance(ct, IncompleteType):
             ret = s.hole()

@@ -209,7 +209,7 @@ class Unifier:
             x, post = stack.pop()
             if post:
                 if type(x) is IncompleteType:
-                    done[id(x)] = done[id(resolved[self.find(x)])]  # type: ignore[arg-type]
+                    done[id(x)] = done[id(resolved[self.find(x)])]
                     continue
                 kids = type_children(x)
                 new = [done[id(k)] for k in kids]
@@ -308,7 +308,7 @@ class Unifier:
                     exc, throw = throw, None
                     pending = top.throw(exc)
                 else:
-                    pending = top.send(send)
+                    pending = top.send(send)  # type: ignore[arg-type]
             except StopIteration as stop:
                 stack.pop()
                 if not stack:
