@@ -16,6 +16,17 @@ Smart constructors (the arithmetic operators, :func:`floordiv`, :func:`mod`, :fu
 structural on canonical forms, never raises and never calls Z3; deciding equalities that need
 reasoning is the solver's job (:mod:`symshape.solver.session`).
 
+Symbols and names. A symbol is its name and its range: ``dim("n")`` twice is one symbol, and it
+prints as its name. ``dim("k")`` and ``dim("k", min=0)`` are two different symbols that print
+alike, so a program must not mix them: as in JAX (one symbolic scope per exported program), one
+name is one symbol in a program, and ``infer`` reports two symbols of one name as a
+``duplicate-binding`` error naming both ranges (no guard like ``k == k`` can arise). ``dims("n n")``
+is an error. Names are ASCII identifiers that are not Python keywords.
+
+Bounds. Every walk over a dimension is bounded: composite atoms nest at most :data:`MAX_NESTING`
+deep, exponents are at most :data:`MAX_EXPONENT`, and :func:`parse_dim` is an iterative parser with
+limits on length, degree and size (a ``parse-error`` beyond them, never a hang).
+
 Examples
 --------
 >>> n = dim("n")

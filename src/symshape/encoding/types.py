@@ -964,12 +964,26 @@ def _leaf_str(t: Type) -> str:
     return str(t)
 
 
-def _node_str(t: Type, kids: list[str]) -> str:
+_Piece = Union[str, "Type"]
+
+
+def _pieces(t: Type) -> list[_Piece]:
+    """The printed form of a composite type as text pieces and sub-types, left to right."""
+    out: list[_Piece] = []
+
+    def joined(items: Sequence[Type]) -> None:
+        for i, x in enumerate(items):
+            if i:
+                out.append(", ")
+            out.append(x)
+
     cls = t.__class__
     if cls is TupleType:
-        if len(kids) == 1:
-            return f"({kids[0]},)"
-        return "(" + ", ".join(kids) + ")"
+        fs = t.fields  # type: ignore[union-attr]
+        out.append("(")
+        joined(fs)
+        out.append(",)" if len(fs) == 1 else ")")
+        return out
     if cls is FuncType:
         ft: FuncType = t  # type: ignore[assignment]
         head = "fn" if ft.pure else "fn[impure]"
@@ -977,46 +991,41 @@ def _node_str(t: Type, kids: list[str]) -> str:
             head += "<" + ", ".join(
                 tp.name if tp.kind == "type" else f"{tp.name}: {tp.kind}" for tp in ft.type_params
             ) + ">"
-        np_ = len(ft.params)
-        r = kids[np_]
+        out.append(head + "(")
+        joined(ft.params)
+        out.append(") -> ")
         if isinstance(ft.ret, FuncType):
-            r = f"({r})"
-        s = f"{head}({', '.join(kids[:np_])}) -> {r}"
-        if ft.relations:
-            parts = []
-            i = np_ + 1
-            for rel in ft.relations:
-                k = len(rel.args)
-                inner = ", ".join(kids[i : i + k])
-                i += k
-                if rel.attrs:
-                    inner += f"; {rel.attrs}"
-                parts.append(f"{rel.name}({inner})")
-            s += " where " + ", ".join(parts)
-        return s
+            out.extend(("(", ft.ret, ")"))
+        else:
+            out.append(ft.ret)
+        for i, rel in enumerate(ft.relations):
+            out.append((" where " if i == 0 else ", ") + rel.name + "(")
+            joined(rel.args)
+            out.append(f"; {rel.attrs})" if rel.attrs else ")")
+        return out
     tc: TypeCall = t  # type: ignore[assignment]
-    return f"{tc.func.name}[{', '.join(kids)}]"
+    out.append(f"{tc.func.name}[")
+    joined(tc.args)
+    out.append("]")
+    return out
 
 
 def _type_str(t: Type) -> str:
-    """The printed form (iterative; a sub-type shared by several parents is printed once)."""
+    """The printed form: pieces emitted left to right from a stack (iterative, linear in the
+    length of the text)."""
     if t.__class__ not in _COMPOSITE:
         return _leaf_str(t)
-    done: dict[int, str] = {}
-    stack: list[tuple[Type, bool]] = [(t, False)]
+    out: list[str] = []
+    stack: list[_Piece] = [t]
     while stack:
-        x, post = stack.pop()
-        if post:
-            done[id(x)] = _node_str(x, [done[id(k)] for k in type_children(x)])
-            continue
-        if id(x) in done:
-            continue
-        if x.__class__ not in _COMPOSITE:
-            done[id(x)] = _leaf_str(x)
-            continue
-        stack.append((x, True))
-        stack.extend((k, False) for k in type_children(x))
-    return done[id(t)]
+        x = stack.pop()
+        if isinstance(x, str):
+            out.append(x)
+        elif x.__class__ in _COMPOSITE:
+            stack.extend(reversed(_pieces(x)))
+        else:
+            out.append(_leaf_str(x))
+    return "".join(out)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1025,6 +1034,7 @@ def _type_str(t: Type) -> str:
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _HOLE = re.compile(r"\?t(\d+)")
+_WS = re.compile(r"\s+")
 
 MAX_TYPE_TEXT = 10_000_000
 """The longest text :func:`parse_type` reads."""
@@ -1048,10 +1058,9 @@ class _Parser:
         return SymshapeError(PARSE_ERROR, f"cannot parse type {shown!r} at {self.i}: {why}")
 
     def ws(self) -> None:
-        s, i, n = self.s, self.i, len(self.s)
-        while i < n and s[i].isspace():
-            i += 1
-        self.i = i
+        m = _WS.match(self.s, self.i)
+        if m is not None:
+            self.i = m.end()
 
     def peek(self, tok: str) -> bool:
         self.ws()
@@ -1248,7 +1257,8 @@ class _Parser:
                 if not self.eat(","):
                     break
             self.expect(">")
-        self.scopes.append(scope)
+        if scope:  # only non-empty scopes: a lookup walks them
+            self.scopes.append(scope)
         try:
             self.expect("(")
             params: list[Type] = []
@@ -1276,7 +1286,8 @@ class _Parser:
                         self.i = save
                         break
         finally:
-            self.scopes.pop()
+            if scope:
+                self.scopes.pop()
         return FuncType(tuple(params), ret, tuple(tps), tuple(rels), pure)
 
     def relation(self) -> Generator[None, Type, TypeRelation]:
