@@ -253,18 +253,35 @@ class TypeVar:
 _KIND_SET = frozenset(KINDS)
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+def _bad_hole(kind: object, id: object) -> None:
+    if not isinstance(kind, str) or kind not in _KIND_SET:
+        raise SymshapeError(KIND_MISMATCH, f"unknown kind {kind!r}; kinds: {KINDS}")
+    raise SymshapeError(INVALID_ARGUMENT, f"a hole's id is an int, got {id!r}")
+
+
+_set_field = object.__setattr__
+_next_hole_id = _hole_ids.__next__
+
+
+@dataclass(frozen=True, eq=False, slots=True, init=False)
 class IncompleteType:
-    """A hole, printed ``?t<id>``; holes compare by identity."""
+    """A hole, printed ``?t<id>``; holes compare by identity. ``kind`` is one of :data:`KINDS`;
+    ``id`` defaults to a fresh number."""
 
-    kind: str = "type"
-    id: int = field(default_factory=lambda: next(_hole_ids))
+    kind: str
+    id: int
 
-    def __post_init__(self) -> None:
-        if self.kind.__class__ is not str or self.kind not in _KIND_SET:
-            raise SymshapeError(KIND_MISMATCH, f"unknown kind {self.kind!r}; kinds: {KINDS}")
-        if self.id.__class__ is not int:
-            raise SymshapeError(INVALID_ARGUMENT, f"a hole's id is an int, got {self.id!r}")
+    def __init__(self, kind: str = "type", id: int | None = None) -> None:
+        # written out (not generated) so that checking the arguments costs nothing extra: holes
+        # are made for every operator call
+        if kind != "type" and (kind.__class__ is not str or kind not in _KIND_SET):
+            _bad_hole(kind, id)
+        if id is None:
+            id = _next_hole_id()
+        elif id.__class__ is not int:
+            _bad_hole(kind, id)
+        _set_field(self, "kind", kind)
+        _set_field(self, "id", id)
 
     _repr_html_ = _repr_html
     _repr_pretty_ = _repr_pretty

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from symshape.encoding.conds import cond_dims, eq
@@ -64,6 +65,7 @@ from symshape.errors import (
     SymshapeError,
 )
 from symshape.ir.expr import (
+    _EMPTY_ATTRS,
     Call,
     Clause,
     Constant,
@@ -292,6 +294,9 @@ def _syms_of(t: Type) -> list[Sym]:
     return out
 
 
+_first = itemgetter(0)
+
+
 def _sym_range(s: Sym) -> str:
     """``k >= 1``, ``0 <= k <= 8``: a symbol with its declared range."""
     if s.max is None:
@@ -363,11 +368,17 @@ class _Gen:
         # each variable; variables used outside their scope (reported once each) and the holes
         # standing for the unannotated ones (what depends on them is not reported unresolved)
         self.var_scope: dict[int, int] = {}
+        self.var_left: set[int] = set()  # bound once, out of scope now (checked on the fast path)
         self.bound_by: dict[int, str] = {}
         self.unbound: set[int] = set()
         self.unbound_holes: list[IncompleteType] = []
         # expressions entered and not yet exited (a cycle would re-enter one)
         self.open: set[int] = set()
+        # dataflow blocks (long) are scoped as a whole: the binders of every block so far, those of
+        # the blocks open now, the open blocks with a binder bound elsewhere too
+        self.df_bound: set[int] = set()
+        self.df_active: list[set[int]] = []
+        self.df_slow: set[int] = set()
         # symbols by name, with where each was first seen (one name is one symbol in a program);
         # ids of the annotations and attributes already scanned for symbols
         self.sym_names: dict[str, Sym] = {}
@@ -418,6 +429,8 @@ class _Gen:
         """``v`` is bound by a binder (``what``: "a parameter", "a let", ...): it enters the scope;
         a variable bound a second time anywhere in the program is a ``duplicate-binding`` error."""
         first = self.bound_by.get(id(v))
+        if first is None and id(v) in self.df_bound:
+            first = "a dataflow binding"
         if first is not None:
             self.error(
                 DUPLICATE_BINDING,
@@ -428,6 +441,7 @@ class _Gen:
         else:
             self.bound_by[id(v)] = what
         self.var_scope[id(v)] = self.var_scope.get(id(v), 0) + 1
+        self.var_left.discard(id(v))
 
     def leave(self, v: Var) -> None:
         n = self.var_scope.get(id(v), 0) - 1
@@ -435,15 +449,19 @@ class _Gen:
             self.var_scope[id(v)] = n
         else:
             self.var_scope.pop(id(v), None)
+            self.var_left.add(id(v))
+
+    def var_in_scope(self, k: int) -> bool:
+        return k in self.var_scope or any(k in b for b in self.df_active)
 
     def use(self, v: Var, span: Any) -> None:
         """A variable read at ``span``: it must be bound by an enclosing binder."""
-        if id(v) in self.var_scope or id(v) in self.unbound:
+        if self.var_in_scope(id(v)) or id(v) in self.unbound:
             return
         self.unbound.add(id(v))
         hint = ""
         if any(
-            isinstance(x, Var) and x.name == v.name and id(x) in self.var_scope
+            isinstance(x, Var) and x.name == v.name and self.var_in_scope(id(x))
             for x in self.binders
         ):
             hint = (
@@ -463,7 +481,7 @@ class _Gen:
 
     def uses(self, xs: Sequence[Expr], span: Any) -> None:
         for x in xs:
-            if x.__class__ is Var and id(x) not in self.var_scope:
+            if x.__class__ is Var and not self.var_in_scope(id(x)):
                 self.use(x, span)
 
     # -- symbols --------------------------------------------------------------------------------
@@ -618,8 +636,6 @@ class _Gen:
         while i < len(binds):
             v, x = binds[i]
             i += 1
-            if x.__class__ is Var:
-                self.uses((x,), df.span)
             if (
                 type(x) is Call
                 and isinstance(x.callee, Op)
@@ -635,6 +651,8 @@ class _Gen:
                     self.typed += (x, v)
                     self.binders.append(v)
                     continue
+            if x.__class__ is Var:
+                self.uses((x,), df.span)
             stack.append(((df, i), 4))
             stack.append(((v, x), 2))
             stack.append((x, 0))
@@ -666,8 +684,28 @@ class _Gen:
                 self.set(e.var, self.s.admit(e.type, o))
                 self.binders.append(e.var)
             case Dataflow():
+                # the binders enter the scope as one set (blocks are long); binders bound before
+                # (here or elsewhere) are reported one by one
+                ids = set(map(id, map(_first, e.bindings)))
+                if len(ids) < len(e.bindings) or ids & self.df_bound or self.bound_by.keys() & ids:
+                    self.df_slow.add(id(e))
+                    seen: set[int] = set()
+                    for v, _ in e.bindings:
+                        k = id(v)
+                        if k in seen or k in self.df_bound or k in self.bound_by:
+                            first = self.bound_by.get(k, "a dataflow binding")
+                            self.error(
+                                DUPLICATE_BINDING,
+                                f"variable `{v.name}` is bound twice: by {first} and again by a "
+                                "dataflow binding; bind a fresh variable (ss.var) instead",
+                                e.span or v.span,
+                            )
+                        seen.add(k)
+                self.df_bound |= ids
+                self.df_active.append(ids)
+                if self.var_left:
+                    self.var_left -= ids
                 for v, _ in e.bindings:  # unannotated ones are bound when their value is known
-                    self.introduce(v, "a dataflow binding", e.span)
                     if v.type_annotation is not None:
                         self.bind_var(v)
                 self.frames[-1].dataflow_depth += 1
@@ -735,8 +773,10 @@ class _Gen:
                 self.leave(e.var)
                 return self.ty(e.body)
             case Dataflow():
-                for v, _ in e.bindings:
-                    self.leave(v)
+                ids = self.df_active.pop()
+                if id(e) in self.df_slow:  # a binder still bound by an enclosing binder stays
+                    ids = ids - self.var_scope.keys()
+                self.var_left |= ids
                 self.frames[-1].dataflow_depth -= 1
                 return self.ty(e.body)
             case _:
@@ -870,11 +910,11 @@ class _Gen:
         """The types of ``e``'s arguments when all are generated already (they are then read),
         else None."""
         types = self.types
-        scope = self.var_scope
         out = []
         for a in e.args:
             hit = types.get(id(a))
-            if hit is None or (a.__class__ is Var and id(a) not in scope):
+            # a typed variable is in scope unless it left it (see leave)
+            if hit is None or (self.var_left and id(a) in self.var_left):
                 return None
             out.append(hit)
         if self.unreferenced:
@@ -885,7 +925,7 @@ class _Gen:
     def op_call(self, e: Call, c: Op, argtypes: list[Type]) -> Type:
         """A call of an operator: its relation over the argument types and an output hole."""
         self.calls.append(e)
-        if e.attrs and id(e.attrs) not in self.scanned:
+        if e.attrs is not _EMPTY_ATTRS and id(e.attrs) not in self.scanned:
             self.scan_attrs(e.attrs, e.span)
         out = self.s.add_call(get_relation(c.relation), argtypes, e.attrs, c.name, e.span)
         if not c.pure:
