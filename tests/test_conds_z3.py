@@ -124,8 +124,10 @@ def test_cond_holds(cond: ss.Cond, env: dict[object, int], value: bool) -> None:
 
 
 def test_cond_holds_needs_every_symbol() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ss.SymshapeError) as e:
         cond_holds(eq(n, m), {n: 1})
+    assert e.value.code == "invalid-argument"
+    assert "give a value for m" in e.value.message
 
 
 # -- lowering to Z3 -------------------------------------------------------------------------------

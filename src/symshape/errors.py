@@ -88,7 +88,9 @@ INCONCLUSIVE: Final = _code("inconclusive", "Z3 could not decide a condition in 
 IMPURE_CALL: Final = _code("impure-call", "An impure call inside a pure region")
 NOT_NORMALIZED: Final = _code("not-normalized", "A call that normalization would change")
 UNDEFINED_VAR: Final = _code("undefined-var", "A variable used outside its scope")
-DUPLICATE_BINDING: Final = _code("duplicate-binding", "A variable bound twice")
+DUPLICATE_BINDING: Final = _code(
+    "duplicate-binding", "A variable bound twice, or two different symbols of one name"
+)
 NEGATIVE_DIM: Final = _code("negative-dim", "A dimension that is or must be negative")
 BAD_DIM: Final = _code("bad-dim", "A value that is not a dimension")
 BAD_DTYPE: Final = _code("bad-dtype", "A dtype string that is not known")

@@ -18,9 +18,24 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Union
 
-from symshape.encoding.dims import ZERO, Atom, Dim, DimLike, Mod, as_dim, bounds, const, mod
+from symshape.encoding.dims import (
+    ZERO,
+    AnyDim,
+    Atom,
+    Dim,
+    DimLike,
+    Mod,
+    _atom_map,
+    _subst,
+    as_dim,
+    bounds,
+    const,
+    mod,
+)
+from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 
 __all__ = [
     "Cond",
@@ -41,7 +56,9 @@ __all__ = [
     "negate",
     "decide",
     "cond_holds",
+    "cond_value",
     "cond_dims",
+    "expand_joins",
     "map_cond",
 ]
 
@@ -282,52 +299,174 @@ def decide(c: Cond) -> bool | None:
     return None
 
 
+def cond_value(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool | None:
+    """The truth value of ``c`` under a (possibly partial) assignment: True or False when the
+    assignment decides it (``n == 1 or m == 5`` at ``{n: 1}`` is True; ``n >= 1`` holds for every
+    value of ``n >= 1``), None when it does not. Iterative (Kleene logic over ``and``/``or``)."""
+    if not isinstance(c, (BoolConst, Cmp, BoolOp, Not)):
+        raise SymshapeError(INVALID_ARGUMENT, f"expected a condition, got {type(c).__name__} {c!r}")
+    if not isinstance(env, Mapping):
+        raise SymshapeError(
+            INVALID_ARGUMENT,
+            f"an assignment is a mapping of symbols to ints, got {type(env).__name__} {env!r}",
+        )
+    for v in env.values():
+        if not isinstance(v, (Dim, Integral)) or isinstance(v, bool):
+            raise SymshapeError(BAD_DIM, f"an assignment gives symbols ints, got {v!r}")
+    amap = _atom_map(env)
+    # post-order over the condition; each node's value is pushed on ``vals``
+    vals: list[bool | None] = []
+    stack: list[tuple[Cond, bool]] = [(c, False)]
+    while stack:
+        x, post = stack.pop()
+        match x:
+            case BoolConst(v):
+                vals.append(v)
+            case Cmp(op, a, b):
+                vals.append(decide(_cmp(op, _subst_dim(a, amap), _subst_dim(b, amap))))
+            case BoolOp(_, xs) if not post:
+                stack.append((x, True))
+                stack.extend((y, False) for y in xs)
+            case BoolOp(op, xs):
+                got = vals[len(vals) - len(xs) :]
+                del vals[len(vals) - len(xs) :]
+                vals.append(_kleene(op, got))
+            case Not(y) if not post:
+                stack.append((x, True))
+                stack.append((y, False))
+            case Not():
+                r = vals.pop()
+                vals.append(None if r is None else not r)
+    return vals[0]
+
+
+def _kleene(op: str, got: list[bool | None]) -> bool | None:
+    if op == "and":
+        if any(g is False for g in got):
+            return False
+        return True if all(g is True for g in got) else None
+    if any(g is True for g in got):
+        return True
+    return False if all(g is False for g in got) else None
+
+
+def _subst_dim(d: Dim, amap: Mapping[object, Dim]) -> Dim:
+    return _subst(d, amap) if amap else d
+
+
 def cond_holds(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
-    """Evaluate at values for the symbols (every symbol must get a value)."""
-    match c:
-        case BoolConst(v):
-            return v
-        case Cmp(op, a, b):
-            x = a.subs(env)
-            y = b.subs(env)
-            r = decide(_cmp(op, x, y))
-            if r is None:
-                raise ValueError(f"condition {c} is not decided by {dict(env)}")
-            return r
-        case BoolOp("and", xs):
-            return all(cond_holds(x, env) for x in xs)
-        case BoolOp(_, xs):
-            return any(cond_holds(x, env) for x in xs)
-        case Not(x):
-            return not cond_holds(x, env)
-    raise TypeError(c)
+    """Evaluate at values for the symbols. The assignment must decide the condition: otherwise a
+    ``invalid-argument`` error names the symbols it lacks.
+
+    >>> from symshape.encoding.dims import dim
+    >>> n, m = dim("n"), dim("m")
+    >>> cond_holds(any_of(eq(n, 1), eq(m, 5)), {n: 1})
+    True
+    """
+    r = cond_value(c, env)
+    if r is None:
+        given = {str(k) for k in env}
+        missing = sorted({str(s) for d in cond_dims(c) for s in d.symbols} - given)
+        unknowns = sorted({f"?d{v.id}" for d in cond_dims(c) for v in d.unknowns})
+        what = ", ".join(missing + unknowns) or "its symbols"
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"the assignment does not decide `{c}`: give a value for {what}"
+        )
+    return r
 
 
 def cond_dims(c: Cond) -> Iterator[Dim]:
-    match c:
-        case Cmp(_, a, b):
-            yield a
-            yield b
-        case BoolOp(_, xs):
-            for x in xs:
-                yield from cond_dims(x)
-        case Not(x):
-            yield from cond_dims(x)
-        case _:
-            pass
+    """Every dimension of ``c``, left to right (iterative)."""
+    stack: list[Cond] = [c]
+    while stack:
+        x = stack.pop()
+        match x:
+            case Cmp(_, a, b):
+                yield a
+                yield b
+            case BoolOp(_, xs):
+                stack.extend(reversed(xs))
+            case Not(y):
+                stack.append(y)
+            case _:
+                pass
+
+
+MAX_JOIN_EXPANSION = 64
+"""How many alternatives :func:`expand_joins` spells out for one condition."""
+
+
+def _join_atoms(c: Cond) -> list[AnyDim]:
+    out: dict[int, AnyDim] = {}
+    for d in cond_dims(c):
+        if d.is_constant:
+            continue
+        for a in d.atoms():
+            if isinstance(a, AnyDim) and a.alts:
+                out.setdefault(a.id, a)
+    return [out[k] for k in sorted(out)]
+
+
+def expand_joins(c: Cond) -> Cond:
+    """A condition over the joins of branches (see :func:`~symshape.encoding.dims.fresh_join`)
+    required for every branch: ``c[j := a]`` for each alternative ``a`` of each join ``j``, all
+    of them. What remains mentions only the alternatives (the branches' own dimensions).
+
+    Joins are expanded one at a time while the conjunction has at most
+    :data:`MAX_JOIN_EXPANSION` members; beyond that the joins stay (given dimensions bounded by
+    their alternatives: sound, merely less readable).
+
+    >>> from symshape.encoding.dims import dim, fresh_join
+    >>> w = dim("w")
+    >>> j = fresh_join([w, const(4)])
+    >>> str(expand_joins(any_of(eq(j, w), eq(j, 1), eq(w, 1))))
+    'w == 4 or w == 1'
+    """
+    todo = _join_atoms(c)
+    if not todo:
+        return c
+    parts: list[Cond] = [c]
+    seen: set[int] = set()
+    while todo:
+        j = todo.pop(0)
+        if j.id in seen:
+            continue
+        seen.add(j.id)
+        if len(parts) * len(j.alts) > MAX_JOIN_EXPANSION:
+            break
+        jd = _atom_as_dim(j)
+        nxt: list[Cond] = []
+        for p in parts:
+            for alt in j.alts:
+                nxt.append(map_cond(p, lambda d, alt=alt, jd=jd: d.subs({jd: alt})))  # type: ignore[misc]
+        parts = nxt
+        todo.extend(a for a in _join_atoms(all_of(*parts)) if a.id not in seen)
+        todo.sort(key=lambda a: a.id)
+    return all_of(*parts)
 
 
 def map_cond(c: Cond, f: Callable[[Dim], Dim]) -> Cond:
-    """Apply ``f`` to every dimension of ``c`` and re-simplify."""
-    match c:
-        case Cmp(op, a, b):
-            na, nb = f(a), f(b)
-            if na is a and nb is b:
-                return c
-            return _cmp(op, na, nb)
-        case BoolOp(op, xs):
-            return _junction(op, (map_cond(x, f) for x in xs))
-        case Not(x):
-            return negate(map_cond(x, f))
-        case _:
-            return c
+    """Apply ``f`` to every dimension of ``c`` and re-simplify (iterative)."""
+    out: list[Cond] = []
+    stack: list[tuple[Cond, bool]] = [(c, False)]
+    while stack:
+        x, post = stack.pop()
+        match x:
+            case Cmp(op, a, b):
+                na, nb = f(a), f(b)
+                out.append(x if na is a and nb is b else _cmp(op, na, nb))
+            case BoolOp(op, xs) if not post:
+                stack.append((x, True))
+                stack.extend((y, False) for y in reversed(xs))
+            case BoolOp(op, xs):
+                got = out[len(out) - len(xs) :]
+                del out[len(out) - len(xs) :]
+                out.append(_junction(op, got))
+            case Not(y) if not post:
+                stack.append((x, True))
+                stack.append((y, False))
+            case Not(y):
+                out.append(negate(out.pop()))
+            case _:
+                out.append(x)
+    return out[0]

@@ -16,6 +16,17 @@ Smart constructors (the arithmetic operators, :func:`floordiv`, :func:`mod`, :fu
 structural on canonical forms, never raises and never calls Z3; deciding equalities that need
 reasoning is the solver's job (:mod:`symshape.solver.session`).
 
+Symbols and names. A symbol is its name and its range: ``dim("n")`` twice is one symbol, and it
+prints as its name. ``dim("k")`` and ``dim("k", min=0)`` are two different symbols that print
+alike, so a program must not mix them: as in JAX (one symbolic scope per exported program), one
+name is one symbol in a program, and ``infer`` reports two symbols of one name as a
+``duplicate-binding`` error naming both ranges (no guard like ``k == k`` can arise). ``dims("n n")``
+is an error. Names are ASCII identifiers that are not Python keywords.
+
+Bounds. Every walk over a dimension is bounded: composite atoms nest at most :data:`MAX_NESTING`
+deep, exponents are at most :data:`MAX_EXPONENT`, and :func:`parse_dim` is an iterative parser with
+limits on length, degree and size (a ``parse-error`` beyond them, never a hang).
+
 Examples
 --------
 >>> n = dim("n")
@@ -29,9 +40,9 @@ Dim(36)
 
 from __future__ import annotations
 
-import ast
 import functools
 import itertools
+import keyword
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -62,6 +73,8 @@ __all__ = [
     "parse_dim",
     "fresh_dimvar",
     "fresh_any",
+    "fresh_join",
+    "MAX_NESTING",
     "bounds",
 ]
 
@@ -70,16 +83,43 @@ Interval = tuple[float, float]
 _INF = math.inf
 
 
-class _AtomBase:
-    """Common machinery: a sort key that determines identity, a cached hash."""
+MAX_NESTING = 64
+"""How deeply ``//``, ``%``, ``max``, ``min`` (and joins) may nest inside one dimension."""
 
-    __slots__ = ("_key", "_hash")
+
+def _dim_depth(d: Dim) -> int:
+    """The nesting depth of the composite atoms in ``d`` (0 for a polynomial over leaves)."""
+    depth = 0
+    for m, _ in d.terms:
+        for a, _ in m:
+            if a.depth > depth:
+                depth = a.depth
+    return depth
+
+
+class _AtomBase:
+    """Common machinery: a sort key that determines identity, a cached hash, the nesting depth
+    (0 for leaves; composite atoms deeper than :data:`MAX_NESTING` are a ``bad-dim`` error, which
+    bounds every recursive walk over a dimension)."""
+
+    __slots__ = ("_key", "_hash", "depth")
     _key: Key
     _hash: int
+    depth: int
 
-    def _init(self, key: Key) -> None:
+    def _init(self, key: Key, args: Iterable[Dim] = ()) -> None:
         self._key = key
         self._hash = hash(key)
+        depth = 0
+        for d in args:
+            k = _dim_depth(d) + 1
+            if k > depth:
+                depth = k
+        if depth > MAX_NESTING:
+            raise SymshapeError(
+                BAD_DIM, f"dimension nested too deeply (more than {MAX_NESTING} levels of //, %, max, min)"
+            )
+        self.depth = depth
 
     def __hash__(self) -> int:
         return self._hash
@@ -109,13 +149,19 @@ class AnyDim(_AtomBase):
     Unnumbered (``id == 0``) ``?`` values are equal to each other; the solver replaces every
     occurrence by a freshly numbered one when a type enters it, so two ``?`` are never assumed
     equal. All print as ``?``.
+
+    The join of differing dimensions (``If``/``Match`` branches, :func:`fresh_join`) is an
+    ``AnyDim`` that remembers its *alternatives* ``alts``: it is one of them, depending on the
+    branch taken. Its bounds are the hull of theirs, and a condition over it is required for each
+    alternative (:func:`symshape.encoding.conds.expand_joins`), so no guard ever mentions it.
     """
 
-    __slots__ = ("id",)
+    __slots__ = ("id", "alts")
 
-    def __init__(self, id: int = 0) -> None:
+    def __init__(self, id: int = 0, alts: tuple[Dim, ...] = ()) -> None:
         self.id = id
-        self._init((1, id))
+        self.alts = alts
+        self._init((1, id), alts)
 
 
 class DimVar(_AtomBase):
@@ -136,7 +182,7 @@ class FloorDiv(_AtomBase):
     def __init__(self, a: Dim, b: Dim) -> None:
         self.a = a
         self.b = b
-        self._init((3, a._key, b._key))
+        self._init((3, a._key, b._key), (a, b))
 
 
 class Mod(_AtomBase):
@@ -147,7 +193,7 @@ class Mod(_AtomBase):
     def __init__(self, a: Dim, b: Dim) -> None:
         self.a = a
         self.b = b
-        self._init((4, a._key, b._key))
+        self._init((4, a._key, b._key), (a, b))
 
 
 class Max(_AtomBase):
@@ -157,7 +203,7 @@ class Max(_AtomBase):
 
     def __init__(self, args: tuple[Dim, ...]) -> None:
         self.args = args
-        self._init((5, tuple(a._key for a in args)))
+        self._init((5, tuple(a._key for a in args)), args)
 
 
 class Min(_AtomBase):
@@ -167,7 +213,7 @@ class Min(_AtomBase):
 
     def __init__(self, args: tuple[Dim, ...]) -> None:
         self.args = args
-        self._init((6, tuple(a._key for a in args)))
+        self._init((6, tuple(a._key for a in args)), args)
 
 
 Atom = Union[Sym, AnyDim, DimVar, FloorDiv, Mod, Max, Min]
@@ -195,7 +241,14 @@ class Dim:
     def __init__(self, terms: Terms) -> None:
         # Callers guarantee ``terms`` is canonical; use the smart constructors.
         self.terms = terms
-        self._key = tuple((_mono_key(m), c) for m, c in terms)
+        try:
+            self._key = tuple((_mono_key(m), c) for m, c in terms)
+        except (TypeError, ValueError, AttributeError):
+            raise SymshapeError(
+                BAD_DIM,
+                f"Dim(...) takes canonical terms, got {terms!r}; build dimensions with ss.dim, "
+                "ss.parse_dim and arithmetic",
+            ) from None
         if not terms:
             self._hash = hash(0)
         elif len(terms) == 1 and not terms[0][0]:
@@ -338,9 +391,18 @@ class Dim:
     def __pow__(self, exp: int) -> Dim:
         if not isinstance(exp, int) or isinstance(exp, bool) or exp < 0:
             raise SymshapeError(BAD_DIM, f"dimension exponent must be an int >= 0, got {exp!r}")
+        if exp > MAX_EXPONENT:
+            raise SymshapeError(BAD_DIM, f"dimension exponent {exp} is larger than {MAX_EXPONENT}")
+        c = self.constant_value
+        if c is not None:
+            return const(c**exp)
+        if self.degree * exp > MAX_DEGREE:
+            raise SymshapeError(BAD_DIM, f"`({self})**{exp}` has a degree larger than {MAX_DEGREE}")
         out = ONE
         for _ in range(exp):
             out = _mul(out, self)
+            if len(out.terms) > MAX_TERMS:
+                raise SymshapeError(BAD_DIM, f"`({self})**{exp}` has more than {MAX_TERMS} terms")
         return out
 
     # -- substitution ----------------------------------------------------------------------
@@ -429,18 +491,31 @@ def as_dim(x: object) -> Dim:
     raise SymshapeError(BAD_DIM, f"expected a dimension (int or Dim), got {type(x).__name__} {x!r}")
 
 
-_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def _check_name(name: object) -> str:
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"a symbol name must be an ASCII identifier, got {name!r}"
+        )
+    if keyword.iskeyword(name):
+        raise SymshapeError(INVALID_ARGUMENT, f"a symbol name must not be a Python keyword, got {name!r}")
+    return name
 
 
 def dim(name: str, min: int = 1, max: int | None = None) -> Dim:
     """Declare a given symbol ``name`` with ``min <= name <= max`` (``min`` defaults to 1).
 
+    A symbol *is* its name and range: ``dim("n")`` twice is one symbol. The same name with
+    another range is another symbol, which prints alike; a program must not mix them
+    (``infer`` reports a ``duplicate-binding`` error naming both declarations).
+
     >>> b = dim("b", min=0)
     >>> str(b + 1)
     'b + 1'
     """
-    if not isinstance(name, str) or not _NAME_RE.match(name):
-        raise SymshapeError(INVALID_ARGUMENT, f"a symbol name must be an identifier, got {name!r}")
+    _check_name(name)
     if not isinstance(min, int) or isinstance(min, bool) or min < 0:
         raise SymshapeError(INVALID_ARGUMENT, f"min of symbol {name} must be an int >= 0")
     if max is not None and (not isinstance(max, int) or isinstance(max, bool) or max < min):
@@ -449,8 +524,21 @@ def dim(name: str, min: int = 1, max: int | None = None) -> Dim:
 
 
 def dims(names: str, min: int = 1, max: int | None = None) -> tuple[Dim, ...]:
-    """Declare several symbols at once: ``n, s = dims("n s")`` (commas also separate)."""
-    return tuple(dim(x, min, max) for x in names.replace(",", " ").split())
+    """Declare several symbols at once: ``n, s = dims("n s")`` (commas also separate).
+
+    A name given twice (``dims("n n")``) is an ``invalid-argument`` error.
+    """
+    if not isinstance(names, str):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"dims takes a string of names (\"n s\"), got {type(names).__name__} {names!r}"
+        )
+    parts = names.replace(",", " ").split()
+    seen: set[str] = set()
+    for x in parts:
+        if x in seen:
+            raise SymshapeError(INVALID_ARGUMENT, f"dims({names!r}) declares {x!r} twice")
+        seen.add(x)
+    return tuple(dim(x, min, max) for x in parts)
 
 
 def fresh_dimvar() -> Dim:
@@ -461,6 +549,27 @@ def fresh_dimvar() -> Dim:
 def fresh_any() -> Dim:
     """A new numbered anonymous given dimension (prints as ``?``)."""
     return _atom_dim(AnyDim(next(_any_ids)))
+
+
+def fresh_join(alts: Iterable[Dim]) -> Dim:
+    """The join of differing dimensions: a new ``?`` that is one of ``alts`` (see :class:`AnyDim`).
+
+    Alternatives that are joins themselves are flattened; equal ones are merged.
+
+    >>> n = dim("n")
+    >>> j = fresh_join([n, const(4)])
+    >>> str(j), bounds(j)
+    ('?', (1, inf))
+    """
+    flat: dict[Key, Dim] = {}
+    for d in alts:
+        at = d.atom
+        if isinstance(at, AnyDim) and at.alts:
+            for x in at.alts:
+                flat.setdefault(x._key, x)
+        else:
+            flat.setdefault(d._key, d)
+    return _atom_dim(AnyDim(next(_any_ids), tuple(flat.values())))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -586,6 +695,10 @@ def floordiv(a: DimLike, b: DimLike) -> Dim:
         inner = rest.atom
         if isinstance(inner, FloorDiv) and inner.b.constant_value is not None:
             return _add(quot, floordiv(inner.a, inner.b.constant_value * cb))
+        g = math.gcd(_content(rest), cb)
+        if g > 1:
+            # (g*x)//(g*c) == x//c
+            rest, b = _divide_coefficients(rest, g), const(cb // g)
         return _add(quot, _atom_dim(FloorDiv(rest, b)))
     if not a.terms:
         return ZERO
@@ -594,7 +707,58 @@ def floordiv(a: DimLike, b: DimLike) -> Dim:
     ex = _exact_div(a, b)
     if ex is not None:
         return ex
+    red = _cancel_common_factor(a, b)
+    if red is not None:
+        return floordiv(*red)
     return _atom_dim(FloorDiv(a, b))
+
+
+def _divide_coefficients(d: Dim, g: int) -> Dim:
+    return Dim(tuple((m, c // g) for m, c in d.terms))
+
+
+def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim] | None:
+    """``(a', b')`` with ``a == f*a'`` and ``b == f*b'`` for the common factor ``f`` of ``a``'s terms
+    and the single-term divisor ``b``, when ``f >= 1`` for every value of the symbols; else None.
+
+    Then ``a // b == a' // b'``: both are the floor of the same rational, and ``b' > 0`` because
+    ``b > 0`` and ``f > 0``. (``a*b*c*d // (2*a)`` is ``b*c*d // 2``.) A factor that may be 0 is
+    kept: there the division is by zero, which the original form (and its Z3 axiom) rules out.
+    """
+    if len(b.terms) != 1:
+        return None
+    bm, bc = b.terms[0]
+    if bc <= 0:
+        return None
+    # the monomial gcd: atoms common to every term, at their lowest exponent
+    common: dict[Atom, int] = dict(bm)
+    for m, _ in a.terms:
+        if not common:
+            break
+        have = dict(m)
+        for at in list(common):
+            e = have.get(at, 0)
+            if e == 0:
+                del common[at]
+            elif e < common[at]:
+                common[at] = e
+    g = math.gcd(_content(a), bc)
+    if not common and g <= 1:
+        return None
+    if common:
+        fm: Mono = tuple(sorted(common.items(), key=lambda ae: ae[0]._key))
+        if bounds(Dim(((fm, 1),)))[0] < 1:
+            if g <= 1:
+                return None
+            fm = ()
+    else:
+        fm = ()
+    f = Dim(((fm, g),)) if fm else const(g)
+    na = _exact_div(a, f)
+    nb = _exact_div(b, f)
+    if na is None or nb is None:  # pragma: no cover - f divides both by construction
+        return None
+    return na, nb
 
 
 def mod(a: DimLike, b: DimLike) -> Dim:
@@ -702,6 +866,9 @@ def _atom_bounds(a: Atom) -> Interval:
     if isinstance(a, Sym):
         return (a.min, _INF if a.max is None else a.max)
     if isinstance(a, AnyDim):
+        if a.alts:
+            bs = [bounds(x) for x in a.alts]
+            return (min(b[0] for b in bs), max(b[1] for b in bs))
         return (1, _INF)
     if isinstance(a, DimVar):
         return (0, _INF)
@@ -749,6 +916,11 @@ def bounds(d: Dim) -> Interval:
 
 
 def _atom_map(mapping: Mapping[Dim | Atom | str, DimLike]) -> dict[object, Dim]:
+    if not isinstance(mapping, Mapping):
+        raise SymshapeError(
+            INVALID_ARGUMENT,
+            f"a substitution is a mapping of symbols to dimensions, got {type(mapping).__name__} {mapping!r}",
+        )
     out: dict[object, Dim] = {}
     for k, v in mapping.items():
         val = as_dim(v)
@@ -875,84 +1047,278 @@ def _dim_str(d: Dim) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# parsing
+# parsing (an iterative operator-precedence parser: no recursion, bounded work)
 
-_DVAR_RE = re.compile(r"\?d(\d+)")
-_ANY_RE = re.compile(r"\?")
+MAX_TEXT = 100_000
+"""The longest text :func:`parse_dim` reads."""
+MAX_EXPONENT = 64
+"""The largest exponent of ``**`` (also for :meth:`Dim.__pow__`)."""
+MAX_DEGREE = 64
+"""The largest degree of a parsed polynomial."""
+MAX_TERMS = 10_000
+"""The most terms a parsed product or power may have."""
+MAX_COEFFICIENT = 2**256
+"""The largest magnitude of a parsed coefficient."""
+_MAX_DIGITS = 80
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<int>\d+)|(?P<dvar>\?d\d+)|(?P<any>\?)|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
+    r"|(?P<op>\*\*|//|[-+*%(),]))"
+)
+# binary operators: precedence, right-associative
+_BINARY: dict[str, tuple[int, bool]] = {
+    "+": (1, False),
+    "-": (1, False),
+    "*": (2, False),
+    "//": (2, False),
+    "%": (2, False),
+    "**": (4, True),
+}
+_UNARY_PREC = 3  # ``-a*b`` is ``(-a)*b``, ``-a**b`` is ``-(a**b)``
+
+
+class _Sum:
+    """A sum being accumulated (``a + b + c ...`` in linear time)."""
+
+    __slots__ = ("acc",)
+
+    def __init__(self, first: Dim) -> None:
+        self.acc: dict[Mono, int] = dict(first.terms)
+
+    def add(self, d: Dim, sign: int) -> None:
+        acc = self.acc
+        for m, c in d.terms:
+            acc[m] = acc.get(m, 0) + sign * c
+
+
+_Value = Union[Dim, _Sum]
+
+
+def _value(v: _Value) -> Dim:
+    return _terms_from(v.acc) if isinstance(v, _Sum) else v
+
+
+class _Paren:
+    """An open parenthesis on the operator stack; ``call`` names the function it belongs to."""
+
+    __slots__ = ("call", "args")
+
+    def __init__(self, call: str | None) -> None:
+        self.call = call
+        self.args = 0
 
 
 def parse_dim(text: str, env: Mapping[str, Dim] | None = None) -> Dim:
     """Read a dimension written in Python syntax (what ``str`` prints).
 
     Names are looked up in ``env``; a name not there becomes ``dim(name)`` (``>= 1``).
-    ``?`` is an anonymous given dimension and ``?d3`` a solver unknown.
+    ``?`` is an anonymous given dimension and ``?d3`` a solver unknown. The parser is iterative
+    and bounded (:data:`MAX_TEXT` characters, exponents up to :data:`MAX_EXPONENT`, degree up to
+    :data:`MAX_DEGREE`, :data:`MAX_TERMS` terms, coefficients below :data:`MAX_COEFFICIENT`):
+    anything else is a ``parse-error``, never a hang or a ``RecursionError``.
 
     >>> n = dim("n")
     >>> parse_dim("n*3*4", {"n": n}) == 12 * n
     True
+    >>> parse_dim("2**100000000")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    symshape.errors.SymshapeError: ... exponent 100000000 is larger than 64  [parse-error]
     """
     if not isinstance(text, str):
         raise SymshapeError(PARSE_ERROR, f"parse_dim expects a string, got {type(text).__name__}")
-    src = _DVAR_RE.sub(lambda mt: f"__dvar_{mt.group(1)}", text)
-    src = _ANY_RE.sub("__any", src)
-    try:
-        tree = ast.parse(src.strip(), mode="eval")
-    except SyntaxError as e:
-        raise SymshapeError(PARSE_ERROR, f"cannot parse dimension {text!r}: {e.msg}") from None
-    return _eval_ast(tree.body, env or {}, text)
+    if env is not None and not isinstance(env, Mapping):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"parse_dim's env must be a mapping of names to dimensions, got {env!r}"
+        )
+    if len(text) > MAX_TEXT:
+        raise SymshapeError(
+            PARSE_ERROR, f"cannot parse dimension: the text has {len(text)} characters (at most {MAX_TEXT})"
+        )
+    return _Parser(text, env or {}).parse()
 
 
-def _eval_ast(node: ast.AST, env: Mapping[str, Dim], text: str) -> Dim:
-    def bad(why: str) -> SymshapeError:
-        return SymshapeError(PARSE_ERROR, f"cannot parse dimension {text!r}: {why}")
+class _Parser:
+    def __init__(self, text: str, env: Mapping[str, Dim]) -> None:
+        self.text = text
+        self.env = env
+        self.vals: list[_Value] = []
+        self.ops: list[str | _Paren] = []
 
-    def go(nd: ast.AST) -> Dim:
-        match nd:
-            case ast.Constant(value=v) if isinstance(v, int) and not isinstance(v, bool):
-                return const(v)
-            case ast.Name(id=name):
-                if name == "__any":
-                    return _atom_dim(AnyDim(0))
-                if name.startswith("__dvar_"):
-                    return _atom_dim(DimVar(int(name[7:])))
-                hit = env.get(name)
-                if hit is not None:
-                    return as_dim(hit)
-                return dim(name)
-            case ast.UnaryOp(op=ast.USub(), operand=x):
-                return -go(x)
-            case ast.UnaryOp(op=ast.UAdd(), operand=x):
-                return go(x)
-            case ast.BinOp(left=lft, op=op, right=rgt):
-                a, b = go(lft), go(rgt)
-                match op:
-                    case ast.Add():
-                        return a + b
-                    case ast.Sub():
-                        return a - b
-                    case ast.Mult():
-                        return a * b
-                    case ast.FloorDiv():
-                        return floordiv(a, b)
-                    case ast.Mod():
-                        return mod(a, b)
-                    case ast.Pow():
-                        e = b.constant_value
-                        if e is None or e < 0:
-                            raise bad("exponent must be a constant >= 0")
-                        return a**e
-                    case _:
-                        raise bad(f"operator {type(op).__name__} is not a dimension operation")
-            case ast.Call(func=ast.Name(id=fname), args=args, keywords=[]) if fname in (
-                "max",
-                "min",
-            ) and len(args) >= 1:
-                vals = [go(x) for x in args]
-                return dmax(*vals) if fname == "max" else dmin(*vals)
-            case _:
-                raise bad(f"unexpected {type(nd).__name__}")
+    def bad(self, why: str) -> SymshapeError:
+        shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        return SymshapeError(PARSE_ERROR, f"cannot parse dimension {shown!r}: {why}")
 
-    return go(node)
+    def parse(self) -> Dim:
+        text, vals, ops = self.text, self.vals, self.ops
+        pos = 0
+        expect_operand = True
+        after_comma = False
+        end = len(text.rstrip())
+        while pos < end:
+            mt = _TOKEN.match(text, pos)
+            if mt is None or mt.end() == pos:
+                raise self.bad(f"unexpected {text[pos:].strip()[:1]!r}")
+            pos = mt.end()
+            kind = mt.lastgroup
+            tok = mt.group(kind or 0)
+            if kind in ("int", "dvar", "any", "name"):
+                if not expect_operand:
+                    raise self.bad(f"unexpected {tok!r}")
+                if kind == "name" and tok in ("max", "min"):
+                    nxt = _TOKEN.match(text, pos)
+                    if nxt is not None and nxt.group("op") == "(":
+                        pos = nxt.end()
+                        ops.append(_Paren(tok))
+                        after_comma = False
+                        continue
+                vals.append(self.leaf(kind or "", tok))
+                expect_operand = False
+                after_comma = False
+                continue
+            # an operator or a parenthesis
+            if tok == "(":
+                if not expect_operand:
+                    raise self.bad("only max and min can be called")
+                ops.append(_Paren(None))
+                continue
+            if tok == ")":
+                top = self.close_group()
+                if expect_operand and not (after_comma and top.call is not None):
+                    if top.call is not None and top.args == 0:
+                        raise self.bad(f"{top.call}() needs at least one argument")
+                    raise self.bad("unexpected ')'")
+                if not expect_operand:
+                    top.args += 1
+                if top.call is None:
+                    if top.args != 1:
+                        raise self.bad("a tuple is not a dimension")
+                else:
+                    self.call(top)
+                expect_operand = False
+                after_comma = False
+                continue
+            if tok == ",":
+                if expect_operand:
+                    raise self.bad("unexpected ','")
+                top = self.close_group()
+                if top.call is None:
+                    raise self.bad("a tuple is not a dimension")
+                top.args += 1
+                ops.append(top)
+                expect_operand = True
+                after_comma = True
+                continue
+            after_comma = False
+            if expect_operand:
+                if tok in ("+", "-"):
+                    ops.append("u" + tok)
+                    continue
+                raise self.bad(f"unexpected {tok!r}")
+            prec, right = _BINARY[tok]
+            while ops:
+                top_op = ops[-1]
+                if isinstance(top_op, _Paren):
+                    break
+                tp = _UNARY_PREC if top_op[0] == "u" else _BINARY[top_op][0]
+                if tp > prec or (tp == prec and not right):
+                    ops.pop()
+                    self.apply(top_op)
+                else:
+                    break
+            ops.append(tok)
+            expect_operand = True
+        if expect_operand:
+            raise self.bad("unexpected end" if text.strip() else "empty text")
+        while ops:
+            top_op = ops.pop()
+            if isinstance(top_op, _Paren):
+                raise self.bad("unclosed '('")
+            self.apply(top_op)
+        assert len(vals) == 1
+        return _value(vals[0])
+
+    def leaf(self, kind: str, tok: str) -> Dim:
+        if kind == "int":
+            if len(tok) > _MAX_DIGITS:
+                raise self.bad(f"an integer of {len(tok)} digits")
+            return const(int(tok))
+        if kind == "dvar":
+            return _atom_dim(DimVar(int(tok[2:])))
+        if kind == "any":
+            return _atom_dim(AnyDim(0))
+        hit = self.env.get(tok)
+        if hit is None:
+            return dim(tok)
+        if isinstance(hit, Dim):
+            return hit
+        if isinstance(hit, Integral) and not isinstance(hit, bool):
+            return const(int(hit))
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"parse_dim's env maps {tok!r} to {hit!r}, not a dimension"
+        )
+
+    def close_group(self) -> _Paren:
+        ops = self.ops
+        while ops:
+            top = ops.pop()
+            if isinstance(top, _Paren):
+                return top
+            self.apply(top)
+        raise self.bad("unbalanced ')'")
+
+    def call(self, p: _Paren) -> None:
+        args = [_value(v) for v in self.vals[len(self.vals) - p.args :]]
+        del self.vals[len(self.vals) - p.args :]
+        try:
+            self.vals.append(dmax(*args) if p.call == "max" else dmin(*args))
+        except SymshapeError as e:
+            raise self.bad(e.message) from None
+
+    def apply(self, op: str) -> None:
+        vals = self.vals
+        if op[0] == "u":
+            v = vals.pop()
+            vals.append(-_value(v) if op == "u-" else v)
+            return
+        b = vals.pop()
+        a = vals.pop()
+        try:
+            if op in ("+", "-"):
+                acc = a if isinstance(a, _Sum) else _Sum(a)
+                acc.add(_value(b), 1 if op == "+" else -1)
+                vals.append(acc)
+                return
+            x, y = _value(a), _value(b)
+            if op == "*":
+                r = self.product(x, y)
+            elif op == "//":
+                r = floordiv(x, y)
+            elif op == "%":
+                r = mod(x, y)
+            else:
+                e = y.constant_value
+                if e is None or e < 0:
+                    raise self.bad("exponent must be a constant >= 0")
+                if e > MAX_EXPONENT:
+                    raise self.bad(f"exponent {e} is larger than {MAX_EXPONENT}")
+                r = ONE
+                for _ in range(e):
+                    r = self.product(r, x)
+        except SymshapeError as err:
+            if err.code == PARSE_ERROR.code:
+                raise
+            raise self.bad(err.message) from None
+        for _, c in r.terms:
+            if abs(c) > MAX_COEFFICIENT:
+                raise self.bad("a coefficient larger than 2**256")
+        vals.append(r)
+
+    def product(self, x: Dim, y: Dim) -> Dim:
+        if x.degree + y.degree > MAX_DEGREE:
+            raise self.bad(f"degree larger than {MAX_DEGREE}")
+        if len(x.terms) * len(y.terms) > MAX_TERMS:
+            raise self.bad(f"more than {MAX_TERMS} terms")
+        return x * y
 
 
 def check_nonnegative_constant(d: Dim, what: str = "dimension") -> None:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import ast
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Union
 
 from symshape.encoding.dims import Atom, Dim, DimLike, as_dim, check_nonnegative_constant, parse_dim
@@ -57,6 +57,9 @@ __all__ = [
     "parse_type",
     "map_dims",
     "map_types",
+    "type_children",
+    "type_rebuild",
+    "iter_types",
     "iter_dims",
     "iter_holes",
     "subst_typevars",
@@ -158,6 +161,7 @@ def _attr_str(v: object) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------
 # the types
 
 
@@ -176,6 +180,56 @@ def _repr_pretty(self: object, p: object, cycle: bool) -> None:
     pretty(self, p, cycle)
 
 
+_TV_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*('\d+)?")
+
+
+def _check_name(name: object, what: str) -> None:
+    if not isinstance(name, str) or not _TV_NAME.fullmatch(name):
+        raise SymshapeError(INVALID_ARGUMENT, f"{what} must be an identifier, got {name!r}")
+
+
+def _type_tuple(items: object, what: str) -> tuple[Type, ...]:
+    """``items`` (a list or tuple of types) as a tuple; anything else is ``invalid-argument``."""
+    if type(items) is tuple:
+        seq: tuple[object, ...] = items
+    elif isinstance(items, (str, bytes)) or isinstance(items, _TYPE_CLASSES) or not isinstance(
+        items, Iterable
+    ):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"{what} must be a list of types, got {type(items).__name__} {items!r}"
+        )
+    else:
+        seq = tuple(items)
+    for x in seq:
+        _check_type(x)
+    return seq  # type: ignore[return-value]
+
+
+class _Structural:
+    """Composite types: ``==`` and ``hash`` are structural and iterative (a type nested thousands
+    deep compares, hashes and prints), the hash is computed once; ``repr`` is the dataclass form."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not type(self):
+            return NotImplemented
+        return _type_eq(self, other)  # type: ignore[arg-type]
+
+    def __hash__(self) -> int:
+        h: int | None = self.__dict__.get("_hash")
+        return h if h is not None else _type_hash(self)  # type: ignore[arg-type]
+
+    def __getstate__(self) -> dict[str, object]:
+        # the cached hash depends on the process's string hashing: never pickle it
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
+    def __repr__(self) -> str:
+        return _type_repr(self)
+
+
 @dataclass(frozen=True)
 class TypeVar:
     """A type parameter of kind ``type``, ``shape``, ``dim`` or ``dtype`` (Relay's Type, Shape,
@@ -185,6 +239,7 @@ class TypeVar:
     kind: str = "type"
 
     def __post_init__(self) -> None:
+        _check_name(self.name, "a type variable's name")
         if self.kind not in KINDS:
             raise SymshapeError(KIND_MISMATCH, f"unknown kind {self.kind!r}; kinds: {KINDS}")
 
@@ -195,12 +250,38 @@ class TypeVar:
         return self.name
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class IncompleteType:
-    """A hole, printed ``?t<id>``; holes compare by identity."""
+_KIND_SET = frozenset(KINDS)
 
-    kind: str = "type"
-    id: int = field(default_factory=lambda: next(_hole_ids))
+
+def _bad_hole(kind: object, id: object) -> None:
+    if not isinstance(kind, str) or kind not in _KIND_SET:
+        raise SymshapeError(KIND_MISMATCH, f"unknown kind {kind!r}; kinds: {KINDS}")
+    raise SymshapeError(INVALID_ARGUMENT, f"a hole's id is an int, got {id!r}")
+
+
+_set_field = object.__setattr__
+_next_hole_id = _hole_ids.__next__
+
+
+@dataclass(frozen=True, eq=False, slots=True, init=False)
+class IncompleteType:
+    """A hole, printed ``?t<id>``; holes compare by identity. ``kind`` is one of :data:`KINDS`;
+    ``id`` defaults to a fresh number."""
+
+    kind: str
+    id: int
+
+    def __init__(self, kind: str = "type", id: int | None = None) -> None:
+        # written out (not generated) so that checking the arguments costs nothing extra: holes
+        # are made for every operator call
+        if kind != "type" and (kind.__class__ is not str or kind not in _KIND_SET):
+            _bad_hole(kind, id)
+        if id is None:
+            id = _next_hole_id()
+        elif id.__class__ is not int:
+            _bad_hole(kind, id)
+        _set_field(self, "kind", kind)
+        _set_field(self, "id", id)
 
     _repr_html_ = _repr_html
     _repr_pretty_ = _repr_pretty
@@ -292,23 +373,23 @@ def Tensor(shape: Iterable[DimLike] | TypeVar | None, dtype: str | TypeVar | Non
     return TensorType(shape, dtype)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class TupleType:
+@dataclass(frozen=True, eq=False, repr=False)
+class TupleType(_Structural):
     """A tuple of types."""
 
     fields: tuple[Type, ...]
 
     def __post_init__(self) -> None:
-        fs = tuple(self.fields)
-        for f in fs:
-            _check_type(f)
-        object.__setattr__(self, "fields", fs)
+        object.__setattr__(self, "fields", _type_tuple(self.fields, "a tuple type's fields"))
 
     def __len__(self) -> int:
         return len(self.fields)
 
     def __getitem__(self, i: int) -> Type:
         return self.fields[i]
+
+    def __iter__(self) -> Iterator[Type]:
+        return iter(self.fields)
 
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
@@ -320,8 +401,8 @@ class TupleType:
         return _type_str(self)
 
 
-@dataclass(frozen=True)
-class TypeRelation:
+@dataclass(frozen=True, eq=False, repr=False)
+class TypeRelation(_Structural):
     """A relation constraint in a function type: ``broadcast(a, b, c)``."""
 
     name: str
@@ -329,9 +410,19 @@ class TypeRelation:
     attrs: Attrs = field(default_factory=Attrs)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "args", tuple(self.args))
+        _check_name(self.name, "a relation's name")
+        object.__setattr__(self, "args", _type_tuple(self.args, f"the arguments of relation {self.name}"))
         if not isinstance(self.attrs, Attrs):
+            if self.attrs is not None and not isinstance(self.attrs, Mapping):
+                raise SymshapeError(BAD_ATTRIBUTE, f"attributes must be a mapping, got {self.attrs!r}")
             object.__setattr__(self, "attrs", Attrs(self.attrs))
+
+    def __hash__(self) -> int:
+        h: int | None = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.name, tuple(hash(a) for a in self.args), self.attrs))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __str__(self) -> str:
         inner = ", ".join(_type_str(a) for a in self.args)
@@ -340,8 +431,8 @@ class TypeRelation:
         return f"{self.name}({inner})"
 
 
-@dataclass(frozen=True)
-class FuncType:
+@dataclass(frozen=True, eq=False, repr=False)
+class FuncType(_Structural):
     """``fn<type_params>(params) -> ret where relations``; impure when ``pure`` is False."""
 
     params: tuple[Type, ...]
@@ -351,16 +442,26 @@ class FuncType:
     pure: bool = True
 
     def __post_init__(self) -> None:
-        ps = tuple(self.params)
-        for p in ps:
-            _check_type(p)
+        object.__setattr__(self, "params", _type_tuple(self.params, "a function type's parameters"))
         _check_type(self.ret)
-        object.__setattr__(self, "params", ps)
-        object.__setattr__(self, "type_params", tuple(self.type_params))
-        object.__setattr__(self, "relations", tuple(self.relations))
+        tps = self.type_params
+        if type(tps) is not tuple:
+            if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable):
+                raise SymshapeError(INVALID_ARGUMENT, f"type parameters must be a list, got {tps!r}")
+            object.__setattr__(self, "type_params", tuple(tps))
         for tp in self.type_params:
             if not isinstance(tp, TypeVar):
                 raise SymshapeError(INVALID_ARGUMENT, f"type parameter {tp!r} is not a TypeVar")
+        rels = self.relations
+        if type(rels) is not tuple:
+            if isinstance(rels, (str, bytes)) or not isinstance(rels, Iterable):
+                raise SymshapeError(INVALID_ARGUMENT, f"relations must be a list, got {rels!r}")
+            object.__setattr__(self, "relations", tuple(rels))
+        for r in self.relations:
+            if not isinstance(r, TypeRelation):
+                raise SymshapeError(INVALID_ARGUMENT, f"relation {r!r} is not a TypeRelation")
+        if not isinstance(self.pure, bool):
+            raise SymshapeError(INVALID_ARGUMENT, f"pure must be a bool, got {self.pure!r}")
 
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
@@ -379,6 +480,11 @@ class GlobalTypeVar:
     name: str
     kind: str = "adt"
 
+    def __post_init__(self) -> None:
+        _check_name(self.name, "an ADT's name")
+        if self.kind != "adt":
+            raise SymshapeError(KIND_MISMATCH, f"a global type variable has kind adt, got {self.kind!r}")
+
     _repr_html_ = _repr_html
     _repr_pretty_ = _repr_pretty
 
@@ -386,17 +492,22 @@ class GlobalTypeVar:
         return self.name
 
 
-@dataclass(frozen=True)
-class TypeCall:
+@dataclass(frozen=True, eq=False, repr=False)
+class TypeCall(_Structural):
     """An ADT applied to type arguments: ``List[Tensor[(2,), int32]]``."""
 
     func: GlobalTypeVar | TypeVar
     args: tuple[Type, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "args", tuple(self.args))
-        for a in self.args:
-            _check_type(a)
+        if not isinstance(self.func, (GlobalTypeVar, TypeVar)):
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"a type call applies a GlobalTypeVar or TypeVar, got {self.func!r}"
+            )
+        object.__setattr__(self, "args", _type_tuple(self.args, "a type call's arguments"))
+
+    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
+        return map_dims(self, lambda d: d.subs(mapping))
 
     _repr_html_ = _repr_html
     _repr_pretty_ = _repr_pretty
@@ -421,6 +532,11 @@ class ShapeType:
     """A shape value of rank ``ndim`` (None: unknown rank)."""
 
     ndim: int | None = None
+
+    def __post_init__(self) -> None:
+        nd = self.ndim
+        if nd is not None and (not isinstance(nd, int) or isinstance(nd, bool) or nd < 0):
+            raise SymshapeError(INVALID_ARGUMENT, f"a shape's rank is an int >= 0 or None, got {nd!r}")
 
     _repr_html_ = _repr_html
     _repr_pretty_ = _repr_pretty
@@ -470,7 +586,13 @@ class Constructor:
     belong_to: GlobalTypeVar
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "inputs", tuple(self.inputs))
+        _check_name(self.name, "a constructor's name")
+        object.__setattr__(self, "inputs", _type_tuple(self.inputs, f"the inputs of constructor {self.name}"))
+        if not isinstance(self.belong_to, GlobalTypeVar):
+            raise SymshapeError(
+                INVALID_ARGUMENT,
+                f"constructor {self.name} must belong to a GlobalTypeVar, got {self.belong_to!r}",
+            )
 
     def __str__(self) -> str:
         return self.name
@@ -490,8 +612,19 @@ class TypeData:
     constructors: tuple[Constructor, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "type_params", tuple(self.type_params))
-        object.__setattr__(self, "constructors", tuple(self.constructors))
+        if not isinstance(self.header, GlobalTypeVar):
+            raise SymshapeError(INVALID_ARGUMENT, f"an ADT's header is a GlobalTypeVar, got {self.header!r}")
+        for name, cls in (("type_params", TypeVar), ("constructors", Constructor)):
+            items = getattr(self, name)
+            if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+                raise SymshapeError(INVALID_ARGUMENT, f"an ADT's {name} must be a list, got {items!r}")
+            items = tuple(items)
+            for x in items:
+                if not isinstance(x, cls):
+                    raise SymshapeError(
+                        INVALID_ARGUMENT, f"an ADT's {name} must be {cls.__name__}s, got {x!r}"
+                    )
+            object.__setattr__(self, name, items)
 
     def __str__(self) -> str:
         params = f"[{', '.join(map(str, self.type_params))}]" if self.type_params else ""
@@ -502,7 +635,7 @@ class TypeData:
 
 
 # ----------------------------------------------------------------------------------------------
-# traversals
+# traversals: one generic children/rebuild pair; every walk below is iterative
 
 
 def type_kind(t: Type) -> str:
@@ -516,27 +649,210 @@ def type_kind(t: Type) -> str:
             return "type"
 
 
+def type_children(t: Type) -> tuple[Type, ...]:
+    """The direct sub-types of ``t``: a tuple's fields; a function's parameters, return type and
+    the arguments of its relations (in that order); a type call's arguments; else ``()``.
+
+    >>> str(type_children(FuncType([TypeVar("a")], TypeVar("b")))[1])
+    'b'
+    """
+    cls = t.__class__
+    if cls is TupleType:
+        return t.fields  # type: ignore[union-attr]
+    if cls is FuncType:
+        ft: FuncType = t  # type: ignore[assignment]
+        if not ft.relations:
+            return (*ft.params, ft.ret)
+        return (*ft.params, ft.ret, *[a for r in ft.relations for a in r.args])
+    if cls is TypeCall:
+        return t.args  # type: ignore[union-attr]
+    return ()
+
+
+def type_rebuild(t: Type, kids: Sequence[Type]) -> Type:
+    """``t`` with its children (as :func:`type_children` lists them) replaced by ``kids``."""
+    cls = t.__class__
+    if cls is TupleType:
+        return TupleType(tuple(kids))
+    if cls is FuncType:
+        ft: FuncType = t  # type: ignore[assignment]
+        np_ = len(ft.params)
+        rels: list[TypeRelation] = []
+        i = np_ + 1
+        for r in ft.relations:
+            k = len(r.args)
+            rels.append(TypeRelation(r.name, tuple(kids[i : i + k]), r.attrs))
+            i += k
+        return FuncType(tuple(kids[:np_]), kids[np_], ft.type_params, tuple(rels), ft.pure)
+    if cls is TypeCall:
+        return TypeCall(t.func, tuple(kids))  # type: ignore[union-attr]
+    return t
+
+
+_COMPOSITE = (TupleType, FuncType, TypeCall)
+
+
+def _child_hash(t: Type) -> int:
+    if t.__class__ in _COMPOSITE:
+        return t.__dict__["_hash"]  # type: ignore[no-any-return]
+    return hash(t)
+
+
+def _local_hash(t: Type, kids: tuple[int, ...]) -> int:
+    cls = t.__class__
+    if cls is TupleType:
+        return hash((1, kids))
+    if cls is FuncType:
+        ft: FuncType = t  # type: ignore[assignment]
+        rels = tuple((r.name, len(r.args), r.attrs) for r in ft.relations)
+        return hash((2, len(ft.params), kids, ft.type_params, rels, ft.pure))
+    return hash((3, t.func, kids))  # type: ignore[union-attr]
+
+
+def _type_hash(root: Type) -> int:
+    """The structural hash of a composite type, computed bottom-up without recursion and cached in
+    every node."""
+    stack: list[tuple[Type, bool]] = [(root, False)]
+    while stack:
+        x, post = stack.pop()
+        if post:
+            h = _local_hash(x, tuple(_child_hash(k) for k in type_children(x)))
+            object.__setattr__(x, "_hash", h)
+            continue
+        if x.__class__ not in _COMPOSITE or "_hash" in x.__dict__:
+            continue
+        stack.append((x, True))
+        stack.extend((k, False) for k in type_children(x))
+    return root.__dict__["_hash"]  # type: ignore[no-any-return]
+
+
+def _local_eq(x: Type, y: Type) -> bool:
+    cls = x.__class__
+    if cls is FuncType:
+        fx: FuncType = x  # type: ignore[assignment]
+        fy: FuncType = y  # type: ignore[assignment]
+        if (
+            len(fx.params) != len(fy.params)
+            or fx.pure != fy.pure
+            or fx.type_params != fy.type_params
+            or len(fx.relations) != len(fy.relations)
+        ):
+            return False
+        for r, s in zip(fx.relations, fy.relations):
+            if r.name != s.name or len(r.args) != len(s.args) or r.attrs != s.attrs:
+                return False
+        return True
+    if cls is TypeCall:
+        return x.func == y.func  # type: ignore[union-attr]
+    return True
+
+
+def _type_eq(a: Type | TypeRelation, b: Type | TypeRelation) -> bool:
+    """Structural equality, iterative; each pair of shared sub-types is compared once."""
+    if a.__class__ is TypeRelation:
+        ra: TypeRelation = a
+        rb: TypeRelation = b  # type: ignore[assignment]
+        if ra.name != rb.name or ra.attrs != rb.attrs or len(ra.args) != len(rb.args):
+            return False
+        return all(_type_eq(x, y) for x, y in zip(ra.args, rb.args))
+    stack: list[tuple[Type, Type]] = [(a, b)]  # type: ignore[list-item]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        x, y = stack.pop()
+        if x is y:
+            continue
+        cls = x.__class__
+        if cls is not y.__class__:
+            return False
+        if cls not in _COMPOSITE:
+            if x != y:
+                return False
+            continue
+        hx, hy = x.__dict__.get("_hash"), y.__dict__.get("_hash")
+        if hx is not None and hy is not None and hx != hy:
+            return False
+        key = (id(x), id(y))
+        if key in seen:
+            continue
+        seen.add(key)
+        if not _local_eq(x, y):
+            return False
+        kx, ky = type_children(x), type_children(y)
+        if len(kx) != len(ky):
+            return False
+        stack.extend(zip(kx, ky))
+    return True
+
+
+_REPR_CLASSES = (TupleType, FuncType, TypeCall, TypeRelation)
+
+
+def _type_repr(root: object) -> str:
+    """The dataclass ``repr`` of a type, produced without recursion."""
+    out: list[str] = []
+    stack: list[tuple[bool, object]] = [(False, root)]
+    while stack:
+        lit, x = stack.pop()
+        if lit:
+            out.append(x)  # type: ignore[arg-type]
+            continue
+        items: list[tuple[bool, object]]
+        if isinstance(x, _REPR_CLASSES):
+            items = [(True, f"{type(x).__name__}(")]
+            for i, f in enumerate(fields(x)):
+                if i:
+                    items.append((True, ", "))
+                items.append((True, f"{f.name}="))
+                items.append((False, getattr(x, f.name)))
+            items.append((True, ")"))
+            stack.extend(reversed(items))
+        elif type(x) is tuple and x:
+            items = [(True, "(")]
+            for i, v in enumerate(x):
+                if i:
+                    items.append((True, ", "))
+                items.append((False, v))
+            items.append((True, ",)" if len(x) == 1 else ")"))
+            stack.extend(reversed(items))
+        else:
+            out.append(repr(x))
+    return "".join(out)
+
+
 def map_types(t: Type, f: Callable[[Type], Type | None]) -> Type:
-    """Rebuild ``t`` bottom-up... top-down: ``f`` may replace a node (return a type) or decline
-    (return None), in which case the children are mapped."""
+    """Rebuild ``t`` top-down: ``f`` may replace a node (return a type) or decline (return None),
+    in which case the node's children are mapped and the node rebuilt when one of them changed.
+    Iterative; a sub-type shared by several parents is mapped once."""
     r = f(t)
     if r is not None:
         return r
-    match t:
-        case TupleType(fields):
-            new = tuple(map_types(x, f) for x in fields)
-            return t if all(a is b for a, b in zip(new, fields)) else TupleType(new)
-        case FuncType(params, ret, tps, rels, pure):
-            nparams = tuple(map_types(x, f) for x in params)
-            nret = map_types(ret, f)
-            nrels = tuple(
-                TypeRelation(r.name, tuple(map_types(a, f) for a in r.args), r.attrs) for r in rels
-            )
-            return FuncType(nparams, nret, tps, nrels, pure)
-        case TypeCall(func, args):
-            return TypeCall(func, tuple(map_types(x, f) for x in args))
-        case _:
-            return t
+    if t.__class__ not in _COMPOSITE:
+        return t
+    done: dict[int, Type] = {}
+    stack: list[tuple[Type, bool]] = [(t, True)]
+    stack.extend((k, False) for k in type_children(t))
+    while stack:
+        x, post = stack.pop()
+        if post:
+            kids = type_children(x)
+            new = [done[id(k)] for k in kids]
+            if any(a is not b for a, b in zip(new, kids)):
+                done[id(x)] = type_rebuild(x, new)
+            else:
+                done[id(x)] = x
+            continue
+        if id(x) in done:
+            continue
+        r = f(x)
+        if r is not None:
+            done[id(x)] = r
+            continue
+        if x.__class__ not in _COMPOSITE:
+            done[id(x)] = x
+            continue
+        stack.append((x, True))
+        stack.extend((k, False) for k in type_children(x))
+    return done[id(t)]
 
 
 def map_dims(t: Type, f: Callable[[Dim], Dim]) -> Type:
@@ -556,24 +872,13 @@ def map_dims(t: Type, f: Callable[[Dim], Dim]) -> Type:
 
 
 def iter_types(t: Type) -> Iterator[Type]:
-    """Every node of ``t``, pre-order."""
-    yield t
-    match t:
-        case TupleType(fields):
-            for x in fields:
-                yield from iter_types(x)
-        case FuncType(params, ret, _, rels, _):
-            for x in params:
-                yield from iter_types(x)
-            yield from iter_types(ret)
-            for r in rels:
-                for a in r.args:
-                    yield from iter_types(a)
-        case TypeCall(_, args):
-            for x in args:
-                yield from iter_types(x)
-        case _:
-            pass
+    """Every node of ``t``, pre-order (iterative)."""
+    stack: list[Type] = [t]
+    while stack:
+        x = stack.pop()
+        yield x
+        if x.__class__ in _COMPOSITE:
+            stack.extend(reversed(type_children(x)))
 
 
 def iter_dims(t: Type) -> Iterator[Dim]:
@@ -590,39 +895,68 @@ def iter_holes(t: Type) -> Iterator[IncompleteType]:
 
 def subst_typevars(t: Type, mapping: Mapping[TypeVar, Type]) -> Type:
     """Replace type variables (of kind type) by types; shape- and dtype-kind variables inside
-    tensors are replaced when the mapping holds a tensor (its shape or dtype is taken)."""
+    tensors are replaced when the mapping holds a tensor (its shape or dtype is taken). A function
+    type's own type parameters shadow the mapping inside it. Iterative."""
     if not mapping:
         return t
 
-    def go(x: Type) -> Type | None:
+    def leaf(x: Type, env: Mapping[TypeVar, Type]) -> Type:
         if isinstance(x, TypeVar):
-            return mapping.get(x, x)
+            return env.get(x, x)
         if isinstance(x, TensorType):
             shape, dtype = x.shape, x.dtype
-            if isinstance(shape, TypeVar) and shape in mapping:
-                rep = mapping[shape]
+            if isinstance(shape, TypeVar) and shape in env:
+                rep = env[shape]
                 shape = rep.shape if isinstance(rep, TensorType) else shape
-            if isinstance(dtype, TypeVar) and dtype in mapping:
-                rep = mapping[dtype]
+            if isinstance(dtype, TypeVar) and dtype in env:
+                rep = env[dtype]
                 dtype = rep.dtype if isinstance(rep, TensorType) else dtype
             if shape is x.shape and dtype is x.dtype:
                 return x
             return TensorType(shape, dtype)
-        if isinstance(x, FuncType) and x.type_params:
-            inner = {k: v for k, v in mapping.items() if k not in x.type_params}
-            return FuncType(
-                tuple(subst_typevars(p, inner) for p in x.params),
-                subst_typevars(x.ret, inner),
-                x.type_params,
-                tuple(
-                    TypeRelation(r.name, tuple(subst_typevars(a, inner) for a in r.args), r.attrs)
-                    for r in x.relations
-                ),
-                x.pure,
-            )
-        return None
+        return x
 
-    return map_types(t, go)
+    if t.__class__ not in _COMPOSITE:
+        return leaf(t, mapping)
+    # environments by id: a function type's own type parameters shadow the mapping inside it
+    envs: dict[int, Mapping[TypeVar, Type]] = {id(mapping): mapping}
+    inner_of: dict[tuple[int, int], Mapping[TypeVar, Type]] = {}
+
+    def inner_env(x: Type, env: Mapping[TypeVar, Type]) -> Mapping[TypeVar, Type]:
+        if not (isinstance(x, FuncType) and x.type_params):
+            return env
+        hit = inner_of.get((id(x), id(env)))
+        if hit is None:
+            hit = {k: v for k, v in env.items() if k not in x.type_params}
+            if len(hit) == len(env):
+                hit = env
+            envs[id(hit)] = hit
+            inner_of[(id(x), id(env))] = hit
+        return hit
+
+    done: dict[tuple[int, int], Type] = {}
+    stack: list[tuple[Type, Mapping[TypeVar, Type], bool]] = [(t, mapping, False)]
+    while stack:
+        x, env, post = stack.pop()
+        key = (id(x), id(env))
+        if post:
+            kids = type_children(x)
+            ienv = id(inner_env(x, env))
+            new = [done[(id(k), ienv)] for k in kids]
+            done[key] = x if all(a is b for a, b in zip(new, kids)) else type_rebuild(x, new)
+            continue
+        if key in done:
+            continue
+        if x.__class__ not in _COMPOSITE:
+            done[key] = leaf(x, env)
+            continue
+        inner = inner_env(x, env)
+        if not inner:
+            done[key] = x
+            continue
+        stack.append((x, env, True))
+        stack.extend((k, inner, False) for k in type_children(x))
+    return done[(id(t), id(mapping))]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -639,39 +973,90 @@ def _shape_str(shape: Shape) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
 
 
+def _leaf_str(t: Type) -> str:
+    if t.__class__ is TensorType:
+        tt: TensorType = t
+        dt = "?" if tt.dtype is None else str(tt.dtype)
+        return f"Tensor[{_shape_str(tt.shape)}, {dt}]"
+    return str(t)
+
+
+_Piece = Union[str, "Type"]
+
+
+def _pieces(t: Type) -> list[_Piece]:
+    """The printed form of a composite type as text pieces and sub-types, left to right."""
+    out: list[_Piece] = []
+
+    def joined(items: Sequence[Type]) -> None:
+        for i, x in enumerate(items):
+            if i:
+                out.append(", ")
+            out.append(x)
+
+    cls = t.__class__
+    if cls is TupleType:
+        fs = t.fields  # type: ignore[union-attr]
+        out.append("(")
+        joined(fs)
+        out.append(",)" if len(fs) == 1 else ")")
+        return out
+    if cls is FuncType:
+        ft: FuncType = t  # type: ignore[assignment]
+        head = "fn" if ft.pure else "fn[impure]"
+        if ft.type_params:
+            head += "<" + ", ".join(
+                tp.name if tp.kind == "type" else f"{tp.name}: {tp.kind}" for tp in ft.type_params
+            ) + ">"
+        out.append(head + "(")
+        joined(ft.params)
+        out.append(") -> ")
+        if isinstance(ft.ret, FuncType):
+            out.extend(("(", ft.ret, ")"))
+        else:
+            out.append(ft.ret)
+        for i, rel in enumerate(ft.relations):
+            out.append((" where " if i == 0 else ", ") + rel.name + "(")
+            joined(rel.args)
+            out.append(f"; {rel.attrs})" if rel.attrs else ")")
+        return out
+    tc: TypeCall = t  # type: ignore[assignment]
+    out.append(f"{tc.func.name}[")
+    joined(tc.args)
+    out.append("]")
+    return out
+
+
 def _type_str(t: Type) -> str:
-    match t:
-        case TensorType(shape, dtype):
-            dt = "?" if dtype is None else str(dtype)
-            return f"Tensor[{_shape_str(shape)}, {dt}]"
-        case TupleType(fields):
-            if len(fields) == 1:
-                return f"({_type_str(fields[0])},)"
-            return "(" + ", ".join(_type_str(f) for f in fields) + ")"
-        case FuncType(params, ret, tps, rels, pure):
-            head = "fn" if pure else "fn[impure]"
-            if tps:
-                head += "<" + ", ".join(
-                    tp.name if tp.kind == "type" else f"{tp.name}: {tp.kind}" for tp in tps
-                ) + ">"
-            r = _type_str(ret)
-            if isinstance(ret, FuncType):
-                r = f"({r})"
-            s = f"{head}({', '.join(_type_str(p) for p in params)}) -> {r}"
-            if rels:
-                s += " where " + ", ".join(str(rel) for rel in rels)
-            return s
-        case TypeCall(func, args):
-            return f"{func.name}[{', '.join(_type_str(a) for a in args)}]"
-        case _:
-            return str(t)
+    """The printed form: pieces emitted left to right from a stack (iterative, linear in the
+    length of the text)."""
+    if t.__class__ not in _COMPOSITE:
+        return _leaf_str(t)
+    out: list[str] = []
+    stack: list[_Piece] = [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.append(x)
+        elif x.__class__ in _COMPOSITE:
+            stack.extend(reversed(_pieces(x)))
+        else:
+            out.append(_leaf_str(x))
+    return "".join(out)
 
 
 # ----------------------------------------------------------------------------------------------
-# parsing
+# parsing: a recursive-descent parser whose recursion is a stack of generators (a nested type
+# asks for its parts by yielding), so any depth parses without Python recursion
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _HOLE = re.compile(r"\?t(\d+)")
+_WS = re.compile(r"\s+")
+
+MAX_TYPE_TEXT = 10_000_000
+"""The longest text :func:`parse_type` reads."""
+
+_Sub = Generator[None, Type, Type]
 
 
 class _Parser:
@@ -686,11 +1071,13 @@ class _Parser:
         self.scopes: list[dict[str, TypeVar]] = []
 
     def err(self, why: str) -> SymshapeError:
-        return SymshapeError(PARSE_ERROR, f"cannot parse type {self.s!r} at {self.i}: {why}")
+        shown = self.s if len(self.s) <= 120 else self.s[:117] + "..."
+        return SymshapeError(PARSE_ERROR, f"cannot parse type {shown!r} at {self.i}: {why}")
 
     def ws(self) -> None:
-        while self.i < len(self.s) and self.s[self.i].isspace():
-            self.i += 1
+        m = _WS.match(self.s, self.i)
+        if m is not None:
+            self.i = m.end()
 
     def peek(self, tok: str) -> bool:
         self.ws()
@@ -733,7 +1120,7 @@ class _Parser:
         start = self.i
         while self.i < len(self.s):
             ch = self.s[self.i]
-            if ch in "([" :
+            if ch in "([":
                 depth += 1
             elif ch in ")]":
                 if depth == 0:
@@ -744,7 +1131,27 @@ class _Parser:
             self.i += 1
         return self.s[start : self.i].strip()
 
-    def type(self) -> Type:
+    def parse(self) -> Type:
+        """Drive the generators: each ``yield`` asks for one nested type."""
+        stack: list[_Sub] = [self.type()]
+        sent: Type | None = None
+        while True:
+            top = stack[-1]
+            try:
+                if sent is None:
+                    next(top)
+                else:
+                    top.send(sent)
+            except StopIteration as stop:
+                stack.pop()
+                if not stack:
+                    return stop.value  # type: ignore[no-any-return]
+                sent = stop.value
+                continue
+            sent = None
+            stack.append(self.type())
+
+    def type(self) -> _Sub:
         self.ws()
         m = _HOLE.match(self.s, self.i)
         if m:
@@ -755,7 +1162,7 @@ class _Parser:
             items: list[Type] = []
             trailing = False
             while not self.peek(")"):
-                items.append(self.type())
+                items.append((yield))
                 trailing = self.eat(",")
                 if not trailing:
                     break
@@ -769,7 +1176,7 @@ class _Parser:
         if name == "Tensor":
             return self.tensor()
         if name == "fn":
-            return self.func()
+            return (yield from self.func())
         if name == "Object":
             return ObjectType()
         if name == "Shape":
@@ -778,7 +1185,7 @@ class _Parser:
                 nd = None
             else:
                 txt = self.balanced_until("]")
-                if not txt.isdigit():
+                if not txt.isdigit() or len(txt) > 18:
                     raise self.err("expected a rank")
                 nd = int(txt)
             self.expect("]")
@@ -786,7 +1193,7 @@ class _Parser:
         if self.eat("["):
             args: list[Type] = []
             while not self.peek("]"):
-                args.append(self.type())
+                args.append((yield))
                 if not self.eat(","):
                     break
             self.expect("]")
@@ -840,11 +1247,11 @@ class _Parser:
             elif name in DTYPES:
                 dtype = name
             else:
-                raise SymshapeError(BAD_DTYPE, f"unknown dtype {name!r} in {self.s!r}")
+                raise SymshapeError(BAD_DTYPE, f"unknown dtype {name!r} in {self.s[:120]!r}")
         self.expect("]")
         return TensorType(shape, dtype)
 
-    def func(self) -> FuncType:
+    def func(self) -> _Sub:
         pure = True
         if self.eat("[impure]"):
             pure = False
@@ -867,38 +1274,40 @@ class _Parser:
                 if not self.eat(","):
                     break
             self.expect(">")
-        self.scopes.append(scope)
+        if scope:  # only non-empty scopes: a lookup walks them
+            self.scopes.append(scope)
         try:
             self.expect("(")
             params: list[Type] = []
             while not self.peek(")"):
-                params.append(self.type())
+                params.append((yield))
                 if not self.eat(","):
                     break
             self.expect(")")
             self.expect("->")
-            ret = self.type()
+            ret = yield
             rels: list[TypeRelation] = []
             if self.peek_ident() == "where":
                 self.ident()
-                rels.append(self.relation())
+                rels.append((yield from self.relation()))
                 while True:
                     save = self.i
                     if not self.eat(","):
                         break
                     name = self.peek_ident()
                     j = self.i + len(name) if name else self.i
-                    rest = self.s[j:].lstrip()
+                    rest = self.s[j:j + 64].lstrip()
                     if name and name != "fn" and rest.startswith("("):
-                        rels.append(self.relation())
+                        rels.append((yield from self.relation()))
                     else:
                         self.i = save
                         break
         finally:
-            self.scopes.pop()
+            if scope:
+                self.scopes.pop()
         return FuncType(tuple(params), ret, tuple(tps), tuple(rels), pure)
 
-    def relation(self) -> TypeRelation:
+    def relation(self) -> Generator[None, Type, TypeRelation]:
         name = self.ident()
         if name is None:
             raise self.err("expected a relation name")
@@ -906,7 +1315,7 @@ class _Parser:
         args: list[Type] = []
         attrs: dict[str, object] = {}
         while not self.peek(")") and not self.peek(";"):
-            args.append(self.type())
+            args.append((yield))
             if not self.eat(","):
                 break
         if self.eat(";"):
@@ -917,8 +1326,8 @@ class _Parser:
                 self.expect("=")
                 txt = self.balanced_until(",")
                 try:
-                    attrs[key] = ast.literal_eval(txt)
-                except (ValueError, SyntaxError):
+                    attrs[key] = _literal(txt)
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
                     try:
                         attrs[key] = parse_dim(txt, self.dim_env)
                     except SymshapeError:
@@ -929,8 +1338,16 @@ class _Parser:
         return TypeRelation(name, tuple(args), Attrs(attrs))
 
 
+def _literal(txt: str) -> object:
+    if len(txt) > 10_000:
+        raise ValueError("attribute too long")
+    return ast.literal_eval(txt)
+
+
 def parse_type(text: str, env: Mapping[str, object] | None = None) -> Type:
     """Read a type in the printed syntax; ``env`` maps names to dimensions and types.
+
+    Iterative: a type nested any number of levels deep reads back.
 
     >>> from symshape.encoding.dims import dim
     >>> n = dim("n")
@@ -939,8 +1356,14 @@ def parse_type(text: str, env: Mapping[str, object] | None = None) -> Type:
     """
     if not isinstance(text, str):
         raise SymshapeError(PARSE_ERROR, f"parse_type expects a string, got {type(text).__name__}")
+    if env is not None and not isinstance(env, Mapping):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"parse_type's env must be a mapping of names, got {env!r}"
+        )
+    if len(text) > MAX_TYPE_TEXT:
+        raise SymshapeError(PARSE_ERROR, f"cannot parse type: the text has {len(text)} characters")
     p = _Parser(text, env or {})
-    t = p.type()
+    t = p.parse()
     p.ws()
     if p.i != len(p.s):
         raise p.err("trailing text")

@@ -1,10 +1,11 @@
 """Memoized lowering of dimensions and conditions to Z3 terms.
 
 Each atom becomes an integer constant with its declared range as an *axiom* (``n >= 1``,
-``?d3 >= 0``); :class:`Z3Encoder` collects the axioms of every atom it has lowered so that the
-session asserts them once. Floor division and modulo lower to Z3's ``div``/``mod``, which agree with
-Python's ``//`` and ``%`` for the positive divisors that dimensions have (divisors are also given the
-axiom ``> 0``). ``max``/``min`` lower to ``If``.
+``?d3 >= 0``; a join of branches equals one of its alternatives); :class:`Z3Encoder` collects the
+axioms of every atom it has lowered so that the session asserts them once. Floor division and
+modulo lower to Z3's ``div``/``mod``, which agree with Python's ``//`` and ``%`` for the positive
+divisors that dimensions have (divisors are also given the axiom ``> 0``). ``max``/``min`` lower to
+``If``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ class Z3Encoder:
                 self.axioms.append(t <= a.max)
         elif isinstance(a, AnyDim):
             t = self._var(f"?{a.id}")
-            self.axioms.append(t >= 1)
+            if a.alts:
+                # a join of branches is one of its alternatives
+                self.axioms.append(z3.Or(*[t == self.dim(x) for x in a.alts]))
+            else:
+                self.axioms.append(t >= 1)
         elif isinstance(a, DimVar):
             t = self._var(f"?d{a.id}")
             self.axioms.append(t >= 0)

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
-from symshape.encoding.conds import eq
-from symshape.encoding.dims import AnyDim, Dim, DimLike, Sym, fresh_any, fresh_dimvar
+from symshape.encoding.conds import cond_dims, eq
+from symshape.encoding.dims import AnyDim, Dim, DimLike, Sym, fresh_dimvar, fresh_join
 from symshape.encoding.types import (
     Attrs,
     Constructor,
@@ -53,6 +54,7 @@ from symshape.encoding.types import (
 from symshape.errors import (
     ARITY_MISMATCH,
     DTYPE_MISMATCH,
+    DUPLICATE_BINDING,
     IMPURE_CALL,
     INVALID_ARGUMENT,
     RANK_MISMATCH,
@@ -63,6 +65,7 @@ from symshape.errors import (
     SymshapeError,
 )
 from symshape.ir.expr import (
+    _EMPTY_ATTRS,
     Call,
     Clause,
     Constant,
@@ -87,6 +90,7 @@ from symshape.ir.module import Module
 from symshape.ir.op import Op
 from symshape.relations.base import Context, get_relation, register_relation
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
+from symshape.solver.graph import hole_node, rel_node
 from symshape.solver.solve import Outcome, Solution, TypeSolver, gc_paused, judge
 
 __all__ = ["infer", "InferenceResult"]
@@ -133,7 +137,9 @@ def join_types(ctx: Context, a: Type, b: Type) -> Type | None:
                 if x == y or ctx.prove(eq(x, y)) is True:
                     dims.append(x)
                 else:
-                    dims.append(fresh_any())
+                    # a fresh given dimension that is x or y, depending on the branch: a condition
+                    # over it is required of both (expand_joins), so no guard ever mentions it
+                    dims.append(fresh_join((x, y)))
             return TensorType(tuple(dims), dtype)
         case TupleType(), TupleType():
             fa, fb = a.fields, b.fields
@@ -217,6 +223,57 @@ register_relation("join", _join_rel)
 register_relation("match_cast", _match_cast_rel)
 
 
+def _instantiate(ft: FuncType, fresh_hole: Any) -> FuncType:
+    """``ft`` with its ``type`` parameters replaced by fresh holes and its ``dim`` parameters (the
+    symbols its parameter annotations own) by fresh unknown dimensions."""
+    if not ft.type_params:
+        return ft
+    sub: dict[TypeVar, Type] = {}
+    dsub: dict[Any, DimLike] = {}
+    for tp in ft.type_params:
+        if tp.kind == "dim":
+            dsub[tp.name] = fresh_dimvar()
+        elif tp.kind == "type":
+            sub[tp] = fresh_hole()
+
+    def inst(t: Type) -> Type:
+        t = subst_typevars(t, sub)
+        if dsub:
+            t = map_dims(t, lambda d: d.subs(dsub))
+        return t
+
+    rest = tuple(tp for tp in ft.type_params if tp.kind not in ("dim", "type"))
+    return FuncType(
+        tuple(inst(p) for p in ft.params),
+        inst(ft.ret),
+        rest,
+        tuple(TypeRelation(r.name, tuple(inst(a) for a in r.args), r.attrs) for r in ft.relations),
+        ft.pure,
+    )
+
+
+def _call_generalized_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """A call of a generalized global function whose type still had holes when the call was
+    generated (its return type is found by solving, as for unannotated recursion): once the
+    type is complete, it is instantiated for this call (``args``: the type, the arguments, the
+    result)."""
+    scheme, argtypes, out = args[0], args[1:-1], args[-1]
+    if _has_holes(scheme) and not ctx.final:
+        return False
+    if not isinstance(scheme, FuncType):
+        ctx.fail(TYPE_MISMATCH, f"only functions can be called, found `{scheme}`")
+    ft = _instantiate(scheme, ctx.fresh_hole)
+    if len(ft.params) != len(argtypes):
+        ctx.fail(ARITY_MISMATCH, f"the function takes {len(ft.params)} arguments, got {len(argtypes)}")
+    for p, a in zip(ft.params, argtypes):
+        ctx.unify(p, a)
+    ctx.unify(out, ft.ret)
+    return True
+
+
+register_relation("call_generalized", _call_generalized_rel)
+
+
 # ----------------------------------------------------------------------------------------------
 # the generator
 
@@ -234,6 +291,29 @@ def _syms_of(t: Type) -> list[Sym]:
         for a in d.atoms():
             if isinstance(a, Sym) and a not in out:
                 out.append(a)
+    return out
+
+
+_first = itemgetter(0)
+
+
+def _sym_range(s: Sym) -> str:
+    """``k >= 1``, ``0 <= k <= 8``: a symbol with its declared range."""
+    if s.max is None:
+        return f"{s.name} >= {s.min}"
+    return f"{s.min} <= {s.name} <= {s.max}"
+
+
+def _pattern_vars(p: Pattern) -> list[Var]:
+    """The variables a pattern binds, left to right."""
+    out: list[Var] = []
+    stack: list[Pattern] = [p]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, PatternVar):
+            out.append(q.var)
+        elif isinstance(q, (PatternConstructor, PatternTuple)):
+            stack.extend(reversed(q.patterns))
     return out
 
 
@@ -284,6 +364,30 @@ class _Gen:
         # unannotated let/dataflow variables whose hole nothing has read yet: when their value is
         # generated they simply take its type (no hole to merge, no relation to re-queue)
         self.unreferenced: dict[int, IncompleteType] = {}
+        # scope: how often each variable is bound by an enclosing binder now; what first bound
+        # each variable; variables used outside their scope (reported once each) and the holes
+        # standing for the unannotated ones (what depends on them is not reported unresolved)
+        self.var_scope: dict[int, int] = {}
+        self.var_left: set[int] = set()  # bound once, out of scope now (checked on the fast path)
+        self.bound_by: dict[int, str] = {}
+        self.unbound: set[int] = set()
+        self.unbound_holes: list[IncompleteType] = []
+        # expressions entered and not yet exited (a cycle would re-enter one)
+        self.open: set[int] = set()
+        # dataflow blocks (long) are scoped as a whole: the binders of every block so far, those of
+        # the blocks open now, the open blocks with a binder bound elsewhere too
+        self.df_bound: set[int] = set()
+        self.df_active: list[set[int]] = []
+        self.df_slow: set[int] = set()
+        # symbols by name, with where each was first seen (one name is one symbol in a program);
+        # ids of the annotations and attributes already scanned for symbols
+        self.sym_names: dict[str, Sym] = {}
+        self.sym_clash: set[str] = set()
+        self.scanned: set[int] = set()
+        # unannotated global functions with type parameters, generalized once generated: a call
+        # made after that instantiates them (so recursion through the signature stays monomorphic)
+        self.generalized: dict[str, FuncType] = {}
+        self.fn_schemes: dict[int, FuncType] = {}
 
     # -- helpers --------------------------------------------------------------------------------
     def ty(self, e: Any) -> Type:
@@ -308,6 +412,7 @@ class _Gen:
         if hit is not None:
             return hit
         if v.type_annotation is not None:
+            self.scan_type(v.type_annotation, v.span)
             o = Origin("annotation", f"`{v.name}` is annotated `{v.type_annotation}`", v.span)
             t = self.s.admit(v.type_annotation, o)
         else:
@@ -318,6 +423,108 @@ class _Gen:
 
     def error(self, code: Any, msg: str, span: Any) -> None:
         self.s._error(code.code, msg, Origin("expr", msg, span))
+
+    # -- scope of variables ---------------------------------------------------------------------
+    def introduce(self, v: Var, what: str, span: Any) -> None:
+        """``v`` is bound by a binder (``what``: "a parameter", "a let", ...): it enters the scope;
+        a variable bound a second time anywhere in the program is a ``duplicate-binding`` error."""
+        first = self.bound_by.get(id(v))
+        if first is None and id(v) in self.df_bound:
+            first = "a dataflow binding"
+        if first is not None:
+            self.error(
+                DUPLICATE_BINDING,
+                f"variable `{v.name}` is bound twice: by {first} and again by {what}; "
+                "bind a fresh variable (ss.var) instead",
+                span or v.span,
+            )
+        else:
+            self.bound_by[id(v)] = what
+        self.var_scope[id(v)] = self.var_scope.get(id(v), 0) + 1
+        self.var_left.discard(id(v))
+
+    def leave(self, v: Var) -> None:
+        n = self.var_scope.get(id(v), 0) - 1
+        if n > 0:
+            self.var_scope[id(v)] = n
+        else:
+            self.var_scope.pop(id(v), None)
+            self.var_left.add(id(v))
+
+    def var_in_scope(self, k: int) -> bool:
+        return k in self.var_scope or any(k in b for b in self.df_active)
+
+    def use(self, v: Var, span: Any) -> None:
+        """A variable read at ``span``: it must be bound by an enclosing binder."""
+        if self.var_in_scope(id(v)) or id(v) in self.unbound:
+            return
+        self.unbound.add(id(v))
+        hint = ""
+        if any(
+            isinstance(x, Var) and x.name == v.name and self.var_in_scope(id(x))
+            for x in self.binders
+        ):
+            hint = (
+                f" (another variable named `{v.name}` is in scope: variables are told apart by "
+                "identity, not by name; use that variable)"
+            )
+        self.error(
+            UNDEFINED_VAR,
+            f"variable `{v.name}` is unbound here: it is not a parameter of an enclosing function "
+            f"nor bound by an enclosing let, match, match_cast or dataflow block{hint}",
+            span or v.span,
+        )
+        if v.type_annotation is None:
+            t = self.bind_var(v)
+            if isinstance(t, IncompleteType):
+                self.unbound_holes.append(t)
+
+    def uses(self, xs: Sequence[Expr], span: Any) -> None:
+        for x in xs:
+            if x.__class__ is Var and not self.var_in_scope(id(x)):
+                self.use(x, span)
+
+    # -- symbols --------------------------------------------------------------------------------
+    def scan_type(self, t: Type | None, span: Any) -> None:
+        """Note the symbols of an annotation (each annotation object once)."""
+        if t is None or id(t) in self.scanned:
+            return
+        self.scanned.add(id(t))
+        self.typed.append(t)  # keep it alive: its id stays unique
+        for d in iter_dims(t):
+            if not d.is_constant:
+                self.note_syms(d, span)
+
+    def scan_attrs(self, attrs: Attrs, span: Any) -> None:
+        """Note the symbols in a call's attributes (each attribute object once)."""
+        if not attrs or id(attrs) in self.scanned:
+            return
+        self.scanned.add(id(attrs))
+        self.typed.append(attrs)
+        stack: list[object] = [v for _, v in attrs.items()]
+        while stack:
+            v = stack.pop()
+            if type(v) is Dim:
+                if not v.is_constant:
+                    self.note_syms(v, span)
+            elif type(v) is tuple:
+                stack.extend(v)
+
+    def note_syms(self, d: Dim, span: Any) -> None:
+        for a in d.atoms():
+            if isinstance(a, Sym):
+                prev = self.sym_names.get(a.name)
+                if prev is None:
+                    self.sym_names[a.name] = a
+                elif prev != a and a.name not in self.sym_clash:
+                    self.sym_clash.add(a.name)
+                    self.error(
+                        DUPLICATE_BINDING,
+                        f"two different symbols are named `{a.name}`: `{_sym_range(prev)}` and "
+                        f"`{_sym_range(a)}`; one name is one symbol in a program: declare it once "
+                        "(ss.dim) and use that symbol everywhere",
+                        span,
+                    )
 
     def in_scope(self, sym: Sym) -> bool:
         return any(sym in sc for sc in self.scopes)
@@ -332,6 +539,8 @@ class _Gen:
         stack: list[tuple[Any, int]] = [(root, 0)]
         types = self.types
         typed = self.typed
+        if isinstance(root, Var):
+            self.use(root, root.span)
         while stack:
             e, phase = stack.pop()
             if phase == 2:
@@ -354,6 +563,14 @@ class _Gen:
             if phase == 4:
                 self.bindings(e[0], e[1], stack)
                 continue
+            if phase == 5:  # a match clause's pattern variables enter the scope
+                for v in e:
+                    self.introduce(v, "a match pattern", None)
+                continue
+            if phase == 6:  # ... and leave it
+                for v in e:
+                    self.leave(v)
+                continue
             if phase == 0:
                 if id(e) in types:
                     continue
@@ -367,23 +584,47 @@ class _Gen:
                 if isinstance(e, Var):
                     self.bind_var(e)
                     continue
+                if id(e) in self.open:
+                    raise SymshapeError(
+                        INVALID_ARGUMENT,
+                        f"the program is cyclic: a {type(e).__name__} contains itself (a node's "
+                        "fields were assigned after it was built); expressions must form a tree "
+                        "or a DAG" + (f" ({e.span})" if e.span is not None else ""),
+                    )
+                self.open.add(id(e))
                 self.enter(e)
                 stack.append((e, 1))
                 if isinstance(e, Let):
+                    self.uses((e.value, e.body), e.span)
                     stack.append((e.body, 0))
                     stack.append(((e.var, e.value), 2))
                     stack.append((e.value, 0))
                 elif isinstance(e, MatchCast):
+                    self.uses((e.value, e.body), e.span)
                     # the cast's facts (new symbols defined by the value) precede the body's relations
                     stack.append((e.body, 0))
                     stack.append((e, 3))
                     stack.append((e.value, 0))
                 elif isinstance(e, Dataflow):
+                    self.uses((e.body,), e.span)
                     stack.append((e.body, 0))
                     stack.append(((e, 0), 4))
+                elif isinstance(e, Match):
+                    self.uses((e.value,), e.span)
+                    for c in reversed(e.clauses):
+                        vs = tuple(_pattern_vars(c.pattern))
+                        stack.append((vs, 6))
+                        stack.append((c.body, 0))
+                        stack.append((vs, 5))
+                        if c.body.__class__ is Var and c.body not in vs:
+                            self.uses((c.body,), e.span)
+                    stack.append((e.value, 0))
                 else:
-                    stack.extend((c, 0) for c in reversed(operands(e)))
+                    ops = operands(e)
+                    self.uses(ops, e.span)
+                    stack.extend((c, 0) for c in reversed(ops))
             else:
+                self.open.discard(id(e))
                 self.set(e, self.exit(e))
         return self.ty(root)
 
@@ -410,6 +651,8 @@ class _Gen:
                     self.typed += (x, v)
                     self.binders.append(v)
                     continue
+            if x.__class__ is Var:
+                self.uses((x,), df.span)
             stack.append(((df, i), 4))
             stack.append(((v, x), 2))
             stack.append((x, 0))
@@ -418,6 +661,7 @@ class _Gen:
     def enter(self, e: Expr) -> None:
         match e:
             case Let():
+                self.introduce(e.var, "a let", e.span)
                 self.bind_var(e.var)
             case Function():
                 owned: set[Sym] = set()
@@ -426,9 +670,13 @@ class _Gen:
                         owned.update(s for s in _syms_of(p.type_annotation) if not self.in_scope(s))
                 self.scopes.append(owned)
                 for p in e.params:
+                    self.introduce(p, "a parameter", e.span)
                     self.bind_var(p)
+                self.scan_type(e.ret_type, e.span)
                 self.frames.append(_FnFrame(e))
             case MatchCast():
+                self.introduce(e.var, "a match_cast", e.span)
+                self.scan_type(e.type, e.span)
                 new = {s for s in _syms_of(e.type) if not self.in_scope(s)}
                 self.scopes[-1] |= new
                 self.cast_new[id(e)] = new
@@ -436,6 +684,27 @@ class _Gen:
                 self.set(e.var, self.s.admit(e.type, o))
                 self.binders.append(e.var)
             case Dataflow():
+                # the binders enter the scope as one set (blocks are long); binders bound before
+                # (here or elsewhere) are reported one by one
+                ids = set(map(id, map(_first, e.bindings)))
+                if len(ids) < len(e.bindings) or ids & self.df_bound or self.bound_by.keys() & ids:
+                    self.df_slow.add(id(e))
+                    seen: set[int] = set()
+                    for v, _ in e.bindings:
+                        k = id(v)
+                        if k in seen or k in self.df_bound or k in self.bound_by:
+                            first = self.bound_by.get(k, "a dataflow binding")
+                            self.error(
+                                DUPLICATE_BINDING,
+                                f"variable `{v.name}` is bound twice: by {first} and again by a "
+                                "dataflow binding; bind a fresh variable (ss.var) instead",
+                                e.span or v.span,
+                            )
+                        seen.add(k)
+                self.df_bound |= ids
+                self.df_active.append(ids)
+                if self.var_left:
+                    self.var_left -= ids
                 for v, _ in e.bindings:  # unannotated ones are bound when their value is known
                     if v.type_annotation is not None:
                         self.bind_var(v)
@@ -443,18 +712,16 @@ class _Gen:
             case Match():
                 for c in e.clauses:
                     self.bind_pattern_vars(c.pattern)
+            case Constant():
+                self.scan_type(e.type, e.span)
+            case Call():
+                self.scan_attrs(e.attrs, e.span)
             case _:
                 pass
 
     def bind_pattern_vars(self, p: Pattern) -> None:
-        match p:
-            case PatternVar():
-                self.bind_var(p.var)
-            case PatternConstructor() | PatternTuple():
-                for q in p.patterns:
-                    self.bind_pattern_vars(q)
-            case _:
-                pass
+        for v in _pattern_vars(p):
+            self.bind_var(v)
 
     def exit(self, e: Expr) -> Type:
         s = self.s
@@ -468,10 +735,14 @@ class _Gen:
             case Tuple():
                 return TupleType(tuple(self.ty(f) for f in e.fields))
             case TupleGetItem():
-                tt = s.unifier.resolve(self.ty(e.tuple_value))
+                tt = s.unifier.shallow(self.ty(e.tuple_value))  # only the outer form is needed
                 if isinstance(tt, TupleType):
                     if not 0 <= e.index < len(tt.fields):
-                        self.error(ARITY_MISMATCH, f"tuple index {e.index} out of range for `{tt}`", e.span)
+                        self.error(
+                            ARITY_MISMATCH,
+                            f"tuple index {e.index} out of range for `{s.unifier.resolve(tt)}`",
+                            e.span,
+                        )
                         return s.poison(s.hole())
                     return tt.fields[e.index]
                 out = s.hole()
@@ -483,8 +754,11 @@ class _Gen:
                 )
                 return out
             case Let():
+                self.leave(e.var)
                 return self.ty(e.body)
             case Function():
+                for p in e.params:
+                    self.leave(p)
                 return self.function(e)
             case If():
                 o = Origin("unify", "if condition", e.span)
@@ -496,8 +770,13 @@ class _Gen:
                     self.pattern(c.pattern, vt, e)
                 return self.join([self.ty(c.body) for c in e.clauses], e)
             case MatchCast():
+                self.leave(e.var)
                 return self.ty(e.body)
             case Dataflow():
+                ids = self.df_active.pop()
+                if id(e) in self.df_slow:  # a binder still bound by an enclosing binder stays
+                    ids = ids - self.var_scope.keys()
+                self.var_left |= ids
                 self.frames[-1].dataflow_depth -= 1
                 return self.ty(e.body)
             case _:
@@ -621,34 +900,11 @@ class _Gen:
             if name is not None:
                 self.set_impure(self.global_types[name])
         self.fn_types[id(f)] = t
+        self.fn_schemes[id(f)] = ft
         return t
 
     def instantiate(self, ft: FuncType) -> FuncType:
-        if not ft.type_params:
-            return ft
-        s = self.s
-        sub: dict[TypeVar, Type] = {}
-        dsub: dict[Any, DimLike] = {}
-        for tp in ft.type_params:
-            if tp.kind == "dim":
-                dsub[tp.name] = fresh_dimvar()
-            elif tp.kind == "type":
-                sub[tp] = s.hole()
-
-        def inst(t: Type) -> Type:
-            t = subst_typevars(t, sub)
-            if dsub:
-                t = map_dims(t, lambda d: d.subs(dsub))
-            return t
-
-        rest = tuple(tp for tp in ft.type_params if tp.kind not in ("dim", "type"))
-        return FuncType(
-            tuple(inst(p) for p in ft.params),
-            inst(ft.ret),
-            rest,
-            tuple(TypeRelation(r.name, tuple(inst(a) for a in r.args), r.attrs) for r in ft.relations),
-            ft.pure,
-        )
+        return _instantiate(ft, self.s.hole)
 
     def typed_args(self, e: Call) -> list[Type] | None:
         """The types of ``e``'s arguments when all are generated already (they are then read),
@@ -657,7 +913,8 @@ class _Gen:
         out = []
         for a in e.args:
             hit = types.get(id(a))
-            if hit is None:
+            # a typed variable is in scope unless it left it (see leave)
+            if hit is None or (self.var_left and id(a) in self.var_left):
                 return None
             out.append(hit)
         if self.unreferenced:
@@ -668,6 +925,8 @@ class _Gen:
     def op_call(self, e: Call, c: Op, argtypes: list[Type]) -> Type:
         """A call of an operator: its relation over the argument types and an output hole."""
         self.calls.append(e)
+        if e.attrs is not _EMPTY_ATTRS and id(e.attrs) not in self.scanned:
+            self.scan_attrs(e.attrs, e.span)
         out = self.s.add_call(get_relation(c.relation), argtypes, e.attrs, c.name, e.span)
         if not c.pure:
             self.note_impure(e, self.frames[-1])
@@ -698,6 +957,23 @@ class _Gen:
         self.value_calls.append((e, frame.fn, frame.dataflow_depth > 0))
         head = s.unifier.shallow(self.ty(c))
         ct = s.unifier.resolve(self.ty(c))
+        gname = c.name if isinstance(c, GlobalVar) else None
+        scheme = self.generalized.get(gname) if gname is not None else None
+        if scheme is not None:
+            # a call of an unannotated global function generated before: its own symbols and type
+            # parameters are bound by this call (its recursive calls used it monomorphically)
+            pure = ct.pure if isinstance(ct, FuncType) else scheme.pure
+            rs = s.unifier.resolve(scheme)
+            if _has_holes(rs):
+                ret = s.hole()
+                s.add_relation(
+                    "call_generalized", [scheme, *argtypes, ret], None, len(argtypes) + 1, origin
+                )
+                if (not pure or gname in self.global_impure) and not e.pure_override:
+                    self.note_impure(e, frame)
+                return ret
+            assert isinstance(rs, FuncType)
+            ct = FuncType(rs.params, rs.ret, rs.type_params, rs.relations, pure)
         if isinstance(ct, IncompleteType):
             ret = s.hole()
             s.unifier.unify(ct, FuncType(tuple(argtypes), ret), origin)
@@ -827,6 +1103,23 @@ class InferenceResult(Outcome):
         self.guards: list[Guard] = list(solution.guards)
         self.unresolved: list[Diagnostic] = list(solution.unresolved)
         self.inconclusive: list[Diagnostic] = list(solution.inconclusive)
+        if gen.sym_clash:
+            # two symbols of one name are an error already; guards over them read `k == k`
+            self.guards = [
+                g for g in self.guards if not ({str(x) for x in _cond_symbols(g.cond)} & gen.sym_clash)
+            ]
+        if gen.unbound_holes:
+            # an unbound variable is an error already: what depends on it is not "unresolved"
+            down = solution.solver.graph.downstream([hole_node(h) for h in gen.unbound_holes])
+            self.unresolved = [
+                d
+                for d in self.unresolved
+                if not (
+                    d.origin is not None
+                    and isinstance(d.origin.payload, int)
+                    and rel_node(d.origin.payload) in down
+                )
+            ]
         if not self.errors:
             named = {d.origin.span for d in self.unresolved if d.origin is not None}
             for v in gen.binders:
@@ -864,6 +1157,13 @@ class InferenceResult(Outcome):
                 ft = self._gen.fn_types.get(id(f))
                 if ft is not None and name not in self._gen.global_seeded:
                     t = ft
+                scheme = self._gen.generalized.get(name)
+                if scheme is not None:
+                    # the generalized type, with the purity found for the function
+                    rt, rs = self.solution.resolve(t), self.solution.resolve(scheme)
+                    assert isinstance(rs, FuncType)
+                    pure = rt.pure if isinstance(rt, FuncType) else rs.pure
+                    return FuncType(rs.params, rs.ret, rs.type_params, rs.relations, pure)
             return self.solution.resolve(t)
         hit = self._gen.types.get(id(e))
         if hit is None:
@@ -928,6 +1228,10 @@ class InferenceResult(Outcome):
         from symshape.display import to_dot
 
         return to_dot(self)
+
+
+def _cond_symbols(c: Any) -> set[Dim]:
+    return {x for d in cond_dims(c) for x in d.symbols}
 
 
 def _globals_used(f: Function) -> list[str]:
@@ -1054,6 +1358,9 @@ def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceRe
             ft = gen.gen(f)
             if gv.name not in gen.global_seeded:
                 solver.unifier.unify(gen.global_types[gv.name], ft, Origin("unify", f"@{gv.name}", f.span))
+                scheme = gen.fn_schemes.get(id(f))
+                if scheme is not None and scheme.type_params:
+                    gen.generalized[gv.name] = scheme
     elif isinstance(program, Expr):
         gen = _Gen(solver, None)
         gen.gen(program)

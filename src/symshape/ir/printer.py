@@ -45,8 +45,11 @@ class _Printer:
         return f"  /* {t} */" if t is not None else ""
 
     def expr(self, e: Any, ind: int) -> str:
-        """The text of ``e``; iterative (a stack of generators), so deep programs print."""
+        """The text of ``e``; iterative (a stack of generators), so deep programs print. An
+        expression that contains itself (built by mutating a node) prints ``<cycle>`` there."""
         stack: list[Generator[tuple[Any, int], str, str]] = [self._expr(e, ind)]
+        nodes: list[int] = [id(e)]
+        active: set[int] = {id(e)}
         sent: str | None = None
         while True:
             top = stack[-1]
@@ -54,12 +57,18 @@ class _Printer:
                 req = top.send(sent) if sent is not None else next(top)
             except StopIteration as stop:
                 stack.pop()
+                active.discard(nodes.pop())
                 if not stack:
                     return str(stop.value)
                 sent = str(stop.value)
                 continue
             sent = None
+            if id(req[0]) in active:
+                sent = "<cycle>"
+                continue
             stack.append(self._expr(*req))
+            nodes.append(id(req[0]))
+            active.add(id(req[0]))
 
     def _expr(self, e: Any, ind: int) -> Generator[tuple[Any, int], str, str]:
         from symshape.ir import expr as X  # noqa: N812

@@ -49,7 +49,7 @@ from typing import Any
 
 import networkx as nx
 
-from symshape.encoding.conds import BoolConst, Cond, decide, ge, map_cond
+from symshape.encoding.conds import BoolConst, Cond, decide, expand_joins, ge, map_cond
 from symshape.encoding.dims import AnyDim, Dim, DimVar, bounds, fresh_any, fresh_dimvar
 from symshape.encoding.types import (
     Attrs,
@@ -194,7 +194,7 @@ class _Ctx(Context):
         return self.solver.require(cond, self.rel.origin, code, message)
 
     def prove(self, cond: Cond) -> bool | None:
-        return self.solver.session.prove(cond)
+        return self.solver.session.prove(expand_joins(cond))
 
     def assume(self, cond: Cond) -> None:
         self.solver.session.assume(cond, self.rel.origin)
@@ -425,6 +425,7 @@ class TypeSolver:
 
     def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: str) -> str:
         """State a condition on the symbols (see :class:`~symshape.solver.session.Session`)."""
+        cond = expand_joins(cond)  # required of every branch a join of branches stands for
         key = (origin.seq, cond)
         hit = self._stated.get(key)
         if hit is not None:

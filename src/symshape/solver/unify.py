@@ -27,11 +27,11 @@ which the solver uses to re-queue exactly the relations that read them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 
 from symshape.encoding.conds import Cond, eq, ge
-from symshape.encoding.dims import ZERO, Dim, DimVar, bounds, const, floordiv, mod
+from symshape.encoding.dims import ZERO, Dim, DimVar, bounds, const, floordiv, fresh_dimvar, mod
 from symshape.encoding.types import (
     FuncType,
     GlobalTypeVar,
@@ -44,8 +44,11 @@ from symshape.encoding.types import (
     TypeCall,
     TypeRelation,
     TypeVar,
+    map_dims,
     subst_typevars,
+    type_children,
     type_kind,
+    type_rebuild,
 )
 from symshape.errors import (
     ARITY_MISMATCH,
@@ -70,6 +73,11 @@ class Mismatch(Exception):
         super().__init__(detail)
         self.code = code
         self.detail = detail
+
+
+_COMPOSITE = (TupleType, FuncType, TypeCall)
+_Request = tuple[Type, Type, str]
+_UnifyGen = Generator[_Request, Type, Type]
 
 
 @dataclass
@@ -127,81 +135,126 @@ class Unifier:
 
     # -- resolution -----------------------------------------------------------------------------
     def resolve_dim(self, d: Dim) -> Dim:
-        if not self.dim_bind or not d.has_unknowns:
+        bind = self.dim_bind
+        if not bind or not d.has_unknowns:
             return d
         mapping: dict[object, Dim] = {}
         for a in d.unknowns:
-            b = self.dim_bind.get(a)
+            b = bind.get(a)
             if b is not None:
-                rb = self.resolve_dim(b)
-                if rb is not b:
-                    self.dim_bind[a] = rb
-                mapping[a] = rb
+                if b.has_unknowns and any(u in bind for u in b.unknowns):
+                    b = self._resolve_var(a)
+                mapping[a] = b
         return d.subs(mapping) if mapping else d  # type: ignore[arg-type]
 
+    def _resolve_var(self, v: DimVar) -> Dim:
+        """The value of bound unknown ``v`` with every bound unknown inside replaced, iteratively;
+        each binding on the way is compressed to its resolved value. (Bindings never form a cycle:
+        both sides are resolved before an unknown binds.)"""
+        bind = self.dim_bind
+        stack: list[tuple[DimVar, bool]] = [(v, False)]
+        seen: set[DimVar] = set()
+        while stack:
+            x, post = stack.pop()
+            b = bind[x]
+            if post:
+                m = {u: bind[u] for u in b.unknowns if u in bind}
+                if m:
+                    bind[x] = b.subs(m)  # type: ignore[arg-type]
+                continue
+            if x in seen:
+                continue
+            seen.add(x)
+            stack.append((x, True))
+            if b.has_unknowns:
+                stack.extend((u, False) for u in b.unknowns if u in bind and u not in seen)
+        return bind[v]
+
+    def _resolve_tensor(self, t: TensorType) -> TensorType:
+        shape, dtype = t.shape, t.dtype
+        if self.flex:
+            fs, fd = self._flex_shape(shape), self._flex_dtype(dtype)
+            if fs is not shape or fd is not dtype:
+                t = TensorType(fs, fd)
+                shape, dtype = fs, fd
+        if self.dim_bind and isinstance(shape, tuple):
+            new = tuple(self.resolve_dim(d) for d in shape)
+            if any(a is not b for a, b in zip(new, shape)):
+                return TensorType(new, dtype)
+        return t
+
     def resolve(self, t: Type) -> Type:
-        """``t`` with every hole replaced by its class's type and every bound unknown by its value."""
+        """``t`` with every hole replaced by its class's type and every bound unknown by its value
+        (iterative: a type nested any number of levels deep resolves)."""
         cls = type(t)
-        if cls is TensorType and not self.flex and not self.dim_bind:
-            return t  # the common case: nothing inside a tensor type can change
+        if cls is TensorType:
+            if not self.flex and not self.dim_bind:
+                return t  # the common case: nothing inside a tensor type can change
+            return self._resolve_tensor(t)  # type: ignore[arg-type]
         if cls is IncompleteType:
             r = self.find(t)  # type: ignore[arg-type]
             rt = self.resolved.get(r)
-            return r if rt is None else self.resolve(rt)
-        match t:
-            case IncompleteType():
-                r = self.find(t)
-                rt = self.resolved.get(r)
-                return r if rt is None else self.resolve(rt)
-            case TensorType(shape, dtype):
-                if self.flex:
-                    fs, fd = self._flex_shape(shape), self._flex_dtype(dtype)
-                    if fs is not shape or fd is not dtype:
-                        return self.resolve(TensorType(fs, fd))
-                if self.dim_bind and isinstance(shape, tuple):
-                    new = tuple(self.resolve_dim(d) for d in shape)
-                    if any(a is not b for a, b in zip(new, shape)):
-                        return TensorType(new, dtype)
-                return t
-            case TupleType(fields):
-                nf = tuple(self.resolve(f) for f in fields)
-                return t if all(a is b for a, b in zip(nf, fields)) else TupleType(nf)
-            case FuncType(params, ret, tps, rels, pure):
-                return FuncType(
-                    tuple(self.resolve(p) for p in params),
-                    self.resolve(ret),
-                    tps,
-                    tuple(
-                        TypeRelation(r.name, tuple(self.resolve(a) for a in r.args), r.attrs)
-                        for r in rels
-                    ),
-                    pure,
-                )
-            case TypeCall(func, args):
-                return TypeCall(func, tuple(self.resolve(a) for a in args))
-            case _:
-                return t
+            if rt is None:
+                return r
+            t = rt
+            cls = type(t)
+            if cls is TensorType:
+                return self.resolve(t)
+        if cls not in _COMPOSITE:
+            return t
+        done: dict[int, Type] = {}
+        stack: list[tuple[Type, bool]] = [(t, False)]
+        resolved = self.resolved
+        while stack:
+            x, post = stack.pop()
+            if post:
+                if type(x) is IncompleteType:
+                    done[id(x)] = done[id(resolved[self.find(x)])]
+                    continue
+                kids = type_children(x)
+                new = [done[id(k)] for k in kids]
+                done[id(x)] = x if all(a is b for a, b in zip(new, kids)) else type_rebuild(x, new)
+                continue
+            if id(x) in done:
+                continue
+            cx = type(x)
+            if cx is IncompleteType:
+                r = self.find(x)  # type: ignore[arg-type]
+                rt = resolved.get(r)
+                if rt is None:
+                    done[id(x)] = r
+                    continue
+                stack.append((x, True))
+                stack.append((rt, False))
+            elif cx is TensorType:
+                done[id(x)] = self.resolve(x)
+            elif cx in _COMPOSITE:
+                stack.append((x, True))
+                stack.extend((k, False) for k in type_children(x))
+            else:
+                done[id(x)] = x
+        return done[id(t)]
 
     def occurs(self, root: IncompleteType, t: Type) -> bool:
-        match t:
-            case IncompleteType():
-                r = self.find(t)
+        """Does hole class ``root`` occur in ``t`` (through resolved holes too)? Iterative."""
+        stack: list[Type] = [t]
+        seen: set[int] = set()
+        while stack:
+            x = stack.pop()
+            cx = type(x)
+            if cx is IncompleteType:
+                r = self.find(x)  # type: ignore[arg-type]
                 if r is root:
                     return True
+                if id(r) in seen:
+                    continue
+                seen.add(id(r))
                 rt = self.resolved.get(r)
-                return rt is not None and self.occurs(root, rt)
-            case TupleType(fields):
-                return any(self.occurs(root, f) for f in fields)
-            case FuncType(params, ret, _, rels, _):
-                return (
-                    any(self.occurs(root, p) for p in params)
-                    or self.occurs(root, ret)
-                    or any(self.occurs(root, a) for r in rels for a in r.args)
-                )
-            case TypeCall(_, args):
-                return any(self.occurs(root, a) for a in args)
-            case _:
-                return False
+                if rt is not None:
+                    stack.append(rt)
+            elif cx in _COMPOSITE:
+                stack.extend(type_children(x))
+        return False
 
     # -- entry point ---------------------------------------------------------------------------
     def unify(self, a: Type, b: Type, origin: Origin) -> Type:
@@ -224,13 +277,73 @@ class Unifier:
                 self._frame = None
 
     def _unify(self, a: Type, b: Type, origin: Origin) -> Type:
-        if a is b:
-            return a
-        if isinstance(a, IncompleteType) or isinstance(b, IncompleteType):
-            return self._unify_hole(a, b, origin)
-        return self._unify_struct(a, b, origin)
+        """Structural unification without recursion: a pair that needs nested unifications is a
+        generator that yields each nested pair ``(x, y, where)`` and receives its unified type;
+        a stack of them is run here. A nested conflict is thrown into the parent with ``where``
+        prefixed to its detail (``field 1: dimension 0: 3 vs 4``)."""
+        res, g, req = self._start(a, b, origin)
+        if g is None:
+            return res  # type: ignore[return-value]
+        stack: list[tuple[_UnifyGen, str]] = [(g, "")]
+        pending: _Request | None = req
+        send: Type | None = None
+        throw: Mismatch | None = None
+        while True:
+            if pending is not None:
+                x, y, where = pending
+                pending = None
+                try:
+                    res, g, req = self._start(x, y, origin)
+                except Mismatch as m:
+                    throw = Mismatch(m.code, f"{where}: {m.detail}") if where else m
+                else:
+                    if g is not None:
+                        stack.append((g, where))
+                        pending = req
+                        continue
+                    send = res
+            top, where = stack[-1]
+            try:
+                if throw is not None:
+                    exc, throw = throw, None
+                    pending = top.throw(exc)
+                else:
+                    pending = top.send(send)  # type: ignore[arg-type]
+            except StopIteration as stop:
+                stack.pop()
+                if not stack:
+                    return stop.value  # type: ignore[no-any-return]
+                send = stop.value
+            except Mismatch as m:
+                stack.pop()
+                if not stack:
+                    raise
+                throw = Mismatch(m.code, f"{where}: {m.detail}") if where else m
 
-    def _unify_hole(self, a: Type, b: Type, origin: Origin) -> Type:
+    def _start(
+        self, a: Type, b: Type, origin: Origin
+    ) -> tuple[Type | None, _UnifyGen | None, _Request | None]:
+        """Unify ``a`` and ``b`` when no nested unification is needed (the result, None, None);
+        else (None, the started generator, its first request)."""
+        if a is b:
+            return a, None, None
+        ca, cb = type(a), type(b)
+        if ca is TensorType and cb is TensorType:
+            return self._unify_tensor(a, b, origin), None, None  # type: ignore[arg-type]
+        g: _UnifyGen
+        if ca is IncompleteType or cb is IncompleteType:
+            g = self._unify_hole(a, b, origin)
+        elif ca is cb and ca in _COMPOSITE:
+            g = self._unify_struct(a, b, origin)
+        else:
+            return self._unify_simple(a, b), None, None
+        try:
+            req = next(g)
+        except StopIteration as stop:
+            return stop.value, None, None
+        return None, g, req
+
+    def _unify_hole(self, a: Type, b: Type, origin: Origin) -> _UnifyGen:
         if isinstance(a, IncompleteType) and isinstance(b, IncompleteType):
             ra, rb = self.find(a), self.find(b)
             if ra is rb:
@@ -248,7 +361,7 @@ class Unifier:
                 if ta is None:
                     self.resolved[ra] = tb
                 else:
-                    self.resolved[ra] = self._unify(ta, tb, origin)
+                    self.resolved[ra] = yield (ta, tb, "")
             self.on_refine((ra, rb), ())
             return self.resolved.get(ra, ra)
         hole, other = (a, b) if isinstance(a, IncompleteType) else (b, a)
@@ -262,40 +375,44 @@ class Unifier:
         if prev is None:
             new = other
         elif hole is a:
-            new = self._unify(prev, other, origin)
+            new = yield (prev, other, "")
         else:  # keep the sides in the caller's order, so that details read like the message
-            new = self._unify(other, prev, origin)
+            new = yield (other, prev, "")
         if new is not prev:
             self.resolved[root] = new
             self.why.setdefault(root, []).append(origin)
             self.on_refine((root,), ())
         return new
 
-    def _unify_struct(self, a: Type, b: Type, origin: Origin) -> Type:
+    def _unify_struct(self, a: Type, b: Type, origin: Origin) -> _UnifyGen:
+        """Two composite types of the same form."""
+        if isinstance(a, TupleType):
+            assert isinstance(b, TupleType)
+            fa, fb = a.fields, b.fields
+            if len(fa) != len(fb):
+                raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
+            out = []
+            for i, (x, y) in enumerate(zip(fa, fb)):
+                out.append((yield (x, y, f"field {i}")))
+            if all(p is q for p, q in zip(out, fa)):
+                return a
+            return TupleType(tuple(out))
+        if isinstance(a, FuncType):
+            assert isinstance(b, FuncType)
+            return (yield from self._unify_func(a, b, origin))
+        assert isinstance(a, TypeCall) and isinstance(b, TypeCall)
+        if a.func != b.func:
+            raise Mismatch(TYPE_MISMATCH, f"type constructors {a.func} vs {b.func}")
+        if len(a.args) != len(b.args):
+            raise Mismatch(ARITY_MISMATCH, f"{len(a.args)} vs {len(b.args)} type arguments")
+        args = []
+        for i, (x, y) in enumerate(zip(a.args, b.args)):
+            args.append((yield (x, y, f"type argument {i}")))
+        return TypeCall(a.func, tuple(args))
+
+    def _unify_simple(self, a: Type, b: Type) -> Type:
+        """Two types without sub-types to unify (or of different forms)."""
         match a, b:
-            case TensorType(), TensorType():
-                return self._unify_tensor(a, b, origin)
-            case TupleType(fa), TupleType(fb):
-                if len(fa) != len(fb):
-                    raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
-                out = []
-                for i, (x, y) in enumerate(zip(fa, fb)):
-                    out.append(self._nested(x, y, origin, f"field {i}"))
-                if all(p is q for p, q in zip(out, fa)):
-                    return a
-                return TupleType(tuple(out))
-            case FuncType(), FuncType():
-                return self._unify_func(a, b, origin)
-            case TypeCall(fa, aa), TypeCall(fb, ab):
-                if fa != fb:
-                    raise Mismatch(TYPE_MISMATCH, f"type constructors {fa} vs {fb}")
-                if len(aa) != len(ab):
-                    raise Mismatch(ARITY_MISMATCH, f"{len(aa)} vs {len(ab)} type arguments")
-                args = tuple(
-                    self._nested(x, y, origin, f"type argument {i}")
-                    for i, (x, y) in enumerate(zip(aa, ab))
-                )
-                return TypeCall(fa, args)
             case TypeVar(), TypeVar():
                 if a != b:
                     if a.kind != b.kind:
@@ -316,12 +433,6 @@ class Unifier:
                 if type_kind(a) != type_kind(b):
                     raise Mismatch(KIND_MISMATCH, f"kind {type_kind(a)} vs {type_kind(b)}")
                 raise Mismatch(TYPE_MISMATCH, f"{_form(a)} vs {_form(b)}")
-
-    def _nested(self, x: Type, y: Type, origin: Origin, where: str) -> Type:
-        try:
-            return self._unify(x, y, origin)
-        except Mismatch as m:
-            raise Mismatch(m.code, f"{where}: {m.detail}") from None
 
     def _flex_shape(self, s: tuple[Dim, ...] | TypeVar | None) -> tuple[Dim, ...] | TypeVar | None:
         while isinstance(s, TypeVar):
@@ -428,7 +539,7 @@ class Unifier:
         self.dim_why[var] = origin
         self.on_refine((), (var,))
 
-    def _unify_func(self, a: FuncType, b: FuncType, origin: Origin) -> FuncType:
+    def _unify_func(self, a: FuncType, b: FuncType, origin: Origin) -> _UnifyGen:
         if len(a.params) != len(b.params):
             raise Mismatch(
                 ARITY_MISMATCH, f"functions of {len(a.params)} and {len(b.params)} parameters"
@@ -438,6 +549,7 @@ class Unifier:
         rigid, gen = (b, a) if flip else (a, b)
         if gen.type_params:
             sub: dict[TypeVar, Type] = {}
+            dsub: dict[object, Dim] = {}
             for tp in gen.type_params:
                 if tp.kind == "shape":
                     v = TypeVar(f"{tp.name}'{len(self.flex) + 1}", "shape")
@@ -447,26 +559,32 @@ class Unifier:
                     v = TypeVar(f"{tp.name}'{len(self.flex) + 1}", "dtype")
                     self.flex[v] = None
                     sub[tp] = TensorType(None, v)  # ... and its dtype
+                elif tp.kind == "dim":
+                    dsub[tp.name] = fresh_dimvar()  # the symbol of that name becomes an unknown
                 else:
                     sub[tp] = self.fresh_hole("type")
+
+            def inst(t: Type) -> Type:
+                t = subst_typevars(t, sub)
+                return map_dims(t, lambda d: d.subs(dsub)) if dsub else t  # type: ignore[arg-type]
+
             gen = FuncType(
-                tuple(subst_typevars(p, sub) for p in gen.params),
-                subst_typevars(gen.ret, sub),
+                tuple(inst(p) for p in gen.params),
+                inst(gen.ret),
                 (),
                 tuple(
-                    TypeRelation(r.name, tuple(subst_typevars(x, sub) for x in r.args), r.attrs)
+                    TypeRelation(r.name, tuple(inst(x) for x in r.args), r.attrs)
                     for r in gen.relations
                 ),
                 gen.pure,
             )
         left, right = (gen, rigid) if flip else (rigid, gen)
-        params = tuple(
-            self._nested(x, y, origin, f"parameter {i}")
-            for i, (x, y) in enumerate(zip(left.params, right.params))
-        )
-        ret = self._nested(left.ret, right.ret, origin, "return type")
+        params = []
+        for i, (x, y) in enumerate(zip(left.params, right.params)):
+            params.append((yield (x, y, f"parameter {i}")))
+        ret = yield (left.ret, right.ret, "return type")
         rels = rigid.relations if rigid.relations else gen.relations
-        return FuncType(params, ret, rigid.type_params, rels, a.pure and b.pure)
+        return FuncType(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)
 
 
 def _form(t: Type) -> str:
