@@ -95,9 +95,18 @@ def test_parameter_of_another_function() -> None:
     assert "`y` is unbound" in res.errors[0].message
 
 
-def test_free_variable_as_the_whole_program() -> None:
-    res = ss.infer(ss.var("z", T((2,), F)))
-    assert _codes(res) == ["undefined-var"]
+def test_free_variables_of_a_bare_expression_are_its_inputs() -> None:
+    # Relay's IRModule.from_expr: a bare expression is a function of its free variables; inside
+    # a Function, a free variable is an error (above)
+    z = ss.var("z", T((2,), F))
+    res = ss.infer(ss.ops.relu(z))
+    assert res.status == "ok" and str(res.type_of(z)) == "Tensor[(2,), float32]"
+    a = ss.var("a", T((2,), F))
+    res = ss.infer(ss.Let(a, z, ss.Tuple([a, ss.Function([], ss.ops.exp(z))])))
+    assert res.status == "ok", res.report()
+    b = ss.var("b", T((2,), F))
+    res = ss.infer(ss.Tuple([ss.Let(b, z, b), b]))  # `b` is an input and let-bound: an error
+    assert res.status == "error"
 
 
 def test_each_unbound_variable_is_reported_once() -> None:

@@ -113,7 +113,7 @@ def _type_shapes(t: ss.Type, env: Mapping[Dim, int]) -> list[Shape] | None:
 def numpy_result(
     np_fn: Callable[..., Any], shapes: Sequence[Shape], dtypes: Sequence[str]
 ) -> list[Shape] | None:
-    arrays = [np.empty(s, dtype=d) for s, d in zip(shapes, dtypes)]
+    arrays = [np.zeros(s, dtype=d) for s, d in zip(shapes, dtypes)]  # zeros: valid indices
     try:
         with np.errstate(all="ignore"):
             return _np_shapes(np_fn(*arrays))

@@ -368,6 +368,7 @@ class _Gen:
         # each variable; variables used outside their scope (reported once each) and the holes
         # standing for the unannotated ones (what depends on them is not reported unresolved)
         self.var_scope: dict[int, int] = {}
+        self.open_inputs = False  # free variables are inputs (a bare expression), not errors
         self.var_left: set[int] = set()  # bound once, out of scope now (checked on the fast path)
         self.bound_by: dict[int, str] = {}
         self.unbound: set[int] = set()
@@ -457,6 +458,11 @@ class _Gen:
     def use(self, v: Var, span: Any) -> None:
         """A variable read at ``span``: it must be bound by an enclosing binder."""
         if self.var_in_scope(id(v)) or id(v) in self.unbound:
+            return
+        if self.open_inputs and id(v) not in self.bound_by and id(v) not in self.var_left:
+            # a bare expression's free variables are its inputs (Relay's IRModule.from_expr)
+            self.bound_by[id(v)] = "an input of the expression"
+            self.var_scope[id(v)] = 1
             return
         self.unbound.add(id(v))
         hint = ""
@@ -1363,6 +1369,7 @@ def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceRe
                     gen.generalized[gv.name] = scheme
     elif isinstance(program, Expr):
         gen = _Gen(solver, None)
+        gen.open_inputs = not isinstance(program, Function)
         gen.gen(program)
     else:
         raise SymshapeError(
