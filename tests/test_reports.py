@@ -5,10 +5,9 @@ minimal cores without duplicate notes, recursive functions whose shape grows."""
 from __future__ import annotations
 
 import re
-
-import numpy as np
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
