@@ -140,7 +140,13 @@ def abstraction_problems(
     return [f"{d.code} at {d.span} is not a conflict of its core alone: {res.status}"]
 
 
-@pytest.mark.parametrize("name", CASES)
+# Abstracting every weight outside the core of the 20-block transformer leaves ~100 weights with
+# fresh unknown dimensions, whose broadcasts need Z3 per block: inference then takes minutes
+# (the Z3 path issue 17 makes linear). Its core is checked for minimality above.
+ABSTRACTION_CASES = [c for c in CASES if c != "transformer_loop"]
+
+
+@pytest.mark.parametrize("name", ABSTRACTION_CASES)
 def test_every_core_conflicts_without_the_rest(name: str) -> None:
     strict = bool(getattr(_render.load(name), "STRICT", False))
     res = _render.infer(name)

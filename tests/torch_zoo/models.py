@@ -524,7 +524,7 @@ BROKEN: dict[str, ZooCase] = {
             (),
             _image_example(),
             broken_line="out += identity",
-            broken_note="self.maxpool(",
+            broken_note="self.conv1(x)",
         ),
         ZooCase(
             "resnet18_flatten",
@@ -533,7 +533,7 @@ BROKEN: dict[str, ZooCase] = {
             (),
             _image_example(),
             broken_line="x.reshape(b, 60)",
-            broken_note="self.avgpool(x)",
+            broken_note="self.conv1(x)",
         ),
         ZooCase(
             "unet",

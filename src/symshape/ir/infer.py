@@ -752,7 +752,7 @@ class _Gen:
                             e.span,
                         )
                         return s.poison(s.hole())
-                    if isinstance(e.tuple_value, Tuple):
+                    if not isinstance(e.tuple_value, Call):
                         return tt.fields[e.index]
                     # a relation (solved at once) even when the tuple is known: the field then
                     # stays linked to the call that made the tuple in explanations

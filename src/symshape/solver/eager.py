@@ -46,33 +46,44 @@ def _give_up() -> NoReturn:
 
 def is_ground(t: Type) -> bool:
     """Whether ``t`` is a tensor type with a known shape of unknown-free dimensions and a known
-    dtype, or a tuple of such types (the inputs an eager run accepts)."""
-    cls = type(t)
-    if cls is TensorType:
-        shape = t.shape  # type: ignore[union-attr]
-        if type(shape) is not tuple or type(t.dtype) is not str:  # type: ignore[union-attr]
-            return shape is None and type(t.dtype) is str  # type: ignore[union-attr]
+    dtype, or a tuple of such types (the inputs an eager run accepts). Iterative: nested tuples
+    of any depth."""
+    stack = [t]
+    while stack:
+        cur = stack.pop()
+        cls = type(cur)
+        if cls is TupleType:
+            stack.extend(cur.fields)  # type: ignore[union-attr]
+            continue
+        if cls is not TensorType:
+            return False
+        shape = cur.shape  # type: ignore[union-attr]
+        if type(shape) is not tuple or type(cur.dtype) is not str:  # type: ignore[union-attr]
+            if not (shape is None and type(cur.dtype) is str):  # type: ignore[union-attr]
+                return False
+            continue
         for d in shape:
             if d._hv is not False and d.has_unknowns:
                 return False
-        return True
-    if cls is TupleType:
-        return all(is_ground(f) for f in t.fields)  # type: ignore[union-attr]
-    return False
+    return True
 
 
 def _nonnegative(t: Type) -> bool:
     """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
     general path states the condition)."""
-    if type(t) is TupleType:
-        return all(_nonnegative(f) for f in t.fields)
-    shape = t.shape  # type: ignore[union-attr]
-    if type(shape) is not tuple:
-        return True
-    for d in shape:
-        terms = d.terms
-        if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
-            return False
+    stack = [t]
+    while stack:
+        cur = stack.pop()
+        if type(cur) is TupleType:
+            stack.extend(cur.fields)
+            continue
+        shape = cur.shape  # type: ignore[union-attr]
+        if type(shape) is not tuple:
+            continue
+        for d in shape:
+            terms = d.terms
+            if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
+                return False
     return True
 
 

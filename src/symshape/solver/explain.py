@@ -282,6 +282,17 @@ class _Explainer:
         for v in d.unknowns:
             self._keys.add(("dim", v.id))
 
+    def _same_place(self, d: Dim | None, loc: Sequence[int]) -> bool:
+        """Whether output dimension ``d`` (at ``loc``) is an input's generic dimension at the same
+        index, as such (batch_norm's data, a tuple field, an elementwise operand): the call only
+        passes it on — a link. A dimension that moves (dense's ``w`` rows becoming columns) is
+        something the call contributes, and its note says so."""
+        a = d.atom if d is not None else None
+        if not (isinstance(a, Sym) and a.name.startswith(_GEN_PREFIX)):
+            return False
+        where = self.gen_pos.get(a.name)
+        return where is not None and where[2] == loc[-1]
+
     def equate(self, a: _Node, b: _Node, path: str = "", loc: tuple[int, ...] = ()) -> list[_Part]:
         """Parts stating ``a == b``: one for the structure, one per dimension."""
         struct = [
@@ -521,7 +532,7 @@ class _Explainer:
                     return None if tier < 3 else (premise, dprem, [], False)
                 for p in self.equate(self.enc(t), self.enc(s, sandbox=True)):
                     prefix = f"output {j} " if len(outs) > 1 else ""
-                    fwd = passes and p.kind == "dim" and _is_generic(_dim_obj(s, p.loc))
+                    fwd = passes and p.kind == "dim" and self._same_place(_dim_obj(s, p.loc), p.loc)
                     parts.append(_Part(p.kind, prefix + p.text, p.formula, (j, *p.loc), forward=fwd))
             for c in run.conds:
                 # every condition the generic run states is part of the relation's contribution,
@@ -563,12 +574,6 @@ def _permutes(out: Type, gins: Sequence[Type]) -> bool:
             if isinstance(a, Sym) and a.name.startswith(_GEN_PREFIX):
                 generic.add(a)
     return all(d.atom in generic for d in out.shape)
-
-
-def _is_generic(d: Dim | None) -> bool:
-    """Whether ``d`` is exactly one generic input dimension of a sandbox run."""
-    a = d.atom if d is not None else None
-    return isinstance(a, Sym) and a.name.startswith(_GEN_PREFIX)
 
 
 def _dim_obj(t: Type, loc: Sequence[int]) -> Dim | None:
