@@ -671,3 +671,16 @@ def test_reports_are_deterministic_across_hash_seeds() -> None:
         outs.append(r.stdout)
     assert outs[0] == outs[1] == outs[2]
     assert "reshape-size" in outs[0] and "u0" in outs[0]
+
+
+def test_readme_shape_values_example() -> None:
+    """The README's shape-values example runs and prints what its comments say."""
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    block = text.split("## Shape values", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    env: dict[str, Any] = {"ss": ss, "np": np, "n": n, "s": s}
+    exec(compile(block, "README.md", "exec"), env)
+    res = env["res"]
+    assert str(res.type_of(env["r"])) == "Tensor[(n*s, 64), float32]"
+    assert res.value_of(env["sh"]) == (n, s, 64)
+    assert res.value_of(env["ns"]) == n * s
+    assert "Tensor[(n*s, 64), float32], (n, s, 64), n*s" in block
