@@ -34,13 +34,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from symshape.encoding.conds import eq
-from symshape.encoding.dims import ONE, ZERO, Dim, as_dim, bounds, dmax, floordiv
+from symshape.encoding.dims import ONE, Dim, as_dim, bounds, dmax, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH, SHAPE_MISMATCH
 from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
-from symshape.relations.common import Checks, attr_dtype, attr_int, bad, is_int_dtype, norm_axis, product
+from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
 from symshape.relations.elementwise import broadcast_shapes
 from symshape.relations.shape import _fill_unknown, dynamic_sizes
 from symshape.relations.values import scalar_entry, with_value
@@ -353,5 +352,3 @@ def boolean_mask_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     ctx.assign(args[2], Tensor((u, *x.dims[mask.ndim :]), x.dtype))
     return True
 
-
-_ = (ZERO, eq, is_int_dtype, product)
