@@ -80,6 +80,16 @@ def cases(quick: bool) -> list[Case]:
                 series="a",
             )
         )
+    for n in chain:
+        out.append(
+            Case(
+                "(g) chain, shape_of targets",
+                "shape_values",
+                n,
+                lambda n=n: wl.run_transformer_chain(n, shape_values=True),
+                series="g",
+            )
+        )
     out.append(
         Case(
             "(b) resnet50 (b, 3, h, w)",

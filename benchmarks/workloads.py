@@ -66,6 +66,17 @@ __all__ = [
 _PROGRAM = ("var", "Function", "Dataflow", "infer")
 REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "transformer": (*_PROGRAM, "ops.matmul", "ops.add", "ops.reshape", "ops.softmax", "ops.layer_norm"),
+    "shape_values": (
+        *_PROGRAM,
+        "ops.matmul",
+        "ops.reshape",
+        "ops.shape_of",
+        "ops.take",
+        "ops.multiply",
+        "ops.concatenate",
+        "ops.expand_dims",
+        "const",
+    ),
     "resnet50": (
         *_PROGRAM,
         "ops.conv2d",
@@ -141,7 +152,7 @@ def _timed(build: Callable[[], Any], solve: Callable[[Any], Any]) -> tuple[Any, 
 # -- (a) / (c): the transformer-like chain --------------------------------------------------------
 
 
-def transformer_chain(n_ops: int, inject_error: bool = False) -> Any:
+def transformer_chain(n_ops: int, inject_error: bool = False, shape_values: bool = False) -> Any:
     """The ``n_ops``-operator chain over ``x: Tensor[(n, s, 64), float32]`` as an ``ss.Function``.
 
     Parameters ``x, w: (64, 64), gamma, beta: (64,)`` (and ``w_bad: (65, 64)`` with
@@ -162,6 +173,11 @@ def transformer_chain(n_ops: int, inject_error: bool = False) -> Any:
     bad = error_index(n_ops) if inject_error else -1
     ops = ss.ops
     flat, back = (n * s, HIDDEN), (n, s, HIDDEN)
+    if shape_values:
+        import numpy as np
+
+        c0, c1 = ss.const(np.array(0, "int64")), ss.const(np.array(1, "int64"))
+        c_hidden = ss.const(np.array([HIDDEN], "int64"))
     bindings = []
     y: Any = x
     for i, name in enumerate(chain_ops(n_ops)):
@@ -169,6 +185,13 @@ def transformer_chain(n_ops: int, inject_error: bool = False) -> Any:
             e = ops.matmul(y, w_bad if i == bad else w)
         elif name == "add":
             e = ops.add(y, x)
+        elif name == "reshape_flat" and shape_values:
+            # the target rebuilt from the tensor's own shape value: (y.shape[0] * y.shape[1], 64)
+            sh = ops.shape_of(y)
+            rows = ops.multiply(ops.take(sh, c0), ops.take(sh, c1))
+            e = ops.reshape(y, ops.concatenate([ops.expand_dims(rows, 0), c_hidden]))
+        elif name == "reshape_back" and shape_values:
+            e = ops.reshape(y, ops.shape_of(x))
         elif name == "reshape_flat":
             e = ops.reshape(y, flat)
         elif name == "reshape_back":
@@ -192,9 +215,12 @@ def _infer(f: Any, report: bool = False) -> Any:
     return res
 
 
-def run_transformer_chain(n_ops: int, inject_error: bool = False) -> RunResult:
+def run_transformer_chain(n_ops: int, inject_error: bool = False, shape_values: bool = False) -> RunResult:
+    """(a)/(c); with ``shape_values`` (g): every reshape target is rebuilt from ``shape_of``
+    (6 extra operators per ``reshape_flat``, 1 per ``reshape_back``; the size counts the chain's
+    operators only)."""
     f, res, tb, ts = _timed(
-        lambda: transformer_chain(n_ops, inject_error), lambda f: _infer(f, report=inject_error)
+        lambda: transformer_chain(n_ops, inject_error, shape_values), lambda f: _infer(f, report=inject_error)
     )
     detail = ""
     if inject_error:

@@ -23,7 +23,9 @@ from typing import Any
 from symshape.encoding.conds import BoolConst
 from symshape.encoding.dims import AnyDim, Dim
 from symshape.encoding.types import Attrs, TensorType, TupleType, Type
-from symshape.ir.expr import Call, Expr
+from symshape.encoding.values import VALUE_DTYPES
+from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.ir.expr import Call, Constant, Expr, const
 from symshape.ir.op import OPS, Op, register_op
 from symshape.relations.common import (
     attr_axes,
@@ -34,7 +36,8 @@ from symshape.relations.common import (
     attr_str,
     bad,
 )
-from symshape.relations.index import parse_slice_attrs
+from symshape.relations.dynamic import parse_int_value
+from symshape.relations.index import BIG, parse_slice_attrs
 from symshape.relations.nn import parse_conv_attrs, parse_layout, parse_output_size, parse_pool_attrs
 from symshape.relations.shape import parse_newshape, parse_pad_width, parse_split, reshape_dims
 
@@ -49,7 +52,10 @@ __all__ = [
     "where", "cast", "cast_like",
     # shape
     "flatten", "batch_flatten", "reshape", "reshape_like", "concatenate", "stack", "split",
-    "transpose", "squeeze", "expand_dims", "broadcast_to", "pad", "zeros", "ones",
+    "transpose", "squeeze", "expand_dims", "broadcast_to", "pad", "zeros", "ones", "full",
+    "tile", "expand",
+    # shape values and data-dependent sizes
+    "shape_of", "int_tensor", "arange", "constant_of_shape", "nonzero", "unique", "boolean_mask",
     # reductions
     "sum", "mean", "prod", "max", "min", "all", "any", "argmax", "argmin",
     # indexing
@@ -279,6 +285,80 @@ def _chk_slice(attrs: Attrs, op: str) -> None:
     parse_slice_attrs(attrs, op)
 
 
+def _nargs(
+    fn: Callable[[Attrs, str], object], op: str, literal: int, dynamic: int, names: Sequence[str]
+) -> CheckFn:
+    """A checker for an operator that takes its shape (or sizes) either as the attributes
+    ``names`` (with ``literal`` inputs) or as one more input tensor (``dynamic`` inputs)."""
+
+    def check(attrs: Attrs, nargs: int) -> None:
+        if nargs == literal:
+            fn(attrs, op)
+        elif nargs == dynamic:
+            given = [n for n in names if attrs.get(n) is not None]
+            if given:
+                raise bad(op, f"{given[0]} is given both as an input and as an attribute")
+            if attrs.get("dtype") is not None:
+                attr_dtype(attrs, "dtype", op)
+            if attrs.get("allowzero") is not None:
+                attr_bool(attrs, "allowzero", False, op)
+        else:
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"{op} takes {literal} or {dynamic} inputs, got {nargs}"
+            )
+        return None
+
+    return check
+
+
+def _chk_slice_nargs(attrs: Attrs, nargs: int) -> None:
+    if nargs == 1:
+        parse_slice_attrs(attrs, "strided_slice")
+    elif nargs in (3, 4):
+        for n in ("begin", "end", "strides"):
+            if attrs.get(n) is not None:
+                raise bad("strided_slice", f"{n} is given both as an input and as an attribute")
+        attr_axes(attrs, "axes", "strided_slice")
+        attr_str(attrs, "slice_mode", "end", "strided_slice", ("end", "size"))
+    else:
+        raise SymshapeError(
+            INVALID_ARGUMENT,
+            f"strided_slice takes 1 input (x) or 3 or 4 (x, begin, end, strides), got {nargs}",
+        )
+
+
+def _chk_int_tensor(attrs: Attrs, op: str) -> None:
+    parse_int_value(attrs, op)
+    dt = attr_dtype(attrs, "dtype", op)
+    if dt is not None and dt not in VALUE_DTYPES:
+        raise bad(op, f"dtype must be int32 or int64, got {dt}")
+
+
+def _dimlike(x: object) -> bool:
+    return isinstance(x, (int, Dim)) and not isinstance(x, bool)
+
+
+def _chk_reps(name: str) -> Callable[[Attrs, str], None]:
+    def chk(attrs: Attrs, op: str) -> None:
+        v = attrs.get(name)
+        if isinstance(v, (int, Dim)) and not isinstance(v, bool):
+            v = (v,)
+        if not isinstance(v, tuple) or not _py_all(_dimlike(x) for x in v):
+            raise bad(op, f"{name} must be a sequence of ints or dimensions, got {v!r}")
+        for x in v:
+            c = x if isinstance(x, int) else x.constant_value
+            if c is not None and c < (-1 if name == "shape" else 0):
+                raise bad(op, f"{name} has a negative entry {c}")
+
+    return chk
+
+
+def _chk_size(attrs: Attrs, op: str) -> None:
+    v = attrs.get("size")
+    if v is not None and not (isinstance(v, Dim) and v.is_symbol):
+        raise bad(op, f"size must be a symbol (ss.dim('u', min=0)), got {v!r}")
+
+
 def _chk_dense(attrs: Attrs, op: str) -> None:
     if attrs.get("units") is not None:
         attr_int(attrs, "units", None, op, lo=1)
@@ -379,8 +459,17 @@ _POOL_ATTRS = {
 }
 _NO_ATTRS: dict[str, str] = {}
 
+# arithmetic that computes shape values has a relation of its own (the broadcast rule plus the
+# value of the result: symshape.relations.values); the others share ``broadcast``
+_VALUED = ("add", "subtract", "multiply", "floor_divide", "mod", "maximum", "minimum")
 for _n in _BINARY:
-    register_op(_n, "broadcast", 2, doc="numpy-broadcasting elementwise operator", attr_types=_NO_ATTRS)
+    register_op(
+        _n,
+        _n if _n in _VALUED else "broadcast",
+        2,
+        doc="numpy-broadcasting elementwise operator",
+        attr_types=_NO_ATTRS,
+    )
 for _n in _COMPARE:
     register_op(_n, "broadcast_bool", 2, doc="comparison with a bool result", attr_types=_NO_ATTRS)
 for _n in _UNARY:
@@ -424,8 +513,8 @@ register_op("nn.batch_flatten", "flatten", 1, attr_types=_NO_ATTRS)
 register_op(
     "reshape",
     "reshape",
-    1,
-    check_attrs=_check(_chk_reshape, "reshape"),
+    -1,
+    check_attrs=_nargs(_chk_reshape, "reshape", 1, 2, ("newshape",)),
     normalize=_normalize_reshape,
     attr_types={"newshape": "shape", "allowzero": "bool"},
 )
@@ -481,8 +570,8 @@ register_op(
 register_op(
     "broadcast_to",
     "broadcast_to",
-    1,
-    check_attrs=_check(_chk_shape, "broadcast_to"),
+    -1,
+    check_attrs=_nargs(_chk_shape, "broadcast_to", 1, 2, ("shape",)),
     attr_types={"shape": "shape"},
 )
 register_op(
@@ -496,9 +585,74 @@ for _n in ("zeros", "ones"):
     register_op(
         _n,
         "init_tensor",
-        0,
-        check_attrs=_check(_chk_init, _n),
+        -1,
+        check_attrs=_nargs(_chk_init, _n, 0, 1, ("shape",)),
         attr_types={"shape": "shape", "dtype": "dtype"},
+    )
+register_op(
+    "constant_of_shape",
+    "init_tensor",
+    1,
+    check_attrs=_check(lambda a, op: attr_dtype(a, "dtype", op), "constant_of_shape"),
+    doc="ONNX ConstantOfShape: a tensor of the shape its input holds",
+    attr_types={"dtype": "dtype", "value": "float"},
+)
+register_op(
+    "full",
+    "full",
+    -1,
+    check_attrs=_nargs(_chk_init, "full", 1, 2, ("shape",)),
+    doc="a tensor of a shape filled with a scalar",
+    attr_types={"shape": "shape", "dtype": "dtype"},
+)
+register_op(
+    "shape_of",
+    "shape_of",
+    1,
+    check_attrs=_check(lambda a, op: attr_dtype(a, "dtype", op), "shape_of"),
+    doc="the shape of a tensor as a 1-d int tensor carrying it as its value",
+    attr_types={"dtype": "dtype"},
+)
+register_op(
+    "int_tensor",
+    "int_tensor",
+    0,
+    check_attrs=_check(_chk_int_tensor, "int_tensor"),
+    doc="a 0-d or 1-d int tensor with a known value of ints and dimensions",
+    attr_types={"value": "indices", "dtype": "dtype"},
+)
+register_op(
+    "arange",
+    "arange",
+    3,
+    check_attrs=_check(lambda a, op: attr_dtype(a, "dtype", op), "arange"),
+    doc="numpy arange / ONNX Range over 0-d tensors start, stop, step",
+    attr_types={"dtype": "dtype"},
+)
+register_op(
+    "tile",
+    "tile",
+    -1,
+    check_attrs=_nargs(_chk_reps("reps"), "tile", 1, 2, ("reps",)),
+    doc="numpy tile",
+    attr_types={"reps": "indices"},
+)
+register_op(
+    "expand",
+    "expand",
+    -1,
+    check_attrs=_nargs(_chk_reps("shape"), "expand", 1, 2, ("shape",)),
+    doc="torch/ONNX expand: broadcast with a shape, -1 keeps a dimension",
+    attr_types={"shape": "indices"},
+)
+for _n, _k in (("nonzero", 1), ("unique", 1), ("boolean_mask", 2)):
+    register_op(
+        _n,
+        _n,
+        _k,
+        check_attrs=_check(_chk_size, _n),
+        doc="an operator whose result has a data-dependent size",
+        attr_types={"size": "shape", "axis": "int"} if _n == "unique" else {"size": "shape"},
     )
 
 for _n in ("sum", "mean", "prod", "all", "any"):
@@ -540,8 +694,8 @@ register_op(
 register_op(
     "strided_slice",
     "strided_slice",
-    1,
-    check_attrs=_check(_chk_slice, "strided_slice"),
+    -1,
+    check_attrs=_chk_slice_nargs,
     normalize=_axis_normalizer("axes"),
     attr_types={"begin": "indices", "end": "indices", "strides": "ints", "axes": "ints", "slice_mode": "str"},
 )
@@ -909,7 +1063,12 @@ def batch_flatten(x: Expr) -> Call:
 
 
 def reshape(x: Expr, newshape: Any, allowzero: bool = False) -> Call:
-    """Reshape with Relay's special values 0, -1, -2, -3, -4 (element count preserved)."""
+    """Reshape with Relay's special values 0, -1, -2, -3, -4 (element count preserved).
+
+    ``newshape`` may be an expression: a 1-d int tensor whose value is the new shape (0 copies,
+    -1 infers; an unknown entry gives a fresh dimension), e.g. built from :func:`shape_of`."""
+    if isinstance(newshape, Expr):
+        return _get("reshape")(x, newshape, allowzero=allowzero)
     return _get("reshape")(x, newshape=newshape, allowzero=allowzero)
 
 
@@ -948,8 +1107,10 @@ def expand_dims(x: Expr, axis: int, num_newaxis: int = 1) -> Call:
     return _get("expand_dims")(x, axis=axis, num_newaxis=num_newaxis)
 
 
-def broadcast_to(x: Expr, shape: Sequence[Any]) -> Call:
-    """Broadcast ``x`` to ``shape`` (numpy rules)."""
+def broadcast_to(x: Expr, shape: Sequence[Any] | Expr) -> Call:
+    """Broadcast ``x`` to ``shape`` (numpy rules); ``shape`` may be a valued int tensor."""
+    if isinstance(shape, Expr):
+        return _get("broadcast_to")(x, shape)
     return _get("broadcast_to")(x, shape=shape)
 
 
@@ -958,14 +1119,110 @@ def pad(x: Expr, pad_width: Any, pad_value: float = 0.0, pad_mode: str = "consta
     return _get("nn.pad")(x, pad_width=pad_width, pad_value=pad_value, pad_mode=pad_mode)
 
 
-def zeros(shape: Sequence[Any], dtype: str = "float32") -> Call:
-    """A tensor of zeros of ``shape`` and ``dtype`` (no inputs)."""
+def zeros(shape: Sequence[Any] | Expr, dtype: str = "float32") -> Call:
+    """A tensor of zeros of ``shape`` and ``dtype`` (no inputs; or the shape as a valued int
+    tensor)."""
+    if isinstance(shape, Expr):
+        return _get("zeros")(shape, dtype=dtype)
     return _get("zeros")(shape=shape, dtype=dtype)
 
 
-def ones(shape: Sequence[Any], dtype: str = "float32") -> Call:
-    """A tensor of ones of ``shape`` and ``dtype`` (no inputs)."""
+def ones(shape: Sequence[Any] | Expr, dtype: str = "float32") -> Call:
+    """A tensor of ones of ``shape`` and ``dtype`` (no inputs; or the shape as a valued int
+    tensor)."""
+    if isinstance(shape, Expr):
+        return _get("ones")(shape, dtype=dtype)
     return _get("ones")(shape=shape, dtype=dtype)
+
+
+def full(fill_value: Expr | float, shape: Sequence[Any] | Expr, dtype: str | None = None) -> Call:
+    """A tensor of ``shape`` filled with the scalar ``fill_value`` (an expression or a number);
+    the dtype is ``dtype`` or the fill's."""
+    fill = fill_value if isinstance(fill_value, Expr) else _number(fill_value, dtype)
+    if isinstance(shape, Expr):
+        return _get("full")(fill, shape, dtype=dtype)
+    return _get("full")(fill, shape=shape, dtype=dtype)
+
+
+def constant_of_shape(shape: Expr, value: float = 0.0, dtype: str = "float32") -> Call:
+    """ONNX ``ConstantOfShape``: a tensor of the shape the 1-d int tensor ``shape`` holds."""
+    return _get("constant_of_shape")(shape, dtype=dtype, value=value)
+
+
+def _number(v: Any, dtype: str | None) -> Constant:
+    import numpy as np
+
+    if dtype is None:
+        dtype = "float32" if isinstance(v, float) else "int64" if isinstance(v, int) else None
+    return const(np.array(v, dtype=dtype))
+
+
+def _size_arg(v: Any, dtype: str = "int64") -> Expr:
+    """A size given literally (an int or a dimension) as a 0-d int tensor carrying it; an
+    expression as it is; a float as a float constant (no value)."""
+    if isinstance(v, Expr):
+        return v
+    if isinstance(v, float):
+        return _number(v, None)
+    return _get("int_tensor")(value=v, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# shape values and data-dependent sizes
+
+
+def shape_of(x: Expr, dtype: str = "int64") -> Call:
+    """``x``'s shape as a 1-d int tensor whose value is the shape: ``x: (n, s, 64)`` gives
+    ``Tensor[(3,), int64] = (n, s, 64)``."""
+    return _get("shape_of")(x, dtype=dtype)
+
+
+def int_tensor(value: Any, dtype: str = "int64") -> Call:
+    """A literal int tensor whose entries may be dimensions: ``int_tensor((n, -1, 64))`` is
+    ``Tensor[(3,), int64] = (n, -1, 64)``, ``int_tensor(n)`` is ``Tensor[(), int64] = n``."""
+    return _get("int_tensor")(value=value, dtype=dtype)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str | None = None) -> Call:
+    """numpy ``arange`` / ONNX ``Range``: ``arange(stop)`` or ``arange(start, stop, step)``; each
+    bound an int, a dimension or a 0-d tensor expression. The length is
+    ``max(ceil((stop - start)/step), 0)`` (exact when ``step`` is a constant)."""
+    if stop is None:
+        start, stop = 0, start
+    dt = dtype if dtype in VALUE_DTYPES else "int64"
+    args = [_size_arg(v, dt) for v in (start, stop, step)]
+    return _get("arange")(*args, dtype=dtype)
+
+
+def tile(x: Expr, reps: Sequence[Any] | Expr) -> Call:
+    """numpy ``tile``: repeat ``x`` ``reps[i]`` times along each axis (``reps`` literal or a valued
+    int tensor)."""
+    if isinstance(reps, Expr):
+        return _get("tile")(x, reps)
+    return _get("tile")(x, reps=tuple(reps) if not isinstance(reps, (int, Dim)) else reps)
+
+
+def expand(x: Expr, shape: Sequence[Any] | Expr) -> Call:
+    """torch/ONNX ``expand``: broadcast ``x`` with ``shape`` (``-1`` keeps ``x``'s dimension)."""
+    if isinstance(shape, Expr):
+        return _get("expand")(x, shape)
+    return _get("expand")(x, shape=tuple(shape) if not isinstance(shape, (int, Dim)) else shape)
+
+
+def nonzero(x: Expr, size: Dim | None = None) -> Call:
+    """The indices of the non-zero elements, ``(rank(x), u)`` int64 (ONNX ``NonZero``); ``u`` is a
+    fresh size (``size``, or named ``u0, u1, ...`` by :func:`symshape.infer`)."""
+    return _get("nonzero")(x, size=size)
+
+
+def unique(x: Expr, axis: int | None = None, size: Dim | None = None) -> Call:
+    """The distinct elements of ``x`` (flattened; or slices along ``axis``): a fresh size ``u``."""
+    return _get("unique")(x, axis=axis, size=size)
+
+
+def boolean_mask(x: Expr, mask: Expr, size: Dim | None = None) -> Call:
+    """``x[mask]`` for a bool ``mask`` of ``x``'s leading shape: ``(u, *x.shape[mask.ndim:])``."""
+    return _get("boolean_mask")(x, mask, size=size)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1038,8 +1295,47 @@ def strided_slice(
     axes: Sequence[int] | None = None,
     slice_mode: str = "end",
 ) -> Call:
-    """numpy-style ``x[b:e:s]`` per axis (negative strides, clamping)."""
+    """numpy-style ``x[b:e:s]`` per axis (negative strides, clamping). ``begin``, ``end`` and
+    ``strides`` may be 1-d int tensors (their values are read; the others are made tensors)."""
+    if _py_any(isinstance(v, Expr) for v in (begin, end, strides)):
+        return _dyn_slice(x, begin, end, strides, axes, slice_mode)
     return _get("strided_slice")(x, begin=begin, end=end, strides=strides, axes=axes, slice_mode=slice_mode)
+
+
+def _dyn_slice(x: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mode: str) -> Call:
+    """``strided_slice`` with its bounds as tensors: literal bounds become valued int tensors; an
+    open bound (None) becomes the sentinel past that end (which needs a literal stride)."""
+    st = None if strides is None or isinstance(strides, Expr) else tuple(strides)
+    if isinstance(strides, Expr):
+        st_expr: Expr | None = strides
+    elif strides is None:
+        st_expr = None
+    else:
+        st_expr = _get("int_tensor")(value=st)
+
+    def sign(j: int) -> int:
+        if strides is None:
+            return 1
+        if st is None:
+            raise bad("strided_slice", "an open bound (None) needs literal strides; give the bound")
+        return 1 if st[j if len(st) > 1 else 0] > 0 else -1
+
+    def bound(v: Any, is_begin: bool) -> Expr:
+        if isinstance(v, Expr):
+            return v
+        out = []
+        for j, b in enumerate(v):
+            if b is None:
+                past = -BIG if is_begin else BIG
+                out.append(past * sign(j))
+            else:
+                out.append(b)
+        return _get("int_tensor")(value=tuple(out))
+
+    args = [x, bound(begin, True), bound(end, False)]
+    if st_expr is not None:
+        args.append(st_expr)
+    return _get("strided_slice")(*args, axes=axes, slice_mode=slice_mode)
 
 
 # ----------------------------------------------------------------------------------------------

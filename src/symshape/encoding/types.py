@@ -3,7 +3,8 @@
 ======================  =========================================================
 form                    printed
 ======================  =========================================================
-``TensorType``          ``Tensor[(n, 3), float32]``, ``Tensor[?, ?]``, ``Tensor[(), int32]``
+``TensorType``          ``Tensor[(n, 3), float32]``, ``Tensor[?, ?]``, ``Tensor[(), int32]``;
+                        with a known value ``Tensor[(3,), int64] = (n, s, 64)``
 ``TupleType``           ``(Tensor[...], Tensor[...])``, ``(Tensor[...],)``, ``()``
 ``FuncType``            ``fn<a, b>(a, b) -> c where broadcast(a, b, c)``; ``fn[impure](...)``
 ``TypeVar``             ``a`` (declared ``a: shape`` in a ``fn<...>`` header)
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field, fields
 from typing import Union
 
 from symshape.encoding.dims import Atom, Dim, DimLike, as_dim, check_nonnegative_constant, parse_dim
+from symshape.encoding.values import Value, map_value, normalize_value, value_dims, value_str
 from symshape.errors import (
     BAD_ATTRIBUTE,
     BAD_DTYPE,
@@ -61,6 +63,7 @@ __all__ = [
     "type_rebuild",
     "iter_types",
     "iter_dims",
+    "iter_value_dims",
     "iter_holes",
     "subst_typevars",
     "type_kind",
@@ -297,12 +300,24 @@ DType = Union[str, None, TypeVar]
 @dataclass(frozen=True)
 class TensorType:
     """A tensor: ``shape`` is a tuple of dimensions, ``None`` (unknown rank) or a shape-kind
-    :class:`TypeVar`; ``dtype`` is a dtype string, ``None`` (unknown) or a dtype-kind TypeVar."""
+    :class:`TypeVar`; ``dtype`` is a dtype string, ``None`` (unknown) or a dtype-kind TypeVar.
+
+    ``value`` is what a 0-d or 1-d ``int32``/``int64`` tensor is known to hold (see
+    :mod:`symshape.encoding.values`): a tuple of dimensions (``None`` for an unknown entry) or one
+    dimension; ``None`` (the default) when nothing is known. It prints after the type:
+    ``Tensor[(3,), int64] = (n, s, 64)``."""
 
     shape: Shape
     dtype: DType = "float32"
+    value: Value | None = None
 
     def __post_init__(self) -> None:
+        if self.value is not None:
+            self._check_value()
+            return
+        self._check_shape_dtype()
+
+    def _check_shape_dtype(self) -> None:
         sh = self.shape
         if type(sh) is tuple and all(type(d) is Dim for d in sh):
             for d in sh:
@@ -328,17 +343,29 @@ class TensorType:
                     KIND_MISMATCH, f"type variable {dt} of kind {dt.kind} used as a dtype"
                 )
 
+    def _check_value(self) -> None:
+        """Validate and normalize ``value`` (run after the shape and dtype are checked)."""
+        self._check_shape_dtype()
+        object.__setattr__(self, "value", normalize_value(self.value, self.shape, self.dtype))
+
     def __hash__(self) -> int:
         # cached: tensor types key the solver's memo of eager results (see solver/eager.py)
         h: int | None = self.__dict__.get("_hash")
         if h is None:
-            h = hash((self.shape, self.dtype))
+            v = self.value
+            h = hash((self.shape, self.dtype)) if v is None else hash((self.shape, self.dtype, v))
             object.__setattr__(self, "_hash", h)
         return h
 
     def __getstate__(self) -> dict[str, object]:
         # the cached hash depends on the process's string hashing: never pickle it
-        return {"shape": self.shape, "dtype": self.dtype}
+        if self.value is None:
+            return {"shape": self.shape, "dtype": self.dtype}
+        return {"shape": self.shape, "dtype": self.dtype, "value": self.value}
+
+    def __repr__(self) -> str:
+        v = "" if self.value is None else f", value={self.value!r}"
+        return f"TensorType(shape={self.shape!r}, dtype={self.dtype!r}{v})"
 
     @property
     def ndim(self) -> int | None:
@@ -362,9 +389,20 @@ class TensorType:
         return _type_str(self)
 
 
-def Tensor(shape: Iterable[DimLike] | TypeVar | None, dtype: str | TypeVar | None = "float32") -> TensorType:
+def Tensor(
+    shape: Iterable[DimLike] | TypeVar | None,
+    dtype: str | TypeVar | None = "float32",
+    value: Iterable[DimLike | None] | DimLike | None = None,
+) -> TensorType:
     """Build a :class:`TensorType`: ``Tensor((n, 3), "float32")``; ``Tensor(None, ...)`` for
-    unknown rank; ``dtype=None`` for unknown dtype."""
+    unknown rank; ``dtype=None`` for unknown dtype; ``value=`` the known value of a 0-d or 1-d
+    int tensor (``Tensor((3,), "int64", value=(n, s, 64))``)."""
+    if value is not None:
+        if not isinstance(value, (Dim, int)) and isinstance(value, Iterable):
+            value = tuple(value)
+        if shape is not None and not isinstance(shape, TypeVar) and not isinstance(shape, (str, bytes)):
+            shape = tuple(shape) if isinstance(shape, Iterable) else shape
+        return TensorType(shape, dtype, value)  # type: ignore[arg-type]
     if shape is not None and not isinstance(shape, TypeVar):
         if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
             raise SymshapeError(INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {shape!r}")
@@ -862,9 +900,11 @@ def map_dims(t: Type, f: Callable[[Dim], Dim]) -> Type:
         if isinstance(x, TensorType):
             if isinstance(x.shape, tuple):
                 new = tuple(f(d) for d in x.shape)
-                if all(a is b for a, b in zip(new, x.shape)):
+                v = x.value
+                nv = v if v is None else map_value(v, f)
+                if nv is v and all(a is b for a, b in zip(new, x.shape)):
                     return x
-                return TensorType(new, x.dtype)
+                return TensorType(new, x.dtype, nv)
             return x
         return None
 
@@ -885,6 +925,14 @@ def iter_dims(t: Type) -> Iterator[Dim]:
     for x in iter_types(t):
         if isinstance(x, TensorType) and isinstance(x.shape, tuple):
             yield from x.shape
+
+
+def iter_value_dims(t: Type) -> Iterator[Dim]:
+    """The known entries of the values of the tensors in ``t`` (:func:`iter_dims` gives the
+    dimensions of their shapes)."""
+    for x in iter_types(t):
+        if isinstance(x, TensorType) and x.value is not None:
+            yield from value_dims(x.value)
 
 
 def iter_holes(t: Type) -> Iterator[IncompleteType]:
@@ -977,6 +1025,8 @@ def _leaf_str(t: Type) -> str:
     if t.__class__ is TensorType:
         tt: TensorType = t
         dt = "?" if tt.dtype is None else str(tt.dtype)
+        if tt.value is not None:
+            return f"Tensor[{_shape_str(tt.shape)}, {dt}] = {value_str(tt.value)}"
         return f"Tensor[{_shape_str(tt.shape)}, {dt}]"
     return str(t)
 
@@ -1249,7 +1299,38 @@ class _Parser:
             else:
                 raise SymshapeError(BAD_DTYPE, f"unknown dtype {name!r} in {self.s[:120]!r}")
         self.expect("]")
+        if self.eat("="):
+            value = self.value()
+            try:
+                return TensorType(shape, dtype, value)
+            except SymshapeError as e:
+                raise self.err(e.message) from None
         return TensorType(shape, dtype)
+
+    def value(self) -> Value:
+        """A value after ``=``: ``(d, ?, ...)`` or one dimension (up to the next top-level ``,``,
+        ``)``, ``]``, ``;`` or ``where``)."""
+        if self.eat("("):
+            entries: list[Dim | None] = []
+            while not self.peek(")"):
+                txt = self.balanced_until(",")
+                if not txt:
+                    raise self.err("empty value entry")
+                entries.append(None if txt == "?" else parse_dim(txt, self.dim_env))
+                if not self.eat(","):
+                    break
+            self.expect(")")
+            return tuple(entries)
+        self.ws()
+        start = self.i
+        txt = self.balanced_until(",;")
+        cut = re.search(r"\swhere\b", txt)
+        if cut is not None:
+            txt = txt[: cut.start()].rstrip()
+            self.i = start + cut.start()
+        if not txt:
+            raise self.err("expected a value")
+        return parse_dim(txt, self.dim_env)
 
     def func(self) -> _Sub:
         pure = True

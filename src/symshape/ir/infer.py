@@ -51,6 +51,7 @@ from symshape.encoding.types import (
     map_dims,
     subst_typevars,
 )
+from symshape.encoding.values import join_values
 from symshape.errors import (
     ARITY_MISMATCH,
     DTYPE_MISMATCH,
@@ -89,11 +90,13 @@ from symshape.ir.expr import (
 from symshape.ir.module import Module
 from symshape.ir.op import Op
 from symshape.relations.base import Context, get_relation, register_relation
+from symshape.relations.dynamic import SIZE_OPS
+from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
 from symshape.solver.graph import hole_node, rel_node
-from symshape.solver.solve import Outcome, Solution, TypeSolver, gc_paused, judge
+from symshape.solver.solve import Outcome, Solution, TypeSolver, gc_paused, judge, op_display_name
 
-__all__ = ["infer", "InferenceResult"]
+__all__ = ["infer", "InferenceResult", "UnbackedSize"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -140,7 +143,11 @@ def join_types(ctx: Context, a: Type, b: Type) -> Type | None:
                     # a fresh given dimension that is x or y, depending on the branch: a condition
                     # over it is required of both (expand_joins), so no guard ever mentions it
                     dims.append(fresh_join((x, y)))
-            return TensorType(tuple(dims), dtype)
+            value = None
+            if a.value is not None and b.value is not None and dtype is not None:
+                # equal entries stay, the others become unknown (see symshape.encoding.values)
+                value = join_values(a.value, b.value, lambda x, y: ctx.prove(eq(x, y)) is True)
+            return TensorType(tuple(dims), dtype, value)
         case TupleType(), TupleType():
             fa, fb = a.fields, b.fields
             if len(fa) != len(fb):
@@ -276,6 +283,45 @@ register_relation("call_generalized", _call_generalized_rel)
 
 
 # ----------------------------------------------------------------------------------------------
+# data-dependent sizes
+
+
+@dataclass(frozen=True)
+class UnbackedSize:
+    """A size that only the data decides (PyTorch's *unbacked* symbol): the given symbol that
+    stands for it, what it counts, the operator and where it was born.
+
+    >>> import symshape as ss
+    >>> x = ss.var("x", ss.Tensor((4, 4), "float32"))
+    >>> res = ss.infer(ss.Function([x], ss.ops.nonzero(x)))
+    >>> str(res.unbacked[0]).split(" at ")[0]
+    'u0: the number of non-zero elements (nonzero'
+    """
+
+    symbol: Dim
+    what: str
+    op: str
+    span: Any
+
+    def __str__(self) -> str:
+        where = f" at {self.span}" if self.span is not None else ""
+        return f"{self.symbol}: {self.what} ({op_display_name(self.op)}{where})"
+
+
+_SIZE_WHAT = {
+    "nonzero": "the number of non-zero elements",
+    "unique": "the number of distinct elements",
+    "boolean_mask": "the number of true elements of the mask",
+}
+
+
+def _unbacked_sym(name: str) -> Dim:
+    from symshape.encoding.dims import dim
+
+    return dim(name, min=0)
+
+
+# ----------------------------------------------------------------------------------------------
 # the generator
 
 
@@ -384,6 +430,7 @@ class _Gen:
         # symbols by name, with where each was first seen (one name is one symbol in a program);
         # ids of the annotations and attributes already scanned for symbols
         self.sym_names: dict[str, Sym] = {}
+        self.unbacked: list[UnbackedSize] = []
         self.sym_clash: set[str] = set()
         self.scanned: set[int] = set()
         # unannotated global functions with type parameters, generalized once generated: a call
@@ -734,7 +781,7 @@ class _Gen:
         s = self.s
         match e:
             case Constant():
-                return e.type
+                return constant_type(e.type, e.data)
             case GlobalVar():
                 return self.global_type(e)
             case Call():
@@ -941,10 +988,29 @@ class _Gen:
         self.calls.append(e)
         if e.attrs is not _EMPTY_ATTRS and id(e.attrs) not in self.scanned:
             self.scan_attrs(e.attrs, e.span)
-        out = self.s.add_call(get_relation(c.relation), argtypes, e.attrs, c.name, e.span)
+        attrs = e.attrs
+        if c.relation in SIZE_OPS:
+            attrs = self.unbacked_size(e, c)
+        out = self.s.add_call(get_relation(c.relation), argtypes, attrs, c.name, e.span)
         if not c.pure:
             self.note_impure(e, self.frames[-1])
         return out
+
+    def unbacked_size(self, e: Call, c: Op) -> Attrs:
+        """The attributes of a call whose result has a data-dependent size, with that size: the
+        symbol given as ``size``, else a fresh symbol ``u<k>`` (``>= 0``; the first name not taken
+        by a symbol seen so far, in program order), recorded where it was born."""
+        given = e.attrs.get("size")
+        if isinstance(given, Dim) and given.is_symbol:
+            sym = given
+        else:
+            k = len(self.unbacked)
+            while f"u{k}" in self.sym_names:
+                k += 1
+            sym = _unbacked_sym(f"u{k}")
+            self.note_syms(sym, e.span)
+        self.unbacked.append(UnbackedSize(sym, _SIZE_WHAT.get(c.relation, c.name), c.name, e.span))
+        return e.attrs if sym is given else Attrs({**dict(e.attrs), "size": sym})
 
     def call(self, e: Call) -> Type:
         s = self.s
@@ -1158,6 +1224,27 @@ class InferenceResult(Outcome):
         """Z3 checks made to explain the errors (find and minimize their cores)."""
         return self.solution.z3_explain_calls
 
+    @property
+    def unbacked(self) -> list[UnbackedSize]:
+        """The data-dependent sizes (``nonzero``, ``unique``, ``boolean_mask``), in program
+        order: each one's symbol and where it was born."""
+        return list(self._gen.unbacked)
+
+    def value_of(self, e: Any) -> tuple[Dim | None, ...] | Dim | None:
+        """The known value of an expression of a small int tensor: a tuple of dimensions (None
+        for an unknown entry) for a 1-d tensor, one dimension for a 0-d tensor, None when
+        unknown (see :mod:`symshape.encoding.values`).
+
+        >>> import symshape as ss
+        >>> n = ss.dim("n")
+        >>> x = ss.var("x", ss.Tensor((n, 64), "float32"))
+        >>> sh = ss.ops.shape_of(x)
+        >>> ss.infer(ss.Function([x], sh)).value_of(sh)
+        (Dim(n), Dim(64))
+        """
+        t = self.type_of(e)
+        return t.value if isinstance(t, TensorType) else None
+
     def type_of(self, e: Any) -> Type:
         """The inferred type of an expression (a global function by GlobalVar or name)."""
         if isinstance(e, str) or isinstance(e, GlobalVar):
@@ -1197,6 +1284,10 @@ class InferenceResult(Outcome):
             lines.append("guards:")
             for g in self.guards:
                 lines.append(f"  {g.describe()}")
+        if self.unbacked:
+            lines.append("data-dependent sizes:")
+            for u in self.unbacked:
+                lines.append(f"  {u}")
         if program:
             from symshape.ir.printer import expr_str
 

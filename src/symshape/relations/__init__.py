@@ -4,6 +4,7 @@ Importing this package registers every built-in relation.
 """
 
 from symshape.relations import (  # noqa: F401  (registration)
+    dynamic,
     elementwise,
     index,
     linalg,

@@ -36,9 +36,18 @@ from collections.abc import Sequence
 from symshape.encoding.conds import all_of, any_of, eq, ge
 from symshape.encoding.dims import Dim, bounds, dmax, dmin
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import DTYPE_MISMATCH, NOT_BROADCASTABLE
-from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
+from symshape.relations.base import (
+    Context,
+    RelationFn,
+    register_relation,
+    relation,
+    tensor_args,
+    tensor_or_defer,
+)
 from symshape.relations.common import attr_dtype, require_float
+from symshape.relations.values import BINARY_VALUE_OPS, binary_value, with_value
 
 __all__ = [
     "identity_rel",
@@ -77,6 +86,8 @@ def _unary(ctx: Context, args: Sequence[Type], float_only: bool) -> bool:
             return ctx.final
     if float_only:
         require_float(ctx, x, complex_ok=True)
+    if x.value is not None:  # the operator computes new entries: their value is not known
+        x = TensorType(x.shape, x.dtype)
     ctx.assign(args[1], x)
     return True
 
@@ -183,28 +194,60 @@ def broadcast_shapes(ctx: Context, ta: TensorType, tb: TensorType) -> tuple[Dim,
     return tuple(reversed(out))
 
 
-@relation("broadcast")
-def broadcast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out`` is the numpy broadcast of the inputs (``out_dtype`` attribute overrides dtype)."""
-    outs = args[ctx.num_inputs :]
+def _broadcast_result(
+    ctx: Context, args: Sequence[Type], attrs: Attrs
+) -> tuple[TensorType, list[TensorType]] | None:
+    """The broadcast of the inputs and the inputs; None to defer."""
     tensors = tensor_args(ctx, args)
     if tensors is None:
-        return False
+        return None
     dtype = join_dtype(ctx, [t.dtype for t in tensors], ctx.name)
     out_dtype = attrs.get("out_dtype", dtype)
     if any(t.ndim is None for t in tensors):
-        result = Tensor(None, out_dtype)  # type: ignore[arg-type]
-    else:
-        acc = tensors[0]
-        for t in tensors[1:]:
-            shape = broadcast_shapes(ctx, acc, t)
-            if shape is None:
-                return False
-            acc = Tensor(shape, dtype)  # type: ignore[arg-type]
-        result = Tensor(acc.dims, out_dtype)  # type: ignore[arg-type]
-    for o in outs:
-        ctx.assign(o, result)
+        return Tensor(None, out_dtype), tensors  # type: ignore[arg-type]
+    acc = tensors[0]
+    for t in tensors[1:]:
+        shape = broadcast_shapes(ctx, acc, t)
+        if shape is None:
+            return None
+        acc = Tensor(shape, dtype)  # type: ignore[arg-type]
+    return Tensor(acc.dims, out_dtype), tensors  # type: ignore[arg-type]
+
+
+@relation("broadcast")
+def broadcast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out`` is the numpy broadcast of the inputs (``out_dtype`` attribute overrides dtype)."""
+    got = _broadcast_result(ctx, args, attrs)
+    if got is None:
+        return False
+    for o in args[ctx.num_inputs :]:
+        ctx.assign(o, got[0])
     return True
+
+
+def _broadcast_value_rel(op: str) -> RelationFn:
+    """``broadcast`` for an arithmetic operator that also computes the value of its result
+    (:func:`~symshape.relations.values.binary_value`)."""
+
+    def rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+        got = _broadcast_result(ctx, args, attrs)
+        if got is None:
+            return False
+        result, ins = got
+        if len(ins) == 2 and (ins[0].value is not None or ins[1].value is not None):
+            if isinstance(result.shape, tuple) and len(result.shape) <= 1:
+                result = with_value(result, binary_value(op, ins[0], ins[1], result.shape))
+        for o in args[ctx.num_inputs :]:
+            ctx.assign(o, result)
+        return True
+
+    rel.__doc__ = f"numpy broadcast; the value of the result is the entrywise `{op}`."
+    return rel
+
+
+for _op in BINARY_VALUE_OPS:
+    if _op != "floor_mod":
+        register_relation(_op, _broadcast_value_rel(_op))
 
 
 @relation("broadcast_bool")
@@ -256,7 +299,9 @@ def cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     x = tensor_or_defer(args[0], ctx, 0)
     if x is None:
         return False
-    ctx.assign(out, TensorType(x.shape, dtype))
+    # between int32 and int64 the value stays (shape values are far from either bound)
+    value = x.value if dtype in VALUE_DTYPES and x.dtype in VALUE_DTYPES else None
+    ctx.assign(out, TensorType(x.shape, dtype, value))
     return True
 
 
@@ -268,5 +313,6 @@ def cast_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if ts is None:
         return False
     x, like = ts
-    ctx.assign(out, TensorType(x.shape, like.dtype))
+    value = x.value if like.dtype in VALUE_DTYPES and x.dtype in VALUE_DTYPES else None
+    ctx.assign(out, TensorType(x.shape, like.dtype, value))
     return True

@@ -27,9 +27,10 @@ from collections.abc import Sequence
 from symshape.encoding.conds import any_of, eq, ge
 from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
-from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH, NEGATIVE_DIM, SHAPE_MISMATCH
+from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH, NEGATIVE_DIM, SHAPE_MISMATCH, SymshapeError
 from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
 from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dtype, norm_axis, product
+from symshape.relations.values import size_entries, slice_value, take_value, with_value
 
 __all__ = ["take_rel", "strided_slice_rel", "slice_len", "parse_slice_attrs", "SliceSpec"]
 
@@ -43,7 +44,7 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     axis_v = attrs.get("axis")
     axis = None if axis_v is None else attr_int(attrs, "axis", None, ctx.name)
     bd = attr_int(attrs, "batch_dims", 0, ctx.name)
-    attr_str(attrs, "mode", "clip", ctx.name, ("clip", "wrap", "fast", "raise"))
+    mode = attr_str(attrs, "mode", "clip", ctx.name, ("clip", "wrap", "fast", "raise")) or "clip"
     ts = tensor_args(ctx, args, 2)
     if ts is None:
         return False
@@ -57,7 +58,10 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             _nonempty_source(chk0, product(x.dims), ind.dims, msg)
             if not chk0.commit(ctx):
                 return False
-        ctx.assign(out, TensorType(ind.shape, x.dtype))
+        result = TensorType(ind.shape, x.dtype)
+        if x.value is not None and x.ndim == 1:
+            result = with_value(result, take_value(x, ind, mode))
+        ctx.assign(out, result)
         return True
     if x.ndim is None or ind.ndim is None:
         if not ctx.final:
@@ -84,7 +88,10 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     _nonempty_source(chk, x.dims[ax], shape, msg)
     if not chk.commit(ctx):
         return False
-    ctx.assign(out, Tensor(shape, x.dtype))
+    result = Tensor(shape, x.dtype)
+    if x.value is not None and x.ndim == 1 and bd == 0:
+        result = with_value(result, take_value(x, ind, mode))
+    ctx.assign(out, result)
     return True
 
 
@@ -186,11 +193,100 @@ def _opt_ints(v: object, name: str, op: str) -> tuple[Index, ...]:
     raise bad(op, f"{name} must be a sequence of ints, dimensions or None, got {v!r}")
 
 
+class _DynSpec:
+    """``strided_slice`` bounds read from the values of its ``begin``, ``end`` (and ``strides``)
+    inputs: an unknown entry is None (the axis gets a fresh size)."""
+
+    __slots__ = ("axes", "begin", "end", "mode", "strides", "unknown")
+
+    def __init__(
+        self,
+        attrs: Attrs,
+        op: str,
+        begin: Sequence[Dim | None],
+        end: Sequence[Dim | None],
+        strides: Sequence[Dim | None] | None,
+    ) -> None:
+        ax = attrs.get("axes")
+        self.axes = None if ax is None else _ints(ax, "axes", op)
+        if self.axes is not None and len(set(self.axes)) != len(self.axes):
+            raise bad(op, f"duplicate axes {self.axes}")
+        mode = attr_str(attrs, "slice_mode", "end", op, ("end", "size"))
+        assert mode is not None
+        self.mode = mode
+        if len(begin) != len(end):
+            raise bad(op, f"begin and end must have the same length, got {len(begin)} and {len(end)}")
+        if strides is not None and len(strides) not in (1, len(begin)):
+            raise bad(op, f"strides must have 1 or {len(begin)} values, got {len(strides)}")
+        if self.axes is not None and len(self.axes) != len(begin):
+            raise bad(op, f"axes must have {len(begin)} values")
+        self.unknown: set[int] = set()
+        self.begin: list[Index] = []
+        self.end: list[Index] = []
+        for j, (b, e) in enumerate(zip(begin, end)):
+            if b is None or e is None:
+                self.unknown.add(j)
+            self.begin.append(_entry(b))
+            self.end.append(_entry(e))
+        st: list[int] | None = None
+        if strides is not None:
+            st = []
+            for j, v in enumerate(strides):
+                c = None if v is None else v.constant_value
+                if c == 0:
+                    raise bad(op, "strides must be non-zero")
+                if c is None:  # a stride of unknown value (or sign): the size is not known
+                    if len(strides) == 1:
+                        self.unknown.update(range(len(begin)))
+                    else:
+                        self.unknown.add(j)
+                st.append(1 if c is None else c)
+        self.strides = None if st is None else tuple(st)
+
+
+def _entry(d: Dim | None) -> Index:
+    if d is None:
+        return 0
+    c = d.constant_value
+    return d if c is None else c
+
+
+def _dyn_spec(ctx: Context, args: Sequence[Type], attrs: Attrs) -> _DynSpec | str | None:
+    """The dynamic bounds (None: defer; a string: a bound's length is unknown)."""
+    got: list[tuple[Dim | None, ...]] = []
+    for i, what in ((1, "begin"), (2, "end"), (3, "strides")):
+        if i >= ctx.num_inputs:
+            break
+        es = size_entries(ctx, args[i], what, i)
+        if es is None or isinstance(es, str):
+            return es
+        got.append(es)
+    try:
+        return _DynSpec(attrs, ctx.name, got[0], got[1], got[2] if len(got) > 2 else None)
+    except SymshapeError as e:
+        ctx.fail(e.code, e.message)
+
+
 @relation("strided_slice")
 def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """numpy slicing per axis (see the module docstring)."""
-    out = args[1]
-    spec = SliceSpec(attrs, ctx.name)
+    """numpy slicing per axis (see the module docstring); with 3 or 4 inputs the bounds (and
+    strides) are the values of the inputs ``begin``, ``end`` (and ``strides``)."""
+    out = args[ctx.num_inputs]
+    spec: SliceSpec | _DynSpec
+    if ctx.num_inputs >= 3:
+        got = _dyn_spec(ctx, args, attrs)
+        if got is None:
+            return False
+        x = tensor_or_defer(args[0], ctx, 0)
+        if x is None:
+            return False
+        if isinstance(got, str):
+            fresh = None if x.ndim is None else tuple(ctx.fresh_dim() for _ in range(x.ndim))
+            ctx.assign(out, Tensor(fresh, x.dtype))
+            return True
+        spec = got
+    else:
+        spec = SliceSpec(attrs, ctx.name)
     x = tensor_or_defer(args[0], ctx, 0)
     if x is None:
         return False
@@ -211,9 +307,13 @@ def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             ctx.fail(AXIS_OUT_OF_RANGE, f"strided_slice: duplicate axes {spec.axes} for rank {r}")
     shape = list(x.dims)
     chk = Checks()
+    unknown = spec.unknown if isinstance(spec, _DynSpec) else ()
     for j, ax in enumerate(axes):
         d = x.dims[ax]
         b, e = spec.begin[j], spec.end[j]
+        if j in unknown:
+            shape[ax] = ctx.fresh_dim()
+            continue
         for what, v in (("begin", b), ("end", e)):
             if isinstance(v, Dim) and bounds(v)[0] < 0:
                 chk.require(
@@ -234,5 +334,9 @@ def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         shape[ax] = slice_len(d, b, e, s)
     if not chk.commit(ctx):
         return False
-    ctx.assign(out, Tensor(tuple(shape), x.dtype))
+    result = Tensor(tuple(shape), x.dtype)
+    if x.value is not None and r == 1 and len(axes) == 1 and not unknown:
+        s = 1 if spec.strides is None else spec.strides[0]
+        result = with_value(result, slice_value(x, spec.begin[0], spec.end[0], s, spec.mode == "size"))
+    ctx.assign(out, result)
     return True

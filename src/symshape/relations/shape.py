@@ -37,7 +37,7 @@ import functools
 import itertools
 from collections.abc import Sequence
 
-from symshape.encoding.conds import TRUE, any_of, eq, le, ne
+from symshape.encoding.conds import TRUE, any_of, eq, ge, le, ne
 from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, mod
 from symshape.encoding.types import Attrs, IncompleteType, Tensor, TensorType, TupleType, Type, TypeVar
 from symshape.errors import (
@@ -45,6 +45,7 @@ from symshape.errors import (
     AXIS_OUT_OF_RANGE,
     BAD_ATTRIBUTE,
     DTYPE_MISMATCH,
+    NEGATIVE_DIM,
     NOT_BROADCASTABLE,
     RANK_MISMATCH,
     RESHAPE_SIZE,
@@ -67,6 +68,12 @@ from symshape.relations.common import (
     product,
 )
 from symshape.relations.elementwise import join_dtype
+from symshape.relations.values import (
+    concat_value,
+    reshape_value,
+    size_entries,
+    with_value,
+)
 
 __all__ = [
     "flatten_rel",
@@ -87,6 +94,7 @@ __all__ = [
     "reshape_dims",
     "parse_split",
     "parse_pad_width",
+    "dynamic_sizes",
 ]
 
 
@@ -302,11 +310,24 @@ def _reshape_dims_uncached(
 
 @relation("reshape")
 def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """Relay's reshape with special values; the element count is preserved."""
-    out = args[1]
-    spec = parse_newshape(attrs, ctx.name)
+    """Relay's reshape with special values; the element count is preserved. With two inputs the
+    new shape is the value of the second (see :func:`_dynamic_spec`)."""
+    out = args[ctx.num_inputs]
     allowzero = attr_bool(attrs, "allowzero", False, ctx.name)
     x = tensor_or_defer(args[0], ctx, 0)
+    extra: list[tuple[object, str]] = []
+    if ctx.num_inputs == 2:
+        got = _dynamic_spec(ctx, args[1], allowzero, extra)
+        if got is None or x is None:
+            return False
+        if isinstance(got, str):  # the new shape's length is unknown
+            ctx.assign(out, Tensor(None, x.dtype))
+            return True
+        spec, unknown = got
+        if unknown:
+            return _reshape_unknown(ctx, x, spec, unknown, allowzero, out)
+    else:
+        spec = parse_newshape(attrs, ctx.name)
     if x is None:
         return False
     if x.ndim is None:
@@ -322,6 +343,7 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
         ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {tuple(map(str, spec))}: {err}")
+    conds = [*extra, *conds]
     if conds:
         chk = Checks()
         for c, msg in conds:
@@ -332,7 +354,74 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             )
         if not chk.commit(ctx):
             return False
-    ctx.assign(out, Tensor(dims, x.dtype))
+    ctx.assign(out, with_value(Tensor(dims, x.dtype), reshape_value(x, dims)))
+    return True
+
+
+def _dynamic_spec(
+    ctx: Context, t: Type, allowzero: bool, conds: list[tuple[object, str]]
+) -> tuple[tuple[Spec, ...], list[int]] | str | None:
+    """The new shape of ``reshape(x, shape)`` read from the value of ``shape``: the spec (a
+    constant entry is an int: 0 copies, -1 infers; a symbolic one is a dimension) and the
+    positions of unknown entries (a placeholder 1 in the spec). A symbolic entry that may be 0 or
+    negative gets the condition that it is not (it would be read as a special value at run time);
+    the other special values of Relay (-2, -3, -4) and entries below -1 are an error, as more than
+    one -1 is. None: defer; :data:`UNKNOWN_LENGTH`: the length is unknown."""
+    es = size_entries(ctx, t, "the new shape", 1)
+    if es is None or isinstance(es, str):
+        return es
+    spec: list[Spec] = []
+    unknown: list[int] = []
+    for i, d in enumerate(es):
+        if d is None:
+            unknown.append(i)
+            spec.append(1)
+            continue
+        c = d.constant_value
+        if c is None:
+            lo = 0 if allowzero else 1
+            if bounds(d)[0] < lo:
+                conds.append(
+                    (ge(d, lo), f"entry {i} (`{d}`) may be {'negative' if allowzero else '0 or negative'}, "
+                     "which reshape would read as a special value")
+                )
+            spec.append(d)
+        elif c < -1:
+            ctx.fail(
+                BAD_ATTRIBUTE,
+                f"{ctx.name}: the new shape `{t}` has entry {i} = {c}; "
+                "only 0 (copy) and -1 (infer) are special in a shape tensor",
+            )
+        else:
+            spec.append(c)
+    if sum(1 for x in spec if isinstance(x, int) and x == -1) > 1:
+        ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: at most one entry of the new shape `{t}` can be -1")
+    if len(unknown) == 1 and -1 not in spec:
+        # the one unknown entry is whatever makes the element counts agree: inferred, as -1 is
+        spec[unknown[0]] = -1
+        unknown = []
+    return tuple(spec), unknown
+
+
+def _reshape_unknown(
+    ctx: Context, x: TensorType, spec: Sequence[Spec], unknown: Sequence[int], allowzero: bool, out: Type
+) -> bool:
+    """A reshape to a new shape with several unknown entries (or one beside a -1): the result has
+    the new shape's rank; known sizes and copied dimensions are known, the rest fresh."""
+    dims: list[Dim] = []
+    for i, s in enumerate(spec):
+        if i in unknown or (isinstance(s, int) and s == -1):
+            dims.append(ctx.fresh_dim())
+        elif isinstance(s, Dim) or s > 0 or (s == 0 and allowzero):
+            dims.append(as_dim(s))
+        elif x.ndim is not None and i < x.ndim:  # 0 copies
+            dims.append(x.dims[i])
+        elif x.ndim is None:
+            dims.append(ctx.fresh_dim())
+        else:
+            msg = f"newshape value 0 at position {i} has no input dimension to copy"
+            ctx.fail(RESHAPE_SIZE, f"reshape of `{x}`: {msg}")
+    ctx.assign(out, Tensor(tuple(dims), x.dtype))
     return True
 
 
@@ -467,7 +556,10 @@ def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return False
     shape = list(first)
     shape[ax] = sum((f.dims[ax] if f.ndim is not None else ctx.fresh_dim() for f in fs), ZERO)
-    ctx.assign(args[1], Tensor(tuple(shape), dtype))  # type: ignore[arg-type]
+    result = Tensor(tuple(shape), dtype)  # type: ignore[arg-type]
+    if rank == 1 and any(f.value is not None for f in fs):
+        result = with_value(result, concat_value(fs))
+    ctx.assign(args[1], result)
     return True
 
 
@@ -641,7 +733,10 @@ def squeeze_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             )
     if not chk.commit(ctx):
         return False
-    ctx.assign(out, Tensor(tuple(d for i, d in enumerate(x.dims) if i not in drop), x.dtype))
+    result = Tensor(tuple(d for i, d in enumerate(x.dims) if i not in drop), x.dtype)
+    if x.value is not None and r == 1 and drop:  # (d,) -> d
+        result = with_value(result, reshape_value(x, ()))
+    ctx.assign(out, result)
     return True
 
 
@@ -659,7 +754,10 @@ def expand_dims_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     ax = norm_axis(ctx, axis, x.ndim, "expand_dims", extra=1)
     sh = list(x.dims)
     sh[ax:ax] = [as_dim(1)] * k
-    ctx.assign(out, Tensor(tuple(sh), x.dtype))
+    result = Tensor(tuple(sh), x.dtype)
+    if x.value is not None and len(sh) <= 1:  # d -> (d,), or no new axis
+        result = with_value(result, reshape_value(x, sh))
+    ctx.assign(out, result)
     return True
 
 
@@ -667,12 +765,45 @@ def expand_dims_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 # broadcast_to, pad, zeros/ones
 
 
+def dynamic_sizes(ctx: Context, t: Type, what: str, index: int) -> tuple[Dim | None, ...] | str | None:
+    """Sizes read from the value of ``t`` (see :func:`size_entries`): a constant entry must be
+    ``>= 0`` (else ``bad-attribute``, as for a literal), a symbolic one that may be negative gets
+    the condition ``>= 0`` (``negative-dim``), an unknown one is None."""
+    es = size_entries(ctx, t, what, index)
+    if es is None or isinstance(es, str):
+        return es
+    chk = Checks()
+    for i, d in enumerate(es):
+        if d is None:
+            continue
+        c = d.constant_value
+        if c is not None and c < 0:
+            ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: {what} `{t}` has a negative size {c} (entry {i})")
+        if c is None and bounds(d)[0] < 0:
+            chk.require(ge(d, 0), NEGATIVE_DIM, f"{ctx.name}: entry {i} of {what} (`{d}`) may be negative")
+    if not chk.commit(ctx):
+        return None
+    return es
+
+
 @relation("broadcast_to")
 def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out = Tensor(shape, x.dtype)``; each input dimension (right-aligned) is 1 or the target's."""
-    out = args[1]
-    shape = attr_shape(attrs, "shape", ctx.name)
+    """``out = Tensor(shape, x.dtype)``; each input dimension (right-aligned) is 1 or the target's.
+    With two inputs the target is the value of the second; an unknown entry of it is the input's
+    dimension where that is a constant other than 1 (the only size that broadcasts), else a fresh
+    dimension."""
+    out = args[ctx.num_inputs]
     x = tensor_or_defer(args[0], ctx, 0)
+    if ctx.num_inputs == 2:
+        es = dynamic_sizes(ctx, args[1], "the target shape", 1)
+        if es is None or x is None:
+            return False
+        if isinstance(es, str):
+            ctx.assign(out, Tensor(None, x.dtype))
+            return True
+        shape, unknown = _fill_unknown(ctx, x, es)
+    else:
+        shape, unknown = attr_shape(attrs, "shape", ctx.name), []
     if x is None:
         return False
     if x.ndim is not None:
@@ -684,8 +815,8 @@ def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         chk = Checks()
         for i in range(1, x.ndim + 1):
             d, t = x.dims[-i], shape[-i]
-            if d == 1 or d == t:
-                continue
+            if d == 1 or d == t or len(shape) - i in unknown:
+                continue  # (an unknown target size: the result is a fresh dimension there)
             if d.has_unknowns and ctx.final:
                 chk.equal(d, t, NOT_BROADCASTABLE, "")
                 continue
@@ -740,11 +871,45 @@ def pad_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     return True
 
 
+def _fill_unknown(
+    ctx: Context, x: TensorType, es: Sequence[Dim | None]
+) -> tuple[tuple[Dim, ...], list[int]]:
+    """A broadcast target with its unknown entries filled, and their positions: the input's
+    aligned dimension when it is a constant other than 1 (a valid target has that size there),
+    else a fresh dimension (the result's size there is not known)."""
+    out: list[Dim] = []
+    unknown: list[int] = []
+    k = len(es)
+    for i, d in enumerate(es):
+        if d is not None:
+            out.append(d)
+            continue
+        unknown.append(i)
+        j = (x.ndim or 0) - k + i
+        xd = x.dims[j] if x.ndim is not None and j >= 0 else None
+        if xd is not None and xd.is_constant and xd != 1:
+            out.append(xd)
+        else:
+            out.append(ctx.fresh_dim())
+    return tuple(out), unknown
+
+
 @relation("init_tensor")
 def init_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``zeros``/``ones``: ``out = Tensor(shape, dtype)``."""
-    shape = attr_shape(attrs, "shape", ctx.name)
+    """``zeros``/``ones``: ``out = Tensor(shape, dtype)``; with an input, the shape is its value
+    (an unknown entry gives a fresh dimension)."""
     dtype = attr_dtype(attrs, "dtype", ctx.name) or "float32"
+    if ctx.num_inputs == 1:
+        es = dynamic_sizes(ctx, args[0], "the shape", 0)
+        if es is None:
+            return False
+        shape_t = Tensor(None, dtype) if isinstance(es, str) else Tensor(
+            tuple(ctx.fresh_dim() if d is None else d for d in es), dtype
+        )
+        for o in args[ctx.num_inputs :]:
+            ctx.assign(o, shape_t)
+        return True
+    shape = attr_shape(attrs, "shape", ctx.name)
     for o in args[ctx.num_inputs :]:
         ctx.assign(o, Tensor(shape, dtype))
     return True

@@ -177,6 +177,8 @@ class _Explainer:
         if isinstance(r, TensorType) and isinstance(r.shape, tuple):
             n.dims = [self.var("d") for _ in r.shape]
             self.axioms.extend(d >= 0 for d in n.dims)
+            if r.value is not None:  # a shape value's entries are positions too (any sign)
+                n.vals = [self.var("v") for _ in _value_list(r.value)]
         elif isinstance(r, TupleType):
             n.kids = [self.skeleton(f) for f in r.fields]
         elif isinstance(r, FuncType) and not r.type_params:
@@ -227,7 +229,15 @@ class _Explainer:
                 else:
                     rank = self.var("r")
                 dt = c(self.code(f"dtype:{dtype}")) if isinstance(dtype, str) else self.var("t")
-                return _Node(form, c(1), rank, dt, c(0), c(0), dims)
+                node = _Node(form, c(1), rank, dt, c(0), c(0), dims)
+                if t.value is not None:
+                    for e in _value_list(t.value):
+                        if e is None:
+                            node.vals.append(self.var("v"))
+                        else:
+                            self._note_dim(e)
+                            node.vals.append(self.z.dim(e))
+                return node
             case TupleType(fields):
                 kids = [self.enc(f, sandbox) for f in fields]
                 size = 1 + sum((k.size for k in kids), c(0))
@@ -306,6 +316,8 @@ class _Explainer:
         parts = [_Part("struct", path, z3.And(*struct, self.ctx), loc)]
         for i, (x, y) in enumerate(zip(a.dims, b.dims)):
             parts.append(_Part("dim", f"{path}dimension {i}", x == y, (*loc, i)))
+        for i, (x, y) in enumerate(zip(a.vals, b.vals)):
+            parts.append(_Part("dim", f"{path}value entry {i}", x == y, (*loc, _VALUE_AT + i)))
         for i, (p, q) in enumerate(zip(a.kids, b.kids)):
             parts.extend(self.equate(p, q, f"{path}field {i} ", (*loc, i)))
         return parts
@@ -354,7 +366,8 @@ class _Explainer:
                     raise _Unsupported("rank")
                 new: list[Dim] = []
                 for i, d in enumerate(shape):
-                    keep = tier >= 3 or (tier == 2 and d.is_constant)
+                    # (a valued tensor keeps its length: the value's entries are its positions)
+                    keep = tier >= 3 or (tier == 2 and d.is_constant) or r.value is not None
                     if keep:
                         self._note_dim(d)
                         premise.append(n.dims[i] == self.z.dim(d))
@@ -370,7 +383,10 @@ class _Explainer:
                     self.gen_pos[name] = (where[0], where[1], i)
                     back[g] = d
                     new.append(Dim(((((g, 1),), 1),)))
-                return TensorType(tuple(new), dtype)
+                value = r.value
+                if value is not None:
+                    value = self._generic_value(n, value, tier, premise, back, where)
+                return TensorType(tuple(new), dtype, value)
             case TupleType(fields):
                 if len(n.kids) != len(fields):
                     raise _Unsupported("arity")
@@ -385,6 +401,39 @@ class _Explainer:
             case _:
                 premise.extend(p.formula for p in self.equate(n, self.struct(r)))
                 return r
+
+    def _generic_value(
+        self,
+        n: _Node,
+        value: Any,
+        tier: int,
+        premise: list[Any],
+        back: dict[Any, Dim],
+        where: tuple[int, tuple[int, ...]],
+    ) -> Any:
+        """A tensor's value with generic symbols for its known entries (as :meth:`generic` does
+        for dimensions; an entry may be negative, so the stand-in's bound follows the entry's)."""
+        entries = _value_list(value)
+        if len(n.vals) != len(entries):
+            raise _Unsupported("value")
+        out: list[Dim | None] = []
+        for i, d in enumerate(entries):
+            if d is None:
+                out.append(None)
+                continue
+            if tier >= 3 or (tier == 2 and d.is_constant):
+                self._note_dim(d)
+                premise.append(n.vals[i] == self.z.dim(d))
+                out.append(d)
+                continue
+            name = f"{_GEN_PREFIX}{next(self._gen)}"
+            lo = bounds(d)[0]
+            g = Sym(name, 1 if lo >= 1 else 0 if lo >= 0 else -(1 << 40))
+            self.z.generic[name] = n.vals[i]
+            self.gen_pos[name] = (where[0], where[1], _VALUE_AT + i)
+            back[g] = d
+            out.append(Dim(((((g, 1),), 1),)))
+        return out[0] if isinstance(value, Dim) else tuple(out)
 
     def _held_text(self, c: Cond, ins: Sequence[Type]) -> str:
         """A condition the relation states that held at the real values, in words: which input
@@ -576,10 +625,21 @@ def _permutes(out: Type, gins: Sequence[Type]) -> bool:
     return all(d.atom in generic for d in out.shape)
 
 
+_VALUE_AT = 1 << 20
+"""Positions of a tensor's value entries follow its dimensions' at this offset."""
+
+
+def _value_list(v: Any) -> list[Dim | None]:
+    return [v] if isinstance(v, Dim) else list(v)
+
+
 def _dim_obj(t: Type, loc: Sequence[int]) -> Dim | None:
     """The dimension at ``loc`` (tuple field indices, then the dimension index) of ``t``."""
     cur = t
     for k, i in enumerate(loc):
+        if k == len(loc) - 1 and isinstance(cur, TensorType) and i >= _VALUE_AT:
+            vs = _value_list(cur.value) if cur.value is not None else []
+            return vs[i - _VALUE_AT] if i - _VALUE_AT < len(vs) else None
         if k == len(loc) - 1 and isinstance(cur, TensorType) and isinstance(cur.shape, tuple):
             return cur.shape[i] if i < len(cur.shape) else None
         if not isinstance(cur, TupleType) or i >= len(cur.fields):
@@ -593,6 +653,9 @@ def _dim_at(t: Type, loc: Sequence[int]) -> str | None:
     cur = t
     for k, i in enumerate(loc):
         last = k == len(loc) - 1
+        if last and isinstance(cur, TensorType) and i >= _VALUE_AT:
+            d = _dim_obj(cur, (i,))
+            return None if d is None else str(d)
         if last and isinstance(cur, TensorType) and isinstance(cur.shape, tuple):
             return str(cur.shape[i]) if i < len(cur.shape) else None
         if isinstance(cur, TupleType) and i < len(cur.fields):

@@ -59,6 +59,7 @@ class Node:
     arity: Any
     dims: list[Any] = field(default_factory=list)
     kids: list[Node] = field(default_factory=list)
+    vals: list[Any] = field(default_factory=list)  # the entries of a tensor's value (shape values)
 
 
 @dataclass

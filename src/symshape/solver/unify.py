@@ -50,6 +50,7 @@ from symshape.encoding.types import (
     type_kind,
     type_rebuild,
 )
+from symshape.encoding.values import Value, map_value, value_str
 from symshape.errors import (
     ARITY_MISMATCH,
     DTYPE_MISMATCH,
@@ -175,12 +176,14 @@ class Unifier:
         if self.flex:
             fs, fd = self._flex_shape(shape), self._flex_dtype(dtype)
             if fs is not shape or fd is not dtype:
-                t = TensorType(fs, fd)
+                t = TensorType(fs, fd, t.value)
                 shape, dtype = fs, fd
         if self.dim_bind and isinstance(shape, tuple):
             new = tuple(self.resolve_dim(d) for d in shape)
-            if any(a is not b for a, b in zip(new, shape)):
-                return TensorType(new, dtype)
+            v = t.value
+            nv = v if v is None else map_value(v, self.resolve_dim)
+            if nv is not v or any(a is not b for a, b in zip(new, shape)):
+                return TensorType(new, dtype, nv)
         return t
 
     def resolve(self, t: Type) -> Type:
@@ -453,15 +456,15 @@ class Unifier:
     def _unify_tensor(self, a: TensorType, b: TensorType, origin: Origin) -> TensorType:
         if self.flex:
             # bind instantiated shape/dtype parameters first (they stand for whatever they meet)
-            fa = TensorType(self._flex_shape(a.shape), self._flex_dtype(a.dtype))
-            fb = TensorType(self._flex_shape(b.shape), self._flex_dtype(b.dtype))
+            fa = TensorType(self._flex_shape(a.shape), self._flex_dtype(a.dtype), a.value)
+            fb = TensorType(self._flex_shape(b.shape), self._flex_dtype(b.dtype), b.value)
             for x, y in ((fa, fb), (fb, fa)):
                 if x.shape in self.flex and y.shape is not None and y.shape != x.shape:
                     self.flex[x.shape] = y.shape
                 if x.dtype in self.flex and y.dtype is not None and y.dtype != x.dtype:
                     self.flex[x.dtype] = y.dtype
-            fa = TensorType(self._flex_shape(a.shape), self._flex_dtype(a.dtype))
-            fb = TensorType(self._flex_shape(b.shape), self._flex_dtype(b.dtype))
+            fa = TensorType(self._flex_shape(a.shape), self._flex_dtype(a.dtype), a.value)
+            fb = TensorType(self._flex_shape(b.shape), self._flex_dtype(b.dtype), b.value)
             if fa != a or fb != b:
                 return self._unify_tensor_plain(fa, fb, origin)
         return self._unify_tensor_plain(a, b, origin)
@@ -488,11 +491,55 @@ class Unifier:
             for i, (x, y) in enumerate(zip(sa, sb)):
                 out.append(self.unify_dim(x, y, origin, i))
             shape = tuple(out)
-        if shape is sa and dtype == da:
+        va, vb = a.value, b.value
+        if va is None and vb is None:
+            if shape is sa and dtype == da:
+                return a
+            if shape is sb and dtype == db:
+                return b
+            return TensorType(shape, dtype)
+        value = self._meet_values(va, vb, origin)
+        if shape is sa and dtype == da and value is va:
             return a
-        if shape is sb and dtype == db:
+        if shape is sb and dtype == db and value is vb:
             return b
-        return TensorType(shape, dtype)
+        return TensorType(shape, dtype, value)
+
+    def _meet_values(self, va: Value | None, vb: Value | None, origin: Origin) -> Value | None:
+        """The meet of two values (a value refines its type): an unknown entry takes the other
+        side's, two known entries are equated as dimensions are (different constants conflict,
+        symbolic ones become a condition)."""
+        if va is None or va == vb:
+            return vb
+        if vb is None:
+            return va
+        if isinstance(va, Dim) and isinstance(vb, Dim):
+            return self._meet_entry(va, vb, origin, None)
+        if isinstance(va, Dim) or isinstance(vb, Dim) or len(va) != len(vb):
+            raise Mismatch(SHAPE_MISMATCH, f"value {value_str(va)} vs {value_str(vb)}")
+        out: list[Dim | None] = []
+        for i, (x, y) in enumerate(zip(va, vb)):
+            if x is None:
+                out.append(y)
+            elif y is None:
+                out.append(x)
+            else:
+                out.append(self._meet_entry(x, y, origin, i))
+        if all(p is q for p, q in zip(out, va)):
+            return va
+        if all(p is q for p, q in zip(out, vb)):
+            return vb
+        return tuple(out)
+
+    def _meet_entry(self, x: Dim, y: Dim, origin: Origin, index: int | None) -> Dim:
+        x, y = self.resolve_dim(x), self.resolve_dim(y)
+        if x == y:
+            return x
+        cx, cy = x.constant_value, y.constant_value
+        if cx is not None and cy is not None:
+            where = "value" if index is None else f"value entry {index}"
+            raise Mismatch(SHAPE_MISMATCH, f"{where}: {cx} vs {cy}")
+        return self.unify_dim(x, y, origin)
 
     def unify_dim(self, x: Dim, y: Dim, origin: Origin, index: int | None = None) -> Dim:
         """Equate two dimensions (see the module docstring); returns the agreed dimension."""

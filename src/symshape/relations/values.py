@@ -1,0 +1,330 @@
+"""Shape values through operators: how each operator computes the value of its result, and how
+an operator that takes a shape or sizes reads them from a valued tensor.
+
+The rules (numpy semantics; an entry that a dimension cannot represent exactly is unknown, never
+wrong):
+
+=======================  ==========================================================================
+operator                 value of the result
+=======================  ==========================================================================
+``shape_of(x)``          ``x``'s shape
+constant int array       its entries (0-d or 1-d, at most ``MAX_VALUE_LEN`` entries)
+``take(v, i)``           ``v[i]`` for constant indices (``mode``: ``raise``/``fast`` read a negative
+                         index from the end, ``clip`` clamps, ``wrap`` wraps; out of range: unknown)
+``strided_slice(v)``     ``v[b:e:s]`` for constant bounds (Python slicing)
+``concatenate``          the entries one after the other (a field without value: unknown entries)
+``expand_dims``          ``d`` -> ``(d,)``; ``squeeze``: ``(d,)`` -> ``d``
+``reshape``              the same entries, when the result is 0-d or 1-d
+``cast``                 the same value between ``int32`` and ``int64``
+``add`` ...              entrywise ``+ - * // % max min``, a 0-d value broadcast against a 1-d one;
+                         ``//`` and ``%`` by a divisor of unknown sign (or 0): unknown
+=======================  ==========================================================================
+
+>>> import symshape as ss
+>>> n = ss.dim("n")
+>>> v = ss.Tensor((2,), "int64", value=(n, 6))
+>>> str(binary_value("floor_divide", v, ss.Tensor((), "int64", value=-4), (2,)))
+'((-n)//4, -2)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from symshape.encoding.dims import Dim, as_dim, bounds, dmax, dmin, floordiv, mod
+from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar
+from symshape.encoding.values import (
+    MAX_VALUE_LEN,
+    VALUE_DTYPES,
+    Value,
+    value_entries,
+    value_from_entries,
+)
+from symshape.errors import DTYPE_MISMATCH, RANK_MISMATCH
+from symshape.relations.base import Context
+
+__all__ = [
+    "array_value",
+    "constant_type",
+    "with_value",
+    "entries_of",
+    "binary_value",
+    "take_value",
+    "slice_value",
+    "concat_value",
+    "reshape_value",
+    "BINARY_VALUE_OPS",
+    "floor_div_dim",
+    "floor_mod_dim",
+    "size_entries",
+    "scalar_entry",
+    "UNKNOWN_LENGTH",
+]
+
+UNKNOWN_LENGTH = "unknown-length"
+"""What :func:`size_entries` answers for a size tensor whose length is not known."""
+
+
+def array_value(data: object, t: TensorType) -> Value | None:
+    """The value of a constant array of type ``t`` (None when it carries none)."""
+    if t.dtype not in VALUE_DTYPES or not isinstance(t.shape, tuple) or len(t.shape) > 1:
+        return None
+    if data is None:
+        return None
+    try:
+        items = data.tolist()  # type: ignore[attr-defined]
+    except AttributeError:
+        return None
+    if isinstance(items, list):
+        if len(items) > MAX_VALUE_LEN:
+            return None
+        return tuple(as_dim(int(i)) for i in items)
+    return as_dim(int(items))
+
+
+def constant_type(t: TensorType, data: object) -> TensorType:
+    """The type of a constant: its declared type, with its entries as the value when it is a
+    small int array."""
+    v = array_value(data, t)
+    return t if v is None else TensorType(t.shape, t.dtype, v)
+
+
+def with_value(t: TensorType, value: Value | None) -> TensorType:
+    """``t`` with ``value`` when it can carry one (an int32/int64 0-d or 1-d tensor whose length
+    matches), else ``t``."""
+    if value is None or t.dtype not in VALUE_DTYPES or not isinstance(t.shape, tuple):
+        return t
+    if len(t.shape) == 0:
+        if not isinstance(value, Dim):
+            return t
+    elif len(t.shape) == 1:
+        if isinstance(value, Dim) or t.shape[0].constant_value != len(value):
+            return t
+    else:
+        return t
+    return TensorType(t.shape, t.dtype, value)
+
+
+def entries_of(t: TensorType) -> tuple[Dim | None, ...] | None:
+    """The entries of a 1-d tensor with a constant length (unknown ones None), or None when the
+    tensor is not 1-d of a known length."""
+    if not isinstance(t.shape, tuple) or len(t.shape) != 1:
+        return None
+    k = t.shape[0].constant_value
+    if k is None or k > MAX_VALUE_LEN:
+        return None
+    return value_entries(t.value, k)
+
+
+# ----------------------------------------------------------------------------------------------
+# elementwise arithmetic
+
+
+def floor_div_dim(x: Dim, y: Dim) -> Dim | None:
+    """``x // y`` (floor division) when a dimension represents it exactly: a divisor of known
+    sign and non-zero; else None."""
+    lo, hi = bounds(y)
+    if lo >= 1:
+        return floordiv(x, y)
+    if hi <= -1:
+        return floordiv(-x, -y)
+    return None
+
+
+def floor_mod_dim(x: Dim, y: Dim) -> Dim | None:
+    """``x % y`` (Python/numpy: the sign of the divisor) when a dimension represents it exactly."""
+    lo, hi = bounds(y)
+    if lo >= 1:
+        return mod(x, y)
+    if hi <= -1:
+        return -mod(-x, -y)
+    return None
+
+
+BINARY_VALUE_OPS: dict[str, Callable[[Dim, Dim], Dim | None]] = {
+    "add": lambda x, y: x + y,
+    "subtract": lambda x, y: x - y,
+    "multiply": lambda x, y: x * y,
+    "floor_divide": floor_div_dim,
+    "mod": floor_mod_dim,
+    "floor_mod": floor_mod_dim,
+    "maximum": lambda x, y: dmax(x, y),
+    "minimum": lambda x, y: dmin(x, y),
+}
+"""Entrywise arithmetic of values by operator name."""
+
+
+def _operand(t: TensorType, length: int) -> tuple[Dim | None, ...] | None:
+    """``t``'s value broadcast to ``length`` entries (a 0-d or one-entry value repeats)."""
+    if not isinstance(t.shape, tuple):
+        return None
+    if len(t.shape) == 0:
+        return (t.value,) * length if isinstance(t.value, Dim) else (None,) * length
+    es = entries_of(t)
+    if es is None:
+        return None
+    if len(es) == length:
+        return es
+    if len(es) == 1:
+        return es * length
+    return None
+
+
+def binary_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim]) -> Value | None:
+    """The value of ``op(a, b)`` (numpy broadcasting) for a result of ``out_shape``."""
+    fn = BINARY_VALUE_OPS.get(op)
+    if fn is None or (a.value is None and b.value is None) or len(out_shape) > 1:
+        return None
+    if len(out_shape) == 0:  # both operands are 0-d
+        if isinstance(a.value, Dim) and isinstance(b.value, Dim):
+            return fn(a.value, b.value)
+        return None
+    k = out_shape[0].constant_value
+    if k is None or k > MAX_VALUE_LEN:
+        return None
+    xa, xb = _operand(a, k), _operand(b, k)
+    if xa is None or xb is None:
+        return None
+    return value_from_entries(
+        None if x is None or y is None else fn(x, y) for x, y in zip(xa, xb)
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# indexing and joining
+
+
+def _index(i: Dim | None, k: int, mode: str) -> int | None:
+    """The position a constant index reads in a length-``k`` axis, by ``take``'s mode."""
+    if i is None or k == 0:
+        return None
+    c = i.constant_value
+    if c is None:
+        return None
+    if mode == "clip":
+        return min(max(c, 0), k - 1)
+    if mode == "wrap":
+        return c % k
+    if c < 0:
+        c += k
+    return c if 0 <= c < k else None
+
+
+def take_value(x: TensorType, ind: TensorType, mode: str) -> Value | None:
+    """The value of ``take(x, ind)`` along the only axis of a 1-d ``x``."""
+    es = entries_of(x)
+    if es is None or ind.value is None:
+        return None
+    k = len(es)
+    if isinstance(ind.value, Dim):
+        p = _index(ind.value, k, mode)
+        return None if p is None else es[p]
+    out: list[Dim | None] = []
+    for i in ind.value:
+        p = _index(i, k, mode)
+        out.append(None if p is None else es[p])
+    return value_from_entries(out)
+
+
+def slice_value(
+    x: TensorType, begin: int | Dim | None, end: int | Dim | None, stride: int, size_mode: bool
+) -> Value | None:
+    """The value of ``x[begin:end:stride]`` for a 1-d ``x`` and constant bounds (``size_mode``:
+    ``end`` is a size, ``-1`` meaning to the end)."""
+    es = entries_of(x)
+    if es is None:
+        return None
+    b = _int(begin)
+    e = _int(end)
+    if (begin is not None and b is None) or (end is not None and e is None):
+        return None
+    if size_mode:
+        start = slice(b, None).indices(len(es))[0]
+        stop = None if e is None or e < 0 else start + e
+        return value_from_entries(es[start:stop])
+    return value_from_entries(es[b:e:stride])
+
+
+def _int(v: int | Dim | None) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, Dim):
+        return v.constant_value
+    return v
+
+
+def concat_value(fields: Sequence[TensorType]) -> Value | None:
+    """The value of the concatenation of 1-d tensors (a field without a value contributes unknown
+    entries; a field of unknown length makes the whole value unknown)."""
+    out: list[Dim | None] = []
+    for f in fields:
+        es = entries_of(f)
+        if es is None:
+            return None
+        out.extend(es)
+    return value_from_entries(out)
+
+
+def reshape_value(x: TensorType, out_shape: Sequence[Dim]) -> Value | None:
+    """The value of a reshape of a 0-d or 1-d ``x`` to a 0-d or 1-d result (the same entries)."""
+    if x.value is None or len(out_shape) > 1:
+        return None
+    es = (x.value,) if isinstance(x.value, Dim) else x.value
+    if len(out_shape) == 0:
+        return es[0] if len(es) == 1 else None
+    if out_shape[0].constant_value != len(es):
+        return None
+    return value_from_entries(es)
+
+
+# ----------------------------------------------------------------------------------------------
+# reading sizes from a valued tensor
+
+
+def size_entries(
+    ctx: Context, t: Type, what: str, index: int
+) -> tuple[Dim | None, ...] | str | None:
+    """The entries of the size tensor ``t`` (argument ``index`` of the call): a 1-d (or 0-d, one
+    entry) integer tensor; an unknown entry is None. None means: defer (``t`` is still a hole);
+    :data:`UNKNOWN_LENGTH` when its length is unknown on the final run. A tensor that is not an
+    integer tensor of rank 0 or 1 fails the relation (``dtype-mismatch``, ``rank-mismatch``)."""
+    if not isinstance(t, TensorType):
+        if isinstance(t, (IncompleteType, TypeVar)):
+            return None
+        msg = f"{what} (argument {index + 1}) must be an integer tensor, found `{t}`"
+        ctx.fail(DTYPE_MISMATCH, f"{ctx.name}: {msg}")
+    if t.dtype is not None and (not isinstance(t.dtype, str) or not t.dtype.startswith(("int", "uint"))):
+        ctx.fail(DTYPE_MISMATCH, f"{ctx.name}: {what} must be an integer tensor, got `{t}`")
+    if not isinstance(t.shape, tuple):
+        return UNKNOWN_LENGTH if ctx.final else None
+    if len(t.shape) == 0:
+        return (t.value,) if isinstance(t.value, Dim) else (None,)
+    if len(t.shape) > 1:
+        ctx.fail(RANK_MISMATCH, f"{ctx.name}: {what} must be a 1-d tensor, got `{t}`")
+    es = entries_of(t)
+    if es is None:
+        if t.shape[0].has_unknowns and not ctx.final:
+            return None
+        return UNKNOWN_LENGTH
+    return es
+
+
+def scalar_entry(ctx: Context, t: Type, what: str, index: int) -> tuple[Dim | None] | None:
+    """The value of a 0-d (or one-entry 1-d) integer tensor as a one-tuple (None inside when
+    unknown); None: defer. A float scalar has no value (``(None,)``)."""
+    if isinstance(t, TensorType) and t.dtype is not None and isinstance(t.dtype, str) and t.dtype.startswith(
+        ("float", "bfloat")
+    ):
+        if isinstance(t.shape, tuple) and len(t.shape) > 1:
+            ctx.fail(RANK_MISMATCH, f"{ctx.name}: {what} must be a scalar, got `{t}`")
+        return (None,)
+    es = size_entries(ctx, t, what, index)
+    if es is None:
+        return None
+    if isinstance(es, str) or len(es) != 1:
+        if isinstance(es, str) and not ctx.final:
+            return None
+        if isinstance(es, tuple):
+            ctx.fail(RANK_MISMATCH, f"{ctx.name}: {what} must be a scalar, got `{t}`")
+        return (None,)
+    return (es[0],)
