@@ -147,6 +147,10 @@ class Importer:
         self._scopes: list[list[tuple[Var, Expr]]] = [[]]
         self.node_ids: dict[tuple[Any, ...], str] = {}
         self.missing: set[tuple[Any, ...]] = set()
+        # per node (by id, the node object kept alive): its name for reports and converter; protobuf
+        # may hand out a new wrapper for the same node, then the key (_key) finds it
+        self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
+        self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
         self.issues: list[Issue] = []
         self.position = 0
         self.declared: dict[str, onnx.TypeProto] = {}
@@ -351,45 +355,56 @@ class Importer:
         self.define(Value(vi.name, v, None, t, et))
 
     def _add_initializer(self, t: onnx.TensorProto) -> None:
-        shape = tuple(int(d) for d in t.dims)
-        n = math.prod(shape)
+        shape = tuple(t.dims)
+        et = t.data_type
         arr: np.ndarray[Any, Any] | None = None
-        external = t.data_location == onnx.TensorProto.EXTERNAL
-        if n <= CONST_LIMIT and not external:
+        if t.data_location != _EXTERNAL and math.prod(shape) <= CONST_LIMIT:
             try:
                 arr = tensor_value(t)
             except Exception:
                 arr = None
-        dtype = to_dtype(t.data_type)
+        dtype = to_dtype(et)
         what = f"initializer '{t.name}'"
-        span = self.span(what)
         if dtype is None:
-            self._typed_stand_in(t.name, ss.Tensor(shape, None), int(t.data_type), span)
+            self._typed_stand_in(t.name, ss.Tensor(shape, None), et, self.span(what))
             return
-        if arr is not None:
-            c = ss.const(arr.astype(dtype, copy=False) if str(arr.dtype) != dtype else arr)
-        else:
-            c = ss.Constant(shape=shape, dtype=dtype)
-        self._bind_constant(t.name, c, arr, span, int(t.data_type))
+        if arr is not None and arr.dtype.name != dtype:
+            arr = arr.astype(dtype, copy=False)
+        self._bind_constant(t.name, shape, dtype, arr, what, et)
 
     def _bind_constant(
-        self, name: str, c: ss.Constant, arr: np.ndarray[Any, Any] | None, span: OnnxSpan, et: int
+        self,
+        name: str,
+        shape: tuple[int, ...],
+        dtype: str,
+        arr: np.ndarray[Any, Any] | None,
+        what: str,
+        et: int,
     ) -> None:
-        """A constant bound to a variable annotated with its type, so that an error involving it
-        has a note naming it."""
-        c.span = span
-        v = ss.var(name, c.type)
-        v.span = span
-        self.bindings.append((v, c))
-        self.define(Value(name, v, arr, c.type, et))
+        """A constant, bound to a variable annotated with its type (so that an error involving it
+        has a note naming it) when a converter first uses it as an expression: a constant whose
+        value only is read never enters the program."""
+        self.position += 1
+        position = self.position
+
+        def make() -> Expr:
+            span = OnnxSpan.at(self.label, position, what)
+            c = ss.const(arr) if arr is not None else ss.Constant(shape=shape, dtype=dtype)
+            c.span = span
+            v = ss.var(name, c.type)
+            v.span = span
+            self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
+            return v
+
+        self.define(Value(name, None, arr, ss.Tensor(shape, dtype), et, make=make))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
-        span = self.span(f"{kind} '{name}'")
+        what = f"{kind} '{name}'"
         dtype = str(arr.dtype)
         if dtype not in _DTYPES:
-            self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, span)
+            self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, self.span(what))
             return
-        self._bind_constant(name, ss.const(arr), arr, span, 0)
+        self._bind_constant(name, tuple(arr.shape), dtype, arr, what, 0)
 
     def _typed_stand_in(self, name: str, t: Type, et: int, span: OnnxSpan) -> Value:
         """A parameter standing for a value symshape cannot build as an expression."""
@@ -451,6 +466,7 @@ class Importer:
         for k, n in enumerate(g.node):
             ident = n.name or f"{prefix}#{k}"
             self.node_ids[_key(n)] = ident
+            self._info[id(n)] = (n, ident, self.converter_for(n))
             if n.op_type == "If" and canonical_domain(n.domain) == "":
                 for a in n.attribute:
                     if a.type == onnx.AttributeProto.GRAPH:
@@ -466,9 +482,15 @@ class Importer:
                         out.extend(self._all_nodes(a.g))
         return out
 
+    def _node_info(self, node: onnx.NodeProto) -> tuple[str, ConverterDef | None]:
+        """The node's name for reports and its converter."""
+        hit = self._info.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1], hit[2]
+        return self.node_ids.get(_key(node), node.name), self.converter_for(node)
+
     def what(self, node: onnx.NodeProto) -> str:
-        ident = self.node_ids.get(_key(node), node.name)
-        return node_what(ident, node.op_type, canonical_domain(node.domain))
+        return node_what(self._node_info(node)[0], node.op_type, canonical_domain(node.domain))
 
     def _missing_converters(self, g: onnx.GraphProto) -> None:
         """Nodes whose operator has no converter (``If`` branches included), reported before
@@ -476,7 +498,7 @@ class Importer:
         nodes = self._all_nodes(g)
         missing: dict[tuple[str, str], list[onnx.NodeProto]] = {}
         for n in nodes:
-            if self.converter_for(n) is None:
+            if self._node_info(n)[1] is None:
                 missing.setdefault((canonical_domain(n.domain), n.op_type), []).append(n)
         for (dom, op), ns in missing.items():
             self.missing.update(_key(n) for n in ns)
@@ -511,15 +533,22 @@ class Importer:
 
     def converter_for(self, node: onnx.NodeProto) -> ConverterDef | None:
         dom = canonical_domain(node.domain)
+        key = (dom, node.op_type)
+        try:
+            return self._cdefs[key]
+        except KeyError:
+            pass
         opset = self.opsets.get(dom)
-        if opset is None:
-            return None
-        return REGISTRY.lookup(dom, node.op_type, opset)
+        cdef = None if opset is None else REGISTRY.lookup(dom, node.op_type, opset)
+        self._cdefs[key] = cdef
+        return cdef
 
     def _convert(self, node: onnx.NodeProto) -> None:
-        what = self.what(node)
+        ident, cdef = self._node_info(node)
+        dom = canonical_domain(node.domain)
+        what = node_what(ident, node.op_type, dom)
         span = self.span(what)
-        if _key(node) in self.missing:
+        if cdef is None:
             self._stand_ins(node, span)
             return
         inputs: list[Value | None] = []
@@ -537,9 +566,6 @@ class Importer:
                 self._stand_ins(node, span)
                 return
             inputs.append(v)
-        dom = canonical_domain(node.domain)
-        cdef = self.converter_for(node)
-        assert cdef is not None
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs)
         folded = fold(node, ctx, [None if v is None else v.const for v in inputs], self.opsets.get("", 1))
         if folded is not None:
@@ -555,7 +581,7 @@ class Importer:
                 f"{what}: {u.detail}",
                 span,
                 node.op_type,
-                (self.node_ids.get(_key(node), node.name),),
+                (ident,),
             )
             self._stand_ins(node, span)
             return
@@ -593,7 +619,7 @@ class Importer:
         inputs: Sequence[Value | None],
         span: OnnxSpan,
     ) -> None:
-        existing = {id(v.expr) for v in inputs if v is not None}
+        existing = {id(v._expr) for v in inputs if v is not None and v._expr is not None}
         _stamp(outs, existing, span)
         for name, e in zip(node.output, outs):
             if not name or e is None:
@@ -623,6 +649,7 @@ class Importer:
         self.issues.append(Issue(Diagnostic(code, message, span), None, "", ()))
 
 
+_EXTERNAL: Final = onnx.TensorProto.EXTERNAL
 _DTYPES: Final = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
     "complex64 complex128".split()
