@@ -4,13 +4,20 @@
   constant, each distinct ``dim_param`` one symbol of that name (``dims={"N": n}`` maps a name to the
   caller's own symbol or to an int), an unnamed unknown dimension ``?``, a missing shape an unknown
   rank. An element type symshape has no dtype for gives an unknown dtype.
-* **Initializers** become constants. Small ones (at most :data:`CONST_LIMIT` elements) keep their
-  values as numpy arrays, so a ``Reshape`` target or ``Slice`` bounds are literal. In IR version 3
-  every initializer is also listed as an input and is a constant; from IR version 4 on, an input with
-  an initializer is an overridable default and stays a parameter.
-* **Nodes**, in graph order, go through their converters (:mod:`symshape.onnx.registry`), each
-  output bound to a variable named after the ONNX value in one ``Dataflow`` block (ONNX operators
-  are pure), so the result of inference answers ``type_of("value_name")``. A node that computes
+* **Initializers** become constants. Small ones (integer ones of at most :data:`CONST_LIMIT`
+  elements, others of at most ``FOLD_LIMIT``) keep their values as numpy arrays, so a ``Reshape``
+  target or ``Slice`` bounds are literal. An initializer enters the program (a constant bound to a
+  variable annotated with its type) when a converter first uses it as an expression; one whose value
+  only is read never does. In IR version 3 every initializer is also listed as an input and is a
+  constant; from IR version 4 on, an input with an initializer is an overridable default and stays a
+  parameter.
+* **Nodes**, in graph order, go through their converters (:mod:`symshape.onnx.registry`), in one
+  ``Dataflow`` block (ONNX operators are pure); the importer keeps every ONNX value's expression, so
+  the result of inference answers ``type_of("value_name")``. An output of the outermost graph that is
+  an operator call is that call itself (no variable: a graph is a DAG of calls), unless no graph
+  output depends on it: then it is bound to a variable named after the value at the end, so that it
+  is inferred (and its errors reported) too. Other outputs (constants, tuples, control flow, a
+  subgraph's values) are bound to a variable named after the value. A node that computes
   sizes from constants is evaluated instead (:mod:`symshape.onnx.folding`), as are ``Shape`` and
   ``Size`` of a tensor whose shape is static: its outputs are constants with values.
 * **Outputs**: the body is the single graph output, or a tuple of them.
@@ -39,6 +46,7 @@ import onnx
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Dim, Expr, Function, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.ir.expr import operands
 from symshape.onnx.attrs import sparse_value, tensor_value
 from symshape.onnx.context import (
     CONTROL_FLOW,
@@ -54,7 +62,7 @@ from symshape.onnx.context import (
 )
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
-from symshape.onnx.folding import fold
+from symshape.onnx.folding import FOLD_LIMIT, fold
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
 
@@ -151,6 +159,8 @@ class Importer:
         # may hand out a new wrapper for the same node, then the key (_key) finds it
         self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
+        self._types: dict[tuple[tuple[int, ...], str], Type] = {}
+        self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
         self.position = 0
         self.declared: dict[str, onnx.TypeProto] = {}
@@ -220,6 +230,14 @@ class Importer:
                 self.symbols[name] = d
                 return d
 
+    def tensor_type(self, shape: tuple[int, ...], dtype: str) -> Type:
+        """``Tensor[shape, dtype]`` for a constant shape (types are immutable: one per shape)."""
+        key = (shape, dtype)
+        t = self._types.get(key)
+        if t is None:
+            t = self._types[key] = ss.Tensor(shape, dtype)
+        return t
+
     def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:
         """A declared ONNX type as a symshape type, with the ONNX element type."""
         if not tp.HasField("tensor_type"):
@@ -249,7 +267,7 @@ class Importer:
         hit = self._probed.get(id(v.expr))
         if hit is not None:
             return hit
-        if self._probed_upto == sum(len(b) for b in self._scopes):
+        if self._probed_upto == self._program_size():
             return None
         self._probe()
         return self._probed.get(id(v.expr))
@@ -258,21 +276,24 @@ class Importer:
         """Infer the program converted so far and remember every bound variable's type."""
         self.probes += 1
         bindings = self._all_bindings()
-        self._probed_upto = len(bindings)
-        if not bindings:
+        self._probed_upto = self._program_size()
+        exprs: list[Expr] = [v for v, _ in bindings] + [e for _, e, _ in self._unbound]
+        if not exprs:
             return
-        vars_ = [v for v, _ in bindings]
-        prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(vars_)))
+        prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(exprs)))
         try:
             res = ss.infer(prog, timeout_ms=self.timeout_ms)
         except SymshapeError:
             return
-        for v in vars_:
+        for v in exprs:
             try:
                 t = res.type_of(v)
             except SymshapeError:
                 continue
             self._probed[id(v)] = t
+
+    def _program_size(self) -> int:
+        return sum(len(b) for b in self._scopes) + len(self._unbound)
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
@@ -296,6 +317,7 @@ class Importer:
         self._missing_converters(g)
         outs = self._convert_graph(g)
         body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
+        self._bind_unreached(body)
         fn = Function(list(self.params), Dataflow(list(self.bindings), body))
         fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
         self.function = fn
@@ -358,7 +380,8 @@ class Importer:
         shape = tuple(t.dims)
         et = t.data_type
         arr: np.ndarray[Any, Any] | None = None
-        if t.data_location != _EXTERNAL and math.prod(shape) <= CONST_LIMIT:
+        n = math.prod(shape)
+        if t.data_location != _EXTERNAL and n <= (CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT):
             try:
                 arr = tensor_value(t)
             except Exception:
@@ -389,14 +412,15 @@ class Importer:
 
         def make() -> Expr:
             span = OnnxSpan.at(self.label, position, what)
-            c = ss.const(arr) if arr is not None else ss.Constant(shape=shape, dtype=dtype)
+            c = ss.Constant(shape=shape, dtype=dtype)
+            c.data = arr  # what ss.const(arr) makes, without inspecting the array again
             c.span = span
             v = ss.var(name, c.type)
             v.span = span
             self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
             return v
 
-        self.define(Value(name, None, arr, ss.Tensor(shape, dtype), et, make=make))
+        self.define(Value(name, None, arr, self.tensor_type(shape, dtype), et, make=make))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"
@@ -621,8 +645,15 @@ class Importer:
     ) -> None:
         existing = {id(v._expr) for v in inputs if v is not None and v._expr is not None}
         _stamp(outs, existing, span)
+        top = len(self._scopes) == 1
         for name, e in zip(node.output, outs):
             if not name or e is None:
+                continue
+            if top and type(e) is ss.Call:
+                # the expression itself stands for the value (no variable): a node output of the
+                # outermost graph that the outputs do not reach is bound at the end
+                self._unbound.append((name, e, span))
+                self.define(Value(name, e))
                 continue
             # a constant's variable is annotated with its type, so that notes name it
             var = ss.var(name, e.type) if isinstance(e, ss.Constant) else Var(name)
@@ -631,6 +662,26 @@ class Importer:
             const = e.data if isinstance(e, ss.Constant) and e.data is not None else None
             known = e.type if isinstance(e, ss.Constant) else None
             self.define(Value(name, var, _small(const), known, 0))
+
+    def _bind_unreached(self, body: Expr) -> None:
+        """Bind the node outputs the graph's outputs do not depend on (so that they are inferred,
+        and their errors reported, too)."""
+        if not self._unbound:
+            return
+        reached: set[int] = set()
+        stack: list[Expr] = [body] + [e for _, e in self.bindings]
+        while stack:
+            e = stack.pop()
+            if id(e) in reached:
+                continue
+            reached.add(id(e))
+            stack.extend(operands(e))
+        for name, e, span in self._unbound:
+            if id(e) not in reached:
+                var = Var(name)
+                var.span = span
+                self.bindings.append((var, e))
+                reached.add(id(e))  # (stack empty: e's operands need no walk, e is bound now)
 
     def _stand_ins(self, node: onnx.NodeProto, span: OnnxSpan) -> None:
         for o in node.output:
@@ -650,6 +701,12 @@ class Importer:
 
 
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
+_TP = onnx.TensorProto
+#: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
+#: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)
+_INT_TYPES: Final = frozenset(
+    {_TP.INT64, _TP.INT32, _TP.INT16, _TP.INT8, _TP.UINT64, _TP.UINT32, _TP.UINT16, _TP.UINT8, _TP.BOOL}
+)
 _DTYPES: Final = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
     "complex64 complex128".split()
