@@ -65,6 +65,8 @@ def fold(
         return _fold_shape(node, ctx) if ctx.has_input(0) else None
     if op not in _FOLDABLE:
         return None
+    if op == "ConstantOfShape" and not _int_fill(node):
+        return None  # a float fill (weights): the converter makes it, no values needed
     arrays: list[np.ndarray[Any, Any] | None] = []
     for k, a in enumerate(consts):
         if not ctx.has_input(k):
@@ -79,9 +81,6 @@ def fold(
     ints = all(a is None or a.dtype.kind in "iub" for a in arrays)
     if not (small or ints):
         return None
-    if op == "ConstantOfShape":
-        if not ctx.has_attr("value") or np.asarray(ctx.attr("value")).dtype.kind not in "iub":
-            return None
     if not _small_output(op, arrays):
         return None
     try:
@@ -188,6 +187,24 @@ def _numpy(
     except Exception:
         return None
     return None
+
+
+_INT_ELEM_TYPES: Final = frozenset(
+    {
+        onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT16, onnx.TensorProto.INT8,
+        onnx.TensorProto.UINT64, onnx.TensorProto.UINT32, onnx.TensorProto.UINT16,
+        onnx.TensorProto.UINT8, onnx.TensorProto.BOOL,
+    }
+)  # fmt: skip
+
+
+def _int_fill(node: onnx.NodeProto) -> bool:
+    """Whether a ``ConstantOfShape`` fills with an integer or bool ``value`` (the default is a float
+    0), read from the attribute without decoding it."""
+    for a in node.attribute:
+        if a.name == "value":
+            return a.type == onnx.AttributeProto.TENSOR and a.t.data_type in _INT_ELEM_TYPES
+    return False
 
 
 def _attr_int(node: onnx.NodeProto, name: str) -> int | None:

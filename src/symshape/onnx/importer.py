@@ -153,7 +153,7 @@ class Importer:
         self.named: dict[str, Value] = {}  # every value defined, subgraphs included
         self.params: list[Var] = []
         self._scopes: list[list[tuple[Var, Expr]]] = [[]]
-        self.node_ids: dict[tuple[Any, ...], str] = {}
+        self._node_ids: dict[tuple[Any, ...], str] | None = None  # by _key, built when needed
         self.missing: set[tuple[Any, ...]] = set()
         # per node (by id, the node object kept alive): its name for reports and converter; protobuf
         # may hand out a new wrapper for the same node, then the key (_key) finds it
@@ -391,7 +391,7 @@ class Importer:
         if dtype is None:
             self._typed_stand_in(t.name, ss.Tensor(shape, None), et, self.span(what))
             return
-        if arr is not None and arr.dtype.name != dtype:
+        if arr is not None and arr.dtype != _NP_DTYPES.get(dtype):
             arr = arr.astype(dtype, copy=False)
         self._bind_constant(t.name, shape, dtype, arr, what, et)
 
@@ -489,7 +489,6 @@ class Importer:
         ``then_branch`` of node 3); the branches of ``If`` nodes are named too."""
         for k, n in enumerate(g.node):
             ident = n.name or f"{prefix}#{k}"
-            self.node_ids[_key(n)] = ident
             self._info[id(n)] = (n, ident, self.converter_for(n))
             if n.op_type == "If" and canonical_domain(n.domain) == "":
                 for a in n.attribute:
@@ -511,7 +510,9 @@ class Importer:
         hit = self._info.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1], hit[2]
-        return self.node_ids.get(_key(node), node.name), self.converter_for(node)
+        if self._node_ids is None:
+            self._node_ids = {_key(n): ident for n, ident, _ in self._info.values()}
+        return self._node_ids.get(_key(node), node.name), self.converter_for(node)
 
     def what(self, node: onnx.NodeProto) -> str:
         return node_what(self._node_info(node)[0], node.op_type, canonical_domain(node.domain))
@@ -528,7 +529,7 @@ class Importer:
             self.missing.update(_key(n) for n in ns)
             opset = self.opsets.get(dom)
             op_name = f"{dom}.{op}" if dom else op
-            names = [self.node_ids.get(_key(n), n.name) for n in ns]
+            names = [self._node_info(n)[0] for n in ns]
             if REGISTRY.knows(dom, op):
                 detail = f"{op_name} of opset {opset} is older than every supported version"
             elif opset is None and dom:
@@ -701,6 +702,11 @@ class Importer:
 
 
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
+_NP_DTYPES: Final = {
+    d: np.dtype(d)
+    for d in "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 complex64 "
+    "complex128".split()
+}
 _TP = onnx.TensorProto
 #: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
 #: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)
