@@ -37,7 +37,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: python benchmarks/run.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import peers_onnx, peers_ort, peers_tvm
+from benchmarks import onnx_transformer, peers_onnx, peers_ort, peers_tvm
 from benchmarks import workloads as wl
 from benchmarks.specs import resnet50_op_count
 
@@ -126,19 +126,9 @@ def cases(quick: bool) -> list[Case]:
     models = peers_ort.light_models() if peers_ort.version() else []
     for path in [m for m in models if "squeezenet" in m] if quick else models:
         name = os.path.basename(path)[len("light_") : -len(".onnx")]
-        out.append(
-            Case(
-                f"(f) onnx {name}",
-                "onnx_model",
-                peers_ort.node_count(path),
-                lambda path=path: peers_ort.symshape_infer(path),
-                {
-                    peers_onnx.NAME: lambda path=path: peers_ort.onnx_infer(path),
-                    peers_ort.NAME: lambda path=path: peers_ort.ort_infer(path),
-                },
-                unit="node",
-            )
-        )
+        out.append(_onnx_case(name, lambda path=path: path, peers_ort.node_count(path)))
+    if models and not quick:  # a 12-layer encoder with a dynamic batch and sequence
+        out.append(_onnx_case(onnx_transformer.NAME, onnx_transformer.path, onnx_transformer.node_count()))
     for n in rel:
         out.append(
             Case(
@@ -151,6 +141,21 @@ def cases(quick: bool) -> list[Case]:
             )
         )
     return out
+
+
+def _onnx_case(name: str, path: Callable[[], str], nodes: int) -> Case:
+    """Workload (f) on one model file (``path()`` makes or finds it when the case runs)."""
+    return Case(
+        f"(f) onnx {name}",
+        "onnx_model",
+        nodes,
+        lambda: peers_ort.symshape_infer(path()),
+        {
+            peers_onnx.NAME: lambda: peers_ort.onnx_infer(path()),
+            peers_ort.NAME: lambda: peers_ort.ort_infer(path()),
+        },
+        unit="node",
+    )
 
 
 # -- measuring --------------------------------------------------------------------------------------

@@ -14,6 +14,9 @@ Exit codes:
   instead, ``{"version": ..., "error": {"kind": "usage", "message": ..., "file": ..., "line": ...}}``
   (still exit code 2; nothing on stderr), so a caller that reads stdout always gets JSON.
 
+``symshape check model.onnx [--dim NAME[=VALUE]]`` checks an ONNX model instead (a path ending in
+``.onnx``; see :mod:`symshape.onnx.cli`).
+
 ``symshape check`` prints the model's type — for a :class:`~symshape.Module`, every global
 function's type (``@f: fn(...) -> ...``; JSON ``"globals": {"f": ...}``) — then the report.
 """
@@ -101,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout-ms", type=int, default=2000, metavar="MS", help="Z3 timeout per query (default 2000)"
     )
     check.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    check.add_argument(  # ONNX models (symshape.onnx.cli)
+        "--dim", action="append", default=[], metavar="NAME[=VALUE]",
+        help="ONNX models (PATH ending in .onnx): dim_param NAME is VALUE, or a symbol; a NAME that "
+        "is not a dim_param names the inputs' dimension 0 (the batch)",
+    )  # fmt: skip
 
     codes = sub.add_parser(
         "codes",
@@ -122,6 +130,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             return _demo(as_json=args.json)
         if args.command == "check":
+            if args.path.lower().endswith(".onnx"):  # ONNX models: symshape.onnx.cli
+                try:
+                    from symshape.onnx.cli import check_onnx
+                except ImportError as e:
+                    raise _UsageError(f"checking an ONNX model needs the onnx extra: {e}") from None
+                return check_onnx(args.path, args.dim, args.strict, args.timeout_ms, args.json)
+            if args.dim:
+                raise _UsageError("--dim applies to ONNX models (a PATH ending in .onnx)")
             return _check(args.path, strict=args.strict, timeout_ms=args.timeout_ms, as_json=args.json)
         if args.command == "codes":
             print(codes_markdown() if args.markdown else _codes_text())

@@ -106,3 +106,23 @@ def test_fresh_symbols_for_data_dependent_sizes() -> None:
         "Tensor[(nnz_1,), int64]",
         "Tensor[(nnz_2,), int64]",
     )
+
+
+def test_readme_lists_the_supported_operators() -> None:
+    """The README's operator list is ``markdown()`` of the registry (SYMSHAPE_UPDATE_GOLDEN=1
+    rewrites it)."""
+    import os
+    from pathlib import Path
+
+    from symshape.onnx.registry import markdown
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    text = readme.read_text()
+    begin, end = "<!-- onnx-ops:begin -->\n", "\n<!-- onnx-ops:end -->"
+    i, j = text.index(begin) + len(begin), text.index(end)
+    want = markdown()
+    if os.environ.get("SYMSHAPE_UPDATE_GOLDEN") and text[i:j] != want:
+        readme.write_text(text[:i] + want + text[j:])
+        return
+    assert text[i:j] == want, "the README's ONNX operator list is stale: SYMSHAPE_UPDATE_GOLDEN=1"
+    assert "`Reshape` (1, 5)" in want and "`SkipLayerNormalization` (1)" in want

@@ -77,13 +77,17 @@ def infer(
     dims: Mapping[str, Any] | None = None,
     strict: bool = False,
     timeout_ms: int = 2000,
+    *,
+    label: str | None = None,
 ) -> OnnxInferenceResult:
     """Infer every value's type; ``res.type_of("value_name")``, ``res.status``, ``res.report()``.
 
     Nodes that cannot be converted are ``unsupported-op`` errors in the result (all of them,
-    together), never exceptions; the rest of the model is still inferred.
+    together), never exceptions; the rest of the model is still inferred. ``label`` is how reports
+    name the model (default: the path as given, or the graph's name for a ``ModelProto``).
     """
-    model, label = load_model(model_or_path)
+    model, own_label = load_model(model_or_path)
+    label = own_label if label is None else label
     imp = Importer(model, label, dims, timeout_ms)
     fn = imp.run()
     core = _ss_infer(fn, strict=strict, timeout_ms=timeout_ms)

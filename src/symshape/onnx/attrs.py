@@ -21,7 +21,8 @@ AttributeProto      Python value
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Final
 
 import numpy as np
 import onnx
@@ -39,8 +40,40 @@ def _str(b: bytes) -> str | bytes:
         return b
 
 
+_TP = onnx.TensorProto
+#: element types read straight from ``raw_data`` (little-endian, as ONNX stores them), or from the
+#: typed field of the same width
+_RAW: Final[dict[int, np.dtype[Any]]] = {
+    _TP.FLOAT: np.dtype("<f4"), _TP.DOUBLE: np.dtype("<f8"), _TP.INT64: np.dtype("<i8"),
+    _TP.INT32: np.dtype("<i4"), _TP.UINT64: np.dtype("<u8"),
+}  # fmt: skip
+_FIELD: Final[dict[int, str]] = {
+    _TP.FLOAT: "float_data", _TP.DOUBLE: "double_data", _TP.INT64: "int64_data",
+    _TP.INT32: "int32_data", _TP.UINT64: "uint64_data",
+}  # fmt: skip
+
+
 def tensor_value(t: onnx.TensorProto) -> np.ndarray[Any, Any]:
-    """A ``TensorProto``'s value as a numpy array (external data must have been loaded)."""
+    """A ``TensorProto``'s value as a numpy array (external data must have been loaded).
+
+    The common element types (float32/64, int32/64, uint64) are decoded with numpy directly (the
+    array may be read-only); the others by ``onnx.numpy_helper``.
+
+    >>> from onnx import helper
+    >>> tensor_value(helper.make_tensor("s", onnx.TensorProto.INT64, [2], [1, -1])).tolist()
+    [1, -1]
+    """
+    dt = _RAW.get(t.data_type)
+    if dt is not None and t.data_location != _TP.EXTERNAL and not t.HasField("segment"):
+        shape = tuple(t.dims)
+        raw = t.raw_data
+        if raw:
+            if len(raw) == dt.itemsize * math.prod(shape):
+                return np.frombuffer(raw, dtype=dt).reshape(shape).astype(dt.newbyteorder("="), copy=False)
+        else:
+            data = getattr(t, _FIELD[t.data_type])
+            if len(data) == math.prod(shape):
+                return np.array(data, dtype=dt.newbyteorder("=")).reshape(shape)
     return np.asarray(numpy_helper.to_array(t))
 
 
@@ -57,36 +90,52 @@ def sparse_value(t: onnx.SparseTensorProto) -> np.ndarray[Any, Any]:
     return out
 
 
+_FLOAT: Final = int(_T.FLOAT)
+_INT: Final = int(_T.INT)
+_STRING: Final = int(_T.STRING)
+_TENSOR: Final = int(_T.TENSOR)
+_SPARSE_TENSOR: Final = int(_T.SPARSE_TENSOR)
+_GRAPH: Final = int(_T.GRAPH)
+_TYPE_PROTO: Final = int(_T.TYPE_PROTO)
+_FLOATS: Final = int(_T.FLOATS)
+_INTS: Final = int(_T.INTS)
+_STRINGS: Final = int(_T.STRINGS)
+_TENSORS: Final = int(_T.TENSORS)
+_SPARSE_TENSORS: Final = int(_T.SPARSE_TENSORS)
+_GRAPHS: Final = int(_T.GRAPHS)
+_TYPE_PROTOS: Final = int(_T.TYPE_PROTOS)
+
+
 def parse_attribute(a: AttributeProto) -> Any:
     """The Python value of one attribute (see the module docstring)."""
     t = a.type
-    if t == _T.FLOAT:
+    if t == _INTS:
+        return tuple(a.ints)
+    if t == _INT:
+        return a.i
+    if t == _FLOAT:
         return float(a.f)
-    if t == _T.INT:
-        return int(a.i)
-    if t == _T.STRING:
+    if t == _STRING:
         return _str(a.s)
-    if t == _T.TENSOR:
-        return tensor_value(a.t)
-    if t == _T.SPARSE_TENSOR:
-        return sparse_value(a.sparse_tensor)
-    if t == _T.GRAPH:
-        return a.g
-    if t == _T.TYPE_PROTO:
-        return a.tp
-    if t == _T.FLOATS:
+    if t == _FLOATS:
         return tuple(float(x) for x in a.floats)
-    if t == _T.INTS:
-        return tuple(int(x) for x in a.ints)
-    if t == _T.STRINGS:
+    if t == _TENSOR:
+        return tensor_value(a.t)
+    if t == _SPARSE_TENSOR:
+        return sparse_value(a.sparse_tensor)
+    if t == _GRAPH:
+        return a.g
+    if t == _TYPE_PROTO:
+        return a.tp
+    if t == _STRINGS:
         return tuple(_str(x) for x in a.strings)
-    if t == _T.TENSORS:
+    if t == _TENSORS:
         return tuple(tensor_value(x) for x in a.tensors)
-    if t == _T.SPARSE_TENSORS:
+    if t == _SPARSE_TENSORS:
         return tuple(sparse_value(x) for x in a.sparse_tensors)
-    if t == _T.GRAPHS:
+    if t == _GRAPHS:
         return tuple(a.graphs)
-    if t == _T.TYPE_PROTOS:
+    if t == _TYPE_PROTOS:
         return tuple(a.type_protos)
     # UNDEFINED: infer from the populated field, as onnx.helper.get_attribute_value does
     return onnx.helper.get_attribute_value(a)

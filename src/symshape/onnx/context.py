@@ -19,7 +19,7 @@ model is wrong). Converters never see the importer, the graph or other nodes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
@@ -90,7 +90,6 @@ class ConversionError(Exception):
         super().__init__(message)
 
 
-@dataclass(frozen=True, eq=False)
 class Value:
     """An ONNX value as the importer knows it.
 
@@ -98,14 +97,49 @@ class Value:
     ``type`` its type when known without inference (parameters, constants); ``elem_type`` the ONNX
     element type when known; ``synthetic`` marks a stand-in for an output the importer could not
     convert (a parameter of unknown or declared type).
+
+    An initializer's expression is built when a converter first asks for it (``make``): one whose
+    value only is read (a ``Reshape`` target, the shape of a ``ConstantOfShape``) never becomes
+    part of the program. ``materialized`` says whether it has been built.
     """
 
-    name: str
-    expr: Expr
-    const: np.ndarray[Any, Any] | None = None
-    type: Type | None = None
-    elem_type: int = 0
-    synthetic: bool = False
+    __slots__ = ("name", "_expr", "_make", "const", "type", "elem_type", "synthetic")
+
+    def __init__(
+        self,
+        name: str,
+        expr: Expr | None,
+        const: np.ndarray[Any, Any] | None = None,
+        type: Type | None = None,
+        elem_type: int = 0,
+        synthetic: bool = False,
+        make: Callable[[], Expr] | None = None,
+    ) -> None:
+        assert expr is not None or make is not None
+        self.name = name
+        self._expr = expr
+        self._make = make
+        self.const = const
+        self.type = type
+        self.elem_type = elem_type
+        self.synthetic = synthetic
+
+    @property
+    def expr(self) -> Expr:
+        e = self._expr
+        if e is None:
+            assert self._make is not None
+            e = self._expr = self._make()
+            self._make = None
+        return e
+
+    @property
+    def materialized(self) -> bool:
+        """Whether the expression exists (always, except for an initializer not used yet)."""
+        return self._expr is not None
+
+    def __repr__(self) -> str:
+        return f"Value({self.name!r}, type={self.type})"
 
 
 class NodeContext:

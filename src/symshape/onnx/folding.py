@@ -65,6 +65,8 @@ def fold(
         return _fold_shape(node, ctx) if ctx.has_input(0) else None
     if op not in _FOLDABLE:
         return None
+    if op == "ConstantOfShape" and not _int_fill(node):
+        return None  # a float fill (weights): the converter makes it, no values needed
     arrays: list[np.ndarray[Any, Any] | None] = []
     for k, a in enumerate(consts):
         if not ctx.has_input(k):
@@ -79,9 +81,6 @@ def fold(
     ints = all(a is None or a.dtype.kind in "iub" for a in arrays)
     if not (small or ints):
         return None
-    if op == "ConstantOfShape":
-        if not ctx.has_attr("value") or np.asarray(ctx.attr("value")).dtype.kind not in "iub":
-            return None
     if not _small_output(op, arrays):
         return None
     try:
@@ -103,10 +102,123 @@ def fold(
 def _evaluate(
     node: onnx.NodeProto, arrays: Sequence[np.ndarray[Any, Any] | None], opset: int
 ) -> list[np.ndarray[Any, Any]]:
+    """The node's outputs: numpy for the simplest operators, else onnx's reference evaluator (one
+    per distinct operator, opset and attributes, reused)."""
+    fast = _numpy(node, arrays, opset)
+    if fast is not None:
+        return fast
+    ev = _evaluator(node, opset)
+    feeds = {f"i{k}": a for k, a in enumerate(arrays) if a is not None}
+    return [np.asarray(r) for r in ev.run(None, feeds)]
+
+
+_EVALUATORS: dict[tuple[int, bytes], Any] = {}
+
+
+def _evaluator(node: onnx.NodeProto, opset: int) -> Any:
+    """A reference evaluator of ``node`` with inputs ``i0, i1, ...`` and outputs ``o0, ...``
+    (building one costs about a millisecond: nodes that differ in names only share it)."""
     from onnx.reference import ReferenceEvaluator
 
-    feeds = {n: a for n, a in zip(node.input, arrays) if n and a is not None}
-    return [np.asarray(r) for r in ReferenceEvaluator(_standalone(node, opset)).run(None, feeds)]
+    canon = onnx.NodeProto()
+    canon.CopyFrom(node)
+    canon.ClearField("name")
+    canon.ClearField("doc_string")
+    canon.ClearField("metadata_props")
+    del canon.input[:]
+    canon.input.extend(f"i{k}" if x else "" for k, x in enumerate(node.input))
+    del canon.output[:]
+    canon.output.extend(f"o{k}" if x else "" for k, x in enumerate(node.output))
+    key = (opset, canon.SerializeToString(deterministic=True))
+    ev = _EVALUATORS.get(key)
+    if ev is None:
+        if len(_EVALUATORS) >= 512:
+            _EVALUATORS.clear()
+        ev = _EVALUATORS[key] = ReferenceEvaluator(_standalone(canon, opset))
+    return ev
+
+
+def _numpy(
+    node: onnx.NodeProto, arrays: Sequence[np.ndarray[Any, Any] | None], opset: int
+) -> list[np.ndarray[Any, Any]] | None:
+    """``Identity``, ``Concat``, ``Unsqueeze`` and ``Squeeze`` evaluated with numpy (None for any
+    other node, or when numpy refuses: the reference evaluator then decides).
+
+    >>> n = onnx.helper.make_node("Unsqueeze", ["x", "axes"], ["y"])
+    >>> _numpy(n, [np.array([3, 4]), np.array([0, -1])], 13)[0].shape
+    (1, 2, 1)
+    """
+    op = node.op_type
+    if len(node.output) != 1:
+        return None
+    try:
+        if op == "Identity" and arrays[0] is not None:
+            return [arrays[0]]
+        if op == "Concat":
+            attr = _attr_int(node, "axis")
+            if attr is None or any(a is None for a in arrays):
+                return None
+            return [np.concatenate([a for a in arrays if a is not None], axis=attr)]
+        if op in ("Unsqueeze", "Squeeze"):
+            x = arrays[0]
+            if x is None:
+                return None
+            if opset >= 13:
+                axes = (
+                    None
+                    if len(arrays) < 2 or arrays[1] is None
+                    else tuple(int(a) for a in arrays[1].reshape(-1))
+                )
+            else:
+                axes = _attr_ints(node, "axes")
+            if op == "Squeeze":
+                if axes is None:
+                    return [np.squeeze(x)]
+                if any(x.shape[a] != 1 for a in axes):
+                    return None
+                return [np.squeeze(x, axis=axes)]
+            if axes is None:
+                return None
+            r = x.ndim + len(axes)
+            norm = sorted(a + r if a < 0 else a for a in axes)
+            if len(set(norm)) != len(norm) or not all(0 <= a < r for a in norm):
+                return None
+            return [np.expand_dims(x, tuple(norm))]
+    except Exception:
+        return None
+    return None
+
+
+_INT_ELEM_TYPES: Final = frozenset(
+    {
+        onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT16, onnx.TensorProto.INT8,
+        onnx.TensorProto.UINT64, onnx.TensorProto.UINT32, onnx.TensorProto.UINT16,
+        onnx.TensorProto.UINT8, onnx.TensorProto.BOOL,
+    }
+)  # fmt: skip
+
+
+def _int_fill(node: onnx.NodeProto) -> bool:
+    """Whether a ``ConstantOfShape`` fills with an integer or bool ``value`` (the default is a float
+    0), read from the attribute without decoding it."""
+    for a in node.attribute:
+        if a.name == "value":
+            return a.type == onnx.AttributeProto.TENSOR and a.t.data_type in _INT_ELEM_TYPES
+    return False
+
+
+def _attr_int(node: onnx.NodeProto, name: str) -> int | None:
+    for a in node.attribute:
+        if a.name == name and a.type == onnx.AttributeProto.INT:
+            return int(a.i)
+    return None
+
+
+def _attr_ints(node: onnx.NodeProto, name: str) -> tuple[int, ...] | None:
+    for a in node.attribute:
+        if a.name == name and a.type == onnx.AttributeProto.INTS:
+            return tuple(int(x) for x in a.ints)
+    return None
 
 
 def _fold_shape(node: onnx.NodeProto, ctx: NodeContext) -> list[np.ndarray[Any, Any] | None] | None:

@@ -4,13 +4,20 @@
   constant, each distinct ``dim_param`` one symbol of that name (``dims={"N": n}`` maps a name to the
   caller's own symbol or to an int), an unnamed unknown dimension ``?``, a missing shape an unknown
   rank. An element type symshape has no dtype for gives an unknown dtype.
-* **Initializers** become constants. Small ones (at most :data:`CONST_LIMIT` elements) keep their
-  values as numpy arrays, so a ``Reshape`` target or ``Slice`` bounds are literal. In IR version 3
-  every initializer is also listed as an input and is a constant; from IR version 4 on, an input with
-  an initializer is an overridable default and stays a parameter.
-* **Nodes**, in graph order, go through their converters (:mod:`symshape.onnx.registry`), each
-  output bound to a variable named after the ONNX value in one ``Dataflow`` block (ONNX operators
-  are pure), so the result of inference answers ``type_of("value_name")``. A node that computes
+* **Initializers** become constants. Small ones (integer ones of at most :data:`CONST_LIMIT`
+  elements, others of at most ``FOLD_LIMIT``) keep their values as numpy arrays, so a ``Reshape``
+  target or ``Slice`` bounds are literal. An initializer enters the program (a constant bound to a
+  variable annotated with its type) when a converter first uses it as an expression; one whose value
+  only is read never does. In IR version 3 every initializer is also listed as an input and is a
+  constant; from IR version 4 on, an input with an initializer is an overridable default and stays a
+  parameter.
+* **Nodes**, in graph order, go through their converters (:mod:`symshape.onnx.registry`), in one
+  ``Dataflow`` block (ONNX operators are pure); the importer keeps every ONNX value's expression, so
+  the result of inference answers ``type_of("value_name")``. An output of the outermost graph that is
+  an operator call is that call itself (no variable: a graph is a DAG of calls), unless no graph
+  output depends on it: then it is bound to a variable named after the value at the end, so that it
+  is inferred (and its errors reported) too. Other outputs (constants, tuples, control flow, a
+  subgraph's values) are bound to a variable named after the value. A node that computes
   sizes from constants is evaluated instead (:mod:`symshape.onnx.folding`), as are ``Shape`` and
   ``Size`` of a tensor whose shape is static: its outputs are constants with values.
 * **Outputs**: the body is the single graph output, or a tuple of them.
@@ -39,6 +46,7 @@ import onnx
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Dim, Expr, Function, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.ir.expr import operands
 from symshape.onnx.attrs import sparse_value, tensor_value
 from symshape.onnx.context import (
     CONTROL_FLOW,
@@ -54,7 +62,7 @@ from symshape.onnx.context import (
 )
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
-from symshape.onnx.folding import fold
+from symshape.onnx.folding import FOLD_LIMIT, fold
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
 
@@ -145,8 +153,14 @@ class Importer:
         self.named: dict[str, Value] = {}  # every value defined, subgraphs included
         self.params: list[Var] = []
         self._scopes: list[list[tuple[Var, Expr]]] = [[]]
-        self.node_ids: dict[tuple[Any, ...], str] = {}
+        self._node_ids: dict[tuple[Any, ...], str] | None = None  # by _key, built when needed
         self.missing: set[tuple[Any, ...]] = set()
+        # per node (by id, the node object kept alive): its name for reports and converter; protobuf
+        # may hand out a new wrapper for the same node, then the key (_key) finds it
+        self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
+        self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
+        self._types: dict[tuple[tuple[int, ...], str], Type] = {}
+        self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
         self.position = 0
         self.declared: dict[str, onnx.TypeProto] = {}
@@ -216,6 +230,14 @@ class Importer:
                 self.symbols[name] = d
                 return d
 
+    def tensor_type(self, shape: tuple[int, ...], dtype: str) -> Type:
+        """``Tensor[shape, dtype]`` for a constant shape (types are immutable: one per shape)."""
+        key = (shape, dtype)
+        t = self._types.get(key)
+        if t is None:
+            t = self._types[key] = ss.Tensor(shape, dtype)
+        return t
+
     def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:
         """A declared ONNX type as a symshape type, with the ONNX element type."""
         if not tp.HasField("tensor_type"):
@@ -245,7 +267,7 @@ class Importer:
         hit = self._probed.get(id(v.expr))
         if hit is not None:
             return hit
-        if self._probed_upto == sum(len(b) for b in self._scopes):
+        if self._probed_upto == self._program_size():
             return None
         self._probe()
         return self._probed.get(id(v.expr))
@@ -254,21 +276,24 @@ class Importer:
         """Infer the program converted so far and remember every bound variable's type."""
         self.probes += 1
         bindings = self._all_bindings()
-        self._probed_upto = len(bindings)
-        if not bindings:
+        self._probed_upto = self._program_size()
+        exprs: list[Expr] = [v for v, _ in bindings] + [e for _, e, _ in self._unbound]
+        if not exprs:
             return
-        vars_ = [v for v, _ in bindings]
-        prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(vars_)))
+        prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(exprs)))
         try:
             res = ss.infer(prog, timeout_ms=self.timeout_ms)
         except SymshapeError:
             return
-        for v in vars_:
+        for v in exprs:
             try:
                 t = res.type_of(v)
             except SymshapeError:
                 continue
             self._probed[id(v)] = t
+
+    def _program_size(self) -> int:
+        return sum(len(b) for b in self._scopes) + len(self._unbound)
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
@@ -292,6 +317,7 @@ class Importer:
         self._missing_converters(g)
         outs = self._convert_graph(g)
         body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
+        self._bind_unreached(body)
         fn = Function(list(self.params), Dataflow(list(self.bindings), body))
         fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
         self.function = fn
@@ -351,45 +377,58 @@ class Importer:
         self.define(Value(vi.name, v, None, t, et))
 
     def _add_initializer(self, t: onnx.TensorProto) -> None:
-        shape = tuple(int(d) for d in t.dims)
-        n = math.prod(shape)
+        shape = tuple(t.dims)
+        et = t.data_type
         arr: np.ndarray[Any, Any] | None = None
-        external = t.data_location == onnx.TensorProto.EXTERNAL
-        if n <= CONST_LIMIT and not external:
+        n = math.prod(shape)
+        if t.data_location != _EXTERNAL and n <= (CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT):
             try:
                 arr = tensor_value(t)
             except Exception:
                 arr = None
-        dtype = to_dtype(t.data_type)
+        dtype = to_dtype(et)
         what = f"initializer '{t.name}'"
-        span = self.span(what)
         if dtype is None:
-            self._typed_stand_in(t.name, ss.Tensor(shape, None), int(t.data_type), span)
+            self._typed_stand_in(t.name, ss.Tensor(shape, None), et, self.span(what))
             return
-        if arr is not None:
-            c = ss.const(arr.astype(dtype, copy=False) if str(arr.dtype) != dtype else arr)
-        else:
-            c = ss.Constant(shape=shape, dtype=dtype)
-        self._bind_constant(t.name, c, arr, span, int(t.data_type))
+        if arr is not None and arr.dtype != _NP_DTYPES.get(dtype):
+            arr = arr.astype(dtype, copy=False)
+        self._bind_constant(t.name, shape, dtype, arr, what, et)
 
     def _bind_constant(
-        self, name: str, c: ss.Constant, arr: np.ndarray[Any, Any] | None, span: OnnxSpan, et: int
+        self,
+        name: str,
+        shape: tuple[int, ...],
+        dtype: str,
+        arr: np.ndarray[Any, Any] | None,
+        what: str,
+        et: int,
     ) -> None:
-        """A constant bound to a variable annotated with its type, so that an error involving it
-        has a note naming it."""
-        c.span = span
-        v = ss.var(name, c.type)
-        v.span = span
-        self.bindings.append((v, c))
-        self.define(Value(name, v, arr, c.type, et))
+        """A constant, bound to a variable annotated with its type (so that an error involving it
+        has a note naming it) when a converter first uses it as an expression: a constant whose
+        value only is read never enters the program."""
+        self.position += 1
+        position = self.position
+
+        def make() -> Expr:
+            span = OnnxSpan.at(self.label, position, what)
+            c = ss.Constant(shape=shape, dtype=dtype)
+            c.data = arr  # what ss.const(arr) makes, without inspecting the array again
+            c.span = span
+            v = ss.var(name, c.type)
+            v.span = span
+            self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
+            return v
+
+        self.define(Value(name, None, arr, self.tensor_type(shape, dtype), et, make=make))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
-        span = self.span(f"{kind} '{name}'")
+        what = f"{kind} '{name}'"
         dtype = str(arr.dtype)
         if dtype not in _DTYPES:
-            self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, span)
+            self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, self.span(what))
             return
-        self._bind_constant(name, ss.const(arr), arr, span, 0)
+        self._bind_constant(name, tuple(arr.shape), dtype, arr, what, 0)
 
     def _typed_stand_in(self, name: str, t: Type, et: int, span: OnnxSpan) -> Value:
         """A parameter standing for a value symshape cannot build as an expression."""
@@ -450,7 +489,7 @@ class Importer:
         ``then_branch`` of node 3); the branches of ``If`` nodes are named too."""
         for k, n in enumerate(g.node):
             ident = n.name or f"{prefix}#{k}"
-            self.node_ids[_key(n)] = ident
+            self._info[id(n)] = (n, ident, self.converter_for(n))
             if n.op_type == "If" and canonical_domain(n.domain) == "":
                 for a in n.attribute:
                     if a.type == onnx.AttributeProto.GRAPH:
@@ -466,9 +505,17 @@ class Importer:
                         out.extend(self._all_nodes(a.g))
         return out
 
+    def _node_info(self, node: onnx.NodeProto) -> tuple[str, ConverterDef | None]:
+        """The node's name for reports and its converter."""
+        hit = self._info.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1], hit[2]
+        if self._node_ids is None:
+            self._node_ids = {_key(n): ident for n, ident, _ in self._info.values()}
+        return self._node_ids.get(_key(node), node.name), self.converter_for(node)
+
     def what(self, node: onnx.NodeProto) -> str:
-        ident = self.node_ids.get(_key(node), node.name)
-        return node_what(ident, node.op_type, canonical_domain(node.domain))
+        return node_what(self._node_info(node)[0], node.op_type, canonical_domain(node.domain))
 
     def _missing_converters(self, g: onnx.GraphProto) -> None:
         """Nodes whose operator has no converter (``If`` branches included), reported before
@@ -476,13 +523,13 @@ class Importer:
         nodes = self._all_nodes(g)
         missing: dict[tuple[str, str], list[onnx.NodeProto]] = {}
         for n in nodes:
-            if self.converter_for(n) is None:
+            if self._node_info(n)[1] is None:
                 missing.setdefault((canonical_domain(n.domain), n.op_type), []).append(n)
         for (dom, op), ns in missing.items():
             self.missing.update(_key(n) for n in ns)
             opset = self.opsets.get(dom)
             op_name = f"{dom}.{op}" if dom else op
-            names = [self.node_ids.get(_key(n), n.name) for n in ns]
+            names = [self._node_info(n)[0] for n in ns]
             if REGISTRY.knows(dom, op):
                 detail = f"{op_name} of opset {opset} is older than every supported version"
             elif opset is None and dom:
@@ -511,15 +558,22 @@ class Importer:
 
     def converter_for(self, node: onnx.NodeProto) -> ConverterDef | None:
         dom = canonical_domain(node.domain)
+        key = (dom, node.op_type)
+        try:
+            return self._cdefs[key]
+        except KeyError:
+            pass
         opset = self.opsets.get(dom)
-        if opset is None:
-            return None
-        return REGISTRY.lookup(dom, node.op_type, opset)
+        cdef = None if opset is None else REGISTRY.lookup(dom, node.op_type, opset)
+        self._cdefs[key] = cdef
+        return cdef
 
     def _convert(self, node: onnx.NodeProto) -> None:
-        what = self.what(node)
+        ident, cdef = self._node_info(node)
+        dom = canonical_domain(node.domain)
+        what = node_what(ident, node.op_type, dom)
         span = self.span(what)
-        if _key(node) in self.missing:
+        if cdef is None:
             self._stand_ins(node, span)
             return
         inputs: list[Value | None] = []
@@ -537,9 +591,6 @@ class Importer:
                 self._stand_ins(node, span)
                 return
             inputs.append(v)
-        dom = canonical_domain(node.domain)
-        cdef = self.converter_for(node)
-        assert cdef is not None
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs)
         folded = fold(node, ctx, [None if v is None else v.const for v in inputs], self.opsets.get("", 1))
         if folded is not None:
@@ -555,7 +606,7 @@ class Importer:
                 f"{what}: {u.detail}",
                 span,
                 node.op_type,
-                (self.node_ids.get(_key(node), node.name),),
+                (ident,),
             )
             self._stand_ins(node, span)
             return
@@ -593,10 +644,17 @@ class Importer:
         inputs: Sequence[Value | None],
         span: OnnxSpan,
     ) -> None:
-        existing = {id(v.expr) for v in inputs if v is not None}
+        existing = {id(v._expr) for v in inputs if v is not None and v._expr is not None}
         _stamp(outs, existing, span)
+        top = len(self._scopes) == 1
         for name, e in zip(node.output, outs):
             if not name or e is None:
+                continue
+            if top and type(e) is ss.Call:
+                # the expression itself stands for the value (no variable): a node output of the
+                # outermost graph that the outputs do not reach is bound at the end
+                self._unbound.append((name, e, span))
+                self.define(Value(name, e))
                 continue
             # a constant's variable is annotated with its type, so that notes name it
             var = ss.var(name, e.type) if isinstance(e, ss.Constant) else Var(name)
@@ -605,6 +663,26 @@ class Importer:
             const = e.data if isinstance(e, ss.Constant) and e.data is not None else None
             known = e.type if isinstance(e, ss.Constant) else None
             self.define(Value(name, var, _small(const), known, 0))
+
+    def _bind_unreached(self, body: Expr) -> None:
+        """Bind the node outputs the graph's outputs do not depend on (so that they are inferred,
+        and their errors reported, too)."""
+        if not self._unbound:
+            return
+        reached: set[int] = set()
+        stack: list[Expr] = [body] + [e for _, e in self.bindings]
+        while stack:
+            e = stack.pop()
+            if id(e) in reached:
+                continue
+            reached.add(id(e))
+            stack.extend(operands(e))
+        for name, e, span in self._unbound:
+            if id(e) not in reached:
+                var = Var(name)
+                var.span = span
+                self.bindings.append((var, e))
+                reached.add(id(e))  # (stack empty: e's operands need no walk, e is bound now)
 
     def _stand_ins(self, node: onnx.NodeProto, span: OnnxSpan) -> None:
         for o in node.output:
@@ -623,6 +701,18 @@ class Importer:
         self.issues.append(Issue(Diagnostic(code, message, span), None, "", ()))
 
 
+_EXTERNAL: Final = onnx.TensorProto.EXTERNAL
+_NP_DTYPES: Final = {
+    d: np.dtype(d)
+    for d in "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 complex64 "
+    "complex128".split()
+}
+_TP = onnx.TensorProto
+#: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
+#: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)
+_INT_TYPES: Final = frozenset(
+    {_TP.INT64, _TP.INT32, _TP.INT16, _TP.INT8, _TP.UINT64, _TP.UINT32, _TP.UINT16, _TP.UINT8, _TP.BOOL}
+)
 _DTYPES: Final = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
     "complex64 complex128".split()

@@ -33,7 +33,17 @@ from symshape import Expr
 if TYPE_CHECKING:
     from symshape.onnx.context import NodeContext
 
-__all__ = ["Outputs", "Converter", "ConverterDef", "Registry", "REGISTRY", "register", "canonical_domain"]
+__all__ = [
+    "Outputs",
+    "Converter",
+    "ConverterDef",
+    "Registry",
+    "REGISTRY",
+    "register",
+    "canonical_domain",
+    "markdown",
+    "BUILTIN_DOMAINS",
+]
 
 #: What a converter returns: the expression of its single output, or one per output (None for an
 #: output the converter does not produce).
@@ -129,3 +139,32 @@ class Registry:
 
 REGISTRY = Registry()
 register = REGISTRY.register
+
+#: the domains symshape's own converters cover (the README lists them)
+BUILTIN_DOMAINS: tuple[str, ...] = ("", "com.microsoft")
+
+_DOMAIN_TITLES = {
+    "": "ai.onnx (the default domain)",
+    "com.microsoft": "com.microsoft (onnxruntime's contrib operators)",
+}
+
+
+def markdown(registry: Registry | None = None, domains: Sequence[str] = BUILTIN_DOMAINS) -> str:
+    """The README's list of supported operators: per domain, every operator type with the opset
+    versions its converters start at (``Reshape (1, 5)``: one converter for opsets 1-4, one from 5).
+
+    >>> r = Registry()
+    >>> _ = r.register("Twice", since=[1, 13], domain="x.y")(lambda ctx: ctx.input(0))
+    >>> print(markdown(r, ["x.y"]))
+    - **x.y** (1 operator): `Twice` (1, 13)
+    """
+    reg = REGISTRY if registry is None else registry
+    rows = reg.table()
+    lines: list[str] = []
+    for dom in domains:
+        ops = [(op, vs) for d, op, vs in rows if d == dom]
+        title = _DOMAIN_TITLES.get(dom, dom)
+        noun = "operator" if len(ops) == 1 else "operators"
+        items = ", ".join(f"`{op}` ({', '.join(str(v) for v in vs)})" for op, vs in ops)
+        lines.append(f"- **{title}** ({len(ops)} {noun}): {items}")
+    return "\n".join(lines)

@@ -79,6 +79,8 @@ class OnnxInferenceResult(InferenceResult):
             v = self._importer.named.get(e)
             if v is None:
                 raise SymshapeError(UNDEFINED_VAR, f"the model has no value named {e!r}")
+            if not v.materialized and v.type is not None:  # an initializer read as a value only
+                return v.type
             try:
                 return self._core.type_of(v.expr)
             except SymshapeError:

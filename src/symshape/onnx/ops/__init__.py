@@ -15,11 +15,13 @@ rnn             ``RNN``, ``GRU``, ``LSTM``
 attention       ``Attention``
 control         ``If``
 misc            quantization, random generators, windows, losses, newer fused operators
+contrib         onnxruntime's ``com.microsoft`` operators of transformer graphs (``Attention``, ...)
 ==============  ===================================================================================
 """
 
 from symshape.onnx.ops import (
     attention,
+    contrib,
     control,
     elementwise,
     image,
@@ -34,6 +36,6 @@ from symshape.onnx.ops import (
 )
 
 __all__ = [
-    "attention", "control", "elementwise", "image", "index", "linalg", "misc", "nn", "norm",
+    "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "nn", "norm",
     "reduce", "rnn", "shape",
 ]  # fmt: skip

@@ -6,9 +6,12 @@
   saved mean and variance) are ``(C,)``. Opsets before 7 with ``spatial=0`` (per-activation
   statistics) are not supported.
 * ``InstanceNormalization``: ``X``'s type, ``scale`` and ``B`` are ``(C,)``.
-* ``LayerNormalization`` (opset 17): ``Y`` has ``X``'s type (``Scale`` and ``B`` broadcast to it one
+* ``LayerNormalization`` (opset 17; before, onnxruntime's contrib operator of the same semantics):
+  ``Y`` has ``X``'s type (``Scale`` and ``B`` broadcast to it one
   way); ``Mean`` and ``InvStdDev`` keep the axes before ``axis`` and have size 1 from ``axis`` on,
   of type ``stash_type`` (float32).
+* ``SimplifiedLayerNormalization`` (onnxruntime's RMS norm, default domain): ``Y`` as
+  ``LayerNormalization``'s, ``inv_std_var`` as its ``InvStdDev``.
 * ``GroupNormalization``: ``X``'s type; from opset 21 ``scale`` and ``bias`` are ``(C,)``.
 * ``Softmax`` and friends keep ``X``'s type; before opset 13 the input is coerced to 2-d at
   ``axis`` (default 1), which changes the values, not the shape: the axis must be in range.
@@ -51,7 +54,9 @@ def _stat_axes(axis: int) -> tuple[tuple[int, ...], bool]:
     return tuple(range(axis, 0)), False
 
 
-@register("LayerNormalization", since=17)
+# since 1: before opset 17 LayerNormalization is an onnxruntime contrib operator of the default
+# domain, with the semantics opset 17 adopted
+@register("LayerNormalization", since=1)
 def _layer_norm(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
     axis = ctx.attr_int("axis", -1)
@@ -66,6 +71,18 @@ def _layer_norm(ctx: NodeContext) -> Outputs:
         stat = ss.ops.cast(ss.ops.mean(x, axis=axes, keepdims=True, exclude=exclude), stash)
         outs += [stat if ctx.has_output(1) else None, stat if ctx.has_output(2) else None]
     return outs
+
+
+@register("SimplifiedLayerNormalization", since=1)
+def _simplified_layer_norm(ctx: NodeContext) -> Outputs:
+    # onnxruntime's RMS norm (a contrib operator of the default domain): Y and inv_std_var
+    x = ctx.input(0)
+    y = like(ss.ops.multiply(x, ctx.input(1)), x)
+    if not ctx.has_output(1):
+        return y
+    axes, exclude = _stat_axes(ctx.attr_int("axis", -1))
+    stash = ctx.attr_dtype("stash_type", 1)
+    return [y, ss.ops.cast(ss.ops.mean(x, axis=axes, keepdims=True, exclude=exclude), stash)]
 
 
 @register("RMSNormalization", since=23)
