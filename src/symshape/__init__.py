@@ -7,12 +7,11 @@
 """
 
 from symshape import ops
-from symshape.display import draw, to_dot
+from symshape.display import draw, to_dot  # importing it registers how objects are shown
 from symshape.encoding import conds
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim, dim, dims, parse_dim
 from symshape.encoding.types import (
-    Constructor,
     FuncType,
     GlobalTypeVar,
     IncompleteType,
@@ -23,7 +22,6 @@ from symshape.encoding.types import (
     TupleType,
     Type,
     TypeCall,
-    TypeData,
     TypeRelation,
     TypeVar,
     parse_type,
@@ -33,6 +31,7 @@ from symshape.ir.expr import (
     Call,
     Clause,
     Constant,
+    Constructor,
     Dataflow,
     Expr,
     Function,
@@ -54,11 +53,12 @@ from symshape.ir.expr import (
     var,
 )
 from symshape.ir.infer import InferenceResult, infer
-from symshape.ir.module import Module
+from symshape.ir.module import Module, TypeData
 from symshape.ir.normalize import normalize, well_formed
 from symshape.ir.op import Op, register_op
 from symshape.relations import register_relation, relation
-from symshape.solver import Diagnostic, Guard, Solution, Span, TypeSolver
+from symshape.solver import Diagnostic, Guard, Note, Solution, TypeSolver
+from symshape.source import Span, span_scope
 
 __version__ = "0.1.0"
 
@@ -76,6 +76,7 @@ __all__ = [
     "Match",
     "MatchCast",
     "Module",
+    "Note",
     "Op",
     "PatternConstructor",
     "PatternTuple",
@@ -108,6 +109,7 @@ __all__ = [
     "ShapeType",
     "Solution",
     "Span",
+    "span_scope",
     "SymshapeError",
     "Tensor",
     "TensorType",

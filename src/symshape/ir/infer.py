@@ -25,6 +25,7 @@ answers ``type_of`` for every sub-expression.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -34,7 +35,6 @@ from symshape.encoding.conds import cond_dims, eq
 from symshape.encoding.dims import AnyDim, Dim, DimLike, Sym, fresh_dimvar, fresh_join
 from symshape.encoding.types import (
     Attrs,
-    Constructor,
     FuncType,
     IncompleteType,
     ObjectType,
@@ -56,6 +56,7 @@ from symshape.errors import (
     DTYPE_MISMATCH,
     DUPLICATE_BINDING,
     IMPURE_CALL,
+    INCONCLUSIVE,
     INVALID_ARGUMENT,
     RANK_MISMATCH,
     SHAPE_MISMATCH,
@@ -69,6 +70,7 @@ from symshape.ir.expr import (
     Call,
     Clause,
     Constant,
+    Constructor,
     Dataflow,
     Expr,
     Function,
@@ -92,6 +94,7 @@ from symshape.relations.base import Context, get_relation, register_relation
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
 from symshape.solver.graph import hole_node, rel_node
 from symshape.solver.solve import Outcome, Solution, TypeSolver, gc_paused, judge
+from symshape.views import View, show
 
 __all__ = ["infer", "InferenceResult"]
 
@@ -1176,6 +1179,32 @@ class InferenceResult(Outcome):
             raise SymshapeError(INVALID_ARGUMENT, "that expression is not part of the inferred program")
         return self.solution.resolve(hit)
 
+    def with_diagnostics(self, extra: Sequence[Diagnostic]) -> InferenceResult:
+        """This result with a front-end's own diagnostics (an importer's ``unsupported-op``
+        errors) added before inference's: each goes to ``errors``, ``inconclusive`` or
+        ``unresolved`` by its code, and ``status``, ``ok`` and ``report()`` count it. The types
+        and everything else are shared with this result, which is left as it was.
+
+        >>> import symshape as ss
+        >>> x = ss.var("x", ss.Tensor((2,), "float32"))
+        >>> res = ss.infer(ss.Function([x], ss.ops.relu(x)))
+        >>> bad = ss.Diagnostic("unsupported-op", "node 'a' (Foo) is not supported")
+        >>> res2 = res.with_diagnostics([bad])
+        >>> res.status, res2.status, res2.errors[0].code
+        ('ok', 'error', 'unsupported-op')
+        """
+        if not isinstance(extra, (list, tuple)) or not all(isinstance(d, Diagnostic) for d in extra):
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"with_diagnostics takes a list of Diagnostics, got {extra!r}"
+            )
+        out = copy.copy(self)
+        by_code = {UNRESOLVED.code: "unresolved", INCONCLUSIVE.code: "inconclusive"}
+        for name in ("errors", "inconclusive", "unresolved"):
+            mine = [d for d in extra if by_code.get(d.code, "errors") == name]
+            setattr(out, name, [*mine, *getattr(self, name)])
+        out.status = judge(out.errors, out.inconclusive, out.unresolved, out.guards)
+        return out
+
     def report(self, program: bool = False) -> str:
         """A human-readable report: status, errors with notes, guards, unresolved expressions."""
         lines = [f"status: {self.status}"]
@@ -1205,35 +1234,19 @@ class InferenceResult(Outcome):
             f"guards={len(self.guards)})"
         )
 
-    # -- notebook display (delegates to symshape.display) ---------------------------------------
-    def _repr_html_(self) -> str:
-        from symshape.display import result_html
-
-        return result_html(self)
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        from symshape.display import result_text
-
-        p.text(result_text(self) if not cycle else "InferenceResult(...)")
-
+    # -- the dependency graph (drawn by symshape.display) -----------------------------------------
     def graph(self) -> Any:
         """The dependency graph as a networkx ``DiGraph`` with readable node names and attributes
         (see :func:`symshape.display.result_graph`)."""
-        from symshape.display import result_graph
-
-        return result_graph(self)
+        return show(View.GRAPH, self)
 
     def draw(self, path: Any = None, **kwargs: Any) -> Any:
         """Draw the dependency graph with matplotlib (see :func:`symshape.display.draw`)."""
-        from symshape.display import draw
-
-        return draw(self, path, **kwargs)
+        return show(View.DRAW, self, path, **kwargs)
 
     def to_dot(self) -> str:
         """Graphviz text of the dependency graph (see :func:`symshape.display.to_dot`)."""
-        from symshape.display import to_dot
-
-        return to_dot(self)
+        return str(show(View.DOT, self))
 
 
 def _cond_symbols(c: Any) -> set[Dim]:

@@ -56,7 +56,7 @@ from symshape.encoding.types import (
     IncompleteType,
     TensorType,
     Type,
-    _check_type,
+    check_type,
     iter_dims,
     iter_holes,
     iter_types,
@@ -79,14 +79,14 @@ from symshape.solver.diagnostics import (
     Guard,
     Note,
     Origin,
-    Span,
-    caller_span,
     conflict_message,
 )
 from symshape.solver.eager import EagerMemo
 from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
+from symshape.source import Span, caller_span
+from symshape.views import Shown, View, show
 
 __all__ = [
     "TypeSolver",
@@ -317,7 +317,7 @@ class TypeSolver:
         annotation = origin.kind == "annotation"
         if not annotation and self._admitted.get(id(t)) is t:
             return t  # admitted before: its ``?`` are numbered and its dimensions checked
-        _check_type(t)
+        check_type(t)
         t = _freshen_any(t)
         self._check_nonneg(t, origin)
         if annotation:
@@ -906,7 +906,7 @@ def judge(
     return "ok"
 
 
-class Outcome:
+class Outcome(Shown):
     """What a Solution and an InferenceResult share: the status and the diagnostic lists."""
 
     status: str
@@ -996,19 +996,7 @@ class Solution(Outcome):
 
     def graph(self) -> nx.DiGraph:
         """The dependency graph with readable labels (see :func:`symshape.display.result_graph`)."""
-        from symshape.display import result_graph
-
-        return result_graph(self)
-
-    def _repr_html_(self) -> str:
-        from symshape.display import solution_html
-
-        return solution_html(self)
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        from symshape.display import solution_text
-
-        p.text(solution_text(self) if not cycle else "Solution(...)")
+        return show(View.GRAPH, self)
 
     def __repr__(self) -> str:
         return (
