@@ -222,6 +222,7 @@ def _match_cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 
 
 register_relation("tuple_get_item", _tuple_get_item_rel)
+_TUPLE_GET_ITEM = get_relation("tuple_get_item")
 register_relation("join", _join_rel)
 register_relation("match_cast", _match_cast_rel)
 
@@ -744,7 +745,8 @@ class _Gen:
             case Tuple():
                 return TupleType(tuple(self.ty(f) for f in e.fields))
             case TupleGetItem():
-                tt = s.unifier.shallow(self.ty(e.tuple_value))  # only the outer form is needed
+                raw = self.ty(e.tuple_value)
+                tt = s.unifier.shallow(raw)  # only the outer form is needed
                 if isinstance(tt, TupleType):
                     if not 0 <= e.index < len(tt.fields):
                         self.error(
@@ -753,7 +755,13 @@ class _Gen:
                             e.span,
                         )
                         return s.poison(s.hole())
-                    return tt.fields[e.index]
+                    if isinstance(e.tuple_value, Tuple):
+                        return tt.fields[e.index]
+                    # a relation (solved at once) even when the tuple is known: the field then
+                    # stays linked to the call that made the tuple in explanations
+                    return s.add_call(
+                        _TUPLE_GET_ITEM, [raw], Attrs({"index": e.index}), f"tuple index .{e.index}", e.span
+                    )
                 out = s.hole()
                 s.add_relation(
                     "tuple_get_item",

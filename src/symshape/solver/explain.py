@@ -70,7 +70,7 @@ from symshape.encoding.types import (
     subst_typevars,
 )
 from symshape.encoding.z3 import Z3Encoder
-from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
+from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin, Span
 from symshape.solver.positions import FORMS as _FORMS
 from symshape.solver.positions import Node as _Node
 from symshape.solver.positions import Part as _Part
@@ -350,7 +350,10 @@ class _Explainer:
                         new.append(d)
                         continue
                     name = f"{_GEN_PREFIX}{next(self._gen)}"
-                    lo = max(0, int(bounds(d)[0])) if bounds(d)[0] != float("-inf") else 0
+                    # the stand-in is >= 1 like every symbol (>= 0 where the real dimension may
+                    # be 0), never more: a larger bound (`n + 1` >= 2, a constant 4) is a fact
+                    # about the input, which its origin must contribute
+                    lo = 1 if bounds(d)[0] >= 1 else 0
                     g = Sym(name, lo)
                     self.z.generic[name] = n.dims[i]
                     self.gen_pos[name] = (where[0], where[1], i)
@@ -381,21 +384,30 @@ class _Explainer:
             a = d.atom
             return self.gen_pos.get(a.name) if isinstance(a, Sym) else None
 
-        def name(p: tuple[int, tuple[int, ...], int]) -> str:
-            return f"dimension {p[2]} of `{_type_at(ins[p[0]], p[1])}`"
+        def pair(pa: _Pos, pb: _Pos, verb: tuple[str, str, str]) -> str:
+            ta, tb = str(_type_at(ins[pa[0]], pa[1])), str(_type_at(ins[pb[0]], pb[1]))
+            if ta != tb:
+                return f"dimension {pa[2]} of `{ta}` {verb[0]} dimension {pb[2]} of `{tb}`{verb[1]}"
+            if pa[:2] == pb[:2]:  # two dimensions of one operand
+                return f"dimensions {pa[2]} and {pb[2]} of `{ta}` {verb[2]}"
+            # two operands that print alike: say which operands
+            return (
+                f"dimension {pa[2]} of {_operand(pa)} {verb[0]} dimension {pb[2]} of {_operand(pb)}"
+                f"{verb[1]} (both `{ta}`)"
+            )
 
         match c:
             case Cmp("==", a, b) if pos(a) is not None and pos(b) is not None:
                 pa, pb = pos(a), pos(b)
                 assert pa is not None and pb is not None
-                return f"{name(pa)} to equal {name(pb)}"
+                return pair(pa, pb, ("to equal", "", "to be equal"))
             case BoolOp("or", xs):
                 ps = {
                     p for x in xs if isinstance(x, Cmp) for d in (x.lhs, x.rhs) if (p := pos(d)) is not None
                 }
                 if len(ps) == 2:
                     pa, pb = sorted(ps)
-                    return f"{name(pa)} and {name(pb)} to broadcast"
+                    return pair(pa, pb, ("and", " to broadcast", "to broadcast"))
             case _:
                 pass
         return "its inputs' dimensions to agree"
@@ -499,13 +511,18 @@ class _Explainer:
                 return None  # the generic run lost information the real run had
             return premise, dprem, [_Part("fail", "", z3.BoolVal(False, self.ctx))], False
         parts: list[_Part] = []
+        # an output dimension that is one input dimension as such (batch_norm's and bias_add's
+        # data, tuple_get_item's field) only moves a position: a link, not something the call
+        # contributes (only where the generic run is the real one)
+        passes = tier == 1 and rel.state != "failed" and not rel.erred
         try:
             for j, (t, s) in enumerate(zip(rel.args[ni:], run.outputs)):
                 if rel.state != "failed" and not _same_structure(s, outs[j]):
                     return None if tier < 3 else (premise, dprem, [], False)
                 for p in self.equate(self.enc(t), self.enc(s, sandbox=True)):
                     prefix = f"output {j} " if len(outs) > 1 else ""
-                    parts.append(_Part(p.kind, prefix + p.text, p.formula, (j, *p.loc)))
+                    fwd = passes and p.kind == "dim" and _is_generic(_dim_obj(s, p.loc))
+                    parts.append(_Part(p.kind, prefix + p.text, p.formula, (j, *p.loc), forward=fwd))
             for c in run.conds:
                 # every condition the generic run states is part of the relation's contribution,
                 # also one that held at the real values: broadcasting ``a`` with ``b`` ties the two
@@ -525,6 +542,15 @@ class _Explainer:
         return premise, dprem, parts, forwards
 
 
+_Pos = tuple[int, tuple[int, ...], int]  # operand, tuple field path, dimension
+
+
+def _operand(p: _Pos) -> str:
+    """``operand 1`` or ``field 2 of operand 0`` (0-based, as dimensions are)."""
+    fields = "".join(f"field {i} of " for i in reversed(p[1]))
+    return f"{fields}operand {p[0]}"
+
+
 def _permutes(out: Type, gins: Sequence[Type]) -> bool:
     """Whether every dimension of ``out`` is one of the inputs' generic dimensions, as such (a
     transpose, a selection of axes): the relation only moves positions around, like a binding."""
@@ -537,6 +563,24 @@ def _permutes(out: Type, gins: Sequence[Type]) -> bool:
             if isinstance(a, Sym) and a.name.startswith(_GEN_PREFIX):
                 generic.add(a)
     return all(d.atom in generic for d in out.shape)
+
+
+def _is_generic(d: Dim | None) -> bool:
+    """Whether ``d`` is exactly one generic input dimension of a sandbox run."""
+    a = d.atom if d is not None else None
+    return isinstance(a, Sym) and a.name.startswith(_GEN_PREFIX)
+
+
+def _dim_obj(t: Type, loc: Sequence[int]) -> Dim | None:
+    """The dimension at ``loc`` (tuple field indices, then the dimension index) of ``t``."""
+    cur = t
+    for k, i in enumerate(loc):
+        if k == len(loc) - 1 and isinstance(cur, TensorType) and isinstance(cur.shape, tuple):
+            return cur.shape[i] if i < len(cur.shape) else None
+        if not isinstance(cur, TupleType) or i >= len(cur.fields):
+            return None
+        cur = cur.fields[i]
+    return None
 
 
 def _dim_at(t: Type, loc: Sequence[int]) -> str | None:
@@ -1019,18 +1063,40 @@ def _chain(ex: _Explainer, primary: int, others: list[int]) -> list[Origin]:
         try:
             path = nx.shortest_path(sub, a, b)
         except nx.NetworkXNoPath:
-            continue
+            # only through other core members (a weight whose dimension reaches the error
+            # through a note's member): the links on that way
+            try:
+                path = nx.shortest_path(g, a, b)
+            except nx.NetworkXNoPath:
+                continue
         for n in path[1:-1]:
-            if n[0] == "m":
+            if n[0] == "m" and n[1] not in ends:
                 found[n[1]] = ex.members[n[1]].origin
     return sorted(found.values(), key=lambda o: o.sort_key())
 
 
 def _chain_text(chain: Sequence[Origin]) -> str:
+    """The chain's line: the links in program order, the calls of one line in a loop counted,
+    the operators one call site stands for (an importer's conv2d and bias_add, batch_norm and
+    its tuple index) named together.
+
+    >>> from symshape.solver.diagnostics import Span
+    >>> at, at2 = Span("m.py", 3, 5), Span("m.py", 4, 1)
+    >>> _chain_text([Origin("relation", "conv2d", at), Origin("relation", "bias_add", at),
+    ...              Origin("relation", "relu", at2), Origin("relation", "relu", at2)])
+    'the conflict flows through conv2d and bias_add at m.py:3:5 and relu at m.py:4:1 (2 calls)'
+    """
     items: list[str] = []
     counts: list[int] = []
+    groups: list[tuple[list[str], Span | None]] = []  # operators at one call site
     for o in chain:
-        text = o.describe()
+        if groups and o.span is not None and groups[-1][1] == o.span:
+            if o.label not in groups[-1][0]:
+                groups[-1][0].append(o.label)
+                continue
+        groups.append(([o.label], o.span))
+    for labels, span in groups:
+        text = _join(labels) + (f" at {span}" if span else "")
         if items and items[-1] == text:
             counts[-1] += 1
         else:
@@ -1071,7 +1137,7 @@ def _describe(
     bits: list[str] = []
     dims: list[str] = []
     for p in needed:
-        if p.kind != "dim":
+        if p.kind != "dim" or p.forward:
             continue
         src = m.outputs[p.loc[0]] if p.loc and p.loc[0] < len(m.outputs) else out
         value = _dim_at(src, p.loc[1:]) if src is not None else None

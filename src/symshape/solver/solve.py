@@ -939,11 +939,22 @@ class Solution(Outcome):
     def __init__(self, solver: TypeSolver) -> None:
         self.solver = solver
         self.errors = sorted(solver.errors, key=lambda d: _diag_key(d))
+        # a relation that failed (or reported an error, or was skipped as downstream of one)
+        # has no guards: its conditions are moot
+        moot = {id(r.origin) for r in solver.rels if r.erred or r.state in ("failed", "poisoned")}
+        if moot:
+            self.errors = [
+                d
+                for d in self.errors
+                if not (d.code == UNPROVEN_GUARD.code and d.origin is not None and id(d.origin) in moot)
+            ]
         # guards stated before an unknown in them was bound are shown with its value
         self.guards = []
         seen: set[Cond] = set()
         u = solver.unifier
         for g in solver.guards:
+            if moot and id(g.origin) in moot:
+                continue
             c = map_cond(g.cond, u.resolve_dim) if u.dim_bind else g.cond
             if decide(c) is True or c in seen:
                 continue
