@@ -68,6 +68,7 @@ Args = tuple[list[Any], dict[str, Any]]
 
 # name -> valid (positional, keyword) arguments built from a fresh sample
 VALID: dict[str, Callable[[dict[str, Any]], Args]] = {
+    "Attrs": lambda s: ([{"axis": 1}], {}),
     "Call": lambda s: ([s["fn"], [s["x"]]], {"attrs": {"k": 1}}),
     "Clause": lambda s: ([ss.PatternWildcard(), s["x"]], {}),
     "Constant": lambda s: ([(2, 3), F], {}),

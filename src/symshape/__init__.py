@@ -12,6 +12,7 @@ from symshape.encoding import conds
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim, dim, dims, parse_dim
 from symshape.encoding.types import (
+    Attrs,
     FuncType,
     GlobalTypeVar,
     IncompleteType,
@@ -63,6 +64,7 @@ from symshape.source import Span, span_scope
 __version__ = "0.1.0"
 
 __all__ = [
+    "Attrs",
     "Call",
     "Clause",
     "Constant",

@@ -845,7 +845,7 @@ def _register() -> None:
     from symshape.ir.infer import InferenceResult
     from symshape.ir.printer import expr_str
     from symshape.solver.diagnostics import Diagnostic
-    from symshape.solver.solve import Solution
+    from symshape.solver.outcome import Solution
 
     register_view(View.HTML, Dim, dim_html)
     for cls in (

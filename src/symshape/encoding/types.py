@@ -95,7 +95,12 @@ class Attrs(Mapping[str, object]):
             self._items: tuple[tuple[str, object], ...] = items._items
             self._hash: int = items._hash
             return
-        pairs = dict(items or {})
+        try:
+            pairs = dict(items or {})
+        except (TypeError, ValueError):
+            raise SymshapeError(
+                BAD_ATTRIBUTE, f"attributes are a mapping or (name, value) pairs, got {items!r}"
+            ) from None
         for k in pairs:
             if not isinstance(k, str):
                 raise SymshapeError(BAD_ATTRIBUTE, f"attribute names must be strings, got {k!r}")

@@ -93,7 +93,8 @@ from symshape.ir.op import Op
 from symshape.relations.base import Context, get_relation, register_relation
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
 from symshape.solver.graph import hole_node, rel_node
-from symshape.solver.solve import Outcome, Solution, TypeSolver, gc_paused, judge
+from symshape.solver.outcome import Outcome, Solution, judge
+from symshape.solver.solve import TypeSolver, gc_paused
 from symshape.views import View, show
 
 __all__ = ["infer", "InferenceResult"]
