@@ -53,10 +53,11 @@ from symshape.ir.expr import (
     structural_equal,
     var,
 )
-from symshape.ir.infer import InferenceResult, infer
+from symshape.ir.infer import infer
 from symshape.ir.module import Module, TypeData
 from symshape.ir.normalize import normalize, well_formed
 from symshape.ir.op import Op, register_op
+from symshape.ir.result import InferenceResult
 from symshape.relations import register_relation, relation
 from symshape.solver import Diagnostic, Guard, Note, Solution, TypeSolver
 from symshape.source import Span, span_scope

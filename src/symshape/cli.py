@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from symshape.examples import Example
-    from symshape.ir.infer import InferenceResult
+    from symshape.ir.result import InferenceResult
 
 __all__ = ["main", "build_parser", "codes_markdown", "EXIT_OK", "EXIT_TYPE_ERROR", "EXIT_USAGE"]
 

@@ -842,8 +842,8 @@ def _register() -> None:
         TypeVar,
     )
     from symshape.ir.expr import Expr
-    from symshape.ir.infer import InferenceResult
     from symshape.ir.printer import expr_str
+    from symshape.ir.result import InferenceResult
     from symshape.solver.diagnostics import Diagnostic
     from symshape.solver.outcome import Solution
 
