@@ -68,6 +68,7 @@ Args = tuple[list[Any], dict[str, Any]]
 
 # name -> valid (positional, keyword) arguments built from a fresh sample
 VALID: dict[str, Callable[[dict[str, Any]], Args]] = {
+    "Attrs": lambda s: ([{"axis": 1}], {}),
     "Call": lambda s: ([s["fn"], [s["x"]]], {"attrs": {"k": 1}}),
     "Clause": lambda s: ([ss.PatternWildcard(), s["x"]], {}),
     "Constant": lambda s: ([(2, 3), F], {}),
@@ -108,7 +109,8 @@ VALID: dict[str, Callable[[dict[str, Any]], Args]] = {
     "IncompleteType": lambda s: (["type"], {}),
     "ObjectType": lambda s: ([], {}),
     "ShapeType": lambda s: ([2], {}),
-    "Span": lambda s: (["f.py", 1, 1], {}),
+    "Span": lambda s: (["f.py", 1, 1], {"context": "node 'a' (Relu)"}),
+    "span_scope": lambda s: ([ss.Span("f.py", 1)], {}),
     "SymshapeError": lambda s: (["bad-dim", "message"], {}),
     "Tensor": lambda s: ([(s["n"], 3), F], {}),
     "TensorType": lambda s: ([(s["n"], 3), F], {}),
@@ -131,6 +133,8 @@ VALID: dict[str, Callable[[dict[str, Any]], Args]] = {
     "Module.__setitem__": lambda s: (["f", s["fn"]], {}),
     "Module.add_type": lambda s: ([ss.TypeData(s["List"], [s["a"]], [s["nil"]])], {}),
     "InferenceResult.type_of": lambda s: ([s["x"]], {}),
+    "InferenceResult.with_diagnostics": lambda s: ([[ss.Diagnostic("unsupported-op", "m")]], {}),
+    "Note": lambda s: (["message", ss.Span("f.py", 1)], {}),
     "TypeSolver.unify": lambda s: ([s["t"], s["t"]], {}),
     "TypeSolver.add_relation": lambda s: (["broadcast", [s["t"], s["t"], ss.IncompleteType()]], {}),
     "cond_holds": lambda s: ([eq(s["n"], 3), {s["n"]: 3}], {}),
@@ -148,6 +152,9 @@ TARGETS.update(
         "Module.__setitem__": lambda s: ss.Module().__setitem__,
         "Module.add_type": lambda s: ss.Module().add_type,
         "InferenceResult.type_of": lambda s: ss.infer(ss.Function([s["x"]], s["x"])).type_of,
+        "InferenceResult.with_diagnostics": lambda s: ss.infer(
+            ss.Function([s["x"]], s["x"])
+        ).with_diagnostics,
         "TypeSolver.unify": lambda s: ss.TypeSolver().unify,
         "TypeSolver.add_relation": lambda s: ss.TypeSolver().add_relation,
         "cond_holds": lambda s: cond_holds,

@@ -13,7 +13,7 @@ import symshape as ss
 from symshape.encoding.types import Attrs
 from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, UNKNOWN_RELATION
 from symshape.ir.op import OPS
-from symshape.solver.diagnostics import Span
+from symshape.source import Span
 
 F32 = "float32"
 

@@ -8,11 +8,11 @@ import symshape as ss
 from symshape.solver.diagnostics import (
     Diagnostic,
     Note,
-    Span,
     conflict_message,
     render_all,
     renumber_ids,
 )
+from symshape.source import Span
 
 F32 = "float32"
 

@@ -7,12 +7,12 @@
 """
 
 from symshape import ops
-from symshape.display import draw, to_dot
+from symshape.display import draw, to_dot  # importing it registers how objects are shown
 from symshape.encoding import conds
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim, dim, dims, parse_dim
 from symshape.encoding.types import (
-    Constructor,
+    Attrs,
     FuncType,
     GlobalTypeVar,
     IncompleteType,
@@ -23,7 +23,6 @@ from symshape.encoding.types import (
     TupleType,
     Type,
     TypeCall,
-    TypeData,
     TypeRelation,
     TypeVar,
     parse_type,
@@ -33,6 +32,7 @@ from symshape.ir.expr import (
     Call,
     Clause,
     Constant,
+    Constructor,
     Dataflow,
     Expr,
     Function,
@@ -53,16 +53,19 @@ from symshape.ir.expr import (
     structural_equal,
     var,
 )
-from symshape.ir.infer import InferenceResult, infer
-from symshape.ir.module import Module
+from symshape.ir.infer import infer
+from symshape.ir.module import Module, TypeData
 from symshape.ir.normalize import normalize, well_formed
 from symshape.ir.op import Op, register_op
+from symshape.ir.result import InferenceResult
 from symshape.relations import register_relation, relation
-from symshape.solver import Diagnostic, Guard, Solution, Span, TypeSolver
+from symshape.solver import Diagnostic, Guard, Note, Solution, TypeSolver
+from symshape.source import Span, span_scope
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Attrs",
     "Call",
     "Clause",
     "Constant",
@@ -76,6 +79,7 @@ __all__ = [
     "Match",
     "MatchCast",
     "Module",
+    "Note",
     "Op",
     "PatternConstructor",
     "PatternTuple",
@@ -108,6 +112,7 @@ __all__ = [
     "ShapeType",
     "Solution",
     "Span",
+    "span_scope",
     "SymshapeError",
     "Tensor",
     "TensorType",

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from symshape.examples import Example
-    from symshape.ir.infer import InferenceResult
+    from symshape.ir.result import InferenceResult
 
 __all__ = ["main", "build_parser", "codes_markdown", "EXIT_OK", "EXIT_TYPE_ERROR", "EXIT_USAGE"]
 
@@ -132,10 +132,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             if args.path.lower().endswith(".onnx"):  # ONNX models: symshape.onnx.cli
                 try:
-                    from symshape.onnx.cli import check_onnx
+                    from symshape.onnx.cli import UsageError, check_onnx
                 except ImportError as e:
                     raise _UsageError(f"checking an ONNX model needs the onnx extra: {e}") from None
-                return check_onnx(args.path, args.dim, args.strict, args.timeout_ms, args.json)
+                try:
+                    return check_onnx(args.path, args.dim, args.strict, args.timeout_ms, args.json)
+                except UsageError as e:
+                    raise _UsageError(e.message) from None
             if args.dim:
                 raise _UsageError("--dim applies to ONNX models (a PATH ending in .onnx)")
             return _check(args.path, strict=args.strict, timeout_ms=args.timeout_ms, as_json=args.json)

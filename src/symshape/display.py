@@ -1,9 +1,11 @@
 """Notebook display and graph drawing.
 
-Everything that shows symshape objects in Jupyter lives here; the classes only delegate
-(``Dim._repr_html_``, ``TensorType._repr_html_``, ``Solution._repr_html_``,
-``InferenceResult._repr_html_`` / ``graph()`` / ``draw()`` / ``to_dot()``), importing this module
-lazily, so nothing below it depends on it.
+Everything that shows symshape objects lives here. The classes of the layers below only delegate
+(``Dim._repr_html_``, ``TensorType._repr_html_``, ``Diagnostic._repr_html_``,
+``Solution._repr_html_``, ``InferenceResult._repr_html_`` / ``graph()`` / ``draw()`` /
+``to_dot()``, an expression's ``repr``) through :mod:`symshape.views`, in which this module
+registers its functions when it is imported (``import symshape`` imports it last); nothing imports
+this module but the package itself.
 
 * HTML (``*_html``) and plain text for IPython's pretty printer (``pretty``, ``*_text``) of
   dimensions, types, diagnostics, solutions and inference results. An inference result is a table
@@ -34,6 +36,7 @@ from typing import Any
 import networkx as nx
 
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.views import View, register_view
 
 __all__ = [
     "dim_html",
@@ -43,7 +46,6 @@ __all__ = [
     "solution_text",
     "result_html",
     "result_text",
-    "pretty",
     "result_graph",
     "draw",
     "to_dot",
@@ -109,11 +111,6 @@ def type_html(t: Any) -> str:
     elif isinstance(t, IncompleteType):
         title, style = "unresolved (a hole)", " style='color:#777'"
     return f"<code class='ss-type' title='{_esc(title)}'{style}>{_esc(t)}</code>"
-
-
-def pretty(obj: object, p: Any, cycle: bool) -> None:
-    """IPython ``_repr_pretty_`` for objects whose ``str`` is their display form."""
-    p.text(str(obj) if not cycle else "...")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -824,3 +821,49 @@ def _enable_inline_display() -> None:
         png.lookup_by_type(Figure)
     except KeyError:
         png.for_type(Figure, lambda fig: pylabtools.print_figure(fig, "png", bbox_inches="tight"))
+
+
+# ----------------------------------------------------------------------------------------------
+# registration (see symshape.views)
+
+
+def _register() -> None:
+    from symshape.encoding.dims import Dim
+    from symshape.encoding.types import (
+        FuncType,
+        GlobalTypeVar,
+        IncompleteType,
+        ObjectType,
+        ShapeType,
+        TensorType,
+        TupleType,
+        TypeCall,
+        TypeRelation,
+        TypeVar,
+    )
+    from symshape.ir.expr import Expr
+    from symshape.ir.printer import expr_str
+    from symshape.ir.result import InferenceResult
+    from symshape.solver.diagnostics import Diagnostic
+    from symshape.solver.outcome import Solution
+
+    register_view(View.HTML, Dim, dim_html)
+    for cls in (
+        TensorType, TupleType, FuncType, TypeRelation, TypeVar, IncompleteType, GlobalTypeVar,
+        TypeCall, ObjectType, ShapeType,
+    ):  # fmt: skip
+        register_view(View.HTML, cls, type_html)
+    register_view(View.HTML, Diagnostic, diagnostic_html)
+    register_view(View.TEXT, Diagnostic, Diagnostic.render)
+    register_view(View.HTML, Solution, solution_html)
+    register_view(View.TEXT, Solution, solution_text)
+    register_view(View.GRAPH, Solution, result_graph)
+    register_view(View.HTML, InferenceResult, result_html)
+    register_view(View.TEXT, InferenceResult, result_text)
+    register_view(View.GRAPH, InferenceResult, result_graph)
+    register_view(View.DOT, InferenceResult, to_dot)
+    register_view(View.DRAW, InferenceResult, draw)
+    register_view(View.TEXT, Expr, expr_str)
+
+
+_register()

@@ -282,3 +282,10 @@ def test_readme_onnx_cli_example_is_real(
     code, out, _ = run(capsys, *command.split()[2:])
     assert code == EXIT_OK
     assert out == expected, "update the ONNX example in README.md"
+
+
+def test_exit_codes_agree_with_the_cli() -> None:
+    import symshape.cli as cli
+    import symshape.onnx.cli as onnx_cli
+
+    assert (onnx_cli.EXIT_OK, onnx_cli.EXIT_TYPE_ERROR) == (cli.EXIT_OK, cli.EXIT_TYPE_ERROR)

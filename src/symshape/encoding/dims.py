@@ -50,6 +50,7 @@ from numbers import Integral
 from typing import Union
 
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, NEGATIVE_DIM, PARSE_ERROR, SymshapeError
+from symshape.views import Shown
 
 __all__ = [
     "Dim",
@@ -228,7 +229,7 @@ def _mono_key(m: Mono) -> Key:
     return tuple((a._key, e) for a, e in m)
 
 
-class Dim:
+class Dim(Shown):
     """A dimension in canonical form. Build with :func:`dim`, :func:`const`, arithmetic."""
 
     __slots__ = ("terms", "_key", "_hash", "_str", "_hv")
@@ -433,14 +434,6 @@ class Dim:
 
     def __repr__(self) -> str:
         return f"Dim({self})"
-
-    def _repr_pretty_(self, p: object, cycle: bool) -> None:
-        p.text(str(self))  # type: ignore[attr-defined]
-
-    def _repr_html_(self) -> str:
-        from symshape.display import dim_html
-
-        return dim_html(self)
 
     def sort_key(self) -> Key:
         """A deterministic total order key (structural, not numeric)."""

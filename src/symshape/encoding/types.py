@@ -37,6 +37,7 @@ from symshape.errors import (
     PARSE_ERROR,
     SymshapeError,
 )
+from symshape.views import Shown
 
 __all__ = [
     "Type",
@@ -49,8 +50,6 @@ __all__ = [
     "IncompleteType",
     "GlobalTypeVar",
     "TypeCall",
-    "TypeData",
-    "Constructor",
     "ObjectType",
     "ShapeType",
     "Attrs",
@@ -67,6 +66,10 @@ __all__ = [
     "iter_holes",
     "subst_typevars",
     "type_kind",
+    "check_type",
+    "check_identifier",
+    "type_tuple",
+    "type_str",
 ]
 
 DTYPES: frozenset[str] = frozenset(
@@ -95,7 +98,12 @@ class Attrs(Mapping[str, object]):
             self._items: tuple[tuple[str, object], ...] = items._items
             self._hash: int = items._hash
             return
-        pairs = dict(items or {})
+        try:
+            pairs = dict(items or {})
+        except (TypeError, ValueError):
+            raise SymshapeError(
+                BAD_ATTRIBUTE, f"attributes are a mapping or (name, value) pairs, got {items!r}"
+            ) from None
         for k in pairs:
             if not isinstance(k, str):
                 raise SymshapeError(BAD_ATTRIBUTE, f"attribute names must be strings, got {k!r}")
@@ -168,30 +176,15 @@ def _attr_str(v: object) -> str:
 # the types
 
 
-# notebook display: the type classes delegate to symshape.display (imported lazily)
-
-
-def _repr_html(self: object) -> str:
-    from symshape.display import type_html
-
-    return type_html(self)
-
-
-def _repr_pretty(self: object, p: object, cycle: bool) -> None:
-    from symshape.display import pretty
-
-    pretty(self, p, cycle)
-
-
 _TV_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*('\d+)?")
 
 
-def _check_name(name: object, what: str) -> None:
+def check_identifier(name: object, what: str) -> None:
     if not isinstance(name, str) or not _TV_NAME.fullmatch(name):
         raise SymshapeError(INVALID_ARGUMENT, f"{what} must be an identifier, got {name!r}")
 
 
-def _type_tuple(items: object, what: str) -> tuple[Type, ...]:
+def type_tuple(items: object, what: str) -> tuple[Type, ...]:
     """``items`` (a list or tuple of types) as a tuple; anything else is ``invalid-argument``."""
     if type(items) is tuple:
         seq: tuple[object, ...] = items
@@ -204,11 +197,11 @@ def _type_tuple(items: object, what: str) -> tuple[Type, ...]:
     else:
         seq = tuple(items)
     for x in seq:
-        _check_type(x)
+        check_type(x)
     return seq  # type: ignore[return-value]
 
 
-class _Structural:
+class _Structural(Shown):
     """Composite types: ``==`` and ``hash`` are structural and iterative (a type nested thousands
     deep compares, hashes and prints), the hash is computed once; ``repr`` is the dataclass form."""
 
@@ -234,7 +227,7 @@ class _Structural:
 
 
 @dataclass(frozen=True)
-class TypeVar:
+class TypeVar(Shown):
     """A type parameter of kind ``type``, ``shape``, ``dim`` or ``dtype`` (Relay's Type, Shape,
     ShapeVar, BaseType)."""
 
@@ -242,12 +235,9 @@ class TypeVar:
     kind: str = "type"
 
     def __post_init__(self) -> None:
-        _check_name(self.name, "a type variable's name")
+        check_identifier(self.name, "a type variable's name")
         if self.kind not in KINDS:
             raise SymshapeError(KIND_MISMATCH, f"unknown kind {self.kind!r}; kinds: {KINDS}")
-
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return self.name
@@ -267,7 +257,7 @@ _next_hole_id = _hole_ids.__next__
 
 
 @dataclass(frozen=True, eq=False, slots=True, init=False)
-class IncompleteType:
+class IncompleteType(Shown):
     """A hole, printed ``?t<id>``; holes compare by identity. ``kind`` is one of :data:`KINDS`;
     ``id`` defaults to a fresh number."""
 
@@ -286,9 +276,6 @@ class IncompleteType:
         _set_field(self, "kind", kind)
         _set_field(self, "id", id)
 
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
-
     def __str__(self) -> str:
         return f"?t{self.id}"
 
@@ -298,7 +285,7 @@ DType = Union[str, None, TypeVar]
 
 
 @dataclass(frozen=True)
-class TensorType:
+class TensorType(Shown):
     """A tensor: ``shape`` is a tuple of dimensions, ``None`` (unknown rank) or a shape-kind
     :class:`TypeVar`; ``dtype`` is a dtype string, ``None`` (unknown) or a dtype-kind TypeVar.
 
@@ -382,11 +369,8 @@ class TensorType:
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> TensorType:
         return map_dims(self, lambda d: d.subs(mapping))  # type: ignore[return-value]
 
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
-
     def __str__(self) -> str:
-        return _type_str(self)
+        return type_str(self)
 
 
 def Tensor(
@@ -418,7 +402,7 @@ class TupleType(_Structural):
     fields: tuple[Type, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", _type_tuple(self.fields, "a tuple type's fields"))
+        object.__setattr__(self, "fields", type_tuple(self.fields, "a tuple type's fields"))
 
     def __len__(self) -> int:
         return len(self.fields)
@@ -432,11 +416,8 @@ class TupleType(_Structural):
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
 
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
-
     def __str__(self) -> str:
-        return _type_str(self)
+        return type_str(self)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -448,8 +429,8 @@ class TypeRelation(_Structural):
     attrs: Attrs = field(default_factory=Attrs)
 
     def __post_init__(self) -> None:
-        _check_name(self.name, "a relation's name")
-        object.__setattr__(self, "args", _type_tuple(self.args, f"the arguments of relation {self.name}"))
+        check_identifier(self.name, "a relation's name")
+        object.__setattr__(self, "args", type_tuple(self.args, f"the arguments of relation {self.name}"))
         if not isinstance(self.attrs, Attrs):
             if self.attrs is not None and not isinstance(self.attrs, Mapping):
                 raise SymshapeError(BAD_ATTRIBUTE, f"attributes must be a mapping, got {self.attrs!r}")
@@ -463,7 +444,7 @@ class TypeRelation(_Structural):
         return h
 
     def __str__(self) -> str:
-        inner = ", ".join(_type_str(a) for a in self.args)
+        inner = ", ".join(type_str(a) for a in self.args)
         if self.attrs:
             inner += f"; {self.attrs}"
         return f"{self.name}({inner})"
@@ -480,8 +461,8 @@ class FuncType(_Structural):
     pure: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "params", _type_tuple(self.params, "a function type's parameters"))
-        _check_type(self.ret)
+        object.__setattr__(self, "params", type_tuple(self.params, "a function type's parameters"))
+        check_type(self.ret)
         tps = self.type_params
         if type(tps) is not tuple:
             if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable):
@@ -504,27 +485,21 @@ class FuncType(_Structural):
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
 
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
-
     def __str__(self) -> str:
-        return _type_str(self)
+        return type_str(self)
 
 
 @dataclass(frozen=True)
-class GlobalTypeVar:
+class GlobalTypeVar(Shown):
     """The name of an algebraic data type (``List``)."""
 
     name: str
     kind: str = "adt"
 
     def __post_init__(self) -> None:
-        _check_name(self.name, "an ADT's name")
+        check_identifier(self.name, "an ADT's name")
         if self.kind != "adt":
             raise SymshapeError(KIND_MISMATCH, f"a global type variable has kind adt, got {self.kind!r}")
-
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return self.name
@@ -542,31 +517,25 @@ class TypeCall(_Structural):
             raise SymshapeError(
                 INVALID_ARGUMENT, f"a type call applies a GlobalTypeVar or TypeVar, got {self.func!r}"
             )
-        object.__setattr__(self, "args", _type_tuple(self.args, "a type call's arguments"))
+        object.__setattr__(self, "args", type_tuple(self.args, "a type call's arguments"))
 
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
 
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
-
     def __str__(self) -> str:
-        return _type_str(self)
+        return type_str(self)
 
 
 @dataclass(frozen=True)
-class ObjectType:
+class ObjectType(Shown):
     """The top type (Relax ``Object``)."""
-
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return "Object"
 
 
 @dataclass(frozen=True)
-class ShapeType:
+class ShapeType(Shown):
     """A shape value of rank ``ndim`` (None: unknown rank)."""
 
     ndim: int | None = None
@@ -575,9 +544,6 @@ class ShapeType:
         nd = self.ndim
         if nd is not None and (not isinstance(nd, int) or isinstance(nd, bool) or nd < 0):
             raise SymshapeError(INVALID_ARGUMENT, f"a shape's rank is an int >= 0 or None, got {nd!r}")
-
-    _repr_html_ = _repr_html
-    _repr_pretty_ = _repr_pretty
 
     def __str__(self) -> str:
         return f"Shape[{'?' if self.ndim is None else self.ndim}]"
@@ -607,69 +573,9 @@ _TYPE_CLASSES = (
 )
 
 
-def _check_type(t: object) -> None:
+def check_type(t: object) -> None:
     if not isinstance(t, _TYPE_CLASSES):
         raise SymshapeError(INVALID_ARGUMENT, f"expected a type, got {type(t).__name__} {t!r}")
-
-
-@dataclass(frozen=True)
-class Constructor:
-    """An ADT constructor: ``Constructor("Cons", [a, TypeCall(L, [a])], L)``.
-
-    Calling it (in a program) builds a value of ``TypeCall(belong_to, type_params)``.
-    """
-
-    name: str
-    inputs: tuple[Type, ...]
-    belong_to: GlobalTypeVar
-
-    def __post_init__(self) -> None:
-        _check_name(self.name, "a constructor's name")
-        object.__setattr__(self, "inputs", _type_tuple(self.inputs, f"the inputs of constructor {self.name}"))
-        if not isinstance(self.belong_to, GlobalTypeVar):
-            raise SymshapeError(
-                INVALID_ARGUMENT,
-                f"constructor {self.name} must belong to a GlobalTypeVar, got {self.belong_to!r}",
-            )
-
-    def __str__(self) -> str:
-        return self.name
-
-    def __call__(self, *args: object) -> object:
-        from symshape.ir.expr import Call
-
-        return Call(self, list(args))  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class TypeData:
-    """An ADT definition: header, type parameters and constructors."""
-
-    header: GlobalTypeVar
-    type_params: tuple[TypeVar, ...]
-    constructors: tuple[Constructor, ...]
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.header, GlobalTypeVar):
-            raise SymshapeError(INVALID_ARGUMENT, f"an ADT's header is a GlobalTypeVar, got {self.header!r}")
-        for name, cls in (("type_params", TypeVar), ("constructors", Constructor)):
-            items = getattr(self, name)
-            if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
-                raise SymshapeError(INVALID_ARGUMENT, f"an ADT's {name} must be a list, got {items!r}")
-            items = tuple(items)
-            for x in items:
-                if not isinstance(x, cls):
-                    raise SymshapeError(
-                        INVALID_ARGUMENT, f"an ADT's {name} must be {cls.__name__}s, got {x!r}"
-                    )
-            object.__setattr__(self, name, items)
-
-    def __str__(self) -> str:
-        params = f"[{', '.join(map(str, self.type_params))}]" if self.type_params else ""
-        cons = " | ".join(
-            f"{c.name}({', '.join(_type_str(t) for t in c.inputs)})" for c in self.constructors
-        )
-        return f"type {self.header}{params} = {cons}"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1077,7 +983,7 @@ def _pieces(t: Type) -> list[_Piece]:
     return out
 
 
-def _type_str(t: Type) -> str:
+def type_str(t: Type) -> str:
     """The printed form: pieces emitted left to right from a stack (iterative, linear in the
     length of the text)."""
     if t.__class__ not in _COMPOSITE:

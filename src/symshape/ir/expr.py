@@ -2,34 +2,33 @@
 
 Expressions compare by identity, like Relay's nodes: a :class:`Var` is a binding, and two calls
 built separately are two program points. Structural comparison is :func:`structural_equal`.
-Every expression records the source span of the Python code that built it (the first frame
-outside this package, found by walking ``f_back``: no ``inspect.stack``).
+Every expression records the source span of the code that built it
+(:func:`symshape.source.user_span`: the first frame outside this package, or the span of an
+enclosing :func:`~symshape.source.span_scope`).
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from types import FrameType
-from typing import TYPE_CHECKING, Any, Union, cast
+from dataclasses import dataclass
+from typing import Any, cast
 
 from symshape.encoding.dims import DimLike, as_dim, check_nonnegative_constant
 from symshape.encoding.types import (
     DTYPES,
     Attrs,
-    Constructor,
+    GlobalTypeVar,
     Tensor,
     TensorType,
     Type,
     TypeVar,
-    _check_type,
+    check_identifier,
+    check_type,
+    type_tuple,
 )
 from symshape.errors import BAD_ATTRIBUTE, BAD_DTYPE, INVALID_ARGUMENT, SymshapeError
-from symshape.solver.diagnostics import Span, frame_span
-
-if TYPE_CHECKING:
-    from symshape.ir.op import Op
+from symshape.source import Span, user_span
+from symshape.views import View, show
 
 __all__ = [
     "Expr",
@@ -58,27 +57,10 @@ __all__ = [
     "children",
     "operands",
     "Callee",
+    "Constructor",
 ]
 
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
 _EMPTY_ATTRS = Attrs()  # shared: attributes are immutable
-
-
-def _user_span() -> Span | None:
-    """The span of the first caller frame outside the symshape package (starting with the caller
-    of the function that calls this one).
-
-    The column is that of the call being executed (Python 3.11+; else 1). Spans are cached per
-    call site (code object and instruction): they are frozen, so call sites share them.
-    """
-    f: FrameType | None = sys._getframe(2)
-    while f is not None:
-        if not f.f_code.co_filename.startswith(_PKG_DIR):
-            return frame_span(f)
-        f = f.f_back
-    return None
 
 
 def _as_attrs(attrs: Mapping[str, Any] | None) -> Attrs:
@@ -127,15 +109,11 @@ def _exprs(xs: object, what: str) -> tuple[Expr, ...]:
     return out
 
 
-_CALLEE_TYPES: tuple[type, ...] = ()
+class Callee:
+    """What a :class:`Call` applies besides a function value: an operator
+    (:class:`~symshape.ir.op.Op`) or an ADT :class:`Constructor`."""
 
-
-def _callee_types() -> tuple[type, ...]:
-    global _CALLEE_TYPES
-    from symshape.ir.op import Op
-
-    _CALLEE_TYPES = (Expr, Op, Constructor)
-    return _CALLEE_TYPES
+    __slots__ = ()
 
 
 class Expr:
@@ -171,9 +149,10 @@ class Expr:
         return self is other
 
     def __repr__(self) -> str:
-        from symshape.ir.printer import expr_str
-
-        return expr_str(self)
+        try:
+            return str(show(View.TEXT, self))  # the printer (symshape.ir.printer)
+        except SymshapeError:
+            return object.__repr__(self)
 
 
 class Var(Expr):
@@ -185,10 +164,10 @@ class Var(Expr):
         if not isinstance(name, str):
             raise SymshapeError(INVALID_ARGUMENT, f"a variable name must be a string, got {name!r}")
         if type_annotation is not None:
-            _check_type(type_annotation)
+            check_type(type_annotation)
         self.name = name
         self.type_annotation = type_annotation
-        self.span = _user_span()
+        self.span = user_span()
 
 
 _new_var = object.__new__
@@ -199,11 +178,11 @@ def var(name: str, type_annotation: Type | None = None) -> Var:
     if not isinstance(name, str):
         raise SymshapeError(INVALID_ARGUMENT, f"a variable name must be a string, got {name!r}")
     if type_annotation is not None:
-        _check_type(type_annotation)
+        check_type(type_annotation)
     v = _new_var(Var)
     v.name = name
     v.type_annotation = type_annotation
-    v.span = _user_span()
+    v.span = user_span()
     return v
 
 
@@ -216,7 +195,7 @@ class GlobalVar(Expr):
         if not isinstance(name, str):
             raise SymshapeError(INVALID_ARGUMENT, f"a global name must be a string, got {name!r}")
         self.name = name
-        self.span = _user_span()
+        self.span = user_span()
 
     def __hash__(self) -> int:
         return hash(("GlobalVar", self.name))
@@ -260,7 +239,7 @@ class Constant(Expr):
             check_nonnegative_constant(d)
         self.type: TensorType = Tensor(dims, dtype)
         self.data = data
-        self.span = _user_span()
+        self.span = user_span()
 
 
 def const(value: Any, dtype: str | None = None) -> Constant:
@@ -284,11 +263,35 @@ def const(value: Any, dtype: str | None = None) -> Constant:
     if arr.dtype == np.int64 and dtype is None and not isinstance(value, np.ndarray):
         arr = arr.astype(np.int32)
     c = Constant(data=arr)
-    c.span = _user_span()
+    c.span = user_span()
     return c
 
 
-Callee = Union["Op", "Function", Var, GlobalVar, Constructor, "Call", "Expr"]
+@dataclass(frozen=True)
+class Constructor(Callee):
+    """An ADT constructor: ``Constructor("Cons", [a, TypeCall(L, [a])], L)``.
+
+    Calling it (in a program) builds a value of ``TypeCall(belong_to, type_params)``.
+    """
+
+    name: str
+    inputs: tuple[Type, ...]
+    belong_to: GlobalTypeVar
+
+    def __post_init__(self) -> None:
+        check_identifier(self.name, "a constructor's name")
+        object.__setattr__(self, "inputs", type_tuple(self.inputs, f"the inputs of constructor {self.name}"))
+        if not isinstance(self.belong_to, GlobalTypeVar):
+            raise SymshapeError(
+                INVALID_ARGUMENT,
+                f"constructor {self.name} must belong to a GlobalTypeVar, got {self.belong_to!r}",
+            )
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __call__(self, *args: Expr) -> Call:
+        return Call(self, list(args))
 
 
 class Call(Expr):
@@ -302,14 +305,14 @@ class Call(Expr):
         args: Sequence[Expr],
         attrs: Mapping[str, Any] | None = None,
     ) -> None:
-        if not isinstance(callee, _CALLEE_TYPES or _callee_types()):
+        if not isinstance(callee, (Expr, Callee)):
             raise SymshapeError(INVALID_ARGUMENT, f"cannot call {type(callee).__name__} {callee!r}")
         args = _exprs(args, "call arguments")
         self.callee = callee
         self.args: tuple[Expr, ...] = args
         self.attrs = _as_attrs(attrs)
         self.pure_override = False
-        self.span = _user_span()
+        self.span = user_span()
 
 
 class Tuple(Expr):
@@ -319,7 +322,7 @@ class Tuple(Expr):
 
     def __init__(self, fields: Sequence[Expr]) -> None:
         self.fields: tuple[Expr, ...] = _exprs(fields, "tuple fields")
-        self.span = _user_span()
+        self.span = user_span()
 
 
 class TupleGetItem(Expr):
@@ -338,7 +341,7 @@ class TupleGetItem(Expr):
             raise SymshapeError(INVALID_ARGUMENT, "TupleGetItem needs an expression")
         self.tuple_value = tuple_value
         self.index = index
-        self.span = _user_span()
+        self.span = user_span()
 
 
 class Let(Expr):
@@ -352,7 +355,7 @@ class Let(Expr):
         self.var = var
         self.value = _expr(value, "a let's value")
         self.body = _expr(body, "a let's body")
-        self.span = _user_span()
+        self.span = user_span()
 
 
 class Function(Expr):
@@ -380,7 +383,7 @@ class Function(Expr):
         if not isinstance(body, Expr):
             raise SymshapeError(INVALID_ARGUMENT, "a function body must be an expression")
         if ret_type is not None:
-            _check_type(ret_type)
+            check_type(ret_type)
         tps = _items(type_params, "type parameters")
         for tp in tps:
             if not isinstance(tp, TypeVar):
@@ -393,7 +396,7 @@ class Function(Expr):
         self.type_params: tuple[TypeVar, ...] = tps
         self.pure = pure
         self.attrs = _as_attrs(attrs)
-        self.span = _user_span()
+        self.span = user_span()
 
 
 class If(Expr):
@@ -405,7 +408,7 @@ class If(Expr):
         self.cond = _expr(cond, "an if's condition")
         self.then_branch = _expr(then_branch, "an if's then branch")
         self.else_branch = _expr(else_branch, "an if's else branch")
-        self.span = _user_span()
+        self.span = user_span()
 
 
 class Pattern:
@@ -491,7 +494,7 @@ class Match(Expr):
                 raise SymshapeError(INVALID_ARGUMENT, f"match clauses must be Clauses, got {c!r}")
         self.clauses: tuple[Clause, ...] = cs
         self.complete = bool(complete)
-        self.span = _user_span()
+        self.span = user_span()
 
 
 class MatchCast(Expr):
@@ -505,12 +508,12 @@ class MatchCast(Expr):
             raise SymshapeError(
                 INVALID_ARGUMENT, f"MatchCast binds a Var, got {var.__class__.__name__} {var!r}"
             )
-        _check_type(type)
+        check_type(type)
         self.var = var
         self.value = _expr(value, "a match_cast's value")
         self.type = type
         self.body = _expr(body, "a match_cast's body")
-        self.span = _user_span()
+        self.span = user_span()
 
 
 class Dataflow(Expr):
@@ -528,14 +531,14 @@ class Dataflow(Expr):
             bs.append(b)
         self.bindings: tuple[tuple[Var, Expr], ...] = tuple(bs)
         self.body = _expr(body, "a dataflow block's body")
-        self.span = _user_span()
+        self.span = user_span()
 
 
 def call_pure(callee: Any, *args: Expr) -> Call:
     """A call that is declared pure even if the callee is impure (Relax ``call_pure_packed``)."""
     c = Call(callee, list(args))
     c.pure_override = True
-    c.span = _user_span()
+    c.span = user_span()
     return c
 
 

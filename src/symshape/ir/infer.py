@@ -30,46 +30,33 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from symshape.encoding.conds import cond_dims, eq
-from symshape.encoding.dims import AnyDim, Dim, DimLike, Sym, fresh_dimvar, fresh_join
+from symshape.encoding.dims import Dim, Sym
 from symshape.encoding.types import (
     Attrs,
-    Constructor,
     FuncType,
     IncompleteType,
-    ObjectType,
-    ShapeType,
-    Tensor,
     TensorType,
     TupleType,
     Type,
     TypeCall,
-    TypeRelation,
     TypeVar,
     iter_dims,
-    iter_holes,
-    map_dims,
     subst_typevars,
 )
-from symshape.encoding.values import join_values
 from symshape.errors import (
     ARITY_MISMATCH,
-    DTYPE_MISMATCH,
     DUPLICATE_BINDING,
     IMPURE_CALL,
     INVALID_ARGUMENT,
-    RANK_MISMATCH,
-    SHAPE_MISMATCH,
     TYPE_MISMATCH,
     UNDEFINED_VAR,
-    UNRESOLVED,
     SymshapeError,
 )
 from symshape.ir.expr import (
     _EMPTY_ATTRS,
     Call,
-    Clause,
     Constant,
+    Constructor,
     Dataflow,
     Expr,
     Function,
@@ -89,200 +76,24 @@ from symshape.ir.expr import (
 )
 from symshape.ir.module import Module
 from symshape.ir.op import Op
-from symshape.relations.base import Context, get_relation, register_relation
+from symshape.ir.program_rels import TUPLE_GET_ITEM, has_holes, instantiate
+from symshape.ir.purity import callees_first, impure_globals
+from symshape.ir.result import InferenceResult
+from symshape.relations.base import get_relation
 from symshape.relations.dynamic import SIZE_OPS
 from symshape.relations.values import constant_type
-from symshape.solver.diagnostics import Diagnostic, Guard, Origin, renumber_ids
-from symshape.solver.graph import hole_node, rel_node
-from symshape.solver.solve import Outcome, Solution, TypeSolver, gc_paused, judge, op_display_name
+from symshape.solver.diagnostics import Origin
+from symshape.solver.instance import op_display_name
+from symshape.solver.outcome import Solution
+from symshape.solver.solve import TypeSolver, gc_paused
 
 __all__ = ["infer", "InferenceResult", "UnbackedSize"]
 
 
 # ----------------------------------------------------------------------------------------------
-# relations used by constraint generation
+# the generator
 
 
-def _tuple_get_item_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out = tup.fields[index]`` once the tuple's type is known."""
-    tup, out = args[0], args[1]
-    if isinstance(tup, IncompleteType):
-        return False
-    idx = attrs.get("index", 0)
-    assert isinstance(idx, int)
-    if not isinstance(tup, TupleType):
-        ctx.fail(TYPE_MISMATCH, f"indexing `{tup}` with .{idx}: not a tuple")
-    if not 0 <= idx < len(tup.fields):
-        ctx.fail(ARITY_MISMATCH, f"tuple index {idx} out of range for `{tup}`")
-    ctx.unify(out, tup.fields[idx])
-    return True
-
-
-def _has_holes(t: Type) -> bool:
-    return any(True for _ in iter_holes(t))
-
-
-def join_types(ctx: Context, a: Type, b: Type) -> Type | None:
-    """The least common ancestor of two types (Relax ``StructInfoLCA``); None to defer."""
-    if isinstance(a, IncompleteType) or isinstance(b, IncompleteType):
-        if not ctx.final:
-            return None
-        return ctx.unify(a, b)
-    if a == b:
-        return a
-    match a, b:
-        case TensorType(), TensorType():
-            dtype = a.dtype if a.dtype == b.dtype else None
-            if a.ndim is None or b.ndim is None or a.ndim != b.ndim:
-                return Tensor(None, dtype)
-            dims: list[Dim] = []
-            for x, y in zip(a.dims, b.dims):
-                if x == y or ctx.prove(eq(x, y)) is True:
-                    dims.append(x)
-                else:
-                    # a fresh given dimension that is x or y, depending on the branch: a condition
-                    # over it is required of both (expand_joins), so no guard ever mentions it
-                    dims.append(fresh_join((x, y)))
-            value = None
-            if a.value is not None and b.value is not None and dtype is not None:
-                # equal entries stay, the others become unknown (see symshape.encoding.values)
-                value = join_values(a.value, b.value, lambda x, y: ctx.prove(eq(x, y)) is True)
-            return TensorType(tuple(dims), dtype, value)
-        case TupleType(), TupleType():
-            fa, fb = a.fields, b.fields
-            if len(fa) != len(fb):
-                return ObjectType()
-            out = []
-            for fx, fy in zip(fa, fb):
-                j = join_types(ctx, fx, fy)
-                if j is None:
-                    return None
-                out.append(j)
-            return TupleType(tuple(out))
-        case ShapeType(na), ShapeType(nb):
-            return ShapeType(na if na == nb else None)
-        case _:
-            if _has_holes(a) or _has_holes(b):
-                if not ctx.final:
-                    return None
-                return ctx.unify(a, b)
-            return ObjectType()
-
-
-def _join_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out`` is the join of the branch types."""
-    branches, out = args[:-1], args[-1]
-    acc: Type | None = branches[0]
-    for b in branches[1:]:
-        assert acc is not None
-        acc = join_types(ctx, acc, b)
-        if acc is None:
-            return False
-    assert acc is not None
-    ctx.unify(out, acc)
-    return True
-
-
-def _match_cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """Check a value's type against a cast target; new symbols are equated with the value's dims."""
-    val, target = args[0], args[1]
-    if isinstance(val, IncompleteType):
-        return False
-    if isinstance(target, TensorType) and isinstance(val, TensorType):
-        if val.dtype is not None and target.dtype is not None and val.dtype != target.dtype:
-            ctx.fail(
-                DTYPE_MISMATCH, f"match_cast of `{val}` to `{target}`: dtype {val.dtype} vs {target.dtype}"
-            )
-        if val.ndim is not None and target.ndim is not None:
-            if val.ndim != target.ndim:
-                ctx.fail(
-                    RANK_MISMATCH, f"match_cast of `{val}` to `{target}`: rank {val.ndim} vs {target.ndim}"
-                )
-            declared = attrs.get("new", ())
-            new: set[str] = set(declared) if isinstance(declared, (tuple, list)) else set()
-            if any(x.has_unknowns for x in val.dims) and not ctx.final:
-                return False
-            for i, (x, y) in enumerate(zip(val.dims, target.dims)):
-                ya = y.atom
-                if isinstance(ya, Sym) and ya.name in new and not x.has_unknowns:
-                    # a symbol the cast introduces is defined by the value's dimension
-                    new.discard(ya.name)
-                    try:
-                        ctx.assume(eq(x, y))
-                        continue
-                    except NotImplementedError:
-                        pass
-                ctx.require(
-                    eq(x, y),
-                    SHAPE_MISMATCH,
-                    f"match_cast of `{val}` to `{target}`: dimension {i}: {x} vs {y}",
-                )
-        return True
-    if isinstance(target, (ObjectType,)):
-        return True
-    if type(val) is not type(target):
-        ctx.fail(TYPE_MISMATCH, f"match_cast of `{val}` to `{target}` can never succeed")
-    return True
-
-
-register_relation("tuple_get_item", _tuple_get_item_rel)
-_TUPLE_GET_ITEM = get_relation("tuple_get_item")
-register_relation("join", _join_rel)
-register_relation("match_cast", _match_cast_rel)
-
-
-def _instantiate(ft: FuncType, fresh_hole: Any) -> FuncType:
-    """``ft`` with its ``type`` parameters replaced by fresh holes and its ``dim`` parameters (the
-    symbols its parameter annotations own) by fresh unknown dimensions."""
-    if not ft.type_params:
-        return ft
-    sub: dict[TypeVar, Type] = {}
-    dsub: dict[Any, DimLike] = {}
-    for tp in ft.type_params:
-        if tp.kind == "dim":
-            dsub[tp.name] = fresh_dimvar()
-        elif tp.kind == "type":
-            sub[tp] = fresh_hole()
-
-    def inst(t: Type) -> Type:
-        t = subst_typevars(t, sub)
-        if dsub:
-            t = map_dims(t, lambda d: d.subs(dsub))
-        return t
-
-    rest = tuple(tp for tp in ft.type_params if tp.kind not in ("dim", "type"))
-    return FuncType(
-        tuple(inst(p) for p in ft.params),
-        inst(ft.ret),
-        rest,
-        tuple(TypeRelation(r.name, tuple(inst(a) for a in r.args), r.attrs) for r in ft.relations),
-        ft.pure,
-    )
-
-
-def _call_generalized_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """A call of a generalized global function whose type still had holes when the call was
-    generated (its return type is found by solving, as for unannotated recursion): once the
-    type is complete, it is instantiated for this call (``args``: the type, the arguments, the
-    result)."""
-    scheme, argtypes, out = args[0], args[1:-1], args[-1]
-    if _has_holes(scheme) and not ctx.final:
-        return False
-    if not isinstance(scheme, FuncType):
-        ctx.fail(TYPE_MISMATCH, f"only functions can be called, found `{scheme}`")
-    ft = _instantiate(scheme, ctx.fresh_hole)
-    if len(ft.params) != len(argtypes):
-        ctx.fail(ARITY_MISMATCH, f"the function takes {len(ft.params)} arguments, got {len(argtypes)}")
-    for p, a in zip(ft.params, argtypes):
-        ctx.unify(p, a)
-    ctx.unify(out, ft.ret)
-    return True
-
-
-register_relation("call_generalized", _call_generalized_rel)
-
-
-# ----------------------------------------------------------------------------------------------
 # data-dependent sizes
 
 
@@ -320,9 +131,6 @@ def _unbacked_sym(name: str) -> Dim:
 
     return dim(name, min=0)
 
-
-# ----------------------------------------------------------------------------------------------
-# the generator
 
 
 @dataclass
@@ -804,7 +612,7 @@ class _Gen:
                     # a relation (solved at once) even when the tuple is known: the field then
                     # stays linked to the call that made the tuple in explanations
                     return s.add_call(
-                        _TUPLE_GET_ITEM, [raw], Attrs({"index": e.index}), f"tuple index .{e.index}", e.span
+                        TUPLE_GET_ITEM, [raw], Attrs({"index": e.index}), f"tuple index .{e.index}", e.span
                     )
                 out = s.hole()
                 s.add_relation(
@@ -903,7 +711,7 @@ class _Gen:
         return t
 
     def seed_globals(self, mod: Module) -> None:
-        self.global_impure = _impure_globals(mod)
+        self.global_impure = impure_globals(mod)
         for gv, f in mod.items():
             self.fn_global[id(f)] = gv.name
             anns = [p.type_annotation for p in f.params]
@@ -965,7 +773,7 @@ class _Gen:
         return t
 
     def instantiate(self, ft: FuncType) -> FuncType:
-        return _instantiate(ft, self.s.hole)
+        return instantiate(ft, self.s.hole)
 
     def typed_args(self, e: Call) -> list[Type] | None:
         """The types of ``e``'s arguments when all are generated already (they are then read),
@@ -1044,7 +852,7 @@ class _Gen:
             # parameters are bound by this call (its recursive calls used it monomorphically)
             pure = ct.pure if isinstance(ct, FuncType) else scheme.pure
             rs = s.unifier.resolve(scheme)
-            if _has_holes(rs):
+            if has_holes(rs):
                 ret = s.hole()
                 s.add_relation(
                     "call_generalized", [scheme, *argtypes, ret], None, len(argtypes) + 1, origin
@@ -1168,275 +976,6 @@ class _Gen:
         return len(self.s.errors) > before
 
 
-# ----------------------------------------------------------------------------------------------
-# the result
-
-
-class InferenceResult(Outcome):
-    """Types of every sub-expression, the status, errors and guards."""
-
-    def __init__(self, program: Any, gen: _Gen, solution: Solution) -> None:
-        self.program = program
-        self.solution = solution
-        self._gen = gen
-        self.errors: list[Diagnostic] = list(solution.errors)
-        self.guards: list[Guard] = list(solution.guards)
-        self.unresolved: list[Diagnostic] = list(solution.unresolved)
-        self.inconclusive: list[Diagnostic] = list(solution.inconclusive)
-        if gen.sym_clash:
-            # two symbols of one name are an error already; guards over them read `k == k`
-            self.guards = [
-                g for g in self.guards if not ({str(x) for x in _cond_symbols(g.cond)} & gen.sym_clash)
-            ]
-        if gen.unbound_holes:
-            # an unbound variable is an error already: what depends on it is not "unresolved"
-            down = solution.solver.graph.downstream([hole_node(h) for h in gen.unbound_holes])
-            self.unresolved = [
-                d
-                for d in self.unresolved
-                if not (
-                    d.origin is not None
-                    and isinstance(d.origin.payload, int)
-                    and rel_node(d.origin.payload) in down
-                )
-            ]
-        if not self.errors:
-            named = {d.origin.span for d in self.unresolved if d.origin is not None}
-            for v in gen.binders:
-                t = solution.resolve(gen.ty(v))
-                if type(t) is not TensorType and _has_holes(t) and v.span not in named:
-                    self.unresolved.append(
-                        Diagnostic(
-                            UNRESOLVED.code,
-                            f"cannot infer a type for `{v.name}` (`{t}`); add an annotation",
-                            v.span,
-                        )
-                    )
-        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
-
-    @property
-    def z3_calls(self) -> int:
-        """Z3 checks made to decide conditions."""
-        return self.solution.z3_calls
-
-    @property
-    def z3_explain_calls(self) -> int:
-        """Z3 checks made to explain the errors (find and minimize their cores)."""
-        return self.solution.z3_explain_calls
-
-    @property
-    def unbacked(self) -> list[UnbackedSize]:
-        """The data-dependent sizes (``nonzero``, ``unique``, ``boolean_mask``), in program
-        order: each one's symbol and where it was born."""
-        return list(self._gen.unbacked)
-
-    def value_of(self, e: Any) -> tuple[Dim | None, ...] | Dim | None:
-        """The known value of an expression of a small int tensor: a tuple of dimensions (None
-        for an unknown entry) for a 1-d tensor, one dimension for a 0-d tensor, None when
-        unknown (see :mod:`symshape.encoding.values`).
-
-        >>> import symshape as ss
-        >>> n = ss.dim("n")
-        >>> x = ss.var("x", ss.Tensor((n, 64), "float32"))
-        >>> sh = ss.ops.shape_of(x)
-        >>> ss.infer(ss.Function([x], sh)).value_of(sh)
-        (Dim(n), Dim(64))
-        """
-        t = self.type_of(e)
-        return t.value if isinstance(t, TensorType) else None
-
-    def type_of(self, e: Any) -> Type:
-        """The inferred type of an expression (a global function by GlobalVar or name)."""
-        if isinstance(e, str) or isinstance(e, GlobalVar):
-            name = e if isinstance(e, str) else e.name
-            t = self._gen.global_types.get(name)
-            if t is None:
-                raise SymshapeError(UNDEFINED_VAR, f"no global function {name!r}")
-            mod = self._gen.mod
-            if mod is not None and name in mod:
-                f = mod[name]
-                ft = self._gen.fn_types.get(id(f))
-                if ft is not None and name not in self._gen.global_seeded:
-                    t = ft
-                scheme = self._gen.generalized.get(name)
-                if scheme is not None:
-                    # the generalized type, with the purity found for the function
-                    rt, rs = self.solution.resolve(t), self.solution.resolve(scheme)
-                    assert isinstance(rs, FuncType)
-                    pure = rt.pure if isinstance(rt, FuncType) else rs.pure
-                    return FuncType(rs.params, rs.ret, rs.type_params, rs.relations, pure)
-            return self.solution.resolve(t)
-        hit = self._gen.types.get(id(e))
-        if hit is None:
-            raise SymshapeError(INVALID_ARGUMENT, "that expression is not part of the inferred program")
-        return self.solution.resolve(hit)
-
-    def report(self, program: bool = False) -> str:
-        """A human-readable report: status, errors with notes, guards, unresolved expressions."""
-        lines = [f"status: {self.status}"]
-        for d in self.errors:
-            lines.append(d.render())
-        for d in self.inconclusive:
-            lines.append(d.render())
-        for d in self.unresolved:
-            lines.append(d.render())
-        if self.guards:
-            lines.append("guards:")
-            for g in self.guards:
-                lines.append(f"  {g.describe()}")
-        if self.unbacked:
-            lines.append("data-dependent sizes:")
-            for u in self.unbacked:
-                lines.append(f"  {u}")
-        if program:
-            from symshape.ir.printer import expr_str
-
-            lines.append(expr_str(self.program, self._safe_type))
-        return renumber_ids("\n".join(lines))
-
-    def _safe_type(self, e: Any) -> Type | None:
-        hit = self._gen.types.get(id(e))
-        return self.solution.resolve(hit) if hit is not None else None
-
-    def __repr__(self) -> str:
-        return (
-            f"InferenceResult(status={self.status!r}, errors={len(self.errors)}, "
-            f"guards={len(self.guards)})"
-        )
-
-    # -- notebook display (delegates to symshape.display) ---------------------------------------
-    def _repr_html_(self) -> str:
-        from symshape.display import result_html
-
-        return result_html(self)
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        from symshape.display import result_text
-
-        p.text(result_text(self) if not cycle else "InferenceResult(...)")
-
-    def graph(self) -> Any:
-        """The dependency graph as a networkx ``DiGraph`` with readable node names and attributes
-        (see :func:`symshape.display.result_graph`)."""
-        from symshape.display import result_graph
-
-        return result_graph(self)
-
-    def draw(self, path: Any = None, **kwargs: Any) -> Any:
-        """Draw the dependency graph with matplotlib (see :func:`symshape.display.draw`)."""
-        from symshape.display import draw
-
-        return draw(self, path, **kwargs)
-
-    def to_dot(self) -> str:
-        """Graphviz text of the dependency graph (see :func:`symshape.display.to_dot`)."""
-        from symshape.display import to_dot
-
-        return to_dot(self)
-
-
-def _cond_symbols(c: Any) -> set[Dim]:
-    return {x for d in cond_dims(c) for x in d.symbols}
-
-
-def _globals_used(f: Function) -> list[str]:
-    out: list[str] = []
-    seen: set[int] = set()
-    stack: list[Expr] = [f]
-    while stack:
-        e = stack.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, GlobalVar):
-            if e.name not in out:
-                out.append(e.name)
-            continue
-        if isinstance(e, Call) and isinstance(e.callee, Expr):
-            stack.append(e.callee)
-        stack.extend(reversed(operands(e)))
-    return out
-
-
-def _own_calls(f: Function) -> list[Call]:
-    """The calls made by ``f`` itself (not those inside the function literals it contains)."""
-    out: list[Call] = []
-    seen: set[int] = set()
-    stack: list[Expr] = [f.body]
-    while stack:
-        e = stack.pop()
-        if id(e) in seen or isinstance(e, Function):
-            continue
-        seen.add(id(e))
-        if isinstance(e, Call):
-            out.append(e)
-        stack.extend(operands(e))
-    return out
-
-
-def _impure_globals(mod: Module) -> set[str]:
-    """The module's global functions that are impure: declared impure, or unannotated (``pure`` is
-    None, no ``force_pure``) and calling an impure operator or an impure global function, also
-    through a chain or a cycle of mutually recursive unannotated functions.
-
-    The fixpoint over the call graph's strongly connected components is a reachability: an
-    unannotated function is impure iff it reaches a directly impure one through unannotated callers
-    (declared-pure and ``force_pure`` functions stop the propagation).
-    """
-    import networkx as nx
-
-    g = nx.DiGraph()
-    seeds: set[str] = set()
-    for gv, f in mod.items():
-        name = gv.name
-        g.add_node(name)
-        if f.pure is False:
-            seeds.add(name)
-            continue
-        if f.pure is True or f.attrs.get("force_pure", False):
-            continue  # pure by declaration: its callers do not inherit its calls
-        for c in _own_calls(f):
-            if c.pure_override:
-                continue
-            callee = c.callee
-            if isinstance(callee, Op) and not callee.pure:
-                seeds.add(name)
-            elif isinstance(callee, GlobalVar) and callee.name in mod:
-                g.add_edge(name, callee.name)
-    impure = set(seeds)
-    rev = g.reverse(copy=False)
-    for s in seeds:
-        impure |= nx.descendants(rev, s)
-    return impure
-
-
-def _callees_first(mod: Module) -> list[tuple[GlobalVar, Function]]:
-    """The module's functions with callees before callers (so a call sees the callee's inferred
-    type, its purity in particular); insertion order otherwise and within a recursive cycle."""
-    items = {gv.name: (gv, f) for gv, f in mod.items()}
-    deps = {name: [d for d in _globals_used(f) if d in items] for name, (_, f) in items.items()}
-    order: list[tuple[GlobalVar, Function]] = []
-    state: dict[str, int] = {}
-    for root in items:
-        if root in state:
-            continue
-        state[root] = 1
-        stack: list[tuple[str, int]] = [(root, 0)]
-        while stack:
-            name, i = stack.pop()
-            ds = deps[name]
-            if i < len(ds):
-                stack.append((name, i + 1))
-                d = ds[i]
-                if d not in state:
-                    state[d] = 1
-                    stack.append((d, 0))
-            else:
-                state[name] = 2
-                order.append(items[name])
-    return order
-
-
 def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) -> InferenceResult:
     """Infer the type of every expression of ``program`` (an expression, function or module).
 
@@ -1459,7 +998,7 @@ def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceRe
     if isinstance(program, Module):
         gen = _Gen(solver, program)
         gen.seed_globals(program)
-        for gv, f in _callees_first(program):
+        for gv, f in callees_first(program):
             ft = gen.gen(f)
             if gv.name not in gen.global_seeded:
                 solver.unifier.unify(gen.global_types[gv.name], ft, Origin("unify", f"@{gv.name}", f.span))
@@ -1478,6 +1017,3 @@ def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceRe
     if gen.check_purity():
         sol = Solution(solver)
     return InferenceResult(program, gen, sol)
-
-
-_ = (Clause, AnyDim)

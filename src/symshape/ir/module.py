@@ -1,4 +1,4 @@
-"""Modules: global functions and ADT definitions.
+"""Modules: global functions and ADT definitions (:class:`TypeData`).
 
 >>> import symshape as ss
 >>> mod = ss.Module()
@@ -10,13 +10,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
-from symshape.encoding.types import Constructor, GlobalTypeVar, TypeData
+from symshape.encoding.types import GlobalTypeVar, TypeVar, type_str
 from symshape.errors import INVALID_ARGUMENT, UNDEFINED_VAR, SymshapeError
-from symshape.ir.expr import Function, GlobalVar
+from symshape.ir.expr import Constructor, Function, GlobalVar
+from symshape.ir.printer import expr_str
 
-__all__ = ["Module"]
+__all__ = ["Module", "TypeData"]
+
+
+@dataclass(frozen=True)
+class TypeData:
+    """An ADT definition: header, type parameters and constructors."""
+
+    header: GlobalTypeVar
+    type_params: tuple[TypeVar, ...]
+    constructors: tuple[Constructor, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.header, GlobalTypeVar):
+            raise SymshapeError(INVALID_ARGUMENT, f"an ADT's header is a GlobalTypeVar, got {self.header!r}")
+        for name, cls in (("type_params", TypeVar), ("constructors", Constructor)):
+            items = getattr(self, name)
+            if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+                raise SymshapeError(INVALID_ARGUMENT, f"an ADT's {name} must be a list, got {items!r}")
+            items = tuple(items)
+            for x in items:
+                if not isinstance(x, cls):
+                    raise SymshapeError(
+                        INVALID_ARGUMENT, f"an ADT's {name} must be {cls.__name__}s, got {x!r}"
+                    )
+            object.__setattr__(self, name, items)
+
+    def __str__(self) -> str:
+        params = f"[{', '.join(map(str, self.type_params))}]" if self.type_params else ""
+        cons = " | ".join(
+            f"{c.name}({', '.join(type_str(t) for t in c.inputs)})" for c in self.constructors
+        )
+        return f"type {self.header}{params} = {cons}"
 
 
 class Module:
@@ -82,8 +115,6 @@ class Module:
         return self.types.get(c.belong_to.name)
 
     def __repr__(self) -> str:
-        from symshape.ir.printer import expr_str
-
         parts = [str(td) for td in self.types.values()]
         parts += [f"def @{g.name} = {expr_str(f)}" for g, f in self._funcs.values()]
         return "\n".join(parts)

@@ -38,9 +38,10 @@ from symshape.ir.expr import (
     Var,
     operands,
 )
-from symshape.ir.infer import InferenceResult, infer
+from symshape.ir.infer import infer
 from symshape.ir.module import Module
 from symshape.ir.op import Op
+from symshape.ir.result import InferenceResult
 from symshape.solver.diagnostics import Diagnostic
 
 __all__ = ["normalize", "well_formed"]

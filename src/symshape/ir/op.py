@@ -31,8 +31,9 @@ from typing import Any
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs, Type
 from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, UNKNOWN_RELATION, SymshapeError
-from symshape.ir.expr import _EMPTY_ATTRS, Call, Expr, Tuple, _user_span
+from symshape.ir.expr import _EMPTY_ATTRS, Call, Callee, Expr, Tuple
 from symshape.relations.base import RelationFn, get_relation, register_relation
+from symshape.source import user_span
 
 __all__ = ["Op", "OPS", "register_op", "NormalizeFn", "AttrCheckFn", "ATTR_KINDS", "check_declared"]
 
@@ -177,7 +178,7 @@ def _attrs_key(nargs: int, attrs: dict[str, Any]) -> tuple[object, ...] | None:
     return tuple(out)
 
 
-class Op:
+class Op(Callee):
     """An operator: ``op(*args, **attrs)`` builds a :class:`~symshape.ir.expr.Call`."""
 
     __slots__ = (
@@ -287,7 +288,7 @@ class Op:
         call.args = tuple(conv)
         call.attrs = a
         call.pure_override = False
-        call.span = _user_span()
+        call.span = user_span()
         return call
 
     @staticmethod

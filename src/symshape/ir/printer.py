@@ -13,7 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any
 
-from symshape.encoding.types import Constructor, Type
+from symshape.encoding.types import Type
+from symshape.ir import expr as X  # noqa: N812
+from symshape.ir.expr import Constructor
+from symshape.ir.op import Op
 
 __all__ = ["expr_str", "print_program"]
 
@@ -71,9 +74,6 @@ class _Printer:
             active.add(id(req[0]))
 
     def _expr(self, e: Any, ind: int) -> Generator[tuple[Any, int], str, str]:
-        from symshape.ir import expr as X  # noqa: N812
-        from symshape.ir.op import Op
-
         pad = "  " * ind
         match e:
             case X.Var():
@@ -151,8 +151,6 @@ class _Printer:
                 return repr(e)
 
     def pattern(self, p: Any) -> str:
-        from symshape.ir import expr as X  # noqa: N812
-
         match p:
             case X.PatternVar():
                 return self.name(p.var)

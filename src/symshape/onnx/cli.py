@@ -38,15 +38,35 @@ if TYPE_CHECKING:
 
     from symshape.onnx.result import OnnxInferenceResult
 
-__all__ = ["check_onnx", "parse_dim_option", "DimBinding", "bind_dims"]
+__all__ = [
+    "check_onnx",
+    "parse_dim_option",
+    "DimBinding",
+    "bind_dims",
+    "UsageError",
+    "EXIT_OK",
+    "EXIT_TYPE_ERROR",
+]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
-def _usage(message: str) -> Exception:
-    from symshape.cli import _UsageError
+# the exit codes of symshape.cli (tests/onnx/test_onnx_cli.py checks they agree); this module
+# sits below the CLI in the layers, so the CLI turns a UsageError into its own usage report
+EXIT_OK = 0
+EXIT_TYPE_ERROR = 1
 
-    return _UsageError(message)
+
+class UsageError(Exception):
+    """Bad usage of ``symshape check model.onnx``: the CLI reports it (exit code 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _usage(message: str) -> Exception:
+    return UsageError(message)
 
 
 def parse_dim_option(text: str) -> tuple[str, int | None]:
@@ -161,7 +181,7 @@ def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: 
     """Run ``symshape check`` on an ONNX model; the exit code (see the module docstring)."""
     import os
 
-    from symshape.cli import EXIT_OK, EXIT_TYPE_ERROR, _version
+    from symshape import __version__
 
     if timeout_ms <= 0:
         raise _usage(f"--timeout-ms must be positive, got {timeout_ms}")
@@ -190,7 +210,7 @@ def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: 
     well_typed = res.status == "ok" or (res.status == "guarded" and not strict)
     if as_json:
         doc = {
-            "version": _version(),
+            "version": __version__,
             "file": path,
             "status": res.status,
             "dims": [b.to_json() for b in bindings],

@@ -24,23 +24,21 @@ Conventions every message and note follows (what a numpy or PyTorch user expects
 
 from __future__ import annotations
 
-import html
 import itertools
 import json
 import linecache
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import CodeType, FrameType
 from typing import Any
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, cond_dims, decide, map_cond
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym, _atom_dim
 from symshape.errors import ERROR_CODES, INVALID_ARGUMENT, ErrorCode, SymshapeError
+from symshape.source import Span
+from symshape.views import Shown
 
 __all__ = [
-    "Span",
     "Origin",
     "Note",
     "Diagnostic",
@@ -50,28 +48,11 @@ __all__ = [
     "ErrorCode",
     "conflict_message",
     "cond_holds_at",
-    "caller_span",
-    "frame_span",
     "render_all",
     "renumber_ids",
 ]
 
 _origin_ids = itertools.count(1)
-
-
-@dataclass(frozen=True, order=True)
-class Span:
-    """A source location: file, 1-based line and column."""
-
-    file: str
-    line: int
-    column: int = 1
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "column": self.column}
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -150,7 +131,7 @@ class Evidence:
 
 
 @dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(Shown):
     """One error: ``code``, ``message``, primary ``span``, and ``notes`` (one per core member).
 
     ``core`` lists the members of the error's unsat core (the primary origin first, then one per
@@ -196,24 +177,6 @@ class Diagnostic:
     def to_json_str(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True)
 
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(self.render())
-
-    def _repr_html_(self) -> str:
-        where = html.escape(str(self.span)) if self.span else ""
-        notes = "".join(
-            f"<li><span class='ss-note-span'>{html.escape(str(n.span or ''))}</span> "
-            f"{html.escape(n.message)}</li>"
-            for n in self.notes
-        )
-        return (
-            f"<div class='symshape-diagnostic' data-code='{html.escape(self.code)}'>"
-            f"<span class='ss-span'>{where}</span> "
-            f"<b style='color:#b00'>{html.escape(self.severity)}:</b> "
-            f"{html.escape(self.message)} <code class='ss-code'>[{html.escape(self.code)}]</code>"
-            f"{'<ul>' + notes + '</ul>' if notes else ''}</div>"
-        )
-
 
 def _header(span: Span | None, severity: str, message: str, code: str | None) -> str:
     where = f"{span}: " if span else ""
@@ -222,6 +185,8 @@ def _header(span: Span | None, severity: str, message: str, code: str | None) ->
 
 
 def _source_excerpt(span: Span) -> list[str]:
+    if span.context is not None:
+        return []  # a place without source lines (a model's node)
     text = linecache.getline(span.file, span.line)
     if not text:
         return []
@@ -334,48 +299,6 @@ def _open_atoms(c: Cond) -> list[Atom]:
             if isinstance(a, (Sym, AnyDim, DimVar)) and a not in out:
                 out.append(a)
     return out
-
-
-# (id(code), f_lasti, with column) -> (code, span): a call site's span, computed once (``f_lineno``
-# decodes the line table, the column walks ``co_positions``). The code object is kept with its
-# entry, so its id is not reused meanwhile (hashing a code object, unlike its id, costs time
-# proportional to its size).
-_SITE_SPANS: dict[tuple[int, int, bool], tuple[CodeType, Span]] = {}
-
-
-def _column(code: CodeType, lasti: int) -> int:
-    """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+)."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None or lasti < 0:
-        return 1
-    pos = next(itertools.islice(positions(), lasti // 2, None), None)
-    if pos is None or pos[2] is None:
-        return 1
-    return int(pos[2]) + 1
-
-
-def frame_span(f: FrameType, column: bool = True) -> Span:
-    """The span of the call executing in frame ``f`` (column 1 unless ``column``), cached per
-    call site; spans are frozen, so call sites share them."""
-    code = f.f_code
-    key = (id(code), f.f_lasti, column)
-    hit = _SITE_SPANS.get(key)
-    if hit is not None and hit[0] is code:
-        return hit[1]
-    span = Span(code.co_filename, f.f_lineno, _column(code, f.f_lasti) if column else 1)
-    if len(_SITE_SPANS) >= 8192:
-        _SITE_SPANS.clear()
-    _SITE_SPANS[key] = (code, span)
-    return span
-
-
-def caller_span(depth: int = 2) -> Span | None:
-    """The span of the Python caller ``depth`` frames up (cheap: no ``inspect.stack``)."""
-    try:
-        f = sys._getframe(depth)
-    except ValueError:
-        return None
-    return frame_span(f, column=False)
 
 
 def conflict_message(what: str, left: object, right: object, detail: str = "") -> str:

@@ -70,7 +70,7 @@ from symshape.encoding.types import (
     subst_typevars,
 )
 from symshape.encoding.z3 import Z3Encoder
-from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin, Span
+from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
 from symshape.solver.positions import FORMS as _FORMS
 from symshape.solver.positions import Node as _Node
 from symshape.solver.positions import Part as _Part
@@ -79,9 +79,12 @@ from symshape.solver.positions import attr_of as _attr
 from symshape.solver.positions import blank as _blank
 from symshape.solver.positions import same_structure as _same_structure
 from symshape.solver.positions import type_at as _type_at
+from symshape.solver.sandbox import sandbox_run
+from symshape.source import Span
 
 if TYPE_CHECKING:
-    from symshape.solver.solve import RelationInstance, TypeSolver
+    from symshape.solver.instance import RelationInstance
+    from symshape.solver.solve import TypeSolver
 
 __all__ = ["explain_errors"]
 
@@ -540,8 +543,6 @@ class _Explainer:
     ) -> tuple[list[Any], list[Any], list[_Part], bool] | None:
         """Premise and parts of one relation at ``tier``, and whether it only forwards its
         input; None when that tier cannot reproduce the real run."""
-        from symshape.solver.solve import sandbox_run
-
         ni = rel.num_inputs
         ins = [self.u.resolve(t) for t in rel.args[:ni]]
         premise: list[Any] = []

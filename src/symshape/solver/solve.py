@@ -44,23 +44,19 @@ import copy
 import gc
 import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
-from symshape.encoding.conds import BoolConst, Cond, decide, expand_joins, ge, map_cond
-from symshape.encoding.dims import AnyDim, Dim, DimVar, bounds, fresh_any, fresh_dimvar
+from symshape.encoding.conds import BoolConst, Cond, expand_joins
+from symshape.encoding.dims import Dim, DimVar, fresh_dimvar
 from symshape.encoding.types import (
     Attrs,
     IncompleteType,
     TensorType,
     Type,
-    _check_type,
+    check_type,
     iter_dims,
     iter_holes,
     iter_types,
-    map_dims,
 )
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -68,58 +64,23 @@ from symshape.errors import (
     INVALID_ARGUMENT,
     NEGATIVE_DIM,
     UNPROVEN_GUARD,
-    UNRESOLVED,
     ErrorCode,
     SymshapeError,
 )
 from symshape.relations import get_relation
-from symshape.relations.base import Context, RelationDef, RelationFailure
-from symshape.solver.diagnostics import (
-    Diagnostic,
-    Guard,
-    Note,
-    Origin,
-    Span,
-    caller_span,
-    conflict_message,
-)
+from symshape.relations.base import RelationDef, RelationFailure
+from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, conflict_message
 from symshape.solver.eager import EagerMemo
-from symshape.solver.graph import DependencyGraph, dim_node, hole_node, rel_node
+from symshape.solver.explain import explain_errors
+from symshape.solver.graph import DependencyGraph
+from symshape.solver.holes import Poison, freshen_any, nonneg_conditions
+from symshape.solver.instance import LoggingUnifier, RelationInstance, SolverContext, op_display_name
+from symshape.solver.outcome import Solution
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
+from symshape.source import Span, caller_span
 
-__all__ = [
-    "TypeSolver",
-    "Solution",
-    "RelationInstance",
-    "STATUSES",
-    "Outcome",
-    "judge",
-    "SandboxRun",
-    "sandbox_run",
-    "op_display_name",
-]
-
-STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
-
-
-_OP_NAMES: dict[str, str] = {}
-
-
-def op_display_name(name: str) -> str:
-    """The name a user calls an operator by: its registry name without Relay's ``nn.`` prefix
-    (``nn.dense`` is ``ss.ops.dense``). The one place that decides how operators are named in
-    messages, notes and chains.
-
-    >>> op_display_name("nn.max_pool2d"), op_display_name("add")
-    ('max_pool2d', 'add')
-    """
-    hit = _OP_NAMES.get(name)
-    if hit is None:
-        hit = name[3:] if name.startswith("nn.") and len(name) > 3 else name
-        if len(_OP_NAMES) < 4096:
-            _OP_NAMES[name] = hit
-    return hit
+__all__ = ["TypeSolver", "gc_paused"]
 
 
 @contextlib.contextmanager
@@ -135,98 +96,6 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
-
-
-@dataclass(eq=False, slots=True)
-class RelationInstance:
-    """One use of a relation (an operator call site)."""
-
-    id: int
-    rdef: RelationDef
-    args: tuple[Type, ...]
-    attrs: Attrs
-    num_inputs: int
-    origin: Origin
-    state: str = "pending"  # pending | solved | failed | poisoned (downstream of an error)
-    inq: bool = False
-    runs: int = 0
-    erred: bool = False  # it reported an error: the values it writes are poisoned
-    op: str | None = None  # the operator the user called (see :func:`op_display_name`)
-
-    @property
-    def name(self) -> str:
-        return self.rdef.name
-
-    @property
-    def display(self) -> str:
-        """The name messages use: the operator the user called, else the relation's name."""
-        return self.op if self.op is not None else self.rdef.name
-
-
-class _Ctx(Context):
-    __slots__ = ("solver", "rel", "final", "num_inputs", "name")
-
-    def __init__(self, solver: TypeSolver, rel: RelationInstance, final: bool) -> None:
-        self.solver = solver
-        self.rel = rel
-        self.final = final
-        self.num_inputs = rel.num_inputs
-        self.name = rel.display
-
-    def resolve(self, t: Type) -> Type:
-        return self.solver.unifier.resolve(t)
-
-    def resolve_dim(self, d: Dim) -> Dim:
-        return self.solver.unifier.resolve_dim(d)
-
-    def unify(self, a: Type, b: Type) -> Type:
-        return self.solver.unifier.unify(a, b, self.rel.origin)
-
-    def unify_dim(self, a: Dim, b: Dim) -> Dim:
-        from symshape.solver.unify import Mismatch
-
-        try:
-            return self.solver.unifier.unify_dim(a, b, self.rel.origin)
-        except Mismatch as m:
-            self.fail(m.code, f"{self.name}: {m.detail}")
-
-    def require(self, cond: Cond, code: ErrorCode | str, message: str) -> str:
-        return self.solver.require(cond, self.rel.origin, code, message)
-
-    def prove(self, cond: Cond) -> bool | None:
-        return self.solver.session.prove(expand_joins(cond))
-
-    def assume(self, cond: Cond) -> None:
-        self.solver.session.assume(cond, self.rel.origin)
-
-    def fresh_dim(self) -> Dim:
-        return fresh_dimvar()
-
-    def fresh_hole(self) -> IncompleteType:
-        return IncompleteType()
-
-
-class _LoggingUnifier(Unifier):
-    """The unifier, recording each top-level unification made outside a relation (a binding, an
-    argument, a return annotation): the explainer turns each into a core candidate."""
-
-    def __init__(self, solver: TypeSolver) -> None:
-        super().__init__()
-        self._solver = solver
-        self.before: tuple[Type, Type] | None = None
-
-    def unify(self, a: Type, b: Type, origin: Origin) -> Type:
-        if self._frame is not None:
-            return super().unify(a, b, origin)
-        if self._solver._current is None:
-            self._solver.unify_log.append((a, b, origin))
-        # the two sides as they were: a conflict found after two holes' classes were merged
-        # would otherwise print the merged type on both sides
-        self.before = (self.shallow(a), self.shallow(b))
-        try:
-            return super().unify(a, b, origin)
-        finally:
-            self.before = None
 
 
 class TypeSolver:
@@ -250,7 +119,7 @@ class TypeSolver:
         self.unify_log: list[tuple[Type, Type, Origin]] = []
         self._current: RelationInstance | None = None
         self.explain = True
-        self.unifier: Unifier = _LoggingUnifier(self)
+        self.unifier: Unifier = LoggingUnifier(self)
         self.unifier.on_refine = self._on_refine
         self.unifier.on_condition = self._on_condition
         self.unifier.on_conflict = self._on_conflict
@@ -277,8 +146,7 @@ class TypeSolver:
         self.report_holes = True
         self._user_holes: list[tuple[IncompleteType, Span | None]] = []
         # poisoned values: hole-class roots and unknown dimensions written by failed relations
-        self._poison: set[IncompleteType] = set()
-        self._poison_dims: set[DimVar] = set()
+        self._poison = Poison()
 
     # -- building ------------------------------------------------------------------------------
     def hole(self, kind: str = "type") -> IncompleteType:
@@ -298,7 +166,7 @@ class TypeSolver:
         """Mark ``t`` (its holes) as the value of an expression found wrong: relations reading it
         are not run and are not reported (the expression's error is). Returns ``t``."""
         for h in iter_holes(t):
-            self._poison.add(self.unifier.find(h))
+            self._poison.holes.add(self.unifier.find(h))
         return t
 
     def fresh_dim(self) -> Dim:
@@ -317,8 +185,8 @@ class TypeSolver:
         annotation = origin.kind == "annotation"
         if not annotation and self._admitted.get(id(t)) is t:
             return t  # admitted before: its ``?`` are numbered and its dimensions checked
-        _check_type(t)
-        t = _freshen_any(t)
+        check_type(t)
+        t = freshen_any(t)
         self._check_nonneg(t, origin)
         if annotation:
             hit = self.sources.get(id(t))
@@ -461,8 +329,9 @@ class TypeSolver:
         hs = list(holes)
         if hs:
             root = self.unifier.find(hs[0])
-            if self._poison and root not in self._poison and any(h in self._poison for h in hs):
-                self._poison.add(root)
+            poison = self._poison.holes
+            if poison and root not in poison and any(h in poison for h in hs):
+                poison.add(root)
             merged: set[int] = set()
             for h in hs:
                 r = self.readers.pop(h, None)
@@ -546,24 +415,8 @@ class TypeSolver:
         )
 
     def _check_nonneg(self, t: Type, origin: Origin) -> None:
-        if isinstance(t, TensorType):
-            dims: Iterable[Dim] = t.shape if isinstance(t.shape, tuple) else ()
-        elif isinstance(t, IncompleteType):
-            return
-        else:
-            dims = iter_dims(t)
-        checked = self._nonneg_checked
-        for d in dims:
-            if d.terms and (len(d.terms) > 1 or d.terms[0][0]) and d not in checked:
-                checked.add(d)
-            else:
-                continue
-            self._nonneg_checked.add(d)
-            if bounds(d)[0] >= 0:
-                continue
-            c = ge(d, 0)
-            what = "is negative" if isinstance(c, BoolConst) else "may be negative"
-            self.require(c, origin, NEGATIVE_DIM, f"dimension `{d}` {what}")
+        for c, message in nonneg_conditions(t, self._nonneg_checked):
+            self.require(c, origin, NEGATIVE_DIM, message)
 
     # -- scheduling -----------------------------------------------------------------------------
     def _register(self, rel: RelationInstance, args: Iterable[Type]) -> None:
@@ -620,8 +473,8 @@ class TypeSolver:
         return True
 
     def _run(self, rel: RelationInstance, final: bool) -> None:
-        if self._poison and self._reads_poison(rel):
-            self._skip(rel)
+        if self._poison and self._poison.read_by(self.unifier, rel):
+            self._poison.skip(self.unifier, rel)
             return
         self.steps += 1
         rel.runs += 1
@@ -632,7 +485,7 @@ class TypeSolver:
             return
         self._current = rel
         try:
-            done: object = rel.rdef.fn(_Ctx(self, rel, final), args, rel.attrs)
+            done: object = rel.rdef.fn(SolverContext(self, rel, final), args, rel.attrs)
             if done is True or done == "solved":
                 rel.state = "solved"
                 for t in args[rel.num_inputs :]:
@@ -662,53 +515,7 @@ class TypeSolver:
             self._current = None
         if rel.erred or rel.state == "failed":
             rel.erred = True
-            self._poison_outputs(rel, args)
-
-    # -- poisoning (no cascades; see the module docstring) --------------------------------------
-    def _poison_outputs(self, rel: RelationInstance, inputs: Sequence[Type]) -> None:
-        """Poison what ``rel`` writes: its output holes (but those that are also its inputs: an
-        output that *is* an input keeps the input's valid type) and unknown dimensions new in
-        its outputs."""
-        u = self.unifier
-        ni = rel.num_inputs
-        in_roots: set[IncompleteType] = set()
-        in_dims: set[DimVar] = set()
-        for t in rel.args[:ni]:
-            for h in _holes_deep(u, t):
-                in_roots.add(u.find(h))
-        for t in inputs[:ni]:
-            in_dims.update(_unknowns(u.resolve(t)))
-        for t in rel.args[ni:]:
-            for h in _holes_deep(u, t):
-                r = u.find(h)
-                if r not in in_roots:
-                    self._poison.add(r)
-            self._poison_dims.update(_unknowns(u.resolve(t)) - in_dims)
-
-    def _reads_poison(self, rel: RelationInstance) -> bool:
-        """Whether an argument of ``rel`` mentions a poisoned hole or unknown dimension."""
-        u = self.unifier
-        poison = self._poison
-        for t in rel.args:
-            for h in _holes_deep(u, t):
-                if u.find(h) in poison:
-                    return True
-            if self._poison_dims and not _unknowns(u.resolve(t)).isdisjoint(self._poison_dims):
-                return True
-        return False
-
-    def _skip(self, rel: RelationInstance) -> None:
-        """``rel`` reads a poisoned value: it is not run, and what it writes is poisoned."""
-        rel.state = "poisoned"
-        u = self.unifier
-        ins: set[IncompleteType] = set()
-        for t in rel.args[: rel.num_inputs]:
-            ins.update(u.find(h) for h in _holes_deep(u, t))
-        for t in rel.args[rel.num_inputs :]:
-            for h in _holes_deep(u, t):
-                r = u.find(h)
-                if r not in ins:
-                    self._poison.add(r)
+            self._poison.outputs_of(u, rel, args)
 
     def solve(self) -> Solution:
         """Run the relations to a fixpoint and return the :class:`Solution`."""
@@ -746,8 +553,8 @@ class TypeSolver:
                 # relations waiting on a poisoned value never get it: skip them (rank order, so
                 # a chain of them is skipped in one sweep)
                 for rel in left:
-                    if self._reads_poison(rel):
-                        self._skip(rel)
+                    if self._poison.read_by(self.unifier, rel):
+                        self._poison.skip(self.unifier, rel)
                 left = [r for r in left if r.state == "pending"]
             progressed = False
             for rel in left:
@@ -762,305 +569,5 @@ class TypeSolver:
                 Diagnostic(INCONCLUSIVE.code, f"the solver stopped after {limit} relation runs")
             )
         if self.explain and self.errors:
-            from symshape.solver.explain import explain_errors
-
             explain_errors(self)
         return Solution(self)
-
-
-@dataclass
-class SandboxRun:
-    """The outcome of running one relation alone (see :func:`sandbox_run`)."""
-
-    pending: bool
-    failed: bool
-    outputs: list[Type]
-    conds: list[Cond]
-
-
-class _CanonicalSession(Session):
-    """A session that decides by canonical forms only (the sandbox never calls Z3)."""
-
-    def prove(self, c: Cond) -> bool | None:
-        return decide(c)
-
-
-class _Sandbox(TypeSolver):
-    """A solver for one relation run on its own: records every condition the relation states,
-    decides nothing it cannot decide by canonical forms (so the relation takes its general path)."""
-
-    def __init__(self, timeout_ms: int) -> None:
-        super().__init__(timeout_ms=timeout_ms)
-        self.session = _CanonicalSession(timeout_ms)
-        self.explain = False
-        self.report_holes = False
-        self.conds: list[Cond] = []
-        self.failed = False
-
-    def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: str) -> str:
-        d = decide(cond)
-        if d is True:
-            return "proved"
-        if cond not in self.conds:
-            self.conds.append(cond)
-        return "refuted" if d is False else "guard"
-
-    def _error(
-        self,
-        code: str,
-        message: str,
-        origin: Origin,
-        core: Sequence[Fact] = (),
-        provenance: Sequence[tuple[Origin, str]] = (),
-    ) -> None:
-        self.failed = True
-
-
-def sandbox_run(rel: RelationInstance, inputs: Sequence[Type], outputs: Sequence[Type]) -> SandboxRun:
-    """Run ``rel``'s relation alone on ``inputs`` (and fresh ``outputs``): the outputs it computes
-    and the conditions it states (the explainer runs relations on generic inputs this way)."""
-    sb = _Sandbox(timeout_ms=500)
-    o = Origin("relation", rel.origin.label)
-    try:
-        inst = sb.add_relation(
-            rel.rdef.name, [*inputs, *outputs], rel.attrs, num_inputs=len(inputs), origin=o
-        )
-        sb.solve()
-    except SymshapeError:
-        return SandboxRun(False, True, [], [])
-    conds = list(sb.conds)
-    for f in sb.session.facts:
-        if f.cond not in conds:
-            conds.append(f.cond)
-    return SandboxRun(
-        inst.state == "pending",
-        sb.failed or inst.state == "failed",
-        [sb.unifier.resolve(t) for t in inst.args[len(inputs) :]],
-        conds,
-    )
-
-
-def _holes_deep(u: Unifier, t: Type) -> Iterator[IncompleteType]:
-    """The holes of ``t`` and, through each hole's resolved type, the holes inside that."""
-    if type(t) is TensorType:
-        return
-    stack = [t]
-    seen: set[int] = set()
-    while stack:
-        x = stack.pop()
-        for h in iter_holes(x):
-            if h.id in seen:
-                continue
-            seen.add(h.id)
-            yield h
-            rt = u.resolved.get(u.find(h))
-            if rt is not None and type(rt) is not TensorType:
-                stack.append(rt)
-
-
-def _unknowns(t: Type) -> set[DimVar]:
-    """The unknown dimensions of a resolved type."""
-    out: set[DimVar] = set()
-    for d in iter_dims(t):
-        if d.has_unknowns:
-            out.update(d.unknowns)
-    return out
-
-
-def _freshen_any(t: Type) -> Type:
-    if isinstance(t, IncompleteType):
-        return t
-    if isinstance(t, TensorType) and isinstance(t.shape, tuple):
-        if all(len(d.terms) <= 1 and (not d.terms or not d.terms[0][0] or d.is_symbol) for d in t.shape):
-            return t
-
-    def fix(d: Dim) -> Dim:
-        if d.is_constant:
-            return d
-        anys = [a for a in d.atoms() if isinstance(a, AnyDim) and a.id == 0]
-        if not anys:
-            return d
-        out = d
-        for _ in anys:
-            out = out.subs({AnyDim(0): fresh_any()})
-        return out
-
-    return map_dims(t, fix)
-
-
-def judge(
-    errors: Sequence[object],
-    inconclusive: Sequence[object],
-    unresolved: Sequence[object],
-    guards: Sequence[object],
-) -> str:
-    """The status: ``error`` over ``inconclusive`` over ``unresolved`` over ``guarded`` over ``ok``."""
-    if errors:
-        return "error"
-    if inconclusive:
-        return "inconclusive"
-    if unresolved:
-        return "unresolved"
-    if guards:
-        return "guarded"
-    return "ok"
-
-
-class Outcome:
-    """What a Solution and an InferenceResult share: the status and the diagnostic lists."""
-
-    status: str
-    errors: list[Diagnostic]
-    inconclusive: list[Diagnostic]
-    unresolved: list[Diagnostic]
-
-    @property
-    def ok(self) -> bool:
-        """True when the status is ``ok`` or ``guarded``."""
-        return self.status in ("ok", "guarded")
-
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        """Errors, then inconclusive conditions, then unresolved expressions."""
-        return [*self.errors, *self.inconclusive, *self.unresolved]
-
-
-@dataclass
-class Solution(Outcome):
-    """The outcome of :meth:`TypeSolver.solve`."""
-
-    solver: TypeSolver = field(repr=False)
-    status: str = "ok"
-    errors: list[Diagnostic] = field(default_factory=list)
-    guards: list[Guard] = field(default_factory=list)
-    unresolved: list[Diagnostic] = field(default_factory=list)
-    inconclusive: list[Diagnostic] = field(default_factory=list)
-
-    def __init__(self, solver: TypeSolver) -> None:
-        self.solver = solver
-        self.errors = sorted(solver.errors, key=lambda d: _diag_key(d))
-        # a relation that failed (or reported an error, or was skipped as downstream of one)
-        # has no guards: its conditions are moot
-        moot = {id(r.origin) for r in solver.rels if r.erred or r.state in ("failed", "poisoned")}
-        if moot:
-            self.errors = [
-                d
-                for d in self.errors
-                if not (d.code == UNPROVEN_GUARD.code and d.origin is not None and id(d.origin) in moot)
-            ]
-        # guards stated before an unknown in them was bound are shown with its value
-        self.guards = []
-        seen: set[Cond] = set()
-        u = solver.unifier
-        for g in solver.guards:
-            if moot and id(g.origin) in moot:
-                continue
-            c = map_cond(g.cond, u.resolve_dim) if u.dim_bind else g.cond
-            if decide(c) is True or c in seen:
-                continue
-            seen.add(c)
-            self.guards.append(g if c is g.cond else Guard(c, g.origin, g.code))
-        self.inconclusive = list(solver.inconclusive)
-        pending = [r for r in solver.rels if r.state == "pending"]
-        poisoned: set[tuple[str, int]] = set()
-        if pending and any(r.erred for r in solver.rels):
-            # the scheduler skips the readers of poisoned values; anything still waiting that
-            # the graph places downstream of an error is not reported either
-            poisoned = solver.graph.downstream([rel_node(r.id) for r in solver.rels if r.erred])
-        self.unresolved = []
-        u = solver.unifier
-        open_roots: set[IncompleteType] = set()
-        for r in pending:
-            if rel_node(r.id) in poisoned:
-                continue
-            args = ", ".join(str(u.resolve(a)) for a in r.args)
-            self.unresolved.append(
-                Diagnostic(
-                    UNRESOLVED.code,
-                    f"cannot infer the types of {r.origin.label}({args}); add an annotation",
-                    r.origin.span,
-                    origin=r.origin,
-                )
-            )
-        if solver._user_holes:
-            for r in solver.rels:
-                if r.state in ("pending", "poisoned"):
-                    for t in r.args:
-                        open_roots.update(u.find(h) for h in _holes_deep(u, t))
-            open_roots |= {u.find(h) for h in solver._poison}
-            self.unresolved.extend(_open_holes(solver, open_roots))
-        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
-
-    @property
-    def z3_calls(self) -> int:
-        """Z3 checks made to decide conditions (those the canonical forms decide never reach Z3)."""
-        return self.solver.session.z3_calls
-
-    @property
-    def z3_explain_calls(self) -> int:
-        """Z3 checks made to find and minimize the unsat cores of the errors."""
-        return self.solver.session.explain_calls
-
-    def resolve(self, t: Type) -> Type:
-        """``t`` with every solved hole and unknown dimension replaced."""
-        return self.solver.unifier.resolve(t)
-
-    def graph(self) -> nx.DiGraph:
-        """The dependency graph with readable labels (see :func:`symshape.display.result_graph`)."""
-        from symshape.display import result_graph
-
-        return result_graph(self)
-
-    def _repr_html_(self) -> str:
-        from symshape.display import solution_html
-
-        return solution_html(self)
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        from symshape.display import solution_text
-
-        p.text(solution_text(self) if not cycle else "Solution(...)")
-
-    def __repr__(self) -> str:
-        return (
-            f"Solution(status={self.status!r}, errors={len(self.errors)}, "
-            f"guards={[str(g) for g in self.guards]})"
-        )
-
-
-def _open_holes(solver: TypeSolver, skip: set[IncompleteType]) -> list[Diagnostic]:
-    """One ``unresolved`` diagnostic per hole class left open in a hole the user made (not those
-    in ``skip``: arguments of relations reported otherwise), at the place the hole was made."""
-    u = solver.unifier
-    out: list[Diagnostic] = []
-    seen: set[IncompleteType] = set(skip)
-    resolved, find = u.resolved, u.find
-    for h, span in solver._user_holes:
-        if type(resolved.get(find(h))) is TensorType:
-            continue  # the common case: determined, and a tensor has no holes inside
-        for x in _holes_deep(u, h):
-            r = u.find(x)
-            if r in seen or r in u.resolved:
-                continue
-            seen.add(r)
-            whole = u.resolve(h)
-            what = f"`{r}`" if whole is r else f"`{r}` in `{whole}`"
-            out.append(
-                Diagnostic(
-                    UNRESOLVED.code,
-                    f"nothing determines the hole {what}; unify it with a type or make it the "
-                    "output of a relation",
-                    span,
-                    origin=Origin("hole", f"hole {r}", span),
-                )
-            )
-    return out
-
-
-def _diag_key(d: Diagnostic) -> tuple[int, str, int, int, int]:
-    if d.origin is not None:
-        return d.origin.sort_key()
-    return (1, "", 0, 0, 0)
-
-
-_ = (hole_node, dim_node)

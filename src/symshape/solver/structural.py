@@ -16,10 +16,11 @@ import z3
 from symshape.encoding.dims import Dim, Sym, bounds
 from symshape.encoding.types import IncompleteType, TensorType, TupleType, Type
 from symshape.solver.positions import FORMS, Node, Part, Unsupported, attr_of, blank, same_structure, type_at
+from symshape.solver.sandbox import sandbox_run
 
 if TYPE_CHECKING:
     from symshape.solver.explain import _Explainer
-    from symshape.solver.solve import RelationInstance
+    from symshape.solver.instance import RelationInstance
 
 __all__ = ["StructuralRun"]
 
@@ -116,8 +117,6 @@ class StructuralRun:
         hit = self._runs.get(pert)
         if hit is not None:
             return hit
-        from symshape.solver.solve import sandbox_run
-
         ins = list(self.gins)
         # deepest first, and a position's form last (it replaces the position)
         for (i, path, kind), alt in sorted(pert, key=lambda p: (-len(p[0][1]), p[0][2] == "form", p)):

@@ -1,0 +1,214 @@
+"""What :func:`symshape.infer` returns: every sub-expression's type, the status, the diagnostics,
+and the report.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from symshape.encoding.conds import cond_dims
+from symshape.encoding.dims import Dim
+from symshape.encoding.types import (
+    FuncType,
+    TensorType,
+    Type,
+)
+from symshape.errors import (
+    INCONCLUSIVE,
+    INVALID_ARGUMENT,
+    UNDEFINED_VAR,
+    UNRESOLVED,
+    SymshapeError,
+)
+from symshape.ir.expr import (
+    GlobalVar,
+)
+from symshape.ir.program_rels import has_holes
+from symshape.solver.diagnostics import Diagnostic, Guard, renumber_ids
+from symshape.solver.graph import hole_node, rel_node
+from symshape.solver.outcome import Outcome, Solution, judge
+from symshape.views import View, show
+
+if TYPE_CHECKING:
+    from symshape.ir.infer import UnbackedSize, _Gen
+
+__all__ = ["InferenceResult"]
+
+
+class InferenceResult(Outcome):
+    """Types of every sub-expression, the status, errors and guards."""
+
+    def __init__(self, program: Any, gen: _Gen, solution: Solution) -> None:
+        self.program = program
+        self.solution = solution
+        self._gen = gen
+        self.errors: list[Diagnostic] = list(solution.errors)
+        self.guards: list[Guard] = list(solution.guards)
+        self.unresolved: list[Diagnostic] = list(solution.unresolved)
+        self.inconclusive: list[Diagnostic] = list(solution.inconclusive)
+        if gen.sym_clash:
+            # two symbols of one name are an error already; guards over them read `k == k`
+            self.guards = [
+                g for g in self.guards if not ({str(x) for x in _cond_symbols(g.cond)} & gen.sym_clash)
+            ]
+        if gen.unbound_holes:
+            # an unbound variable is an error already: what depends on it is not "unresolved"
+            down = solution.solver.graph.downstream([hole_node(h) for h in gen.unbound_holes])
+            self.unresolved = [
+                d
+                for d in self.unresolved
+                if not (
+                    d.origin is not None
+                    and isinstance(d.origin.payload, int)
+                    and rel_node(d.origin.payload) in down
+                )
+            ]
+        if not self.errors:
+            named = {d.origin.span for d in self.unresolved if d.origin is not None}
+            for v in gen.binders:
+                t = solution.resolve(gen.ty(v))
+                if type(t) is not TensorType and has_holes(t) and v.span not in named:
+                    self.unresolved.append(
+                        Diagnostic(
+                            UNRESOLVED.code,
+                            f"cannot infer a type for `{v.name}` (`{t}`); add an annotation",
+                            v.span,
+                        )
+                    )
+        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
+
+    @property
+    def z3_calls(self) -> int:
+        """Z3 checks made to decide conditions."""
+        return self.solution.z3_calls
+
+    @property
+    def z3_explain_calls(self) -> int:
+        """Z3 checks made to explain the errors (find and minimize their cores)."""
+        return self.solution.z3_explain_calls
+
+    @property
+    def unbacked(self) -> list[UnbackedSize]:
+        """The data-dependent sizes (``nonzero``, ``unique``, ``boolean_mask``), in program
+        order: each one's symbol and where it was born."""
+        return list(self._gen.unbacked)
+
+    def value_of(self, e: Any) -> tuple[Dim | None, ...] | Dim | None:
+        """The known value of an expression of a small int tensor: a tuple of dimensions (None
+        for an unknown entry) for a 1-d tensor, one dimension for a 0-d tensor, None when
+        unknown (see :mod:`symshape.encoding.values`).
+
+        >>> import symshape as ss
+        >>> n = ss.dim("n")
+        >>> x = ss.var("x", ss.Tensor((n, 64), "float32"))
+        >>> sh = ss.ops.shape_of(x)
+        >>> ss.infer(ss.Function([x], sh)).value_of(sh)
+        (Dim(n), Dim(64))
+        """
+        t = self.type_of(e)
+        return t.value if isinstance(t, TensorType) else None
+
+    def type_of(self, e: Any) -> Type:
+        """The inferred type of an expression (a global function by GlobalVar or name)."""
+        if isinstance(e, str) or isinstance(e, GlobalVar):
+            name = e if isinstance(e, str) else e.name
+            t = self._gen.global_types.get(name)
+            if t is None:
+                raise SymshapeError(UNDEFINED_VAR, f"no global function {name!r}")
+            mod = self._gen.mod
+            if mod is not None and name in mod:
+                f = mod[name]
+                ft = self._gen.fn_types.get(id(f))
+                if ft is not None and name not in self._gen.global_seeded:
+                    t = ft
+                scheme = self._gen.generalized.get(name)
+                if scheme is not None:
+                    # the generalized type, with the purity found for the function
+                    rt, rs = self.solution.resolve(t), self.solution.resolve(scheme)
+                    assert isinstance(rs, FuncType)
+                    pure = rt.pure if isinstance(rt, FuncType) else rs.pure
+                    return FuncType(rs.params, rs.ret, rs.type_params, rs.relations, pure)
+            return self.solution.resolve(t)
+        hit = self._gen.types.get(id(e))
+        if hit is None:
+            raise SymshapeError(INVALID_ARGUMENT, "that expression is not part of the inferred program")
+        return self.solution.resolve(hit)
+
+    def with_diagnostics(self, extra: Sequence[Diagnostic]) -> InferenceResult:
+        """This result with a front-end's own diagnostics (an importer's ``unsupported-op``
+        errors) added before inference's: each goes to ``errors``, ``inconclusive`` or
+        ``unresolved`` by its code, and ``status``, ``ok`` and ``report()`` count it. The types
+        and everything else are shared with this result, which is left as it was.
+
+        >>> import symshape as ss
+        >>> x = ss.var("x", ss.Tensor((2,), "float32"))
+        >>> res = ss.infer(ss.Function([x], ss.ops.relu(x)))
+        >>> bad = ss.Diagnostic("unsupported-op", "node 'a' (Foo) is not supported")
+        >>> res2 = res.with_diagnostics([bad])
+        >>> res.status, res2.status, res2.errors[0].code
+        ('ok', 'error', 'unsupported-op')
+        """
+        if not isinstance(extra, (list, tuple)) or not all(isinstance(d, Diagnostic) for d in extra):
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"with_diagnostics takes a list of Diagnostics, got {extra!r}"
+            )
+        out = copy.copy(self)
+        by_code = {UNRESOLVED.code: "unresolved", INCONCLUSIVE.code: "inconclusive"}
+        for name in ("errors", "inconclusive", "unresolved"):
+            mine = [d for d in extra if by_code.get(d.code, "errors") == name]
+            setattr(out, name, [*mine, *getattr(self, name)])
+        out.status = judge(out.errors, out.inconclusive, out.unresolved, out.guards)
+        return out
+
+    def report(self, program: bool = False) -> str:
+        """A human-readable report: status, errors with notes, guards, unresolved expressions."""
+        lines = [f"status: {self.status}"]
+        for d in self.errors:
+            lines.append(d.render())
+        for d in self.inconclusive:
+            lines.append(d.render())
+        for d in self.unresolved:
+            lines.append(d.render())
+        if self.guards:
+            lines.append("guards:")
+            for g in self.guards:
+                lines.append(f"  {g.describe()}")
+        if self.unbacked:
+            lines.append("data-dependent sizes:")
+            for u in self.unbacked:
+                lines.append(f"  {u}")
+        if program:
+            from symshape.ir.printer import expr_str
+
+            lines.append(expr_str(self.program, self._safe_type))
+        return renumber_ids("\n".join(lines))
+
+    def _safe_type(self, e: Any) -> Type | None:
+        hit = self._gen.types.get(id(e))
+        return self.solution.resolve(hit) if hit is not None else None
+
+    def __repr__(self) -> str:
+        return (
+            f"InferenceResult(status={self.status!r}, errors={len(self.errors)}, "
+            f"guards={len(self.guards)})"
+        )
+
+    # -- the dependency graph (drawn by symshape.display) -----------------------------------------
+    def graph(self) -> Any:
+        """The dependency graph as a networkx ``DiGraph`` with readable node names and attributes
+        (see :func:`symshape.display.result_graph`)."""
+        return show(View.GRAPH, self)
+
+    def draw(self, path: Any = None, **kwargs: Any) -> Any:
+        """Draw the dependency graph with matplotlib (see :func:`symshape.display.draw`)."""
+        return show(View.DRAW, self, path, **kwargs)
+
+    def to_dot(self) -> str:
+        """Graphviz text of the dependency graph (see :func:`symshape.display.to_dot`)."""
+        return str(show(View.DOT, self))
+
+
+def _cond_symbols(c: Any) -> set[Dim]:
+    return {x for d in cond_dims(c) for x in d.symbols}

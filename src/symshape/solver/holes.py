@@ -1,0 +1,152 @@
+"""Holes and unknown dimensions inside the solver: ``?`` made fresh on entry, the conditions that
+keep dimensions nonnegative, and poison (the values written by a relation that reported an error).
+
+A relation that reports an error *poisons* what it writes — the holes of its outputs (those that
+are not also its inputs) and the unknown dimensions new there — and a relation that reads a
+poisoned value is skipped and poisons its own outputs in turn: the one root error is reported, not
+its cascade (see :mod:`symshape.solver.solve`).
+
+>>> import symshape as ss
+>>> str(freshen_any(ss.parse_type("Tensor[(?, 3), float32]"))).startswith("Tensor[(?")
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from symshape.encoding.conds import BoolConst, Cond, ge
+from symshape.encoding.dims import AnyDim, Dim, DimVar, bounds, fresh_any
+from symshape.encoding.types import IncompleteType, TensorType, Type, iter_dims, iter_holes, map_dims
+from symshape.solver.unify import Unifier
+
+if TYPE_CHECKING:
+    from symshape.solver.instance import RelationInstance
+
+__all__ = ["holes_deep", "unknowns", "freshen_any", "nonneg_conditions", "Poison"]
+
+
+def holes_deep(u: Unifier, t: Type) -> Iterator[IncompleteType]:
+    """The holes of ``t`` and, through each hole's resolved type, the holes inside that."""
+    if type(t) is TensorType:
+        return
+    stack = [t]
+    seen: set[int] = set()
+    while stack:
+        x = stack.pop()
+        for h in iter_holes(x):
+            if h.id in seen:
+                continue
+            seen.add(h.id)
+            yield h
+            rt = u.resolved.get(u.find(h))
+            if rt is not None and type(rt) is not TensorType:
+                stack.append(rt)
+
+
+def unknowns(t: Type) -> set[DimVar]:
+    """The unknown dimensions of a resolved type."""
+    out: set[DimVar] = set()
+    for d in iter_dims(t):
+        if d.has_unknowns:
+            out.update(d.unknowns)
+    return out
+
+
+def freshen_any(t: Type) -> Type:
+    """``t`` with each ``?`` dimension (``AnyDim(0)``) replaced by a fresh numbered one."""
+    if isinstance(t, IncompleteType):
+        return t
+    if isinstance(t, TensorType) and isinstance(t.shape, tuple):
+        if all(len(d.terms) <= 1 and (not d.terms or not d.terms[0][0] or d.is_symbol) for d in t.shape):
+            return t
+
+    def fix(d: Dim) -> Dim:
+        if d.is_constant:
+            return d
+        anys = [a for a in d.atoms() if isinstance(a, AnyDim) and a.id == 0]
+        if not anys:
+            return d
+        out = d
+        for _ in anys:
+            out = out.subs({AnyDim(0): fresh_any()})
+        return out
+
+    return map_dims(t, fix)
+
+
+def nonneg_conditions(t: Type, checked: set[Dim]) -> Iterator[tuple[Cond, str]]:
+    """``(d >= 0, message)`` for each dimension ``d`` of ``t`` not in ``checked`` (which grows)
+    whose bounds do not show it nonnegative."""
+    if isinstance(t, TensorType):
+        dims: Iterable[Dim] = t.shape if isinstance(t.shape, tuple) else ()
+    elif isinstance(t, IncompleteType):
+        return
+    else:
+        dims = iter_dims(t)
+    for d in dims:
+        if d.terms and (len(d.terms) > 1 or d.terms[0][0]) and d not in checked:
+            checked.add(d)
+        else:
+            continue
+        if bounds(d)[0] >= 0:
+            continue
+        c = ge(d, 0)
+        what = "is negative" if isinstance(c, BoolConst) else "may be negative"
+        yield c, f"dimension `{d}` {what}"
+
+
+class Poison:
+    """The poisoned values: hole-class roots and unknown dimensions (true when a hole is)."""
+
+    __slots__ = ("holes", "dims")
+
+    def __init__(self) -> None:
+        self.holes: set[IncompleteType] = set()
+        self.dims: set[DimVar] = set()
+
+    def __bool__(self) -> bool:
+        return bool(self.holes)
+
+    def outputs_of(self, u: Unifier, rel: RelationInstance, inputs: Sequence[Type]) -> None:
+        """Poison what ``rel`` writes: its output holes (but those that are also its inputs: an
+        output that *is* an input keeps the input's valid type) and unknown dimensions new in
+        its outputs."""
+        ni = rel.num_inputs
+        in_roots: set[IncompleteType] = set()
+        in_dims: set[DimVar] = set()
+        for t in rel.args[:ni]:
+            for h in holes_deep(u, t):
+                in_roots.add(u.find(h))
+        for t in inputs[:ni]:
+            in_dims.update(unknowns(u.resolve(t)))
+        for t in rel.args[ni:]:
+            for h in holes_deep(u, t):
+                r = u.find(h)
+                if r not in in_roots:
+                    self.holes.add(r)
+            self.dims.update(unknowns(u.resolve(t)) - in_dims)
+
+    def read_by(self, u: Unifier, rel: RelationInstance) -> bool:
+        """Whether an argument of ``rel`` mentions a poisoned hole or unknown dimension."""
+        holes, dims = self.holes, self.dims
+        for t in rel.args:
+            for h in holes_deep(u, t):
+                if u.find(h) in holes:
+                    return True
+            if dims and not unknowns(u.resolve(t)).isdisjoint(dims):
+                return True
+        return False
+
+    def skip(self, u: Unifier, rel: RelationInstance) -> None:
+        """``rel`` reads a poisoned value: it is not run, and what it writes is poisoned."""
+        rel.state = "poisoned"
+        ins: set[IncompleteType] = set()
+        for t in rel.args[: rel.num_inputs]:
+            ins.update(u.find(h) for h in holes_deep(u, t))
+        for t in rel.args[rel.num_inputs :]:
+            for h in holes_deep(u, t):
+                r = u.find(h)
+                if r not in ins:
+                    self.holes.add(r)

@@ -1,0 +1,194 @@
+"""What solving gives: the status (:func:`judge`), the diagnostic lists a :class:`Solution` and an
+:class:`~symshape.ir.infer.InferenceResult` share (:class:`Outcome`), and the :class:`Solution` of
+:meth:`TypeSolver.solve <symshape.solver.solve.TypeSolver.solve>`.
+
+>>> judge([], [], [], ["a guard"])
+'guarded'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from symshape.encoding.conds import Cond, decide, map_cond
+from symshape.encoding.types import IncompleteType, TensorType, Type
+from symshape.errors import UNPROVEN_GUARD, UNRESOLVED
+from symshape.solver.diagnostics import Diagnostic, Guard, Origin
+from symshape.solver.graph import rel_node
+from symshape.solver.holes import holes_deep
+from symshape.views import Shown, View, show
+
+if TYPE_CHECKING:
+    from symshape.solver.solve import TypeSolver
+
+__all__ = ["STATUSES", "judge", "Outcome", "Solution"]
+
+STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
+
+
+
+def judge(
+    errors: Sequence[object],
+    inconclusive: Sequence[object],
+    unresolved: Sequence[object],
+    guards: Sequence[object],
+) -> str:
+    """The status: ``error`` over ``inconclusive`` over ``unresolved`` over ``guarded`` over ``ok``."""
+    if errors:
+        return "error"
+    if inconclusive:
+        return "inconclusive"
+    if unresolved:
+        return "unresolved"
+    if guards:
+        return "guarded"
+    return "ok"
+
+
+class Outcome(Shown):
+    """What a Solution and an InferenceResult share: the status and the diagnostic lists."""
+
+    status: str
+    errors: list[Diagnostic]
+    inconclusive: list[Diagnostic]
+    unresolved: list[Diagnostic]
+
+    @property
+    def ok(self) -> bool:
+        """True when the status is ``ok`` or ``guarded``."""
+        return self.status in ("ok", "guarded")
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Errors, then inconclusive conditions, then unresolved expressions."""
+        return [*self.errors, *self.inconclusive, *self.unresolved]
+
+
+@dataclass
+class Solution(Outcome):
+    """The outcome of :meth:`TypeSolver.solve`."""
+
+    solver: TypeSolver = field(repr=False)
+    status: str = "ok"
+    errors: list[Diagnostic] = field(default_factory=list)
+    guards: list[Guard] = field(default_factory=list)
+    unresolved: list[Diagnostic] = field(default_factory=list)
+    inconclusive: list[Diagnostic] = field(default_factory=list)
+
+    def __init__(self, solver: TypeSolver) -> None:
+        self.solver = solver
+        self.errors = sorted(solver.errors, key=lambda d: _diag_key(d))
+        # a relation that failed (or reported an error, or was skipped as downstream of one)
+        # has no guards: its conditions are moot
+        moot = {id(r.origin) for r in solver.rels if r.erred or r.state in ("failed", "poisoned")}
+        if moot:
+            self.errors = [
+                d
+                for d in self.errors
+                if not (d.code == UNPROVEN_GUARD.code and d.origin is not None and id(d.origin) in moot)
+            ]
+        # guards stated before an unknown in them was bound are shown with its value
+        self.guards = []
+        seen: set[Cond] = set()
+        u = solver.unifier
+        for g in solver.guards:
+            if moot and id(g.origin) in moot:
+                continue
+            c = map_cond(g.cond, u.resolve_dim) if u.dim_bind else g.cond
+            if decide(c) is True or c in seen:
+                continue
+            seen.add(c)
+            self.guards.append(g if c is g.cond else Guard(c, g.origin, g.code))
+        self.inconclusive = list(solver.inconclusive)
+        pending = [r for r in solver.rels if r.state == "pending"]
+        poisoned: set[tuple[str, int]] = set()
+        if pending and any(r.erred for r in solver.rels):
+            # the scheduler skips the readers of poisoned values; anything still waiting that
+            # the graph places downstream of an error is not reported either
+            poisoned = solver.graph.downstream([rel_node(r.id) for r in solver.rels if r.erred])
+        self.unresolved = []
+        u = solver.unifier
+        open_roots: set[IncompleteType] = set()
+        for r in pending:
+            if rel_node(r.id) in poisoned:
+                continue
+            args = ", ".join(str(u.resolve(a)) for a in r.args)
+            self.unresolved.append(
+                Diagnostic(
+                    UNRESOLVED.code,
+                    f"cannot infer the types of {r.origin.label}({args}); add an annotation",
+                    r.origin.span,
+                    origin=r.origin,
+                )
+            )
+        if solver._user_holes:
+            for r in solver.rels:
+                if r.state in ("pending", "poisoned"):
+                    for t in r.args:
+                        open_roots.update(u.find(h) for h in holes_deep(u, t))
+            open_roots |= {u.find(h) for h in solver._poison.holes}
+            self.unresolved.extend(_open_holes(solver, open_roots))
+        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
+
+    @property
+    def z3_calls(self) -> int:
+        """Z3 checks made to decide conditions (those the canonical forms decide never reach Z3)."""
+        return self.solver.session.z3_calls
+
+    @property
+    def z3_explain_calls(self) -> int:
+        """Z3 checks made to find and minimize the unsat cores of the errors."""
+        return self.solver.session.explain_calls
+
+    def resolve(self, t: Type) -> Type:
+        """``t`` with every solved hole and unknown dimension replaced."""
+        return self.solver.unifier.resolve(t)
+
+    def graph(self) -> nx.DiGraph:
+        """The dependency graph with readable labels (see :func:`symshape.display.result_graph`)."""
+        return show(View.GRAPH, self)
+
+    def __repr__(self) -> str:
+        return (
+            f"Solution(status={self.status!r}, errors={len(self.errors)}, "
+            f"guards={[str(g) for g in self.guards]})"
+        )
+
+
+def _open_holes(solver: TypeSolver, skip: set[IncompleteType]) -> list[Diagnostic]:
+    """One ``unresolved`` diagnostic per hole class left open in a hole the user made (not those
+    in ``skip``: arguments of relations reported otherwise), at the place the hole was made."""
+    u = solver.unifier
+    out: list[Diagnostic] = []
+    seen: set[IncompleteType] = set(skip)
+    resolved, find = u.resolved, u.find
+    for h, span in solver._user_holes:
+        if type(resolved.get(find(h))) is TensorType:
+            continue  # the common case: determined, and a tensor has no holes inside
+        for x in holes_deep(u, h):
+            r = u.find(x)
+            if r in seen or r in u.resolved:
+                continue
+            seen.add(r)
+            whole = u.resolve(h)
+            what = f"`{r}`" if whole is r else f"`{r}` in `{whole}`"
+            out.append(
+                Diagnostic(
+                    UNRESOLVED.code,
+                    f"nothing determines the hole {what}; unify it with a type or make it the "
+                    "output of a relation",
+                    span,
+                    origin=Origin("hole", f"hole {r}", span),
+                )
+            )
+    return out
+
+
+def _diag_key(d: Diagnostic) -> tuple[int, str, int, int, int]:
+    if d.origin is not None:
+        return d.origin.sort_key()
+    return (1, "", 0, 0, 0)

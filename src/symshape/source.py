@@ -1,0 +1,160 @@
+"""Where things come from: source spans, and the spans of the code that builds a program.
+
+A :class:`Span` is a file, a 1-based line and column. A span may carry a ``context`` instead of a
+readable source line: a place in a model file that has no lines (an ONNX node) prints as
+``model.onnx: node 'Reshape_12' (Reshape)``, and a report quotes no source excerpt for it.
+
+Every expression records the span of the Python code that built it: the first frame outside the
+``symshape`` package (:func:`user_span`, cached per call site; no ``inspect.stack``). A front-end
+that builds thousands of expressions from a model gives them the model's places instead, with
+:func:`span_scope`, which also skips the frame walk:
+
+>>> import symshape as ss
+>>> at = ss.Span("model.onnx", 13, context="node 'Reshape_12' (Reshape)")
+>>> with ss.span_scope(at):
+...     x = ss.var("x")
+>>> str(x.span)
+"model.onnx: node 'Reshape_12' (Reshape)"
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
+from dataclasses import dataclass, field
+from types import CodeType, FrameType
+from typing import Any
+
+from symshape.errors import INVALID_ARGUMENT, SymshapeError
+
+__all__ = ["Span", "span_scope", "user_span", "caller_span", "frame_span"]
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source location: file, 1-based line and column, and optionally a ``context`` that names
+    the place where the file has no readable lines (``str`` is then ``file: context``).
+
+    The context describes a place; it does not tell places apart (file, line and column do).
+
+    >>> str(Span("model.py", 3, 5)), str(Span("model.onnx", 13, context="node 'a' (Relu)"))
+    ('model.py:3:5', "model.onnx: node 'a' (Relu)")
+    """
+
+    file: str
+    line: int
+    column: int = 1
+    context: str | None = field(default=None, compare=False, kw_only=True)
+
+    def __str__(self) -> str:
+        if self.context is not None:
+            return f"{self.file}: {self.context}"
+        return f"{self.file}:{self.line}:{self.column}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"file", "line", "column"}``, and ``"context"`` when the span has one."""
+        out: dict[str, Any] = {"file": self.file, "line": self.line, "column": self.column}
+        if self.context is not None:
+            out["context"] = self.context
+        return out
+
+
+# -- spans of the code that builds a program ----------------------------------------------------
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+_UNSCOPED: Any = object()
+_SCOPE: ContextVar[Span | None] = ContextVar("symshape_span_scope", default=_UNSCOPED)
+
+
+def span_scope(span: Span | None) -> AbstractContextManager[Span | None]:
+    """Every expression built inside the ``with`` block takes ``span`` (None: no span) instead of
+    the span of the Python code that builds it; scopes nest, the innermost wins.
+
+    >>> import symshape as ss
+    >>> with ss.span_scope(ss.Span("model.onnx", 2, context="graph input 'x'")):
+    ...     x = ss.var("x", ss.Tensor((3,), "float32"))
+    ...     y = ss.ops.relu(x)
+    >>> str(y.span)
+    "model.onnx: graph input 'x'"
+    """
+    if span is not None and not isinstance(span, Span):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"span_scope takes a Span or None, got {type(span).__name__} {span!r}"
+        )
+    return _Scope(span)
+
+
+class _Scope(AbstractContextManager["Span | None"]):
+    __slots__ = ("span", "tokens")
+
+    def __init__(self, span: Span | None) -> None:
+        self.span = span
+        self.tokens: list[Token[Span | None]] = []
+
+    def __enter__(self) -> Span | None:
+        self.tokens.append(_SCOPE.set(self.span))
+        return self.span
+
+    def __exit__(self, *exc: object) -> None:
+        _SCOPE.reset(self.tokens.pop())
+
+
+def user_span() -> Span | None:
+    """The span an expression built now takes: the span of the innermost :func:`span_scope`, else
+    the span of the first caller frame outside the symshape package (the column is that of the
+    call being executed: Python 3.11+; else 1)."""
+    scoped = _SCOPE.get()
+    if scoped is not _UNSCOPED:
+        return scoped
+    f: FrameType | None = sys._getframe(2)
+    while f is not None:
+        if not f.f_code.co_filename.startswith(_PKG_DIR):
+            return frame_span(f)
+        f = f.f_back
+    return None
+
+
+# (id(code), f_lasti, with column) -> (code, span): a call site's span, computed once (``f_lineno``
+# decodes the line table, the column walks ``co_positions``). The code object is kept with its
+# entry, so its id is not reused meanwhile (hashing a code object, unlike its id, costs time
+# proportional to its size).
+_SITE_SPANS: dict[tuple[int, int, bool], tuple[CodeType, Span]] = {}
+
+
+def _column(code: CodeType, lasti: int) -> int:
+    """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None or lasti < 0:
+        return 1
+    pos = next(itertools.islice(positions(), lasti // 2, None), None)
+    if pos is None or pos[2] is None:
+        return 1
+    return int(pos[2]) + 1
+
+
+def frame_span(f: FrameType, column: bool = True) -> Span:
+    """The span of the call executing in frame ``f`` (column 1 unless ``column``), cached per
+    call site; spans are frozen, so call sites share them."""
+    code = f.f_code
+    key = (id(code), f.f_lasti, column)
+    hit = _SITE_SPANS.get(key)
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    span = Span(code.co_filename, f.f_lineno, _column(code, f.f_lasti) if column else 1)
+    if len(_SITE_SPANS) >= 8192:
+        _SITE_SPANS.clear()
+    _SITE_SPANS[key] = (code, span)
+    return span
+
+
+def caller_span(depth: int = 2) -> Span | None:
+    """The span of the Python caller ``depth`` frames up, column 1 (the solver API's origins)."""
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        return None
+    return frame_span(f, column=False)
