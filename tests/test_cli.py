@@ -385,7 +385,7 @@ def test_readme_commands() -> None:
     """The README's first two shell blocks are the documented commands for the demo and the tests."""
     demo, tests = _readme_blocks("sh")[:2]
     assert demo.strip().endswith("pip install -e . && symshape demo")
-    assert tests.strip().endswith('pip install -e ".[dev]" && python -m pytest -q')
+    assert tests.strip().endswith('pip install -e ".[dev,onnx]" && python -m pytest -q')
 
 
 def test_examples_reusable_in_process() -> None:
