@@ -270,7 +270,9 @@ class _Gen:
             return hit
         if v.type_annotation is not None:
             self.scan_type(v.type_annotation, v.span)
-            o = Origin("annotation", f"`{v.name}` is annotated `{v.type_annotation}`", v.span)
+            o = Origin(
+                "annotation", f"`{v.name}` is annotated `{v.type_annotation}`", v.span, expr=v
+            )
             t = self.s.admit(v.type_annotation, o)
         else:
             t = self.s.hole()
@@ -826,7 +828,7 @@ class _Gen:
         argtypes = [self.ty(a) for a in e.args]
         if isinstance(c, Op):
             return self.op_call(e, c, argtypes)
-        origin = Origin("relation", _label(e), e.span)
+        origin = Origin("relation", _label(e), e.span, expr=e)
         frame = self.frames[-1]
         self.calls.append(e)
         if isinstance(c, Constructor):

@@ -12,6 +12,7 @@ from symshape.encoding.conds import cond_dims
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import (
     FuncType,
+    IncompleteType,
     TensorType,
     Type,
 )
@@ -23,7 +24,9 @@ from symshape.errors import (
     SymshapeError,
 )
 from symshape.ir.expr import (
+    Call,
     GlobalVar,
+    Var,
 )
 from symshape.ir.program_rels import has_holes
 from symshape.solver.diagnostics import Diagnostic, Guard, renumber_ids
@@ -33,6 +36,7 @@ from symshape.views import View, show
 
 if TYPE_CHECKING:
     from symshape.ir.infer import UnbackedSize, _Gen
+    from symshape.solver.instance import RelationInstance
 
 __all__ = ["InferenceResult"]
 
@@ -94,6 +98,25 @@ class InferenceResult(Outcome):
         """The data-dependent sizes (``nonzero``, ``unique``, ``boolean_mask``), in program
         order: each one's symbol and where it was born."""
         return list(self._gen.unbacked)
+
+    @property
+    def bound_vars(self) -> list[Var]:
+        """The variables the program binds (parameters, ``let`` and pattern binders), in program
+        order."""
+        return list(self._gen.binders)
+
+    @property
+    def calls(self) -> list[Call]:
+        """The calls of the program (of operators, functions and constructors), in program
+        order."""
+        return list(self._gen.calls)
+
+    def relation_of(self, call: Call) -> RelationInstance | None:
+        """The relation instance an operator call became (None for a call of anything else)."""
+        out = self._gen.types.get(id(call))
+        if isinstance(out, IncompleteType):
+            return self.solution.solver.producer.get(out)
+        return None
 
     def value_of(self, e: Any) -> tuple[Dim | None, ...] | Dim | None:
         """The known value of an expression of a small int tensor: a tuple of dimensions (None

@@ -62,6 +62,8 @@ class Origin:
     ``label`` says what it is (``"broadcast"``, ``"`x` is annotated Tensor[(n, 3), float32]"``);
     ``span`` where (None when unknown). Origins compare by identity; ``seq`` orders them in the
     order they were created, which is program order for constraints generated from a program.
+    ``expr`` is the program expression it came from (a variable for an annotation, the call for
+    a call's relation) when there is one, so that views find it by identity, never by its text.
     """
 
     kind: str
@@ -69,6 +71,7 @@ class Origin:
     span: Span | None = None
     seq: int = field(default_factory=lambda: next(_origin_ids))
     payload: object = None
+    expr: object = None
 
     def describe(self) -> str:
         return f"{self.label} at {self.span}" if self.span else self.label
