@@ -25,38 +25,28 @@ answers ``type_of`` for every sub-expression.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Any
 
-from symshape.encoding.dims import Dim, Sym
+from symshape.encoding.dims import Sym
 from symshape.encoding.types import (
     Attrs,
-    FuncType,
-    IncompleteType,
     TensorType,
     TupleType,
     Type,
     TypeCall,
     TypeVar,
-    iter_dims,
     subst_typevars,
 )
 from symshape.errors import (
     ARITY_MISMATCH,
     DUPLICATE_BINDING,
-    IMPURE_CALL,
     INVALID_ARGUMENT,
-    TYPE_MISMATCH,
-    UNDEFINED_VAR,
     SymshapeError,
 )
+from symshape.ir.calls import CallGen
 from symshape.ir.expr import (
-    _EMPTY_ATTRS,
     Call,
     Constant,
-    Constructor,
     Dataflow,
     Expr,
     Function,
@@ -76,87 +66,17 @@ from symshape.ir.expr import (
 )
 from symshape.ir.module import Module
 from symshape.ir.op import Op
-from symshape.ir.program_rels import TUPLE_GET_ITEM, has_holes, instantiate
-from symshape.ir.purity import callees_first, impure_globals
+from symshape.ir.program_rels import TUPLE_GET_ITEM
+from symshape.ir.purity import callees_first
 from symshape.ir.result import InferenceResult
-from symshape.relations.base import get_relation
-from symshape.relations.dynamic import SIZE_OPS
+from symshape.ir.scope import FnFrame, first_item, syms_of
+from symshape.ir.unbacked import UnbackedSize
 from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Origin
-from symshape.solver.instance import op_display_name
 from symshape.solver.outcome import Solution
 from symshape.solver.solve import TypeSolver, gc_paused
 
 __all__ = ["infer", "InferenceResult", "UnbackedSize"]
-
-
-# ----------------------------------------------------------------------------------------------
-# the generator
-
-
-# data-dependent sizes
-
-
-@dataclass(frozen=True)
-class UnbackedSize:
-    """A size that only the data decides (PyTorch's *unbacked* symbol): the given symbol that
-    stands for it, what it counts, the operator and where it was born.
-
-    >>> import symshape as ss
-    >>> x = ss.var("x", ss.Tensor((4, 4), "float32"))
-    >>> res = ss.infer(ss.Function([x], ss.ops.nonzero(x)))
-    >>> str(res.unbacked[0]).split(" at ")[0]
-    'u0: the number of non-zero elements (nonzero'
-    """
-
-    symbol: Dim
-    what: str
-    op: str
-    span: Any
-
-    def __str__(self) -> str:
-        where = f" at {self.span}" if self.span is not None else ""
-        return f"{self.symbol}: {self.what} ({op_display_name(self.op)}{where})"
-
-
-_SIZE_WHAT = {
-    "nonzero": "the number of non-zero elements",
-    "unique": "the number of distinct elements",
-    "boolean_mask": "the number of true elements of the mask",
-}
-
-
-def _unbacked_sym(name: str) -> Dim:
-    from symshape.encoding.dims import dim
-
-    return dim(name, min=0)
-
-
-
-@dataclass
-class _FnFrame:
-    fn: Function | None
-    impure_calls: list[Call] = field(default_factory=list)
-    dataflow_depth: int = 0
-
-
-def _syms_of(t: Type) -> list[Sym]:
-    out: list[Sym] = []
-    for d in iter_dims(t):
-        for a in d.atoms():
-            if isinstance(a, Sym) and a not in out:
-                out.append(a)
-    return out
-
-
-_first = itemgetter(0)
-
-
-def _sym_range(s: Sym) -> str:
-    """``k >= 1``, ``0 <= k <= 8``: a symbol with its declared range."""
-    if s.max is None:
-        return f"{s.name} >= {s.min}"
-    return f"{s.min} <= {s.name} <= {s.max}"
 
 
 def _pattern_vars(p: Pattern) -> list[Var]:
@@ -172,226 +92,8 @@ def _pattern_vars(p: Pattern) -> list[Var]:
     return out
 
 
-def _label(e: Call) -> str:
-    c = e.callee
-    if isinstance(c, Op):
-        return c.name
-    if isinstance(c, Constructor):
-        return c.name
-    if isinstance(c, GlobalVar):
-        return f"call of @{c.name}"
-    if isinstance(c, Var):
-        return f"call of %{c.name}"
-    if isinstance(c, Function):
-        return "call of a function literal"
-    return "call of a computed function"
-
-
-def _describe_call(e: Call) -> str:
-    label = _label(e)
-    return label if label.startswith("call") else f"call of {label}"
-
-
-class _Gen:
-    def __init__(self, solver: TypeSolver, module: Module | None) -> None:
-        self.s = solver
-        self.mod = module
-        # id(expression) -> its type; ``typed`` keeps every keyed expression alive, so ids are not
-        # reused while the generator lives
-        self.types: dict[int, Type] = {}
-        self.typed: list[Any] = []
-        self.global_types: dict[str, Type] = {}
-        self.global_seeded: set[str] = set()
-        self.scopes: list[set[Sym]] = [set()]
-        self.frames: list[_FnFrame] = [_FnFrame(None)]
-        self.fn_types: dict[int, Type] = {}
-        self.fn_pure: dict[int, bool] = {}
-        # purity: global functions inferred impure before generation, the global name of each
-        # module function, every call of a function value (with its function and whether it is in
-        # a dataflow block) for the check after solving, and the calls already found impure
-        self.global_impure: set[str] = set()
-        self.fn_global: dict[int, str] = {}
-        self.value_calls: list[tuple[Call, Function | None, bool]] = []
-        self.noted: set[int] = set()
-        self.binders: list[Var] = []
-        self.calls: list[Call] = []
-        self.cast_new: dict[int, set[Sym]] = {}
-        # unannotated let/dataflow variables whose hole nothing has read yet: when their value is
-        # generated they simply take its type (no hole to merge, no relation to re-queue)
-        self.unreferenced: dict[int, IncompleteType] = {}
-        # scope: how often each variable is bound by an enclosing binder now; what first bound
-        # each variable; variables used outside their scope (reported once each) and the holes
-        # standing for the unannotated ones (what depends on them is not reported unresolved)
-        self.var_scope: dict[int, int] = {}
-        self.open_inputs = False  # free variables are inputs (a bare expression), not errors
-        self.var_left: set[int] = set()  # bound once, out of scope now (checked on the fast path)
-        self.bound_by: dict[int, str] = {}
-        self.unbound: set[int] = set()
-        self.unbound_holes: list[IncompleteType] = []
-        # expressions entered and not yet exited (a cycle would re-enter one)
-        self.open: set[int] = set()
-        # dataflow blocks (long) are scoped as a whole: the binders of every block so far, those of
-        # the blocks open now, the open blocks with a binder bound elsewhere too
-        self.df_bound: set[int] = set()
-        self.df_active: list[set[int]] = []
-        self.df_slow: set[int] = set()
-        # symbols by name, with where each was first seen (one name is one symbol in a program);
-        # ids of the annotations and attributes already scanned for symbols
-        self.sym_names: dict[str, Sym] = {}
-        self.unbacked: list[UnbackedSize] = []
-        self.sym_clash: set[str] = set()
-        self.scanned: set[int] = set()
-        # unannotated global functions with type parameters, generalized once generated: a call
-        # made after that instantiates them (so recursion through the signature stays monomorphic)
-        self.generalized: dict[str, FuncType] = {}
-        self.fn_schemes: dict[int, FuncType] = {}
-
-    # -- helpers --------------------------------------------------------------------------------
-    def ty(self, e: Any) -> Type:
-        hit = self.types.get(id(e))
-        if hit is None:
-            if isinstance(e, Var):  # read before it is bound (e.g. a later dataflow binding)
-                t = self.bind_var(e)
-                self.unreferenced.pop(id(e), None)
-                return t
-            raise SymshapeError(INVALID_ARGUMENT, f"internal: no type for {type(e).__name__}")
-        if self.unreferenced and id(e) in self.unreferenced:
-            del self.unreferenced[id(e)]
-        return hit
-
-    def set(self, e: Any, t: Type) -> Type:
-        self.types[id(e)] = t
-        self.typed.append(e)
-        return t
-
-    def bind_var(self, v: Var) -> Type:
-        hit = self.types.get(id(v))
-        if hit is not None:
-            return hit
-        if v.type_annotation is not None:
-            self.scan_type(v.type_annotation, v.span)
-            o = Origin(
-                "annotation", f"`{v.name}` is annotated `{v.type_annotation}`", v.span, expr=v
-            )
-            t = self.s.admit(v.type_annotation, o)
-        else:
-            t = self.s.hole()
-            self.unreferenced[id(v)] = t
-        self.binders.append(v)
-        return self.set(v, t)
-
-    def error(self, code: Any, msg: str, span: Any) -> None:
-        self.s._error(code.code, msg, Origin("expr", msg, span))
-
-    # -- scope of variables ---------------------------------------------------------------------
-    def introduce(self, v: Var, what: str, span: Any) -> None:
-        """``v`` is bound by a binder (``what``: "a parameter", "a let", ...): it enters the scope;
-        a variable bound a second time anywhere in the program is a ``duplicate-binding`` error."""
-        first = self.bound_by.get(id(v))
-        if first is None and id(v) in self.df_bound:
-            first = "a dataflow binding"
-        if first is not None:
-            self.error(
-                DUPLICATE_BINDING,
-                f"variable `{v.name}` is bound twice: by {first} and again by {what}; "
-                "bind a fresh variable (ss.var) instead",
-                span or v.span,
-            )
-        else:
-            self.bound_by[id(v)] = what
-        self.var_scope[id(v)] = self.var_scope.get(id(v), 0) + 1
-        self.var_left.discard(id(v))
-
-    def leave(self, v: Var) -> None:
-        n = self.var_scope.get(id(v), 0) - 1
-        if n > 0:
-            self.var_scope[id(v)] = n
-        else:
-            self.var_scope.pop(id(v), None)
-            self.var_left.add(id(v))
-
-    def var_in_scope(self, k: int) -> bool:
-        return k in self.var_scope or any(k in b for b in self.df_active)
-
-    def use(self, v: Var, span: Any) -> None:
-        """A variable read at ``span``: it must be bound by an enclosing binder."""
-        if self.var_in_scope(id(v)) or id(v) in self.unbound:
-            return
-        if self.open_inputs and id(v) not in self.bound_by and id(v) not in self.var_left:
-            # a bare expression's free variables are its inputs (Relay's IRModule.from_expr)
-            self.bound_by[id(v)] = "an input of the expression"
-            self.var_scope[id(v)] = 1
-            return
-        self.unbound.add(id(v))
-        hint = ""
-        if any(
-            isinstance(x, Var) and x.name == v.name and self.var_in_scope(id(x))
-            for x in self.binders
-        ):
-            hint = (
-                f" (another variable named `{v.name}` is in scope: variables are told apart by "
-                "identity, not by name; use that variable)"
-            )
-        self.error(
-            UNDEFINED_VAR,
-            f"variable `{v.name}` is unbound here: it is not a parameter of an enclosing function "
-            f"nor bound by an enclosing let, match, match_cast or dataflow block{hint}",
-            span or v.span,
-        )
-        if v.type_annotation is None:
-            t = self.bind_var(v)
-            if isinstance(t, IncompleteType):
-                self.unbound_holes.append(t)
-
-    def uses(self, xs: Sequence[Expr], span: Any) -> None:
-        for x in xs:
-            if x.__class__ is Var and not self.var_in_scope(id(x)):
-                self.use(x, span)
-
-    # -- symbols --------------------------------------------------------------------------------
-    def scan_type(self, t: Type | None, span: Any) -> None:
-        """Note the symbols of an annotation (each annotation object once)."""
-        if t is None or id(t) in self.scanned:
-            return
-        self.scanned.add(id(t))
-        self.typed.append(t)  # keep it alive: its id stays unique
-        for d in iter_dims(t):
-            if not d.is_constant:
-                self.note_syms(d, span)
-
-    def scan_attrs(self, attrs: Attrs, span: Any) -> None:
-        """Note the symbols in a call's attributes (each attribute object once)."""
-        if not attrs or id(attrs) in self.scanned:
-            return
-        self.scanned.add(id(attrs))
-        self.typed.append(attrs)
-        stack: list[object] = [v for _, v in attrs.items()]
-        while stack:
-            v = stack.pop()
-            if type(v) is Dim:
-                if not v.is_constant:
-                    self.note_syms(v, span)
-            elif type(v) is tuple:
-                stack.extend(v)
-
-    def note_syms(self, d: Dim, span: Any) -> None:
-        for a in d.atoms():
-            if isinstance(a, Sym):
-                prev = self.sym_names.get(a.name)
-                if prev is None:
-                    self.sym_names[a.name] = a
-                elif prev != a and a.name not in self.sym_clash:
-                    self.sym_clash.add(a.name)
-                    self.error(
-                        DUPLICATE_BINDING,
-                        f"two different symbols are named `{a.name}`: `{_sym_range(prev)}` and "
-                        f"`{_sym_range(a)}`; one name is one symbol in a program: declare it once "
-                        "(ss.dim) and use that symbol everywhere",
-                        span,
-                    )
-
-    def in_scope(self, sym: Sym) -> bool:
-        return any(sym in sc for sc in self.scopes)
+class _Gen(CallGen):
+    """The constraint generator: one iterative pass over the program."""
 
     # -- traversal ------------------------------------------------------------------------------
     def gen(self, root: Expr) -> Type:
@@ -531,17 +233,17 @@ class _Gen:
                 owned: set[Sym] = set()
                 for p in e.params:
                     if p.type_annotation is not None:
-                        owned.update(s for s in _syms_of(p.type_annotation) if not self.in_scope(s))
+                        owned.update(s for s in syms_of(p.type_annotation) if not self.in_scope(s))
                 self.scopes.append(owned)
                 for p in e.params:
                     self.introduce(p, "a parameter", e.span)
                     self.bind_var(p)
                 self.scan_type(e.ret_type, e.span)
-                self.frames.append(_FnFrame(e))
+                self.frames.append(FnFrame(e))
             case MatchCast():
                 self.introduce(e.var, "a match_cast", e.span)
                 self.scan_type(e.type, e.span)
-                new = {s for s in _syms_of(e.type) if not self.in_scope(s)}
+                new = {s for s in syms_of(e.type) if not self.in_scope(s)}
                 self.scopes[-1] |= new
                 self.cast_new[id(e)] = new
                 o = Origin("annotation", f"match_cast to `{e.type}`", e.span)
@@ -550,7 +252,7 @@ class _Gen:
             case Dataflow():
                 # the binders enter the scope as one set (blocks are long); binders bound before
                 # (here or elsewhere) are reported one by one
-                ids = set(map(id, map(_first, e.bindings)))
+                ids = set(map(id, map(first_item, e.bindings)))
                 if len(ids) < len(e.bindings) or ids & self.df_bound or self.bound_by.keys() & ids:
                     self.df_slow.add(id(e))
                     seen: set[int] = set()
@@ -702,280 +404,6 @@ class _Gen:
                     self.pattern(q, subst_typevars(it, sub), m)
             case _:
                 pass
-
-    def global_type(self, g: GlobalVar) -> Type:
-        t = self.global_types.get(g.name)
-        if t is None:
-            if self.mod is None or g not in self.mod:
-                self.error(UNDEFINED_VAR, f"undefined global function @{g.name}", g.span)
-            t = self.s.hole()
-            self.global_types[g.name] = t
-        return t
-
-    def seed_globals(self, mod: Module) -> None:
-        self.global_impure = impure_globals(mod)
-        for gv, f in mod.items():
-            self.fn_global[id(f)] = gv.name
-            anns = [p.type_annotation for p in f.params]
-            if f.ret_type is not None and all(a is not None for a in anns):
-                params = tuple(a for a in anns if a is not None)
-                dim_params = []
-                for p in params:
-                    for sym in _syms_of(p):
-                        tv = TypeVar(sym.name, "dim")
-                        if tv not in dim_params:
-                            dim_params.append(tv)
-                pure = gv.name not in self.global_impure
-                ft = FuncType(params, f.ret_type, (*f.type_params, *dim_params), (), pure)
-                if f.pure is None and pure and not f.attrs.get("force_pure", False):
-                    # inferred purity may still turn out impure (see check_purity): keep it in a
-                    # hole, so every use of the type sees the update
-                    h = self.s.hole()
-                    self.s.unifier.unify(h, ft, Origin("unify", f"@{gv.name}", f.span))
-                    self.global_types[gv.name] = h
-                else:
-                    self.global_types[gv.name] = ft
-                self.global_seeded.add(gv.name)
-            else:
-                self.global_types[gv.name] = self.s.hole()
-
-    def function(self, f: Function) -> Type:
-        s = self.s
-        owned = self.scopes.pop()
-        frame = self.frames.pop()
-        body_t = self.ty(f.body)
-        ret = body_t
-        if f.ret_type is not None:
-            o = Origin("annotation", f"the return type is annotated `{f.ret_type}`", f.span)
-            ann = s.admit(f.ret_type, o)
-            ret = s.unifier.unify(ann, body_t, o)
-            ret = ann
-        force = bool(f.attrs.get("force_pure", False))
-        if f.pure is True and frame.impure_calls and not force:
-            for c in frame.impure_calls:
-                self.error(IMPURE_CALL, f"impure {_describe_call(c)} inside a function declared pure", c.span)
-        pure = f.pure if f.pure is not None else (force or not frame.impure_calls)
-        self.fn_pure[id(f)] = pure
-        dim_params = tuple(TypeVar(sym.name, "dim") for sym in sorted(owned, key=lambda x: x._key))
-        ft = FuncType(
-            tuple(self.ty(p) for p in f.params), ret, (*f.type_params, *dim_params), (), pure
-        )
-        t: Type = ft
-        if f.pure is None and pure and not force:
-            # inferred pure so far; a call checked after solving may make it impure (check_purity),
-            # so the type lives in a hole that every use of the function shares
-            t = s.hole()
-            s.unifier.unify(t, ft, Origin("unify", "the function", f.span))
-        elif not pure:
-            name = self.fn_global.get(id(f))
-            if name is not None:
-                self.set_impure(self.global_types[name])
-        self.fn_types[id(f)] = t
-        self.fn_schemes[id(f)] = ft
-        return t
-
-    def instantiate(self, ft: FuncType) -> FuncType:
-        return instantiate(ft, self.s.hole)
-
-    def typed_args(self, e: Call) -> list[Type] | None:
-        """The types of ``e``'s arguments when all are generated already (they are then read),
-        else None."""
-        types = self.types
-        out = []
-        for a in e.args:
-            hit = types.get(id(a))
-            # a typed variable is in scope unless it left it (see leave)
-            if hit is None or (self.var_left and id(a) in self.var_left):
-                return None
-            out.append(hit)
-        if self.unreferenced:
-            for a in e.args:
-                self.unreferenced.pop(id(a), None)
-        return out
-
-    def op_call(self, e: Call, c: Op, argtypes: list[Type]) -> Type:
-        """A call of an operator: its relation over the argument types and an output hole."""
-        self.calls.append(e)
-        if e.attrs is not _EMPTY_ATTRS and id(e.attrs) not in self.scanned:
-            self.scan_attrs(e.attrs, e.span)
-        attrs = e.attrs
-        if c.relation in SIZE_OPS:
-            attrs = self.unbacked_size(e, c)
-        out = self.s.add_call(get_relation(c.relation), argtypes, attrs, c.name, e.span)
-        if not c.pure:
-            self.note_impure(e, self.frames[-1])
-        return out
-
-    def unbacked_size(self, e: Call, c: Op) -> Attrs:
-        """The attributes of a call whose result has a data-dependent size, with that size: the
-        symbol given as ``size``, else a fresh symbol ``u<k>`` (``>= 0``; the first name not taken
-        by a symbol seen so far, in program order), recorded where it was born."""
-        given = e.attrs.get("size")
-        if isinstance(given, Dim) and given.is_symbol:
-            sym = given
-        else:
-            k = len(self.unbacked)
-            while f"u{k}" in self.sym_names:
-                k += 1
-            sym = _unbacked_sym(f"u{k}")
-            self.note_syms(sym, e.span)
-        self.unbacked.append(UnbackedSize(sym, _SIZE_WHAT.get(c.relation, c.name), c.name, e.span))
-        return e.attrs if sym is given else Attrs({**dict(e.attrs), "size": sym})
-
-    def call(self, e: Call) -> Type:
-        s = self.s
-        c = e.callee
-        argtypes = [self.ty(a) for a in e.args]
-        if isinstance(c, Op):
-            return self.op_call(e, c, argtypes)
-        origin = Origin("relation", _label(e), e.span, expr=e)
-        frame = self.frames[-1]
-        self.calls.append(e)
-        if isinstance(c, Constructor):
-            td = self.mod.constructor_data(c) if self.mod is not None else None
-            tps = td.type_params if td is not None else ()
-            sub: dict[TypeVar, Type] = {tp: s.hole() for tp in tps}
-            if len(argtypes) != len(c.inputs):
-                self.error(
-                    ARITY_MISMATCH,
-                    f"constructor {c.name} takes {len(c.inputs)} arguments, got {len(argtypes)}",
-                    e.span,
-                )
-            for it, at in zip(c.inputs, argtypes):
-                s.unifier.unify(subst_typevars(it, sub), at, origin)
-            return TypeCall(c.belong_to, tuple(sub[tp] for tp in tps))
-        self.value_calls.append((e, frame.fn, frame.dataflow_depth > 0))
-        head = s.unifier.shallow(self.ty(c))
-        ct = s.unifier.resolve(self.ty(c))
-        gname = c.name if isinstance(c, GlobalVar) else None
-        scheme = self.generalized.get(gname) if gname is not None else None
-        if scheme is not None:
-            # a call of an unannotated global function generated before: its own symbols and type
-            # parameters are bound by this call (its recursive calls used it monomorphically)
-            pure = ct.pure if isinstance(ct, FuncType) else scheme.pure
-            rs = s.unifier.resolve(scheme)
-            if has_holes(rs):
-                ret = s.hole()
-                s.add_relation(
-                    "call_generalized", [scheme, *argtypes, ret], None, len(argtypes) + 1, origin
-                )
-                if (not pure or gname in self.global_impure) and not e.pure_override:
-                    self.note_impure(e, frame)
-                return ret
-            assert isinstance(rs, FuncType)
-            ct = FuncType(rs.params, rs.ret, rs.type_params, rs.relations, pure)
-        if isinstance(ct, IncompleteType):
-            ret = s.hole()
-            s.unifier.unify(ct, FuncType(tuple(argtypes), ret), origin)
-            return ret
-        if not isinstance(ct, FuncType):
-            self.error(TYPE_MISMATCH, f"only functions can be called, found `{ct}`", e.span)
-            return s.poison(s.hole())
-        ft = self.instantiate(ct)
-        if isinstance(c, GlobalVar) and c.name in self.global_seeded and self.mod is not None:
-            # the callee's annotated signature is a core member candidate: admit it per call
-            fdef = self.mod[c.name]
-            params = []
-            for p, pv in zip(ft.params, fdef.params):
-                o = Origin(
-                    "annotation",
-                    f"parameter `{pv.name}` of @{c.name} is annotated `{pv.type_annotation}`",
-                    pv.span,
-                )
-                params.append(s.admit(p, o))
-            ft = FuncType(tuple(params), ft.ret, ft.type_params, ft.relations, ft.pure)
-        if len(ft.params) != len(argtypes):
-            self.error(
-                ARITY_MISMATCH,
-                f"{_label(e)} takes {len(ft.params)} arguments, got {len(argtypes)}",
-                e.span,
-            )
-            return ft.ret
-        for i, (p, a) in enumerate(zip(ft.params, argtypes)):
-            po = Origin("unify", f"argument {i} of {_label(e)}", e.span)
-            s.unifier.unify(p, a, po)
-            pr, ar = s.unifier.resolve(p), s.unifier.resolve(a)
-            if isinstance(pr, FuncType) and isinstance(ar, FuncType) and pr.pure and not ar.pure:
-                hp = head.params[i] if isinstance(head, FuncType) and len(head.params) > i else None
-                if isinstance(hp, IncompleteType):
-                    # an unannotated parameter: its purity is inferred, not declared; its calls
-                    # are checked again after solving
-                    self.set_impure(hp)
-                    continue
-                self.error(
-                    IMPURE_CALL,
-                    f"argument {i} of {_label(e)} is an impure function where a pure one is expected",
-                    e.args[i].span or e.span,
-                )
-        for r in ft.relations:
-            s.add_relation(r.name, list(r.args), r.attrs, origin=origin)
-        impure = not ft.pure or (isinstance(c, GlobalVar) and c.name in self.global_impure)
-        if impure and not e.pure_override:
-            self.note_impure(e, frame)
-        return ft.ret
-
-    def note_impure(self, e: Call, frame: _FnFrame) -> None:
-        if e.pure_override:
-            return
-        self.noted.add(id(e))
-        frame.impure_calls.append(e)
-        if frame.dataflow_depth > 0:
-            force = frame.fn is not None and bool(frame.fn.attrs.get("force_pure", False))
-            if not force:
-                self.error(IMPURE_CALL, f"impure {_describe_call(e)} inside a dataflow block", e.span)
-
-    def set_impure(self, t: Type) -> bool:
-        """Make the function type held by hole ``t`` impure (every type sharing the hole sees it);
-        True when it changed."""
-        if not isinstance(t, IncompleteType):
-            return False
-        u = self.s.unifier
-        root = u.find(t)
-        cur = u.resolved.get(root)
-        if not isinstance(cur, FuncType) or not cur.pure:
-            return False
-        u.resolved[root] = FuncType(cur.params, cur.ret, cur.type_params, cur.relations, False)
-        return True
-
-    def check_purity(self) -> bool:
-        """After solving: every call of a function value whose type is now an impure function is
-        checked as during generation (``impure-call`` inside a dataflow block or a function
-        declared pure, unless ``force_pure``; an unannotated function containing it becomes
-        impure, which may make its own calls impure: iterate to a fixpoint). Calls found impure
-        during generation are not reported again. True when an error was added."""
-        u = self.s.unifier
-        before = len(self.s.errors)
-        pending = [vc for vc in self.value_calls if id(vc[0]) not in self.noted and not vc[0].pure_override]
-        changed = True
-        while changed and pending:
-            changed = False
-            rest = []
-            for vc in pending:
-                e, fn, in_dataflow = vc
-                ct = u.shallow(self.ty(e.callee))
-                if not isinstance(ct, FuncType) or ct.pure:
-                    rest.append(vc)
-                    continue
-                self.noted.add(id(e))
-                force = fn is not None and bool(fn.attrs.get("force_pure", False))
-                if force:
-                    continue
-                what = _describe_call(e)
-                if in_dataflow:
-                    self.error(IMPURE_CALL, f"impure {what} inside a dataflow block", e.span)
-                if fn is None:
-                    continue
-                if fn.pure is True:
-                    self.error(IMPURE_CALL, f"impure {what} inside a function declared pure", e.span)
-                elif fn.pure is None and self.fn_pure.get(id(fn), True):
-                    self.fn_pure[id(fn)] = False
-                    self.set_impure(self.ty(fn))
-                    name = self.fn_global.get(id(fn))
-                    if name is not None:
-                        self.set_impure(self.global_types[name])
-                    changed = True
-            pending = rest
-        return len(self.s.errors) > before
 
 
 def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) -> InferenceResult:
