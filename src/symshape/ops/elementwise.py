@@ -1,0 +1,426 @@
+"""Elementwise operators: numpy-broadcasting binary arithmetic and comparisons, unary functions
+(float-only where Relax requires it), ``where``, ``cast``, ``zeros_like``/``ones_like``.
+
+Arithmetic that computes shape values (``add`` ... ``minimum``) has a relation of its own
+(:mod:`symshape.relations.values`); the others share ``broadcast``.
+"""
+
+from __future__ import annotations
+
+from symshape.encoding.types import Attrs
+from symshape.ir.expr import Call, Expr
+from symshape.ir.op import register_op
+from symshape.ops.spec import (
+    NO_ATTRS,
+    checked,
+    get_op,
+)
+from symshape.relations.common import (
+    attr_dtype,
+    bad,
+)
+
+__all__ = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "power",
+    "maximum",
+    "minimum",
+    "floor_divide",
+    "mod",
+    "logical_and",
+    "logical_or",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "negative",
+    "abs",
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+    "erf",
+    "rsqrt",
+    "copy",
+    "trunc",
+    "sin",
+    "cos",
+    "log2",
+    "log10",
+    "logical_not",
+    "zeros_like",
+    "ones_like",
+    "leaky_relu",
+    "clip",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "where",
+    "cast",
+    "cast_like",
+]
+
+
+def _chk_cast(attrs: Attrs, op: str) -> None:
+    attr_dtype(attrs, "dtype", op, required=True)
+
+
+def _chk_like(attrs: Attrs, op: str) -> None:
+    attr_dtype(attrs, "dtype", op)
+
+
+def _chk_clip(attrs: Attrs, op: str) -> None:
+    for k in ("a_min", "a_max"):
+        v = attrs.get(k)
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise bad(op, f"attribute {k} must be a number, got {v!r}")
+
+
+def _chk_leaky(attrs: Attrs, op: str) -> None:
+    v = attrs.get("alpha", 0.01)
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        raise bad(op, f"attribute alpha must be a number, got {v!r}")
+
+
+_BINARY = (
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide", "mod",
+    "logical_and", "logical_or",
+)  # fmt: skip
+
+
+_COMPARE = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+
+
+# Relax registers these as float-only (``require_float_dtype``): an int or bool tensor is an error
+_UNARY_FLOAT = (
+    "sigmoid", "tanh", "exp", "log", "sqrt", "erf", "rsqrt", "sin", "cos", "log2", "log10",
+)  # fmt: skip
+
+
+_UNARY = (
+    "nn.relu", "negative", "abs", "floor", "ceil", "round", "sign", "copy", "trunc", "logical_not",
+)  # fmt: skip
+
+
+# arithmetic that computes shape values has a relation of its own (the broadcast rule plus the
+# value of the result: symshape.relations.values); the others share ``broadcast``
+_VALUED = ("add", "subtract", "multiply", "floor_divide", "mod", "maximum", "minimum")
+
+
+for _n in _BINARY:
+    register_op(
+        _n,
+        _n if _n in _VALUED else "broadcast",
+        2,
+        doc="numpy-broadcasting elementwise operator",
+        attr_types=NO_ATTRS,
+    )
+
+
+for _n in _COMPARE:
+    register_op(_n, "broadcast_bool", 2, doc="comparison with a bool result", attr_types=NO_ATTRS)
+
+
+for _n in _UNARY:
+    register_op(_n, "unary", 1, doc="elementwise unary operator", attr_types=NO_ATTRS)
+
+
+for _n in _UNARY_FLOAT:
+    register_op(_n, "unary_float", 1, doc="elementwise unary operator on float tensors", attr_types=NO_ATTRS)
+
+
+for _n in ("zeros_like", "ones_like"):
+    register_op(
+        _n,
+        "init_like",
+        1,
+        check_attrs=checked(_chk_like, _n),
+        doc="a constant tensor of the input's shape",
+        attr_types={"dtype": "dtype"},
+    )
+
+
+for _n in ("isnan", "isinf", "isfinite"):
+    register_op(_n, "identity_bool", 1, doc="elementwise predicate with a bool result", attr_types=NO_ATTRS)
+
+
+register_op(
+    "nn.leaky_relu",
+    "unary_float",
+    1,
+    check_attrs=checked(_chk_leaky, "nn.leaky_relu"),
+    attr_types={"alpha": "float"},
+)
+
+
+register_op(
+    "clip",
+    "unary",
+    1,
+    check_attrs=checked(_chk_clip, "clip"),
+    attr_types={"a_min": "float", "a_max": "float"},
+)
+
+
+register_op("where", "where", 3, attr_types=NO_ATTRS)
+
+
+register_op("cast", "cast", 1, check_attrs=checked(_chk_cast, "cast"), attr_types={"dtype": "dtype"})
+
+
+register_op("cast_like", "cast_like", 2, attr_types=NO_ATTRS)
+
+
+def add(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x + y`` with numpy broadcasting."""
+    return get_op("add")(x, y)
+
+
+def subtract(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x - y`` with numpy broadcasting."""
+    return get_op("subtract")(x, y)
+
+
+def multiply(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x * y`` with numpy broadcasting."""
+    return get_op("multiply")(x, y)
+
+
+def divide(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x / y`` with numpy broadcasting."""
+    return get_op("divide")(x, y)
+
+
+def power(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x ** y`` with numpy broadcasting."""
+    return get_op("power")(x, y)
+
+
+def maximum(x: Expr, y: Expr) -> Call:
+    """Elementwise maximum with numpy broadcasting."""
+    return get_op("maximum")(x, y)
+
+
+def minimum(x: Expr, y: Expr) -> Call:
+    """Elementwise minimum with numpy broadcasting."""
+    return get_op("minimum")(x, y)
+
+
+def floor_divide(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x // y`` with numpy broadcasting."""
+    return get_op("floor_divide")(x, y)
+
+
+def mod(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x % y`` with numpy broadcasting."""
+    return get_op("mod")(x, y)
+
+
+def logical_and(x: Expr, y: Expr) -> Call:
+    """Elementwise logical and with numpy broadcasting."""
+    return get_op("logical_and")(x, y)
+
+
+def logical_or(x: Expr, y: Expr) -> Call:
+    """Elementwise logical or with numpy broadcasting."""
+    return get_op("logical_or")(x, y)
+
+
+def equal(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x == y`` (bool) with numpy broadcasting."""
+    return get_op("equal")(x, y)
+
+
+def not_equal(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x != y`` (bool) with numpy broadcasting."""
+    return get_op("not_equal")(x, y)
+
+
+def less(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x < y`` (bool) with numpy broadcasting."""
+    return get_op("less")(x, y)
+
+
+def less_equal(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x <= y`` (bool) with numpy broadcasting."""
+    return get_op("less_equal")(x, y)
+
+
+def greater(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x > y`` (bool) with numpy broadcasting."""
+    return get_op("greater")(x, y)
+
+
+def greater_equal(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x >= y`` (bool) with numpy broadcasting."""
+    return get_op("greater_equal")(x, y)
+
+
+def relu(x: Expr) -> Call:
+    """``max(x, 0)`` elementwise (``nn.relu``)."""
+    return get_op("nn.relu")(x)
+
+
+def sigmoid(x: Expr) -> Call:
+    """Logistic sigmoid, elementwise."""
+    return get_op("sigmoid")(x)
+
+
+def tanh(x: Expr) -> Call:
+    """Hyperbolic tangent, elementwise."""
+    return get_op("tanh")(x)
+
+
+def exp(x: Expr) -> Call:
+    """Exponential, elementwise."""
+    return get_op("exp")(x)
+
+
+def log(x: Expr) -> Call:
+    """Natural logarithm, elementwise."""
+    return get_op("log")(x)
+
+
+def sqrt(x: Expr) -> Call:
+    """Square root, elementwise."""
+    return get_op("sqrt")(x)
+
+
+def negative(x: Expr) -> Call:
+    """``-x`` elementwise."""
+    return get_op("negative")(x)
+
+
+def abs(x: Expr) -> Call:
+    """Absolute value, elementwise."""
+    return get_op("abs")(x)
+
+
+def floor(x: Expr) -> Call:
+    """Floor, elementwise."""
+    return get_op("floor")(x)
+
+
+def ceil(x: Expr) -> Call:
+    """Ceiling, elementwise."""
+    return get_op("ceil")(x)
+
+
+def round(x: Expr) -> Call:
+    """Round to nearest, elementwise."""
+    return get_op("round")(x)
+
+
+def sign(x: Expr) -> Call:
+    """Sign (-1, 0, 1), elementwise."""
+    return get_op("sign")(x)
+
+
+def erf(x: Expr) -> Call:
+    """Error function, elementwise."""
+    return get_op("erf")(x)
+
+
+def rsqrt(x: Expr) -> Call:
+    """``1 / sqrt(x)`` elementwise."""
+    return get_op("rsqrt")(x)
+
+
+def copy(x: Expr) -> Call:
+    """A copy of ``x``."""
+    return get_op("copy")(x)
+
+
+def trunc(x: Expr) -> Call:
+    """Truncation toward zero, elementwise."""
+    return get_op("trunc")(x)
+
+
+def sin(x: Expr) -> Call:
+    """Sine, elementwise."""
+    return get_op("sin")(x)
+
+
+def cos(x: Expr) -> Call:
+    """Cosine, elementwise."""
+    return get_op("cos")(x)
+
+
+def log2(x: Expr) -> Call:
+    """Base-2 logarithm, elementwise."""
+    return get_op("log2")(x)
+
+
+def log10(x: Expr) -> Call:
+    """Base-10 logarithm, elementwise."""
+    return get_op("log10")(x)
+
+
+def logical_not(x: Expr) -> Call:
+    """Logical not, elementwise."""
+    return get_op("logical_not")(x)
+
+
+def zeros_like(x: Expr, dtype: str | None = None) -> Call:
+    """Zeros of ``x``'s shape and ``dtype`` (None: ``x``'s dtype)."""
+    if dtype is None:
+        return get_op("zeros_like")(x)
+    return get_op("zeros_like")(x, dtype=dtype)
+
+
+def ones_like(x: Expr, dtype: str | None = None) -> Call:
+    """Ones of ``x``'s shape and ``dtype`` (None: ``x``'s dtype)."""
+    if dtype is None:
+        return get_op("ones_like")(x)
+    return get_op("ones_like")(x, dtype=dtype)
+
+
+def leaky_relu(x: Expr, alpha: float = 0.01) -> Call:
+    """``x if x > 0 else alpha * x`` elementwise (``nn.leaky_relu``)."""
+    return get_op("nn.leaky_relu")(x, alpha=alpha)
+
+
+def clip(x: Expr, a_min: float, a_max: float) -> Call:
+    """Clamp every element to ``[a_min, a_max]``."""
+    return get_op("clip")(x, a_min=a_min, a_max=a_max)
+
+
+def isnan(x: Expr) -> Call:
+    """Elementwise NaN test (bool)."""
+    return get_op("isnan")(x)
+
+
+def isinf(x: Expr) -> Call:
+    """Elementwise infinity test (bool)."""
+    return get_op("isinf")(x)
+
+
+def isfinite(x: Expr) -> Call:
+    """Elementwise finiteness test (bool)."""
+    return get_op("isfinite")(x)
+
+
+def where(cond: Expr, x: Expr, y: Expr) -> Call:
+    """``x`` where ``cond`` else ``y``; the three shapes broadcast; ``cond`` is bool."""
+    return get_op("where")(cond, x, y)
+
+
+def cast(x: Expr, dtype: str) -> Call:
+    """``x`` converted to ``dtype``."""
+    return get_op("cast")(x, dtype=dtype)
+
+
+def cast_like(x: Expr, like: Expr) -> Call:
+    """``x`` converted to ``like``'s dtype."""
+    return get_op("cast_like")(x, like)

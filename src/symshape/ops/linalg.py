@@ -1,0 +1,79 @@
+"""Linear algebra: ``dense`` (Relay's ``nn.dense``), numpy ``matmul``, ``batch_matmul``."""
+
+from __future__ import annotations
+
+from symshape.encoding.types import Attrs
+from symshape.ir.expr import Call, Expr
+from symshape.ir.op import register_op
+from symshape.ops.spec import (
+    checked,
+    get_op,
+)
+from symshape.relations.common import (
+    attr_bool,
+    attr_dtype,
+    attr_int,
+)
+
+__all__ = ["dense", "matmul", "batch_matmul"]
+
+
+def _chk_dense(attrs: Attrs, op: str) -> None:
+    if attrs.get("units") is not None:
+        attr_int(attrs, "units", None, op, lo=1)
+    attr_dtype(attrs, "out_dtype", op)
+
+
+def _chk_bmm(attrs: Attrs, op: str) -> None:
+    attr_bool(attrs, "transpose_a", False, op)
+    attr_bool(attrs, "transpose_b", True, op)
+    attr_dtype(attrs, "out_dtype", op)
+
+
+register_op(
+    "nn.dense",
+    "dense",
+    2,
+    check_attrs=checked(_chk_dense, "nn.dense"),
+    attr_types={"units": "int", "out_dtype": "dtype"},
+)
+
+
+register_op(
+    "matmul",
+    "matmul",
+    2,
+    check_attrs=checked(lambda a, op: attr_dtype(a, "out_dtype", op), "matmul"),
+    attr_types={"out_dtype": "dtype"},
+)
+
+
+register_op(
+    "nn.batch_matmul",
+    "batch_matmul",
+    2,
+    check_attrs=checked(_chk_bmm, "nn.batch_matmul"),
+    attr_types={"transpose_a": "bool", "transpose_b": "bool", "out_dtype": "dtype"},
+)
+
+
+def dense(x: Expr, w: Expr, units: int | None = None, out_dtype: str = "") -> Call:
+    """``x @ w.T`` with ``w`` of shape ``(units, K)`` (``nn.dense``)."""
+    return get_op("nn.dense")(x, w, units=units, out_dtype=out_dtype)
+
+
+def matmul(a: Expr, b: Expr, out_dtype: str | None = None) -> Call:
+    """numpy ``matmul`` (1-d promotion, broadcast batch dimensions); ``out_dtype`` (Relax) sets the
+    result's dtype."""
+    if out_dtype is None:
+        return get_op("matmul")(a, b)
+    return get_op("matmul")(a, b, out_dtype=out_dtype)
+
+
+def batch_matmul(
+    x: Expr, y: Expr, transpose_a: bool = False, transpose_b: bool = True, out_dtype: str = ""
+) -> Call:
+    """Batched ``(B, I, K) x (B, J, K) -> (B, I, J)`` (``nn.batch_matmul``)."""
+    return get_op("nn.batch_matmul")(
+        x, y, transpose_a=transpose_a, transpose_b=transpose_b, out_dtype=out_dtype
+    )
