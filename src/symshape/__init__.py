@@ -10,7 +10,8 @@ from symshape import ops
 from symshape.display import draw, to_dot  # importing it registers how objects are shown
 from symshape.encoding import conds
 from symshape.encoding.conds import Cond
-from symshape.encoding.dims import Dim, dim, dims, parse_dim
+from symshape.encoding.dim_parse import parse_dim
+from symshape.encoding.dims import Dim, dim, dims
 from symshape.encoding.types import (
     Attrs,
     FuncType,

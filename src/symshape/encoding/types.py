@@ -27,7 +27,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field, fields
 from typing import Union
 
-from symshape.encoding.dims import Atom, Dim, DimLike, as_dim, check_nonnegative_constant, parse_dim
+from symshape.encoding.dim_parse import parse_dim
+from symshape.encoding.dims import Atom, Dim, DimLike, as_dim, check_nonnegative_constant
 from symshape.encoding.values import Value, map_value, normalize_value, value_dims, value_str
 from symshape.errors import (
     BAD_ATTRIBUTE,
