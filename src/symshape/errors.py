@@ -43,6 +43,7 @@ __all__ = [
     "INVALID_ARGUMENT",
     "CONSTRAINT_VIOLATED",
     "UNSUPPORTED_OP",
+    "PINNED_SYMBOL",
 ]
 
 DOCS_URL: Final = "README.md#error-codes"
@@ -102,6 +103,9 @@ CONSTRAINT_VIOLATED: Final = _code(
     "constraint-violated", "A condition on the symbols that can never hold"
 )
 UNSUPPORTED_OP: Final = _code("unsupported-op", "A model operator or value an importer cannot express")
+PINNED_SYMBOL: Final = _code(
+    "pinned-symbol", "A guard that holds for one value of a symbol only (a warning: often a bug)"
+)
 
 
 class SymshapeError(Exception):
