@@ -76,7 +76,8 @@ ss.FuncType([t, ss.Tensor((64, 256), "float32")], ss.Tensor((n, s, 256), "float3
 
 Pre-norm multi-head self-attention (4 heads of 16) and an MLP, over `x: (n, s, 64)`. Nothing
 about `n` or `s` is assumed beyond `>= 1`. Weights follow Relay's `dense` convention
-`(units, in_features)`.
+`(units, in_features)`. Expressions take Python's operators (`+`, `@`, ...) and numpy's methods
+(`.reshape`, `.transpose`, `.sum`, ...); each builds the same call as its `ss.ops` function.
 """),
     code("""
 D, H = 64, 4
@@ -88,15 +89,15 @@ w2 = ss.var("w2", ss.Tensor((D, 4 * D), "float32"))
 
 def split_heads(t):
     # (n, s, D) -> (n, H, s, D/H); reshape's 0 copies a dimension, -1 infers one
-    return ss.ops.transpose(ss.ops.reshape(t, (0, 0, H, -1)), (0, 2, 1, 3))
+    return t.reshape(0, 0, H, -1).transpose(0, 2, 1, 3)
 
 h1 = ss.ops.layer_norm(x, g1, b1)
 q, k, v = (split_heads(ss.ops.dense(h1, w)) for w in (wq, wk, wv))
-attn = ss.ops.softmax(ss.ops.matmul(q, ss.ops.transpose(k, (0, 1, 3, 2))), axis=-1)
-heads = ss.ops.reshape(ss.ops.transpose(ss.ops.matmul(attn, v), (0, 2, 1, 3)), (0, 0, -1))
-x1 = ss.ops.add(x, ss.ops.dense(heads, wo))
+attn = ss.ops.softmax(q @ k.transpose(0, 1, 3, 2), axis=-1)
+heads = (attn @ v).transpose(0, 2, 1, 3).reshape(0, 0, -1)
+x1 = x + ss.ops.dense(heads, wo)
 mlp = ss.ops.dense(ss.ops.relu(ss.ops.dense(ss.ops.layer_norm(x1, g2, b2), w1)), w2)
-out = ss.ops.add(x1, mlp)
+out = x1 + mlp
 block = ss.Function([x, g1, b1, wq, wk, wv, wo, g2, b2, w1, w2], out)
 
 res = ss.infer(block)
@@ -121,7 +122,7 @@ returns such conditions as **guards** instead of failing; `strict=True` turns th
 """),
     code("""
 pos = ss.var("pos", ss.Tensor((1, 128, D), "float32"))
-embed = ss.Function([x, pos], ss.ops.add(x, pos))
+embed = ss.Function([x, pos], x + pos)
 res2 = ss.infer(embed)
 g = res2.guards[0]
 print(res2.status, "|", g, "| s=128:", g.holds({s: 128}), "| s=100:", g.holds({s: 100}))
@@ -129,6 +130,34 @@ res2
 """),
     code("""
 print(ss.infer(embed, strict=True).report())
+"""),
+    md("""
+## Indexing, scalars and readable guards
+
+Tensors index like numpy arrays (`x[:, 0]`, `x[..., ::2]`, `x[None]`, negative indices): each
+index becomes `strided_slice`, `squeeze`, `expand_dims` or `take`. A Python number is a 0-d
+constant of the other operand's dtype, and dtypes may be spelled the numpy or torch way.
+Guards are simplified before they are reported: two poolings need `h >= 2` and `h//2 >= 2`, which
+together read `h >= 4`.
+"""),
+    code("""
+import numpy as np
+
+h, w = ss.dims("h w")
+img = ss.var("img", ss.Tensor((n, 3, h, w), "float32"))
+
+
+def pool(t):
+    return ss.ops.max_pool2d(t, pool_size=(2, 2), strides=(2, 2))
+
+
+red = pool(pool(img))[:, 0]          # an int index drops the axis
+strided = red[..., ::2]              # numpy slicing
+feat = (strided * 0.5 + 1).mean(axis=-1).astype(np.float16)
+res3 = ss.infer(ss.Function([img], feat))
+for e in (red, strided, feat):
+    print(res3.type_of(e))
+print([str(g) for g in res3.guards])
 """),
     md("""
 ## The dependency graph
@@ -172,8 +201,8 @@ x = ss.var("x", ss.Tensor((n, s, D), "float32"))
 w1 = ss.var("w1", ss.Tensor((4 * D, D), "float32"))
 b1 = ss.var("b1", ss.Tensor((4 * D,), "float32"))
 w2 = ss.var("w2", ss.Tensor((D // 2, 4 * D), "float32"))   # bug: should be (D, 4 * D)
-hidden = ss.ops.relu(ss.ops.add(ss.ops.dense(x, w1), b1))
-y = ss.ops.add(x, ss.ops.dense(hidden, w2))
+hidden = ss.ops.relu(ss.ops.dense(x, w1) + b1)
+y = x + ss.ops.dense(hidden, w2)
 res = ss.infer(ss.Function([x, w1, b1, w2], y))
 print(res.report())
 """),
@@ -202,8 +231,8 @@ Z3's unsat core names both call sites.
 d = ss.dim("d")
 x = ss.var("x", ss.Tensor((n, s, d), "float32"))
 bias = ss.var("bias", ss.Tensor((3,), "float32"))
-heads = ss.ops.reshape(x, (0, 0, 4, -1))
-shifted = ss.ops.add(x, bias)
+heads = x.reshape(0, 0, 4, -1)
+shifted = x + bias
 res2 = ss.infer(ss.Function([x, bias], ss.Tuple([heads, shifted])))
 print(res2.report())
 """),
@@ -217,13 +246,14 @@ err
 
 Prepending a class token makes the sequence `s + 1` long, but the positional embedding was written
 for length `s`. Broadcasting `s + 1` against `s` only works when `s == 1`, so by default the
-program is merely *guarded*; with `strict=True` every unproven guard is an error.
+program is merely *guarded* — with a `pinned-symbol` warning, since a guard that allows one
+size only is almost always a bug; with `strict=True` every unproven guard is an error.
 """),
     code("""
 x = ss.var("x", ss.Tensor((n, s, D), "float32"))
 cls = ss.var("cls", ss.Tensor((n, 1, D), "float32"))
 pos = ss.var("pos", ss.Tensor((1, s, D), "float32"))   # bug: should be (1, s + 1, D)
-tokens = ss.ops.add(ss.ops.concatenate([cls, x], axis=1), pos)
+tokens = ss.ops.concatenate([cls, x], axis=1) + pos
 vit_embed = ss.Function([x, cls, pos], tokens)
 print(ss.infer(vit_embed).report())
 """),
@@ -307,13 +337,13 @@ res
 """),
     md("""
 Guards combine with the rest of the program. Adding a positional embedding for 196 patches to a
-square image of side `h` needs `(h//16)**2 == 196` as well; the two guards together pin `h` to
-224..239 with `h % 16 == 0`, i.e. `h = 224`.
+square image of side `h` broadcasts `(h//16)**2` patches against 196, so `(h//16)**2` must be 1 or
+196; with `h % 16 == 0` that leaves `h = 16` (one patch, broadcast) and `h = 224`.
 """),
     code("""
 img = ss.var("img", ss.Tensor((b, h, h, 3), "float32"))
 pos = ss.var("pos", ss.Tensor((1, 196, 768), "float32"))
-res = ss.infer(ss.Function([img, pos], ss.ops.add(patchify(img, patch=16), pos)))
+res = ss.infer(ss.Function([img, pos], patchify(img, patch=16) + pos))
 for g in res.guards:
     print(g, "  holds at h=224:", g.holds({h: 224}))
 """),

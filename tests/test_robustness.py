@@ -98,13 +98,16 @@ def test_iterating_an_expression_raises() -> None:
     parts = ss.ops.split(a, 3, axis=1)
     x = ss.var("x", ss.Tensor((2,), F))
     f = ss.Function([x], x)
-    for attempt in (lambda: f(*parts), lambda: list(parts), lambda: [p for p in a], lambda: a in parts):
+    u = ss.var("u")  # of unknown arity
+    for attempt in (lambda: f(*u), lambda: list(u), lambda: [p for p in a], lambda: a in u):
         with pytest.raises(ss.SymshapeError) as e:
             no_hang(attempt, 5)
         assert e.value.code == "invalid-argument"
         assert "cannot be iterated" in e.value.message
-    # indexing is how a tuple-valued expression is taken apart
+    # indexing is how a tuple-valued expression is taken apart; a tuple of an arity known when it
+    # is built (split into 3 literal sections) also unpacks (issue 16)
     assert isinstance(parts[2], ss.TupleGetItem)
+    assert [p.index for p in no_hang(lambda: list(parts), 5)] == [0, 1, 2]
 
 
 @pytest.mark.parametrize(

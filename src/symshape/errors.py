@@ -10,13 +10,17 @@ with the same codes the solver uses for type errors.
 
 from __future__ import annotations
 
+import os
+import traceback
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Final
 
 __all__ = [
     "ErrorCode",
     "ERROR_CODES",
     "SymshapeError",
+    "user_traceback",
     "SHAPE_MISMATCH",
     "RANK_MISMATCH",
     "DTYPE_MISMATCH",
@@ -43,6 +47,7 @@ __all__ = [
     "INVALID_ARGUMENT",
     "CONSTRAINT_VIOLATED",
     "UNSUPPORTED_OP",
+    "PINNED_SYMBOL",
 ]
 
 DOCS_URL: Final = "README.md#error-codes"
@@ -102,6 +107,9 @@ CONSTRAINT_VIOLATED: Final = _code(
     "constraint-violated", "A condition on the symbols that can never hold"
 )
 UNSUPPORTED_OP: Final = _code("unsupported-op", "A model operator or value an importer cannot express")
+PINNED_SYMBOL: Final = _code(
+    "pinned-symbol", "A guard that holds for one value of a symbol only (a warning: often a bug)"
+)
 
 
 class SymshapeError(Exception):
@@ -111,3 +119,45 @@ class SymshapeError(Exception):
         self.code: str = code.code if isinstance(code, ErrorCode) else code
         self.message = message
         super().__init__(f"{message}  [{self.code}]")
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython's hook for showing an exception: the traceback without symshape's own frames
+        (the error is about the caller's code, which is what is shown)."""
+        tb = user_traceback(self.__traceback__)
+        try:
+            from IPython import get_ipython
+
+            shell = get_ipython()
+        except ImportError:  # pragma: no cover - only IPython calls this
+            shell = None
+        if shell is None:
+            return "".join(traceback.format_exception(type(self), self, tb)).splitlines()
+        return list(shell.InteractiveTB.structured_traceback(type(self), self, tb))
+
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_traceback(tb: TracebackType | None) -> TracebackType | None:
+    """``tb`` without the frames of the symshape package and what they call (generated code,
+    libraries), keeping the user's frames and any user function symshape called back (a custom
+    relation); ``tb`` itself when no frame would remain."""
+    keep: list[TracebackType] = []
+    inside = False
+    t = tb
+    while t is not None:
+        name = t.tb_frame.f_code.co_filename
+        if name.startswith(_PKG_DIR):
+            inside = True
+        elif not inside:
+            keep.append(t)
+        elif not name.startswith("<") and "site-packages" not in name:
+            keep.append(t)  # a user callback
+            inside = False
+        t = t.tb_next
+    if not keep:
+        return tb
+    out: TracebackType | None = None
+    for t in reversed(keep):
+        out = TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out

@@ -20,6 +20,7 @@ that builds thousands of expressions from a model gives them the model's places 
 from __future__ import annotations
 
 import itertools
+import linecache
 import os
 import sys
 from contextlib import AbstractContextManager
@@ -30,7 +31,14 @@ from typing import Any
 
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 
-__all__ = ["Span", "span_scope", "user_span", "caller_span", "frame_span"]
+__all__ = [
+    "Span",
+    "span_scope",
+    "user_span",
+    "caller_span",
+    "frame_span",
+    "notebook_cell_name",
+]
 
 
 @dataclass(frozen=True, order=True)
@@ -144,7 +152,10 @@ def frame_span(f: FrameType, column: bool = True) -> Span:
     hit = _SITE_SPANS.get(key)
     if hit is not None and hit[0] is code:
         return hit[1]
-    span = Span(code.co_filename, f.f_lineno, _column(code, f.f_lasti) if column else 1)
+    filename = code.co_filename
+    if "IPython" in sys.modules:
+        filename = notebook_cell_name(filename) or filename
+    span = Span(filename, f.f_lineno, _column(code, f.f_lasti) if column else 1)
     if len(_SITE_SPANS) >= 8192:
         _SITE_SPANS.clear()
     _SITE_SPANS[key] = (code, span)
@@ -158,3 +169,38 @@ def caller_span(depth: int = 2) -> Span | None:
     except ValueError:
         return None
     return frame_span(f, column=False)
+
+
+# -- notebooks: cells named as IPython names them ----------------------------------------------
+
+
+def _shell() -> Any:
+    """The running IPython shell, or None (IPython is never imported here)."""
+    ip = sys.modules.get("IPython")
+    get = getattr(ip, "get_ipython", None) if ip is not None else None
+    try:
+        return get() if get is not None else None
+    except Exception:  # pragma: no cover - a broken IPython must not break spans
+        return None
+
+
+def notebook_cell_name(filename: str) -> str | None:
+    """``In[3]`` for the file IPython compiled cell 3 into (a temporary file name in Jupyter),
+    None for any other file. The cell's lines are made readable under the new name, so a report
+    still quotes the source line."""
+    shell = _shell()
+    if shell is None:
+        return None
+    try:
+        named = shell.compile.format_code_name(filename)
+    except Exception:
+        return None
+    if not named or not isinstance(named[1], str):
+        return None
+    name = str(named[1])
+    if name not in linecache.cache:
+        lines = linecache.getlines(filename)
+        if lines:
+            # no mtime: linecache.checkcache keeps the entry (the cell has no file to check)
+            linecache.cache[name] = (sum(map(len, lines)), None, lines, name)
+    return name

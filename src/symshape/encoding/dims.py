@@ -393,6 +393,12 @@ class Dim(Shown):
     def __rfloordiv__(self, other: DimLike) -> Dim:
         return floordiv(other, self)
 
+    def __truediv__(self, other: object) -> Dim:
+        raise _true_division(self, other, "/")
+
+    def __rtruediv__(self, other: object) -> Dim:
+        raise _true_division(other, self, "/")
+
     def __mod__(self, other: DimLike) -> Dim:
         return mod(self, other)
 
@@ -483,6 +489,16 @@ ONE = const(1)
 
 def _atom_dim(a: Atom) -> Dim:
     return Dim(((((a, 1),), 1),))
+
+
+
+def _true_division(a: object, b: object, op: str) -> SymshapeError:
+    """The error for ``a / b`` on dimensions: sizes are integers, so division is ``//``."""
+    return SymshapeError(
+        BAD_DIM,
+        f"dimensions are integers: `{a} {op} {b}` has no dimension value; use `{a} // {b}` "
+        "(floor division) for a size",
+    )
 
 
 def as_dim(x: object) -> Dim:

@@ -9,24 +9,26 @@ enclosing :func:`~symshape.source.span_scope`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from symshape.encoding.dims import DimLike, as_dim, check_nonnegative_constant
+from symshape.encoding.dtypes import dtype_name
 from symshape.encoding.types import (
-    DTYPES,
     Attrs,
     GlobalTypeVar,
     Tensor,
     TensorType,
+    TupleType,
     Type,
     TypeVar,
     check_identifier,
     check_type,
     type_tuple,
 )
-from symshape.errors import BAD_ATTRIBUTE, BAD_DTYPE, INVALID_ARGUMENT, SymshapeError
+from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, SymshapeError
+from symshape.ir.indexing import ExpandStep, SliceStep, SqueezeStep, TakeStep, index_plan
 from symshape.source import Span, user_span
 from symshape.views import View, show
 
@@ -58,6 +60,10 @@ __all__ = [
     "operands",
     "Callee",
     "Constructor",
+    "static_kind",
+    "static_arity",
+    "static_dtype",
+    "set_operator_lookup",
 ]
 
 _EMPTY_ATTRS = Attrs()  # shared: attributes are immutable
@@ -131,16 +137,199 @@ class Expr:
     def __call__(self, *args: Expr) -> Call:
         return Call(self, list(args))
 
-    def __getitem__(self, index: int) -> TupleGetItem:
-        return TupleGetItem(self, index)
+    def __getitem__(self, index: Any) -> Expr:
+        """``t[0]`` of a tuple is a :class:`TupleGetItem`; a tensor is indexed like numpy
+        (``x[..., 1:, ::2]``, ``x[:, 0]``, ``x[None]``, ``x[idx]``) by ``strided_slice``,
+        ``squeeze``, ``expand_dims`` and ``take``. Which one is decided by the type the
+        expression is known to have when it is built (:func:`static_kind`); an int index of an
+        expression of unknown kind (an unannotated variable, a function's result) stays a
+        :class:`TupleGetItem`."""
+        kind = static_kind(self)
+        if kind == "tuple" or (kind is None and _is_int_index(index)):
+            if not _is_int_index(index):
+                raise SymshapeError(
+                    INVALID_ARGUMENT,
+                    f"a tuple is indexed by an int, got {type(index).__name__} {index!r}",
+                )
+            i = int(index)
+            if i < 0:
+                n = static_arity(self)
+                if n is None:
+                    raise SymshapeError(
+                        INVALID_ARGUMENT,
+                        f"a negative tuple index ({i}) needs the tuple's arity, which is not known "
+                        "when the expression is built",
+                    )
+                i += n
+            return TupleGetItem(self, i)
+        return _index_tensor(self, index)
 
     def __iter__(self) -> Iterator[Expr]:
         # without this, Python would iterate through __getitem__ forever (e[0], e[1], ...)
-        raise SymshapeError(
-            INVALID_ARGUMENT,
-            f"an expression ({type(self).__name__}) cannot be iterated or unpacked: its arity is "
-            "known only after inference; index it (`e[0]`, `e[1]`) instead",
-        )
+        n = static_arity(self)
+        if n is None:
+            raise SymshapeError(
+                INVALID_ARGUMENT,
+                f"an expression ({type(self).__name__}) cannot be iterated or unpacked: its arity "
+                "is not known when it is built (a tuple annotation, a Tuple, split with a literal "
+                "number of sections or batch_norm have one); index it (`e[0]`, `e[1]`) instead",
+            )
+        return iter([TupleGetItem(self, i) for i in range(n)])
+
+    # -- arithmetic, comparisons and methods (numpy-like; see the module's docstring) --------------
+    def __add__(self, other: Any) -> Call:
+        return _binary("add", self, other)
+
+    def __radd__(self, other: Any) -> Call:
+        return _binary("add", other, self)
+
+    def __sub__(self, other: Any) -> Call:
+        return _binary("subtract", self, other)
+
+    def __rsub__(self, other: Any) -> Call:
+        return _binary("subtract", other, self)
+
+    def __mul__(self, other: Any) -> Call:
+        return _binary("multiply", self, other)
+
+    def __rmul__(self, other: Any) -> Call:
+        return _binary("multiply", other, self)
+
+    def __truediv__(self, other: Any) -> Call:
+        return _binary("divide", self, other)
+
+    def __rtruediv__(self, other: Any) -> Call:
+        return _binary("divide", other, self)
+
+    def __floordiv__(self, other: Any) -> Call:
+        return _binary("floor_divide", self, other)
+
+    def __rfloordiv__(self, other: Any) -> Call:
+        return _binary("floor_divide", other, self)
+
+    def __mod__(self, other: Any) -> Call:
+        return _binary("mod", self, other)
+
+    def __rmod__(self, other: Any) -> Call:
+        return _binary("mod", other, self)
+
+    def __pow__(self, other: Any) -> Call:
+        return _binary("power", self, other)
+
+    def __rpow__(self, other: Any) -> Call:
+        return _binary("power", other, self)
+
+    def __matmul__(self, other: Any) -> Call:
+        return _binary("matmul", self, other)
+
+    def __rmatmul__(self, other: Any) -> Call:
+        return _binary("matmul", other, self)
+
+    def __and__(self, other: Any) -> Call:
+        return _binary("logical_and", self, other)
+
+    def __rand__(self, other: Any) -> Call:
+        return _binary("logical_and", other, self)
+
+    def __or__(self, other: Any) -> Call:
+        return _binary("logical_or", self, other)
+
+    def __ror__(self, other: Any) -> Call:
+        return _binary("logical_or", other, self)
+
+    def __neg__(self) -> Call:
+        return _op_call("negative", [self])
+
+    def __pos__(self) -> Expr:
+        return self
+
+    def __abs__(self) -> Call:
+        return _op_call("abs", [self])
+
+    def __invert__(self) -> Call:
+        return _op_call("logical_not", [self])
+
+    def __lt__(self, other: Any) -> Call:
+        return _binary("less", self, other)
+
+    def __le__(self, other: Any) -> Call:
+        return _binary("less_equal", self, other)
+
+    def __gt__(self, other: Any) -> Call:
+        return _binary("greater", self, other)
+
+    def __ge__(self, other: Any) -> Call:
+        return _binary("greater_equal", self, other)
+
+    def eq(self, other: Any) -> Call:
+        """Elementwise ``==`` (bool); the operator ``==`` compares expressions by identity."""
+        return _binary("equal", self, other)
+
+    def ne(self, other: Any) -> Call:
+        """Elementwise ``!=`` (bool); the operator ``!=`` compares expressions by identity."""
+        return _binary("not_equal", self, other)
+
+    @property
+    def T(self) -> Call:
+        """The axes reversed (``transpose`` without axes)."""
+        return _op_call("transpose", [self], {"axes": None})
+
+    def transpose(self, *axes: Any) -> Call:
+        """``x.transpose(1, 0, 2)`` or ``x.transpose((1, 0, 2))``; no axes reverses them."""
+        ax = _varargs(axes, "transpose axes")
+        return _op_call("transpose", [self], {"axes": ax if ax else None})
+
+    def reshape(self, *shape: Any) -> Call:
+        """``x.reshape(n, -1)`` or ``x.reshape((n, -1))`` (Relay's special values apply)."""
+        return _op_call("reshape", [self], {"newshape": _varargs(shape, "a reshape's shape")})
+
+    def astype(self, dtype: Any) -> Call:
+        """``x`` converted to ``dtype`` (numpy and torch spellings accepted)."""
+        return _op_call("cast", [self], {"dtype": dtype_name(dtype)})
+
+    def squeeze(self, axis: Any = None) -> Call:
+        """Remove axes of size 1."""
+        return _op_call("squeeze", [self], {"axis": axis})
+
+    def expand_dims(self, axis: int, num_newaxis: int = 1) -> Call:
+        """Insert ``num_newaxis`` axes of size 1 at ``axis``."""
+        return _op_call("expand_dims", [self], {"axis": axis, "num_newaxis": num_newaxis})
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Sum over ``axis`` (None: all axes)."""
+        return _reduce("sum", self, axis, keepdims)
+
+    def mean(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Mean over ``axis`` (None: all axes)."""
+        return _reduce("mean", self, axis, keepdims)
+
+    def prod(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Product over ``axis`` (None: all axes)."""
+        return _reduce("prod", self, axis, keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Maximum over ``axis`` (None: all axes)."""
+        return _reduce("max", self, axis, keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Minimum over ``axis`` (None: all axes)."""
+        return _reduce("min", self, axis, keepdims)
+
+    def all(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Logical and over ``axis``."""
+        return _reduce("all", self, axis, keepdims)
+
+    def any(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Logical or over ``axis``."""
+        return _reduce("any", self, axis, keepdims)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Index of the maximum over ``axis``."""
+        return _reduce("argmax", self, axis, keepdims)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False) -> Call:
+        """Index of the minimum over ``axis``."""
+        return _reduce("argmin", self, axis, keepdims)
 
     def __hash__(self) -> int:
         return id(self)
@@ -212,7 +401,7 @@ class Constant(Expr):
     def __init__(
         self,
         shape: Sequence[DimLike] | None = None,
-        dtype: str = "float32",
+        dtype: Any = "float32",
         data: Any = None,
     ) -> None:
         if data is not None:
@@ -231,8 +420,7 @@ class Constant(Expr):
             dtype = str(data.dtype)
         if shape is None:
             shape = ()
-        if not isinstance(dtype, str) or dtype not in DTYPES:
-            raise SymshapeError(BAD_DTYPE, f"unknown dtype {dtype!r}; known: {', '.join(sorted(DTYPES))}")
+        dtype = dtype_name(dtype)
         shape = _items(shape, "a Constant's shape")
         dims = tuple(as_dim(d) for d in shape)
         for d in dims:
@@ -242,14 +430,15 @@ class Constant(Expr):
         self.span = user_span()
 
 
-def const(value: Any, dtype: str | None = None) -> Constant:
-    """A constant from a numpy array (or anything ``numpy.asarray`` accepts)."""
+def const(value: Any, dtype: Any = None) -> Constant:
+    """A constant from a numpy array (or anything ``numpy.asarray`` accepts); ``dtype`` in
+    symshape's, numpy's or torch's spelling."""
     try:
         import numpy as np
     except ImportError:  # pragma: no cover
         raise SymshapeError(INVALID_ARGUMENT, "ss.const needs numpy") from None
-    if dtype is not None and (not isinstance(dtype, str) or dtype not in DTYPES):
-        raise SymshapeError(BAD_DTYPE, f"unknown dtype {dtype!r}; known: {', '.join(sorted(DTYPES))}")
+    if dtype is not None:
+        dtype = dtype_name(dtype)
     if isinstance(value, Expr):
         raise SymshapeError(INVALID_ARGUMENT, "ss.const takes an array or numbers, not an expression")
     try:
@@ -765,3 +954,267 @@ def _same_data(x: Any, y: Any) -> bool:
         return bool(ax.dtype == ay.dtype and ax.shape == ay.shape and ax.tobytes() == ay.tobytes())
     except Exception:  # an exotic payload: compare as objects
         return bool(x == y)
+
+
+# ----------------------------------------------------------------------------------------------
+# the Pythonic front-end: operators, indexing and methods build operator calls. The operators
+# live in the registry of symshape.ir.op, which imports this module: it hands its lookup over
+# with set_operator_lookup (so this module imports nothing above it).
+
+_operator_lookup: Callable[[str], Callable[..., Call]] | None = None
+
+
+def set_operator_lookup(lookup: Callable[[str], Callable[..., Call]]) -> None:
+    """Install the operator lookup the front-end uses (done once by :mod:`symshape.ir.op`)."""
+    global _operator_lookup
+    _operator_lookup = lookup
+
+
+def _op_call(name: str, args: Sequence[Expr], attrs: Mapping[str, Any] | None = None) -> Call:
+    if _operator_lookup is None:  # pragma: no cover - symshape.ir.op is imported by the package
+        raise SymshapeError(INVALID_ARGUMENT, "the operators are not registered: import symshape")
+    return _operator_lookup(name)(*args, **(attrs or {}))
+
+
+# operators whose result has the dtype of their first argument (followed when a scalar operand
+# needs a dtype, and to tell a tensor from a tuple)
+_SAME_DTYPE = frozenset(
+    """add subtract multiply divide power maximum minimum floor_divide mod nn.relu sigmoid tanh exp
+    log sqrt negative abs floor ceil round sign erf rsqrt copy trunc sin cos log2 log10
+    zeros_like ones_like nn.leaky_relu clip flatten nn.batch_flatten reshape reshape_like
+    concatenate stack transpose squeeze expand_dims broadcast_to nn.pad tile expand sum mean prod
+    max min take strided_slice nn.dense matmul nn.batch_matmul nn.conv1d nn.conv2d nn.conv3d
+    nn.max_pool1d nn.max_pool2d nn.max_pool3d nn.avg_pool1d nn.avg_pool2d nn.avg_pool3d
+    nn.global_avg_pool2d nn.global_max_pool2d nn.adaptive_avg_pool2d nn.adaptive_max_pool2d
+    nn.softmax nn.log_softmax nn.bias_add nn.layer_norm unique boolean_mask""".split()
+)
+_BOOL_RESULT = frozenset(
+    "equal not_equal less less_equal greater greater_equal logical_and logical_or logical_not "
+    "isnan isinf isfinite all any".split()
+)
+_OTHER_TENSOR = frozenset(
+    "cast cast_like where argmax argmin shape_of int_tensor arange constant_of_shape nonzero zeros "
+    "ones full".split()
+)
+_TUPLE_OPS = frozenset(("split", "nn.batch_norm"))
+
+
+def _op_name(e: Call) -> str | None:
+    name = getattr(e.callee, "name", None) if isinstance(e.callee, Callee) else None
+    return name if isinstance(name, str) and not isinstance(e.callee, Constructor) else None
+
+
+def _annotated_type(e: Expr) -> Type | None:
+    """The type ``e`` is known to have when it is built: a variable's annotation, a constant's
+    type, a field of an annotated tuple; None otherwise (no inference is run)."""
+    if isinstance(e, Var):
+        return e.type_annotation
+    if isinstance(e, Constant):
+        return e.type
+    if isinstance(e, TupleGetItem):
+        t = _annotated_type(e.tuple_value) if isinstance(e.tuple_value, (Var, Constant)) else None
+        if isinstance(t, TupleType) and 0 <= e.index < len(t.fields):
+            return t.fields[e.index]
+    return None
+
+
+def static_kind(e: Expr) -> str | None:
+    """``"tensor"``, ``"tuple"`` or None (not known when ``e`` is built): from an annotation, a
+    constant, a :class:`Tuple`, or the operator a call applies (``split`` and ``batch_norm``
+    give tuples, the other built-in operators tensors; a custom operator is not known).
+
+    >>> import symshape as ss
+    >>> static_kind(ss.var("x")), static_kind(ss.ops.relu(ss.var("x")))
+    (None, 'tensor')
+    """
+    t = _annotated_type(e)
+    if isinstance(t, TensorType):
+        return "tensor"
+    if isinstance(t, TupleType):
+        return "tuple"
+    if isinstance(e, Tuple):
+        return "tuple"
+    if isinstance(e, Call):
+        name = _op_name(e)
+        if name in _TUPLE_OPS:
+            return "tuple"
+        if name in _SAME_DTYPE or name in _BOOL_RESULT or name in _OTHER_TENSOR:
+            return "tensor"
+    if isinstance(e, TupleGetItem) and isinstance(e.tuple_value, Call):
+        if _op_name(e.tuple_value) in _TUPLE_OPS:
+            return "tensor"
+    return None
+
+
+def static_arity(e: Expr) -> int | None:
+    """The number of fields of a tuple-valued ``e`` when it is known at build time: an annotated
+    tuple, a :class:`Tuple`, ``split`` with a literal number of sections (or literal indices),
+    ``batch_norm`` (3). None otherwise."""
+    t = _annotated_type(e)
+    if isinstance(t, TupleType):
+        return len(t.fields)
+    if isinstance(e, Tuple):
+        return len(e.fields)
+    if isinstance(e, Call):
+        name = _op_name(e)
+        if name == "nn.batch_norm":
+            return 3
+        if name == "split":
+            ios = e.attrs.get("indices_or_sections")
+            if isinstance(ios, int) and not isinstance(ios, bool):
+                return ios
+            if isinstance(ios, tuple):
+                return len(ios) + 1
+    return None
+
+
+def static_dtype(e: Expr) -> str | None:
+    """The dtype ``e`` is known to have when it is built (following the first argument of
+    dtype-preserving operators), or None.
+
+    >>> import symshape as ss
+    >>> x = ss.var("x", ss.Tensor((2,), "float16"))
+    >>> static_dtype(ss.ops.relu(ss.ops.add(x, x))), static_dtype(ss.ops.less(x, x))
+    ('float16', 'bool')
+    """
+    cur: Expr | None = e
+    for _ in range(100_000):  # a chain of calls is followed iteratively
+        if cur is None:
+            return None
+        t = _annotated_type(cur)
+        if t is not None:
+            return t.dtype if isinstance(t, TensorType) and isinstance(t.dtype, str) else None
+        if isinstance(cur, TupleGetItem):
+            cur = cur.tuple_value
+            continue
+        if isinstance(cur, Tuple):
+            cur = cur.fields[0] if cur.fields else None
+            continue
+        if not isinstance(cur, Call):
+            return None
+        name = _op_name(cur)
+        if name in _BOOL_RESULT:
+            return "bool"
+        if name == "cast":
+            v = cur.attrs.get("dtype")
+            return v if isinstance(v, str) else None
+        if name in ("argmax", "argmin"):
+            return "int32"
+        if name in ("shape_of", "nonzero"):
+            v = cur.attrs.get("dtype", "int64")
+            return v if isinstance(v, str) else "int64"
+        if name == "cast_like" and len(cur.args) == 2:
+            cur = cur.args[1]
+            continue
+        if name in ("nn.dense", "nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.batch_matmul"):
+            v = cur.attrs.get("out_dtype")
+            if isinstance(v, str) and v:
+                return v
+        if name in _SAME_DTYPE or name in _TUPLE_OPS:
+            cur = cur.args[0] if cur.args else None
+            continue
+        return None
+    return None  # pragma: no cover
+
+
+def _is_scalar(v: object) -> bool:
+    """A Python (or numpy) number: bool, int or float."""
+    if isinstance(v, (bool, int, float)):
+        return True
+    mod = (getattr(type(v), "__module__", "") or "").split(".")[0]
+    return mod == "numpy" and getattr(v, "shape", None) == () and hasattr(v, "dtype")
+
+
+def _scalar_like(v: Any, other: Expr) -> Expr:
+    """The number ``v`` as a 0-d constant of ``other``'s dtype: a :class:`Constant` when that
+    dtype is known at build time (a float for an int or bool tensor keeps its own float dtype,
+    as numpy would promote), else ``cast_like(v, other)``."""
+    import numpy as np
+
+    dt = static_dtype(other)
+    is_float = isinstance(v, float) or (not isinstance(v, (bool, int)) and np.asarray(v).dtype.kind == "f")
+    if dt is not None and not (is_float and (dt == "bool" or dt.startswith(("int", "uint")))):
+        try:
+            return const(np.array(v, dtype=dt))
+        except (OverflowError, ValueError, TypeError):
+            pass
+    c = const(v)
+    if dt is not None:
+        return c
+    return _op_call("cast_like", [c, other])
+
+
+def _operand(v: Any, other: Expr, opname: str) -> Expr:
+    if isinstance(v, Expr):
+        return v
+    if _is_scalar(v):
+        return _scalar_like(v, other)
+    if hasattr(v, "shape") and hasattr(v, "dtype"):  # a numpy array
+        return const(v)
+    from symshape.encoding.dims import Dim
+
+    if isinstance(v, Dim):
+        raise SymshapeError(
+            INVALID_ARGUMENT,
+            f"{opname}: a dimension ({v}) is not a tensor; make it one with "
+            "ss.ops.int_tensor(d) (its value is the dimension)",
+        )
+    raise SymshapeError(
+        INVALID_ARGUMENT, f"{opname}: cannot combine an expression with {type(v).__name__} {v!r}"
+    )
+
+
+def _binary(name: str, a: Any, b: Any) -> Call:
+    if isinstance(a, Expr):
+        ea = a
+        eb = _operand(b, a, name)
+    else:
+        assert isinstance(b, Expr)
+        eb = b
+        ea = _operand(a, b, name)
+    return _op_call(name, [ea, eb])
+
+
+def _reduce(name: str, x: Expr, axis: Any, keepdims: bool) -> Call:
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return _op_call(name, [x], {"axis": axis, "keepdims": keepdims})
+
+
+def _varargs(xs: tuple[Any, ...], what: str) -> tuple[Any, ...]:
+    """``f(1, 2)`` and ``f((1, 2))`` alike (numpy's ``reshape``/``transpose`` convention)."""
+    if len(xs) == 1 and isinstance(xs[0], (tuple, list)):
+        return tuple(xs[0])
+    if len(xs) == 1 and xs[0] is None:
+        return ()
+    return tuple(xs)
+
+
+def _is_int_index(v: object) -> bool:
+    if isinstance(v, bool) or isinstance(v, Expr):
+        return False
+    if isinstance(v, int):
+        return True
+    mod = (getattr(type(v), "__module__", "") or "").split(".")[0]
+    return mod == "numpy" and hasattr(v, "__index__")
+
+
+def _index_tensor(x: Expr, index: Any) -> Expr:
+    """numpy indexing of a tensor (see :mod:`symshape.ir.indexing`)."""
+    items = index if isinstance(index, tuple) else (index,)
+    out: Expr = x
+    for step in index_plan(index, lambda v: isinstance(v, Expr)):
+        match step:
+            case SliceStep(begin, end, strides, axes):
+                out = _op_call(
+                    "strided_slice", [out], {"begin": begin, "end": end, "strides": strides, "axes": axes}
+                )
+            case SqueezeStep(axes):
+                out = _op_call("squeeze", [out], {"axis": axes})
+            case ExpandStep(axis):
+                out = _op_call("expand_dims", [out], {"axis": axis, "num_newaxis": 1})
+            case TakeStep(item, axis):
+                out = _op_call("take", [out, items[item]], {"axis": axis})
+            case _:  # pragma: no cover - the plan has only these steps
+                raise TypeError(step)
+    return out

@@ -31,7 +31,7 @@ from typing import Any
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs, Type
 from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, UNKNOWN_RELATION, SymshapeError
-from symshape.ir.expr import _EMPTY_ATTRS, Call, Callee, Expr, Tuple
+from symshape.ir.expr import _EMPTY_ATTRS, Call, Callee, Expr, Tuple, set_operator_lookup
 from symshape.relations.base import RelationFn, get_relation, register_relation
 from symshape.source import user_span
 
@@ -301,6 +301,9 @@ class Op(Callee):
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
+
+
+set_operator_lookup(Op.get)  # the operators and methods of expressions build calls with it
 
 
 def register_op(

@@ -50,12 +50,16 @@ class InferenceResult(Outcome):
         self._gen = gen
         self.errors: list[Diagnostic] = list(solution.errors)
         self.guards: list[Guard] = list(solution.guards)
+        self.warnings: list[Diagnostic] = list(solution.warnings)
         self.unresolved: list[Diagnostic] = list(solution.unresolved)
         self.inconclusive: list[Diagnostic] = list(solution.inconclusive)
         if gen.sym_clash:
             # two symbols of one name are an error already; guards over them read `k == k`
             self.guards = [
                 g for g in self.guards if not ({str(x) for x in _cond_symbols(g.cond)} & gen.sym_clash)
+            ]
+            self.warnings = [
+                d for d in self.warnings if any(d.origin is g.origin for g in self.guards)
             ]
         if gen.unbound_holes:
             # an unbound variable is an error already: what depends on it is not "unresolved"
@@ -193,6 +197,8 @@ class InferenceResult(Outcome):
         for d in self.inconclusive:
             lines.append(d.render())
         for d in self.unresolved:
+            lines.append(d.render())
+        for d in self.warnings:
             lines.append(d.render())
         if self.guards:
             lines.append("guards:")

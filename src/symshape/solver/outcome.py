@@ -16,16 +16,17 @@ import networkx as nx
 
 from symshape.encoding.conds import Cond, decide, map_cond
 from symshape.encoding.types import IncompleteType, TensorType, Type
-from symshape.errors import UNPROVEN_GUARD, UNRESOLVED
+from symshape.errors import PINNED_SYMBOL, UNPROVEN_GUARD, UNRESOLVED
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin
 from symshape.solver.graph import rel_node
 from symshape.solver.holes import holes_deep
+from symshape.solver.simplify import pinned_symbol, simplify_guard_list
 from symshape.views import Shown, View, show
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
 
-__all__ = ["STATUSES", "judge", "Outcome", "Solution"]
+__all__ = ["STATUSES", "judge", "pinned_warnings", "Outcome", "Solution"]
 
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
 
@@ -49,11 +50,37 @@ def judge(
     return "ok"
 
 
+def pinned_warnings(guards: Sequence[Guard]) -> list[Diagnostic]:
+    """A ``pinned-symbol`` warning for each guard that pins a given symbol to one value
+    (``s == 64``): the program is then well typed at that size only, which is almost always a
+    bug (an axis transposed or reshaped in the wrong place). Reported in every mode."""
+    out: list[Diagnostic] = []
+    for g in guards:
+        p = pinned_symbol(g.cond)
+        if p is None:
+            continue
+        s, k = p
+        who = g.origin.label if g.origin else "the program"
+        out.append(
+            Diagnostic(
+                PINNED_SYMBOL.code,
+                f"{who} needs `{s} == {k}`, which pins the symbol {s} to one value; is an axis "
+                "transposed or reshaped in the wrong place?",
+                g.origin.span if g.origin else None,
+                severity="warning",
+                origin=g.origin,
+            )
+        )
+    return out
+
+
 class Outcome(Shown):
-    """What a Solution and an InferenceResult share: the status and the diagnostic lists."""
+    """What a Solution and an InferenceResult share: the status and the diagnostic lists
+    (``warnings`` never change the status)."""
 
     status: str
     errors: list[Diagnostic]
+    warnings: list[Diagnostic]
     inconclusive: list[Diagnostic]
     unresolved: list[Diagnostic]
 
@@ -76,6 +103,7 @@ class Solution(Outcome):
     status: str = "ok"
     errors: list[Diagnostic] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
     unresolved: list[Diagnostic] = field(default_factory=list)
     inconclusive: list[Diagnostic] = field(default_factory=list)
 
@@ -103,6 +131,9 @@ class Solution(Outcome):
                 continue
             seen.add(c)
             self.guards.append(g if c is g.cond else Guard(c, g.origin, g.code))
+        # simplified and deduplicated for the report (each rewrite proved equivalent by Z3)
+        self.guards = simplify_guard_list(self.guards)
+        self.warnings = pinned_warnings(self.guards)
         self.inconclusive = list(solver.inconclusive)
         pending = [r for r in solver.rels if r.state == "pending"]
         poisoned: set[tuple[str, int]] = set()

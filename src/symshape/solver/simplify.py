@@ -1,0 +1,172 @@
+"""Guards simplified and deduplicated before they are reported.
+
+:func:`simplify_guards` takes conditions and returns an equivalent list (their conjunction is
+the same set of sizes, under the symbols' declared ranges) that reads better:
+
+1. every condition is rewritten by the rules of :mod:`symshape.encoding.simplify` (common
+   factors, ``max``/``min`` against an argument, divisibility, one-symbol patterns), and a
+   rewrite is kept only when Z3 proves it equivalent to the original;
+2. conjunctions are split into their members, and repeats are dropped;
+3. a condition implied by the others (``h >= 2`` beside ``h >= 4``) is dropped, when Z3 proves
+   the implication.
+
+Z3 runs with a resource limit (deterministic, so a report is the same on every run) and a
+timeout as a backstop; whatever Z3 does not prove stays as it was. :func:`simplify_guard_list`
+does the same for :class:`~symshape.solver.diagnostics.Guard` objects, keeping each kept
+condition's origin; :func:`pinned_symbols` finds the guards that pin a symbol to one value.
+
+>>> from symshape.encoding.dims import dims, floordiv
+>>> from symshape.encoding.conds import ge
+>>> h, w = dims("h w")
+>>> [str(c) for c in simplify_guards([ge(h, 2), ge(w, 2), ge(floordiv(h, 2), 2), ge(floordiv(w, 2), 2)])]
+['h >= 4', 'w >= 4']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import z3
+
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, cond_dims
+from symshape.encoding.dims import Dim, Sym
+from symshape.encoding.simplify import is_plain, rewrite, scan_one_symbol, single_symbol
+from symshape.encoding.z3 import Z3Encoder
+from symshape.solver.diagnostics import Guard
+
+__all__ = [
+    "simplify_guards",
+    "simplify_guard_list",
+    "simplify_cond",
+    "pinned_symbol",
+    "MAX_IMPLICATION_GUARDS",
+    "RLIMIT",
+    "TIMEOUT_MS",
+]
+
+RLIMIT = 2_000_000
+"""Z3's resource limit for one check (deterministic, unlike a timeout)."""
+
+TIMEOUT_MS = 1000
+"""A backstop timeout for one check."""
+
+MAX_IMPLICATION_GUARDS = 200
+"""Above this many guards, redundant ones are not looked for (repeats are still dropped)."""
+
+
+class _Prover:
+    """Z3 checks over one encoder (one context, so atoms are lowered once)."""
+
+    def __init__(self) -> None:
+        self.ctx = z3.Context()
+        self.enc = Z3Encoder(self.ctx)
+        self.axioms: list[z3.BoolRef] = []
+
+    def _valid(self, f: z3.BoolRef) -> bool:
+        """``f`` holds for every value of the symbols in their ranges (proved; False when Z3
+        finds a counterexample or gives up)."""
+        self.axioms.extend(self.enc.take_axioms())
+        s = z3.Solver(ctx=self.ctx)
+        s.set("rlimit", RLIMIT)
+        s.set("timeout", TIMEOUT_MS)
+        s.add(*self.axioms)
+        s.add(z3.Not(f))
+        try:
+            return bool(s.check() == z3.unsat)
+        except z3.Z3Exception:  # pragma: no cover - a resource limit surfaces as unknown
+            return False
+
+    def equivalent(self, a: Cond, b: Cond) -> bool:
+        return self._valid(self.enc.cond(a) == self.enc.cond(b))
+
+    def implies(self, premises: Sequence[Cond], c: Cond) -> bool:
+        if not premises:
+            return False
+        return self._valid(z3.Implies(z3.And(*(self.enc.cond(p) for p in premises)), self.enc.cond(c)))
+
+
+def _size(c: Cond) -> int:
+    return len(str(c))
+
+
+def _simplify_one(c: Cond, prover: _Prover) -> Cond:
+    if isinstance(c, BoolConst) or is_plain(c):
+        return c
+    best: Cond = c
+    cand = rewrite(c)
+    if cand != c and _size(cand) <= _size(c) and prover.equivalent(c, cand):
+        best = cand
+    s = single_symbol(best)
+    if s is not None and not is_plain(best):
+        scanned = scan_one_symbol(best, s)
+        if scanned is not None and scanned != best and prover.equivalent(c, scanned):
+            best = scanned
+    return best
+
+
+def simplify_cond(c: Cond) -> Cond:
+    """One condition, rewritten (and proved equivalent), e.g. ``h//2 >= 2`` to ``h >= 4``."""
+    return _simplify_one(c, _Prover())
+
+
+def _symbols(c: Cond) -> frozenset[object]:
+    """The keys of every atom of ``c`` (two conditions can bear on each other only if they
+    share one)."""
+    return frozenset(a._key for d in cond_dims(c) for a in d.atoms())
+
+
+def _members(c: Cond) -> list[Cond]:
+    return list(c.args) if isinstance(c, BoolOp) and c.op == "and" else [c]
+
+
+def _simplify(items: Sequence[tuple[Cond, int]], prover: _Prover) -> list[tuple[Cond, int]]:
+    """``(condition, owner)`` pairs simplified; ``owner`` says which input each came from."""
+    out: list[tuple[Cond, int]] = []
+    seen: set[Cond] = set()
+    for c, who in items:
+        for m in _members(_simplify_one(c, prover)):
+            for part in _members(m):
+                if part == BoolConst(True) or part in seen:
+                    continue
+                seen.add(part)
+                out.append((part, who))
+    if len(out) > MAX_IMPLICATION_GUARDS:
+        return out
+    keys = [_symbols(c) for c, _ in out]
+    keep = [True] * len(out)
+    for i, (c, _) in enumerate(out):
+        if isinstance(c, BoolConst):
+            continue
+        others = [out[j][0] for j in range(len(out)) if j != i and keep[j] and keys[j] & keys[i]]
+        if others and prover.implies(others, c):
+            keep[i] = False
+    return [x for x, k in zip(out, keep) if k]
+
+
+def simplify_guards(conds: Sequence[Cond]) -> list[Cond]:
+    """An equivalent, simpler list of conditions: each rewritten, conjunctions split, repeats and
+    implied ones dropped (see the module's docstring). The order follows the input."""
+    prover = _Prover()
+    return [c for c, _ in _simplify([(c, i) for i, c in enumerate(conds)], prover)]
+
+
+def simplify_guard_list(guards: Sequence[Guard]) -> list[Guard]:
+    """:func:`simplify_guards` for guards: each kept condition keeps the origin and code of the
+    guard it came from (a guard that did not change is returned as it was)."""
+    if not guards:
+        return []
+    prover = _Prover()
+    out: list[Guard] = []
+    for c, i in _simplify([(g.cond, i) for i, g in enumerate(guards)], prover):
+        g = guards[i]
+        out.append(g if c is g.cond or c == g.cond else Guard(c, g.origin, g.code))
+    return out
+
+
+def pinned_symbol(c: Cond) -> tuple[Dim, int] | None:
+    """``(s, k)`` when ``c`` is ``s == k`` for a given symbol ``s`` (the guard pins it)."""
+    if isinstance(c, Cmp) and c.op == "==":
+        for a, b in ((c.lhs, c.rhs), (c.rhs, c.lhs)):
+            if isinstance(a.atom, Sym) and b.constant_value is not None:
+                return a, b.constant_value
+    return None
