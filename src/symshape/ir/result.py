@@ -5,7 +5,7 @@ and the report.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from symshape.encoding.conds import cond_dims
@@ -29,6 +29,7 @@ from symshape.ir.expr import (
     Var,
 )
 from symshape.ir.program_rels import has_holes
+from symshape.ir.validity import Validity
 from symshape.solver.diagnostics import Diagnostic, Guard, renumber_ids
 from symshape.solver.graph import hole_node, rel_node
 from symshape.solver.outcome import Outcome, Solution, judge
@@ -132,6 +133,43 @@ class InferenceResult(Outcome):
         """
         t = self.type_of(e)
         return t.value if isinstance(t, TensorType) else None
+
+    # -- the sizes the program accepts (see symshape.ir.validity) ----------------------------------
+    def _validity(self) -> Validity:
+        v: Validity | None = self.__dict__.get("_validity_cache")
+        if v is None or v.res is not self:
+            v = Validity(self, self.__dict__.get("guard_infos"))
+            self.__dict__["_validity_cache"] = v
+        return v
+
+    def valid_at(self, env: Mapping[Any, Any]) -> bool:
+        """Whether the program runs at this assignment of its symbols (keys: symbols or their
+        names; values: ints): no type error, every symbol in its declared range, every guard
+        true. Decided by substituting into the guards (one compiled function for all of them);
+        Z3 only for what substitution leaves open. A ``SymshapeError`` (``invalid-argument``)
+        names the symbols a guard needs when the assignment does not decide it.
+
+        >>> import symshape as ss
+        >>> n = ss.dim("n")
+        >>> x = ss.var("x", ss.Tensor((n, 6), "float32"))
+        >>> res = ss.infer(ss.Function([x], ss.ops.reshape(x, (-1, 4))))
+        >>> [k for k in range(1, 7) if res.valid_at({n: k})]
+        [2, 4, 6]
+        """
+        return self._validity().valid_at(env)
+
+    def why_invalid(self, env: Mapping[Any, Any]) -> str:
+        """Why the program does not run at this assignment: each guard false there, explained
+        like a type error with located notes (the operator that needs it, its arguments and where
+        they came from); the type errors of an ``error`` result; a symbol outside its declared
+        range; or the symbols the assignment lacks. For a valid point it says so."""
+        return self._validity().why_invalid(env)
+
+    def valid_when(self) -> str:
+        """The condition on the symbols under which the program runs, as text: the guards
+        conjoined, each one the others imply left out (``"True"`` without guards, ``"False"``
+        for an ``error`` result)."""
+        return self._validity().valid_when()
 
     def type_of(self, e: Any) -> Type:
         """The inferred type of an expression (a global function by GlobalVar or name)."""
