@@ -17,9 +17,11 @@ from symshape.encoding.types import (
     Type,
 )
 from symshape.errors import (
+    CONSTRAINT_VIOLATED,
     INCONCLUSIVE,
     INVALID_ARGUMENT,
     UNDEFINED_VAR,
+    UNPROVEN_GUARD,
     UNRESOLVED,
     SymshapeError,
 )
@@ -29,7 +31,8 @@ from symshape.ir.expr import (
     Var,
 )
 from symshape.ir.program_rels import has_holes
-from symshape.ir.validity import Validity
+from symshape.ir.ranges import Ranges, index_checks
+from symshape.ir.validity import GuardInfo, Validity, cond_text
 from symshape.solver.diagnostics import Diagnostic, Guard, renumber_ids
 from symshape.solver.graph import hole_node, rel_node
 from symshape.solver.outcome import Outcome, Solution, judge
@@ -82,6 +85,38 @@ class InferenceResult(Outcome):
                             v.span,
                         )
                     )
+        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
+        if not self.errors:
+            self._check_indices()
+
+    def _check_indices(self) -> None:
+        """The index bounds of indexing calls whose indices have a known range (see
+        :mod:`symshape.ir.ranges`), classified by the solver's session: a guard, an error where
+        they can never hold, inconclusive where Z3 cannot tell."""
+        checks = index_checks(self)
+        if not checks:
+            return
+        solver = self.solution.solver
+        infos: dict[int, GuardInfo] = dict(self.__dict__.get("guard_infos") or {})
+        for chk in checks:
+            v = solver.session.check(chk.cond)
+            if v.kind == "proved":
+                continue
+            span = chk.origin.span
+            if v.kind == "guard" and not solver.strict:
+                solver.session.assume(chk.cond, chk.origin)
+                g = Guard(chk.cond, chk.origin)
+                self.guards.append(g)
+                infos[id(g)] = GuardInfo(f"{chk.message} needs `{cond_text(chk.cond)}`", chk.notes)
+            elif v.kind in ("guard", "refuted"):
+                code = UNPROVEN_GUARD if v.kind == "guard" else CONSTRAINT_VIOLATED
+                why = "does not follow from the declarations" if v.kind == "guard" else "never holds"
+                msg = f"{chk.message} needs `{cond_text(chk.cond)}`, which {why}"
+                self.errors.append(Diagnostic(code.code, msg, span, chk.notes, origin=chk.origin))
+            else:
+                msg = f"{chk.message}: Z3 could not decide `{chk.cond}` ({v.reason or 'unknown'})"
+                self.inconclusive.append(Diagnostic(INCONCLUSIVE.code, msg, span, origin=chk.origin))
+        self.__dict__["guard_infos"] = infos
         self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
 
     @property
@@ -173,6 +208,32 @@ class InferenceResult(Outcome):
 
     def type_of(self, e: Any) -> Type:
         """The inferred type of an expression (a global function by GlobalVar or name)."""
+        return self._plain_type_of(e)
+
+    def range_of(self, e: Any) -> tuple[Dim | None, Dim | None] | None:
+        """The range ``(lo, hi)`` the entries of an integer tensor expression lie in (inclusive;
+        a side None when unknown), or None when nothing is known (see :mod:`symshape.ir.ranges`).
+        Inferred types do not carry it (so that they compare as before); annotations may.
+
+        >>> import symshape as ss
+        >>> t = ss.dim("t")
+        >>> x = ss.var("x", ss.Tensor((t,), "float32"))
+        >>> pos = ss.ops.arange(t)
+        >>> ss.infer(ss.Function([x], ss.ops.add(x, ss.ops.cast(pos, "float32")))).range_of(pos)
+        (Dim(0), Dim(t - 1))
+        """
+        f = self._ranges().of(e)
+        return None if f is None else f.range
+
+    def _ranges(self) -> Ranges:
+        r: Ranges | None = self.__dict__.get("_ranges_cache")
+        if r is None:
+            r = Ranges(self)
+            self.__dict__["_ranges_cache"] = r
+        return r
+
+    def _plain_type_of(self, e: Any) -> Type:
+        """The inferred type of an expression as the solver resolved it."""
         if isinstance(e, str) or isinstance(e, GlobalVar):
             name = e if isinstance(e, str) else e.name
             t = self._gen.global_types.get(name)

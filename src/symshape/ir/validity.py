@@ -46,7 +46,7 @@ from symshape.solver.diagnostics import Diagnostic, Guard, Note, renumber_ids
 if TYPE_CHECKING:
     from symshape.ir.result import InferenceResult
 
-__all__ = ["Validity", "GuardInfo", "cond_text", "VALIDITY_TIMEOUT_MS"]
+__all__ = ["Validity", "GuardInfo", "cond_text", "expr_negated", "VALIDITY_TIMEOUT_MS"]
 
 VALIDITY_TIMEOUT_MS = 2000
 """The Z3 timeout of one validity question (a point substitution leaves open, an implied guard)."""
@@ -65,12 +65,20 @@ class GuardInfo:
 
 def cond_text(c: Cond) -> str:
     """``c`` as a person writes it: a strict comparison with a constant reads non-strict
-    (``t <= 256`` for ``t < 257``, ``t >= 2`` for ``1 < t``); otherwise ``str(c)``."""
+    (``t <= 256`` for ``t < 257``, ``t >= 2`` for ``1 < t``) and a negated side is turned around
+    (``t <= 16`` for ``-t >= -16``); otherwise ``str(c)``."""
     match c:
-        case Cmp("<", a, b) if b.is_constant:
-            return f"{a} <= {b - 1}"
-        case Cmp("<", a, b) if a.is_constant:
-            return f"{b} >= {a + 1}"
+        case Cmp(op, a, b) if op in ("<", "<=") and (a.is_constant != b.is_constant):
+            # expr OP k, OP one of <= >=
+            if b.is_constant:
+                expr, rel, k = a, "<=", b - 1 if op == "<" else b
+            else:
+                expr, rel, k = b, ">=", a + 1 if op == "<" else a
+            if expr_negated(expr):
+                expr, k, rel = -expr, -k, "<=" if rel == ">=" else ">="
+            return f"{expr} {rel} {k}"
+        case Cmp("==", a, b) if b.is_constant and expr_negated(a):
+            return f"{-a} == {-b}"
         case Cmp():
             return str(c)
         case BoolOp(op, xs):
@@ -83,6 +91,11 @@ def cond_text(c: Cond) -> str:
             return f"not ({cond_text(x)})"
         case BoolConst():
             return str(c)
+
+
+def expr_negated(d: Dim) -> bool:
+    """Whether every non-constant term of ``d`` has a negative coefficient."""
+    return bool(d.terms) and all(coef < 0 for mono, coef in d.terms if mono) and not d.is_constant
 
 
 def _sym_atoms(c: Cond) -> list[Sym]:
