@@ -38,12 +38,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from symshape.encoding.conds import Cond, all_of, any_of, eq, ge, lt
+from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, ge, lt
 from symshape.encoding.dims import Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import TensorType
 from symshape.encoding.values import RANGE_DTYPES, Range, hull_ranges, meet_ranges, range_str, value_range
 from symshape.ir.expr import Call, Constant, Dataflow, Expr, Let, Tuple, Var
 from symshape.ir.op import Op
+from symshape.ir.validity import cond_text
 from symshape.relations.common import product
 from symshape.solver.diagnostics import Note, Origin
 from symshape.source import Span
@@ -347,6 +348,7 @@ class IndexCheck:
     origin: Origin
     message: str
     notes: tuple[Note, ...]
+    text: str = ""  # the condition as a person writes it (also where it simplified to a constant)
 
 
 def index_checks(res: InferenceResult) -> list[IndexCheck]:
@@ -388,16 +390,26 @@ def _take_check(res: InferenceResult, rs: Ranges, c: Call) -> IndexCheck | None:
         size, where = x.shape[ax], f"axis {ax} of `{x}`"
     lo, hi = f.range
     parts: list[Cond] = []
+    texts: list[str] = []
     if hi is not None:
         parts.append(lt(hi, size))
+        texts.append(_text(parts[-1], f"{hi} <= {size - 1}"))
     if lo is not None:
         parts.append(ge(lo, -size))
+        texts.append(_text(parts[-1], f"{lo} >= {-size}"))
     if not parts:
         return None
     cond = all_of(*parts)
+    text = " and ".join(x for x in texts if x != "True") or "True"
     count = product(ind.shape)
     if bounds(count)[0] < 1:
         cond = any_of(eq(count, 0), cond)
     msg = f"take of indices in {range_str(f.range)} from {where} (size {size})"
     notes = (Note(f"the indices come from {f.how}, with entries in {range_str(f.range)}", f.span),)
-    return IndexCheck(cond, c, rel.origin, msg, notes)
+    return IndexCheck(cond, c, rel.origin, msg, notes, text)
+
+
+def _text(c: Cond, raw: str) -> str:
+    if isinstance(c, BoolConst):
+        return "True" if c.value else raw
+    return cond_text(c)

@@ -32,7 +32,7 @@ from symshape.ir.expr import (
 )
 from symshape.ir.program_rels import has_holes
 from symshape.ir.ranges import Ranges, index_checks
-from symshape.ir.validity import GuardInfo, Validity, cond_text
+from symshape.ir.validity import GuardInfo, Validity
 from symshape.solver.diagnostics import Diagnostic, Guard, renumber_ids
 from symshape.solver.graph import hole_node, rel_node
 from symshape.solver.outcome import Outcome, Solution, judge
@@ -107,11 +107,11 @@ class InferenceResult(Outcome):
                 solver.session.assume(chk.cond, chk.origin)
                 g = Guard(chk.cond, chk.origin)
                 self.guards.append(g)
-                infos[id(g)] = GuardInfo(f"{chk.message} needs `{cond_text(chk.cond)}`", chk.notes)
+                infos[id(g)] = GuardInfo(f"{chk.message} needs `{chk.text}`", chk.notes)
             elif v.kind in ("guard", "refuted"):
                 code = UNPROVEN_GUARD if v.kind == "guard" else CONSTRAINT_VIOLATED
                 why = "does not follow from the declarations" if v.kind == "guard" else "never holds"
-                msg = f"{chk.message} needs `{cond_text(chk.cond)}`, which {why}"
+                msg = f"{chk.message} needs `{chk.text}`, which {why}"
                 self.errors.append(Diagnostic(code.code, msg, span, chk.notes, origin=chk.origin))
             else:
                 msg = f"{chk.message}: Z3 could not decide `{chk.cond}` ({v.reason or 'unknown'})"
@@ -173,7 +173,7 @@ class InferenceResult(Outcome):
     def _validity(self) -> Validity:
         v: Validity | None = self.__dict__.get("_validity_cache")
         if v is None or v.res is not self:
-            v = Validity(self, self.__dict__.get("guard_infos"))
+            v = Validity(self, getattr(self, "guard_infos", None))
             self.__dict__["_validity_cache"] = v
         return v
 
