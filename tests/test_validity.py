@@ -227,3 +227,27 @@ def _dims(g: Any) -> list[ss.Dim]:
     from symshape.encoding.conds import cond_dims
 
     return list(cond_dims(g.cond))
+
+
+def test_guard_over_a_solver_unknown_goes_to_z3() -> None:
+    # a guard over an unknown ``?d`` that a fact of the session defines (``?d == 2*n``): the
+    # compiled path cannot read it, substitution leaves it open, Z3 decides it under the fact
+    from symshape.encoding.conds import eq, le
+    from symshape.encoding.dims import fresh_dimvar
+    from symshape.solver.diagnostics import Guard, Origin
+
+    res = _reshape()
+    d = fresh_dimvar()
+    o = Origin("relation", "test")
+    res.solution.solver.session.assume(eq(d, 2 * n), o)
+    res.guards.append(Guard(le(d, 10), o))
+    v = res._validity()
+    assert v._fn is None
+    assert [k for k in range(1, 9) if res.valid_at({n: k})] == [2, 4]
+    assert "test needs `?d1 <= 10`, which is false" in res.why_invalid({n: 6})
+    # without the fact the value of ?d is open: undecided, and said so
+    res2 = _reshape()
+    res2.guards.append(Guard(le(fresh_dimvar(), 10), o))
+    with pytest.raises(ss.SymshapeError) as e:
+        res2.valid_at({n: 2})
+    assert "depends on sizes the program computes" in e.value.message
