@@ -129,6 +129,17 @@ def cases(quick: bool) -> list[Case]:
         out.append(_onnx_case(name, lambda path=path: path, peers_ort.node_count(path)))
     if models and not quick:  # a 12-layer encoder with a dynamic batch and sequence
         out.append(_onnx_case(onnx_transformer.NAME, onnx_transformer.path, onnx_transformer.node_count()))
+    grid = [1_000] if quick else [10_000]
+    for n in grid:
+        out.append(
+            Case(
+                "(h) valid_at grid, GPT-2-sized",
+                "validity",
+                n,
+                lambda n=n, quick=quick: wl.run_validity_grid(n, layers=2 if quick else 12),
+                unit="point",
+            )
+        )
     for n in rel:
         out.append(
             Case(

@@ -9,6 +9,10 @@ Programs (built with ``ss.var``, ``ss.ops.*``, ``ss.Dataflow``, ``ss.Function``;
 * :func:`resnet50` — (b) ResNet-50's real layer configuration over ``(b, 3, h, w)``.
 * :func:`z3_program` — (e) broadcasts against fresh symbols and reshapes with ``-1`` over symbolic
   products: guards only Z3 can decide.
+* :func:`gpt2_program` — (h) a GPT-2-sized decoder over token ids ``(b, t)`` declared in
+  ``[0, vocab - 1]``: positions ``take(wpe, arange(t))`` and a causal mask sliced ``[:t, :t]``
+  from ``(n_ctx, n_ctx)``; valid iff ``t <= n_ctx``. :func:`run_validity_grid` times
+  ``res.valid_at`` on a grid of ``(b, t)`` points after one inference.
 
 Solver-level problems (:class:`symshape.TypeSolver` directly; they need no ``ss.infer``):
 
@@ -59,6 +63,9 @@ __all__ = [
     "unification_problem",
     "z3_calls",
     "z3_program",
+    "gpt2_program",
+    "validity_points",
+    "run_validity_grid",
 ]
 
 # -- what each workload needs of the public API -------------------------------------------------
@@ -92,6 +99,16 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "unification": ("TypeSolver", "TupleType", "FuncType", "TypeVar", "Tensor"),
     "relation_chain": ("TypeSolver", "Tensor"),
     "onnx_model": _PROGRAM,  # plus the onnx extra (benchmarks/peers_ort.py)
+    "validity": (
+        *_PROGRAM,
+        "ops.take",
+        "ops.arange",
+        "ops.strided_slice",
+        "ops.matmul",
+        "ops.softmax",
+        "ops.layer_norm",
+        "InferenceResult.valid_at",
+    ),
 }
 
 
@@ -427,3 +444,87 @@ def relation_chain(n_rel: int) -> tuple[Any, Any]:
 def run_relation_chain(n_rel: int) -> RunResult:
     (_, last), sol, tb, ts = _timed(lambda: relation_chain(n_rel), lambda p: p[0].solve())
     return RunResult(n_rel, tb, ts, str(sol.status), z3_calls(sol), str(sol.resolve(last)))
+
+
+# -- (h): the sizes a GPT-2-sized model accepts ------------------------------------------------------
+
+
+def gpt2_program(
+    layers: int = 12, n_ctx: int = 1024, vocab: int = 50257, d: int = 768, heads: int = 12
+) -> tuple[Any, tuple[Any, Any]]:
+    """A GPT-2-shaped decoder as an ``ss.Function`` and its symbols ``(b, t)``.
+
+    ``ids: (b, t) int64 in [0, vocab - 1]``; ``x = wte[ids] + wpe[arange(t)]`` (``take`` in
+    ``fast`` mode: an index out of range is an error); each layer: layer norm, q/k/v projections
+    reshaped to ``(b, t, heads, d/heads)`` and transposed, scores ``(b, heads, t, t)`` plus the
+    causal mask ``mask[:t, :t]`` of ``(n_ctx, n_ctx)``, softmax, the weighted sum back to ``(b, t,
+    d)``, the output projection, the residual, the MLP (``d -> 4d -> d``) and its residual.
+    """
+    b, t = ss.dims("b t")
+    f32 = "float32"
+    ops = ss.ops
+    hd = d // heads
+    ids = ss.var("ids", ss.Tensor((b, t), "int64", values=(0, vocab - 1)))
+    wte = ss.var("wte", ss.Tensor((vocab, d), f32))
+    wpe = ss.var("wpe", ss.Tensor((n_ctx, d), f32))
+    mask = ss.var("mask", ss.Tensor((n_ctx, n_ctx), f32))
+    params = [ids, wte, wpe, mask]
+    bindings: list[tuple[Any, Any]] = []
+
+    def bind(e: Any) -> Any:
+        v = ss.var(f"v{len(bindings)}")
+        bindings.append((v, e))
+        return v
+
+    def weight(name: str, shape: tuple[int, ...]) -> Any:
+        w = ss.var(name, ss.Tensor(shape, f32))
+        params.append(w)
+        return w
+
+    pos = bind(ops.arange(t))
+    x = bind(ops.add(ops.take(wte, ids, axis=0, mode="fast"), ops.take(wpe, pos, axis=0, mode="fast")))
+    causal = bind(ops.strided_slice(mask, [0, 0], [t, t]))
+    for i in range(layers):
+        g, be = weight(f"ln{i}_g", (d,)), weight(f"ln{i}_b", (d,))
+        h = bind(ops.layer_norm(x, g, be))
+        heads_of = []
+        for nm in "qkv":
+            p = bind(ops.matmul(h, weight(f"w{nm}{i}", (d, d))))
+            p = bind(ops.reshape(p, (b, t, heads, hd)))
+            heads_of.append(bind(ops.transpose(p, (0, 2, 1, 3))))
+        q, k, v = heads_of
+        att = bind(ops.matmul(q, bind(ops.transpose(k, (0, 1, 3, 2)))))
+        att = bind(ops.softmax(bind(ops.add(att, causal))))
+        y = bind(ops.transpose(bind(ops.matmul(att, v)), (0, 2, 1, 3)))
+        y = bind(ops.matmul(bind(ops.reshape(y, (b, t, d))), weight(f"wo{i}", (d, d))))
+        x = bind(ops.add(x, y))
+        g2, be2 = weight(f"ln{i}_g2", (d,)), weight(f"ln{i}_b2", (d,))
+        h = bind(ops.layer_norm(x, g2, be2))
+        h = bind(ops.relu(bind(ops.matmul(h, weight(f"wfc{i}", (d, 4 * d))))))
+        x = bind(ops.add(x, bind(ops.matmul(h, weight(f"wpr{i}", (4 * d, d))))))
+    return ss.Function(params, ss.Dataflow(bindings, x)), (b, t)
+
+
+def validity_points(count: int, t_max: int = 2048) -> list[tuple[int, int]]:
+    """``count`` grid points ``(b, t)``: ``b`` in 1..8, ``t`` in 1..``t_max`` (deterministic)."""
+    return [(1 + i % 8, 1 + (i * 7919) % t_max) for i in range(count)]
+
+
+def run_validity_grid(points: int, layers: int = 12) -> RunResult:
+    """One inference of :func:`gpt2_program`, then ``res.valid_at`` at ``points`` grid points:
+    the time of the points is what is measured (the inference's is in ``detail``)."""
+    t0 = time.perf_counter()
+    f, (b, t) = gpt2_program(layers)
+    res = _infer(f)
+    t1 = time.perf_counter()
+    grid = validity_points(points)
+    envs = [{b: bb, t: tt} for bb, tt in grid]
+    t2 = time.perf_counter()
+    valid = [res.valid_at(e) for e in envs]
+    t3 = time.perf_counter()
+    n_valid = sum(valid)
+    detail = (
+        f"{(t3 - t2) * 1e6 / max(1, points):.2f} us/point; {n_valid} valid; valid_when "
+        f"`{res.valid_when()}`; inference {(t1 - t0) * 1e3:.0f} ms ({len(f.body.bindings)} ops)"
+    )
+    return RunResult(points, 0.0, t3 - t2, str(res.status), z3_calls(res), detail)

@@ -4,7 +4,8 @@
 form                    printed
 ======================  =========================================================
 ``TensorType``          ``Tensor[(n, 3), float32]``, ``Tensor[?, ?]``, ``Tensor[(), int32]``;
-                        with a known value ``Tensor[(3,), int64] = (n, s, 64)``
+                        with a known value ``Tensor[(3,), int64] = (n, s, 64)``; with a range
+                        of its entries ``Tensor[(b, t), int64] in [0, 50256]``
 ``TupleType``           ``(Tensor[...], Tensor[...])``, ``(Tensor[...],)``, ``()``
 ``FuncType``            ``fn<a, b>(a, b) -> c where broadcast(a, b, c)``; ``fn[impure](...)``
 ``TypeVar``             ``a`` (declared ``a: shape`` in a ``fn<...>`` header)
@@ -29,7 +30,18 @@ from typing import Union
 
 from symshape.encoding.dim_parse import parse_dim
 from symshape.encoding.dims import Atom, Dim, DimLike, as_dim, check_nonnegative_constant
-from symshape.encoding.values import Value, map_value, normalize_value, value_dims, value_str
+from symshape.encoding.values import (
+    Range,
+    Value,
+    map_range,
+    map_value,
+    normalize_range,
+    normalize_value,
+    range_dims,
+    range_str,
+    value_dims,
+    value_str,
+)
 from symshape.errors import (
     BAD_ATTRIBUTE,
     BAD_DTYPE,
@@ -293,14 +305,20 @@ class TensorType(Shown):
     ``value`` is what a 0-d or 1-d ``int32``/``int64`` tensor is known to hold (see
     :mod:`symshape.encoding.values`): a tuple of dimensions (``None`` for an unknown entry) or one
     dimension; ``None`` (the default) when nothing is known. It prints after the type:
-    ``Tensor[(3,), int64] = (n, s, 64)``."""
+    ``Tensor[(3,), int64] = (n, s, 64)``.
+
+    ``range`` is what the entries of an integer tensor of any rank are known to lie in: ``(lo,
+    hi)``, inclusive, either side None when unknown (token ids ``in [0, 50256]``; ``arange(t)``
+    ``in [0, t - 1]``). It prints last: ``Tensor[(b, t), int64] in [0, 50256]``. A type without
+    a range compares and hashes as it did before ranges existed."""
 
     shape: Shape
     dtype: DType = "float32"
     value: Value | None = None
+    range: Range | None = None
 
     def __post_init__(self) -> None:
-        if self.value is not None:
+        if self.value is not None or self.range is not None:
             self._check_value()
             return
         self._check_shape_dtype()
@@ -334,25 +352,36 @@ class TensorType(Shown):
     def _check_value(self) -> None:
         """Validate and normalize ``value`` (run after the shape and dtype are checked)."""
         self._check_shape_dtype()
-        object.__setattr__(self, "value", normalize_value(self.value, self.shape, self.dtype))
+        if self.value is not None:
+            object.__setattr__(self, "value", normalize_value(self.value, self.shape, self.dtype))
+        if self.range is not None:
+            object.__setattr__(self, "range", normalize_range(self.range, self.dtype))
 
     def __hash__(self) -> int:
         # cached: tensor types key the solver's memo of eager results (see solver/eager.py)
         h: int | None = self.__dict__.get("_hash")
         if h is None:
-            v = self.value
-            h = hash((self.shape, self.dtype)) if v is None else hash((self.shape, self.dtype, v))
+            v, r = self.value, self.range
+            if r is None:
+                h = hash((self.shape, self.dtype)) if v is None else hash((self.shape, self.dtype, v))
+            else:
+                h = hash((self.shape, self.dtype, v, r))
             object.__setattr__(self, "_hash", h)
         return h
 
     def __getstate__(self) -> dict[str, object]:
         # the cached hash depends on the process's string hashing: never pickle it
-        if self.value is None:
-            return {"shape": self.shape, "dtype": self.dtype}
-        return {"shape": self.shape, "dtype": self.dtype, "value": self.value}
+        out: dict[str, object] = {"shape": self.shape, "dtype": self.dtype}
+        if self.value is not None:
+            out["value"] = self.value
+        if self.range is not None:
+            out["range"] = self.range
+        return out
 
     def __repr__(self) -> str:
         v = "" if self.value is None else f", value={self.value!r}"
+        if self.range is not None:
+            v += f", range={self.range!r}"
         return f"TensorType(shape={self.shape!r}, dtype={self.dtype!r}{v})"
 
     @property
@@ -378,16 +407,21 @@ def Tensor(
     shape: Iterable[DimLike] | TypeVar | None,
     dtype: str | TypeVar | None = "float32",
     value: Iterable[DimLike | None] | DimLike | None = None,
+    values: tuple[DimLike | None, DimLike | None] | None = None,
 ) -> TensorType:
     """Build a :class:`TensorType`: ``Tensor((n, 3), "float32")``; ``Tensor(None, ...)`` for
     unknown rank; ``dtype=None`` for unknown dtype; ``value=`` the known value of a 0-d or 1-d
-    int tensor (``Tensor((3,), "int64", value=(n, s, 64))``)."""
-    if value is not None:
-        if not isinstance(value, (Dim, int)) and isinstance(value, Iterable):
+    int tensor (``Tensor((3,), "int64", value=(n, s, 64))``); ``values=(lo, hi)`` the range the
+    entries of an integer tensor lie in, inclusive (``Tensor((b, t), "int64", values=(0, 50256))``;
+    None for an unknown side)."""
+    if value is not None or values is not None:
+        if value is not None and not isinstance(value, (Dim, int)) and isinstance(value, Iterable):
             value = tuple(value)
         if shape is not None and not isinstance(shape, TypeVar) and not isinstance(shape, (str, bytes)):
             shape = tuple(shape) if isinstance(shape, Iterable) else shape
-        return TensorType(shape, dtype, value)  # type: ignore[arg-type]
+        if values is not None and isinstance(values, list):
+            values = tuple(values)
+        return TensorType(shape, dtype, value, values)  # type: ignore[arg-type]
     if shape is not None and not isinstance(shape, TypeVar):
         if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
             raise SymshapeError(INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {shape!r}")
@@ -807,11 +841,15 @@ def map_dims(t: Type, f: Callable[[Dim], Dim]) -> Type:
         if isinstance(x, TensorType):
             if isinstance(x.shape, tuple):
                 new = tuple(f(d) for d in x.shape)
-                v = x.value
+                v, r = x.value, x.range
                 nv = v if v is None else map_value(v, f)
-                if nv is v and all(a is b for a, b in zip(new, x.shape)):
+                nr = r if r is None else map_range(r, f)
+                if nv is v and nr is r and all(a is b for a, b in zip(new, x.shape)):
                     return x
-                return TensorType(new, x.dtype, nv)
+                return TensorType(new, x.dtype, nv, nr)
+            if x.range is not None:
+                nr = map_range(x.range, f)
+                return x if nr is x.range else TensorType(x.shape, x.dtype, x.value, nr)
             return x
         return None
 
@@ -835,11 +873,14 @@ def iter_dims(t: Type) -> Iterator[Dim]:
 
 
 def iter_value_dims(t: Type) -> Iterator[Dim]:
-    """The known entries of the values of the tensors in ``t`` (:func:`iter_dims` gives the
-    dimensions of their shapes)."""
+    """The known entries of the values, and the known bounds of the ranges, of the tensors in
+    ``t`` (:func:`iter_dims` gives the dimensions of their shapes)."""
     for x in iter_types(t):
-        if isinstance(x, TensorType) and x.value is not None:
-            yield from value_dims(x.value)
+        if isinstance(x, TensorType):
+            if x.value is not None:
+                yield from value_dims(x.value)
+            if x.range is not None:
+                yield from range_dims(x.range)
 
 
 def iter_holes(t: Type) -> Iterator[IncompleteType]:
@@ -932,9 +973,12 @@ def _leaf_str(t: Type) -> str:
     if t.__class__ is TensorType:
         tt: TensorType = t
         dt = "?" if tt.dtype is None else str(tt.dtype)
+        out = f"Tensor[{_shape_str(tt.shape)}, {dt}]"
         if tt.value is not None:
-            return f"Tensor[{_shape_str(tt.shape)}, {dt}] = {value_str(tt.value)}"
-        return f"Tensor[{_shape_str(tt.shape)}, {dt}]"
+            out += f" = {value_str(tt.value)}"
+        if tt.range is not None:
+            out += f" in {range_str(tt.range)}"
+        return out
     return str(t)
 
 
@@ -1206,13 +1250,39 @@ class _Parser:
             else:
                 raise SymshapeError(BAD_DTYPE, f"unknown dtype {name!r} in {self.s[:120]!r}")
         self.expect("]")
+        value: Value | None = None
+        rng: Range | None = None
         if self.eat("="):
             value = self.value()
-            try:
-                return TensorType(shape, dtype, value)
-            except SymshapeError as e:
-                raise self.err(e.message) from None
-        return TensorType(shape, dtype)
+        if self.eat_word("in"):
+            rng = self.range()
+        if value is None and rng is None:
+            return TensorType(shape, dtype)
+        try:
+            return TensorType(shape, dtype, value, rng)
+        except SymshapeError as e:
+            raise self.err(e.message) from None
+
+    def eat_word(self, word: str) -> bool:
+        """Consume ``word`` when it comes next as a whole word."""
+        self.ws()
+        m = re.compile(rf"{word}\b").match(self.s, self.i)
+        if m is None:
+            return False
+        self.i = m.end()
+        return True
+
+    def range(self) -> Range:
+        """A range after ``in``: ``[lo, hi]``, ``?`` for an unknown side."""
+        self.expect("[")
+        bounds: list[Dim | None] = []
+        for stop in (",", "]"):
+            txt = self.balanced_until(stop)
+            if not txt:
+                raise self.err("empty range bound")
+            bounds.append(None if txt == "?" else parse_dim(txt, self.dim_env))
+            self.expect(stop)
+        return (bounds[0], bounds[1])
 
     def value(self) -> Value:
         """A value after ``=``: ``(d, ?, ...)`` or one dimension (up to the next top-level ``,``,
@@ -1231,7 +1301,7 @@ class _Parser:
         self.ws()
         start = self.i
         txt = self.balanced_until(",;")
-        cut = re.search(r"\swhere\b", txt)
+        cut = re.search(r"\s(where|in)\b", txt)
         if cut is not None:
             txt = txt[: cut.start()].rstrip()
             self.i = start + cut.start()

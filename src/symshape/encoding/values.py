@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Union
 
-from symshape.encoding.dims import Dim, as_dim
+from symshape.encoding.dims import Dim, as_dim, dmax, dmin
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 
 __all__ = [
@@ -55,6 +55,15 @@ __all__ = [
     "join_values",
     "value_entries",
     "value_from_entries",
+    "Range",
+    "RANGE_DTYPES",
+    "normalize_range",
+    "range_str",
+    "range_dims",
+    "map_range",
+    "value_range",
+    "hull_ranges",
+    "meet_ranges",
 ]
 
 Value = Union[tuple[Union[Dim, None], ...], Dim]
@@ -190,3 +199,131 @@ def join_values(
     if len(a) != len(b):
         return None
     return value_from_entries(x if same(x, y) else None for x, y in zip(a, b))
+
+
+# ----------------------------------------------------------------------------------------------
+# value ranges (issue 19)
+
+Range = tuple[Union[Dim, None], Union[Dim, None]]
+"""What an int tensor's entries are known to lie in: ``(lo, hi)``, both inclusive, ``None`` for a
+side that is not known. Printed after the type (and its value): ``Tensor[(b, t), int64] in [0,
+50256]``; an unknown side prints ``?``."""
+
+RANGE_DTYPES: frozenset[str] = frozenset(
+    {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+)
+"""The dtypes whose tensors may carry a range."""
+
+
+def normalize_range(rng: object, dtype: object) -> Range | None:
+    """``rng`` (a pair of dimensions or ints, either None) in its one form for a tensor of
+    ``dtype``: None when neither side is known; a ``SymshapeError`` (``invalid-argument``) when it
+    cannot be a range (not a pair, not dimensions, constant ``lo > hi``, not an integer dtype).
+
+    >>> from symshape.encoding.dims import dim
+    >>> t = dim("t")
+    >>> range_str(normalize_range((0, t - 1), "int64"))
+    '[0, t - 1]'
+    """
+    if rng is None:
+        return None
+    if isinstance(dtype, str) and dtype not in RANGE_DTYPES:
+        raise SymshapeError(INVALID_ARGUMENT, f"only integer tensors carry a range, not dtype {dtype}")
+    if not isinstance(rng, (tuple, list)) or len(rng) != 2:
+        raise SymshapeError(INVALID_ARGUMENT, f"a range is a pair (lo, hi), got {rng!r}")
+    out: list[Dim | None] = []
+    for x in rng:
+        if x is None:
+            out.append(None)
+            continue
+        try:
+            out.append(x if type(x) is Dim else as_dim(x))
+        except SymshapeError:
+            raise SymshapeError(INVALID_ARGUMENT, f"a range's bound must be a dimension, got {x!r}") from None
+    lo, hi = out
+    if lo is None and hi is None:
+        return None
+    if lo is not None and hi is not None:
+        a, b = lo.constant_value, hi.constant_value
+        if a is not None and b is not None and a > b:
+            raise SymshapeError(INVALID_ARGUMENT, f"an empty range [{a}, {b}]")
+    return (lo, hi)
+
+
+def range_str(r: Range) -> str:
+    """The printed form of a range (what follows ``in`` after a type)."""
+    return f"[{_entry_str(r[0])}, {_entry_str(r[1])}]"
+
+
+def range_dims(r: Range | None) -> Iterator[Dim]:
+    """The known bounds of a range."""
+    if r is None:
+        return
+    for d in r:
+        if d is not None:
+            yield d
+
+
+def map_range(r: Range | None, f: Callable[[Dim], Dim]) -> Range | None:
+    """``f`` applied to the known bounds (the same object when nothing changed)."""
+    if r is None:
+        return None
+    lo = None if r[0] is None else f(r[0])
+    hi = None if r[1] is None else f(r[1])
+    if lo is r[0] and hi is r[1]:
+        return r
+    return (lo, hi)
+
+
+def value_range(v: Value | None) -> Range | None:
+    """The hull of a value's entries (None when some entry is unknown)."""
+    if v is None:
+        return None
+    if isinstance(v, Dim):
+        return (v, v)
+    if not v or any(d is None for d in v):
+        return None
+    es = [d for d in v if d is not None]
+    return (dmin(*es) if len(es) > 1 else es[0], dmax(*es) if len(es) > 1 else es[0])
+
+
+def hull_ranges(rs: Iterable[Range | None]) -> Range | None:
+    """The smallest range containing all of ``rs`` (a side unknown in one is unknown)."""
+    los: list[Dim] = []
+    his: list[Dim] = []
+    lo_known = hi_known = True
+    count = 0
+    for r in rs:
+        count += 1
+        if r is None:
+            return None
+        if r[0] is None:
+            lo_known = False
+        else:
+            los.append(r[0])
+        if r[1] is None:
+            hi_known = False
+        else:
+            his.append(r[1])
+    if count == 0:
+        return None
+    lo = (dmin(*los) if len(los) > 1 else los[0]) if lo_known and los else None
+    hi = (dmax(*his) if len(his) > 1 else his[0]) if hi_known and his else None
+    return None if lo is None and hi is None else (lo, hi)
+
+
+def meet_ranges(a: Range | None, b: Range | None) -> Range | None:
+    """The intersection of two ranges of one tensor (what both facts say)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+
+    def pick(x: Dim | None, y: Dim | None, f: Callable[..., Dim]) -> Dim | None:
+        if x is None:
+            return y
+        if y is None or x == y:
+            return x
+        return f(x, y)
+
+    return (pick(a[0], b[0], dmax), pick(a[1], b[1], dmin))

@@ -5,7 +5,7 @@ and the report.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from symshape.encoding.conds import cond_dims
@@ -17,9 +17,11 @@ from symshape.encoding.types import (
     Type,
 )
 from symshape.errors import (
+    CONSTRAINT_VIOLATED,
     INCONCLUSIVE,
     INVALID_ARGUMENT,
     UNDEFINED_VAR,
+    UNPROVEN_GUARD,
     UNRESOLVED,
     SymshapeError,
 )
@@ -29,6 +31,8 @@ from symshape.ir.expr import (
     Var,
 )
 from symshape.ir.program_rels import has_holes
+from symshape.ir.ranges import Ranges, index_checks
+from symshape.ir.validity import GuardInfo, Validity
 from symshape.solver.diagnostics import Diagnostic, Guard, renumber_ids
 from symshape.solver.graph import hole_node, rel_node
 from symshape.solver.outcome import Outcome, Solution, judge
@@ -86,6 +90,38 @@ class InferenceResult(Outcome):
                         )
                     )
         self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
+        if not self.errors:
+            self._check_indices()
+
+    def _check_indices(self) -> None:
+        """The index bounds of indexing calls whose indices have a known range (see
+        :mod:`symshape.ir.ranges`), classified by the solver's session: a guard, an error where
+        they can never hold, inconclusive where Z3 cannot tell."""
+        checks = index_checks(self)
+        if not checks:
+            return
+        solver = self.solution.solver
+        infos: dict[int, GuardInfo] = dict(self.__dict__.get("guard_infos") or {})
+        for chk in checks:
+            v = solver.session.check(chk.cond)
+            if v.kind == "proved":
+                continue
+            span = chk.origin.span
+            if v.kind == "guard" and not solver.strict:
+                solver.session.assume(chk.cond, chk.origin)
+                g = Guard(chk.cond, chk.origin)
+                self.guards.append(g)
+                infos[id(g)] = GuardInfo(f"{chk.message} needs `{chk.text}`", chk.notes)
+            elif v.kind in ("guard", "refuted"):
+                code = UNPROVEN_GUARD if v.kind == "guard" else CONSTRAINT_VIOLATED
+                why = "does not follow from the declarations" if v.kind == "guard" else "never holds"
+                msg = f"{chk.message} needs `{chk.text}`, which {why}"
+                self.errors.append(Diagnostic(code.code, msg, span, chk.notes, origin=chk.origin))
+            else:
+                msg = f"{chk.message}: Z3 could not decide `{chk.cond}` ({v.reason or 'unknown'})"
+                self.inconclusive.append(Diagnostic(INCONCLUSIVE.code, msg, span, origin=chk.origin))
+        self.__dict__["guard_infos"] = infos
+        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
 
     @property
     def z3_calls(self) -> int:
@@ -137,8 +173,71 @@ class InferenceResult(Outcome):
         t = self.type_of(e)
         return t.value if isinstance(t, TensorType) else None
 
+    # -- the sizes the program accepts (see symshape.ir.validity) ----------------------------------
+    def _validity(self) -> Validity:
+        v: Validity | None = self.__dict__.get("_validity_cache")
+        if v is None or v.res is not self:
+            v = Validity(self, getattr(self, "guard_infos", None))
+            self.__dict__["_validity_cache"] = v
+        return v
+
+    def valid_at(self, env: Mapping[Any, Any]) -> bool:
+        """Whether the program runs at this assignment of its symbols (keys: symbols or their
+        names; values: ints): no type error, every symbol in its declared range, every guard
+        true. Decided by substituting into the guards (one compiled function for all of them);
+        Z3 only for what substitution leaves open. A ``SymshapeError`` (``invalid-argument``)
+        names the symbols a guard needs when the assignment does not decide it.
+
+        >>> import symshape as ss
+        >>> n = ss.dim("n")
+        >>> x = ss.var("x", ss.Tensor((n, 6), "float32"))
+        >>> res = ss.infer(ss.Function([x], ss.ops.reshape(x, (-1, 4))))
+        >>> [k for k in range(1, 7) if res.valid_at({n: k})]
+        [2, 4, 6]
+        """
+        return self._validity().valid_at(env)
+
+    def why_invalid(self, env: Mapping[Any, Any]) -> str:
+        """Why the program does not run at this assignment: each guard false there, explained
+        like a type error with located notes (the operator that needs it, its arguments and where
+        they came from); the type errors of an ``error`` result; a symbol outside its declared
+        range; or the symbols the assignment lacks. For a valid point it says so."""
+        return self._validity().why_invalid(env)
+
+    def valid_when(self) -> str:
+        """The condition on the symbols under which the program runs, as text: the guards
+        conjoined, each one the others imply left out (``"True"`` without guards, ``"False"``
+        for an ``error`` result)."""
+        return self._validity().valid_when()
+
     def type_of(self, e: Any) -> Type:
         """The inferred type of an expression (a global function by GlobalVar or name)."""
+        return self._plain_type_of(e)
+
+    def range_of(self, e: Any) -> tuple[Dim | None, Dim | None] | None:
+        """The range ``(lo, hi)`` the entries of an integer tensor expression lie in (inclusive;
+        a side None when unknown), or None when nothing is known (see :mod:`symshape.ir.ranges`).
+        Inferred types do not carry it (so that they compare as before); annotations may.
+
+        >>> import symshape as ss
+        >>> t = ss.dim("t")
+        >>> x = ss.var("x", ss.Tensor((t,), "float32"))
+        >>> pos = ss.ops.arange(t)
+        >>> ss.infer(ss.Function([x], ss.ops.add(x, ss.ops.cast(pos, "float32")))).range_of(pos)
+        (Dim(0), Dim(t - 1))
+        """
+        f = self._ranges().of(e)
+        return None if f is None else f.range
+
+    def _ranges(self) -> Ranges:
+        r: Ranges | None = self.__dict__.get("_ranges_cache")
+        if r is None:
+            r = Ranges(self)
+            self.__dict__["_ranges_cache"] = r
+        return r
+
+    def _plain_type_of(self, e: Any) -> Type:
+        """The inferred type of an expression as the solver resolved it."""
         if isinstance(e, str) or isinstance(e, GlobalVar):
             name = e if isinstance(e, str) else e.name
             t = self._gen.global_types.get(name)

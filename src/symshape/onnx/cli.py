@@ -10,7 +10,10 @@ instead. Exit codes are those of ``symshape check`` for Python files: ``0`` well
 
 ``--dim`` (repeatable) says what a dimension is:
 
-* ``--dim N=8`` — the ``dim_param`` ``N`` is the size 8 everywhere it occurs;
+* ``--dim N=8`` — the ``dim_param`` ``N`` is the size 8 everywhere it occurs; where the model
+  does not run at that size (a guard of the model inferred with ``N`` symbolic is false there),
+  the explanation (:meth:`~symshape.InferenceResult.why_invalid`) is printed and the exit code
+  is 1;
 * ``--dim N`` — ``N`` is a symbol (what a ``dim_param`` is anyway, so for a ``dim_param`` of the
   model this changes nothing).
 
@@ -177,6 +180,28 @@ def _type_text(res: OnnxInferenceResult, name: str) -> str:
         return f"<unknown: {exc.message}>"
 
 
+def _invalid_at(model: onnx.ModelProto, dims: dict[str, Any], timeout_ms: int, path: str) -> str | None:
+    """Where ``--dim NAME=VALUE`` gives sizes: the model inferred with those names as symbols,
+    and ``why_invalid`` at the values when it does not run there (None when it does, when no
+    value is given, or when the symbolic model has errors of its own)."""
+    import symshape as ss
+    import symshape.onnx as sso
+
+    values = {k: v for k, v in dims.items() if isinstance(v, int)}
+    if not values:
+        return None
+    symbolic = {k: (ss.dim(k) if k in values else v) for k, v in dims.items()}
+    res = sso.infer(model, dims=symbolic, timeout_ms=timeout_ms, label=path)
+    if res.status == "error":
+        return None  # the concrete run reports the errors
+    try:
+        if res.valid_at(values):
+            return None
+    except ss.SymshapeError:
+        return None  # the values do not decide it: the concrete run says what it finds
+    return res.why_invalid(values)
+
+
 def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: int, as_json: bool) -> int:
     """Run ``symshape check`` on an ONNX model; the exit code (see the module docstring)."""
     import os
@@ -201,13 +226,14 @@ def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: 
         raise _usage(f"{path} is not an ONNX model: {msg}") from None
     dims, bindings = bind_dims(model, dim_options)
     try:
+        why = _invalid_at(model, dims, timeout_ms, path)
         res = sso.infer(model, dims=dims, strict=strict, timeout_ms=timeout_ms, label=path)
     except SymshapeError as e:
         raise _usage(f"{path}: {e}") from None
     inits = {t.name for t in model.graph.initializer}
     inputs = {vi.name: _type_text(res, vi.name) for vi in model.graph.input if vi.name not in inits}
     outputs = {vi.name: _type_text(res, vi.name) for vi in model.graph.output}
-    well_typed = res.status == "ok" or (res.status == "guarded" and not strict)
+    well_typed = why is None and (res.status == "ok" or (res.status == "guarded" and not strict))
     if as_json:
         doc = {
             "version": __version__,
@@ -219,6 +245,8 @@ def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: 
             "guards": [str(g) for g in res.guards],
             "errors": [d.to_json() for d in res.diagnostics],
         }
+        if why is not None:
+            doc["why_invalid"] = why
         print(json.dumps(doc, indent=2))
     else:
         for b in bindings:
@@ -230,5 +258,7 @@ def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: 
         print("outputs:")
         for k, t in outputs.items():
             print(f"  {k.ljust(width)} : {t}")
+        if why is not None:
+            print(why)
         print(res.report())
     return EXIT_OK if well_typed else EXIT_TYPE_ERROR

@@ -1,0 +1,415 @@
+"""Value ranges of integer tensors, and the index bounds they give (issue 19).
+
+After inference, the integer tensors of a program get a **range** for their entries (see
+:mod:`symshape.encoding.values`): an interval ``[lo, hi]`` of dimensions, either side unknown. It
+is computed forward over the calls in program order (arguments before calls), from
+
+=========================  =======================================================================
+source                     range of the entries
+=========================  =======================================================================
+annotation                 the declared one: ``Tensor((b, t), "int64", values=(0, 50256))``
+constant array             its smallest and largest entry
+exact value                the hull of its entries (``shape_of(x)`` holds ``x``'s dimensions)
+``arange(a, b, s)``        ``[a, a + s*(len - 1)]`` (``s > 0``; reversed for ``s < 0``)
+``add``/``subtract``       interval arithmetic (a 0-d exact value is a point)
+``multiply``               by a constant: scaled (swapped when negative)
+``negative``               ``[-hi, -lo]``
+``floor_divide``/``mod``   by a positive constant ``c``: ``[lo//c, hi//c]``; ``[0, c - 1]``
+``maximum``/``minimum``    the max/min of the bounds (one known side suffices where it bounds)
+``clip``                   ``[max(lo, a_min), min(hi, a_max)]``
+``cast``                   the same (to an integer dtype)
+moves and copies           the same: ``expand_dims``, ``squeeze``, ``reshape``, ``broadcast_to``,
+                           ``expand``, ``strided_slice``, ``transpose``, ``flatten``, ``copy``,
+                           ``tile``, ``take`` (of a ranged tensor)
+joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches)
+=========================  =======================================================================
+
+**Index bounds.** ``take(x, indices, axis, mode=...)`` in mode ``raise`` or ``fast`` (numpy's
+and torch's indexing: an index out of range is an error) with indices of known range reads
+``x``'s axis of size ``d`` only at ``-d <= i < d``: the guard ``hi < d`` and ``lo >= -d`` (each
+where that side is known), unless the indices are empty. ``clip`` and ``wrap`` never fail.
+Each such guard is classified by the solver's session like any condition (proved, a guard,
+refuted, or unknown) and carries notes: the table and where the indices' range was born.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, ge, lt
+from symshape.encoding.dims import Dim, as_dim, bounds, dmax, dmin, floordiv
+from symshape.encoding.types import TensorType
+from symshape.encoding.values import RANGE_DTYPES, Range, hull_ranges, meet_ranges, range_str, value_range
+from symshape.ir.expr import Call, Constant, Dataflow, Expr, Let, Tuple, Var
+from symshape.ir.op import Op
+from symshape.ir.validity import cond_text
+from symshape.relations.common import product
+from symshape.solver.diagnostics import Note, Origin
+from symshape.source import Span
+
+if TYPE_CHECKING:
+    from symshape.ir.result import InferenceResult
+
+__all__ = ["RangeFact", "Ranges", "IndexCheck", "index_checks", "INDEX_MODES"]
+
+INDEX_MODES: frozenset[str] = frozenset({"raise", "fast"})
+"""The ``take`` modes in which an index out of range is an error."""
+
+_SAME = frozenset(
+    {
+        "cast", "expand_dims", "squeeze", "reshape", "reshape_like", "broadcast_to", "expand",
+        "strided_slice", "transpose", "flatten", "nn.batch_flatten", "copy", "tile", "take",
+        "repeat",
+    }
+)  # fmt: skip
+"""Operators whose result's entries are entries of their first argument."""
+
+
+@dataclass(frozen=True)
+class RangeFact:
+    """A range and where it was born: ``source`` (an expression with a span) and ``how`` (what
+    made it: ``arange``, an annotation, a constant)."""
+
+    range: Range
+    source: Any
+    how: str
+
+    @property
+    def span(self) -> Span | None:
+        s = getattr(self.source, "span", None)
+        return s if isinstance(s, Span) else None
+
+
+def _lets(program: Any) -> dict[int, Expr]:
+    """The value bound to each let (and dataflow) variable, by the variable's id."""
+    out: dict[int, Expr] = {}
+    roots: list[Any] = [program]
+    if hasattr(program, "functions") and not isinstance(program, Expr):
+        roots = [program[g] for g in program.functions()]
+    stack: list[Any] = list(roots)
+    seen: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if not isinstance(e, Expr) or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, Let):
+            out[id(e.var)] = e.value
+        elif isinstance(e, Dataflow):
+            for v, bound in e.bindings:
+                out[id(v)] = bound
+        for slot in _slots(e):
+            x = getattr(e, slot, None)
+            if isinstance(x, Expr):
+                stack.append(x)
+            elif isinstance(x, (tuple, list)):
+                for y in x:
+                    if isinstance(y, Expr):
+                        stack.append(y)
+                    elif isinstance(y, tuple):
+                        stack.extend(z for z in y if isinstance(z, Expr))
+                    else:
+                        body = getattr(y, "body", None)  # a match clause
+                        if isinstance(body, Expr):
+                            stack.append(body)
+    return out
+
+
+def _slots(e: Expr) -> Iterator[str]:
+    for cls in type(e).__mro__:
+        yield from getattr(cls, "__slots__", ())
+
+
+def _const_range(c: Constant) -> Range | None:
+    data = c.data
+    if data is None or c.type.dtype not in RANGE_DTYPES:
+        return None
+    try:
+        if data.size == 0:
+            return None
+        return (as_dim(int(data.min())), as_dim(int(data.max())))
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _point(t: Any) -> Dim | None:
+    """The one value a 0-d (or one-entry) tensor type holds, if known."""
+    if not isinstance(t, TensorType) or t.value is None:
+        return None
+    if isinstance(t.value, Dim):
+        return t.value
+    return t.value[0] if len(t.value) == 1 else None
+
+
+class Ranges:
+    """The ranges of a program's integer tensors (computed once, forward over its calls)."""
+
+    def __init__(self, res: InferenceResult) -> None:
+        self.res = res
+        self.facts: dict[int, RangeFact] = {}
+        self.lets = _lets(res.program)
+        for c in res.calls:
+            if isinstance(c.callee, Op):
+                f = self._call(c, c.callee.name)
+                if f is not None:
+                    self.facts[id(c)] = f
+
+    def _type(self, e: Any) -> Any:
+        try:
+            return self.res._plain_type_of(e)
+        except Exception:
+            return None
+
+    def of(self, e: Any) -> RangeFact | None:
+        """The range of ``e``'s entries, with where it was born; None when not known."""
+        for _ in range(10_000):  # follow let-bound variables
+            hit = self.facts.get(id(e))
+            if hit is not None:
+                return hit
+            if isinstance(e, Var):
+                ann = e.type_annotation
+                if isinstance(ann, TensorType) and ann.range is not None:
+                    return RangeFact(ann.range, e, f"`{e.name}` is declared `{ann}`")
+                nxt = self.lets.get(id(e))
+                if nxt is None:
+                    break
+                e = nxt
+                continue
+            break
+        if isinstance(e, Constant):
+            r = _const_range(e)
+            if r is not None:
+                return RangeFact(r, e, "a constant")
+        t = self._type(e)
+        if isinstance(t, TensorType):
+            if t.range is not None and isinstance(e, Var):
+                return RangeFact(t.range, e, f"`{e.name}` is `{t}`")
+            r = value_range(t.value)
+            if r is not None:
+                return RangeFact(r, e, f"the value `{t}`")
+        return None
+
+    def _call(self, c: Call, name: str) -> RangeFact | None:
+        args = c.args
+        if name == "arange":
+            return self._arange(c)
+        if name in _SAME and args:
+            return self.of(args[0])
+        if name in ("add", "subtract", "multiply", "floor_divide", "mod", "floor_mod", "maximum", "minimum"):
+            return self._binary(c, name)
+        if name == "negative" and args:
+            f = self.of(args[0])
+            if f is None:
+                return None
+            lo, hi = f.range
+            return RangeFact((None if hi is None else -hi, None if lo is None else -lo), f.source, f.how)
+        if name == "clip" and args:
+            return self._clip(c)
+        if name in ("concatenate", "stack") and args:
+            fields = args[0].fields if isinstance(args[0], Tuple) else args
+            return self._hull([self.of(x) for x in fields])
+        if name == "where" and len(args) == 3:
+            return self._hull([self.of(args[1]), self.of(args[2])])
+        return None
+
+    def _hull(self, fs: Sequence[RangeFact | None]) -> RangeFact | None:
+        if not fs or any(f is None for f in fs):
+            return None
+        r = hull_ranges(f.range for f in fs if f is not None)
+        first = fs[0]
+        assert first is not None
+        return None if r is None else RangeFact(r, first.source, first.how)
+
+    def _arange(self, c: Call) -> RangeFact | None:
+        t = self._type(c)
+        if not isinstance(t, TensorType) or not isinstance(t.shape, tuple) or len(t.shape) != 1:
+            return None
+        if t.dtype not in RANGE_DTYPES:
+            return None
+        start, stop, step = (_point(self._type(a)) for a in c.args[:3])
+        if start is None or step is None:
+            return None
+        n = t.shape[0]
+        s = step.constant_value
+        if s is None or s == 0:
+            return None
+        last = start + step * (n - 1)
+        r: Range = (start, last) if s > 0 else (last, start)
+        args = ", ".join(str(x) for x in (start, stop, step) if x is not None)
+        return RangeFact(r, c, f"`arange({args})`")
+
+    def _operand(self, e: Expr) -> RangeFact | None:
+        return self.of(e)
+
+    def _binary(self, c: Call, name: str) -> RangeFact | None:
+        if len(c.args) != 2:
+            return None
+        fa, fb = self.of(c.args[0]), self.of(c.args[1])
+        if fa is None and fb is None:
+            return None
+        src = fa if fa is not None else fb
+        assert src is not None
+        a = fa.range if fa is not None else (None, None)
+        b = fb.range if fb is not None else (None, None)
+
+        def add(x: Dim | None, y: Dim | None) -> Dim | None:
+            return None if x is None or y is None else x + y
+
+        r: Range | None = None
+        if name == "add":
+            r = (add(a[0], b[0]), add(a[1], b[1]))
+        elif name == "subtract":
+            r = (
+                None if a[0] is None or b[1] is None else a[0] - b[1],
+                None if a[1] is None or b[0] is None else a[1] - b[0],
+            )
+        elif name == "multiply":
+            r = self._scale(a, b) or self._scale(b, a)
+        elif name == "maximum":
+            lo = dmax(a[0], b[0]) if a[0] is not None and b[0] is not None else a[0] or b[0]
+            hi = dmax(a[1], b[1]) if a[1] is not None and b[1] is not None else None
+            r = (lo, hi)
+        elif name == "minimum":
+            lo = dmin(a[0], b[0]) if a[0] is not None and b[0] is not None else None
+            hi = dmin(a[1], b[1]) if a[1] is not None and b[1] is not None else a[1] or b[1]
+            r = (lo, hi)
+        elif name == "floor_divide":
+            k = _const(b)
+            if k is not None and k > 0:
+                r = (
+                    None if a[0] is None else floordiv(a[0], as_dim(k)),
+                    None if a[1] is None else floordiv(a[1], as_dim(k)),
+                )
+        elif name in ("mod", "floor_mod"):
+            k = _const(b)
+            if k is not None and k > 0:
+                r = (as_dim(0), as_dim(k - 1))
+        if r is None or (r[0] is None and r[1] is None):
+            return None
+        return RangeFact(r, src.source, src.how)
+
+    @staticmethod
+    def _scale(a: Range, b: Range) -> Range | None:
+        k = _const(b)
+        if k is None:
+            return None
+        lo = None if a[0] is None else a[0] * k
+        hi = None if a[1] is None else a[1] * k
+        return (lo, hi) if k >= 0 else (hi, lo)
+
+    def _clip(self, c: Call) -> RangeFact | None:
+        f = self.of(c.args[0])
+        a_min, a_max = c.attrs.get("a_min"), c.attrs.get("a_max")
+        lo = _int_bound(a_min, ceil=True)
+        hi = _int_bound(a_max, ceil=False)
+        clip: Range = (None if lo is None else as_dim(lo), None if hi is None else as_dim(hi))
+        r = meet_ranges(f.range if f is not None else None, clip if clip != (None, None) else None)
+        if r is None:
+            return None
+        if f is None:
+            return RangeFact(r, c, "`clip`")
+        return RangeFact(r, f.source, f.how)
+
+
+def _const(r: Range) -> int | None:
+    """The constant a range pins (``[k, k]``), if any."""
+    lo, hi = r
+    if lo is None or hi is None or lo != hi:
+        return None
+    return lo.constant_value
+
+
+def _int_bound(v: object, ceil: bool) -> int | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            return None
+        import math
+
+        return math.ceil(v) if ceil else math.floor(v)
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# index bounds
+
+
+@dataclass(frozen=True)
+class IndexCheck:
+    """The condition an indexing call needs of its indices' range, and its explanation."""
+
+    cond: Cond
+    call: Call
+    origin: Origin
+    message: str
+    notes: tuple[Note, ...]
+    text: str = ""  # the condition as a person writes it (also where it simplified to a constant)
+
+
+def index_checks(res: InferenceResult) -> list[IndexCheck]:
+    """The index-bound conditions of the program's ``take`` calls in an erroring mode whose
+    indices have a known range, in program order (nothing to do: no range is computed)."""
+    takes = [
+        c
+        for c in res.calls
+        if isinstance(c.callee, Op) and c.callee.name == "take" and c.attrs.get("mode") in INDEX_MODES
+    ]
+    if not takes:
+        return []
+    rs = res._ranges()
+    out: list[IndexCheck] = []
+    for c in takes:
+        chk = _take_check(res, rs, c)
+        if chk is not None:
+            out.append(chk)
+    return out
+
+
+def _take_check(res: InferenceResult, rs: Ranges, c: Call) -> IndexCheck | None:
+    if len(c.args) != 2:
+        return None
+    f = rs.of(c.args[1])
+    x, ind = rs._type(c.args[0]), rs._type(c.args[1])
+    rel = res.relation_of(c)
+    if f is None or rel is None or not isinstance(x, TensorType) or not isinstance(ind, TensorType):
+        return None
+    if not isinstance(x.shape, tuple) or not isinstance(ind.shape, tuple):
+        return None
+    axis = c.attrs.get("axis")
+    if axis is None:
+        size, where = product(x.shape), f"the {len(x.shape)}-d `{x}` flattened"
+    else:
+        if not isinstance(axis, int) or not -len(x.shape) <= axis < len(x.shape):
+            return None
+        ax = axis % len(x.shape)
+        size, where = x.shape[ax], f"axis {ax} of `{x}`"
+    lo, hi = f.range
+    parts: list[Cond] = []
+    texts: list[str] = []
+    if hi is not None:
+        parts.append(lt(hi, size))
+        texts.append(_text(parts[-1], f"{hi} <= {size - 1}"))
+    if lo is not None:
+        parts.append(ge(lo, -size))
+        texts.append(_text(parts[-1], f"{lo} >= {-size}"))
+    if not parts:
+        return None
+    cond = all_of(*parts)
+    text = " and ".join(x for x in texts if x != "True") or "True"
+    count = product(ind.shape)
+    if bounds(count)[0] < 1:
+        cond = any_of(eq(count, 0), cond)
+    msg = f"take of indices in {range_str(f.range)} from {where} (size {size})"
+    notes = (Note(f"the indices come from {f.how}, with entries in {range_str(f.range)}", f.span),)
+    return IndexCheck(cond, c, rel.origin, msg, notes, text)
+
+
+def _text(c: Cond, raw: str) -> str:
+    if isinstance(c, BoolConst):
+        return "True" if c.value else raw
+    return cond_text(c)

@@ -1,0 +1,409 @@
+"""The sizes a program accepts: ``valid_at``, ``why_invalid`` and ``valid_when`` of an
+:class:`~symshape.ir.result.InferenceResult`.
+
+A program is **valid at** an assignment of its symbols when inference found no error, every symbol
+lies in its declared range (``n >= 1`` unless declared otherwise), and every guard holds there.
+
+* **Deciding a point.** The guards are conjoined and compiled once into one Python function of the
+  symbols' values (the canonical forms print in Python syntax, with Python's ``//`` and ``%``), so
+  a point costs one call. Where that does not decide it (a guard over a solver unknown, a symbol
+  without a value, an arithmetic error) each guard is substituted into
+  (:func:`~symshape.encoding.conds.cond_value`); only what substitution leaves open goes to Z3,
+  with the facts the solver assumed (its non-guard definitions) and a timeout.
+* **Explaining a point.** Each guard that is false there is rendered like a type error: the
+  operator that needs it at its span, its arguments' types and where they came from as notes
+  (plus the notes the guard's producer attached, e.g. where an index range came from).
+* **The condition.** ``valid_when`` conjoins the guards and drops each one the others (and the
+  symbols' ranges) imply, checked by Z3 with a timeout; a strict comparison with a constant prints
+  as the non-strict one a person writes (``t <= 256``, not ``t < 257``).
+
+>>> import symshape as ss
+>>> n = ss.dim("n")
+>>> x = ss.var("x", ss.Tensor((n,), "float32"))
+>>> res = ss.infer(ss.Function([x], ss.ops.add(x, ss.Constant(shape=(5,)))))
+>>> res.valid_at({n: 5}), res.valid_at({n: 1}), res.valid_at({n: 4})
+(True, True, False)
+>>> res.valid_when()
+'n == 1 or n == 5'
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import z3
+
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, all_of, cond_dims, cond_value
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym
+from symshape.encoding.z3 import Z3Encoder
+from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.ir.expr import Call, Constant, Var
+from symshape.solver.diagnostics import Diagnostic, Guard, Note, renumber_ids
+
+if TYPE_CHECKING:
+    from symshape.ir.result import InferenceResult
+
+__all__ = ["Validity", "GuardInfo", "cond_text", "expr_negated", "VALIDITY_TIMEOUT_MS"]
+
+VALIDITY_TIMEOUT_MS = 2000
+"""The Z3 timeout of one validity question (a point substitution leaves open, an implied guard)."""
+
+Env = Mapping[Any, Any]
+
+
+@dataclass(frozen=True)
+class GuardInfo:
+    """What a guard's producer adds to its explanation: a message that says what goes wrong
+    (``take reads entry t - 1 ...``) and notes (where an index range came from)."""
+
+    message: str = ""
+    notes: tuple[Note, ...] = ()
+
+
+def cond_text(c: Cond) -> str:
+    """``c`` as a person writes it: a strict comparison with a constant reads non-strict
+    (``t <= 256`` for ``t < 257``, ``t >= 2`` for ``1 < t``) and a negated side is turned around
+    (``t <= 16`` for ``-t >= -16``); otherwise ``str(c)``."""
+    match c:
+        case Cmp(op, a, b) if op in ("<", "<=") and (a.is_constant != b.is_constant):
+            # expr OP k, OP one of <= >=
+            if b.is_constant:
+                expr, rel, k = a, "<=", b - 1 if op == "<" else b
+            else:
+                expr, rel, k = b, ">=", a + 1 if op == "<" else a
+            if expr_negated(expr):
+                expr, k, rel = -expr, -k, "<=" if rel == ">=" else ">="
+            return f"{expr} {rel} {k}"
+        case Cmp("==", a, b) if b.is_constant and expr_negated(a):
+            return f"{-a} == {-b}"
+        case Cmp():
+            return str(c)
+        case BoolOp(op, xs):
+            parts = []
+            for x in xs:
+                s = cond_text(x)
+                parts.append(f"({s})" if isinstance(x, (BoolOp, Not)) else s)
+            return f" {op} ".join(parts)
+        case Not(x):
+            return f"not ({cond_text(x)})"
+        case BoolConst():
+            return str(c)
+
+
+def expr_negated(d: Dim) -> bool:
+    """Whether every non-constant term of ``d`` has a negative coefficient."""
+    return bool(d.terms) and all(coef < 0 for mono, coef in d.terms if mono) and not d.is_constant
+
+
+def _sym_atoms(c: Cond) -> list[Sym]:
+    out: dict[str, Sym] = {}
+    for d in cond_dims(c):
+        for a in d.atoms():
+            if isinstance(a, Sym):
+                out.setdefault(a.name, a)
+    return [out[k] for k in sorted(out)]
+
+
+def _compile(guards: Sequence[Guard]) -> tuple[Callable[[dict[str, int]], bool] | None, tuple[str, ...]]:
+    """One function of the symbols' values (by name) that is the conjunction of the guards, or
+    None when some guard has no Python form (a solver unknown, a name that is not an
+    identifier); and the names it reads."""
+    names: set[str] = set()
+    parts: list[str] = []
+    for g in guards:
+        for d in cond_dims(g.cond):
+            for a in d.atoms():
+                if isinstance(a, Sym):
+                    if (
+                        not a.name.isidentifier()
+                        or keyword.iskeyword(a.name)
+                        or a.name.startswith("_")
+                        or a.name in ("max", "min", "bool")
+                    ):
+                        return None, ()
+                    names.add(a.name)
+                elif isinstance(a, (AnyDim, DimVar)):
+                    return None, ()
+        parts.append(f"({g.cond})")
+    order = tuple(sorted(names))
+    body = " and ".join(parts) if parts else "True"
+    unpack = "".join(f"    {n} = _e[{n!r}]\n" for n in order)
+    src = f"def _valid(_e):\n{unpack}    return bool({body})\n"
+    scope: dict[str, Any] = {"max": max, "min": min, "bool": bool}
+    try:
+        exec(compile(src, "<symshape guards>", "exec"), scope)  # our own canonical text
+    except SyntaxError:
+        return None, ()
+    fn: Callable[[dict[str, int]], bool] = scope["_valid"]
+    return fn, order
+
+
+class Validity:
+    """The validity questions of one inference result (built once, on first use)."""
+
+    def __init__(self, res: InferenceResult, infos: Mapping[int, GuardInfo] | None = None) -> None:
+        self.res = res
+        self.guards: list[Guard] = list(res.guards)
+        self.infos: Mapping[int, GuardInfo] = infos or {}
+        syms: dict[str, Sym] = dict(res._gen.sym_names)
+        for g in self.guards:
+            for s in _sym_atoms(g.cond):
+                syms.setdefault(s.name, s)
+        self.symbols: dict[str, Sym] = {k: syms[k] for k in sorted(syms)}
+        self._fn, self._names = _compile(self.guards)
+        self._when: str | None = None
+
+    # -- assignments -----------------------------------------------------------------------------
+    def _by_name(self, env: Env) -> dict[str, int]:
+        if not isinstance(env, Mapping):
+            raise SymshapeError(
+                INVALID_ARGUMENT,
+                f"an assignment is a mapping of symbols to ints, got {type(env).__name__} {env!r}",
+            )
+        out: dict[str, int] = {}
+        for k, v in env.items():
+            if isinstance(k, Dim):
+                a = k.atom
+                if not isinstance(a, Sym):
+                    raise SymshapeError(
+                        INVALID_ARGUMENT, f"an assignment gives values to symbols, not to {k}"
+                    )
+                name = a.name
+            elif isinstance(k, str):
+                name = k
+            else:
+                raise SymshapeError(INVALID_ARGUMENT, f"an assignment's keys are symbols or names, got {k!r}")
+            if isinstance(v, Dim) and v.constant_value is not None:
+                v = v.constant_value
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise SymshapeError(INVALID_ARGUMENT, f"the value of {name} must be an int, got {v!r}")
+            out[name] = int(v)
+        return out
+
+    def _out_of_range(self, vals: Mapping[str, int]) -> list[str]:
+        bad: list[str] = []
+        for name, v in vals.items():
+            s = self.symbols.get(name)
+            if s is None:
+                continue
+            if v < s.min or (s.max is not None and v > s.max):
+                rng = f"{s.name} >= {s.min}" if s.max is None else f"{s.min} <= {s.name} <= {s.max}"
+                bad.append(f"{name} = {v} is outside the declared range of {name} ({rng})")
+        return bad
+
+    # -- valid_at --------------------------------------------------------------------------------
+    def valid_at(self, env: Env) -> bool:
+        """See :meth:`InferenceResult.valid_at <symshape.ir.result.InferenceResult.valid_at>`."""
+        vals = self._by_name(env)
+        if self.res.status == "error":
+            return False
+        symbols = self.symbols
+        for name, v in vals.items():
+            s = symbols.get(name)
+            if s is not None and (v < s.min or (s.max is not None and v > s.max)):
+                return False
+        fn = self._fn
+        if fn is not None:
+            try:
+                return fn(vals)
+            except (KeyError, ZeroDivisionError, ArithmeticError, TypeError):
+                pass
+        verdict, _, open_ = self._decide(vals)
+        if verdict is None:
+            raise SymshapeError(INVALID_ARGUMENT, self._undecided_text(open_, vals))
+        return verdict
+
+    def _decide(self, vals: dict[str, int]) -> tuple[bool | None, list[Guard], list[Guard]]:
+        """The verdict at ``vals`` (None: undecided), the guards false there, the guards left
+        open by substitution and Z3."""
+        false: list[Guard] = []
+        open_: list[Guard] = []
+        at: dict[Dim | Atom | str, DimLike] = {k: v for k, v in vals.items()}
+        for g in self.guards:
+            try:
+                r = cond_value(g.cond, at)
+            except (ZeroDivisionError, ArithmeticError):
+                r = False
+            if r is False:
+                false.append(g)
+            elif r is None:
+                open_.append(g)
+        if false:
+            return False, false, open_
+        if not open_:
+            return True, [], []
+        z = self._z3_decide([g.cond for g in open_], vals)
+        if z is True:
+            return True, [], []
+        if z is False:
+            return False, list(open_), []
+        return None, [], open_
+
+    def _z3_decide(self, conds: Sequence[Cond], vals: Mapping[str, int]) -> bool | None:
+        """Whether ``conds`` hold at ``vals`` for every value of what is left open (True), for
+        none (False), or neither / unknown (None); under the solver's non-guard facts."""
+        enc = Z3Encoder()
+        s = z3.Solver()
+        s.set("timeout", VALIDITY_TIMEOUT_MS)
+        guard_conds = {g.cond for g in self.res.solution.solver.guards}
+        for f in self.res.solution.solver.session.facts:
+            if f.cond not in guard_conds:
+                s.add(enc.cond(f.cond))
+        for name, v in vals.items():
+            sym = self.symbols.get(name)
+            if sym is not None:
+                s.add(enc.atom(sym) == v)
+        goal = enc.cond(all_of(*conds))
+        s.add(*enc.take_axioms())
+        s.push()
+        s.add(z3.Not(goal))
+        r1 = s.check()
+        s.pop()
+        if r1 == z3.unsat:
+            return True
+        s.add(goal)
+        r2 = s.check()
+        if r2 == z3.unsat:
+            return False
+        return None
+
+    def _undecided_text(self, open_: Sequence[Guard], vals: Mapping[str, int]) -> str:
+        missing: set[str] = set()
+        unknown = False
+        for g in open_:
+            for d in cond_dims(g.cond):
+                for a in d.atoms():
+                    if isinstance(a, Sym) and a.name not in vals:
+                        missing.add(a.name)
+                    elif isinstance(a, (AnyDim, DimVar)):
+                        unknown = True
+        conds = ", ".join(f"`{cond_text(g.cond)}`" for g in open_)
+        if missing:
+            names = ", ".join(sorted(missing))
+            return f"the assignment does not decide {conds}: give a value for {names}"
+        tail = " (it depends on sizes the program computes)" if unknown else ""
+        return f"the assignment does not decide {conds}{tail}"
+
+    # -- why_invalid -----------------------------------------------------------------------------
+    def why_invalid(self, env: Env) -> str:
+        """See :meth:`InferenceResult.why_invalid <symshape.ir.result.InferenceResult.why_invalid>`."""
+        vals = self._by_name(env)
+        at = ", ".join(f"{k} = {v}" for k, v in sorted(vals.items())) or "no values"
+        res = self.res
+        if res.status == "error":
+            lines = [f"invalid at {at}: the program has type errors, so it is invalid at every size"]
+            lines.extend(d.render() for d in res.errors)
+            return renumber_ids("\n".join(lines))
+        bad = self._out_of_range(vals)
+        if bad:
+            return "\n".join([f"invalid at {at}:", *(f"  {b}" for b in bad)])
+        verdict, false, open_ = self._decide(vals)
+        if verdict is None:
+            return f"undecided at {at}: {self._undecided_text(open_, vals)}"
+        if verdict:
+            head = f"valid at {at}: every guard holds"
+            if res.status in ("unresolved", "inconclusive"):
+                head += f" (of those known: the result is {res.status})"
+            return head
+        lines = [f"invalid at {at}:"]
+        lines.extend(self._explain(g, vals).render() for g in false)
+        return renumber_ids("\n".join(lines))
+
+    def _explain(self, g: Guard, vals: Mapping[str, int]) -> Diagnostic:
+        """A guard false at ``vals`` as a diagnostic: the operator that needs it, its arguments'
+        types and where they came from, and its producer's notes."""
+        o = g.origin
+        info = self.infos.get(id(g), GuardInfo())
+        label = o.label if o is not None else "the program"
+        sub = g.cond
+        try:
+            sub_vals = ", ".join(
+                f"{s.name} = {vals[s.name]}" for s in _sym_atoms(g.cond) if s.name in vals
+            )
+        except KeyError:  # pragma: no cover - guarded by the comprehension
+            sub_vals = ""
+        what = info.message or f"{label} needs `{cond_text(sub)}`"
+        msg = f"{what}, which is false at {sub_vals}" if sub_vals else f"{what}, which is false"
+        notes: list[Note] = []
+        call = self._call_of(g)
+        if call is not None:
+            for i, a in enumerate(call.args):
+                n = self._arg_note(a, i)
+                if n is not None:
+                    notes.append(n)
+        notes.extend(info.notes)
+        return Diagnostic(g.code, msg, o.span if o is not None else None, tuple(notes), origin=o)
+
+    def _call_of(self, g: Guard) -> Call | None:
+        o = g.origin
+        if o is None:
+            return None
+        if isinstance(o.expr, Call):
+            return o.expr
+        for c in self.res.calls:
+            r = self.res.relation_of(c)
+            if r is not None and r.origin is o:
+                return c
+        return None
+
+    def _arg_note(self, a: Any, i: int) -> Note | None:
+        try:
+            t = self.res.type_of(a)
+        except SymshapeError:
+            return None
+        if isinstance(a, Var):
+            return Note(f"argument {i + 1}: `{a.name}` is `{t}`", a.span)
+        if isinstance(a, Call):
+            name = getattr(a.callee, "name", type(a.callee).__name__)
+            return Note(f"argument {i + 1}: `{name}` gives `{t}`", a.span)
+        if isinstance(a, Constant):
+            return Note(f"argument {i + 1}: a constant `{t}`", a.span)
+        return Note(f"argument {i + 1} is `{t}`", getattr(a, "span", None))
+
+    # -- valid_when ------------------------------------------------------------------------------
+    def valid_when(self) -> str:
+        """See :meth:`InferenceResult.valid_when <symshape.ir.result.InferenceResult.valid_when>`."""
+        if self._when is None:
+            self._when = self._simplified()
+        return self._when
+
+    def _simplified(self) -> str:
+        if self.res.status == "error":
+            return "False"
+        conds: list[Cond] = []
+        for g in self.guards:
+            if g.cond not in conds:
+                conds.append(g.cond)
+        kept = self._drop_implied(conds)
+        if not kept:
+            return "True"
+        if len(kept) == 1:
+            return cond_text(kept[0])
+        return " and ".join(
+            f"({cond_text(c)})" if isinstance(c, BoolOp) and c.op == "or" else cond_text(c) for c in kept
+        )
+
+    def _drop_implied(self, conds: list[Cond]) -> list[Cond]:
+        """``conds`` without each one that the others (kept so far) imply; the last first, so the
+        earliest stated of equivalent guards stays. Z3 with a timeout: unknown keeps a guard."""
+        if len(conds) < 2:
+            return conds
+        enc = Z3Encoder()
+        terms = [enc.cond(c) for c in conds]
+        axioms = enc.take_axioms()
+        kept = list(range(len(conds)))
+        for i in reversed(range(len(conds))):
+            others = [terms[j] for j in kept if j != i]
+            s = z3.Solver()
+            s.set("timeout", VALIDITY_TIMEOUT_MS)
+            s.add(*axioms, *others, z3.Not(terms[i]))
+            try:
+                r = s.check()
+            except z3.Z3Exception:
+                r = z3.unknown
+            if r == z3.unsat:
+                kept.remove(i)
+        return [conds[i] for i in kept]
