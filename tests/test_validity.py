@@ -202,7 +202,7 @@ def test_missing_symbols() -> None:
 
 def test_bad_assignments() -> None:
     res = _reshape()
-    for bad in ([1, 2], {n: "3"}, {n: 2.5}, {2 * n: 4}, {3: 4}):
+    for bad in ([1, 2], {n: "3"}, {n: 2.5}, {2 * n: 4}, {3: 4}, {"N": 4}):
         with pytest.raises(ss.SymshapeError) as e:
             res.valid_at(bad)  # type: ignore[arg-type]
         assert e.value.code == "invalid-argument"

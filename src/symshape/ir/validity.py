@@ -174,6 +174,11 @@ class Validity:
                 name = a.name
             elif isinstance(k, str):
                 name = k
+                if name not in self.symbols:
+                    known = ", ".join(self.symbols) or "none"
+                    raise SymshapeError(
+                        INVALID_ARGUMENT, f"no symbol of the program is named {k!r} (its symbols: {known})"
+                    )
             else:
                 raise SymshapeError(INVALID_ARGUMENT, f"an assignment's keys are symbols or names, got {k!r}")
             if isinstance(v, Dim) and v.constant_value is not None:
