@@ -403,7 +403,7 @@ class Validity:
             )
         except KeyError:  # pragma: no cover - guarded by the comprehension
             sub_vals = ""
-        what = info.message or f"{label} needs `{cond_text(sub)}`"
+        what = info.message or f"{label} needs `{cond_text(_interval_form(sub))}`"
         msg = f"{what}, which is false at {sub_vals}" if sub_vals else f"{what}, which is false"
         notes: list[Note] = []
         call = self._call_of(g)
@@ -433,6 +433,10 @@ class Validity:
         except SymshapeError:
             return None
         if isinstance(a, Var):
+            bound = self.res._ranges().lets.get(id(a))
+            if isinstance(bound, Call):
+                name = getattr(bound.callee, "name", type(bound.callee).__name__)
+                return Note(f"argument {i + 1}: `{a.name}` is `{t}`, from `{name}`", bound.span)
             return Note(f"argument {i + 1}: `{a.name}` is `{t}`", a.span)
         if isinstance(a, Call):
             name = getattr(a.callee, "name", type(a.callee).__name__)
