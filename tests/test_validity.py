@@ -202,7 +202,7 @@ def test_missing_symbols() -> None:
 
 def test_bad_assignments() -> None:
     res = _reshape()
-    for bad in ([1, 2], {n: "3"}, {n: 2.5}, {2 * n: 4}, {3: 4}):
+    for bad in ([1, 2], {n: "3"}, {n: 2.5}, {2 * n: 4}, {3: 4}, {"N": 4}):
         with pytest.raises(ss.SymshapeError) as e:
             res.valid_at(bad)  # type: ignore[arg-type]
         assert e.value.code == "invalid-argument"
@@ -251,3 +251,46 @@ def test_guard_over_a_solver_unknown_goes_to_z3() -> None:
     with pytest.raises(ss.SymshapeError) as e:
         res2.valid_at({n: 2})
     assert "depends on sizes the program computes" in e.value.message
+
+
+def _interval_cases() -> list[tuple[Any, str]]:
+    from symshape.encoding.conds import any_of, eq, ge, le, lt
+    from symshape.encoding.dims import dmin, floordiv, mod
+
+    k = ss.dim("k", min=0, max=40)
+    return [
+        (any_of(eq(n, 1), eq(n, 5)), "n == 1 or n == 5"),
+        (eq(mod(n, 2), 0), "n % 2 == 0"),
+        (lt(n - 1, 256), "n <= 256"),
+        (ge(floordiv(n - 1, 16), 1), "n >= 17"),
+        (any_of(eq(floordiv(n, 8), 4), eq(floordiv(n, 8), 1)), "n//8 == 4 or n//8 == 1"),
+        (any_of(eq(n, dmin(1024, n)), eq(n, 1), eq(dmin(1024, n), 1)), "n <= 1024"),
+        (ge(floordiv(k + 3, 2), 2), "k >= 1"),
+        (le(floordiv(k + 3, 2), 10), "k <= 18"),
+        (all_of_(ge(floordiv(n, 3), 2), le(floordiv(n, 3), 4)), "n >= 6 and n <= 14"),
+    ]
+
+
+def all_of_(*cs: Any) -> Any:
+    from symshape.encoding.conds import all_of
+
+    return all_of(*cs)
+
+
+def test_interval_form_is_equivalent() -> None:
+    from symshape.encoding.conds import cond_value
+    from symshape.ir.validity import _interval_form
+
+    for c, text in _interval_cases():
+        f = _interval_form(c)
+        assert cond_text(f) == text, (c, cond_text(f))
+        sym = next(iter(next(d for d in _dims_of(c) if d.symbols).symbols))
+        lo, hi = sym.atom.min, sym.atom.max or 3000  # type: ignore[union-attr]
+        for v in range(lo, hi + 1):
+            assert cond_value(c, {sym: v}) == cond_value(f, {sym: v}), (c, v)
+
+
+def _dims_of(c: Any) -> list[ss.Dim]:
+    from symshape.encoding.conds import cond_dims
+
+    return list(cond_dims(c))

@@ -34,6 +34,7 @@ def test_gpt2_valid_sizes_without_z3(z3_checks: list[int]) -> None:
     f, (b, t) = wl.gpt2_program(layers=2, n_ctx=64, vocab=500, d=32, heads=4)
     res = wl._infer(f)
     assert res.status == "guarded", res.report()
+    assert res.valid_when() == "t <= 64"  # the mask's broadcast guard, in interval form
     before = z3_checks[0]
     for bb, tt in wl.validity_points(400, t_max=128):
         assert res.valid_at({b: bb, t: tt}) == (tt <= 64), (bb, tt)

@@ -86,8 +86,9 @@ def _lets(program: Any) -> dict[int, Expr]:
     """The value bound to each let (and dataflow) variable, by the variable's id."""
     out: dict[int, Expr] = {}
     roots: list[Any] = [program]
-    if hasattr(program, "functions") and not isinstance(program, Expr):
-        roots = [program[g] for g in program.functions()]
+    if not isinstance(program, Expr) and hasattr(program, "functions"):
+        fs = program.functions
+        roots = [program[g] for g in (fs() if callable(fs) else fs)]
     stack: list[Any] = list(roots)
     seen: set[int] = set()
     while stack:

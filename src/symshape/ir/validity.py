@@ -36,7 +36,19 @@ from typing import TYPE_CHECKING, Any
 
 import z3
 
-from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, all_of, cond_dims, cond_value
+from symshape.encoding.conds import (
+    TRUE,
+    BoolConst,
+    BoolOp,
+    Cmp,
+    Cond,
+    Not,
+    all_of,
+    cond_dims,
+    cond_value,
+    ge,
+    le,
+)
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym
 from symshape.encoding.z3 import Z3Encoder
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
@@ -96,6 +108,67 @@ def cond_text(c: Cond) -> str:
 def expr_negated(d: Dim) -> bool:
     """Whether every non-constant term of ``d`` has a negative coefficient."""
     return bool(d.terms) and all(coef < 0 for mono, coef in d.terms if mono) and not d.is_constant
+
+
+def _interval_form(c: Cond) -> Cond:
+    """``c`` as ``lo <= s <= hi`` (either side left out where the declared range says it) when
+    it is a condition on one symbol ``s`` whose true values form one interval; else ``c``.
+
+    The interval's ends come from Z3's optimizer and the equivalence is checked, both with a
+    timeout: ``t == min(1024, t) or t == 1 or min(1024, t) == 1`` is ``t <= 1024``."""
+    if isinstance(c, BoolConst):
+        return c
+    if isinstance(c, Cmp) and all(isinstance(a, Sym) for d in (c.lhs, c.rhs) for a in d.atoms()):
+        return c  # linear already: cond_text writes it plainly
+    syms = _sym_atoms(c)
+    if len(syms) != 1:
+        return c
+    for d in cond_dims(c):
+        if any(isinstance(a, (AnyDim, DimVar)) for a in d.atoms()):
+            return c
+    s = syms[0]
+    enc = Z3Encoder()
+    term, sv = enc.cond(c), enc.atom(s)
+    axioms = enc.take_axioms()
+    ends: list[int | None] = []
+    try:
+        for goal in ("min", "max"):
+            opt = z3.Optimize()
+            opt.set("timeout", VALIDITY_TIMEOUT_MS)
+            opt.add(*axioms, term)
+            h = opt.minimize(sv) if goal == "min" else opt.maximize(sv)
+            if opt.check() != z3.sat:
+                return c
+            v = opt.lower(h) if goal == "min" else opt.upper(h)
+            ends.append(v.as_long() if z3.is_int_value(v) else None)
+        lo, hi = ends
+        chk = z3.Solver()
+        chk.set("timeout", VALIDITY_TIMEOUT_MS)
+        chk.add(*axioms, z3.Not(term))
+        if lo is not None:
+            chk.add(sv >= lo)
+        if hi is not None:
+            chk.add(sv <= hi)
+        if chk.check() != z3.unsat:
+            return c
+    except z3.Z3Exception:
+        return c
+    sym_dim = _sym_dim(c, s)
+    parts: list[Cond] = []
+    if lo is not None and lo > s.min:
+        parts.append(ge(sym_dim, lo))
+    if hi is not None and (s.max is None or hi < s.max):
+        parts.append(le(sym_dim, hi))
+    return all_of(*parts) if parts else TRUE
+
+
+def _sym_dim(c: Cond, s: Sym) -> Dim:
+    """The dimension that is the symbol ``s`` (found among ``c``'s)."""
+    for d in cond_dims(c):
+        for x in d.symbols:
+            if x.atom is s:
+                return x
+    raise AssertionError(s)  # pragma: no cover - s is a symbol of c
 
 
 def _sym_atoms(c: Cond) -> list[Sym]:
@@ -174,6 +247,11 @@ class Validity:
                 name = a.name
             elif isinstance(k, str):
                 name = k
+                if name not in self.symbols:
+                    known = ", ".join(self.symbols) or "none"
+                    raise SymshapeError(
+                        INVALID_ARGUMENT, f"no symbol of the program is named {k!r} (its symbols: {known})"
+                    )
             else:
                 raise SymshapeError(INVALID_ARGUMENT, f"an assignment's keys are symbols or names, got {k!r}")
             if isinstance(v, Dim) and v.constant_value is not None:
@@ -325,7 +403,7 @@ class Validity:
             )
         except KeyError:  # pragma: no cover - guarded by the comprehension
             sub_vals = ""
-        what = info.message or f"{label} needs `{cond_text(sub)}`"
+        what = info.message or f"{label} needs `{cond_text(_interval_form(sub))}`"
         msg = f"{what}, which is false at {sub_vals}" if sub_vals else f"{what}, which is false"
         notes: list[Note] = []
         call = self._call_of(g)
@@ -355,6 +433,10 @@ class Validity:
         except SymshapeError:
             return None
         if isinstance(a, Var):
+            bound = self.res._ranges().lets.get(id(a))
+            if isinstance(bound, Call):
+                name = getattr(bound.callee, "name", type(bound.callee).__name__)
+                return Note(f"argument {i + 1}: `{a.name}` is `{t}`, from `{name}`", bound.span)
             return Note(f"argument {i + 1}: `{a.name}` is `{t}`", a.span)
         if isinstance(a, Call):
             name = getattr(a.callee, "name", type(a.callee).__name__)
@@ -375,8 +457,9 @@ class Validity:
             return "False"
         conds: list[Cond] = []
         for g in self.guards:
-            if g.cond not in conds:
-                conds.append(g.cond)
+            c = _interval_form(g.cond)
+            if c is not TRUE and c not in conds:
+                conds.append(c)
         kept = self._drop_implied(conds)
         if not kept:
             return "True"
