@@ -213,6 +213,20 @@ def test_indexing_with_a_tensor_index_is_take() -> None:
         assert _shape_at(e, [x, idx], SIZES) == want
 
 
+def test_a_bool_tensor_index_is_a_boolean_mask() -> None:
+    x = _x()
+    mask = ss.var("m", ss.Tensor((N, M), "bool"))
+    e = x[mask]
+    assert isinstance(e, ss.Call) and e.callee is ss.Op.get("boolean_mask")
+    res = ss.infer(ss.Function([x, mask], e))
+    t = res.type_of(e)
+    want = np.empty((4, 5, 6))[np.ones((4, 5), bool)].shape
+    assert isinstance(t, ss.TensorType) and t.ndim == len(want) and t.shape[1:] == (K,)  # type: ignore[index]
+    assert ss.structural_equal(x[x > 0], ss.ops.boolean_mask(x, x > 0))
+    with pytest.raises(ss.SymshapeError, match="leading axes"):
+        x[:, mask]
+
+
 @pytest.mark.parametrize(
     "index, fragment",
     [
