@@ -338,6 +338,26 @@ def test_dtype_spellings(spelling: object, want: str) -> None:
     assert ss.Constant((2,), spelling).type.dtype == want
 
 
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda x, dt: ss.ops.cast(x, dt),
+        lambda x, dt: ss.ops.zeros((N, 2), dt),
+        lambda x, dt: ss.ops.ones_like(x, dt),
+        lambda x, dt: x.astype(dt),
+    ],
+)
+@pytest.mark.parametrize("spelling", [np.float16, np.dtype("float16"), _FakeTorchDtype("half")])
+def test_operator_dtype_attributes_accept_other_spellings(
+    build: Callable[[Any, Any], Any], spelling: object
+) -> None:
+    x = _x()
+    e = build(x, spelling)
+    t = ss.infer(ss.Function([x], e)).type_of(e)
+    assert isinstance(t, ss.TensorType) and t.dtype == "float16"
+    assert e.attrs["dtype"] == "float16"
+
+
 def test_real_torch_dtypes() -> None:
     torch = pytest.importorskip("torch")
     assert dtype_name(torch.float32) == "float32"
