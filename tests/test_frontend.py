@@ -199,6 +199,20 @@ def test_indexing_matches_numpy(idx: tuple[object, ...], sizes: tuple[int, int, 
     assert tuple(int(d.subs(env)) for d in t.shape) == want, (idx, str(t))
 
 
+@pytest.mark.parametrize(
+    "build, ref",
+    [
+        (lambda x: x[:, : M - 1], lambda a: a[:, : 5 - 1]),
+        (lambda x: x[:, M - 1], lambda a: a[:, 5 - 1]),
+        (lambda x: x[N - 2 :, :, 1 : K - 1], lambda a: a[4 - 2 :, :, 1 : 6 - 1]),
+        (lambda x: x[..., ss.encoding.dims.const(2)], lambda a: a[..., 2]),
+    ],
+)
+def test_symbolic_indices_and_bounds(build: Callable[[Any], Any], ref: Callable[[Any], Any]) -> None:
+    x = _x()
+    assert _shape_at(build(x), [x], SIZES) == ref(np.empty((4, 5, 6))).shape
+
+
 def test_indexing_with_a_tensor_index_is_take() -> None:
     x = _x()
     idx = ss.var("i", ss.Tensor((2, 3), "int64"))
