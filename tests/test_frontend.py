@@ -199,6 +199,20 @@ def test_indexing_matches_numpy(idx: tuple[object, ...], sizes: tuple[int, int, 
     assert tuple(int(d.subs(env)) for d in t.shape) == want, (idx, str(t))
 
 
+@pytest.mark.parametrize(
+    "build, ref",
+    [
+        (lambda x: x[:, : M - 1], lambda a: a[:, : 5 - 1]),
+        (lambda x: x[:, M - 1], lambda a: a[:, 5 - 1]),
+        (lambda x: x[N - 2 :, :, 1 : K - 1], lambda a: a[4 - 2 :, :, 1 : 6 - 1]),
+        (lambda x: x[..., ss.encoding.dims.const(2)], lambda a: a[..., 2]),
+    ],
+)
+def test_symbolic_indices_and_bounds(build: Callable[[Any], Any], ref: Callable[[Any], Any]) -> None:
+    x = _x()
+    assert _shape_at(build(x), [x], SIZES) == ref(np.empty((4, 5, 6))).shape
+
+
 def test_indexing_with_a_tensor_index_is_take() -> None:
     x = _x()
     idx = ss.var("i", ss.Tensor((2, 3), "int64"))
@@ -211,6 +225,20 @@ def test_indexing_with_a_tensor_index_is_take() -> None:
         e = x[index]
         want = ref(np.empty((4, 5, 6)), np.zeros((2, 3), "int64")).shape
         assert _shape_at(e, [x, idx], SIZES) == want
+
+
+def test_a_bool_tensor_index_is_a_boolean_mask() -> None:
+    x = _x()
+    mask = ss.var("m", ss.Tensor((N, M), "bool"))
+    e = x[mask]
+    assert isinstance(e, ss.Call) and e.callee is ss.Op.get("boolean_mask")
+    res = ss.infer(ss.Function([x, mask], e))
+    t = res.type_of(e)
+    want = np.empty((4, 5, 6))[np.ones((4, 5), bool)].shape
+    assert isinstance(t, ss.TensorType) and t.ndim == len(want) and t.shape[1:] == (K,)  # type: ignore[index]
+    assert ss.structural_equal(x[x > 0], ss.ops.boolean_mask(x, x > 0))
+    with pytest.raises(ss.SymshapeError, match="leading axes"):
+        x[:, mask]
 
 
 @pytest.mark.parametrize(
@@ -322,6 +350,26 @@ def test_dtype_spellings(spelling: object, want: str) -> None:
     if want != "bfloat16":  # numpy has no bfloat16 arrays
         assert ss.const(np.zeros(2), spelling).type.dtype == want
     assert ss.Constant((2,), spelling).type.dtype == want
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda x, dt: ss.ops.cast(x, dt),
+        lambda x, dt: ss.ops.zeros((N, 2), dt),
+        lambda x, dt: ss.ops.ones_like(x, dt),
+        lambda x, dt: x.astype(dt),
+    ],
+)
+@pytest.mark.parametrize("spelling", [np.float16, np.dtype("float16"), _FakeTorchDtype("half")])
+def test_operator_dtype_attributes_accept_other_spellings(
+    build: Callable[[Any, Any], Any], spelling: object
+) -> None:
+    x = _x()
+    e = build(x, spelling)
+    t = ss.infer(ss.Function([x], e)).type_of(e)
+    assert isinstance(t, ss.TensorType) and t.dtype == "float16"
+    assert e.attrs["dtype"] == "float16"
 
 
 def test_real_torch_dtypes() -> None:

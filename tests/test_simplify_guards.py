@@ -37,11 +37,13 @@ b = ss.dim("b", max=16)
 
 
 def equivalent_by_z3(before: Sequence[Cond], after: Sequence[Cond]) -> bool:
-    """The conjunctions are equivalent for every value of the symbols in their ranges."""
-    enc = Z3Encoder()
+    """The conjunctions are equivalent for every value of the symbols in their ranges (a fresh
+    context each time: the shared one's history can change how Z3 searches)."""
+    ctx = z3.Context()
+    enc = Z3Encoder(ctx)
     f = enc.cond(all_of(*before)) == enc.cond(all_of(*after))
-    solver = z3.Solver()
-    solver.set("timeout", 10_000)
+    solver = z3.Solver(ctx=ctx)
+    solver.set("timeout", 60_000)
     solver.add(*enc.take_axioms())
     solver.add(z3.Not(f))
     return bool(solver.check() == z3.unsat)

@@ -140,7 +140,8 @@ class Expr:
     def __getitem__(self, index: Any) -> Expr:
         """``t[0]`` of a tuple is a :class:`TupleGetItem`; a tensor is indexed like numpy
         (``x[..., 1:, ::2]``, ``x[:, 0]``, ``x[None]``, ``x[idx]``) by ``strided_slice``,
-        ``squeeze``, ``expand_dims`` and ``take``. Which one is decided by the type the
+        ``squeeze``, ``expand_dims`` and ``take`` (``boolean_mask`` for a bool tensor known
+        when it is built, on the leading axes). Which one is decided by the type the
         expression is known to have when it is built (:func:`static_kind`); an int index of an
         expression of unknown kind (an unannotated variable, a function's result) stays a
         :class:`TupleGetItem`."""
@@ -1214,7 +1215,17 @@ def _index_tensor(x: Expr, index: Any) -> Expr:
             case ExpandStep(axis):
                 out = _op_call("expand_dims", [out], {"axis": axis, "num_newaxis": 1})
             case TakeStep(item, axis):
-                out = _op_call("take", [out, items[item]], {"axis": axis})
+                idx = items[item]
+                if static_dtype(idx) == "bool":
+                    if axis != 0:
+                        raise SymshapeError(
+                            INVALID_ARGUMENT,
+                            "a boolean mask index is supported on the leading axes only "
+                            "(x[mask]); use ss.ops.boolean_mask",
+                        )
+                    out = _op_call("boolean_mask", [out, idx], {"size": None})
+                else:
+                    out = _op_call("take", [out, idx], {"axis": axis})
             case _:  # pragma: no cover - the plan has only these steps
                 raise TypeError(step)
     return out

@@ -22,17 +22,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
+from symshape.encoding.dims import Dim
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 
-__all__ = ["SliceStep", "SqueezeStep", "ExpandStep", "TakeStep", "Step", "index_plan"]
+__all__ = ["Index", "SliceStep", "SqueezeStep", "ExpandStep", "TakeStep", "Step", "index_plan"]
+
+Index = Union[int, Dim]
+"""A literal index or slice bound: an int, or a symbolic dimension (``x[:, n - 1]``)."""
 
 
 @dataclass(frozen=True)
 class SliceStep:
     """``strided_slice(x, begin, end, strides, axes)``."""
 
-    begin: tuple[int | None, ...]
-    end: tuple[int | None, ...]
+    begin: tuple[Index | None, ...]
+    end: tuple[Index | None, ...]
     strides: tuple[int, ...]
     axes: tuple[int, ...]
 
@@ -62,23 +66,29 @@ class TakeStep:
 Step = Union[SliceStep, SqueezeStep, ExpandStep, TakeStep]
 
 
-def _as_int(v: object) -> int | None:
-    """``v`` as an index int (``int``, numpy ints: anything with ``__index__``; not bool)."""
+
+def _as_int(v: object) -> Index | None:
+    """``v`` as an index: an int (``int``, numpy ints: anything with ``__index__``; not bool) or
+    a symbolic dimension (``x[:, n - 1]``, ``x[:n]``); None for anything else."""
     if isinstance(v, bool):
         return None
+    if isinstance(v, Dim):
+        c = v.constant_value
+        return v if c is None else c
     try:
         return operator.index(v)  # type: ignore[arg-type]
     except TypeError:
         return None
 
 
-def _slice_part(v: object, what: str) -> int | None:
+def _slice_part(v: object, what: str) -> Index | None:
     if v is None:
         return None
     i = _as_int(v)
     if i is None:
         raise SymshapeError(
-            INVALID_ARGUMENT, f"a slice's {what} must be an int or None, got {type(v).__name__} {v!r}"
+            INVALID_ARGUMENT,
+            f"a slice's {what} must be an int, a dimension or None, got {type(v).__name__} {v!r}",
         )
     return i
 
@@ -152,8 +162,8 @@ def index_plan(index: object, is_tensor: Callable[[object], bool]) -> list[Step]
             out_axis[i] = neg_out
             neg_out -= 1
     steps: list[Step] = []
-    begin: list[int | None] = []
-    end: list[int | None] = []
+    begin: list[Index | None] = []
+    end: list[Index | None] = []
     strides: list[int] = []
     axes: list[int] = []
     squeeze: list[int] = []
@@ -163,6 +173,8 @@ def index_plan(index: object, is_tensor: Callable[[object], bool]) -> list[Step]
             assert isinstance(it, slice)
             b, e = _slice_part(it.start, "start"), _slice_part(it.stop, "stop")
             s = _slice_part(it.step, "step")
+            if isinstance(s, Dim):
+                raise SymshapeError(INVALID_ARGUMENT, f"a slice step must be an int, got {s}")
             if s == 0:
                 raise SymshapeError(INVALID_ARGUMENT, "a slice step cannot be zero")
             if b is None and e is None and s in (None, 1):
@@ -175,7 +187,7 @@ def index_plan(index: object, is_tensor: Callable[[object], bool]) -> list[Step]
             v = _as_int(it)
             assert v is not None
             begin.append(v)
-            end.append(None if v == -1 else v + 1)
+            end.append(None if isinstance(v, int) and v == -1 else v + 1)
             strides.append(1)
             axes.append(in_axis[i])
             squeeze.append(in_axis[i])

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from symshape.encoding.dims import Dim
+from symshape.encoding.dtypes import dtype_name
 from symshape.encoding.types import Attrs, Type
 from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, UNKNOWN_RELATION, SymshapeError
 from symshape.ir.expr import _EMPTY_ATTRS, Call, Callee, Expr, Tuple, set_operator_lookup
@@ -241,6 +242,14 @@ class Op(Callee):
         A check that passed passes again for the same values (checkers are pure), and one that
         raised is run (and raises) again, as nothing is remembered for it.
         """
+        if self._attr_types is not None:
+            for name, kind in self._attr_types.items():
+                v = attrs.get(name)
+                if kind == "dtype" and v is not None and not isinstance(v, str):
+                    try:
+                        attrs = {**attrs, name: dtype_name(v)}  # np.float32, torch.float32
+                    except SymshapeError:
+                        pass  # not a dtype: check_declared says so (bad-attribute)
         a = Attrs(attrs) if attrs else _EMPTY_ATTRS
         if self._attr_types is not None:
             check_declared(self.name, a, self._attr_types)
