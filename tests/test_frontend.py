@@ -399,3 +399,20 @@ def test_a_dim_operand_of_an_expression_is_refused_with_a_hint() -> None:
     with pytest.raises(ss.SymshapeError, match="int_tensor") as e:
         _x() + N
     assert e.value.code == "invalid-argument"
+
+
+@pytest.mark.parametrize(
+    ("spelling", "name"),
+    [(np.float32, "float32"), (np.dtype("int64"), "int64"), (np.bool_, "bool"), ("float16", "float16")],
+)
+def test_tensor_type_accepts_numpy_dtypes(spelling: object, name: str) -> None:
+    assert ss.Tensor((2, 3), spelling).dtype == name
+    assert ss.Tensor((2, 3), spelling) == ss.Tensor((2, 3), name)
+
+
+def test_tensor_type_accepts_torch_dtypes() -> None:
+    torch = pytest.importorskip("torch")
+    assert str(ss.Tensor((1,), torch.float16)) == "Tensor[(1,), float16]"
+    with pytest.raises(ss.SymshapeError) as e:
+        ss.Tensor((1,), object())
+    assert e.value.code == "bad-dtype"

@@ -30,6 +30,7 @@ from typing import Union
 
 from symshape.encoding.dim_parse import parse_dim
 from symshape.encoding.dims import Atom, Dim, DimLike, as_dim, check_nonnegative_constant
+from symshape.encoding.dtypes import dtype_name
 from symshape.encoding.values import (
     Range,
     Value,
@@ -342,6 +343,10 @@ class TensorType(Shown):
         elif isinstance(sh, TypeVar) and sh.kind != "shape":
             raise SymshapeError(KIND_MISMATCH, f"type variable {sh} of kind {sh.kind} used as a shape")
         dt = self.dtype
+        if dt is not None and dt.__class__ is not str and not isinstance(dt, TypeVar):
+            # a numpy or torch spelling (np.float32, np.dtype("int64"), torch.float16)
+            dt = dtype_name(dt)
+            object.__setattr__(self, "dtype", dt)
         if dt is not None and (dt.__class__ is not str or dt not in DTYPES):
             _check_dtype(dt)
             if isinstance(dt, TypeVar) and dt.kind != "dtype":
@@ -405,12 +410,13 @@ class TensorType(Shown):
 
 def Tensor(
     shape: Iterable[DimLike] | TypeVar | None,
-    dtype: str | TypeVar | None = "float32",
+    dtype: str | TypeVar | object | None = "float32",
     value: Iterable[DimLike | None] | DimLike | None = None,
     values: tuple[DimLike | None, DimLike | None] | None = None,
 ) -> TensorType:
     """Build a :class:`TensorType`: ``Tensor((n, 3), "float32")``; ``Tensor(None, ...)`` for
-    unknown rank; ``dtype=None`` for unknown dtype; ``value=`` the known value of a 0-d or 1-d
+    unknown rank; ``dtype=None`` for unknown dtype (numpy and torch spellings such as ``np.float32``
+    or ``torch.int64`` are accepted); ``value=`` the known value of a 0-d or 1-d
     int tensor (``Tensor((3,), "int64", value=(n, s, 64))``); ``values=(lo, hi)`` the range the
     entries of an integer tensor lie in, inclusive (``Tensor((b, t), "int64", values=(0, 50256))``;
     None for an unknown side)."""

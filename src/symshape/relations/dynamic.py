@@ -144,9 +144,9 @@ def arange_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: step must not be 0")
     n = None if start is None or stop is None or step is None else arange_len(start, stop, step)
     if n is None:
-        ctx.assign(args[3], Tensor((ctx.fresh_dim(),), out_dtype))  # type: ignore[arg-type]
+        ctx.assign(args[3], Tensor((ctx.fresh_dim(),), out_dtype))
         return True
-    result = Tensor((n,), out_dtype)  # type: ignore[arg-type]
+    result = Tensor((n,), out_dtype)
     k = n.constant_value
     if k is not None and k <= MAX_VALUE_LEN and out_dtype in VALUE_DTYPES:
         assert start is not None and step is not None

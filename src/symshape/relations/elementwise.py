@@ -204,14 +204,14 @@ def _broadcast_result(
     dtype = join_dtype(ctx, [t.dtype for t in tensors], ctx.name)
     out_dtype = attrs.get("out_dtype", dtype)
     if any(t.ndim is None for t in tensors):
-        return Tensor(None, out_dtype), tensors  # type: ignore[arg-type]
+        return Tensor(None, out_dtype), tensors
     acc = tensors[0]
     for t in tensors[1:]:
         shape = broadcast_shapes(ctx, acc, t)
         if shape is None:
             return None
-        acc = Tensor(shape, dtype)  # type: ignore[arg-type]
-    return Tensor(acc.dims, out_dtype), tensors  # type: ignore[arg-type]
+        acc = Tensor(shape, dtype)
+    return Tensor(acc.dims, out_dtype), tensors
 
 
 @relation("broadcast")
@@ -279,15 +279,15 @@ def where_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if c.ndim is None or x.ndim is None or y.ndim is None:
         if not ctx.final:
             return False
-        ctx.assign(args[3], Tensor(None, dtype))  # type: ignore[arg-type]
+        ctx.assign(args[3], Tensor(None, dtype))
         return True
     s1 = broadcast_shapes(ctx, x, y)
     if s1 is None:
         return False
-    s2 = broadcast_shapes(ctx, c, Tensor(s1, dtype))  # type: ignore[arg-type]
+    s2 = broadcast_shapes(ctx, c, Tensor(s1, dtype))
     if s2 is None:
         return False
-    ctx.assign(args[3], Tensor(s2, dtype))  # type: ignore[arg-type]
+    ctx.assign(args[3], Tensor(s2, dtype))
     return True
 
 

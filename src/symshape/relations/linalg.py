@@ -89,7 +89,7 @@ def matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if a.ndim is None or b.ndim is None:
         if not ctx.final:
             return False
-        ctx.assign(out, Tensor(None, dtype))  # type: ignore[arg-type]
+        ctx.assign(out, Tensor(None, dtype))
         return True
     if a.ndim == 0 or b.ndim == 0:
         ctx.fail(RANK_MISMATCH, f"matmul: operands must have rank >= 1, got `{a}` and `{b}`")
@@ -112,7 +112,7 @@ def matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         shape.append(sa[-2])
     if b.ndim > 1:
         shape.append(sb[-1])
-    ctx.assign(out, Tensor(tuple(shape), dtype))  # type: ignore[arg-type]
+    ctx.assign(out, Tensor(tuple(shape), dtype))
     return True
 
 
@@ -131,7 +131,7 @@ def batch_matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if x.ndim is None or y.ndim is None:
         if not ctx.final:
             return False
-        ctx.assign(out, Tensor(None, dtype))  # type: ignore[arg-type]
+        ctx.assign(out, Tensor(None, dtype))
         return True
     if x.ndim != 3 or y.ndim != 3:
         ctx.fail(RANK_MISMATCH, f"batch_matmul: operands must have rank 3, got `{x}` and `{y}`")
@@ -152,5 +152,5 @@ def batch_matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     batch = broadcast_shapes(ctx, Tensor((xb,), x.dtype), Tensor((yb,), y.dtype))
     if batch is None:
         return False
-    ctx.assign(out, Tensor((*batch, xi, yj), dtype))  # type: ignore[arg-type]
+    ctx.assign(out, Tensor((*batch, xi, yj), dtype))
     return True

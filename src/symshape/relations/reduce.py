@@ -54,7 +54,7 @@ def _reduce(ctx: Context, args: Sequence[Type], attrs: Attrs, dtype: object, non
         full = attrs.get("axis") is None and not attr_bool(attrs, "exclude", False, ctx.name)
         # a full reduction without keepdims is a scalar whatever the input's rank
         shape: tuple[Dim, ...] | None = () if full and not keepdims else None
-        ctx.assign(out, Tensor(shape, odtype))  # type: ignore[arg-type]
+        ctx.assign(out, Tensor(shape, odtype))
         return True
     axes = reduced_axes(ctx, attrs, x.ndim)
     chk = Checks()
@@ -74,7 +74,7 @@ def _reduce(ctx: Context, args: Sequence[Type], attrs: Attrs, dtype: object, non
                 dims.append(as_dim(1))
         else:
             dims.append(d)
-    ctx.assign(out, Tensor(tuple(dims), odtype))  # type: ignore[arg-type]
+    ctx.assign(out, Tensor(tuple(dims), odtype))
     return True
 
 

@@ -106,7 +106,7 @@ def _unknown_rank(ctx: Context, out: Type, dtype: object) -> bool:
     """Unknown input rank: defer; on the final run the output has unknown rank too."""
     if not ctx.final:
         return False
-    ctx.assign(out, Tensor(None, dtype))  # type: ignore[arg-type]
+    ctx.assign(out, Tensor(None, dtype))
     return True
 
 
@@ -556,7 +556,7 @@ def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return False
     shape = list(first)
     shape[ax] = sum((f.dims[ax] if f.ndim is not None else ctx.fresh_dim() for f in fs), ZERO)
-    result = Tensor(tuple(shape), dtype)  # type: ignore[arg-type]
+    result = Tensor(tuple(shape), dtype)
     if rank == 1 and any(f.value is not None for f in fs):
         result = with_value(result, concat_value(fs))
     ctx.assign(args[1], result)
@@ -581,7 +581,7 @@ def stack_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return False
     shape = list(first)
     shape.insert(ax, as_dim(len(fs)))
-    ctx.assign(args[1], Tensor(tuple(shape), dtype))  # type: ignore[arg-type]
+    ctx.assign(args[1], Tensor(tuple(shape), dtype))
     return True
 
 
