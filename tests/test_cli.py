@@ -398,3 +398,19 @@ def test_examples_reusable_in_process() -> None:
         assert tuple(d.code for d in res.diagnostics) == ex.expect_codes, ex.name
         for name, e in ex.bindings:
             assert "?" not in str(res.type_of(e)), (ex.name, name)
+
+
+PINNED = """\
+import symshape as ss
+n = ss.dim("n")
+x = ss.var("x", ss.Tensor((n, 4), "float32"))
+model = ss.Function([x], ss.ops.reshape(x, (4, 4)))
+"""
+
+
+def test_check_json_lists_pinned_symbol_warnings(tmp_path: Path) -> None:
+    r = run("check", "--json", str(write(tmp_path, "pinned.py", PINNED)))
+    doc = json.loads(r.stdout)
+    assert doc["status"] == "guarded" and doc["errors"] == []
+    assert [w["code"] for w in doc["warnings"]] == ["pinned-symbol"]
+    assert all(w["severity"] == "warning" and "n" in w["message"] for w in doc["warnings"])

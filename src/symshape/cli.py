@@ -195,6 +195,7 @@ def _demo(as_json: bool) -> int:
                 "as_intended": as_intended,
                 "types": types,
                 "guards": [str(g) for g in res.guards],
+                "warnings": [d.to_json() for d in res.warnings],
                 "errors": [d.to_json() for d in diags],
             }
         )
@@ -341,6 +342,7 @@ def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
             "type": model_type,
             "globals": globals_,
             "guards": [str(g) for g in res.guards],
+            "warnings": [d.to_json() for d in res.warnings],
             "errors": [d.to_json() for d in res.diagnostics],
         }
         print(json.dumps(doc, indent=2))

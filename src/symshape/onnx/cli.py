@@ -243,6 +243,7 @@ def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: 
             "inputs": inputs,
             "outputs": outputs,
             "guards": [str(g) for g in res.guards],
+            "warnings": [d.to_json() for d in res.warnings],
             "errors": [d.to_json() for d in res.diagnostics],
         }
         if why is not None:
