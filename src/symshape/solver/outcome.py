@@ -30,7 +30,6 @@ __all__ = ["STATUSES", "judge", "Outcome", "Solution"]
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
 
 
-
 def judge(
     errors: Sequence[object],
     inconclusive: Sequence[object],

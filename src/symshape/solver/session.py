@@ -39,7 +39,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 import z3
 
@@ -47,14 +47,14 @@ from symshape.encoding.conds import Cond, cond_dims, decide, gt, map_cond, negat
 from symshape.encoding.dims import AnyDim, Dim, DimVar, FloorDiv, Mod, Sym
 from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.diagnostics import Origin
+from symshape.solver.models import implied, search
+from symshape.solver.relevance import BOTH_MODES, Leaf, RelevanceIndex
 
 __all__ = ["Session", "Verdict", "Fact"]
 
 VerdictKind = Literal["proved", "refuted", "guard", "unknown"]
 
 _SCOPED_MAX = 8  # checks of at most this many facts push them and pop them after (see _check)
-
-Leaf = Union[Sym, AnyDim, DimVar]
 
 
 @dataclass(frozen=True)
@@ -105,55 +105,13 @@ def _witness(y: Leaf, mode: int) -> int:
     return lo
 
 
-class _UnionFind:
-    """Leaf atoms joined by facts (and by the divisor axioms); each root owns its facts."""
-
-    def __init__(self) -> None:
-        self.parent: dict[Leaf, Leaf] = {}
-        self.facts: dict[Leaf, list[int]] = {}  # root -> fact indices, ascending
-        self.divs: dict[Leaf, list[int]] = {}  # root -> divisor-axiom indices, ascending
-
-    def find(self, x: Leaf) -> Leaf:
-        p = self.parent.setdefault(x, x)
-        if p == x:
-            return p
-        root = p
-        while True:
-            q = self.parent[root]
-            if q == root:
-                break
-            root = q
-        while x != root:  # path compression
-            nxt = self.parent[x]
-            self.parent[x] = root
-            x = nxt
-        return root
-
-    def union_all(self, xs: Iterable[Leaf]) -> Leaf | None:
-        root: Leaf | None = None
-        for x in xs:
-            r = self.find(x)
-            if root is None:
-                root = r
-            elif r != root:
-                fr, fx = self.facts.pop(r, []), self.facts.pop(root, [])
-                dr, dx = self.divs.pop(r, []), self.divs.pop(root, [])
-                # the root with more facts stays the root (union by size)
-                if len(fr) > len(fx):
-                    root, r = r, root
-                self.parent[r] = root
-                if fr or fx:
-                    self.facts[root] = sorted(fr + fx) if fr and fx else fr or fx
-                if dr or dx:
-                    self.divs[root] = sorted(dr + dx) if dr and dx else dr or dx
-        return root
-
-
 class Session:
     """Tracked Z3 assertions for one solve."""
 
-    def __init__(self, timeout_ms: int = 2000) -> None:
+    def __init__(self, timeout_ms: int = 2000, models: bool = True) -> None:
         self.timeout_ms = timeout_ms
+        #: try candidate models and case splits before Z3 (:mod:`symshape.solver.models`)
+        self.models = models
         self.facts: list[Fact] = []
         self._solver: z3.Solver | None = None
         self._enc = Z3Encoder()
@@ -169,11 +127,16 @@ class Session:
         self.z3_calls = 0
         self.explain_calls = 0  # Z3 checks made while minimizing an error's core (explain.py)
         self.z3_seconds = 0.0
-        # relevance: the leaves of each fact, the union-find over leaves, the divisor axioms
+        # relevance: the leaves of each fact, the members by leaf (dead leaves apart), the divisor
+        # axioms
         self._fact_leaves: list[frozenset[Leaf]] = []
-        self._uf = _UnionFind()
+        self._index = RelevanceIndex()
+        self._rel_divs: tuple[int, ...] = ()  # the divisor axioms kept by the last _relevant
+        self._model_memo: dict[tuple[Cond, tuple[int, ...], tuple[int, ...]], tuple[bool, bool]] = {}
+        self.model_decisions = 0  # verdicts reached by candidate models or case splits, not Z3
         self._divs: list[tuple[Dim, frozenset[Leaf]]] = []
         self._div_seen: set[Dim] = set()
+        self._divs_lowered = 0  # the divisor axioms asserted in Z3 (see _sync_divisors)
         self._witness_cache: dict[tuple[int, frozenset[tuple[Leaf, int]]], bool] = {}
         self._prove_cache: dict[tuple[Cond, tuple[int, ...], int], bool] = {}
         self._check_cache: dict[tuple[Cond, tuple[int, ...], int], Verdict] = {}
@@ -207,6 +170,21 @@ class Session:
                 self._main.add(ax)
         return t
 
+    def _sync_divisors(self) -> None:
+        """Assert ``divisor > 0`` for every divisor noted so far (a condition decided without Z3
+        is never lowered, but its divisors' axioms count as facts: see :meth:`_note`)."""
+        while self._divs_lowered < len(self._divs):
+            den = self._divs[self._divs_lowered][0]
+            self._divs_lowered += 1
+            ax = gt(den, 0)
+            if decide(ax) is None:
+                t = self._lower(ax)
+                self._axioms.append(t)
+                assert self._solver is not None
+                self._solver.add(t)
+                if self._main is not None:
+                    self._main.add(t)
+
     def _encode_fact(self, f: Fact) -> None:
         self._fact_terms.append(self._lower(f.cond))
         self._lits.append(z3.Bool(f"fact{f.index}"))
@@ -231,6 +209,7 @@ class Session:
         it starts afresh when a check does not contain its facts, or when old queries pile up.
         """
         self._z3()
+        self._sync_divisors()
         self.last_assumptions = tuple(facts)
         want = set(facts)
         use_main = (trial and self._last_main) or (not trial and len(want) > _SCOPED_MAX)
@@ -285,17 +264,29 @@ class Session:
 
     # -- relevance -----------------------------------------------------------------------------
     def _note(self, c: Cond) -> None:
-        """Join the leaves of ``c``'s divisors: their axiom ``divisor > 0`` is asserted for good
-        once ``c`` is lowered, so it acts as a fact that every check assumes."""
+        """Add the axioms ``divisor > 0`` of ``c``'s divisors as members: each is asserted for
+        good once ``c`` is lowered, so it acts as a fact that every check assumes."""
         for den in _divisors(c):
             if den in self._div_seen:
                 continue
             self._div_seen.add(den)
             leaves = _leaves_of_dims([den])
             self._divs.append((den, leaves))
-            root = self._uf.union_all(sorted(leaves, key=lambda a: a._key))
-            if root is not None:
-                self._uf.divs.setdefault(root, []).append(len(self._divs) - 1)
+            self._add_member(~(len(self._divs) - 1), leaves)
+
+    def _add_member(self, member: int, leaves: frozenset[Leaf]) -> None:
+        """Index fact ``member`` (divisor axiom ``~member``) with the modes in which each of its
+        leaves kills it (:mod:`symshape.solver.relevance`)."""
+        kills: dict[Leaf, int] = {}
+        for y in leaves:
+            dead = self._index.dead.get(y, BOTH_MODES)
+            if not dead:
+                continue  # alive for good: whether y kills this member no longer matters
+            single = frozenset((y,))
+            kills[y] = sum(
+                1 << mode for mode in (0, 1) if dead >> mode & 1 and self._true_at(member, single, mode)
+            )
+        self._index.add(member, leaves, kills)
 
     def _relevant(self, c: Cond) -> tuple[int, ...]:
         """The indices (ascending) of the facts that can matter to ``c``: its cone of influence,
@@ -311,17 +302,12 @@ class Session:
         self._note(c)
         self._note(negate(c))
         xs = _leaves(c)
-        uf = self._uf
-        roots = {uf.find(x) for x in xs if x in uf.parent}
-        cone: list[int] = []
-        divs: list[int] = []
-        for r in roots:
-            cone.extend(uf.facts.get(r, ()))
-            divs.extend(uf.divs.get(r, ()))
+        kept = self._index.cone(xs)
+        cone = sorted(i for i in kept if i >= 0)
+        divs = sorted(~i for i in kept if i < 0)
+        self._rel_divs = tuple(divs)
         if not cone:
             return ()
-        cone.sort()
-        divs.sort()
         # group the cone's facts (and divisor axioms) by the atoms that ``c`` does not mention
         owner: dict[Leaf, int] = {}
         parent: dict[int, int] = {}  # members: facts i >= 0, divisor axioms ~j < 0
@@ -394,9 +380,8 @@ class Session:
         self._note(c)
         leaves = _leaves(c)
         self._fact_leaves.append(leaves)
-        root = self._uf.union_all(sorted(leaves, key=lambda a: a._key))
-        if root is not None:
-            self._uf.facts.setdefault(root, []).append(f.index)  # the newest fact: still ascending
+        if leaves:
+            self._add_member(f.index, leaves)
         if self._solver is not None:
             self._encode_fact(f)
 
@@ -412,6 +397,16 @@ class Session:
         hit = self._prove_cache.get(key)
         if hit is not None:
             return hit
+        self.last_assumptions = rel
+        if self.models:
+            if self._models(c, rel)[1]:  # a model of the facts where c fails
+                self.model_decisions += 1
+                self._prove_cache[key] = False
+                return False
+            if implied(c, [self.facts[i].cond for i in rel]):
+                self.model_decisions += 1
+                self._prove_cache[key] = True
+                return True
         r = self._check(rel, self._lower(negate(c)))
         if r == z3.unknown:
             return None
@@ -440,6 +435,9 @@ class Session:
         valid = self._prove(c, rel)
         if valid is True:
             return Verdict("proved")
+        if self.models and valid is False and self._models(c, rel)[0]:
+            self.model_decisions += 1
+            return Verdict("guard")  # a model where c holds, one where it fails
         q = self._lower(c)
         r = self._check(rel, q, core=True)
         if r == z3.unsat:
@@ -447,6 +445,23 @@ class Session:
         if r == z3.unknown or valid is None:
             return Verdict("unknown", reason=self._last_reason)
         return Verdict("guard")
+
+    def _models(self, c: Cond, rel: tuple[int, ...]) -> tuple[bool, bool]:
+        """Whether candidate models of the relevant facts make ``c`` true, and false
+        (:func:`symshape.solver.models.search`; memoized per query)."""
+        key = (c, rel, self._rel_divs)
+        hit = self._model_memo.get(key)
+        if hit is None:
+            divs = [self._divs[j][0] for j in self._rel_divs]
+            leaves: set[Leaf] = set(_leaves(c))
+            for i in rel:
+                leaves |= self._fact_leaves[i]
+            for j in self._rel_divs:
+                leaves |= self._divs[j][1]
+            facts = [self.facts[i].cond for i in rel]
+            hit = search(c, facts, divs, sorted(leaves, key=lambda a: a._key), (True, True))
+            self._model_memo[key] = hit
+        return hit
 
     def satisfiable(self) -> bool | None:
         """Whether all the facts together are satisfiable."""
