@@ -272,7 +272,8 @@ def cond_holds_at(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool:
     which = "which has" if len(missing) == 1 else "which have"
     raise SymshapeError(
         INVALID_ARGUMENT,
-        f"`{c}` is not decided by the values given: it depends on {', '.join(missing)}, {which} no value",
+        f"`{c}` is not decided by the values given: it depends on {', '.join(missing)}, "
+        f"{which} no value",
     )
 
 

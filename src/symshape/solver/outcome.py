@@ -30,6 +30,7 @@ __all__ = ["STATUSES", "judge", "Outcome", "Solution"]
 STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
 
 
+
 def judge(
     errors: Sequence[object],
     inconclusive: Sequence[object],

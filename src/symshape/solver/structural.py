@@ -142,7 +142,8 @@ class StructuralRun:
                 if value <= len(shape):
                     return TensorType(shape[:value], dtype)
                 extra = tuple(
-                    Dim(((((Sym(f"_p#{next(self._fresh)}", 0), 1),), 1),)) for _ in range(value - len(shape))
+                    Dim(((((Sym(f"_p#{next(self._fresh)}", 0), 1),), 1),))
+                    for _ in range(value - len(shape))
                 )
                 return TensorType((*shape, *extra), dtype)
             case "dtype", TensorType(shape, _) if isinstance(value, str):

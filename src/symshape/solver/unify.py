@@ -98,12 +98,14 @@ class Unifier:
         self.dim_bind: dict[DimVar, Dim] = {}
         self.dim_why: dict[DimVar, Origin] = {}
         # hooks set by the solver
-        self.on_refine: Callable[[Iterable[IncompleteType], Iterable[DimVar]], None] = lambda holes, dvars: (
-            None
+        self.on_refine: Callable[[Iterable[IncompleteType], Iterable[DimVar]], None] = (
+            lambda holes, dvars: None
         )
-        self.on_condition: Callable[[Cond, Origin, ErrorCode, str], None] = lambda c, o, code, msg: None
-        self.on_conflict: Callable[[ErrorCode, str, Origin, Type, Type], None] = lambda code, msg, o, a, b: (
-            None
+        self.on_condition: Callable[[Cond, Origin, ErrorCode, str], None] = (
+            lambda c, o, code, msg: None
+        )
+        self.on_conflict: Callable[[ErrorCode, str, Origin, Type, Type], None] = (
+            lambda code, msg, o, a, b: None
         )
         self.fresh_hole: Callable[[str], IncompleteType] = lambda kind: IncompleteType(kind)
         self._frame: _Frame | None = None
@@ -586,7 +588,9 @@ class Unifier:
 
     def _unify_func(self, a: FuncType, b: FuncType, origin: Origin) -> _UnifyGen:
         if len(a.params) != len(b.params):
-            raise Mismatch(ARITY_MISMATCH, f"functions of {len(a.params)} and {len(b.params)} parameters")
+            raise Mismatch(
+                ARITY_MISMATCH, f"functions of {len(a.params)} and {len(b.params)} parameters"
+            )
         # instantiate the more general side (right on a tie); the other side's parameters stay rigid
         flip = len(a.type_params) > len(b.type_params)
         rigid, gen = (b, a) if flip else (a, b)
@@ -615,7 +619,10 @@ class Unifier:
                 tuple(inst(p) for p in gen.params),
                 inst(gen.ret),
                 (),
-                tuple(TypeRelation(r.name, tuple(inst(x) for x in r.args), r.attrs) for r in gen.relations),
+                tuple(
+                    TypeRelation(r.name, tuple(inst(x) for x in r.args), r.attrs)
+                    for r in gen.relations
+                ),
                 gen.pure,
             )
         left, right = (gen, rigid) if flip else (rigid, gen)
