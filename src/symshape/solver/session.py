@@ -299,8 +299,7 @@ class Session:
         earlier fact), a refuted condition is never assumed (it is reported as an error when
         stated), and a fact the solver assumes without a check only defines a fresh symbol.
         """
-        self._note(c)
-        self._note(negate(c))
+        self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
         xs = _leaves(c)
         kept = self._index.cone(xs)
         cone = sorted(i for i in kept if i >= 0)
@@ -407,7 +406,9 @@ class Session:
                 self.model_decisions += 1
                 self._prove_cache[key] = True
                 return True
-        r = self._check(rel, self._lower(negate(c)))
+        neg = negate(c)
+        self._note(neg)  # no new divisor, unless a simplification made one
+        r = self._check(rel, self._lower(neg))
         if r == z3.unknown:
             return None
         proved = bool(r == z3.unsat)
