@@ -677,7 +677,48 @@ def _dim_at(t: Type, loc: Sequence[int]) -> str | None:
 # candidate selection (cheap: no encoding) and the driver
 
 
-def _type_keys(solver: TypeSolver, t: Type, ann: dict[int, Any], out: set[tuple[str, Any]]) -> None:
+def _shape_keys(shape: tuple[Dim, ...]) -> tuple[tuple[str, Any], ...]:
+    out: dict[tuple[str, Any], None] = {}
+    for d in shape:
+        for a in d.atoms():
+            if isinstance(a, (DimVar, AnyDim)):
+                out[("dim", a._key)] = None
+            elif isinstance(a, Sym):
+                out[("sym", a.name)] = None
+    return tuple(out)
+
+
+class _KeyMemo:
+    """The link keys of each type object (by id: the solver keeps them alive) and of each shape."""
+
+    def __init__(self) -> None:
+        self.types: dict[int, tuple[tuple[str, Any], ...]] = {}
+        self.shapes: dict[tuple[Dim, ...], tuple[tuple[str, Any], ...]] = {}
+
+
+def _type_keys(
+    solver: TypeSolver, t: Type, ann: dict[int, Any], out: set[tuple[str, Any]], memo: _KeyMemo | None = None
+) -> None:
+    """Add the link keys of ``t`` to ``out`` (``memo``: the keys of the types and shapes met so
+    far; an output hole is the next operator's input, and shapes repeat along a program)."""
+    if memo is None:
+        _type_keys_walk(solver, t, ann, out, {})
+        return
+    hit = memo.types.get(id(t))
+    if hit is None:
+        keys: set[tuple[str, Any]] = set()
+        _type_keys_walk(solver, t, ann, keys, memo.shapes)
+        hit = memo.types[id(t)] = tuple(keys)
+    out.update(hit)
+
+
+def _type_keys_walk(
+    solver: TypeSolver,
+    t: Type,
+    ann: dict[int, Any],
+    out: set[tuple[str, Any]],
+    shapes: dict[tuple[Dim, ...], tuple[tuple[str, Any], ...]],
+) -> None:
     u = solver.unifier
     stack = [t]
     seen: set[int] = set()
@@ -688,6 +729,15 @@ def _type_keys(solver: TypeSolver, t: Type, ann: dict[int, Any], out: set[tuple[
         seen.add(id(x))
         if id(x) in ann:
             out.add(("occ", ann[id(x)][1].seq))
+        cx = type(x)
+        if cx is TensorType:
+            shape = x.shape  # type: ignore[union-attr]
+            if isinstance(shape, tuple):
+                keys = shapes.get(shape)
+                if keys is None:
+                    keys = shapes[shape] = _shape_keys(shape)
+                out.update(keys)
+            continue
         match x:
             case IncompleteType():
                 r = u.find(x)
@@ -695,13 +745,6 @@ def _type_keys(solver: TypeSolver, t: Type, ann: dict[int, Any], out: set[tuple[
                 rt = u.resolved.get(r)
                 if rt is not None:
                     stack.append(rt)
-            case TensorType(shape, _) if isinstance(shape, tuple):
-                for d in shape:
-                    for a in d.atoms():
-                        if isinstance(a, (DimVar, AnyDim)):
-                            out.add(("dim", a._key))
-                        elif isinstance(a, Sym):
-                            out.add(("sym", a.name))
             case TupleType(fields):
                 stack.extend(fields)
             case FuncType(params, ret, _, _, _):
@@ -730,22 +773,23 @@ def _candidates(solver: TypeSolver) -> dict[int, _Cand]:
             c = cands[o.seq] = _Cand(o, kind)
         return c
 
+    shapes = _KeyMemo()
     for t, o in solver.sources.values():
         c = get(o, "annotation")
         c.items.append(("annotation", t))
-        _type_keys(solver, t, ann, c.keys)
+        _type_keys(solver, t, ann, c.keys, shapes)
     for a, b, o in solver.unify_log:
         c = get(o, "unify")
         c.items.append(("unify", a, b))
-        _type_keys(solver, a, ann, c.keys)
-        _type_keys(solver, b, ann, c.keys)
+        _type_keys(solver, a, ann, c.keys, shapes)
+        _type_keys(solver, b, ann, c.keys, shapes)
     for rel in solver.rels:
         if rel.state == "poisoned":
             continue  # downstream of an error: it never ran, so it contributes nothing
         c = get(rel.origin, "relation")
         c.items.append(("relation", rel))
         for t in rel.args:
-            _type_keys(solver, t, ann, c.keys)
+            _type_keys(solver, t, ann, c.keys, shapes)
     return cands
 
 
@@ -758,7 +802,14 @@ def _bfs_order(cands: dict[int, _Cand], primary: int, excluded: set[int]) -> lis
     for q in pool:
         for k in cands[q].keys:
             by_key.setdefault(k, []).append(q)
-    keys_of = {q: sorted(cands[q].keys) for q in pool}  # ids and seqs: offsets do not matter
+    keys_of: dict[int, list[tuple[str, Any]]] = {}  # sorted on first use (ids and seqs)
+
+    def sorted_keys(q: int) -> list[tuple[str, Any]]:
+        ks = keys_of.get(q)
+        if ks is None:
+            ks = keys_of[q] = sorted(cands[q].keys)
+        return ks
+
     chosen = [primary]
     seen = {primary}
     expanded: set[tuple[str, Any]] = set()  # each key is expanded once (linear in the links)
@@ -767,7 +818,7 @@ def _bfs_order(cands: dict[int, _Cand], primary: int, excluded: set[int]) -> lis
         while frontier:
             nxt: list[int] = []
             for q in frontier:
-                for k in keys_of[q]:
+                for k in sorted_keys(q):
                     if k in expanded:
                         continue
                     if (k[0] == "sym" and stage < 2) or (len(by_key[k]) > _HUB and stage < 1):

@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import BoolConst, Cond, ge
 from symshape.encoding.dims import AnyDim, Dim, DimVar, bounds, fresh_any
-from symshape.encoding.types import IncompleteType, TensorType, Type, iter_dims, iter_holes, map_dims
+from symshape.encoding.types import (
+    IncompleteType,
+    TensorType,
+    Type,
+    iter_dims,
+    iter_holes,
+    iter_types,
+    map_dims,
+)
 from symshape.solver.unify import Unifier
 
 if TYPE_CHECKING:
@@ -54,6 +62,33 @@ def unknowns(t: Type) -> set[DimVar]:
     return out
 
 
+def _anon_in(d: Dim) -> bool:
+    if d.is_constant or d.is_symbol:
+        return False
+    return any(type(a) is AnyDim and a.id == 0 for a in d.atoms())
+
+
+def shape_dims(t: Type) -> tuple[bool, list[Dim]]:
+    """The dimensions of the shapes in ``t`` (what :func:`~symshape.encoding.types.iter_dims`
+    gives), and whether a ``?`` (``AnyDim(0)``) may occur in ``t`` (a shape value: assumed so)."""
+    dims: list[Dim] = []
+    anon = False
+    for x in iter_types(t):
+        if type(x) is TensorType:
+            if x.value is not None:
+                anon = True
+            shape = x.shape
+            if isinstance(shape, tuple):
+                dims.extend(shape)
+                if not anon and any(_anon_in(d) for d in shape):
+                    anon = True
+    return anon, dims
+
+
+def _mentions_anon(t: Type) -> bool:
+    return shape_dims(t)[0]
+
+
 def freshen_any(t: Type) -> Type:
     """``t`` with each ``?`` dimension (``AnyDim(0)``) replaced by a fresh numbered one."""
     if isinstance(t, IncompleteType):
@@ -61,6 +96,9 @@ def freshen_any(t: Type) -> Type:
     if isinstance(t, TensorType) and isinstance(t.shape, tuple):
         if all(len(d.terms) <= 1 and (not d.terms or not d.terms[0][0] or d.is_symbol) for d in t.shape):
             return t
+
+    if not _mentions_anon(t):
+        return t  # nothing to number: no rebuild (the admission of a type scans it once)
 
     def fix(d: Dim) -> Dim:
         if d.is_constant:
@@ -76,11 +114,16 @@ def freshen_any(t: Type) -> Type:
     return map_dims(t, fix)
 
 
-def nonneg_conditions(t: Type, checked: set[Dim]) -> Iterator[tuple[Cond, str]]:
+def nonneg_conditions(
+    t: Type, checked: set[Dim], dims_of_t: Iterable[Dim] | None = None
+) -> Iterator[tuple[Cond, str]]:
     """``(d >= 0, message)`` for each dimension ``d`` of ``t`` not in ``checked`` (which grows)
-    whose bounds do not show it nonnegative."""
-    if isinstance(t, TensorType):
-        dims: Iterable[Dim] = t.shape if isinstance(t.shape, tuple) else ()
+    whose bounds do not show it nonnegative (``dims_of_t``: the shape dimensions of ``t`` when
+    the caller has them)."""
+    if dims_of_t is not None:
+        dims: Iterable[Dim] = dims_of_t
+    elif isinstance(t, TensorType):
+        dims = t.shape if isinstance(t.shape, tuple) else ()
     elif isinstance(t, IncompleteType):
         return
     else:

@@ -73,7 +73,7 @@ from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, conflic
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.graph import DependencyGraph
-from symshape.solver.holes import Poison, freshen_any, nonneg_conditions
+from symshape.solver.holes import Poison, freshen_any, nonneg_conditions, shape_dims
 from symshape.solver.instance import LoggingUnifier, RelationInstance, SolverContext, op_display_name
 from symshape.solver.outcome import Solution
 from symshape.solver.session import Fact, Session
@@ -186,8 +186,11 @@ class TypeSolver:
         if not annotation and self._admitted.get(id(t)) is t:
             return t  # admitted before: its ``?`` are numbered and its dimensions checked
         check_type(t)
-        t = freshen_any(t)
-        self._check_nonneg(t, origin)
+        anon, dims = shape_dims(t)
+        if anon:
+            t = freshen_any(t)
+        for c, message in nonneg_conditions(t, self._nonneg_checked, None if anon else dims):
+            self.require(c, origin, NEGATIVE_DIM, message)
         if annotation:
             hit = self.sources.get(id(t))
             if hit is not None and hit[1] is not origin:
