@@ -17,15 +17,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import BoolConst, Cond, ge
-from symshape.encoding.dims import AnyDim, Dim, DimVar, bounds, fresh_any
+from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym, bounds, fresh_any
 from symshape.encoding.types import (
+    FuncType,
     IncompleteType,
     TensorType,
+    TupleType,
     Type,
+    TypeCall,
     iter_dims,
     iter_holes,
-    iter_types,
     map_dims,
+    type_children,
 )
 from symshape.solver.unify import Unifier
 
@@ -62,26 +65,44 @@ def unknowns(t: Type) -> set[DimVar]:
     return out
 
 
+_COMPOSITE = frozenset((TupleType, FuncType, TypeCall))
+
+
 def _anon_in(d: Dim) -> bool:
-    if d.is_constant or d.is_symbol:
-        return False
-    return any(type(a) is AnyDim and a.id == 0 for a in d.atoms())
+    for m, _ in d.terms:
+        for a, _ in m:
+            ta = type(a)
+            if ta is AnyDim:
+                if a.id == 0:  # type: ignore[union-attr]
+                    return True
+            elif ta is not Sym and ta is not DimVar:  # a composite atom: look inside
+                return any(type(x) is AnyDim and x.id == 0 for x in d.atoms())
+    return False
 
 
 def shape_dims(t: Type) -> tuple[bool, list[Dim]]:
     """The dimensions of the shapes in ``t`` (what :func:`~symshape.encoding.types.iter_dims`
-    gives), and whether a ``?`` (``AnyDim(0)``) may occur in ``t`` (a shape value: assumed so)."""
+    gives, in its order), and whether a ``?`` (``AnyDim(0)``) may occur in ``t`` (a shape value:
+    assumed so)."""
     dims: list[Dim] = []
     anon = False
-    for x in iter_types(t):
-        if type(x) is TensorType:
-            if x.value is not None:
+    stack: list[Type] = [t]
+    while stack:
+        x = stack.pop()
+        cx = type(x)
+        if cx is TensorType:
+            if x.value is not None:  # type: ignore[union-attr]
                 anon = True
-            shape = x.shape
-            if isinstance(shape, tuple):
+            shape = x.shape  # type: ignore[union-attr]
+            if type(shape) is tuple:
                 dims.extend(shape)
-                if not anon and any(_anon_in(d) for d in shape):
-                    anon = True
+                if not anon:
+                    for d in shape:
+                        if _anon_in(d):
+                            anon = True
+                            break
+        elif cx in _COMPOSITE:
+            stack.extend(reversed(type_children(x)))
     return anon, dims
 
 

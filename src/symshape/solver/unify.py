@@ -77,6 +77,8 @@ class Mismatch(Exception):
 
 
 _COMPOSITE = (TupleType, FuncType, TypeCall)
+_FIELD = tuple(f"field {i}" for i in range(16))  # the ``where`` of nested pairs, made once
+_PARAM = tuple(f"parameter {i}" for i in range(16))
 _Request = tuple[Type, Type, str]
 _UnifyGen = Generator[_Request, Type, Type]
 
@@ -370,7 +372,9 @@ class Unifier:
         hole, other = (a, b) if isinstance(a, IncompleteType) else (b, a)
         assert isinstance(hole, IncompleteType)
         root = self.find(hole)
-        if root.kind != type_kind(other) and not (root.kind == "type" and type_kind(other) == "adt"):
+        co = type(other)
+        kind = type_kind(other) if co is TypeVar or co is IncompleteType or co is GlobalTypeVar else "type"
+        if root.kind != kind and not (root.kind == "type" and kind == "adt"):
             raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
         if self.occurs(root, other):
             raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
@@ -396,7 +400,7 @@ class Unifier:
                 raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
             out = []
             for i, (x, y) in enumerate(zip(fa, fb)):
-                out.append((yield (x, y, f"field {i}")))
+                out.append((yield (x, y, _FIELD[i] if i < len(_FIELD) else f"field {i}")))
             if all(p is q for p, q in zip(out, fa)):
                 return a
             return TupleType(tuple(out))
@@ -628,7 +632,7 @@ class Unifier:
         left, right = (gen, rigid) if flip else (rigid, gen)
         params = []
         for i, (x, y) in enumerate(zip(left.params, right.params)):
-            params.append((yield (x, y, f"parameter {i}")))
+            params.append((yield (x, y, _PARAM[i] if i < len(_PARAM) else f"parameter {i}")))
         ret = yield (left.ret, right.ret, "return type")
         rels = rigid.relations if rigid.relations else gen.relations
         return FuncType(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)
