@@ -66,6 +66,7 @@ def unknowns(t: Type) -> set[DimVar]:
 
 
 _COMPOSITE = frozenset((TupleType, FuncType, TypeCall))
+_LEAVES = frozenset((Sym, AnyDim, DimVar))  # atoms that are >= 0
 
 
 def _anon_in(d: Dim) -> bool:
@@ -150,10 +151,20 @@ def nonneg_conditions(
     else:
         dims = iter_dims(t)
     for d in dims:
-        if d.terms and (len(d.terms) > 1 or d.terms[0][0]) and d not in checked:
-            checked.add(d)
-        else:
+        terms = d.terms
+        if not terms:
             continue
+        if len(terms) == 1:
+            m, k = terms[0]
+            if not m:
+                continue  # a constant (checked when it was built)
+            if k > 0 and len(m) == 1:
+                a = m[0][0]
+                if type(a) in _LEAVES and not (type(a) is AnyDim and a.alts):
+                    continue  # a positive multiple of a power of a symbol, ``?`` or unknown: >= 0
+        if d in checked:
+            continue
+        checked.add(d)
         if bounds(d)[0] >= 0:
             continue
         c = ge(d, 0)
