@@ -46,6 +46,7 @@ import z3
 from symshape.encoding.conds import Cond, cond_dims, decide, gt, map_cond, negate
 from symshape.encoding.dims import AnyDim, Dim, DimVar, FloorDiv, Mod, Sym
 from symshape.encoding.z3 import Z3Encoder
+from symshape.solver.alpha import AlphaKey, alpha_key, alpha_key_leaves
 from symshape.solver.diagnostics import Origin
 from symshape.solver.models import implied, search
 from symshape.solver.relevance import BOTH_MODES, Leaf, RelevanceIndex
@@ -134,6 +135,10 @@ class Session:
         self._rel_divs: tuple[int, ...] = ()  # the divisor axioms kept by the last _relevant
         self._model_memo: dict[tuple[Cond, tuple[int, ...], tuple[int, ...]], tuple[bool, bool]] = {}
         self.model_decisions = 0  # verdicts reached by candidate models or case splits, not Z3
+        # verdicts of problems up to renaming of leaves (solver/alpha.py), and of kill tests
+        self._alpha_cache: dict[AlphaKey, Verdict | bool] = {}
+        self._kill_cache: dict[tuple[AlphaKey, int, int], bool] = {}
+        self.alpha_hits = 0
         self._divs: list[tuple[Dim, frozenset[Leaf]]] = []
         self._div_seen: set[Dim] = set()
         self._divs_lowered = 0  # the divisor axioms asserted in Z3 (see _sync_divisors)
@@ -278,14 +283,31 @@ class Session:
         """Index fact ``member`` (divisor axiom ``~member``) with the modes in which each of its
         leaves kills it (:mod:`symshape.solver.relevance`)."""
         kills: dict[Leaf, int] = {}
-        for y in leaves:
+        akey: AlphaKey | None = None
+        pos: dict[object, int] = {}
+        for y in sorted(leaves, key=lambda a: a._key):
             dead = self._index.dead.get(y, BOTH_MODES)
             if not dead:
                 continue  # alive for good: whether y kills this member no longer matters
+            if self.models and not pos:
+                if member >= 0:
+                    akey, pos = alpha_key_leaves("kill", [self.facts[member].cond])  # type: ignore[assignment]
+                else:
+                    akey, pos = alpha_key_leaves("kill", [], [self._divs[~member][0]])  # type: ignore[assignment]
             single = frozenset((y,))
-            kills[y] = sum(
-                1 << mode for mode in (0, 1) if dead >> mode & 1 and self._true_at(member, single, mode)
-            )
+            mask = 0
+            for mode in (0, 1):
+                if not dead >> mode & 1:
+                    continue
+                ck = None if akey is None else (akey, pos[y], mode)
+                hit = None if ck is None else self._kill_cache.get(ck)
+                if hit is None:
+                    hit = self._true_at(member, single, mode)
+                    if ck is not None:
+                        self._kill_cache[ck] = hit
+                if hit:
+                    mask |= 1 << mode
+            kills[y] = mask
         self._index.add(member, leaves, kills)
 
     def _relevant(self, c: Cond) -> tuple[int, ...]:
@@ -397,23 +419,43 @@ class Session:
         if hit is not None:
             return hit
         self.last_assumptions = rel
+        akey = self._alpha("prove", c, rel)
+        if akey is not None:
+            ahit = self._alpha_cache.get(akey)
+            if isinstance(ahit, bool):
+                self.alpha_hits += 1
+                self._prove_cache[key] = ahit
+                return ahit
+        proved = self._prove_uncached(c, rel)
+        if proved is not None:
+            self._prove_cache[key] = proved
+            if akey is not None:
+                self._alpha_cache[akey] = proved
+        return proved
+
+    def _alpha(self, tag: str, c: Cond, rel: tuple[int, ...]) -> AlphaKey | None:
+        """The key of the question about ``c`` under the relevant facts and divisor axioms, up to
+        renaming leaves (:mod:`symshape.solver.alpha`); None without the cheap procedures."""
+        if not self.models:
+            return None
+        return alpha_key(
+            tag, [c, *(self.facts[i].cond for i in rel)], [self._divs[j][0] for j in self._rel_divs]
+        )
+
+    def _prove_uncached(self, c: Cond, rel: tuple[int, ...]) -> bool | None:
         if self.models:
             if self._models(c, rel)[1]:  # a model of the facts where c fails
                 self.model_decisions += 1
-                self._prove_cache[key] = False
                 return False
             if implied(c, [self.facts[i].cond for i in rel]):
                 self.model_decisions += 1
-                self._prove_cache[key] = True
                 return True
         neg = negate(c)
         self._note(neg)  # no new divisor, unless a simplification made one
         r = self._check(rel, self._lower(neg))
         if r == z3.unknown:
             return None
-        proved = bool(r == z3.unsat)
-        self._prove_cache[key] = proved
-        return proved
+        return bool(r == z3.unsat)
 
     def check(self, c: Cond) -> Verdict:
         """Classify ``c`` (see the module docstring)."""
@@ -427,9 +469,19 @@ class Session:
         hit = self._check_cache.get(key)
         if hit is not None:
             return hit
+        akey = self._alpha("check", c, rel)
+        if akey is not None:
+            ahit = self._alpha_cache.get(akey)
+            if isinstance(ahit, Verdict):
+                self.alpha_hits += 1
+                self.last_assumptions = rel
+                self._check_cache[key] = ahit
+                return ahit
         v = self._classify(c, rel)
         if v.kind != "unknown":
             self._check_cache[key] = v
+            if akey is not None and v.kind in ("proved", "guard"):  # a core names facts: not kept
+                self._alpha_cache[akey] = v
         return v
 
     def _classify(self, c: Cond, rel: tuple[int, ...]) -> Verdict:
