@@ -19,8 +19,9 @@ from collections.abc import Sequence
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Max, Min, Mod, Sym
+from symshape.encoding.types import TensorType, TupleType, Type
 
-__all__ = ["alpha_key", "alpha_key_leaves", "AlphaKey"]
+__all__ = ["alpha_key", "alpha_key_leaves", "alpha_types_key", "AlphaKey"]
 
 AlphaKey = tuple[object, ...]
 
@@ -81,3 +82,27 @@ def alpha_key_leaves(
         return (tag, tuple(k.cond(c) for c in conds), tuple(k.dim(d) for d in dims)), k.leaves
     except _NoKey:
         return None, {}
+
+
+def alpha_types_key(types: Sequence[Type]) -> AlphaKey | None:
+    """A key of ground tensor types (and tuples of them) up to renaming the leaves of their
+    dimensions; None for other types and for tensors with a known value."""
+    k = _Keyer()
+    out: list[object] = []
+    try:
+        for t in types:
+            out.append(_type_key(k, t))
+    except _NoKey:
+        return None
+    return tuple(out)
+
+
+def _type_key(k: _Keyer, t: Type) -> object:
+    cls = type(t)
+    if cls is TupleType:
+        return ("t", tuple(_type_key(k, x) for x in t.fields))  # type: ignore[union-attr]
+    if cls is not TensorType or t.value is not None:  # type: ignore[union-attr]
+        raise _NoKey
+    shape = t.shape  # type: ignore[union-attr]
+    dims = tuple(k.dim(d) for d in shape) if type(shape) is tuple else shape
+    return (dims, t.dtype)  # type: ignore[union-attr]
