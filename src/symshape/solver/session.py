@@ -16,9 +16,12 @@ Only the facts *relevant* to ``c`` take part in its checks (and only they are in
 then: Z3 spends time on every formula it holds, even behind a literal left free; see
 :meth:`Session._check`):
 
-* the *cone of influence*: the facts connected to ``c``'s atoms through chains of shared atoms. A
-  union-find over the leaf atoms (symbols, ``?``, unknowns, also inside ``//``, ``%``, ``max``,
-  ``min``), updated as facts are added, keeps the connected components of the facts;
+* the *cone of influence*: the facts connected to ``c``'s atoms through chains of shared atoms
+  (leaf atoms: symbols, ``?``, unknowns, also inside ``//``, ``%``, ``max``, ``min``), walked in
+  :class:`~symshape.solver.relevance.RelevanceIndex` without visiting the facts that a *dead* atom
+  ``c`` does not mention makes true (a leaf whose witness constant makes every fact mentioning it
+  true: the broadcast guards' fresh batch symbols), so a query's cost does not grow with the
+  blocks before it;
 * within the cone, a group of facts joined by atoms that ``c`` does not mention is dropped when
   constants for those atoms make every fact of the group true whatever the values of ``c``'s atoms
   (decided by canonical forms): the broadcast guard ``n == m or n == 1 or m == 1`` about a symbol
@@ -30,8 +33,14 @@ shares no atom with ``c`` is satisfiable on its own (see :meth:`Session._relevan
 group's private atoms take their constants. An unsat core only ever names relevant facts, and a
 core is minimal on its own terms, so cores keep their meaning.
 
+Before Z3, cheap exact procedures answer what they can (:mod:`symshape.solver.models`): candidate
+models of the relevant facts show a condition satisfiable or not implied (a guard needs one of
+each), and a case split on a fact's equations proves what holds in every case; the verdicts are
+also kept up to a renaming of the leaves (:mod:`symshape.solver.alpha`), so a block repeated over
+fresh symbols is decided once. ``Session(models=False)`` asks Z3 for everything.
+
 The Z3 solver is created on first need, so a solve whose conditions are all decided by canonical
-forms never touches Z3 (``Session.z3_calls`` stays 0).
+forms (or by the cheap procedures) never touches Z3 (``Session.z3_calls`` stays 0).
 """
 
 from __future__ import annotations
