@@ -317,6 +317,8 @@ class Unifier:
                 if done is not None:
                     return done
             g = self._unify_hole(a, b, origin)
+        elif ca is FuncType and cb is FuncType:
+            g = self._unify_func(a, b, origin)  # type: ignore[arg-type]
         elif ca is cb and ca in _COMPOSITE:
             g = self._unify_struct(a, b, origin)
         else:
