@@ -147,6 +147,7 @@ class Session:
         # verdicts of problems up to renaming of leaves (solver/alpha.py), and of kill tests
         self._alpha_cache: dict[AlphaKey, Verdict | bool] = {}
         self._kill_cache: dict[tuple[AlphaKey, int, int], bool] = {}
+        self._alpha_last: tuple[tuple[Cond, tuple[int, ...], tuple[int, ...]], AlphaKey | None] | None = None
         self.alpha_hits = 0
         self._divs: list[tuple[Dim, frozenset[Leaf]]] = []
         self._div_seen: set[Dim] = set()
@@ -447,9 +448,17 @@ class Session:
         renaming leaves (:mod:`symshape.solver.alpha`); None without the cheap procedures."""
         if not self.models:
             return None
-        return alpha_key(
-            tag, [c, *(self.facts[i].cond for i in rel)], [self._divs[j][0] for j in self._rel_divs]
-        )
+        problem = (c, rel, self._rel_divs)
+        last = self._alpha_last
+        if last is not None and last[0] == problem:
+            body = last[1]  # check() and its _prove() ask about the same problem
+        else:
+            key = alpha_key(
+                "", [c, *(self.facts[i].cond for i in rel)], [self._divs[j][0] for j in self._rel_divs]
+            )
+            body = None if key is None else key[1:]
+            self._alpha_last = (problem, body)
+        return None if body is None else (tag, *body)
 
     def _prove_uncached(self, c: Cond, rel: tuple[int, ...]) -> bool | None:
         if self.models:
