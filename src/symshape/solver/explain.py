@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -706,10 +707,34 @@ def _type_keys(
         return
     hit = memo.types.get(id(t))
     if hit is None:
-        keys: set[tuple[str, Any]] = set()
-        _type_keys_walk(solver, t, ann, keys, memo.shapes)
-        hit = memo.types[id(t)] = tuple(keys)
+        hit = _hole_tensor_keys(solver, t, ann, memo)
+        if hit is None:
+            keys: set[tuple[str, Any]] = set()
+            _type_keys_walk(solver, t, ann, keys, memo.shapes)
+            hit = tuple(keys)
+        memo.types[id(t)] = hit
     out.update(hit)
+
+
+def _hole_tensor_keys(
+    solver: TypeSolver, t: Type, ann: dict[int, Any], memo: _KeyMemo
+) -> tuple[tuple[str, Any], ...] | None:
+    """The keys of a hole resolved to a tensor type with a known shape (what the walk gives, in
+    the common case, without it); None otherwise."""
+    if type(t) is not IncompleteType or id(t) in ann:
+        return None
+    u = solver.unifier
+    r = u.find(t)
+    rt = u.resolved.get(r)
+    if type(rt) is not TensorType or id(rt) in ann:
+        return None
+    shape = rt.shape
+    if type(shape) is not tuple:
+        return None
+    sk = memo.shapes.get(shape)
+    if sk is None:
+        sk = memo.shapes[shape] = _shape_keys(shape)
+    return (("hole", r.id), *sk)
 
 
 def _type_keys_walk(
@@ -783,13 +808,19 @@ def _candidates(solver: TypeSolver) -> dict[int, _Cand]:
         c.items.append(("unify", a, b))
         _type_keys(solver, a, ann, c.keys, shapes)
         _type_keys(solver, b, ann, c.keys, shapes)
+    known = shapes.types
     for rel in solver.rels:
         if rel.state == "poisoned":
             continue  # downstream of an error: it never ran, so it contributes nothing
         c = get(rel.origin, "relation")
         c.items.append(("relation", rel))
+        keys = c.keys
         for t in rel.args:
-            _type_keys(solver, t, ann, c.keys, shapes)
+            hit = known.get(id(t))  # the common case (an input is the output before): inline
+            if hit is not None:
+                keys.update(hit)
+            else:
+                _type_keys(solver, t, ann, keys, shapes)
     return cands
 
 
@@ -798,10 +829,10 @@ def _bfs_order(cands: dict[int, _Cand], primary: int, excluded: set[int]) -> lis
     first (a hole, an occurrence used a few times), then hubs (a weight used by every layer), then
     symbols (which link nearly everything); what nothing links comes last, in program order."""
     pool = [s for s in cands if s not in excluded or s == primary]
-    by_key: dict[tuple[str, Any], list[int]] = {}
+    by_key: defaultdict[tuple[str, Any], list[int]] = defaultdict(list)
     for q in pool:
         for k in cands[q].keys:
-            by_key.setdefault(k, []).append(q)
+            by_key[k].append(q)
     keys_of: dict[int, list[tuple[str, Any]]] = {}  # sorted on first use (ids and seqs)
 
     def sorted_keys(q: int) -> list[tuple[str, Any]]:
