@@ -45,6 +45,15 @@ __all__ = ["Case", "cases", "main", "run_case"]
 
 PEERS = {peers_tvm.NAME: peers_tvm, peers_onnx.NAME: peers_onnx, peers_ort.NAME: peers_ort}
 
+#: Not a peer: symshape's own Z3-free chain (a) of the same size, the yardstick of (e)'s
+#: per-operator cost (``ss/z3-free`` is the ratio of the per-operator costs, sizes being equal).
+Z3FREE = "z3-free"
+
+
+def _z3_free_chain(n: int) -> dict[str, Any]:
+    r = wl.run_transformer_chain(n)
+    return {"status": "ok" if r.status == "ok" else r.status, "type": f"chain {r.status}, {r.z3_calls} z3"}
+
 
 @dataclass
 class Case:
@@ -63,7 +72,7 @@ def cases(quick: bool) -> list[Case]:
     """The workload instances, in table order."""
     chain = [100] if quick else [1_000, 10_000]
     unif = [100] if quick else [1_000]
-    z3p = [20] if quick else [40, 160]
+    z3p = [20] if quick else [40, 400, 2_000, 5_000]
     rel = [100, 1_000] if quick else [1_000, 10_000]
     out: list[Case] = []
     for n in chain:
@@ -121,7 +130,14 @@ def cases(quick: bool) -> list[Case]:
         )
     for n in z3p:
         out.append(
-            Case("(e) Z3 guards program", "z3_program", n, lambda n=n: wl.run_z3_program(n), series="e")
+            Case(
+                "(e) Z3 guards program",
+                "z3_program",
+                n,
+                lambda n=n: wl.run_z3_program(n),
+                {Z3FREE: lambda n=n: _z3_free_chain(n)},
+                series="e",
+            )
         )
     models = peers_ort.light_models() if peers_ort.version() else []
     for path in [m for m in models if "squeezenet" in m] if quick else models:
@@ -443,10 +459,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--reps must be >= 1")
 
     peers = {name: (None if args.no_peers else mod.version()) for name, mod in PEERS.items()}
-    peer_names = [p for p, v in peers.items() if v]
+    peers[Z3FREE] = "symshape"  # always: the reference of (e), not a peer
     todo = cases(args.quick)
     if args.only:
         todo = [c for c in todo if any(s.lower() in c.workload.lower() for s in args.only)]
+    peer_names = [p for p, v in peers.items() if v and (p != Z3FREE or any(p in c.peers for c in todo))]
     rows = []
     for c in todo:
         print(f"... {c.workload} {c.size:,}", file=sys.stderr, flush=True)
@@ -454,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     _add_scale(rows)
 
     meta = _meta(args, peers)
-    vers = ", ".join(f"{p} {v}" for p, v in peers.items() if v)
+    vers = ", ".join(f"{p} {v}" for p, v in peers.items() if v and p != Z3FREE)
     vers = vers or ("disabled" if args.no_peers else "none installed")
     print(
         f"symshape {meta['symshape']} | python {meta['python']} | z3 {meta['z3']} | peers: {vers} | "

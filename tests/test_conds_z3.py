@@ -193,8 +193,12 @@ def test_session_verdicts_and_z3_calls() -> None:
     assert s.check(eq(2 * n, 5)).kind == "refuted"
     assert s.z3_calls == 0  # decided by canonical forms
     assert s.check(eq(n, 1)).kind == "guard"
-    assert s.z3_calls > 0
+    assert s.z3_calls == 0  # a model where it holds (n = 1), one where it fails (n = 2)
     assert s.check(ge(n * n, n)).kind == "proved"  # needs reasoning
+    assert s.z3_calls > 0
+    z3_free = Session(models=False)
+    assert z3_free.check(eq(n, 1)).kind == "guard"
+    assert z3_free.z3_calls > 0
 
 
 def test_session_facts_and_minimal_core() -> None:

@@ -32,6 +32,7 @@ from symshape.encoding.dims import Dim, bounds
 from symshape.encoding.types import Attrs, IncompleteType, TensorType, TupleType, Type
 from symshape.errors import ErrorCode
 from symshape.relations.base import Context, RelationDef
+from symshape.solver.alpha import alpha_types_key
 
 __all__ = ["NotEager", "is_ground", "eager_outputs", "EagerMemo"]
 
@@ -185,14 +186,22 @@ def eager_outputs(
 
 
 class EagerMemo:
-    """Eager results by ``(relation, attributes, number of outputs, inputs)`` (one per solver)."""
+    """Eager results by ``(relation, attributes, number of outputs, inputs)`` (one per solver).
 
-    __slots__ = ("_cache", "hits", "misses")
+    An eager run that gives up is also remembered by its inputs *up to renaming the symbols*
+    (:func:`~symshape.solver.alpha.alpha_types_key`): a block repeated over fresh symbols (a
+    broadcast against a new batch ``m_i``) gives up again, so later instances go straight to the
+    general path. That only saves time: the general path computes what an eager run would.
+    """
+
+    __slots__ = ("_cache", "_gave_up", "hits", "misses", "skipped")
 
     def __init__(self) -> None:
         self._cache: dict[tuple[object, ...], tuple[Type, ...] | None] = {}
+        self._gave_up: set[tuple[object, ...]] = set()
         self.hits = 0
         self.misses = 0
+        self.skipped = 0
 
     def lookup(
         self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
@@ -211,7 +220,14 @@ class EagerMemo:
         for t in inputs:
             if not is_ground(t):
                 return None  # not cached: a key with holes never recurs
+        akey = alpha_types_key(inputs)
+        shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
+        if shape_key is not None and shape_key in self._gave_up:
+            self.skipped += 1
+            return None
         self.misses += 1
         val = eager_outputs(rdef, inputs, attrs, num_outputs)
         self._cache[key] = val
+        if val is None and shape_key is not None:
+            self._gave_up.add(shape_key)
         return val

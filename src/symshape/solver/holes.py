@@ -17,8 +17,19 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import BoolConst, Cond, ge
-from symshape.encoding.dims import AnyDim, Dim, DimVar, bounds, fresh_any
-from symshape.encoding.types import IncompleteType, TensorType, Type, iter_dims, iter_holes, map_dims
+from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym, bounds, fresh_any
+from symshape.encoding.types import (
+    FuncType,
+    IncompleteType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    iter_dims,
+    iter_holes,
+    map_dims,
+    type_children,
+)
 from symshape.solver.unify import Unifier
 
 if TYPE_CHECKING:
@@ -54,6 +65,52 @@ def unknowns(t: Type) -> set[DimVar]:
     return out
 
 
+_COMPOSITE = frozenset((TupleType, FuncType, TypeCall))
+_LEAVES = frozenset((Sym, AnyDim, DimVar))  # atoms that are >= 0
+
+
+def _anon_in(d: Dim) -> bool:
+    for m, _ in d.terms:
+        for a, _ in m:
+            ta = type(a)
+            if ta is AnyDim:
+                if a.id == 0:  # type: ignore[union-attr]
+                    return True
+            elif ta is not Sym and ta is not DimVar:  # a composite atom: look inside
+                return any(type(x) is AnyDim and x.id == 0 for x in d.atoms())
+    return False
+
+
+def shape_dims(t: Type) -> tuple[bool, list[Dim]]:
+    """The dimensions of the shapes in ``t`` (what :func:`~symshape.encoding.types.iter_dims`
+    gives, in its order), and whether a ``?`` (``AnyDim(0)``) may occur in ``t`` (a shape value:
+    assumed so)."""
+    dims: list[Dim] = []
+    anon = False
+    stack: list[Type] = [t]
+    while stack:
+        x = stack.pop()
+        cx = type(x)
+        if cx is TensorType:
+            if x.value is not None:  # type: ignore[union-attr]
+                anon = True
+            shape = x.shape  # type: ignore[union-attr]
+            if type(shape) is tuple:
+                dims.extend(shape)
+                if not anon:
+                    for d in shape:
+                        if _anon_in(d):
+                            anon = True
+                            break
+        elif cx in _COMPOSITE:
+            stack.extend(reversed(type_children(x)))
+    return anon, dims
+
+
+def _mentions_anon(t: Type) -> bool:
+    return shape_dims(t)[0]
+
+
 def freshen_any(t: Type) -> Type:
     """``t`` with each ``?`` dimension (``AnyDim(0)``) replaced by a fresh numbered one."""
     if isinstance(t, IncompleteType):
@@ -61,6 +118,9 @@ def freshen_any(t: Type) -> Type:
     if isinstance(t, TensorType) and isinstance(t.shape, tuple):
         if all(len(d.terms) <= 1 and (not d.terms or not d.terms[0][0] or d.is_symbol) for d in t.shape):
             return t
+
+    if not _mentions_anon(t):
+        return t  # nothing to number: no rebuild (the admission of a type scans it once)
 
     def fix(d: Dim) -> Dim:
         if d.is_constant:
@@ -76,20 +136,35 @@ def freshen_any(t: Type) -> Type:
     return map_dims(t, fix)
 
 
-def nonneg_conditions(t: Type, checked: set[Dim]) -> Iterator[tuple[Cond, str]]:
+def nonneg_conditions(
+    t: Type, checked: set[Dim], dims_of_t: Iterable[Dim] | None = None
+) -> Iterator[tuple[Cond, str]]:
     """``(d >= 0, message)`` for each dimension ``d`` of ``t`` not in ``checked`` (which grows)
-    whose bounds do not show it nonnegative."""
-    if isinstance(t, TensorType):
-        dims: Iterable[Dim] = t.shape if isinstance(t.shape, tuple) else ()
+    whose bounds do not show it nonnegative (``dims_of_t``: the shape dimensions of ``t`` when
+    the caller has them)."""
+    if dims_of_t is not None:
+        dims: Iterable[Dim] = dims_of_t
+    elif isinstance(t, TensorType):
+        dims = t.shape if isinstance(t.shape, tuple) else ()
     elif isinstance(t, IncompleteType):
         return
     else:
         dims = iter_dims(t)
     for d in dims:
-        if d.terms and (len(d.terms) > 1 or d.terms[0][0]) and d not in checked:
-            checked.add(d)
-        else:
+        terms = d.terms
+        if not terms:
             continue
+        if len(terms) == 1:
+            m, k = terms[0]
+            if not m:
+                continue  # a constant (checked when it was built)
+            if k > 0 and len(m) == 1:
+                a = m[0][0]
+                if type(a) in _LEAVES and not (type(a) is AnyDim and a.alts):
+                    continue  # a positive multiple of a power of a symbol, ``?`` or unknown: >= 0
+        if d in checked:
+            continue
+        checked.add(d)
         if bounds(d)[0] >= 0:
             continue
         c = ge(d, 0)

@@ -16,9 +16,12 @@ Only the facts *relevant* to ``c`` take part in its checks (and only they are in
 then: Z3 spends time on every formula it holds, even behind a literal left free; see
 :meth:`Session._check`):
 
-* the *cone of influence*: the facts connected to ``c``'s atoms through chains of shared atoms. A
-  union-find over the leaf atoms (symbols, ``?``, unknowns, also inside ``//``, ``%``, ``max``,
-  ``min``), updated as facts are added, keeps the connected components of the facts;
+* the *cone of influence*: the facts connected to ``c``'s atoms through chains of shared atoms
+  (leaf atoms: symbols, ``?``, unknowns, also inside ``//``, ``%``, ``max``, ``min``), walked in
+  :class:`~symshape.solver.relevance.RelevanceIndex` without visiting the facts that a *dead* atom
+  ``c`` does not mention makes true (a leaf whose witness constant makes every fact mentioning it
+  true: the broadcast guards' fresh batch symbols), so a query's cost does not grow with the
+  blocks before it;
 * within the cone, a group of facts joined by atoms that ``c`` does not mention is dropped when
   constants for those atoms make every fact of the group true whatever the values of ``c``'s atoms
   (decided by canonical forms): the broadcast guard ``n == m or n == 1 or m == 1`` about a symbol
@@ -30,8 +33,14 @@ shares no atom with ``c`` is satisfiable on its own (see :meth:`Session._relevan
 group's private atoms take their constants. An unsat core only ever names relevant facts, and a
 core is minimal on its own terms, so cores keep their meaning.
 
+Before Z3, cheap exact procedures answer what they can (:mod:`symshape.solver.models`): candidate
+models of the relevant facts show a condition satisfiable or not implied (a guard needs one of
+each), and a case split on a fact's equations proves what holds in every case; the verdicts are
+also kept up to a renaming of the leaves (:mod:`symshape.solver.alpha`), so a block repeated over
+fresh symbols is decided once. ``Session(models=False)`` asks Z3 for everything.
+
 The Z3 solver is created on first need, so a solve whose conditions are all decided by canonical
-forms never touches Z3 (``Session.z3_calls`` stays 0).
+forms (or by the cheap procedures) never touches Z3 (``Session.z3_calls`` stays 0).
 """
 
 from __future__ import annotations
@@ -39,22 +48,23 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 import z3
 
 from symshape.encoding.conds import Cond, cond_dims, decide, gt, map_cond, negate
 from symshape.encoding.dims import AnyDim, Dim, DimVar, FloorDiv, Mod, Sym
 from symshape.encoding.z3 import Z3Encoder
+from symshape.solver.alpha import AlphaKey, alpha_key, alpha_key_leaves
 from symshape.solver.diagnostics import Origin
+from symshape.solver.models import implied, search
+from symshape.solver.relevance import BOTH_MODES, Leaf, RelevanceIndex
 
 __all__ = ["Session", "Verdict", "Fact"]
 
 VerdictKind = Literal["proved", "refuted", "guard", "unknown"]
 
 _SCOPED_MAX = 8  # checks of at most this many facts push them and pop them after (see _check)
-
-Leaf = Union[Sym, AnyDim, DimVar]
 
 
 @dataclass(frozen=True)
@@ -105,55 +115,13 @@ def _witness(y: Leaf, mode: int) -> int:
     return lo
 
 
-class _UnionFind:
-    """Leaf atoms joined by facts (and by the divisor axioms); each root owns its facts."""
-
-    def __init__(self) -> None:
-        self.parent: dict[Leaf, Leaf] = {}
-        self.facts: dict[Leaf, list[int]] = {}  # root -> fact indices, ascending
-        self.divs: dict[Leaf, list[int]] = {}  # root -> divisor-axiom indices, ascending
-
-    def find(self, x: Leaf) -> Leaf:
-        p = self.parent.setdefault(x, x)
-        if p == x:
-            return p
-        root = p
-        while True:
-            q = self.parent[root]
-            if q == root:
-                break
-            root = q
-        while x != root:  # path compression
-            nxt = self.parent[x]
-            self.parent[x] = root
-            x = nxt
-        return root
-
-    def union_all(self, xs: Iterable[Leaf]) -> Leaf | None:
-        root: Leaf | None = None
-        for x in xs:
-            r = self.find(x)
-            if root is None:
-                root = r
-            elif r != root:
-                fr, fx = self.facts.pop(r, []), self.facts.pop(root, [])
-                dr, dx = self.divs.pop(r, []), self.divs.pop(root, [])
-                # the root with more facts stays the root (union by size)
-                if len(fr) > len(fx):
-                    root, r = r, root
-                self.parent[r] = root
-                if fr or fx:
-                    self.facts[root] = sorted(fr + fx) if fr and fx else fr or fx
-                if dr or dx:
-                    self.divs[root] = sorted(dr + dx) if dr and dx else dr or dx
-        return root
-
-
 class Session:
     """Tracked Z3 assertions for one solve."""
 
-    def __init__(self, timeout_ms: int = 2000) -> None:
+    def __init__(self, timeout_ms: int = 2000, models: bool = True) -> None:
         self.timeout_ms = timeout_ms
+        #: try candidate models and case splits before Z3 (:mod:`symshape.solver.models`)
+        self.models = models
         self.facts: list[Fact] = []
         self._solver: z3.Solver | None = None
         self._enc = Z3Encoder()
@@ -169,11 +137,21 @@ class Session:
         self.z3_calls = 0
         self.explain_calls = 0  # Z3 checks made while minimizing an error's core (explain.py)
         self.z3_seconds = 0.0
-        # relevance: the leaves of each fact, the union-find over leaves, the divisor axioms
+        # relevance: the leaves of each fact, the members by leaf (dead leaves apart), the divisor
+        # axioms
         self._fact_leaves: list[frozenset[Leaf]] = []
-        self._uf = _UnionFind()
+        self._index = RelevanceIndex()
+        self._rel_divs: tuple[int, ...] = ()  # the divisor axioms kept by the last _relevant
+        self._model_memo: dict[tuple[Cond, tuple[int, ...], tuple[int, ...]], tuple[bool, bool]] = {}
+        self.model_decisions = 0  # verdicts reached by candidate models or case splits, not Z3
+        # verdicts of problems up to renaming of leaves (solver/alpha.py), and of kill tests
+        self._alpha_cache: dict[AlphaKey, Verdict | bool] = {}
+        self._kill_cache: dict[tuple[AlphaKey, int, int], bool] = {}
+        self._alpha_last: tuple[tuple[Cond, tuple[int, ...], tuple[int, ...]], AlphaKey | None] | None = None
+        self.alpha_hits = 0
         self._divs: list[tuple[Dim, frozenset[Leaf]]] = []
         self._div_seen: set[Dim] = set()
+        self._divs_lowered = 0  # the divisor axioms asserted in Z3 (see _sync_divisors)
         self._witness_cache: dict[tuple[int, frozenset[tuple[Leaf, int]]], bool] = {}
         self._prove_cache: dict[tuple[Cond, tuple[int, ...], int], bool] = {}
         self._check_cache: dict[tuple[Cond, tuple[int, ...], int], Verdict] = {}
@@ -207,6 +185,21 @@ class Session:
                 self._main.add(ax)
         return t
 
+    def _sync_divisors(self) -> None:
+        """Assert ``divisor > 0`` for every divisor noted so far (a condition decided without Z3
+        is never lowered, but its divisors' axioms count as facts: see :meth:`_note`)."""
+        while self._divs_lowered < len(self._divs):
+            den = self._divs[self._divs_lowered][0]
+            self._divs_lowered += 1
+            ax = gt(den, 0)
+            if decide(ax) is None:
+                t = self._lower(ax)
+                self._axioms.append(t)
+                assert self._solver is not None
+                self._solver.add(t)
+                if self._main is not None:
+                    self._main.add(t)
+
     def _encode_fact(self, f: Fact) -> None:
         self._fact_terms.append(self._lower(f.cond))
         self._lits.append(z3.Bool(f"fact{f.index}"))
@@ -231,6 +224,7 @@ class Session:
         it starts afresh when a check does not contain its facts, or when old queries pile up.
         """
         self._z3()
+        self._sync_divisors()
         self.last_assumptions = tuple(facts)
         want = set(facts)
         use_main = (trial and self._last_main) or (not trial and len(want) > _SCOPED_MAX)
@@ -285,17 +279,46 @@ class Session:
 
     # -- relevance -----------------------------------------------------------------------------
     def _note(self, c: Cond) -> None:
-        """Join the leaves of ``c``'s divisors: their axiom ``divisor > 0`` is asserted for good
-        once ``c`` is lowered, so it acts as a fact that every check assumes."""
+        """Add the axioms ``divisor > 0`` of ``c``'s divisors as members: each is asserted for
+        good once ``c`` is lowered, so it acts as a fact that every check assumes."""
         for den in _divisors(c):
             if den in self._div_seen:
                 continue
             self._div_seen.add(den)
             leaves = _leaves_of_dims([den])
             self._divs.append((den, leaves))
-            root = self._uf.union_all(sorted(leaves, key=lambda a: a._key))
-            if root is not None:
-                self._uf.divs.setdefault(root, []).append(len(self._divs) - 1)
+            self._add_member(~(len(self._divs) - 1), leaves)
+
+    def _add_member(self, member: int, leaves: frozenset[Leaf]) -> None:
+        """Index fact ``member`` (divisor axiom ``~member``) with the modes in which each of its
+        leaves kills it (:mod:`symshape.solver.relevance`)."""
+        kills: dict[Leaf, int] = {}
+        akey: AlphaKey | None = None
+        pos: dict[object, int] = {}
+        for y in sorted(leaves, key=lambda a: a._key):
+            dead = self._index.dead.get(y, BOTH_MODES)
+            if not dead:
+                continue  # alive for good: whether y kills this member no longer matters
+            if self.models and not pos:
+                if member >= 0:
+                    akey, pos = alpha_key_leaves("kill", [self.facts[member].cond])  # type: ignore[assignment]
+                else:
+                    akey, pos = alpha_key_leaves("kill", [], [self._divs[~member][0]])  # type: ignore[assignment]
+            single = frozenset((y,))
+            mask = 0
+            for mode in (0, 1):
+                if not dead >> mode & 1:
+                    continue
+                ck = None if akey is None else (akey, pos[y], mode)
+                hit = None if ck is None else self._kill_cache.get(ck)
+                if hit is None:
+                    hit = self._true_at(member, single, mode)
+                    if ck is not None:
+                        self._kill_cache[ck] = hit
+                if hit:
+                    mask |= 1 << mode
+            kills[y] = mask
+        self._index.add(member, leaves, kills)
 
     def _relevant(self, c: Cond) -> tuple[int, ...]:
         """The indices (ascending) of the facts that can matter to ``c``: its cone of influence,
@@ -308,20 +331,14 @@ class Session:
         earlier fact), a refuted condition is never assumed (it is reported as an error when
         stated), and a fact the solver assumes without a check only defines a fresh symbol.
         """
-        self._note(c)
-        self._note(negate(c))
+        self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
         xs = _leaves(c)
-        uf = self._uf
-        roots = {uf.find(x) for x in xs if x in uf.parent}
-        cone: list[int] = []
-        divs: list[int] = []
-        for r in roots:
-            cone.extend(uf.facts.get(r, ()))
-            divs.extend(uf.divs.get(r, ()))
+        kept = self._index.cone(xs)
+        cone = sorted(i for i in kept if i >= 0)
+        divs = sorted(~i for i in kept if i < 0)
+        self._rel_divs = tuple(divs)
         if not cone:
             return ()
-        cone.sort()
-        divs.sort()
         # group the cone's facts (and divisor axioms) by the atoms that ``c`` does not mention
         owner: dict[Leaf, int] = {}
         parent: dict[int, int] = {}  # members: facts i >= 0, divisor axioms ~j < 0
@@ -394,9 +411,8 @@ class Session:
         self._note(c)
         leaves = _leaves(c)
         self._fact_leaves.append(leaves)
-        root = self._uf.union_all(sorted(leaves, key=lambda a: a._key))
-        if root is not None:
-            self._uf.facts.setdefault(root, []).append(f.index)  # the newest fact: still ascending
+        if leaves:
+            self._add_member(f.index, leaves)
         if self._solver is not None:
             self._encode_fact(f)
 
@@ -412,12 +428,52 @@ class Session:
         hit = self._prove_cache.get(key)
         if hit is not None:
             return hit
-        r = self._check(rel, self._lower(negate(c)))
+        self.last_assumptions = rel
+        akey = self._alpha("prove", c, rel)
+        if akey is not None:
+            ahit = self._alpha_cache.get(akey)
+            if isinstance(ahit, bool):
+                self.alpha_hits += 1
+                self._prove_cache[key] = ahit
+                return ahit
+        proved = self._prove_uncached(c, rel)
+        if proved is not None:
+            self._prove_cache[key] = proved
+            if akey is not None:
+                self._alpha_cache[akey] = proved
+        return proved
+
+    def _alpha(self, tag: str, c: Cond, rel: tuple[int, ...]) -> AlphaKey | None:
+        """The key of the question about ``c`` under the relevant facts and divisor axioms, up to
+        renaming leaves (:mod:`symshape.solver.alpha`); None without the cheap procedures."""
+        if not self.models:
+            return None
+        problem = (c, rel, self._rel_divs)
+        last = self._alpha_last
+        if last is not None and last[0] == problem:
+            body = last[1]  # check() and its _prove() ask about the same problem
+        else:
+            key = alpha_key(
+                "", [c, *(self.facts[i].cond for i in rel)], [self._divs[j][0] for j in self._rel_divs]
+            )
+            body = None if key is None else key[1:]
+            self._alpha_last = (problem, body)
+        return None if body is None else (tag, *body)
+
+    def _prove_uncached(self, c: Cond, rel: tuple[int, ...]) -> bool | None:
+        if self.models:
+            if self._models(c, rel)[1]:  # a model of the facts where c fails
+                self.model_decisions += 1
+                return False
+            if implied(c, [self.facts[i].cond for i in rel]):
+                self.model_decisions += 1
+                return True
+        neg = negate(c)
+        self._note(neg)  # no new divisor, unless a simplification made one
+        r = self._check(rel, self._lower(neg))
         if r == z3.unknown:
             return None
-        proved = bool(r == z3.unsat)
-        self._prove_cache[key] = proved
-        return proved
+        return bool(r == z3.unsat)
 
     def check(self, c: Cond) -> Verdict:
         """Classify ``c`` (see the module docstring)."""
@@ -431,15 +487,28 @@ class Session:
         hit = self._check_cache.get(key)
         if hit is not None:
             return hit
+        akey = self._alpha("check", c, rel)
+        if akey is not None:
+            ahit = self._alpha_cache.get(akey)
+            if isinstance(ahit, Verdict):
+                self.alpha_hits += 1
+                self.last_assumptions = rel
+                self._check_cache[key] = ahit
+                return ahit
         v = self._classify(c, rel)
         if v.kind != "unknown":
             self._check_cache[key] = v
+            if akey is not None and v.kind in ("proved", "guard"):  # a core names facts: not kept
+                self._alpha_cache[akey] = v
         return v
 
     def _classify(self, c: Cond, rel: tuple[int, ...]) -> Verdict:
         valid = self._prove(c, rel)
         if valid is True:
             return Verdict("proved")
+        if self.models and valid is False and self._models(c, rel)[0]:
+            self.model_decisions += 1
+            return Verdict("guard")  # a model where c holds, one where it fails
         q = self._lower(c)
         r = self._check(rel, q, core=True)
         if r == z3.unsat:
@@ -447,6 +516,23 @@ class Session:
         if r == z3.unknown or valid is None:
             return Verdict("unknown", reason=self._last_reason)
         return Verdict("guard")
+
+    def _models(self, c: Cond, rel: tuple[int, ...]) -> tuple[bool, bool]:
+        """Whether candidate models of the relevant facts make ``c`` true, and false
+        (:func:`symshape.solver.models.search`; memoized per query)."""
+        key = (c, rel, self._rel_divs)
+        hit = self._model_memo.get(key)
+        if hit is None:
+            divs = [self._divs[j][0] for j in self._rel_divs]
+            leaves: set[Leaf] = set(_leaves(c))
+            for i in rel:
+                leaves |= self._fact_leaves[i]
+            for j in self._rel_divs:
+                leaves |= self._divs[j][1]
+            facts = [self.facts[i].cond for i in rel]
+            hit = search(c, facts, divs, sorted(leaves, key=lambda a: a._key), (True, True))
+            self._model_memo[key] = hit
+        return hit
 
     def satisfiable(self) -> bool | None:
         """Whether all the facts together are satisfiable."""

@@ -73,7 +73,7 @@ from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, conflic
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.graph import DependencyGraph
-from symshape.solver.holes import Poison, freshen_any, nonneg_conditions
+from symshape.solver.holes import Poison, freshen_any, nonneg_conditions, shape_dims
 from symshape.solver.instance import LoggingUnifier, RelationInstance, SolverContext, op_display_name
 from symshape.solver.outcome import Solution
 from symshape.solver.session import Fact, Session
@@ -96,6 +96,9 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+_NO_ATTRS = Attrs()  # the attributes of a relation given none (immutable: shared)
 
 
 class TypeSolver:
@@ -145,6 +148,8 @@ class TypeSolver:
         #: holes made through the API must be resolved by the end (see the module docstring)
         self.report_holes = True
         self._user_holes: list[tuple[IncompleteType, Span | None]] = []
+        self._user_holes_noted: set[IncompleteType] = set()
+        self._attrs_cache: dict[tuple[tuple[str, type, Any], ...], Attrs] = {}
         # poisoned values: hole-class roots and unknown dimensions written by failed relations
         self._poison = Poison()
 
@@ -154,12 +159,17 @@ class TypeSolver:
         ``unresolved`` (see ``report_holes``)."""
         h = IncompleteType(kind)
         if self.report_holes:
+            self._user_holes_noted.add(h)
             self._user_holes.append((h, caller_span(2)))
         return h
 
     def _note_user_holes(self, types: Iterable[Type], span: Span | None) -> None:
+        # a hole's first place is the one reported (see outcome._open_holes): later ones are not
+        # kept (fewer objects for the garbage collector to walk, per relation)
+        noted = self._user_holes_noted
         for t in types:
-            if type(t) is IncompleteType:
+            if type(t) is IncompleteType and t not in noted:
+                noted.add(t)
                 self._user_holes.append((t, span))
 
     def poison(self, t: Type) -> Type:
@@ -168,6 +178,18 @@ class TypeSolver:
         for h in iter_holes(t):
             self._poison.holes.add(self.unifier.find(h))
         return t
+
+    def _attrs_of(self, attrs: Mapping[str, Any]) -> Attrs:
+        """``Attrs(attrs)``, one object per distinct mapping of plain values (a chain of relations
+        with the same attributes shares it)."""
+        try:
+            key = tuple(sorted((k, type(v), v) for k, v in attrs.items()))  # True is not 1 here
+            hit = self._attrs_cache.get(key)
+        except TypeError:  # unhashable or unorderable values: no sharing
+            return Attrs(attrs)
+        if hit is None:
+            hit = self._attrs_cache[key] = Attrs(attrs)
+        return hit
 
     def fresh_dim(self) -> Dim:
         """A fresh unknown dimension."""
@@ -186,8 +208,11 @@ class TypeSolver:
         if not annotation and self._admitted.get(id(t)) is t:
             return t  # admitted before: its ``?`` are numbered and its dimensions checked
         check_type(t)
-        t = freshen_any(t)
-        self._check_nonneg(t, origin)
+        anon, dims = shape_dims(t)
+        if anon:
+            t = freshen_any(t)
+        for c, message in nonneg_conditions(t, self._nonneg_checked, None if anon else dims):
+            self.require(c, origin, NEGATIVE_DIM, message)
         if annotation:
             hit = self.sources.get(id(t))
             if hit is not None and hit[1] is not origin:
@@ -227,11 +252,11 @@ class TypeSolver:
         if self.report_holes:
             self._note_user_holes(targs, o.span)
         if attrs is None:
-            a = Attrs()
+            a = _NO_ATTRS
         elif isinstance(attrs, Attrs):
             a = attrs
         elif isinstance(attrs, Mapping):
-            a = Attrs(attrs)
+            a = self._attrs_of(attrs)
         else:
             raise SymshapeError(BAD_ATTRIBUTE, f"attributes must be a mapping, got {attrs!r}")
         ni = len(targs) - 1 if num_inputs is None else num_inputs

@@ -77,6 +77,9 @@ class Mismatch(Exception):
 
 
 _COMPOSITE = (TupleType, FuncType, TypeCall)
+_REC_LIMIT = 48  # levels of nesting unified recursively (see Unifier._unify)
+_FIELD = tuple(f"field {i}" for i in range(16))  # the ``where`` of nested pairs, made once
+_PARAM = tuple(f"parameter {i}" for i in range(16))
 _Request = tuple[Type, Type, str]
 _UnifyGen = Generator[_Request, Type, Type]
 
@@ -280,6 +283,83 @@ class Unifier:
                 self._frame = None
 
     def _unify(self, a: Type, b: Type, origin: Origin) -> Type:
+        """Structural unification: recursive for the first :data:`_REC_LIMIT` levels of nesting
+        (cheaper), then the iterative :meth:`_unify_deep` (any depth). Same results either way."""
+        return self._rec(a, b, origin, 0)
+
+    def _rec(self, a: Type, b: Type, origin: Origin, depth: int) -> Type:
+        if a is b:
+            return a
+        ca, cb = type(a), type(b)
+        if ca is TensorType and cb is TensorType:
+            return self._unify_tensor(a, b, origin)  # type: ignore[arg-type]
+        if depth >= _REC_LIMIT:
+            return self._unify_deep(a, b, origin)
+        g: _UnifyGen
+        if ca is TupleType and cb is TupleType:
+            fa, fb = a.fields, b.fields  # type: ignore[union-attr]
+            if len(fa) != len(fb):
+                raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
+            out = []
+            for i, (x, y) in enumerate(zip(fa, fb)):
+                try:
+                    out.append(self._rec(x, y, origin, depth + 1))
+                except Mismatch as m:
+                    where = _FIELD[i] if i < len(_FIELD) else f"field {i}"
+                    raise Mismatch(m.code, f"{where}: {m.detail}") from None
+            if all(p is q for p, q in zip(out, fa)):
+                return a
+            return TupleType(tuple(out))
+        if ca is IncompleteType or cb is IncompleteType:
+            if ca is not cb:
+                hole, other = (a, b) if ca is IncompleteType else (b, a)
+                done = self._hole_to_type(hole, other, origin)  # type: ignore[arg-type]
+                if done is not None:
+                    return done
+            g = self._unify_hole(a, b, origin)
+        elif ca is FuncType and cb is FuncType:
+            g = self._unify_func(a, b, origin)  # type: ignore[arg-type]
+        elif ca is cb and ca in _COMPOSITE:
+            g = self._unify_struct(a, b, origin)
+        else:
+            return self._unify_simple(a, b)
+        try:
+            req = next(g)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        while True:
+            x, y, where = req
+            try:
+                sub = self._rec(x, y, origin, depth + 1)
+            except Mismatch as m:
+                try:
+                    req = g.throw(Mismatch(m.code, f"{where}: {m.detail}") if where else m)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]
+                continue
+            try:
+                req = g.send(sub)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+
+    def _hole_to_type(self, hole: IncompleteType, other: Type, origin: Origin) -> Type | None:
+        """Case 2 of the algorithm when ``hole``'s class has no type yet (the common case): the
+        class takes ``other``. None when the class has a type (then the two are unified)."""
+        root = self.find(hole)
+        if root in self.resolved:
+            return None
+        co = type(other)
+        kind = type_kind(other) if co is TypeVar or co is IncompleteType or co is GlobalTypeVar else "type"
+        if root.kind != kind and not (root.kind == "type" and kind == "adt"):
+            raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
+        if self.occurs(root, other):
+            raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
+        self.resolved[root] = other
+        self.why.setdefault(root, []).append(origin)
+        self.on_refine((root,), ())
+        return other
+
+    def _unify_deep(self, a: Type, b: Type, origin: Origin) -> Type:
         """Structural unification without recursion: a pair that needs nested unifications is a
         generator that yields each nested pair ``(x, y, where)`` and receives its unified type;
         a stack of them is run here. A nested conflict is thrown into the parent with ``where``
@@ -370,7 +450,9 @@ class Unifier:
         hole, other = (a, b) if isinstance(a, IncompleteType) else (b, a)
         assert isinstance(hole, IncompleteType)
         root = self.find(hole)
-        if root.kind != type_kind(other) and not (root.kind == "type" and type_kind(other) == "adt"):
+        co = type(other)
+        kind = type_kind(other) if co is TypeVar or co is IncompleteType or co is GlobalTypeVar else "type"
+        if root.kind != kind and not (root.kind == "type" and kind == "adt"):
             raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
         if self.occurs(root, other):
             raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
@@ -396,7 +478,7 @@ class Unifier:
                 raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
             out = []
             for i, (x, y) in enumerate(zip(fa, fb)):
-                out.append((yield (x, y, f"field {i}")))
+                out.append((yield (x, y, _FIELD[i] if i < len(_FIELD) else f"field {i}")))
             if all(p is q for p, q in zip(out, fa)):
                 return a
             return TupleType(tuple(out))
@@ -628,7 +710,7 @@ class Unifier:
         left, right = (gen, rigid) if flip else (rigid, gen)
         params = []
         for i, (x, y) in enumerate(zip(left.params, right.params)):
-            params.append((yield (x, y, f"parameter {i}")))
+            params.append((yield (x, y, _PARAM[i] if i < len(_PARAM) else f"parameter {i}")))
         ret = yield (left.ret, right.ret, "return type")
         rels = rigid.relations if rigid.relations else gen.relations
         return FuncType(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)

@@ -1,0 +1,108 @@
+"""Keys of decision problems up to a renaming of their leaf atoms.
+
+A program that repeats a block over fresh symbols (a batch ``m_i`` per block) asks the session the
+same questions again and again, each about other symbols: ``n == m_0 or n == 1 or m_0 == 1`` is a
+guard, and so is ``n == m_1 or n == 1 or m_1 == 1``. :func:`alpha_key` maps a problem (conditions
+and dimensions) to a key in which each leaf atom is replaced by its position of first occurrence
+and its declared range: two problems with the same key are the same problem up to a bijective
+renaming of leaves that keeps ranges, so they have the same verdict (models and proofs carry over
+through the renaming). Term order inside a canonical form may depend on names, so two renamings
+of one problem can get different keys; that only costs a cache miss.
+
+Joins of branches (``?`` with alternatives) carry an axiom over their alternatives; a problem that
+mentions one has no key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Max, Min, Mod, Sym
+from symshape.encoding.types import TensorType, TupleType, Type
+
+__all__ = ["alpha_key", "alpha_key_leaves", "alpha_types_key", "AlphaKey"]
+
+AlphaKey = tuple[object, ...]
+
+
+class _NoKey(Exception):
+    pass
+
+
+class _Keyer:
+    __slots__ = ("leaves",)
+
+    def __init__(self) -> None:
+        self.leaves: dict[Atom, int] = {}
+
+    def atom(self, a: Atom) -> object:
+        cls = type(a)
+        if cls is Sym or cls is DimVar or cls is AnyDim:
+            i = self.leaves.get(a)
+            if i is None:
+                if cls is AnyDim and a.alts:  # type: ignore[union-attr]
+                    raise _NoKey
+                i = self.leaves[a] = len(self.leaves)
+            if cls is Sym:
+                return (i, a.min, a.max)  # type: ignore[union-attr]
+            return (i, "v" if cls is DimVar else "a")
+        if cls is FloorDiv or cls is Mod:
+            return ("/" if cls is FloorDiv else "%", self.dim(a.a), self.dim(a.b))  # type: ignore[union-attr]
+        if cls is Max or cls is Min:
+            return ("M" if cls is Max else "m", tuple(self.dim(x) for x in a.args))  # type: ignore[union-attr]
+        raise _NoKey  # pragma: no cover - exhaustive
+
+    def dim(self, d: Dim) -> object:
+        return tuple((tuple((self.atom(a), e) for a, e in m), c) for m, c in d.terms)
+
+    def cond(self, c: Cond) -> object:
+        if isinstance(c, Cmp):
+            return (c.op, self.dim(c.lhs), self.dim(c.rhs))
+        if isinstance(c, BoolOp):
+            return (c.op, tuple(self.cond(x) for x in c.args))
+        if isinstance(c, Not):
+            return ("not", self.cond(c.arg))
+        assert isinstance(c, BoolConst)
+        return c.value
+
+
+def alpha_key(tag: str, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
+    """The key of the problem ``(conds, dims)`` up to renaming leaves (see the module docstring),
+    or None when it has none."""
+    return alpha_key_leaves(tag, conds, dims)[0]
+
+
+def alpha_key_leaves(
+    tag: str, conds: Sequence[Cond], dims: Sequence[Dim] = ()
+) -> tuple[AlphaKey | None, dict[Atom, int]]:
+    """:func:`alpha_key` and the position given to each leaf."""
+    k = _Keyer()
+    try:
+        return (tag, tuple(k.cond(c) for c in conds), tuple(k.dim(d) for d in dims)), k.leaves
+    except _NoKey:
+        return None, {}
+
+
+def alpha_types_key(types: Sequence[Type]) -> AlphaKey | None:
+    """A key of ground tensor types (and tuples of them) up to renaming the leaves of their
+    dimensions; None for other types and for tensors with a known value."""
+    k = _Keyer()
+    out: list[object] = []
+    try:
+        for t in types:
+            out.append(_type_key(k, t))
+    except _NoKey:
+        return None
+    return tuple(out)
+
+
+def _type_key(k: _Keyer, t: Type) -> object:
+    cls = type(t)
+    if cls is TupleType:
+        return ("t", tuple(_type_key(k, x) for x in t.fields))  # type: ignore[union-attr]
+    if cls is not TensorType or t.value is not None:  # type: ignore[union-attr]
+        raise _NoKey
+    shape = t.shape  # type: ignore[union-attr]
+    dims = tuple(k.dim(d) for d in shape) if type(shape) is tuple else shape
+    return (dims, t.dtype)  # type: ignore[union-attr]

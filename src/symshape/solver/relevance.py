@@ -1,0 +1,96 @@
+"""Which facts can matter to a query, found without visiting the others: *dead* atoms.
+
+The members are the session's facts (indices ``i >= 0``) and the divisor axioms (``~j < 0``),
+each with its leaf atoms. A member is *killed* by one of its leaves ``y`` in witness mode ``m``
+when it is true, by canonical forms, once ``y`` takes its witness constant (whatever the values of
+its other atoms): the broadcast guard ``n == m or n == 1 or m == 1`` is killed by ``m`` (``m = 1``).
+A leaf is *dead* when, in some mode, every member that mentions it is killed by it.
+
+For a query over atoms ``xs``, a member killed by a dead leaf outside ``xs`` can be dropped: take
+any model of the other members and of the query (or of its negation), and give every dead leaf
+outside ``xs`` its witness. Every dropped member is then true whatever its other atoms are, and
+no kept member and not the query mentions such a leaf (every member that mentions a dead leaf is
+killed by it). So a query is proved (refuted) by all the members iff by the kept ones, and an
+unsat core only ever names kept members.
+
+:meth:`RelevanceIndex.cone` walks from the query's atoms through the kept members only: the
+members killed by a dead leaf wait in ``killed_by`` lists and are looked at only when the query
+mentions that leaf. A program that states a guard per block over a fresh symbol (``m_i``) and a
+shared one (``n``) keeps each query's cone to its own block, instead of every block so far.
+
+Deadness is maintained as members arrive: a leaf stays dead while each new member that mentions
+it is killed by it in a common mode; otherwise it comes alive for good, and the members it killed
+that no other dead leaf kills become live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Union
+
+from symshape.encoding.dims import AnyDim, DimVar, Sym
+
+__all__ = ["Leaf", "RelevanceIndex", "BOTH_MODES"]
+
+Leaf = Union[Sym, AnyDim, DimVar]
+
+#: Both witness modes (bit ``1 << m`` for mode ``m``); a leaf no member mentions is dead in both.
+BOTH_MODES = 3
+
+
+class RelevanceIndex:
+    """Members by leaf, with the dead leaves and the members they kill kept apart."""
+
+    def __init__(self) -> None:
+        self.leaves: dict[int, frozenset[Leaf]] = {}
+        self.dead: dict[Leaf, int] = {}  # leaf -> modes in which it kills every member; 0: alive
+        self.killers: dict[int, set[Leaf]] = {}  # member -> the dead leaves that kill it
+        self.killed_by: dict[Leaf, set[int]] = {}  # dead leaf -> the members it kills
+        self.live: dict[Leaf, list[int]] = {}  # leaf -> the members no dead leaf kills
+
+    def add(self, member: int, leaves: frozenset[Leaf], kills: Mapping[Leaf, int]) -> None:
+        """Add ``member`` over ``leaves``; ``kills[y]`` holds the modes in which ``y`` kills it."""
+        self.leaves[member] = leaves
+        for y in sorted(leaves, key=lambda a: a._key):
+            old = self.dead.get(y, BOTH_MODES)
+            new = old & kills.get(y, 0)
+            self.dead[y] = new
+            if old and not new:  # y comes alive: the members it killed may become live
+                for f in sorted(self.killed_by.pop(y, ())):
+                    ks = self.killers[f]
+                    ks.discard(y)
+                    if not ks:
+                        self._make_live(f)
+        ks = {y for y in leaves if self.dead[y]}
+        self.killers[member] = ks
+        if ks:
+            for y in ks:
+                self.killed_by.setdefault(y, set()).add(member)
+        else:
+            self._make_live(member)
+
+    def _make_live(self, member: int) -> None:
+        for y in self.leaves[member]:
+            self.live.setdefault(y, []).append(member)
+
+    def cone(self, xs: Iterable[Leaf]) -> set[int]:
+        """The members connected to the atoms ``xs`` through kept members (see the module
+        docstring): every member not killed by a dead leaf outside ``xs``."""
+        start = frozenset(xs)
+        seen = set(start)
+        todo = sorted(start, key=lambda a: a._key)
+        out: set[int] = set()
+        while todo:
+            a = todo.pop()
+            cands: list[int] = list(self.live.get(a, ()))
+            if a in start:
+                cands.extend(f for f in self.killed_by.get(a, ()) if self.killers[f] <= start)
+            for f in cands:
+                if f in out:
+                    continue
+                out.add(f)
+                for y in self.leaves[f]:
+                    if y not in seen:
+                        seen.add(y)
+                        todo.append(y)
+        return out
