@@ -11,6 +11,7 @@ shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squee
               ``cat``/``stack``/``split``/``chunk``, tensor indexing, factories (``zeros``, ``arange``)
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
 nn            functional layers: convolutions, pooling, normalization, embedding, attention
+conv_transpose transposed convolutions (modules, functions, aten), composed of existing operators
 modules       leaf ``nn.Module`` classes, typed from their parameters and attributes
 aten          the aten overloads of exported programs (mostly onto the converters above)
 ============  ==================================================================================
@@ -18,6 +19,7 @@ aten          the aten overloads of exported programs (mostly onto the converter
 
 from symshape.torch.convert import (  # noqa: F401  (import registers)
     aten,
+    conv_transpose,
     elementwise,
     linalg,
     modules,

@@ -13,7 +13,8 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
 * ``scaled_dot_product_attention`` is ``softmax(q @ k^T + mask) @ v``;
 * ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
 
-Calls with no symshape counterpart (``interpolate``, ``conv_transpose*``, ``unfold``, ...) are
+Transposed convolutions are composed in :mod:`symshape.torch.convert.conv_transpose`. Calls with
+no symshape counterpart (``interpolate``, ``unfold``, ...) are
 ``unsupported-op`` with the reason, listed in the gap list.
 """
 
@@ -125,9 +126,14 @@ def convolution(
     output_padding: Any,
     groups: Any,
 ) -> Any:
-    """``aten.convolution`` (not transposed): the rank of the weight gives the dimensionality."""
+    """``aten.convolution``: the number of strides gives the dimensionality; a transposed one is
+    composed (:mod:`symshape.torch.convert.conv_transpose`)."""
     if transposed:
-        raise Unsupported("transposed convolution has no symshape operator yet")
+        from symshape.torch.convert.conv_transpose import transposed_convolution
+
+        return transposed_convolution(
+            ctx, input, weight, bias, stride, padding, dilation, output_padding, groups
+        )
     nd = len(ctx.ints(stride, "stride"))
     b = ctx.tensor(bias, "bias") if bias is not None else None
     return conv(
@@ -496,9 +502,6 @@ def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = Non
 _NO_OPERATOR = {
     F.interpolate: "interpolate/upsample",
     F.upsample: "interpolate/upsample",
-    F.conv_transpose1d: "conv_transpose",
-    F.conv_transpose2d: "conv_transpose",
-    F.conv_transpose3d: "conv_transpose",
     F.unfold: "unfold (im2col)",
     F.fold: "fold (col2im)",
     F.pixel_shuffle: "pixel_shuffle",
