@@ -109,6 +109,10 @@ def span_tracer() -> Any:
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
 
     class SpanTracer(torch.fx.Tracer):
+        # buffers are graph nodes (``get_attr``), as parameters are: a model that slices one by a
+        # traced size (HF's ``self.position_ids[:, :t]``) can then be traced
+        proxy_buffer_attributes = True
+
         def create_node(self, *args: Any, **kwargs: Any) -> torch.fx.Node:
             node = super().create_node(*args, **kwargs)
             if node.op != "placeholder":

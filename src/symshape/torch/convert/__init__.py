@@ -8,7 +8,8 @@ elementwise   arithmetic with scalars and broadcasting, comparisons, unary math,
               ``where``/``masked_fill``/``clamp``, dtype conversions, pass-through calls
 reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
 shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squeeze``/``expand``,
-              ``cat``/``stack``/``split``/``chunk``, tensor indexing, factories (``zeros``, ``arange``)
+              ``cat``/``stack``/``split``/``chunk``, tensor indexing
+factories     ``zeros``/``ones``/``full``/``new_zeros``/``arange``/``torch.tensor``/``eye``
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
 nn            functional layers: convolutions, pooling, normalization, embedding, attention
 conv_transpose transposed convolutions (modules, functions, aten), composed of existing operators
@@ -21,6 +22,7 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     aten,
     conv_transpose,
     elementwise,
+    factories,
     linalg,
     modules,
     nn,

@@ -21,6 +21,7 @@ import torch.nn.functional as F
 import symshape as ss
 from symshape.torch.context import Ctx, dtype_name, scalar_dtype
 from symshape.torch.registry import converts
+from symshape.torch.shape_values import arith
 from symshape.torch.values import DtypeOf, Opaque, Unsupported
 
 __all__ = [
@@ -78,7 +79,7 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
             if v.cascade:
                 return v.derived("any")
             k = kind or ("sizes" if any(_is_sizes(x) for x in (a, b)) else _kind(a, b))
-            return v.derived(k)
+            return arith(ctx, py, a, b, v.derived(k)) if py is not None else v.derived(k)
     if py is None:
         raise Unsupported("needs tensor operands")
     try:

@@ -1,0 +1,133 @@
+"""Sizes as values (symshape.torch.shape_values) against torch: ``x.size()``, ``x.size(i)``,
+``x.shape[i]`` of computed tensors, arithmetic on them, and their uses as shapes (``view``,
+``reshape``, ``expand``, factories), ``arange`` bounds, slice bounds, and ``split`` by size of an
+axis only inference knows. Every node's shape (and every size's value) is compared with torch at
+concrete sizes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+import torch
+
+import symshape as ss
+import symshape.torch as sst
+from torch_zoo.oracle import check_fn, example_of, fn_module, mismatches, record, types_of
+
+X = {"x": (("b", 6, "n"), "float32")}
+SIZES = [{"b": 2, "n": 4}, {"b": 3, "n": 1}, {"b": 1, "n": 7}]
+
+
+def _heads(x: torch.Tensor) -> torch.Tensor:
+    y = x.relu()
+    b, c, n = y.size()
+    return y.view(b, c // 2, 2 * n).transpose(1, 2)
+
+
+def _unpack(x: torch.Tensor) -> torch.Tensor:
+    q, k, v = x.relu().split(2, dim=1)
+    return q + k * v
+
+
+def _unpack_uneven(x: torch.Tensor) -> torch.Tensor:
+    a, b = x.relu().split(4, dim=1)
+    return a.sum(1) + b.sum(1)
+
+
+VALUED = [
+    lambda x: x.relu().view(x.relu().shape[0], -1),
+    lambda x: x.relu().view(x.shape[0], x.relu().size(1) // 2, -1),
+    lambda x: x.relu().view(-1, x.relu().size(-1)),
+    lambda x: x.relu().reshape(x.relu().shape[:-1] + (1, -1)),
+    lambda x: x.relu().reshape(x.relu().size()),
+    lambda x: (x.relu() * 2).view(x.relu().size(0) * x.relu().size(1), x.relu().size(2)),
+    _heads,
+    lambda x: torch.arange(x.relu().size(2)),
+    lambda x: torch.arange(0, x.relu().size(2), 2),
+    lambda x: torch.arange(1, x.relu().shape[-1] + 1, dtype=torch.float32),
+    lambda x: x[:, : x.shape[2]],
+    lambda x: x.relu()[:, : x.relu().size(2)],
+    lambda x: x.relu()[:, x.relu().size(2) :],
+    lambda x: x.relu()[..., 1 : x.relu().size(1) - 3],
+    lambda x: x.relu()[:, :1].expand(-1, x.relu().size(1), -1),
+    lambda x: x.new_zeros(x.relu().size(0), 3),
+    lambda x: torch.ones(x.relu().shape[1:]),
+    lambda x: x.relu().new_zeros(x.relu().shape),
+    lambda x: x.new_full((x.relu().size(2),), 1.0),
+    lambda x: torch.full((x.relu().size(0), 2), 7),
+    _unpack,
+    _unpack_uneven,
+]
+
+
+@pytest.mark.parametrize("fn", VALUED, ids=[f"v{i}" for i in range(len(VALUED))])
+def test_sizes_of_computed_tensors(fn: Any) -> None:
+    check_fn(fn_module(fn, 1), X, SIZES)
+
+
+def test_values_are_the_sizes() -> None:
+    """``value_of`` a size node is the dimension inference found for it."""
+    res = check_fn(fn_module(_heads, 1), X, SIZES)
+    b, n = ss.dims("b n")
+    values = {str(node.target): res.value_of(node) for node in res.fx_graph.nodes if node.op != "output"}
+    sizes = [res.value_of(node) for node in res.fx_graph.nodes if node.target == "size"]
+    assert sizes == [(b, 6, n)], values
+    out = res.type_of("transpose")
+    assert out == ss.Tensor((b, 2 * n, 3), "float32")
+
+
+def test_split_by_size_of_a_computed_axis() -> None:
+    res = check_fn(fn_module(_unpack, 1), X, SIZES)
+    b, n = ss.dims("b n")
+    assert res.type_of("add") == ss.Tensor((b, 2, n), "float32")
+
+
+def test_split_by_size_used_in_part() -> None:
+    """``x.split(2, 1)[0]``: the pieces used are typed (how many there are in all, the graph does
+    not say; the split node itself is a tuple of the pieces used)."""
+    model = fn_module(lambda x: x.relu().split(2, 1)[0] * 2, 1)
+    res = sst.infer(model, types_of(X))
+    assert res.ok, res.report()
+    for sizes in SIZES:
+        seen = record(model, res.fx_graph, example_of(X, sizes))
+        seen.pop("split")
+        assert mismatches(res, seen, sizes) == [], sizes
+
+
+def test_a_size_without_a_value_names_where_it_came_from() -> None:
+    def f(x: torch.Tensor) -> torch.Tensor:
+        y = x.relu()
+        half = math.floor(y.shape[2] / 2)
+        return (y * 2).view(half, -1)
+
+    res = sst.infer(fn_module(f, 1), types_of(X))
+    (err,) = res.errors
+    assert err.code == "unsupported-op"
+    assert "shape values" in err.message or "run-time" in err.message, err.message
+    assert err.notes and err.notes[0].span is not None
+    assert err.notes[0].span.line == err.span.line - 1  # type: ignore[union-attr]
+
+
+class PositionIds(torch.nn.Module):
+    """HF style: a buffer sliced by a traced size (needs buffers traced as graph nodes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("position_ids", torch.arange(10).expand((1, -1)), persistent=False)
+        self.emb = torch.nn.Embedding(10, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.size(1)
+        return x.unsqueeze(-1) + self.emb(self.position_ids[:, :t])
+
+
+def test_a_buffer_sliced_by_a_traced_size() -> None:
+    res = check_fn(PositionIds(), {"x": (("b", "t"), "float32")}, [{"b": 2, "t": 3}, {"b": 1, "t": 10}])
+    b, t = ss.dims("b t")
+    out = res.type_of("add")
+    assert isinstance(out, ss.TensorType) and out.dims[0] == b and out.dims[2] == 4
+    # the slice shortens silently past the 10 positions; the broadcast then needs t <= 10
+    assert all(g.holds({b: 2, t: 10}) for g in res.guards)
+    assert not all(g.holds({b: 2, t: 11}) for g in res.guards)
