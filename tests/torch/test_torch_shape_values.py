@@ -131,3 +131,41 @@ def test_a_buffer_sliced_by_a_traced_size() -> None:
     # the slice shortens silently past the 10 positions; the broadcast then needs t <= 10
     assert all(g.holds({b: 2, t: 10}) for g in res.guards)
     assert not all(g.holds({b: 2, t: 11}) for g in res.guards)
+
+
+class CausalAttention(torch.nn.Module):
+    """nanoGPT's attention without flash (the mask buffer sliced ``[:, :, :T, :T]`` by the
+    input's size) with HF GPT-2's ``_split_heads`` (``t.size()[:-1] + (heads, d)``)."""
+
+    def __init__(self, n_embd: int = 32, n_head: int = 4, block_size: int = 16) -> None:
+        super().__init__()
+        self.c_attn = torch.nn.Linear(n_embd, 3 * n_embd)
+        self.c_proj = torch.nn.Linear(n_embd, n_embd)
+        self.n_head, self.n_embd = n_head, n_embd
+        mask = torch.tril(torch.ones(block_size, block_size)).view(1, 1, block_size, block_size)
+        self.register_buffer("bias", mask)
+
+    def _split_heads(self, t: torch.Tensor) -> torch.Tensor:
+        new_shape = t.size()[:-1] + (self.n_head, t.size(-1) // self.n_head)
+        return t.view(new_shape).permute(0, 2, 1, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x * 1.0
+        B, T, C = x.size()  # noqa: N806 (nanoGPT's names)
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        k = self._split_heads(k)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        y = torch.softmax(att, dim=-1) @ v
+        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+
+def test_causal_attention_with_a_sliced_mask() -> None:
+    sizes = [{"b": 2, "t": 5}, {"b": 1, "t": 16}]
+    res = check_fn(CausalAttention(), {"x": (("b", "t", 32), "float32")}, sizes)
+    b, t = ss.dims("b t")
+    assert res.type_of("c_proj") == ss.Tensor((b, t, 32), "float32")
+    assert all(g.holds({b: 1, t: 16}) for g in res.guards)
+    assert not all(g.holds({b: 1, t: 17}) for g in res.guards)  # the mask has 16 positions
