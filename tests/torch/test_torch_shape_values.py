@@ -59,6 +59,13 @@ VALUED = [
     lambda x: torch.full((x.relu().size(0), 2), 7),
     _unpack,
     _unpack_uneven,
+    # axes counted from the end of a computed tensor: reshapes read from its shape value
+    lambda x: x.relu().flatten(-2),
+    lambda x: x.relu().flatten(0, -2),
+    lambda x: x.relu().unflatten(-2, (3, -1)),
+    lambda x: x.relu().unflatten(-1, (x.shape[2], 1)),
+    lambda x: x.relu().repeat(1, 2, 1),
+    lambda x: x.relu().repeat(2, 1, 1, 3),
 ]
 
 

@@ -217,10 +217,21 @@ def _nonneg(ctx: Ctx, x: ss.Expr, axis: int, what: str, extra: int = 0) -> int:
 @converts(*keys("flatten", aten.flatten, inplace=False))
 def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
     """``torch.flatten(x, start_dim, end_dim)``: ``(0,) * start + (-1,)`` up to the last axis,
-    pairwise ``-3`` merges otherwise."""
+    pairwise ``-3`` merges otherwise; dims counted from the end of a tensor whose rank only
+    inference knows: a reshape to ``x.shape[:start] + (-1,) + x.shape[end + 1:]`` read from
+    ``x``'s shape value."""
     x = ctx.tensor(input)
     e = ctx.axis(end_dim, "end_dim")
-    s = _nonneg(ctx, x, ctx.axis(start_dim, "start_dim"), "start_dim")
+    s = ctx.axis(start_dim, "start_dim")
+    if ctx.rank(x) is None and (s < 0 or e < -1):
+        if (s < 0) == (e < 0) and e < s:
+            raise Unsupported(f"flatten: end_dim {e} is before start_dim {s}")
+        if s < 0 <= e:
+            raise Unsupported("flatten: start_dim from the end with end_dim from the front needs the rank")
+        if s == e:
+            return x
+        return _respliced(ctx, x, s, (-1,), None if e == -1 else e + 1)
+    s = _nonneg(ctx, x, s, "start_dim")
     if e == -1:
         return ss.ops.reshape(x, (0,) * s + (-1,))
     e = _nonneg(ctx, x, e, "end_dim")
@@ -229,14 +240,30 @@ def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
     return _merge(x, s, e - s + 1) if e > s else x
 
 
+def _respliced(
+    ctx: Ctx, x: ss.Expr, lead_end: int, middle: Sequence[Size], tail_start: int | None
+) -> ss.Expr:
+    """``reshape(x, x.shape[:lead_end] + middle + x.shape[tail_start:])`` with ``x``'s shape as a
+    value, so axes counted from the end need no rank at import time."""
+    sh = ctx.let(ss.ops.shape_of(x), "shape")
+    parts: list[ss.Expr] = [ss.ops.strided_slice(sh, [0], [lead_end]), ss.ops.int_tensor(tuple(middle))]
+    if tail_start is not None:
+        parts.append(ss.ops.strided_slice(sh, [tail_start], [None]))
+    return ss.ops.reshape(x, ss.ops.concatenate(parts, axis=0), allowzero=True)
+
+
 @converts(*keys("unflatten", aten.unflatten, inplace=False))
 def unflatten(ctx: Ctx, input: Any, dim: Any, sizes: Any) -> Any:
-    """``x.unflatten(dim, sizes)``: chained ``-4`` splits."""
+    """``x.unflatten(dim, sizes)``: chained ``-4`` splits (a dim counted from the end of a tensor
+    whose rank only inference knows: a reshape read from ``x``'s shape value)."""
     x = ctx.tensor(input)
-    d = _nonneg(ctx, x, ctx.axis(dim), "dim")
+    d = ctx.axis(dim)
     sz = list(ctx.sizes(sizes, "sizes"))
     if sz.count(-1) > 1:
         raise Unsupported("at most one size can be -1")
+    if d < 0 and ctx.rank(x) is None:
+        return _respliced(ctx, x, d, sz, None if d == -1 else d + 1)
+    d = _nonneg(ctx, x, d, "dim")
     for j in range(len(sz) - 1):
         head = sz[j]
         rest = sz[j + 1 :]
@@ -359,14 +386,16 @@ def expand_as(ctx: Ctx, input: Any, other: Any) -> Any:
 @converts(*keys("repeat", inplace=False))
 def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
     """``x.repeat(*sizes)`` of a tensor whose rank is known: new leading axes, then each axis
-    concatenated ``r`` times."""
+    concatenated ``r`` times; of a computed tensor, ``tile``."""
     x = ctx.tensor(input)
     reps = ctx.ints(
         list(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else list(sizes), "sizes"
     )
     rank = ctx.rank(x)
     if rank is None:
-        raise Unsupported("repeat of a computed tensor needs its rank, which only inference knows (tile)")
+        # numpy's tile: the same result wherever torch's repeat is defined (at least one
+        # repetition per axis; torch's own error for fewer is not reported)
+        return ss.ops.tile(x, reps)
     if len(reps) < rank:
         raise Unsupported("repeat needs at least one size per dimension")
     out = x
