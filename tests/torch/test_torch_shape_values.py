@@ -176,3 +176,35 @@ def test_causal_attention_with_a_sliced_mask() -> None:
     assert res.type_of("c_proj") == ss.Tensor((b, t, 32), "float32")
     assert all(g.holds({b: 1, t: 16}) for g in res.guards)
     assert not all(g.holds({b: 1, t: 17}) for g in res.guards)  # the mask has 16 positions
+
+
+class ExportedSizes(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("pos", torch.zeros(1, 20, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x.relu()
+        b, t, c = y.shape
+        z = y.view(b * t, c) * torch.tensor(t).float()
+        return z.view(b, t, c) + self.pos[:, :t] + torch.arange(t)[None, :, None].float()
+
+
+def test_sizes_in_exported_programs() -> None:
+    """``aten.sym_size`` products as view sizes, ``aten.scalar_tensor`` of a size (then
+    ``detach_``), ``arange`` of a size, a buffer sliced by one: torch's own symbolic shapes."""
+    from torch.export import Dim, export
+
+    from torch_zoo.oracle import export_mismatches
+
+    ep = export(
+        ExportedSizes(), (torch.randn(2, 5, 4),), dynamic_shapes={"x": {0: Dim.DYNAMIC, 1: Dim.DYNAMIC}}
+    )
+    types = types_of({"x": (("b", "t", 4), "float32")})
+    b, t = ss.dims("b t")
+    for prog in (ep, ep.run_decompositions()):
+        res = sst.infer(prog, types)
+        assert res.status == "guarded", res.report()
+        assert export_mismatches(res, prog, types) == []
+        assert all(g.holds({b: 2, t: 20}) for g in res.guards)
+        assert not all(g.holds({b: 2, t: 21}) for g in res.guards)

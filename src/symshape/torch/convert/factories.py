@@ -175,9 +175,14 @@ def _nested_shape(v: Any) -> tuple[tuple[int, ...], str]:
 
 @converts(torch.tensor, torch.as_tensor, torch.scalar_tensor, aten.scalar_tensor)
 def tensor(ctx: Ctx, data: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """``torch.tensor(data)``: the shape of the nested lists."""
+    """``torch.tensor(data)``: the shape of the nested lists; of a size (``aten.scalar_tensor`` of a
+    symbolic size in an exported program), the 0-d int64 tensor carrying it."""
     if isinstance(data, ss.Expr):
         return cast(ctx, data, dtype) if dtype is not None else data
+    if (is_int(data) and not isinstance(data, int)) or (has_value(data) and data.kind == "int"):
+        v = scalar_value(data)
+        assert v is not None
+        return cast(ctx, v, dtype) if dtype is not None else v
     if isinstance(data, Opaque):
         return ss.Constant(shape=(), dtype=_dtype(ctx, dtype, "int64" if data.kind == "int" else "float32"))
     shape, dt = _nested_shape(ctx.static(data, "the data"))
