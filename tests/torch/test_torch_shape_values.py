@@ -208,3 +208,26 @@ def test_sizes_in_exported_programs() -> None:
         assert export_mismatches(res, prog, types) == []
         assert all(g.holds({b: 2, t: 20}) for g in res.guards)
         assert not all(g.holds({b: 2, t: 21}) for g in res.guards)
+
+
+class SymMinMax(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.shape[1]
+        y = x.relu()
+        return x.new_zeros(torch.sym_max(t, 4), torch.sym_min(t, 3), torch.sym_max(y.shape[0], 1))
+
+
+def test_sym_max_and_sym_min_of_sizes() -> None:
+    """``torch.sym_max``/``sym_min`` of sizes in an exported program: ``max``/``min`` dimensions."""
+    from torch.export import Dim, export
+
+    from torch_zoo.oracle import export_mismatches
+
+    ep = export(SymMinMax(), (torch.randn(2, 5),), dynamic_shapes={"x": {0: Dim.DYNAMIC, 1: Dim.DYNAMIC}})
+    types = types_of({"x": (("b", "t"), "float32")})
+    res = sst.infer(ep, types)
+    assert res.ok, res.report()
+    assert export_mismatches(res, ep, types) == []
+    out = res.type_of("new_zeros")
+    assert isinstance(out, ss.TensorType)
+    assert [d.subs({ss.dim("t"): 2, ss.dim("b"): 3}) for d in out.dims] == [4, 2, 3]

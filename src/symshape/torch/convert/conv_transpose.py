@@ -1,5 +1,5 @@
 """Transposed convolutions: ``nn.ConvTranspose{1,2,3}d``, ``F.conv_transpose{1,2,3}d``,
-``aten.conv_transpose*`` and ``aten.convolution(..., transposed=True)``.
+``aten.conv_transpose*`` and ``aten.convolution`` (transposed or not, of exported programs).
 
 symshape has no transposed-convolution operator (see the gap list), so each one is composed of
 existing operators, the way the operation is usually explained: along every spatial axis the
@@ -31,7 +31,7 @@ from symshape.torch.convert.nn import conv
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported, static_shape
 
-__all__ = ["conv_transpose", "transposed_convolution"]
+__all__ = ["conv_transpose", "convolution"]
 
 aten = torch.ops.aten
 
@@ -172,7 +172,8 @@ for _nd_ in (1, 2, 3):
     converts(_FUNCTIONS[_nd_], getattr(aten, f"conv_transpose{_nd_}d"))(_function(_nd_))
 
 
-def transposed_convolution(
+@converts(aten.convolution)
+def convolution(
     ctx: Ctx,
     input: Any,
     weight: Any,
@@ -180,21 +181,15 @@ def transposed_convolution(
     stride: Any,
     padding: Any,
     dilation: Any,
+    transposed: Any,
     output_padding: Any,
     groups: Any,
 ) -> Any:
-    """``aten.convolution(..., transposed=True, ...)`` (called by :func:`nn.convolution`)."""
+    """``aten.convolution`` of exported programs: the number of strides gives the
+    dimensionality; ``transposed=True`` is a transposed convolution."""
     nd = len(ctx.ints(stride, "stride"))
+    x, w = ctx.tensor(input), ctx.tensor(weight, "weight")
     b = ctx.tensor(bias, "bias") if bias is not None else None
-    return conv_transpose(
-        ctx,
-        nd,
-        ctx.tensor(input),
-        ctx.tensor(weight, "weight"),
-        b,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-    )
+    if transposed:
+        return conv_transpose(ctx, nd, x, w, b, stride, padding, output_padding, groups, dilation)
+    return conv(ctx, nd, x, w, b, stride, padding, dilation, groups)

@@ -13,7 +13,8 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
 * ``scaled_dot_product_attention`` is ``softmax(q @ k^T + mask) @ v``;
 * ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
 
-Transposed convolutions are composed in :mod:`symshape.torch.convert.conv_transpose`. Calls with
+Transposed convolutions (and ``aten.convolution``) are in
+:mod:`symshape.torch.convert.conv_transpose`. Calls with
 no symshape counterpart (``interpolate``, ``unfold``, ...) are
 ``unsupported-op`` with the reason, listed in the gap list.
 """
@@ -111,34 +112,6 @@ def _conv_fn(nd: int) -> Any:
 
 for _nd_ in (1, 2, 3):
     converts(getattr(F, f"conv{_nd_}d"), getattr(aten, f"conv{_nd_}d"))(_conv_fn(_nd_))
-
-
-@converts(aten.convolution)
-def convolution(
-    ctx: Ctx,
-    input: Any,
-    weight: Any,
-    bias: Any,
-    stride: Any,
-    padding: Any,
-    dilation: Any,
-    transposed: Any,
-    output_padding: Any,
-    groups: Any,
-) -> Any:
-    """``aten.convolution``: the number of strides gives the dimensionality; a transposed one is
-    composed (:mod:`symshape.torch.convert.conv_transpose`)."""
-    if transposed:
-        from symshape.torch.convert.conv_transpose import transposed_convolution
-
-        return transposed_convolution(
-            ctx, input, weight, bias, stride, padding, dilation, output_padding, groups
-        )
-    nd = len(ctx.ints(stride, "stride"))
-    b = ctx.tensor(bias, "bias") if bias is not None else None
-    return conv(
-        ctx, nd, ctx.tensor(input), ctx.tensor(weight, "weight"), b, stride, padding, dilation, groups
-    )
 
 
 # -- pooling ------------------------------------------------------------------------------------
