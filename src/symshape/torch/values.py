@@ -133,12 +133,18 @@ class Unsupported(Exception):
 
 
 class NeedsShapeValues(Unsupported):
-    """A size the importer needs at import time is a run-time shape value (:class:`Opaque`)."""
+    """A size the converter needs is a run-time value it cannot use (:class:`Opaque`): one without
+    a shape value (a float, ``x.dim()``), or a converter that needs the number at import time."""
 
     def __init__(self, what: str, value: Opaque) -> None:
+        why = (
+            "symshape follows run-time sizes as values only through integer arithmetic"
+            if value.value is None
+            else "this call needs it as a number at import time"
+        )
         super().__init__(
             f"{what} needs a size known at import time, but it is computed from a tensor's shape "
-            "at run time (shape values are not supported yet)",
+            f"at run time ({why})",
             [(f"the size comes from {value.describe()}", value.span)],
         )
         self.value = value
