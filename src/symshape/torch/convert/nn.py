@@ -394,8 +394,9 @@ def f_group_norm(
 
 
 def embedding(x: ss.Expr, weight: ss.Expr) -> ss.Expr:
-    """``weight[ids]``: ``take(weight, ids, axis=0)``."""
-    return ss.ops.take(weight, x, axis=0)
+    """``weight[ids]``: ``take(weight, ids, axis=0, mode="raise")`` (torch raises on an index out
+    of range; it does not clamp)."""
+    return ss.ops.take(weight, x, axis=0, mode="raise")
 
 
 @converts(F.embedding)

@@ -630,7 +630,7 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         out = ss.ops.squeeze(out, axis=squeeze_axes)
     if take is not None:
         idx, axis = take
-        out = ss.ops.take(out, idx, axis=axis)
+        out = ss.ops.take(out, idx, axis=axis, mode="raise")
     # None: new axes (front part left to right, back part right to left)
     pos = 0
     for it in before:
@@ -669,7 +669,7 @@ def select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
 
 @converts(*keys("index_select", inplace=False))
 def index_select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
-    return ss.ops.take(ctx.tensor(input), ctx.tensor(index, "index"), axis=ctx.axis(dim))
+    return ss.ops.take(ctx.tensor(input), ctx.tensor(index, "index"), axis=ctx.axis(dim), mode="raise")
 
 
 @converts(aten.slice)
