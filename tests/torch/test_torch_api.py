@@ -261,3 +261,22 @@ def test_notebook_display_includes_the_importer_errors() -> None:
     assert "unsupported-op" in html and "error" in html
     assert repr(res) == "TorchInferenceResult(status='error', errors=2, guards=0)"
     assert res.graph().number_of_nodes() > 0  # the constraint graph, as for any result
+
+
+class BranchOnBuffer(nn.Module):
+    """Python control flow on a buffer's contents: traced with buffers as constants."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("use_relu", torch.tensor(True))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.use_relu:
+            return x.relu()[:, :2]
+        return x
+
+
+def test_a_model_branching_on_a_buffer_traces() -> None:
+    res = sst.infer(BranchOnBuffer(), types_of({"x": (("b", 4), "float32")}))
+    assert res.ok, res.report()
+    assert res.type_of("getitem") == ss.Tensor((ss.dim("b"), 2), "float32")
