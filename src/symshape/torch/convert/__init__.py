@@ -4,6 +4,7 @@
 module        what
 ============  ==================================================================================
 python        Python values: ``x.shape``, ``x.size(i)``, ``x.dim()``, ``x.dtype``, ``math.*``
+promotion     torch's type promotion (``torch.result_type``) as an operator of the importer's own
 elementwise   arithmetic with scalars and broadcasting, comparisons, unary math, activations,
               ``where``/``masked_fill``/``clamp``, dtype conversions, pass-through calls
 reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
@@ -26,6 +27,7 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     linalg,
     modules,
     nn,
+    promotion,
     python,
     reduce,
     shape,
