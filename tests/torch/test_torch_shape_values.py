@@ -231,3 +231,18 @@ def test_sym_max_and_sym_min_of_sizes() -> None:
     out = res.type_of("new_zeros")
     assert isinstance(out, ss.TensorType)
     assert [d.subs({ss.dim("t"): 2, ss.dim("b"): 3}) for d in out.dims] == [4, 2, 3]
+
+
+def _timm_qkv(x: torch.Tensor) -> torch.Tensor:
+    """timm's attention: ``qkv.reshape(B, N, 3, heads, d).permute(2, 0, 3, 1, 4).unbind(0)``."""
+    y = x.relu().transpose(1, 2)
+    b, n, c = y.shape
+    qkv = torch.cat([y, y, y], dim=-1).reshape(b, n, 3, 2, c // 2).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv.unbind(0)
+    return (q @ k.transpose(-2, -1)).softmax(-1) @ v
+
+
+def test_unbind_of_a_computed_axis() -> None:
+    res = check_fn(fn_module(_timm_qkv, 1), X, SIZES)
+    b, n = ss.dims("b n")
+    assert res.type_of("matmul_1") == ss.Tensor((b, 2, n, 3), "float32")

@@ -493,14 +493,23 @@ def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
 
 @converts(*keys("unbind", inplace=False))
 def unbind(ctx: Ctx, input: Any, dim: Any = 0) -> Any:
+    """``x.unbind(dim)``: as many slices as the size of ``dim`` (known from an annotation or an
+    exported program's node: ``split`` into that many pieces of size 1); in a traced graph that
+    uses pieces 0 .. n-1 (``q, k, v = qkv.unbind(0)``), ``x.select(dim, i)`` for each."""
     x = ctx.tensor(input)
     axis = ctx.axis(dim)
     shape = static_shape(x)
-    if shape is None or not shape[axis].is_constant:
+    n: int | None = None
+    if shape is not None and -len(shape) <= axis < len(shape) and shape[axis].is_constant:
+        n = int(shape[axis].constant_value)  # type: ignore[arg-type]
+    elif ctx.num_outputs is not None:
+        n = ctx.num_outputs
+    if n is not None:
+        parts = _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
+        return tuple(ss.ops.squeeze(p, axis=[axis]) for p in parts)
+    if ctx.items_used is None:
         raise Unsupported("unbind needs the size of the dim, which only inference knows")
-    n = int(shape[axis].constant_value)  # type: ignore[arg-type]
-    parts = _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
-    return tuple(ss.ops.squeeze(p, axis=[axis]) for p in parts)
+    return tuple(select(ctx, x, axis, i) for i in range(ctx.items_used))
 
 
 # -- indexing -----------------------------------------------------------------------------------
