@@ -14,6 +14,7 @@ factories     ``zeros``/``ones``/``full``/``new_zeros``/``arange``/``torch.tenso
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
 nn            functional layers: convolutions, pooling, normalization, embedding, attention
 conv_transpose transposed convolutions (modules, functions, aten), composed of existing operators
+resize        ``F.interpolate``/``nn.Upsample``/``aten.upsample_*``: the shape as a shape value
 modules       leaf ``nn.Module`` classes, typed from their parameters and attributes
 aten          the aten overloads of exported programs (mostly onto the converters above)
 ============  ==================================================================================
@@ -30,6 +31,7 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     promotion,
     python,
     reduce,
+    resize,
     shape,
 )
 

@@ -14,8 +14,8 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
 * ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
 
 Transposed convolutions (and ``aten.convolution``) are in
-:mod:`symshape.torch.convert.conv_transpose`. Calls with
-no symshape counterpart (``interpolate``, ``unfold``, ...) are
+:mod:`symshape.torch.convert.conv_transpose`, resizing in :mod:`symshape.torch.convert.resize`. Calls with
+no symshape counterpart (``unfold``, ``pixel_shuffle``, ...) are
 ``unsupported-op`` with the reason, listed in the gap list.
 """
 
@@ -474,8 +474,6 @@ def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = Non
 
 
 _NO_OPERATOR = {
-    F.interpolate: "interpolate/upsample",
-    F.upsample: "interpolate/upsample",
     F.unfold: "unfold (im2col)",
     F.fold: "fold (col2im)",
     F.pixel_shuffle: "pixel_shuffle",
