@@ -124,7 +124,7 @@ def test_pad_on_an_input() -> None:
 @pytest.mark.parametrize(
     "fn, words",
     [
-        (lambda x: F.interpolate(x, scale_factor=2), "interpolate"),
+        (lambda x: F.unfold(x, 2), "unfold"),
         (lambda x: F.pad(x.relu(), (1, 1)), "rank"),
         (lambda x: F.pixel_shuffle(x, 2), "pixel_shuffle"),
         (lambda x: torch.nonzero(x), "unsupported call `torch.nonzero`"),
