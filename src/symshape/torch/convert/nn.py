@@ -30,7 +30,8 @@ import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.shape import SWAPAXES, sized
 from symshape.torch.registry import converts
-from symshape.torch.values import Unsupported, static_shape
+from symshape.torch.shape_values import has_value, shape_tensor
+from symshape.torch.values import Opaque, Unsupported, static_shape
 
 __all__ = [
     "conv",
@@ -456,21 +457,44 @@ def sdpa(
 
 @converts(F.pad, aten.pad, aten.constant_pad_nd)
 def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = None) -> Any:
-    """``F.pad(x, (left, right, top, bottom, ...))`` pads the last axes; it needs the rank, known
-    for inputs and parameters."""
+    """``F.pad(x, (left, right, top, bottom, ...))`` pads the last axes: ``nn.pad`` when the rank
+    is known (inputs, parameters, exported nodes) and the amounts are non-negative ints;
+    otherwise (a computed tensor, amounts computed from sizes as in UNet's
+    ``F.pad(x1, [dx // 2, dx - dx // 2, ...])``, cropping) the result's shape as a shape value:
+    ``x.shape[:-k]`` then ``x.shape[-k:] + before + after``."""
     x = ctx.tensor(input)
-    p = ctx.ints(pad, "pad")
+    entries = list(pad) if isinstance(pad, (list, tuple)) else [pad]
+    if len(entries) % 2:
+        raise Unsupported(f"F.pad: an odd number ({len(entries)}) of padding values")
     rank = ctx.rank(x)
-    if rank is None:
-        raise Unsupported("F.pad pads the last axes of a tensor whose rank only inference knows")
-    if len(p) % 2 or len(p) // 2 > rank:
+    literal = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in entries)
+    if rank is None or not literal:
+        return _valued_pad(ctx, x, entries)
+    p = ctx.ints(entries, "pad")
+    if len(p) // 2 > rank:
         raise Unsupported(f"F.pad: {len(p)} padding values for rank {rank}")
-    if any(v < 0 for v in p):
-        raise Unsupported("negative padding (cropping) is not supported")
     pairs = [(0, 0)] * rank
     for i in range(len(p) // 2):
         pairs[rank - 1 - i] = (p[2 * i], p[2 * i + 1])
     return ss.ops.pad(x, tuple(pairs))
+
+
+def _valued_pad(ctx: Ctx, x: ss.Expr, entries: list[Any]) -> ss.Expr:
+    k = len(entries) // 2
+    for v in entries:
+        if isinstance(v, Opaque):
+            if not has_value(v) or v.kind != "int":
+                ctx.static(v, "the padding")
+        else:
+            ctx.size(v, "the padding")
+    before = shape_tensor([entries[2 * (k - 1 - i)] for i in range(k)])
+    after = shape_tensor([entries[2 * (k - 1 - i) + 1] for i in range(k)])
+    if before is None or after is None:
+        raise Unsupported("F.pad: padding amounts of this kind are not supported")
+    sh = ctx.let(ss.ops.shape_of(x), "shape")
+    last = ss.ops.add(ss.ops.add(ss.ops.strided_slice(sh, [-k], [None]), before), after)
+    shape = ss.ops.concatenate([ss.ops.strided_slice(sh, [0], [-k]), last], axis=0)
+    return ss.ops.cast_like(ss.ops.zeros(shape, "float32"), x)
 
 
 _NO_OPERATOR = {
