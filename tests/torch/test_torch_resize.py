@@ -76,3 +76,46 @@ def test_exported_upsampling() -> None:
     assert res.ok, res.report()
     assert export_mismatches(res, ep, types) == []
     check_fn(model, IMG, [SIZES[0], SIZES[2]])
+
+
+class _Up(nn.Module):
+    """milesial/Pytorch-UNet's ``Up``: bilinear upsampling, pad to the skip, concatenate, conv."""
+
+    def __init__(self, cin: int, cout: int) -> None:
+        super().__init__()
+        self.up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)
+        self.conv = nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True))
+
+    def forward(self, x1: torch.Tensor, x2: torch.Tensor) -> torch.Tensor:
+        x1 = self.up(x1)
+        diff_y = x2.size()[2] - x1.size()[2]
+        diff_x = x2.size()[3] - x1.size()[3]
+        x1 = F.pad(x1, [diff_x // 2, diff_x - diff_x // 2, diff_y // 2, diff_y - diff_y // 2])
+        return self.conv(torch.cat([x2, x1], dim=1))
+
+
+class MilesialUNet(nn.Module):
+    def __init__(self, w: int = 4) -> None:
+        super().__init__()
+        self.inc = nn.Conv2d(3, w, 3, padding=1)
+        self.down1 = nn.Conv2d(w, 2 * w, 3, padding=1)
+        self.down2 = nn.Conv2d(2 * w, 2 * w, 3, padding=1)
+        self.up1 = _Up(4 * w, w)
+        self.up2 = _Up(2 * w, w)
+        self.outc = nn.Conv2d(w, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x1 = self.inc(x)
+        x2 = self.down1(F.max_pool2d(x1, 2))
+        x3 = self.down2(F.max_pool2d(x2, 2))
+        return self.outc(self.up2(self.up1(x3, x2), x1))
+
+
+def test_a_unet_that_pads_to_its_skips_takes_every_size() -> None:
+    """Odd sizes too: the padding makes up for the pooling's floor, so the output is the input's
+    size wherever both poolings have a row and a column."""
+    res = check_fn(MilesialUNet(), IMG, [{"b": 2, "h": 9, "w": 13}, {"b": 1, "h": 4, "w": 7}])
+    b, h, w = ss.dims("b h w")
+    assert res.type_of("outc") == ss.Tensor((b, 2, h, w), "float32")
+    assert all(g.holds({b: 1, h: 5, w: 4}) for g in res.guards)
+    assert not all(g.holds({b: 1, h: 3, w: 8}) for g in res.guards)  # h // 4 == 0
