@@ -74,6 +74,31 @@ def test_sizes_of_computed_tensors(fn: Any) -> None:
     check_fn(fn_module(fn, 1), X, SIZES)
 
 
+def _chunk_uneven(x: torch.Tensor) -> torch.Tensor:
+    a, b = x.relu().chunk(2, 1)  # 6 // 2 on a computed axis
+    c, d = torch.cat([a, b[:, :1]], 1).chunk(2, 1)  # 4 and 3 of 7
+    return c[:, :3] + d
+
+
+def _chunk_batch(x: torch.Tensor) -> torch.Tensor:
+    a, b = x.chunk(2, 0)  # b is symbolic: ceil(b / 2) and the rest
+    return a.sum(0) + b.sum(0)
+
+
+def _chunk_computed_symbolic(x: torch.Tensor) -> torch.Tensor:
+    a, b, c = x.relu().reshape(x.shape[0], -1).chunk(3, 1)  # 6n in pieces of ceil(6n / 3)
+    return torch.cat([a, b, c], 1)
+
+
+CHUNKS = [_chunk_uneven, _chunk_batch, _chunk_computed_symbolic, lambda x: torch.cat(x.chunk(4, 1), 1)]
+
+
+@pytest.mark.parametrize("fn", CHUNKS, ids=[f"c{i}" for i in range(len(CHUNKS))])
+def test_chunk_follows_torchs_rule(fn: Any) -> None:
+    """``chunk(n)``: pieces of ``ceil(d / n)``, the last shorter (7 in 2 is 4 and 3)."""
+    check_fn(fn_module(fn, 1), X, [{"b": 2, "n": 4}, {"b": 3, "n": 3}, {"b": 5, "n": 2}])
+
+
 def test_values_are_the_sizes() -> None:
     """``value_of`` a size node is the dimension inference found for it."""
     res = check_fn(fn_module(_heads, 1), X, SIZES)

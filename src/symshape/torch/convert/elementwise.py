@@ -90,13 +90,13 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
 def _promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Expr]:
     """Both operands in the dtype torch computes ``a op b`` in (:mod:`.promotion`): a Python
     number (or a run-time size) is a 0-d constant ranked as a scalar."""
-    def side(v: Any) -> tuple[ss.Expr, bool]:
+    def side(v: Any, name: str) -> tuple[ss.Expr, bool]:
         if isinstance(v, ss.Expr) or (isinstance(v, Opaque) and v.cascade):
             t = ctx.tensor(v)
-            return (t if isinstance(t, ss.Var) else ctx.let(t, "operand")), False
+            return (t if isinstance(t, ss.Var) else ctx.let(t, name)), False
         return ctx.scalar_tensor(v), True
 
-    (x, xs), (y, ys) = side(a), side(b)
+    (x, xs), (y, ys) = side(a, "lhs"), side(b, "rhs")
     # a scalar is a fresh constant at each use (the program stays a tree)
     x2 = ctx.scalar_tensor(a) if xs else x
     y2 = ctx.scalar_tensor(b) if ys else y

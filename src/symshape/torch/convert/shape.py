@@ -486,9 +486,48 @@ def split(ctx: Ctx, input: Any, split_size_or_sections: Any, dim: Any = 0) -> An
 
 @converts(*keys("chunk", inplace=False))
 def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
-    """``x.chunk(n, dim)``: ``n`` equal sections (the size of ``dim`` must divide)."""
+    """``x.chunk(n, dim)``, torch's rule: pieces of ``c = ceil(d / n)`` along ``dim``, the last one
+    shorter, ``ceil(d / c)`` of them. A constant ``d`` gives the split exactly; otherwise the
+    pieces the graph has (an exported node's outputs, or the pieces a traced graph uses) are
+    ``x[i*c:(i+1)*c]``, ``c`` a dimension or a shape value; with neither, ``n`` equal sections
+    (``d`` must divide)."""
     n = ctx.integer(chunks, "chunks")
-    return _pieces(ctx, ss.ops.split(ctx.tensor(input), n, axis=ctx.axis(dim)), n)
+    if n < 1:
+        raise Unsupported(f"chunks must be positive, got {n}")
+    x = ctx.tensor(input)
+    axis = ctx.axis(dim)
+    shape = static_shape(x)
+    d = shape[axis] if shape is not None and -len(shape) <= axis < len(shape) else None
+    if d is not None and d.is_constant:
+        total = int(d.constant_value)  # type: ignore[arg-type]
+        c = max(1, -(-total // n))
+        k = max(1, -(-total // c))
+        if k == n and c * n == total:
+            return _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
+        return _pieces(ctx, ss.ops.split(x, [c * (i + 1) for i in range(k - 1)], axis=axis), k)
+    count = ctx.num_outputs if ctx.num_outputs is not None else ctx.items_used
+    if count is None:
+        return _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
+    v = x if isinstance(x, ss.Var) else ctx.let(x, "input")
+    if d is not None:
+        size = (d + (n - 1)) // n
+        return tuple(
+            ss.ops.strided_slice(v, [i * size], [(i + 1) * size], axes=[axis])  # type: ignore[list-item]
+            for i in range(count)
+        )
+    sh = ctx.let(ss.ops.shape_of(v), "shape")
+    length = ss.ops.take(sh, ss.ops.int_tensor(axis), axis=0, mode="fast")
+    c_val = ctx.let(
+        ss.ops.floor_divide(ss.ops.add(length, ss.ops.int_tensor(n - 1)), ss.ops.int_tensor(n)), "size"
+    )
+
+    def at(i: int) -> ss.Expr:
+        return ss.ops.expand_dims(ss.ops.multiply(c_val, ss.ops.int_tensor(i)), axis=0)
+
+    return tuple(
+        ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis])  # type: ignore[arg-type]
+        for i in range(count)
+    )
 
 
 @converts(*keys("unbind", inplace=False))
