@@ -109,6 +109,7 @@ SWAPAXES = ss.register_op(
     1,
     check_attrs=_check_swapaxes,
     doc="swap two axes (negative axes count from the end)",
+    attr_types={"axis1": "int", "axis2": "int"},
 )
 
 
