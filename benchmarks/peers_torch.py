@@ -11,8 +11,9 @@ model and a 12-layer GPT-2 (small) block stack, beside ``symshape.torch.infer`` 
   node annotated ``Dyn``, ``transform_all_constraints`` (constraint generation + fixpoint
   rewriting), then a fresh ``z3.Solver`` checks the constraints with the input pinned to
   ``tensor4(b, 3, 224, 224)`` and ``b > 4`` (symbolic batch, as ``test_resnet502``).
-* ``symshape.torch.infer``: trace + import + infer, symbolic batch (and sequence); and import +
-  infer of the ``ExportedProgram`` that ``torch.export`` made (export time not counted).
+* ``symshape.torch.infer``: trace + import + infer, symbolic batch (and sequence), the median of
+  ``--reps`` runs (``trace_s``: torch.fx's tracing alone); and import + infer of the
+  ``ExportedProgram`` that ``torch.export`` made (export time not counted).
 
 Models are built once, outside the timings (ResNet-50 has 25 M parameters, the GPT-2 stack 163 M;
 only their shapes matter).
@@ -124,32 +125,53 @@ def time_mgt(model: Any) -> dict[str, Any]:
     return out
 
 
-def time_symshape(model: Any, types: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def time_symshape(model: Any, types: Callable[[], dict[str, Any]], reps: int = 1) -> dict[str, Any]:
+    """``symshape.torch.infer`` (trace + import + infer), the median of ``reps`` runs; for an
+    ``nn.Module`` also the tracing alone (``trace_s``, torch.fx's share)."""
+    import statistics
+
+    import torch
+
     import symshape.torch as sst
+    from symshape.torch.api import trace
 
-    t0 = time.perf_counter()
-    try:
-        res = sst.infer(model, types())
-        status = res.status
-        detail = res.errors[0].message[:160] if res.errors else ""
-    except Exception as e:
-        status, detail = "exception", _first_line(e)
-    return {"total_s": time.perf_counter() - t0, "status": status, "detail": detail}
+    totals: list[float] = []
+    traces: list[float] = []
+    status, detail = "", ""
+    for _ in range(max(1, reps)):
+        t0 = time.perf_counter()
+        try:
+            res = sst.infer(model, types())
+            status = res.status
+            detail = res.errors[0].message[:160] if res.errors else ""
+        except Exception as e:
+            status, detail = "exception", _first_line(e)
+        totals.append(time.perf_counter() - t0)
+        if isinstance(model, torch.nn.Module) and not isinstance(model, torch.fx.GraphModule):
+            t1 = time.perf_counter()
+            trace(model)
+            traces.append(time.perf_counter() - t1)
+    out: dict[str, Any] = {"total_s": statistics.median(totals), "status": status, "detail": detail}
+    if traces:
+        out["trace_s"] = statistics.median(traces)
+    if reps > 1:
+        out["reps"] = reps
+    return out
 
 
-def measure(names: list[str]) -> dict[str, dict[str, Any]]:
-    """One measurement of each peer on each model."""
+def measure(names: list[str], reps: int = 1) -> dict[str, dict[str, Any]]:
+    """One measurement of each peer on each model (symshape's: the median of ``reps``)."""
     warnings.filterwarnings("ignore")
     out: dict[str, dict[str, Any]] = {}
     for name in names:
         model, example, dynamic, types = MODELS[name]()
         row: dict[str, Any] = {}
         time_symshape(model, types)  # warm-up: imports, converter registration
-        row["symshape"] = time_symshape(model, types)
+        row["symshape"] = time_symshape(model, types, reps)
         row["torch.export"], ep = time_export(model, example, dynamic)
         if ep is not None:  # symshape on torch.export's graph (the export itself not counted)
             time_symshape(ep, types)
-            row["symshape (exported graph)"] = time_symshape(ep, types)
+            row["symshape (exported graph)"] = time_symshape(ep, types, reps)
         row["migrate_gradual_types"] = time_mgt(model) if name == "resnet50" else time_mgt_any(model)
         out[name] = row
     return out
@@ -177,8 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--only", nargs="*", default=list(MODELS), choices=list(MODELS))
     p.add_argument("--json", default=None)
+    p.add_argument("--reps", type=int, default=3, help="symshape runs per model (the median)")
     args = p.parse_args(argv)
-    results = measure(args.only)
+    results = measure(args.only, args.reps)
     for name, row in results.items():
         print(f"== {name}")
         for peer, r in row.items():

@@ -133,7 +133,7 @@ def test_error_report_is_in_the_model_source() -> None:
 class TwoUnsupported(nn.Module):
     def __init__(self) -> None:
         super().__init__()
-        self.up = nn.ConvTranspose2d(4, 4, 2, stride=2)
+        self.up = nn.PixelShuffle(2)
         self.fc = nn.Linear(4, 2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -148,7 +148,7 @@ def test_unsupported_calls_are_collected_for_the_whole_model() -> None:
     assert res.status == "error"
     assert [d.code for d in res.errors] == ["unsupported-op", "unsupported-op"]
     first, second = res.errors
-    assert "ConvTranspose2d" in first.message and "self.up(x)" in _line(first.span)
+    assert "PixelShuffle" in first.message and "self.up(x)" in _line(first.span)
     assert "torch.fft.rfft" in second.message or "fft_rfft" in second.message
     assert "torch.fft.rfft(y)" in _line(second.span)
     # the nodes after them are typed as far as they can be: unknown rank, no further report
@@ -261,3 +261,22 @@ def test_notebook_display_includes_the_importer_errors() -> None:
     assert "unsupported-op" in html and "error" in html
     assert repr(res) == "TorchInferenceResult(status='error', errors=2, guards=0)"
     assert res.graph().number_of_nodes() > 0  # the constraint graph, as for any result
+
+
+class BranchOnBuffer(nn.Module):
+    """Python control flow on a buffer's contents: traced with buffers as constants."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("use_relu", torch.tensor(True))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.use_relu:
+            return x.relu()[:, :2]
+        return x
+
+
+def test_a_model_branching_on_a_buffer_traces() -> None:
+    res = sst.infer(BranchOnBuffer(), types_of({"x": (("b", 4), "float32")}))
+    assert res.ok, res.report()
+    assert res.type_of("getitem") == ss.Tensor((ss.dim("b"), 2), "float32")

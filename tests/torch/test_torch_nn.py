@@ -9,6 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import symshape as ss
 import symshape.torch as sst
 from torch_zoo.oracle import check_fn, fn_module, types_of
 
@@ -121,11 +122,38 @@ def test_pad_on_an_input() -> None:
     check_fn(fn_module(lambda x: F.pad(x, (1, 2, 0, 3), value=1.0), 1), {"x": IMG["x"]}, IMG_SIZES)
 
 
+def _unet_pad(x: torch.Tensor) -> torch.Tensor:
+    """milesial's Pytorch-UNet: pad the upsampled map to the skip's size, computed from sizes."""
+    x1 = F.max_pool2d(x.relu(), 2)
+    x2 = x.relu()
+    diff_y = x2.size()[2] - x1.size()[2]
+    diff_x = x2.size()[3] - x1.size()[3]
+    x1 = F.pad(x1, [diff_x // 2, diff_x - diff_x // 2, diff_y // 2, diff_y - diff_y // 2])
+    return torch.cat([x2, x1], dim=1)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: F.pad(x.relu(), (1, 1)),
+        lambda x: F.pad(x.relu(), (1, 2, 3, 4, 5, 6)),
+        lambda x: F.pad(x, (-1, 0, 1, 2)),
+        lambda x: F.pad(x, (x.shape[2], 0)),
+        _unet_pad,
+    ],
+)
+def test_pad_by_shape_values(fn: Any) -> None:
+    """Padding a computed tensor, by computed or negative amounts: the shape as a shape value."""
+    res = check_fn(fn_module(fn, 1), {"x": IMG["x"]}, [{"b": 2, "h": 9, "w": 12}, {"b": 1, "h": 5, "w": 7}])
+    out = next(n for n in res.fx_graph.nodes if n.op == "output").args[0]
+    t = res.type_of(out.name)
+    assert isinstance(t, ss.TensorType) and all(not d.has_unknowns for d in t.dims)
+
+
 @pytest.mark.parametrize(
     "fn, words",
     [
-        (lambda x: F.interpolate(x, scale_factor=2), "interpolate"),
-        (lambda x: F.pad(x.relu(), (1, 1)), "rank"),
+        (lambda x: F.unfold(x, 2), "unfold"),
         (lambda x: F.pixel_shuffle(x, 2), "pixel_shuffle"),
         (lambda x: torch.nonzero(x), "unsupported call `torch.nonzero`"),
     ],

@@ -1,5 +1,5 @@
 """symshape.torch.convert.shape against torch: views, permutations, joins and splits, indexing,
-factories; and the sizes the importer cannot know yet."""
+factories; and the ranks the importer cannot know yet."""
 
 from __future__ import annotations
 
@@ -185,37 +185,20 @@ def test_errors(fn: Any, code: str) -> None:
 @pytest.mark.parametrize(
     "fn, words",
     [
-        (lambda x: x.relu().view(x.relu().shape[0], -1), "shape value"),
-        (lambda x: x.relu().split(2, 1)[0], "split by size"),
-        (lambda x: x.relu().view(x.shape[0], x.relu().size(1) * 2, -1), "shape value"),
-        (lambda x: torch.arange(x.relu().size(2)), "shape value"),
-        (lambda x: x[:, : x.shape[2]], "symbolic size"),
-        (lambda x: x.relu().flatten(-2), "rank"),
-        (lambda x: x.relu().repeat(1, 2, 1), "rank"),
+        (lambda x: x.relu().movedim(0, -1), "rank"),
+        (lambda x: x.relu().movedim(1, 0), "rank"),
     ],
 )
-def test_sizes_the_importer_cannot_know_yet(fn: Any, words: str) -> None:
-    """Sizes of computed tensors (shape values), and ranks of computed tensors: an
-    ``unsupported-op`` error at the line, naming where the size came from."""
+def test_ranks_the_importer_cannot_know_yet(fn: Any, words: str) -> None:
+    """Ranks of computed tensors (where a converter needs one at import time): an
+    ``unsupported-op`` error at the line. (Sizes of computed tensors are shape values:
+    tests/torch/test_torch_shape_values.py.)"""
     res = sst.infer(fn_module(fn, 1), types_of(X))
     assert res.status == "error"
     (err,) = res.errors
     assert err.code == "unsupported-op"
     assert words in err.message
     assert err.span is not None and err.span.file == __file__
-
-
-def test_shape_value_note_points_at_the_size() -> None:
-    def f(x: torch.Tensor) -> torch.Tensor:
-        y = x.relu()
-        b = y.shape[0]
-        return (y * 2).view(b, -1)
-
-    res = sst.infer(fn_module(f, 1), types_of(X))
-    (err,) = res.errors
-    assert "shape values" in err.message
-    assert err.notes and err.notes[0].span is not None and "relu.size()[0]" in err.notes[0].message
-    assert err.notes[0].span.line == err.span.line - 1  # type: ignore[union-attr]
 
 
 @settings(max_examples=25)

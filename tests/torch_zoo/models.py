@@ -541,8 +541,10 @@ BROKEN: dict[str, ZooCase] = {
             _image_types(),
             (),
             _image_example(),
-            broken_line="self.conv1(torch.cat",
-            broken_note="self.conv1 = DoubleConv",
+            # the conflicting convolution is the first of DoubleConv's (its innermost user line);
+            # a note shows the concatenation in UNet.forward that feeds it
+            broken_line="return self.net(x)",
+            broken_note="self.conv1(torch.cat",
         ),
         ZooCase(
             "lstm_tagger",

@@ -43,10 +43,14 @@ def trace(model: Any, concrete_args: Mapping[str, Any] | None = None) -> Any:
     _torch()
     from symshape.torch.spans import span_tracer
 
-    tracer = span_tracer()
+    args = dict(concrete_args) if concrete_args else None
     try:
-        return tracer.trace(model, concrete_args=dict(concrete_args) if concrete_args else None)
+        return span_tracer().trace(model, concrete_args=args)
     except Exception as e:
+        try:  # a model that branches on a buffer's contents traces with buffers as constants
+            return span_tracer(proxy_buffers=False).trace(model, concrete_args=args)
+        except Exception:
+            pass
         first = str(e).strip().split("\n")[0]
         raise ss.SymshapeError(
             UNSUPPORTED_OP,

@@ -101,11 +101,15 @@ class Ctx:
         module_path: str = "",
         target: Any = None,
         num_outputs: int | None = None,
+        items_used: int | None = None,
     ) -> None:
         self.node_name = node_name
         self.node_target = target
         #: how many results the graph says the node has (exported programs record it), or None
         self.num_outputs = num_outputs
+        #: in a traced graph, one past the largest index of the node's result used (every use is
+        #: ``result[i]``, as unpacking ``q, k, v = ...`` gives), or None
+        self.items_used = items_used
         self.span = span
         self.module = module
         self.module_path = module_path
@@ -114,7 +118,14 @@ class Ctx:
     def for_module(self, module: Any, module_path: str) -> Ctx:
         """The same node's context for a module inside the called one (``layer.activation``)."""
         return Ctx(
-            self._host, self.node_name, self.span, module, module_path, self.node_target, self.num_outputs
+            self._host,
+            self.node_name,
+            self.span,
+            module,
+            module_path,
+            self.node_target,
+            self.num_outputs,
+            self.items_used,
         )
 
     def let(self, e: ss.Expr, suffix: str) -> ss.Var:

@@ -26,6 +26,7 @@ except bad API input (a missing input type).
 from __future__ import annotations
 
 import inspect
+import operator
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -234,7 +235,7 @@ class Importer:
             return self._fail(node, msg, span)
         val = node.meta.get("val")
         outputs = len(val) if isinstance(val, (list, tuple)) else None
-        ctx = Ctx(self, node.name, span, module, path, node.target, outputs)
+        ctx = Ctx(self, node.name, span, module, path, node.target, outputs, _items_used(node))
         n_bindings = len(self.bindings)
         try:
             value = conv(ctx, *args, **kwargs)
@@ -354,6 +355,22 @@ class Importer:
         if isinstance(value, (bool, int, float, ss.Dim, Opaque)):
             return ss.Constant(shape=(), dtype=scalar_dtype(value))
         return ss.Tuple([])
+
+
+def _items_used(node: torch.fx.Node) -> int | None:
+    """How many results a node of a symbolically traced graph has, when every use takes one by a
+    constant index (``q, k, v = x.split(n, 2)`` unpacks into three ``getitem`` nodes): one past
+    the largest index. torch's unpacking checks the count at run time; the graph keeps only the
+    ``getitem`` nodes."""
+    found: list[int] = []
+    for user in node.users:
+        if user.op != "call_function" or user.target is not operator.getitem or len(user.args) != 2:
+            return None
+        i = user.args[1]
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            return None
+        found.append(i)
+    return max(found) + 1 if found else None
 
 
 def _operands(e: ss.Expr) -> Iterator[ss.Expr]:

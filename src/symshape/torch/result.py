@@ -34,6 +34,11 @@ class TorchInferenceResult(ss.InferenceResult):
         self.values: dict[str, Any] = imported.values
         self.import_errors: list[ss.Diagnostic] = list(imported.diagnostics)
         self.errors = [*self.import_errors, *inner.errors]
+        if self.import_errors:
+            # a node that could not be imported stands for a tensor of unknown rank whose sizes
+            # are solver unknowns; conditions on them (`?d5 != 0` from a reshape downstream) are
+            # consequences of the error already reported, never a guard on the user's sizes
+            self.guards = [g for g in inner.guards if not _mentions_anonymous(g)]
         self.status = "error" if self.errors else inner.status
 
     @property
@@ -77,30 +82,47 @@ class TorchInferenceResult(ss.InferenceResult):
 
     def value_of(self, e: Any) -> Any:
         """The Python value of a node that is not a tensor (``x.size(0)`` of an input annotated
-        ``(b, 3)`` is the dimension ``b``); None where it is only known at run time."""
+        ``(b, 3)`` is the dimension ``b``; of an intermediate ``x``, the dimension inference found
+        for it); None where it is not known."""
         hit = self._node_value(e)
         if hit is None:
             raise ss.SymshapeError(INVALID_ARGUMENT, f"no fx node {e!r} in the model")
         value = hit[1]
-        if isinstance(value, (Opaque, ss.Expr, DtypeOf)):
-            return None
         if isinstance(value, (tuple, list)):
-            return tuple(None if isinstance(v, (Opaque, ss.Expr)) else v for v in value)
-        return value
+            return tuple(self._python_value(v) for v in value)
+        return self._python_value(value)
+
+    def _python_value(self, v: Any) -> Any:
+        """A static value as it is; a run-time size by the value inference found for it (a
+        dimension, or a tuple for sizes; None where unknown)."""
+        if isinstance(v, Opaque):
+            if v.value is None or v.cascade:
+                return None
+            return self.inner.value_of(v.value)
+        if isinstance(v, (ss.Expr, DtypeOf)):
+            return None
+        return v
 
     def report(self, program: bool = False) -> str:
-        """Status, the importer's diagnostics, type errors, guards (as ``InferenceResult.report``)."""
-        inner = self.inner.report(program).split("\n")
-        lines = [f"status: {self.status}"]
-        lines.extend(d.render() for d in self.import_errors)
-        lines.extend(inner[1:])
-        return "\n".join(lines)
+        """Status, the importer's diagnostics, type errors, guards (``InferenceResult.report`` of
+        this result's own errors and guards)."""
+        return super().report(program)
 
     def __repr__(self) -> str:
         return (
             f"TorchInferenceResult(status={self.status!r}, errors={len(self.errors)}, "
             f"guards={len(self.guards)})"
         )
+
+
+def _mentions_anonymous(g: Any) -> bool:
+    """The guard's condition mentions a solver unknown (``?d5``) or an anonymous ``?``."""
+    from symshape.encoding.conds import cond_dims
+
+    for d in cond_dims(g.cond):
+        if d.has_unknowns or any(not x.is_symbol for x in d.symbols):
+            return True
+    return False
 
 
 def _show(v: Any) -> str:

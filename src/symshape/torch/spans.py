@@ -99,16 +99,22 @@ def user_frame_span(torch_dir: str) -> ss.Span | None:
     return None
 
 
-def span_tracer() -> Any:
+def span_tracer(proxy_buffers: bool = True) -> Any:
     """A ``torch.fx.Tracer`` that records each node's call site in the model's source in
     ``node.meta[SPAN_META]``: one walk up the Python stack per node, with the exact column of the
-    call (torch's ``record_stack_traces`` formats a whole traceback per node instead)."""
+    call (torch's ``record_stack_traces`` formats a whole traceback per node instead).
+    ``proxy_buffers``: buffers are graph nodes, as parameters are (so a buffer can be sliced by a
+    traced size), rather than constants (so Python code may branch on one)."""
     import torch
     import torch.fx
 
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
 
     class SpanTracer(torch.fx.Tracer):
+        # buffers are graph nodes (``get_attr``), as parameters are: a model that slices one by a
+        # traced size (HF's ``self.position_ids[:, :t]``) can then be traced
+        proxy_buffer_attributes = proxy_buffers
+
         def create_node(self, *args: Any, **kwargs: Any) -> torch.fx.Node:
             node = super().create_node(*args, **kwargs)
             if node.op != "placeholder":

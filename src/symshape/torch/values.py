@@ -10,10 +10,12 @@ Every fx node becomes one *value*:
   a parameter (``x.shape[0]`` of an input annotated ``(b, 3, h, w)`` is the dimension ``b``),
 * an :class:`Opaque` value: a Python number or size tuple the program computes from the shape of
   a tensor whose shape only inference knows (``x.size(0)`` of an intermediate tensor). Those are
-  *shape values*, which symshape cannot carry yet: used as a size (``view``, ``expand``,
-  ``arange``) they give an ``unsupported-op`` diagnostic that names where they came from; used as
-  a scalar operand of tensor arithmetic they are a 0-d tensor (their value does not matter to
-  the types).
+  *shape values*: each int (or size tuple) carries an int64 expression whose value is the size
+  (:mod:`symshape.torch.shape_values`), which the converters pass to the operators that read
+  sizes from values (``view``, ``expand``, ``zeros``, ``arange``, slicing). A size without a
+  value (a float, ``x.dim()``) used as a size gives an ``unsupported-op`` diagnostic that names
+  where it came from; used as a scalar operand of tensor arithmetic an opaque value is a 0-d
+  tensor (its value does not matter to the types).
 
 >>> o = Opaque("size", "relu.size()", None, "sizes")
 >>> o.item(0).describe()
@@ -51,7 +53,9 @@ class Opaque:
     ``cascade`` marks values that stand for the result of an unsupported node, whose use is
     not reported again. ``of`` and ``index`` say which tensor's which dimension a size is
     (``x.size(0)``), when it is exactly that: ``x.view(x.size(0), -1)`` needs no value, as
-    reshape can copy a dimension (Relay's ``0``).
+    reshape can copy a dimension (Relay's ``0``). ``value`` is the int64 expression that carries
+    the size as a shape value (0-d for an int, 1-d for sizes; see
+    :mod:`symshape.torch.shape_values`), None where there is none (floats, ``x.dim()``).
     """
 
     origin: str
@@ -61,6 +65,7 @@ class Opaque:
     cascade: bool = False
     of: ss.Expr | None = field(default=None, compare=False)
     index: int | None = None
+    value: ss.Expr | None = field(default=None, compare=False)
 
     def describe(self) -> str:
         return f"`{self.what}` (a run-time shape value)" if self.kind != "any" else self.what
@@ -128,12 +133,18 @@ class Unsupported(Exception):
 
 
 class NeedsShapeValues(Unsupported):
-    """A size the importer needs at import time is a run-time shape value (:class:`Opaque`)."""
+    """A size the converter needs is a run-time value it cannot use (:class:`Opaque`): one without
+    a shape value (a float, ``x.dim()``), or a converter that needs the number at import time."""
 
     def __init__(self, what: str, value: Opaque) -> None:
+        why = (
+            "symshape follows run-time sizes as values only through integer arithmetic"
+            if value.value is None
+            else "this call needs it as a number at import time"
+        )
         super().__init__(
             f"{what} needs a size known at import time, but it is computed from a tensor's shape "
-            "at run time (shape values are not supported yet)",
+            f"at run time ({why})",
             [(f"the size comes from {value.describe()}", value.span)],
         )
         self.value = value

@@ -4,13 +4,17 @@
 module        what
 ============  ==================================================================================
 python        Python values: ``x.shape``, ``x.size(i)``, ``x.dim()``, ``x.dtype``, ``math.*``
+promotion     torch's type promotion (``torch.result_type``) as an operator of the importer's own
 elementwise   arithmetic with scalars and broadcasting, comparisons, unary math, activations,
               ``where``/``masked_fill``/``clamp``, dtype conversions, pass-through calls
 reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
 shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squeeze``/``expand``,
-              ``cat``/``stack``/``split``/``chunk``, tensor indexing, factories (``zeros``, ``arange``)
+              ``cat``/``stack``/``split``/``chunk``, tensor indexing
+factories     ``zeros``/``ones``/``full``/``new_zeros``/``arange``/``torch.tensor``/``eye``
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
 nn            functional layers: convolutions, pooling, normalization, embedding, attention
+conv_transpose transposed convolutions (modules, functions, aten), composed of existing operators
+resize        ``F.interpolate``/``nn.Upsample``/``aten.upsample_*``: the shape as a shape value
 modules       leaf ``nn.Module`` classes, typed from their parameters and attributes
 aten          the aten overloads of exported programs (mostly onto the converters above)
 ============  ==================================================================================
@@ -18,12 +22,16 @@ aten          the aten overloads of exported programs (mostly onto the converter
 
 from symshape.torch.convert import (  # noqa: F401  (import registers)
     aten,
+    conv_transpose,
     elementwise,
+    factories,
     linalg,
     modules,
     nn,
+    promotion,
     python,
     reduce,
+    resize,
     shape,
 )
 

@@ -11,13 +11,16 @@ model's typing, and symbolic-int helpers (``torch.sym_max``, ``torch.sym_float``
 from __future__ import annotations
 
 import operator
+from dataclasses import replace
 from typing import Any
 
 import torch
 
 import symshape as ss
+from symshape.encoding.dims import dmax, dmin
 from symshape.torch.context import Ctx
 from symshape.torch.registry import converts
+from symshape.torch.shape_values import has_value, is_int, scalar_value
 from symshape.torch.values import Opaque, Unsupported
 
 __all__ = ["assertion", "sym_op"]
@@ -53,11 +56,16 @@ def assertion(ctx: Ctx, *args: Any, **kwargs: Any) -> Any:
     return None
 
 
-def _sym(py: Any) -> Any:
+def _sym(py: Any, value_op: str | None = None) -> Any:
     def conv(ctx: Ctx, *args: Any) -> Any:
         for a in args:
             if isinstance(a, Opaque):
-                return a.derived("int")
+                out = a.derived("int")
+                if value_op is not None and len(args) == 2 and all(has_value(x) or is_int(x) for x in args):
+                    va, vb = (scalar_value(x) for x in args)
+                    if va is not None and vb is not None:
+                        out = replace(out, value=ctx.let(ss.Op.get(value_op)(va, vb), "value"))
+                return out
         try:
             return py(*args)
         except TypeError:
@@ -68,18 +76,18 @@ def _sym(py: Any) -> Any:
 
 def _max(a: Any, b: Any) -> Any:
     if isinstance(a, ss.Dim) or isinstance(b, ss.Dim):
-        raise TypeError
+        return dmax(a, b)
     return max(a, b)
 
 
 def _min(a: Any, b: Any) -> Any:
     if isinstance(a, ss.Dim) or isinstance(b, ss.Dim):
-        raise TypeError
+        return dmin(a, b)
     return min(a, b)
 
 
-converts(torch.sym_max)(_sym(_max))
-converts(torch.sym_min)(_sym(_min))
+converts(torch.sym_max)(_sym(_max, "maximum"))
+converts(torch.sym_min)(_sym(_min, "minimum"))
 converts(torch.sym_int)(_sym(lambda a: a if isinstance(a, (int, ss.Dim)) else int(a)))
 converts(torch.sym_float)(_sym(lambda a: float(a) if not isinstance(a, ss.Dim) else operator.truediv(a, 1)))
 converts(torch.sym_not)(_sym(operator.not_))

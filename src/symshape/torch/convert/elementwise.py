@@ -2,8 +2,9 @@
 activations, ``where``/``masked_fill``/``clamp``, dtype conversions, and calls that keep their
 input's type (``contiguous``, ``dropout`` in a shape check, ...).
 
-Arithmetic on two tensors broadcasts (``ss.ops.add``); a Python number (or a run-time size)
-against a tensor is a 0-d tensor of that tensor's dtype; on two Python values (sizes read from an
+Arithmetic on two tensors broadcasts (``ss.ops.add``) after torch's type promotion of both
+operands (:mod:`symshape.torch.convert.promotion`; a Python number or a run-time size is a 0-d
+scalar operand: ``int_tensor * 0.5`` is float32); on two Python values (sizes read from an
 annotation) it is evaluated, so ``c // self.n_head`` of a known ``c`` is a dimension. Activations
 without a symshape operator are written with the operators that define them (GELU is
 ``x * (1 + erf(x / sqrt 2)) / 2``, as TVM's PyTorch frontend does), which types them exactly.
@@ -20,7 +21,9 @@ import torch.nn.functional as F
 
 import symshape as ss
 from symshape.torch.context import Ctx, dtype_name, scalar_dtype
+from symshape.torch.convert.promotion import PROMOTE
 from symshape.torch.registry import converts
+from symshape.torch.shape_values import arith
 from symshape.torch.values import DtypeOf, Opaque, Unsupported
 
 __all__ = [
@@ -69,22 +72,38 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
     """``op(a, b)`` for tensors (a Python number operand becomes a 0-d tensor), ``py(a, b)`` for
     Python values, an opaque value when either is one."""
     if _tensorish(a) or _tensorish(b):
-        if isinstance(a, ss.Expr):
-            return op(a, ctx.operand(b, a))
-        assert isinstance(b, ss.Expr)
-        return op(ctx.operand(a, b), b)
+        return op(*_promoted(ctx, a, b, floating=kind == "float"))
     for v in (a, b):
         if isinstance(v, Opaque):
             if v.cascade:
                 return v.derived("any")
             k = kind or ("sizes" if any(_is_sizes(x) for x in (a, b)) else _kind(a, b))
-            return v.derived(k)
+            return arith(ctx, py, a, b, v.derived(k)) if py is not None else v.derived(k)
     if py is None:
         raise Unsupported("needs tensor operands")
     try:
         return py(a, b)
     except (TypeError, ZeroDivisionError, ValueError, ss.SymshapeError):
         return Opaque(ctx.node_name, f"{a!s} {_sym(py)} {b!s}", ctx.span, kind or _kind(a, b))
+
+
+def _promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Expr]:
+    """Both operands in the dtype torch computes ``a op b`` in (:mod:`.promotion`): a Python
+    number (or a run-time size) is a 0-d constant ranked as a scalar."""
+    def side(v: Any, name: str) -> tuple[ss.Expr, bool]:
+        if isinstance(v, ss.Expr) or (isinstance(v, Opaque) and v.cascade):
+            t = ctx.tensor(v)
+            return (t if isinstance(t, ss.Var) else ctx.let(t, name)), False
+        return ctx.scalar_tensor(v), True
+
+    (x, xs), (y, ys) = side(a, "lhs"), side(b, "rhs")
+    # a scalar is a fresh constant at each use (the program stays a tree)
+    x2 = ctx.scalar_tensor(a) if xs else x
+    y2 = ctx.scalar_tensor(b) if ys else y
+    return (
+        PROMOTE(x, y, scalar=xs, other_scalar=ys, floating=floating),
+        PROMOTE(y2, x2, scalar=ys, other_scalar=xs, floating=floating),
+    )
 
 
 def _is_sizes(v: object) -> bool:
@@ -449,6 +468,7 @@ for _name, _dt in (
     "contiguous",
     "clone",
     "detach",
+    "detach_",
     "cpu",
     "cuda",
     "requires_grad_",
@@ -491,6 +511,7 @@ for _name, _dt in (
     aten.clone,
     aten.contiguous,
     aten.detach,
+    aten.detach_,
     aten.alias,
     aten.lift_fresh_copy,
     aten.dropout,

@@ -13,7 +13,9 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
 * ``scaled_dot_product_attention`` is ``softmax(q @ k^T + mask) @ v``;
 * ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
 
-Calls with no symshape counterpart (``interpolate``, ``conv_transpose*``, ``unfold``, ...) are
+Transposed convolutions (and ``aten.convolution``) are in
+:mod:`symshape.torch.convert.conv_transpose`, resizing in :mod:`symshape.torch.convert.resize`. Calls with
+no symshape counterpart (``unfold``, ``pixel_shuffle``, ...) are
 ``unsupported-op`` with the reason, listed in the gap list.
 """
 
@@ -28,7 +30,8 @@ import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.shape import SWAPAXES, sized
 from symshape.torch.registry import converts
-from symshape.torch.values import Unsupported, static_shape
+from symshape.torch.shape_values import has_value, shape_tensor
+from symshape.torch.values import Opaque, Unsupported, static_shape
 
 __all__ = [
     "conv",
@@ -110,29 +113,6 @@ def _conv_fn(nd: int) -> Any:
 
 for _nd_ in (1, 2, 3):
     converts(getattr(F, f"conv{_nd_}d"), getattr(aten, f"conv{_nd_}d"))(_conv_fn(_nd_))
-
-
-@converts(aten.convolution)
-def convolution(
-    ctx: Ctx,
-    input: Any,
-    weight: Any,
-    bias: Any,
-    stride: Any,
-    padding: Any,
-    dilation: Any,
-    transposed: Any,
-    output_padding: Any,
-    groups: Any,
-) -> Any:
-    """``aten.convolution`` (not transposed): the rank of the weight gives the dimensionality."""
-    if transposed:
-        raise Unsupported("transposed convolution has no symshape operator yet")
-    nd = len(ctx.ints(stride, "stride"))
-    b = ctx.tensor(bias, "bias") if bias is not None else None
-    return conv(
-        ctx, nd, ctx.tensor(input), ctx.tensor(weight, "weight"), b, stride, padding, dilation, groups
-    )
 
 
 # -- pooling ------------------------------------------------------------------------------------
@@ -415,8 +395,9 @@ def f_group_norm(
 
 
 def embedding(x: ss.Expr, weight: ss.Expr) -> ss.Expr:
-    """``weight[ids]``: ``take(weight, ids, axis=0)``."""
-    return ss.ops.take(weight, x, axis=0)
+    """``weight[ids]``: ``take(weight, ids, axis=0, mode="raise")`` (torch raises on an index out
+    of range; it does not clamp)."""
+    return ss.ops.take(weight, x, axis=0, mode="raise")
 
 
 @converts(F.embedding)
@@ -476,29 +457,47 @@ def sdpa(
 
 @converts(F.pad, aten.pad, aten.constant_pad_nd)
 def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = None) -> Any:
-    """``F.pad(x, (left, right, top, bottom, ...))`` pads the last axes; it needs the rank, known
-    for inputs and parameters."""
+    """``F.pad(x, (left, right, top, bottom, ...))`` pads the last axes: ``nn.pad`` when the rank
+    is known (inputs, parameters, exported nodes) and the amounts are non-negative ints;
+    otherwise (a computed tensor, amounts computed from sizes as in UNet's
+    ``F.pad(x1, [dx // 2, dx - dx // 2, ...])``, cropping) the result's shape as a shape value:
+    ``x.shape[:-k]`` then ``x.shape[-k:] + before + after``."""
     x = ctx.tensor(input)
-    p = ctx.ints(pad, "pad")
+    entries = list(pad) if isinstance(pad, (list, tuple)) else [pad]
+    if len(entries) % 2:
+        raise Unsupported(f"F.pad: an odd number ({len(entries)}) of padding values")
     rank = ctx.rank(x)
-    if rank is None:
-        raise Unsupported("F.pad pads the last axes of a tensor whose rank only inference knows")
-    if len(p) % 2 or len(p) // 2 > rank:
+    literal = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in entries)
+    if rank is None or not literal:
+        return _valued_pad(ctx, x, entries)
+    p = ctx.ints(entries, "pad")
+    if len(p) // 2 > rank:
         raise Unsupported(f"F.pad: {len(p)} padding values for rank {rank}")
-    if any(v < 0 for v in p):
-        raise Unsupported("negative padding (cropping) is not supported")
     pairs = [(0, 0)] * rank
     for i in range(len(p) // 2):
         pairs[rank - 1 - i] = (p[2 * i], p[2 * i + 1])
     return ss.ops.pad(x, tuple(pairs))
 
 
+def _valued_pad(ctx: Ctx, x: ss.Expr, entries: list[Any]) -> ss.Expr:
+    k = len(entries) // 2
+    for v in entries:
+        if isinstance(v, Opaque):
+            if not has_value(v) or v.kind != "int":
+                ctx.static(v, "the padding")
+        else:
+            ctx.size(v, "the padding")
+    before = shape_tensor([entries[2 * (k - 1 - i)] for i in range(k)])
+    after = shape_tensor([entries[2 * (k - 1 - i) + 1] for i in range(k)])
+    if before is None or after is None:
+        raise Unsupported("F.pad: padding amounts of this kind are not supported")
+    sh = ctx.let(ss.ops.shape_of(x), "shape")
+    last = ss.ops.add(ss.ops.add(ss.ops.strided_slice(sh, [-k], [None]), before), after)
+    shape = ss.ops.concatenate([ss.ops.strided_slice(sh, [0], [-k]), last], axis=0)
+    return ss.ops.cast_like(ss.ops.zeros(shape, "float32"), x)
+
+
 _NO_OPERATOR = {
-    F.interpolate: "interpolate/upsample",
-    F.upsample: "interpolate/upsample",
-    F.conv_transpose1d: "conv_transpose",
-    F.conv_transpose2d: "conv_transpose",
-    F.conv_transpose3d: "conv_transpose",
     F.unfold: "unfold (im2col)",
     F.fold: "fold (col2im)",
     F.pixel_shuffle: "pixel_shuffle",

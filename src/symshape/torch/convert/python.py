@@ -4,7 +4,8 @@
 The importer knows a tensor's shape without inference only for model inputs and parameters (their
 annotations): there ``x.shape`` is a tuple of dimensions and arithmetic on it is symshape
 dimension arithmetic (``b * t``, ``c // 4``). For a computed tensor the sizes are run-time shape
-values: they become :class:`~symshape.torch.values.Opaque` (see :mod:`symshape.torch.values`).
+values: they become :class:`~symshape.torch.values.Opaque` values carrying ``shape_of(x)``
+(see :mod:`symshape.torch.shape_values`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import torch
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.registry import converts
+from symshape.torch.shape_values import size_of, sizes_of
 from symshape.torch.values import DtypeOf, Opaque, static_shape
 
 __all__ = ["size", "dim", "numel", "attribute", "math_fn"]
@@ -41,11 +43,12 @@ def size(ctx: Ctx, input: Any, dim: Any = None) -> Any:
     if dim is None:
         if shape is not None:
             return tuple(_static(d) for d in shape)
-        return Opaque(ctx.node_name, f"{_label(x)}.size()", ctx.span, "sizes", of=x, index=0)
+        base = Opaque(ctx.node_name, f"{_label(x)}.size()", ctx.span, "sizes", of=x, index=0)
+        return sizes_of(ctx, x, base)
     i = ctx.axis(dim)
     if shape is not None:
         return _static(shape[_norm(i, len(shape), "size")])
-    return Opaque(
+    one = Opaque(
         ctx.node_name,
         f"{_label(x)}.size({i})",
         ctx.span,
@@ -53,6 +56,7 @@ def size(ctx: Ctx, input: Any, dim: Any = None) -> Any:
         of=x if i >= 0 else None,
         index=i if i >= 0 else None,
     )
+    return size_of(ctx, x, i, one)
 
 
 def _label(x: ss.Expr) -> str:

@@ -16,13 +16,19 @@ indexed axes (axes after ``...`` counted from the end), a ``squeeze`` of the int
 (which makes ``x[5]`` require ``x.shape[0] > 5``) and ``expand_dims`` for each ``None``; one
 integer-tensor index is a ``take``.
 
-Factories (``zeros``, ``ones``, ``full``, ``arange``, ``torch.tensor``, ...) need their sizes at
-import time; ``arange(t)`` of an annotated size is a ``(t,)`` tensor.
+Factories (``zeros``, ``arange``, ...) are in :mod:`symshape.torch.convert.factories`.
+
+Sizes of computed tensors (``x.size(0)`` of an intermediate ``x``) are shape values
+(:mod:`symshape.torch.shape_values`): a shape holding one (``y.view(B, T, h, C // h)``,
+``expand``) becomes a valued 1-d int64 tensor that ``reshape`` and ``expand`` read; a slice bound
+(``x[:, :t]``) makes the ``strided_slice`` bounds valued tensors. A bound that is a dimension
+of an annotation (``t = x.shape[1]`` of an input) is a literal symbolic bound. ``x.split(s, d)``
+of an axis only inference knows has as many pieces as the graph uses (``q, k, v = ...``), each
+``x[i*s:(i+1)*s]``.
 """
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -30,10 +36,16 @@ from typing import Any
 import torch
 
 import symshape as ss
-from symshape.torch.context import Ctx, dtype_name
-from symshape.torch.convert.elementwise import cast, keys
+from symshape.torch.context import Ctx
+from symshape.torch.convert.elementwise import keys
 from symshape.torch.registry import converts
-from symshape.torch.values import NeedsShapeValues, Opaque, Unsupported, static_shape
+from symshape.torch.shape_values import (
+    bound_tensor,
+    has_value,
+    item_of,
+    shape_tensor,
+)
+from symshape.torch.values import Opaque, Unsupported, static_shape
 
 __all__ = [
     "SWAPAXES",
@@ -49,6 +61,7 @@ __all__ = [
     "sized",
     "getitem",
     "index_tensor",
+    "valued_shape",
 ]
 
 aten = torch.ops.aten
@@ -96,22 +109,55 @@ SWAPAXES = ss.register_op(
     1,
     check_attrs=_check_swapaxes,
     doc="swap two axes (negative axes count from the end)",
+    attr_types={"axis1": "int", "axis2": "int"},
 )
 
 
 # -- reshapes -----------------------------------------------------------------------------------
 
 
-def _spec(ctx: Ctx, x: ss.Expr, shape: Any, what: str) -> tuple[int | ss.Dim, ...]:
-    """A torch shape as Relay ``newshape``: copies of ``x``'s own sizes at their position are 0."""
+def valued_shape(ctx: Ctx, v: Any, what: str) -> ss.Expr | None:
+    """A shape argument that holds run-time sizes, as the 1-d int64 tensor carrying it
+    (:func:`symshape.torch.shape_values.shape_tensor`); None when every size is known at import
+    time. A run-time size without a value raises (``NeedsShapeValues``)."""
+    entries = v
+    if isinstance(v, (list, tuple)) and len(v) == 1 and isinstance(v[0], (list, tuple, Opaque)):
+        entries = v[0]
+    if isinstance(entries, Opaque):
+        entries = [entries]
+    if not isinstance(entries, (list, tuple)) or not any(isinstance(e, Opaque) for e in entries):
+        return None
+    for e in entries:
+        if isinstance(e, Opaque) and not has_value(e):
+            ctx.static(e, what)
+        elif not isinstance(e, Opaque):
+            ctx.size(e, what)
+    t = shape_tensor(list(entries))
+    if t is None:
+        raise Unsupported(f"{what}: a run-time size of this kind is not supported")
+    return t
+
+
+def _spec(ctx: Ctx, x: ss.Expr, shape: Any, what: str) -> tuple[int | ss.Dim, ...] | ss.Expr:
+    """A torch shape as Relay ``newshape``: copies of ``x``'s own sizes at their position are 0;
+    other run-time sizes make it a valued shape tensor."""
     if isinstance(shape, (list, tuple)) and len(shape) == 1 and isinstance(shape[0], (list, tuple, Opaque)):
         shape = shape[0]
     if isinstance(shape, Opaque):
         if shape.of is x and shape.index == 0 and not shape.cascade:
             return (-2,)
-        ctx.static(shape, what)
+        t = valued_shape(ctx, shape, what)
+        assert t is not None
+        return t
     if not isinstance(shape, (list, tuple)):
         shape = (shape,)
+    copy = [
+        isinstance(s, Opaque) and not s.cascade and s.of is x and s.index == i for i, s in enumerate(shape)
+    ]
+    if any(isinstance(s, Opaque) and not c for s, c in zip(shape, copy)):
+        t = valued_shape(ctx, shape, what)
+        assert t is not None
+        return t
     out: list[int | ss.Dim] = []
     copies = literal_zero = False
     for i, s in enumerate(shape):
@@ -139,6 +185,8 @@ def view(ctx: Ctx, input: Any, *shape: Any) -> Any:
     if len(shape) == 1 and isinstance(shape[0], torch.dtype):
         raise Unsupported("a view as another dtype is not supported")
     spec = _spec(ctx, x, shape, "the shape")
+    if isinstance(spec, ss.Expr):
+        return ss.ops.reshape(x, spec, allowzero=True)
     if spec == (-2,):
         return x
     return ss.ops.reshape(x, spec)
@@ -170,10 +218,21 @@ def _nonneg(ctx: Ctx, x: ss.Expr, axis: int, what: str, extra: int = 0) -> int:
 @converts(*keys("flatten", aten.flatten, inplace=False))
 def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
     """``torch.flatten(x, start_dim, end_dim)``: ``(0,) * start + (-1,)`` up to the last axis,
-    pairwise ``-3`` merges otherwise."""
+    pairwise ``-3`` merges otherwise; dims counted from the end of a tensor whose rank only
+    inference knows: a reshape to ``x.shape[:start] + (-1,) + x.shape[end + 1:]`` read from
+    ``x``'s shape value."""
     x = ctx.tensor(input)
     e = ctx.axis(end_dim, "end_dim")
-    s = _nonneg(ctx, x, ctx.axis(start_dim, "start_dim"), "start_dim")
+    s = ctx.axis(start_dim, "start_dim")
+    if ctx.rank(x) is None and (s < 0 or e < -1):
+        if (s < 0) == (e < 0) and e < s:
+            raise Unsupported(f"flatten: end_dim {e} is before start_dim {s}")
+        if s < 0 <= e:
+            raise Unsupported("flatten: start_dim from the end with end_dim from the front needs the rank")
+        if s == e:
+            return x
+        return _respliced(ctx, x, s, (-1,), None if e == -1 else e + 1)
+    s = _nonneg(ctx, x, s, "start_dim")
     if e == -1:
         return ss.ops.reshape(x, (0,) * s + (-1,))
     e = _nonneg(ctx, x, e, "end_dim")
@@ -182,14 +241,30 @@ def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
     return _merge(x, s, e - s + 1) if e > s else x
 
 
+def _respliced(
+    ctx: Ctx, x: ss.Expr, lead_end: int, middle: Sequence[Size], tail_start: int | None
+) -> ss.Expr:
+    """``reshape(x, x.shape[:lead_end] + middle + x.shape[tail_start:])`` with ``x``'s shape as a
+    value, so axes counted from the end need no rank at import time."""
+    sh = ctx.let(ss.ops.shape_of(x), "shape")
+    parts: list[ss.Expr] = [ss.ops.strided_slice(sh, [0], [lead_end]), ss.ops.int_tensor(tuple(middle))]
+    if tail_start is not None:
+        parts.append(ss.ops.strided_slice(sh, [tail_start], [None]))
+    return ss.ops.reshape(x, ss.ops.concatenate(parts, axis=0), allowzero=True)
+
+
 @converts(*keys("unflatten", aten.unflatten, inplace=False))
 def unflatten(ctx: Ctx, input: Any, dim: Any, sizes: Any) -> Any:
-    """``x.unflatten(dim, sizes)``: chained ``-4`` splits."""
+    """``x.unflatten(dim, sizes)``: chained ``-4`` splits (a dim counted from the end of a tensor
+    whose rank only inference knows: a reshape read from ``x``'s shape value)."""
     x = ctx.tensor(input)
-    d = _nonneg(ctx, x, ctx.axis(dim), "dim")
+    d = ctx.axis(dim)
     sz = list(ctx.sizes(sizes, "sizes"))
     if sz.count(-1) > 1:
         raise Unsupported("at most one size can be -1")
+    if d < 0 and ctx.rank(x) is None:
+        return _respliced(ctx, x, d, sz, None if d == -1 else d + 1)
+    d = _nonneg(ctx, x, d, "dim")
     for j in range(len(sz) - 1):
         head = sz[j]
         rest = sz[j + 1 :]
@@ -275,6 +350,9 @@ def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
     x = ctx.tensor(input)
     if "size" in kwargs:
         sizes = (kwargs["size"],)
+    valued = valued_shape(ctx, sizes, "the sizes")
+    if valued is not None:
+        return ss.ops.expand(x, valued)
     target = list(ctx.sizes(sizes, "the sizes"))
     keep = [i for i, s in enumerate(target) if isinstance(s, int) and s == -1]
     if keep:
@@ -309,14 +387,16 @@ def expand_as(ctx: Ctx, input: Any, other: Any) -> Any:
 @converts(*keys("repeat", inplace=False))
 def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
     """``x.repeat(*sizes)`` of a tensor whose rank is known: new leading axes, then each axis
-    concatenated ``r`` times."""
+    concatenated ``r`` times; of a computed tensor, ``tile``."""
     x = ctx.tensor(input)
     reps = ctx.ints(
         list(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else list(sizes), "sizes"
     )
     rank = ctx.rank(x)
     if rank is None:
-        raise Unsupported("repeat of a computed tensor needs its rank, which only inference knows (tile)")
+        # numpy's tile: the same result wherever torch's repeat is defined (at least one
+        # repetition per axis; torch's own error for fewer is not reported)
+        return ss.ops.tile(x, reps)
     if len(reps) < rank:
         raise Unsupported("repeat needs at least one size per dimension")
     out = x
@@ -363,8 +443,9 @@ def _pieces(ctx: Ctx, call: ss.Expr, n: int) -> tuple[ss.Expr, ...]:
 
 @converts(*keys("split", aten.split_with_sizes, "split_with_sizes", inplace=False))
 def split(ctx: Ctx, input: Any, split_size_or_sections: Any, dim: Any = 0) -> Any:
-    """``x.split(size, dim)`` (the size of ``dim`` must be known, or the number of pieces given by
-    an exported program's node) or ``x.split([a, b, c], dim)`` (the sizes must add up to it)."""
+    """``x.split(size, dim)`` (the number of pieces from the size of ``dim`` when it is known, from
+    an exported program's node, or from the pieces a traced graph uses) or ``x.split([a, b, c],
+    dim)`` (the sizes must add up to it)."""
     x = ctx.tensor(input)
     axis = ctx.axis(dim)
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -382,6 +463,16 @@ def split(ctx: Ctx, input: Any, split_size_or_sections: Any, dim: Any = 0) -> An
         # all but the last have `s` elements
         n = ctx.num_outputs
         return _pieces(ctx, ss.ops.split(x, [s * (i + 1) for i in range(n - 1)], axis=axis), n)
+    if (d is None or not d.is_constant) and ctx.items_used is not None:
+        # a traced graph uses pieces 0 .. n-1 (`q, k, v = x.split(s, 2)`): piece i is
+        # x[i*s:(i+1)*s] along the axis (the last one shorter where the axis ends). That torch's
+        # unpacking also needs exactly n pieces is not checked.
+        if s < 1:
+            raise Unsupported(f"split_size must be positive, got {s}")
+        v = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        return tuple(
+            ss.ops.strided_slice(v, [i * s], [(i + 1) * s], axes=[axis]) for i in range(ctx.items_used)
+        )
     if d is None or not d.is_constant:
         raise Unsupported(
             f"split by size {s} needs the size of dim {axis}, which only inference knows "
@@ -396,35 +487,110 @@ def split(ctx: Ctx, input: Any, split_size_or_sections: Any, dim: Any = 0) -> An
 
 @converts(*keys("chunk", inplace=False))
 def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
-    """``x.chunk(n, dim)``: ``n`` equal sections (the size of ``dim`` must divide)."""
+    """``x.chunk(n, dim)``, torch's rule: pieces of ``c = ceil(d / n)`` along ``dim``, the last one
+    shorter, ``ceil(d / c)`` of them. A constant ``d`` gives the split exactly; otherwise the
+    pieces the graph has (an exported node's outputs, or the pieces a traced graph uses) are
+    ``x[i*c:(i+1)*c]``, ``c`` a dimension or a shape value; with neither, ``n`` equal sections
+    (``d`` must divide)."""
     n = ctx.integer(chunks, "chunks")
-    return _pieces(ctx, ss.ops.split(ctx.tensor(input), n, axis=ctx.axis(dim)), n)
+    if n < 1:
+        raise Unsupported(f"chunks must be positive, got {n}")
+    x = ctx.tensor(input)
+    axis = ctx.axis(dim)
+    shape = static_shape(x)
+    d = shape[axis] if shape is not None and -len(shape) <= axis < len(shape) else None
+    if d is not None and d.is_constant:
+        total = int(d.constant_value)  # type: ignore[arg-type]
+        c = max(1, -(-total // n))
+        k = max(1, -(-total // c))
+        if k == n and c * n == total:
+            return _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
+        return _pieces(ctx, ss.ops.split(x, [c * (i + 1) for i in range(k - 1)], axis=axis), k)
+    count = ctx.num_outputs if ctx.num_outputs is not None else ctx.items_used
+    if count is None:
+        return _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
+    v = x if isinstance(x, ss.Var) else ctx.let(x, "input")
+    if d is not None:
+        size = (d + (n - 1)) // n
+        return tuple(
+            ss.ops.strided_slice(v, [i * size], [(i + 1) * size], axes=[axis])  # type: ignore[list-item]
+            for i in range(count)
+        )
+    sh = ctx.let(ss.ops.shape_of(v), "shape")
+    length = ss.ops.take(sh, ss.ops.int_tensor(axis), axis=0, mode="fast")
+    c_val = ctx.let(
+        ss.ops.floor_divide(ss.ops.add(length, ss.ops.int_tensor(n - 1)), ss.ops.int_tensor(n)), "size"
+    )
+
+    def at(i: int) -> ss.Expr:
+        return ss.ops.expand_dims(ss.ops.multiply(c_val, ss.ops.int_tensor(i)), axis=0)
+
+    return tuple(
+        ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis])  # type: ignore[arg-type]
+        for i in range(count)
+    )
 
 
 @converts(*keys("unbind", inplace=False))
 def unbind(ctx: Ctx, input: Any, dim: Any = 0) -> Any:
+    """``x.unbind(dim)``: as many slices as the size of ``dim`` (known from an annotation or an
+    exported program's node: ``split`` into that many pieces of size 1); in a traced graph that
+    uses pieces 0 .. n-1 (``q, k, v = qkv.unbind(0)``), ``x.select(dim, i)`` for each."""
     x = ctx.tensor(input)
     axis = ctx.axis(dim)
     shape = static_shape(x)
-    if shape is None or not shape[axis].is_constant:
+    n: int | None = None
+    if shape is not None and -len(shape) <= axis < len(shape) and shape[axis].is_constant:
+        n = int(shape[axis].constant_value)  # type: ignore[arg-type]
+    elif ctx.num_outputs is not None:
+        n = ctx.num_outputs
+    if n is not None:
+        parts = _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
+        return tuple(ss.ops.squeeze(p, axis=[axis]) for p in parts)
+    if ctx.items_used is None:
         raise Unsupported("unbind needs the size of the dim, which only inference knows")
-    n = int(shape[axis].constant_value)  # type: ignore[arg-type]
-    parts = _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
-    return tuple(ss.ops.squeeze(p, axis=[axis]) for p in parts)
+    return tuple(select(ctx, x, axis, i) for i in range(ctx.items_used))
 
 
 # -- indexing -----------------------------------------------------------------------------------
 
 
-def _bound(ctx: Ctx, v: Any, what: str) -> int | None:
+Bound = int | ss.Dim | Opaque | None
+
+
+def _bound(ctx: Ctx, v: Any, what: str) -> Bound:
+    """A slice bound or index: None, an int, a dimension (read from an annotation), or a run-time
+    size carrying a value."""
     if v is None:
         return None
-    s = ctx.size(v, what)
-    if not isinstance(s, int):
-        raise Unsupported(
-            f"a slice bound `{s}` (a symbolic size) is not supported yet: strided_slice takes ints"
-        )
-    return s
+    if isinstance(v, Opaque) and has_value(v) and v.kind == "int":
+        return v
+    return ctx.size(v, what)
+
+
+def _int_bound(ctx: Ctx, v: Any, what: str) -> int | None:
+    b = _bound(ctx, v, what)
+    if b is not None and not isinstance(b, int):
+        raise Unsupported(f"{what} must be a constant integer, got {_show_bound(b)}")
+    return b
+
+
+def _show_bound(b: Bound) -> str:
+    return b.describe() if isinstance(b, Opaque) else str(b)
+
+
+def _slice(
+    x: ss.Expr, begin: Sequence[Bound], end: Sequence[Bound], strides: Sequence[int], axes: Sequence[int]
+) -> ss.Expr:
+    """``strided_slice`` with literal bounds (ints, dimensions) or, when a bound is a run-time
+    size, with valued bound tensors."""
+    if any(isinstance(v, Opaque) for v in (*begin, *end)):
+        if any(st < 0 for st in strides):
+            raise Unsupported("a run-time slice bound with a negative step is not supported")
+        b, e = bound_tensor(begin, True), bound_tensor(end, False)
+        assert b is not None and e is not None
+        return ss.ops.strided_slice(x, b, e, strides=list(strides), axes=list(axes))  # type: ignore[arg-type]
+    return ss.ops.strided_slice(x, list(begin), list(end), strides=list(strides), axes=list(axes))  # type: ignore[arg-type]
 
 
 @converts(operator.getitem)
@@ -437,7 +603,7 @@ def getitem(ctx: Ctx, obj: Any, index: Any) -> Any:
             return obj.derived("any")
         if isinstance(index, Opaque):
             return index.derived("int")
-        return obj.item(index) if obj.kind == "sizes" else obj.derived("any")
+        return item_of(ctx, obj, index, obj.item(index)) if obj.kind == "sizes" else obj.derived("any")
     if isinstance(index, Opaque):
         return index.derived("any")
     if isinstance(obj, (tuple, list, dict)):
@@ -475,8 +641,8 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         if consumes(it):
             axes.append((it, k))
             k += 1
-    begin: list[int | None] = []
-    end: list[int | None] = []
+    begin: list[Bound] = []
+    end: list[Bound] = []
     strides: list[int] = []
     slice_axes: list[int] = []
     squeeze_axes: list[int] = []
@@ -485,7 +651,7 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         if isinstance(it, slice):
             if it.start is None and it.stop is None and it.step is None:
                 continue
-            step = _bound(ctx, it.step, "a slice step")
+            step = _int_bound(ctx, it.step, "a slice step")
             if step is not None and step <= 0:
                 raise Unsupported("slice steps must be positive")
             begin.append(_bound(ctx, it.start, "a slice start"))
@@ -497,8 +663,10 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         else:
             i = _bound(ctx, it, "an index")
             assert i is not None
+            if isinstance(i, Opaque):
+                raise Unsupported(f"indexing by a run-time size {i.describe()} is not supported")
             begin.append(i)
-            end.append(i + 1 if i != -1 else None)
+            end.append(i + 1 if not (isinstance(i, int) and i == -1) else None)
             strides.append(1)
             slice_axes.append(axis)
             squeeze_axes.append(axis)
@@ -506,12 +674,12 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         raise Unsupported("a tensor index together with int or None indices is not supported")
     out = x
     if slice_axes:
-        out = ss.ops.strided_slice(out, begin, end, strides=strides, axes=slice_axes)
+        out = _slice(out, begin, end, strides, slice_axes)
     if squeeze_axes:
         out = ss.ops.squeeze(out, axis=squeeze_axes)
     if take is not None:
         idx, axis = take
-        out = ss.ops.take(out, idx, axis=axis)
+        out = ss.ops.take(out, idx, axis=axis, mode="raise")
     # None: new axes (front part left to right, back part right to left)
     pos = 0
     for it in before:
@@ -550,7 +718,7 @@ def select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
 
 @converts(*keys("index_select", inplace=False))
 def index_select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
-    return ss.ops.take(ctx.tensor(input), ctx.tensor(index, "index"), axis=ctx.axis(dim))
+    return ss.ops.take(ctx.tensor(input), ctx.tensor(index, "index"), axis=ctx.axis(dim), mode="raise")
 
 
 @converts(aten.slice)
@@ -558,10 +726,10 @@ def aten_slice(ctx: Ctx, input: Any, dim: Any = 0, start: Any = None, end: Any =
     """``aten.slice.Tensor(x, dim, start, end, step)`` (``end`` may be the int64 maximum)."""
     x = ctx.tensor(input)
     e = _bound(ctx, end, "a slice end")
-    if e is not None and e >= 2**62:
+    if isinstance(e, int) and e >= 2**62:
         e = None
     b = _bound(ctx, start, "a slice start")
-    return ss.ops.strided_slice(x, [b or 0], [e], strides=[ctx.integer(step, "step")], axes=[ctx.axis(dim)])
+    return _slice(x, [0 if b is None else b], [e], [ctx.integer(step, "step")], [ctx.axis(dim)])
 
 
 @converts(aten.index)
@@ -570,144 +738,3 @@ def aten_index(ctx: Ctx, input: Any, indices: Any) -> Any:
     x = ctx.tensor(input)
     items = list(indices)
     return index_tensor(ctx, x, tuple(slice(None) if it is None else it for it in items))
-
-
-# -- factories ----------------------------------------------------------------------------------
-
-
-def _factory_shape(ctx: Ctx, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Size, ...]:
-    if "size" in kwargs:
-        args = (kwargs.pop("size"),)
-    return ctx.sizes(list(args), "the size")
-
-
-def _dtype(ctx: Ctx, dtype: Any, default: str) -> str:
-    return default if dtype is None else dtype_name(ctx.static(dtype, "dtype"))
-
-
-@converts(torch.zeros, torch.ones, torch.empty, torch.rand, torch.randn, aten.zeros, aten.ones, aten.empty)
-def factory(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """``torch.zeros(*size)`` and friends: a tensor of the given shape."""
-    shape = _factory_shape(ctx, args, kwargs)
-    dt = _dtype(ctx, dtype, "float32")
-    target = ctx.node_target
-    name = getattr(getattr(target, "overloadpacket", target), "__name__", "")
-    if name == "zeros":
-        return ss.ops.zeros(shape, dt)
-    if name == "ones":
-        return ss.ops.ones(shape, dt)
-    return ss.Constant(shape=shape, dtype=dt)
-
-
-@converts(torch.full, aten.full)
-def full(ctx: Ctx, size: Any, fill_value: Any, *, dtype: Any = None, **kwargs: Any) -> Any:
-    shape = ctx.sizes(size, "the size")
-    default = (
-        "bool" if isinstance(fill_value, bool) else "int64" if isinstance(fill_value, int) else "float32"
-    )
-    return ss.Constant(shape=shape, dtype=_dtype(ctx, dtype, default))
-
-
-@converts(torch.randint)
-def randint(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """``torch.randint([low,] high, size)``."""
-    size = kwargs.get("size", args[-1] if args else None)
-    return ss.Constant(shape=ctx.sizes(size, "the size"), dtype=_dtype(ctx, dtype, "int64"))
-
-
-@converts(
-    "new_zeros",
-    "new_ones",
-    "new_empty",
-    "new_full",
-    aten.new_zeros,
-    aten.new_ones,
-    aten.new_empty,
-    aten.new_full,
-)
-def new_factory(ctx: Ctx, input: Any, *size: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """``x.new_zeros(*size)`` (``new_full(size, value)``): like ``x``'s dtype unless ``dtype`` is
-    given."""
-    x = ctx.tensor(input)
-    target = ctx.node_target
-    name = getattr(getattr(target, "overloadpacket", target), "__name__", str(target))
-    if "size" in kwargs:
-        size = (kwargs.pop("size"),)
-    if "full" in name:
-        size = size[:1]
-    shape = ctx.sizes(size, "the size")
-    out = ss.ops.zeros(shape, "float32")
-    return cast(ctx, out, dtype) if dtype is not None else ss.ops.cast_like(out, x)
-
-
-@converts(torch.arange, aten.arange)
-def arange(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """``torch.arange([start,] end[, step])``: ``(n,)`` with ``n`` from static bounds (``arange(t)``
-    of an annotated size ``t`` is ``(t,)``)."""
-    vals = list(args) + [kwargs[k] for k in ("start", "end", "step") if k in kwargs]
-    if len(vals) == 1:
-        start, end, step = 0, vals[0], 1
-    elif len(vals) == 2:
-        start, end, step = vals[0], vals[1], 1
-    else:
-        start, end, step = vals[0], vals[1], vals[2]
-    for v in (start, end, step):
-        if isinstance(v, Opaque):
-            raise NeedsShapeValues("arange", v)
-    start, end, step = (ctx.static(v, "a bound") for v in (start, end, step))
-    floats = any(isinstance(v, float) for v in (start, end, step))
-    if floats:
-        if any(isinstance(v, ss.Dim) for v in (start, end, step)):
-            raise Unsupported("arange with float bounds and a symbolic size")
-        n: Size = max(0, math.ceil((end - start) / step))
-    elif step == 1:
-        n = end - start
-    elif isinstance(step, int) and step > 0:
-        n = (end - start + step - 1) // step
-    elif isinstance(step, int) and step < 0:
-        n = (start - end - step - 1) // (-step)
-    else:
-        raise Unsupported(f"arange step {step}")
-    if isinstance(n, ss.Dim) and n.is_constant:
-        n = int(n.constant_value)  # type: ignore[arg-type]
-    if isinstance(n, int) and n < 0:
-        raise Unsupported("arange with end < start")
-    return ss.Constant(shape=(n,), dtype=_dtype(ctx, dtype, "float32" if floats else "int64"))
-
-
-def _nested_shape(v: Any) -> tuple[tuple[int, ...], str]:
-    if isinstance(v, (list, tuple)):
-        if not v:
-            return (0,), "float32"
-        inner = [_nested_shape(x) for x in v]
-        shapes = {s for s, _ in inner}
-        if len(shapes) != 1:
-            raise Unsupported("a ragged nested list")
-        dts = {d for _, d in inner}
-        dt = "float32" if "float32" in dts else "int64" if "int64" in dts else "bool"
-        return (len(v), *inner[0][0]), dt
-    if isinstance(v, bool):
-        return (), "bool"
-    if isinstance(v, int):
-        return (), "int64"
-    if isinstance(v, float):
-        return (), "float32"
-    raise Unsupported(f"torch.tensor of {type(v).__name__}")
-
-
-@converts(torch.tensor, torch.as_tensor, torch.scalar_tensor, aten.scalar_tensor)
-def tensor(ctx: Ctx, data: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """``torch.tensor(data)``: the shape of the nested lists."""
-    if isinstance(data, ss.Expr):
-        return cast(ctx, data, dtype) if dtype is not None else data
-    if isinstance(data, Opaque):
-        return ss.Constant(shape=(), dtype=_dtype(ctx, dtype, "int64" if data.kind == "int" else "float32"))
-    shape, dt = _nested_shape(ctx.static(data, "the data"))
-    return ss.Constant(shape=shape, dtype=_dtype(ctx, dtype, dt))
-
-
-@converts(torch.eye)
-def eye(ctx: Ctx, n: Any, m: Any = None, *, dtype: Any = None, **kwargs: Any) -> Any:
-    rows = ctx.size(n, "n")
-    cols = ctx.size(m, "m") if m is not None else rows
-    return ss.Constant(shape=(rows, cols), dtype=_dtype(ctx, dtype, "float32"))
