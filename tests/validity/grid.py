@@ -8,10 +8,11 @@ symshape's are zero.
 * **eager** decides: a point is valid when the model runs there (``torch.no_grad()``, eval mode),
   invalid when it raises.
 * **symshape**: ``sst.infer(model, types)`` once, then ``res.valid_at(point)`` per point.
-* **torch.export**: exported once with every dynamic dim ``Dim.DYNAMIC`` at the grid's first
-  valid point; a point is *rejected* when the exported program refuses its inputs (a violated
-  range constraint or guard: torch's input checks raise before computing) and *accepted*
-  otherwise (it runs, or it fails while computing). An export that fails rejects every point.
+* **torch.export**: exported once with every dynamic dim ``Dim.DYNAMIC`` at
+  :func:`example_point` (valid, sizes distinct and not 1, as large as the grid has); a point is
+  *rejected* when the exported program refuses its inputs (a violated range constraint or guard:
+  torch's input checks raise before computing) and *accepted* otherwise (it runs, or it fails
+  while computing). An export that fails rejects every point.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import symshape as ss
 
 from .models import GRID_CASES, GridCase
 
-__all__ = ["Outcome", "decide", "eager_valid", "export_verdicts", "main"]
+__all__ = ["Outcome", "decide", "eager_valid", "example_point", "export_verdicts", "main"]
 
 
 def eager_valid(model: torch.nn.Module, example: dict[str, torch.Tensor]) -> bool:
@@ -41,6 +42,20 @@ def eager_valid(model: torch.nn.Module, example: dict[str, torch.Tensor]) -> boo
     return True
 
 
+def example_point(case: GridCase, model: torch.nn.Module) -> dict[str, int]:
+    """The size a tracer or exporter is shown: one where eager runs, with sizes that differ from
+    each other and from 1 (a traced 1, or two equal sizes, may be specialised or folded into the
+    graph), as large as the grid has them — the fairest single example for torch.export and the
+    ONNX exporter."""
+
+    def key(p: dict[str, int]) -> tuple[bool, int]:
+        v = list(p.values())
+        return (len(set(v)) == len(v) and 1 not in v, sum(v))
+
+    runs = [p for p in case.grid if eager_valid(model, case.example(p))]
+    return max(runs, key=key) if runs else case.grid[0]
+
+
 _REFUSED = re.compile(r"Expected input|[Gg]uard|constraint|to be (?:>=|<=|==|equal)|not in range")
 
 
@@ -48,9 +63,9 @@ def export_verdicts(case: GridCase, model: torch.nn.Module, valid: list[bool]) -
     """``torch.export``'s acceptance of each point (None when the model does not export)."""
     from torch.export import Dim, export
 
-    base = next((p for p, ok in zip(case.grid, valid) if ok), None)
-    if base is None:
+    if not any(valid):
         return None
+    base = example_point(case, model)
     dynamic = {k: {ax: Dim.DYNAMIC for ax in v} for k, v in case.dynamic.items()}
     try:
         with warnings.catch_warnings():

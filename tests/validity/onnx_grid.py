@@ -31,16 +31,11 @@ __all__ = ["OnnxOutcome", "decide_onnx", "export_case", "ort_valid", "main"]
 def export_case(case: GridCase, model: torch.nn.Module, directory: str) -> str:
     """Export ``model`` with the case's dynamic axes named by its symbols; the file's path.
 
-    The exporter traces at one example and may fold a size of it into the graph where two sizes
-    are equal or one is 1, so the example is taken where eager runs, with sizes that differ from
-    each other and from 1, as large as the grid has them."""
-    from .grid import eager_valid
+    The exporter traces at :func:`~tests.validity.grid.example_point` (a size where no folding can
+    confuse two sizes or a size with 1)."""
+    from .grid import example_point
 
-    def key(p: dict[str, int]) -> tuple[bool, int]:
-        v = list(p.values())
-        return (len(set(v)) == len(v) and 1 not in v, sum(v))
-
-    base = max((p for p in case.grid if eager_valid(model, case.example(p))), key=key, default=case.grid[0])
+    base = example_point(case, model)
     example = case.example(base)
     names = list(example)
     dynamic = {k: {ax: sym for ax, sym in v.items()} for k, v in case.dynamic.items()}

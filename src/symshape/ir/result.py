@@ -54,6 +54,8 @@ class InferenceResult(Outcome):
         self._gen = gen
         self.errors: list[Diagnostic] = list(solution.errors)
         self.guards: list[Guard] = list(solution.guards)
+        # the guards as the relations stated them, in program order, before simplification
+        self.stated_guards: list[Guard] = list(solution.stated_guards)
         self.warnings: list[Diagnostic] = list(solution.warnings)
         self.unresolved: list[Diagnostic] = list(solution.unresolved)
         self.inconclusive: list[Diagnostic] = list(solution.inconclusive)
@@ -61,6 +63,9 @@ class InferenceResult(Outcome):
             # two symbols of one name are an error already; guards over them read `k == k`
             self.guards = [
                 g for g in self.guards if not ({str(x) for x in _cond_symbols(g.cond)} & gen.sym_clash)
+            ]
+            self.stated_guards = [
+                g for g in self.stated_guards if not ({str(x) for x in _cond_symbols(g.cond)} & gen.sym_clash)
             ]
             self.warnings = [
                 d for d in self.warnings if any(d.origin is g.origin for g in self.guards)
@@ -111,6 +116,7 @@ class InferenceResult(Outcome):
                 solver.session.assume(chk.cond, chk.origin)
                 g = Guard(chk.cond, chk.origin)
                 self.guards.append(g)
+                self.stated_guards.append(g)
                 infos[id(g)] = GuardInfo(f"{chk.message} needs `{chk.text}`", chk.notes)
             elif v.kind in ("guard", "refuted"):
                 code = UNPROVEN_GUARD if v.kind == "guard" else CONSTRAINT_VIOLATED

@@ -44,6 +44,7 @@ from symshape.encoding.conds import (
     Cond,
     Not,
     all_of,
+    any_of,
     cond_dims,
     cond_value,
     ge,
@@ -54,6 +55,7 @@ from symshape.encoding.z3 import Z3Encoder
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import Call, Constant, Var
 from symshape.solver.diagnostics import Diagnostic, Guard, Note, renumber_ids
+from symshape.solver.simplify import RLIMIT, TIMEOUT_MS
 
 if TYPE_CHECKING:
     from symshape.ir.result import InferenceResult
@@ -61,6 +63,19 @@ if TYPE_CHECKING:
 __all__ = ["Validity", "GuardInfo", "cond_text", "expr_negated", "VALIDITY_TIMEOUT_MS"]
 
 VALIDITY_TIMEOUT_MS = 2000
+
+
+def _z3_check(facts: Sequence[z3.BoolRef]) -> z3.CheckSatResult:
+    """Z3's answer on ``facts`` under the simplifier's resource limit (deterministic: the same
+    answer on every run, however loaded the machine), unknown when it gives up."""
+    s = z3.Solver()
+    s.set("rlimit", RLIMIT)
+    s.set("timeout", TIMEOUT_MS)
+    s.add(*facts)
+    try:
+        return s.check()
+    except z3.Z3Exception:
+        return z3.unknown
 """The Z3 timeout of one validity question (a point substitution leaves open, an implied guard)."""
 
 Env = Mapping[Any, Any]
@@ -134,7 +149,8 @@ def _interval_form(c: Cond) -> Cond:
     try:
         for goal in ("min", "max"):
             opt = z3.Optimize()
-            opt.set("timeout", VALIDITY_TIMEOUT_MS)
+            opt.set("rlimit", RLIMIT)
+            opt.set("timeout", TIMEOUT_MS)
             opt.add(*axioms, term)
             h = opt.minimize(sv) if goal == "min" else opt.maximize(sv)
             if opt.check() != z3.sat:
@@ -143,7 +159,8 @@ def _interval_form(c: Cond) -> Cond:
             ends.append(v.as_long() if z3.is_int_value(v) else None)
         lo, hi = ends
         chk = z3.Solver()
-        chk.set("timeout", VALIDITY_TIMEOUT_MS)
+        chk.set("rlimit", RLIMIT)
+        chk.set("timeout", TIMEOUT_MS)
         chk.add(*axioms, z3.Not(term))
         if lo is not None:
             chk.add(sv >= lo)
@@ -386,9 +403,25 @@ class Validity:
             if res.status in ("unresolved", "inconclusive"):
                 head += f" (of those known: the result is {res.status})"
             return head
+        # the first condition a run meets false (as stated, in program order), then the
+        # simplified guards false here that other operators state
+        first = self._first_false_stated(vals)
+        shown = [first] if first is not None else []
+        shown += [g for g in false if first is None or g.origin is not first.origin]
         lines = [f"invalid at {at}:"]
-        lines.extend(self._explain(g, vals).render() for g in false)
+        lines.extend(self._explain(g, vals).render() for g in shown)
         return renumber_ids("\n".join(lines))
+
+    def _first_false_stated(self, vals: Mapping[str, int]) -> Guard | None:
+        at: dict[Dim | Atom | str, DimLike] = {k: v for k, v in vals.items()}
+        for g in self.res.stated_guards:
+            try:
+                r = cond_value(g.cond, at)
+            except (ZeroDivisionError, ArithmeticError):
+                r = False
+            if r is False:
+                return g
+        return None
 
     def _explain(self, g: Guard, vals: Mapping[str, int]) -> Diagnostic:
         """A guard false at ``vals`` as a diagnostic: the operator that needs it, its arguments'
@@ -460,7 +493,7 @@ class Validity:
             c = _interval_form(g.cond)
             if c is not TRUE and c not in conds:
                 conds.append(c)
-        kept = self._drop_implied(conds)
+        kept = self._drop_implied(self._prune_disjuncts(self._drop_implied(conds)))
         if not kept:
             return "True"
         if len(kept) == 1:
@@ -468,6 +501,26 @@ class Validity:
         return " and ".join(
             f"({cond_text(c)})" if isinstance(c, BoolOp) and c.op == "or" else cond_text(c) for c in kept
         )
+
+    def _prune_disjuncts(self, conds: list[Cond]) -> list[Cond]:
+        """Each ``or`` guard without the alternatives the other guards rule out: under
+        ``h >= 8 and w >= 8``, ``(h//8)*(w//8) == 0 or (h//8)*(w//8) == 16`` is the second
+        alternative alone. Z3 under a resource limit: what it cannot rule out stays."""
+        if len(conds) < 2 or not any(isinstance(c, BoolOp) and c.op == "or" for c in conds):
+            return conds
+        enc = Z3Encoder()
+        terms = [enc.cond(c) for c in conds]
+        out = list(conds)
+        for i, c in enumerate(conds):
+            if not (isinstance(c, BoolOp) and c.op == "or"):
+                continue
+            alts = [enc.cond(a) for a in c.args]
+            axioms = enc.take_axioms()
+            others = [terms[j] for j in range(len(conds)) if j != i]
+            keep = [a for a, t in zip(c.args, alts) if _z3_check([*axioms, *others, t]) != z3.unsat]
+            if keep and len(keep) < len(c.args):
+                out[i] = any_of(*keep)
+        return out
 
     def _drop_implied(self, conds: list[Cond]) -> list[Cond]:
         """``conds`` without each one that the others (kept so far) imply; the last first, so the
@@ -480,13 +533,6 @@ class Validity:
         kept = list(range(len(conds)))
         for i in reversed(range(len(conds))):
             others = [terms[j] for j in kept if j != i]
-            s = z3.Solver()
-            s.set("timeout", VALIDITY_TIMEOUT_MS)
-            s.add(*axioms, *others, z3.Not(terms[i]))
-            try:
-                r = s.check()
-            except z3.Z3Exception:
-                r = z3.unknown
-            if r == z3.unsat:
+            if _z3_check([*axioms, *others, z3.Not(terms[i])]) == z3.unsat:
                 kept.remove(i)
         return [conds[i] for i in kept]

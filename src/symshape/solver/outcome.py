@@ -103,6 +103,7 @@ class Solution(Outcome):
     status: str = "ok"
     errors: list[Diagnostic] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
+    stated_guards: list[Guard] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
     unresolved: list[Diagnostic] = field(default_factory=list)
     inconclusive: list[Diagnostic] = field(default_factory=list)
@@ -131,7 +132,10 @@ class Solution(Outcome):
                 continue
             seen.add(c)
             self.guards.append(g if c is g.cond else Guard(c, g.origin, g.code))
-        # simplified and deduplicated for the report (each rewrite proved equivalent by Z3)
+        # as stated, in the order the relations stated them (why_invalid names the first that
+        # fails, as a run would); simplified and deduplicated for the report (each rewrite
+        # proved equivalent by Z3)
+        self.stated_guards = self.guards
         self.guards = simplify_guard_list(self.guards)
         self.warnings = pinned_warnings(self.guards)
         self.inconclusive = list(solver.inconclusive)
