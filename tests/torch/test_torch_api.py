@@ -280,3 +280,24 @@ def test_a_model_branching_on_a_buffer_traces() -> None:
     res = sst.infer(BranchOnBuffer(), types_of({"x": (("b", 4), "float32")}))
     assert res.ok, res.report()
     assert res.type_of("getitem") == ss.Tensor((ss.dim("b"), 2), "float32")
+
+
+class UnsupportedIntoAttention(nn.Module):
+    """An unsupported call whose result feeds attention (reshapes with -1 downstream)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(F.pixel_shuffle(x, 1).flatten(2))
+
+
+def test_no_guards_on_the_sizes_of_an_unsupported_result() -> None:
+    """The unknown tensor standing for an unsupported node has solver unknowns as sizes; the
+    conditions downstream on them (``?d5 != 0``) are not guards on the user's sizes."""
+    res = sst.infer(UnsupportedIntoAttention().eval(), types_of({"x": (("b", 8, "h", "w"), "float32")}))
+    assert res.status == "error"
+    assert [d.code for d in res.errors] == ["unsupported-op"]
+    assert all("?" not in str(g) for g in res.guards), res.guards
+    assert "?d" not in res.report()

@@ -1,4 +1,4 @@
-"""symshape.torch.convert.linalg against torch: matmul, @, mm, bmm, mv, F.linear, addmm, baddbmm."""
+"""symshape.torch.convert.linalg against torch: matmul, @, mm, bmm, mv, F.linear, addmm, baddbmm, einsum."""
 
 from __future__ import annotations
 
@@ -79,3 +79,34 @@ def test_inner_dimension_symbols_meet() -> None:
     assert res.ok
     out = next(n for n in res.fx_graph.nodes if n.op == "call_function")
     assert res.type_of(out).dims[1] == ss.dim("m") * 0 + 5
+
+
+QK = {"x": (("b", "h", "t", 4), "float32"), "y": (("b", "h", "s", 4), "float32")}
+QK_SIZES = [{"b": 2, "h": 3, "t": 5, "s": 2}, {"b": 1, "h": 1, "t": 1, "s": 4}]
+EINSUMS = [
+    lambda x, y: torch.einsum("bhqd,bhkd->bhqk", x, y),
+    lambda x, y: torch.einsum("bhqd,bhkd", x, y),  # implicit output: the labels used once, sorted
+    lambda x, y: torch.einsum("bhtd->bthd", x),
+    lambda x, y: torch.einsum("bhtd->", x),
+    lambda x, y: torch.einsum("b h t d, b h s d -> b s", [x, y]),
+    lambda x, y: torch.einsum("bhts,bhsd->bhtd", torch.einsum("bhtd,bhsd->bhts", x, y).softmax(-1), y),
+    lambda x, y: torch.einsum("bhtd,d->bht", x, y[0, 0, 0]),
+    lambda x, y: torch.einsum("bhtd,bhsd->bhts", x, y[:, :1]),  # a size-1 label broadcasts
+]
+
+
+@pytest.mark.parametrize("fn", EINSUMS, ids=[f"e{i}" for i in range(len(EINSUMS))])
+def test_einsum(fn: Any) -> None:
+    check_fn(fn_module(fn, 2), QK, QK_SIZES)
+
+
+def test_einsum_mismatched_label_is_an_error_at_the_call() -> None:
+    res = sst.infer(fn_module(lambda x, y: torch.einsum("bhqd,bhkd->bhqk", x, y[..., :3]), 2), types_of(QK))
+    assert res.status == "error"
+    assert res.errors[0].code == "not-broadcastable"
+    assert res.errors[0].span is not None and res.errors[0].span.file == __file__
+
+
+def test_einsum_with_an_ellipsis_is_unsupported() -> None:
+    res = sst.infer(fn_module(lambda x, y: torch.einsum("...d,...d->...", x, y), 2), types_of(QK))
+    assert [d.code for d in res.errors] == ["unsupported-op"]

@@ -8,12 +8,16 @@ reference implementation's ``ShapeInferenceContext``). Converters build symshape
   ``ctx.param("fc2.weight", absolute=True)`` of the model), named after its path in the model's
   source (``self.fc2.weight``) and annotated with its shape;
 * ``ctx.tensor(v)``, ``ctx.operand(v, like)``: an argument as a tensor expression (a Python number
-  becomes a 0-d tensor of ``like``'s dtype, as torch's scalar promotion does for same-kind
-  operands);
+  becomes a 0-d tensor of ``like``'s dtype; arithmetic promotes both operands as torch does,
+  :mod:`symshape.torch.convert.promotion`);
 * ``ctx.size(v)``, ``ctx.sizes(v)``, ``ctx.ints(v)``, ``ctx.axis(v)``, ``ctx.static(v)``: arguments
   the converter must know at import time; an :class:`~symshape.torch.values.Opaque` size raises
-  :class:`~symshape.torch.values.NeedsShapeValues`, a tensor where a Python value is needed raises
-  :class:`~symshape.torch.values.Unsupported`.
+  :class:`~symshape.torch.values.NeedsShapeValues` (converters that take run-time sizes read
+  their shape values first, :mod:`symshape.torch.shape_values`), a tensor where a Python value
+  is needed raises :class:`~symshape.torch.values.Unsupported`;
+* ``ctx.let(e, suffix)``: bind an expression used more than once (a shape value) to a variable;
+* ``ctx.num_outputs`` / ``ctx.items_used``: how many results an exported node has / how many a
+  traced graph uses.
 """
 
 from __future__ import annotations

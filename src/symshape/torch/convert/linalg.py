@@ -1,8 +1,14 @@
-"""Matrix products: ``matmul``/``@``, ``mm``, ``bmm``, ``mv``, ``F.linear``, ``addmm``, ``baddbmm``.
+"""Matrix products: ``matmul``/``@``, ``mm``, ``bmm``, ``mv``, ``F.linear``, ``addmm``, ``baddbmm``,
+``einsum``.
 
 ``F.linear(x, w, b)`` is ``dense(x, w)`` (``w`` is ``(out, in)``, ``x`` any rank with ``in``
 last) plus ``bias_add`` on the last axis, which checks ``b`` has ``out`` entries; ``bmm`` is
 ``batch_matmul`` without the transposed second operand (both 3-d, batch sizes equal).
+
+``torch.einsum(eq, *xs)`` (no ``...``, no label twice in one operand) is composed so that its
+type is exact: each operand is transposed to one order of all the labels (the output's, then the
+summed ones) with a size-1 axis for each label it lacks, the operands are multiplied
+(broadcasting: the sizes of one label must agree, or be 1), and the summed labels are reduced.
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
 from symshape.torch.registry import converts
+from symshape.torch.values import Unsupported
 
-__all__ = ["matmul", "linear", "bmm"]
+__all__ = ["matmul", "linear", "bmm", "einsum"]
 
 aten = torch.ops.aten
 
@@ -60,3 +67,42 @@ def addmm(ctx: Ctx, input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: A
 def baddbmm(ctx: Ctx, input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
     prod = ss.ops.batch_matmul(ctx.tensor(batch1, "batch1"), ctx.tensor(batch2, "batch2"), transpose_b=False)
     return ss.ops.add(ctx.operand(input, prod), prod)
+
+
+@converts(torch.einsum, aten.einsum)
+def einsum(ctx: Ctx, equation: Any, *operands: Any, path: Any = None) -> Any:
+    """``torch.einsum("bhqd,bhkd->bhqk", q, k)`` (see the module docstring)."""
+    eq = ctx.static(equation, "the equation")
+    if not isinstance(eq, str):
+        raise Unsupported("einsum needs its equation as a string")
+    one_list = len(operands) == 1 and isinstance(operands[0], (list, tuple))
+    ops = list(operands[0]) if one_list else list(operands)
+    xs = [ctx.tensor(t, "each operand") for t in ops]
+    eq = eq.replace(" ", "")
+    if "." in eq:
+        raise Unsupported("einsum with `...` is not supported")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(xs):
+        raise Unsupported(f"einsum: {len(terms)} operands in {eq!r}, {len(xs)} given")
+    if any(len(set(t)) != len(t) for t in terms) or not all(t.isalpha() or t == "" for t in terms):
+        raise Unsupported(f"einsum {eq!r}: a label twice in one operand (a diagonal) is not supported")
+    counts = {c: sum(t.count(c) for t in terms) for c in "".join(terms)}
+    out = rhs if arrow else "".join(sorted(c for c, k in counts.items() if k == 1))
+    if len(set(out)) != len(out) or any(c not in counts for c in out):
+        raise Unsupported(f"einsum {eq!r}: bad output labels")
+    labels = list(out) + [c for c in dict.fromkeys("".join(terms)) if c not in out]
+    aligned: list[ss.Expr] = []
+    for x, t in zip(xs, terms):
+        order = [c for c in labels if c in t]
+        perm = [t.index(c) for c in order]
+        y: ss.Expr = ss.ops.transpose(x, perm)  # also states the rank: one axis per label
+        for j, c in enumerate(labels):
+            if c not in t:
+                y = ss.ops.expand_dims(y, axis=j)
+        aligned.append(y)
+    prod = aligned[0]
+    for y in aligned[1:]:
+        prod = ss.ops.multiply(prod, y)
+    summed = list(range(len(out), len(labels)))
+    return ss.ops.sum(prod, axis=summed) if summed else prod

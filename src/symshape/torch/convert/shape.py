@@ -1,10 +1,11 @@
-"""Shape and view calls, tensor indexing, and tensor factories.
+"""Shape and view calls, joins and splits, tensor indexing.
 
 torch sizes map onto Relay's ``reshape`` exactly: ``-1`` is inferred, a size read from an input
 annotation is a dimension, and ``x.view(x.size(0), -1)`` (a dimension copied from the tensor
 being reshaped, at the same position) is Relay's ``0``, which needs no value. ``flatten`` and
 ``unflatten`` with non-negative dims are reshapes with ``0``/``-1``/``-3``/``-4``/``-2``; dims
-counted from the end need the rank and are not supported.
+counted from the end of a tensor whose rank only inference knows are reshapes read from its
+shape value (``x.shape[:start] + (-1,) + x.shape[end + 1:]``).
 
 ``x.transpose(a, b)`` swaps two axes of a tensor whose rank only inference knows. symshape's
 ``transpose`` takes a full permutation, so this module registers one operator of its own through
@@ -24,7 +25,8 @@ Sizes of computed tensors (``x.size(0)`` of an intermediate ``x``) are shape val
 (``x[:, :t]``) makes the ``strided_slice`` bounds valued tensors. A bound that is a dimension
 of an annotation (``t = x.shape[1]`` of an input) is a literal symbolic bound. ``x.split(s, d)``
 of an axis only inference knows has as many pieces as the graph uses (``q, k, v = ...``), each
-``x[i*s:(i+1)*s]``.
+``x[i*s:(i+1)*s]``; ``chunk`` and ``unbind`` likewise. That torch's unpacking also checks the
+number of pieces is not modelled.
 """
 
 from __future__ import annotations
