@@ -461,7 +461,7 @@ _NO_ATTRS: dict[str, str] = {}
 
 # arithmetic that computes shape values has a relation of its own (the broadcast rule plus the
 # value of the result: symshape.relations.values); the others share ``broadcast``
-_VALUED = ("add", "subtract", "multiply", "floor_divide", "mod", "maximum", "minimum")
+_VALUED = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "maximum", "minimum")
 for _n in _BINARY:
     register_op(
         _n,

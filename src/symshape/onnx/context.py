@@ -232,8 +232,12 @@ class NodeContext:
         return self._value(i).const
 
     def require_const(self, i: int, what: str) -> np.ndarray[Any, Any]:
-        """The constant value of input ``i``; not known is an ``unsupported-op`` (shape values)."""
+        """The constant value of input ``i``: a constant's, else the shape value inference gives
+        it when every entry is a constant (the shape of a static tensor, gathered and
+        concatenated); not known is an ``unsupported-op`` (shape values)."""
         c = self.const(i)
+        if c is None and self.has_input(i):
+            c = self._imp.value_of_value(self._value(i))
         if c is None:
             self.unsupported(
                 SHAPE_VALUES,
@@ -274,9 +278,14 @@ class NodeContext:
             self.unsupported(CORE_OP, f"the rank of input {i} is not known, and {why} needs it")
         return r
 
-    def static_shape(self, i: int) -> tuple[int, ...] | None:
-        """Input ``i``'s shape when every dimension is a constant."""
-        t = self.tensor_type(i)
+    def static_shape(self, i: int, infer: bool = True) -> tuple[int, ...] | None:
+        """Input ``i``'s shape when every dimension is a constant (``infer=False``: only when
+        known without inferring the program converted so far)."""
+        if infer:
+            t = self.tensor_type(i)
+        else:
+            k = self._value(i).type
+            t = k if isinstance(k, TensorType) else None
         if t is None or t.ndim is None or not all(d.is_constant for d in t.dims):
             return None
         return tuple(int(d) for d in t.dims)

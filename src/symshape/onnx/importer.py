@@ -44,7 +44,8 @@ import numpy as np
 import onnx
 
 import symshape as ss
-from symshape import Dataflow, Diagnostic, Dim, Expr, Function, Type, Var
+from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
+from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import operands
 from symshape.onnx.attrs import sparse_value, tensor_value
@@ -65,11 +66,14 @@ from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
 from symshape.onnx.folding import FOLD_LIMIT, fold
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
+from symshape.relations.values import constant_type
 
-__all__ = ["Importer", "Issue", "CONST_LIMIT", "load_model"]
+__all__ = ["Importer", "Issue", "CONST_LIMIT", "PROBE_TIMEOUT_MS", "load_model"]
 
 #: Initializers and ``Constant`` values with at most this many elements keep their values.
 CONST_LIMIT: Final = 1 << 16
+#: The Z3 timeout of the inference a converter's question about a type runs (see ``_probe``).
+PROBE_TIMEOUT_MS: Final = 200
 
 _CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
 _SEQUENCE_OPS: Final = frozenset(
@@ -272,8 +276,22 @@ class Importer:
         self._probe()
         return self._probed.get(id(v.expr))
 
+    def value_of_value(self, v: Value) -> np.ndarray[Any, Any] | None:
+        """``v``'s shape value as an int64 array when inference knows every entry as a constant
+        (``Shape`` of a tensor whose shape is static only after inference), else None."""
+        t = self.type_of_value(v)
+        if not isinstance(t, TensorType) or t.value is None:
+            return None
+        entries = (t.value,) if isinstance(t.value, Dim) else t.value
+        if not all(d is not None and d.is_constant for d in entries):
+            return None
+        arr = np.array([int(d) for d in entries if d is not None], dtype=np.int64)
+        return arr.reshape(()) if isinstance(t.value, Dim) else arr
+
     def _probe(self) -> None:
-        """Infer the program converted so far and remember every bound variable's type."""
+        """Infer the program converted so far and remember every bound variable's type. Only the
+        types matter here (guards and errors are reported by the final inference): Z3 gets a
+        short timeout, so a hard condition costs the probe little."""
         self.probes += 1
         bindings = self._all_bindings()
         self._probed_upto = self._program_size()
@@ -282,7 +300,7 @@ class Importer:
             return
         prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(exprs)))
         try:
-            res = ss.infer(prog, timeout_ms=self.timeout_ms)
+            res = ss.infer(prog, timeout_ms=min(self.timeout_ms, PROBE_TIMEOUT_MS))
         except SymshapeError:
             return
         for v in exprs:
@@ -410,17 +428,21 @@ class Importer:
         self.position += 1
         position = self.position
 
+        t = self.tensor_type(shape, dtype)
+        if arr is not None and len(shape) <= 1 and dtype in VALUE_DTYPES and isinstance(t, TensorType):
+            t = constant_type(t, arr)  # a small int tensor: its entries are its value
+
         def make() -> Expr:
             span = OnnxSpan.at(self.label, position, what)
             c = ss.Constant(shape=shape, dtype=dtype)
             c.data = arr  # what ss.const(arr) makes, without inspecting the array again
             c.span = span
-            v = ss.var(name, c.type)
+            v = ss.var(name, t)
             v.span = span
             self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
             return v
 
-        self.define(Value(name, None, arr, self.tensor_type(shape, dtype), et, make=make))
+        self.define(Value(name, None, arr, t, et, make=make))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"
@@ -656,12 +678,16 @@ class Importer:
                 self._unbound.append((name, e, span))
                 self.define(Value(name, e))
                 continue
-            # a constant's variable is annotated with its type, so that notes name it
-            var = ss.var(name, e.type) if isinstance(e, ss.Constant) else Var(name)
+            # a constant's variable is annotated with its type (and value), so that notes name it
+            known = (
+                constant_type(e.type, e.data)
+                if isinstance(e, ss.Constant) and isinstance(e.type, TensorType)
+                else None
+            )
+            var = ss.var(name, known) if known is not None else Var(name)
             var.span = span
             self.bindings.append((var, e))
             const = e.data if isinstance(e, ss.Constant) and e.data is not None else None
-            known = e.type if isinstance(e, ss.Constant) else None
             self.define(Value(name, var, _small(const), known, 0))
 
     def _bind_unreached(self, body: Expr) -> None:

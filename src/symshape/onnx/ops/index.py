@@ -3,7 +3,8 @@
 ``NonZero``, ``Unique``, ``NonMaxSuppression``.
 
 * ``Gather`` is symshape's ``take`` along ``axis``:
-  ``data.shape[:axis] + indices.shape + data.shape[axis+1:]``.
+  ``data.shape[:axis] + indices.shape + data.shape[axis+1:]``; of a valued tensor (a shape) with
+  constant indices it has the entries' value.
 * ``GatherElements``: the indices' shape, the data's dtype.
 * ``GatherND`` with ``k = indices.shape[-1]`` (a constant) and ``b = batch_dims``:
   ``indices.shape[:-1] + data.shape[b+k:]``, built as a ``take`` over the data with the axes
@@ -34,7 +35,9 @@ __all__: list[str] = []
 
 @register("Gather", since=1)
 def _gather(ctx: NodeContext) -> Outputs:
-    return ss.ops.take(ctx.input(0), ctx.input(1), axis=ctx.attr_int("axis", 0))
+    # "fast": a negative index reads from the end (ONNX), so a valued input (a shape) gives the
+    # entries' value; the type does not depend on the mode
+    return ss.ops.take(ctx.input(0), ctx.input(1), axis=ctx.attr_int("axis", 0), mode="fast")
 
 
 @register("GatherElements", since=11)
