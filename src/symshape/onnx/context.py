@@ -164,6 +164,8 @@ class NodeContext:
         self._inputs = list(inputs)
         self._raw = {a.name: a for a in node.attribute}
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
+        #: the ONNX element types of outputs whose dtype symshape does not have (by output index)
+        self.elem_types: dict[int, int] = {}
 
     @property
     def attrs(self) -> _Attrs:
@@ -385,6 +387,15 @@ class NodeContext:
     def constant(self, value: Any, dtype: str | None = None) -> Expr:
         """A constant expression from a numpy value (its dtype kept: ``int64`` stays ``int64``)."""
         return ss.const(np.asarray(value, dtype=dtype))
+
+    def with_unknown_dtype(self, x: Expr, elem_type: int, output: int = 0) -> Expr:
+        """``x`` with an unknown dtype (``Tensor[..., ?]``), as output ``output``: for an element
+        type symshape does not have (``float8e4m3fn``, ``int4``, ...), the shape is still known,
+        and the ONNX ``elem_type`` is kept for :func:`~symshape.onnx.infer_shapes`. The unknown
+        dtype comes from the model's one stand-in parameter of that type
+        (``Importer.dtype_stand_in``)."""
+        self.elem_types[output] = elem_type
+        return ss.ops.cast_like(x, self._imp.dtype_stand_in())
 
     def fresh_dim(self, hint: str) -> ss.Dim:
         """A new given symbol, unique in the model, for a size only known at run time."""

@@ -68,10 +68,13 @@ from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
 from symshape.relations.values import constant_type
 
-__all__ = ["Importer", "Issue", "CONST_LIMIT", "PROBE_TIMEOUT_MS", "load_model"]
+__all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
 #: Initializers and ``Constant`` values with at most this many elements keep their values.
 CONST_LIMIT: Final = 1 << 16
+#: The name of the parameter whose unknown dtype a value of an element type symshape does not have
+#: takes (a ``Cast`` to ``float8e4m3fn``): ``Tensor[(), ?]``, added only when a model needs it.
+DTYPE_STAND_IN: Final = "unknown_dtype"
 #: The Z3 timeout of the inference a converter's question about a type runs (see ``_probe``).
 PROBE_TIMEOUT_MS: Final = 200
 
@@ -176,6 +179,7 @@ class Importer:
         self.probes = 0
         self.folded = 0
         self._fresh = 0
+        self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
 
     @property
@@ -452,6 +456,16 @@ class Importer:
             return
         self._bind_constant(name, tuple(arr.shape), dtype, arr, what, 0)
 
+    def dtype_stand_in(self) -> Expr:
+        """The parameter :data:`DTYPE_STAND_IN` (``Tensor[(), ?]``, added on first use): what a
+        value of an element type symshape does not have takes its unknown dtype from."""
+        if self._dtype_stand_in is None:
+            v = ss.var(DTYPE_STAND_IN, ss.Tensor((), None))
+            v.span = OnnxSpan.at(self.label, 0, "an element type symshape does not have")
+            self.params.append(v)
+            self._dtype_stand_in = v
+        return self._dtype_stand_in
+
     def _typed_stand_in(self, name: str, t: Type, et: int, span: OnnxSpan) -> Value:
         """A parameter standing for a value symshape cannot build as an expression."""
         v = ss.var(name, t)
@@ -645,6 +659,9 @@ class Importer:
             self._stand_ins(node, span)
             return
         self._bind(node, outs, inputs, span)
+        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the ONNX type stays
+            if i < len(node.output) and node.output[i] in self.named:
+                self.named[node.output[i]].elem_type = et
 
     def _outputs(self, node: onnx.NodeProto, result: Any) -> list[Expr | None]:
         if isinstance(result, Expr):
