@@ -43,6 +43,26 @@ CASES = [
         [{"b": 2, "s": 3, "l": 4}],
         opset=23,
     ),
+    Case(
+        "linear_gqa_past",
+        node(
+            "LinearAttention",
+            ["q", "k", "v", "p"],
+            ["y", "st"],
+            q_num_heads=4,
+            kv_num_heads=2,
+            update_rule="linear",
+        ),
+        [
+            In("q", F, ("b", "t", 4 * 3)),
+            In("k", F, ("b", "t", 2 * 3)),
+            In("v", F, ("b", "t", 2 * 5)),
+            In("p", F, ("b", 2, 3, 5)),
+        ],
+        ["Tensor[(b, t, 20), float32]", "Tensor[(b, 2, 3, 5), float32]"],
+        [{"b": 1, "t": 1}, {"b": 2, "t": 3}],
+        opset=27,
+    ),
 ]
 
 
