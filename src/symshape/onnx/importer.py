@@ -84,7 +84,7 @@ _SEQUENCE_OPS: Final = frozenset(
     SplitToSequence ConcatFromSequence Optional OptionalGetElement OptionalHasElement""".split()
 )
 #: operators without converter because symshape lacks an operator for them
-_CORE_OPS: Final = frozenset({"Einsum"})
+_CORE_OPS: Final[frozenset[str]] = frozenset()
 _STRING_OPS: Final = frozenset(
     "StringConcat StringNormalizer StringSplit RegexFullMatch TfIdfVectorizer ImageDecoder".split()
 )
