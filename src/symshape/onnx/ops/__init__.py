@@ -9,12 +9,13 @@ nn              ``Conv``, ``ConvTranspose``, pooling, ``Dropout``
 norm            batch/instance/layer/group normalization, ``Softmax``
 reduce          ``Reduce*``, ``ArgMax``, ``ArgMin``
 index           ``Gather*``, ``Scatter*``, ``TopK``, ``OneHot``, ``Compress``
-linalg          ``MatMul``, ``Gemm``, ``Det``
+linalg          ``MatMul``, ``Gemm``, ``Det``, ``Einsum``
 image           ``Resize``, ``GridSample``, ``Col2Im``, RoI pooling, ``DFT``, ``STFT``
 rnn             ``RNN``, ``GRU``, ``LSTM``
-attention       ``Attention``
+attention       ``Attention``, ``LinearAttention``, ``ai.onnx.preview.FlexAttention``
 control         ``If``
-misc            quantization, random generators, windows, losses, newer fused operators
+misc            quantization, random generators, windows, losses, newer fused operators,
+                ``ai.onnx.preview.training`` optimizers
 contrib         onnxruntime's ``com.microsoft`` operators of transformer graphs (``Attention``, ...)
 ==============  ===================================================================================
 """

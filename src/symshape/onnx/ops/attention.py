@@ -59,6 +59,17 @@ def _attention(ctx: NodeContext) -> Outputs:
     ]
 
 
+@register("FlexAttention", since=1, domain="ai.onnx.preview")
+def _flex_attention(ctx: NodeContext) -> Outputs:
+    """``ai.onnx.preview.FlexAttention``: 4-d ``Q (B, Hq, S, D)``, ``K (B, Hk, L, D)``,
+    ``V (B, Hk, L, Dv)`` give ``Y (B, Hq, S, Dv)`` (its ``score_mod``/``prob_mod`` subgraphs map
+    scores elementwise and do not change shapes)."""
+    q, k, v = ctx.input(0), ctx.input(1), ctx.input(2)
+    scores = ss.ops.matmul(q, ss.ops.transpose(ss.ops.sum(k, axis=1, keepdims=True), [0, 1, 3, 2]))
+    vals = ss.ops.sum(v, axis=1, keepdims=True)  # (B, 1, L, Dv)
+    return ss.ops.matmul(scores, ss.ops.cast_like(vals, scores))  # (B, Hq, S, Dv)
+
+
 @register("LinearAttention", since=27)
 def _linear_attention(ctx: NodeContext) -> Outputs:
     """``LinearAttention`` (opset 27): 3-d packed ``query (B, T, Hq*dk)``, ``key (B, T, Hkv*dk)``,

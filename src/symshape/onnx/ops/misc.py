@@ -141,3 +141,25 @@ def _causal_conv(ctx: NodeContext) -> Outputs:
         ctx.unsupported(CORE_OP, "CausalConvWithState whose kernel size is not a constant")
     k = int(w.dims[2])
     return [ss.ops.copy(x), set_dim(x, 2, k - 1)]
+
+
+_TRAINING = "ai.onnx.preview.training"
+#: per optimizer: how many input groups follow ``R`` and ``T``, and which of them are output
+_OPTIMIZERS = {"Adagrad": (3, (0, 2)), "Momentum": (3, (0, 2)), "Adam": (4, (0, 2, 3))}
+
+
+@register(["Adagrad", "Adam", "Momentum"], since=1, domain=_TRAINING)
+def _optimizer(ctx: NodeContext) -> Outputs:
+    """``ai.onnx.preview.training`` optimizers: inputs ``R``, ``T``, then the tensors ``X``, their
+    gradients and states (one group per kind); outputs the new ``X`` and states, each of its
+    tensor's type (a gradient must have it too)."""
+    groups, kept = _OPTIMIZERS[ctx.op_type]
+    xs = [ctx.input(i) for i in range(2, ctx.num_inputs)]
+    if not xs or len(xs) % groups:
+        ctx.fail(BAD_ATTRIBUTE, f"{ctx.op_type} needs {groups} tensors per optimized tensor, got {len(xs)}")
+    n = len(xs) // groups
+    outs: list[Expr | None] = []
+    for g in kept:
+        for i in range(n):
+            outs.append(like(xs[g * n + i], xs[i]) if g else like(xs[n + i], xs[i]))
+    return outs[: ctx.num_outputs]
