@@ -16,6 +16,8 @@ attention       ``Attention``, ``LinearAttention``, ``ai.onnx.preview.FlexAttent
 control         ``If``
 misc            quantization, random generators, windows, losses, newer fused operators,
                 ``ai.onnx.preview.training`` optimizers
+ml              ``ai.onnx.ml``: ``Binarizer``, ``LabelEncoder``, ``ArrayFeatureExtractor``,
+                ``TreeEnsemble``
 contrib         onnxruntime's ``com.microsoft`` operators of transformer graphs (``Attention``, ...)
 ==============  ===================================================================================
 """
@@ -29,6 +31,7 @@ from symshape.onnx.ops import (
     index,
     linalg,
     misc,
+    ml,
     nn,
     norm,
     reduce,
@@ -37,6 +40,6 @@ from symshape.onnx.ops import (
 )
 
 __all__ = [
-    "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "nn", "norm",
+    "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "ml", "nn", "norm",
     "reduce", "rnn", "shape",
 ]  # fmt: skip
