@@ -85,9 +85,7 @@ _SEQUENCE_OPS: Final = frozenset(
 )
 #: operators without converter because symshape lacks an operator for them
 _CORE_OPS: Final[frozenset[str]] = frozenset()
-_STRING_OPS: Final = frozenset(
-    "StringConcat StringNormalizer StringSplit RegexFullMatch TfIdfVectorizer ImageDecoder".split()
-)
+_STRING_OPS: Final = frozenset({"ImageDecoder"})
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ misc            quantization, random generators, windows, losses, newer fused op
                 ``ai.onnx.preview.training`` optimizers
 ml              ``ai.onnx.ml``: ``Binarizer``, ``LabelEncoder``, ``ArrayFeatureExtractor``,
                 ``TreeEnsemble``
+strings         ``StringConcat``, ``StringSplit``, ``StringNormalizer``, ``RegexFullMatch``,
+                ``TfIdfVectorizer`` (string tensors have an unknown dtype)
 contrib         onnxruntime's ``com.microsoft`` operators of transformer graphs (``Attention``, ...)
 ==============  ===================================================================================
 """
@@ -37,9 +39,10 @@ from symshape.onnx.ops import (
     reduce,
     rnn,
     shape,
+    strings,
 )
 
 __all__ = [
     "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "ml", "nn", "norm",
-    "reduce", "rnn", "shape",
+    "reduce", "rnn", "shape", "strings",
 ]  # fmt: skip
