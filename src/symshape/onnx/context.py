@@ -370,6 +370,11 @@ class NodeContext:
         expressions of its outputs."""
         return self._imp.inline_subgraph(g)
 
+    def apply(self, g: onnx.GraphProto, inputs: Sequence[Expr]) -> list[Expr]:
+        """Subgraph ``g`` with its inputs bound to ``inputs`` (a ``Scan`` body's iteration): the
+        expressions of its outputs."""
+        return self._imp.subgraph_apply(g, inputs)
+
     def block(self, g: onnx.GraphProto) -> Expr:
         """Subgraph ``g`` as one expression (its output, or the tuple of its outputs)."""
         return self._imp.subgraph_block(g)

@@ -79,6 +79,8 @@ DTYPE_STAND_IN: Final = "unknown_dtype"
 PROBE_TIMEOUT_MS: Final = 200
 
 _CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
+#: operators whose subgraphs the importer converts (their nodes are named and checked up front)
+_SUBGRAPH_OPS: Final = frozenset({"If", "Scan"})
 _SEQUENCE_OPS: Final = frozenset(
     """SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength
     SplitToSequence ConcatFromSequence Optional OptionalGetElement OptionalHasElement""".split()
@@ -382,6 +384,27 @@ class Importer:
         body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
         return Dataflow(bindings, body) if bindings else body
 
+    def subgraph_apply(self, g: onnx.GraphProto, inputs: Sequence[Expr]) -> list[Expr]:
+        """Subgraph ``g`` with its graph inputs bound to ``inputs`` (one iteration of a ``Scan``
+        body): the expressions of its outputs, parts of one dataflow block."""
+        if len(inputs) != len(g.input):
+            raise ConversionError(
+                INVALID_ARGUMENT.code, f"the body has {len(g.input)} inputs, the node gives {len(inputs)}"
+            )
+        outer = dict(self.values)
+        self._scopes.append([])
+        try:
+            for vi, e in zip(g.input, inputs):
+                self.define(Value(vi.name, e))
+            outs = self._convert_graph(g)
+            bindings = self.bindings
+        finally:
+            self._scopes.pop()
+            self.values = outer
+        tup = ss.Tuple(outs)
+        block: Expr = Dataflow(bindings, tup) if bindings else tup
+        return [ss.TupleGetItem(block, i) for i in range(len(outs))]
+
     def _add_input(self, vi: onnx.ValueInfoProto, init_names: set[str]) -> None:
         what = f"graph input '{vi.name}'"
         span = self.span(what)
@@ -524,7 +547,7 @@ class Importer:
         for k, n in enumerate(g.node):
             ident = n.name or f"{prefix}#{k}"
             self._info[id(n)] = (n, ident, self.converter_for(n))
-            if n.op_type == "If" and canonical_domain(n.domain) == "":
+            if n.op_type in _SUBGRAPH_OPS and canonical_domain(n.domain) == "":
                 for a in n.attribute:
                     if a.type == onnx.AttributeProto.GRAPH:
                         self._name_nodes(a.g, f"{ident}/{a.name.replace('_branch', '')}")
@@ -533,7 +556,7 @@ class Importer:
         out: list[onnx.NodeProto] = []
         for n in g.node:
             out.append(n)
-            if n.op_type == "If" and canonical_domain(n.domain) == "":
+            if n.op_type in _SUBGRAPH_OPS and canonical_domain(n.domain) == "":
                 for a in n.attribute:
                     if a.type == onnx.AttributeProto.GRAPH:
                         out.extend(self._all_nodes(a.g))
