@@ -473,3 +473,22 @@ def test_supported_ops_lists_shape_converters() -> None:
     ops = sso.supported_ops()
     for op in ("Reshape", "Slice", "Pad", "Tile", "Expand", "DepthToSpace"):
         assert op in ops
+
+
+def test_pad_by_pads_from_shape_values() -> None:
+    """Pads computed at run time (the shape of another input): the output is ``x.shape + begins +
+    ends`` on shape values, exact, against onnxruntime."""
+    nodes = [
+        node("Shape", ["y"], ["ends"]),
+        node("Concat", ["zeros", "ends"], ["pads"], axis=0),
+        node("Pad", ["x", "pads"], ["out"]),
+    ]
+    ins = [In("x", F, ("n", 3)), In("y", F, ("m", 2))]
+    m = make_model(nodes, ins, ["out"], inits={"zeros": i64(0, 1)})
+    n, mm = ss.dim("n"), ss.dim("m")
+    res = sso.infer(m, dims={"n": n, "m": mm})
+    assert res.status == "ok", res.report()
+    assert str(res.type_of("out")) == "Tensor[(m + n, 6), float32]"
+    for a, b in ((1, 1), (2, 4)):
+        (out,) = run_ort(m, {"x": np.zeros((a, 3), np.float32), "y": np.zeros((b, 2), np.float32)})
+        assert out.shape == (a + b, 6)

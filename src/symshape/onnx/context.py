@@ -233,6 +233,13 @@ class NodeContext:
             return None
         return self._value(i).const
 
+    def value_of(self, i: int) -> np.ndarray[Any, Any] | None:
+        """Input ``i``'s shape value as an array when inference knows every entry as a constant
+        (see :meth:`require_const`), else None."""
+        if not self.has_input(i):
+            return None
+        return self._imp.value_of_value(self._value(i))
+
     def require_const(self, i: int, what: str) -> np.ndarray[Any, Any]:
         """The constant value of input ``i``: a constant's, else the shape value inference gives
         it when every entry is a constant (the shape of a static tensor, gathered and

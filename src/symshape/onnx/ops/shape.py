@@ -350,7 +350,37 @@ def _pad_v2(ctx: NodeContext) -> Outputs:
 @register("Pad", since=11, value_inputs=(1, 3))
 def _pad_v11(ctx: NodeContext) -> Outputs:
     axes = ctx.opt_ints(3, "the axes") if ctx.opset >= 18 else None
+    if ctx.const(1) is None and ctx.value_of(1) is None:
+        return _pad_values(ctx, axes)
     return _pad(ctx, ctx.ints(1, "the pads"), axes)
+
+
+def _pad_values(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
+    """``Pad`` by pads computed at run time: the output's shape is ``x.shape + begins + ends`` (a
+    negative pad crops), computed on shape values; the result is a tensor of that shape and
+    ``x``'s dtype."""
+    x = ctx.input(0)
+    r = ctx.need_rank(0, "Pad by pads computed at run time")
+    pads = ctx.input(1)
+    if axes is None:
+        k, where = r, list(range(r))
+    else:
+        where = norm_axes(ctx, axes, r)
+        k = len(where)
+
+    def side(offset: int) -> Expr:
+        parts: list[Expr] = []
+        for a in range(r):
+            if a in where:
+                j = offset + where.index(a)
+                parts.append(value_slice(pads, [j], [j + 1]))
+            else:
+                parts.append(ctx.constant([0], "int64"))
+        return ss.ops.concatenate(parts, axis=0) if r > 1 else parts[0]
+
+    pads = ss.ops.reshape(pads, (2 * k,))  # as many pads as axes (checked)
+    target = ss.ops.add(ss.ops.add(ss.ops.shape_of(x), side(0)), side(k))
+    return ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
 
 
 # ----------------------------------------------------------------------------------------------
