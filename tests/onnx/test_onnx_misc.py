@@ -134,6 +134,14 @@ CASES = [
         inits={"w": np.ones((4, 1, 3), np.float32)},
         opset=27,
     ),
+    Case(
+        "causal_conv_state_symbolic_kernel",
+        node("CausalConvWithState", ["x", "w"], ["y", "st"]),
+        [In("x", F, ("b", "c", "l")), In("w", F, ("c", 1, "k"))],
+        ["Tensor[(b, c, l), float32]", "Tensor[(b, c, k - 1), float32]"],
+        [{"b": 2, "c": 3, "l": 5, "k": 4}, {"b": 1, "c": 1, "l": 2, "k": 1}],
+        opset=27,
+    ),
 ]
 
 
