@@ -98,11 +98,11 @@ def test_every_unary_and_binary_op_is_registered() -> None:
         assert OPS[name].relation == "unary" and OPS[name].pure
     for name in ("zeros_like", "ones_like"):
         assert OPS[name].relation == "init_like"
-    for name in ("divide", "power", "logical_and", "logical_or"):
+    for name in ("power", "logical_and", "logical_or"):
         assert OPS[name].relation == "broadcast"
     # the arithmetic that computes shape values: broadcast plus the value (one relation each, so
     # that results memoized per relation never mix two operators)
-    for name in ("add", "subtract", "multiply", "floor_divide", "mod", "maximum", "minimum"):
+    for name in ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "maximum", "minimum"):
         assert OPS[name].relation == name
     for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
         assert OPS[name].relation == "broadcast_bool"

@@ -338,7 +338,9 @@ MAKE = [
     ("maximum", lambda: ss.ops.maximum(SH, i64(1)), "Tensor[(3,), int64] = (n, s, 64)"),
     ("minimum", lambda: ss.ops.minimum(SH, i64(2)), "Tensor[(3,), int64] = (min(2, n), min(2, s), 2)"),
     ("negative drops", lambda: ss.ops.negative(SH), "Tensor[(3,), int64]"),
-    ("divide drops", lambda: ss.ops.divide(SH, SH), "Tensor[(3,), int64]"),
+    ("divide", lambda: ss.ops.divide(SH, SH), "Tensor[(3,), int64] = (1, 1, 1)"),
+    ("divide truncates", lambda: ss.ops.divide(i64(-7), i64(2)), "Tensor[(), int64] = -3"),
+    ("divide unknown sign", lambda: ss.ops.divide(ss.ops.int_tensor(n - 2), i64(2)), "Tensor[(), int64]"),
     ("arange", lambda: ss.ops.arange(3), "Tensor[(3,), int64] = (0, 1, 2)"),
 ]
 

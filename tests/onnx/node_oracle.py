@@ -9,14 +9,17 @@ output arrays. :func:`prepare` turns a case into what symshape gets:
   data when some node reads it at an input slot its converter declares as a *value input* (the
   registry's ``value_inputs``: ``Reshape``'s target, ``Slice``'s bounds, ``Pad``'s pads, the
   reduction axes, ``TopK``'s ``k``, ...) -- exactly the inputs that are constants in a real model and
-  that symshape needs as values until it has shape values. Every other input stays an input with
-  its declared type.
+  that symshape needs as values until it has shape values -- or a small integer input (at most 8
+  entries) that reaches such a slot through other nodes (the size input of an expanded function).
+  Every other input stays an input with its declared type.
 
 :func:`check_case` infers the prepared model and compares every output with the expected array's
 shape (and dtype), giving one :class:`Verdict`. Misses are classified by cause: the cause an
 ``unsupported-op`` diagnostic names (no converter, needs shape values, needs a new core operator,
-control flow, a dtype, sequences), or a BUG: a wrong shape or dtype, an error or unresolved type on
-a case that runs, or a crash.
+control flow, a dtype, sequences), a size symshape leaves open (``unknown-value``: an unknown
+dimension in an output, or a guard over one, where every known dimension is right), Z3 giving up
+(``inconclusive``), or a BUG: a wrong shape or dtype, a failing guard, an error or unresolved type
+on a case that runs, or a crash.
 """
 
 from __future__ import annotations
@@ -50,7 +53,12 @@ __all__ = [
 ]
 
 PASS = "pass"
+#: a size symshape leaves open (an unknown dimension, or a guard over one): it says it does not
+#: know, which is a miss and not a wrong answer
+UNKNOWN_VALUE = "unknown-value"
 BUG_CATEGORIES = ("wrong-shape", "wrong-dtype", "wrong-guard", "error", "unresolved", "crash")
+# ("inconclusive": Z3 gave up on a condition within the timeout -- a miss, reported by its own
+# category; "unresolved" -- a hole nothing determines -- is a bug)
 
 
 @dataclass(frozen=True)
@@ -116,10 +124,13 @@ _DTYPES = frozenset(
 
 
 def _value_slots(model: onnx.ModelProto) -> dict[str, list[str]]:
-    """Graph input name -> the ``op[slot]`` places that read it as a value input."""
+    """Value name -> the ``op[slot]`` places that read it as a value input, directly or through
+    the nodes that compute such an input (an expanded function computes ``Range``'s limit from
+    its size input through ``Cast``, ``Sub``, ...)."""
     opsets = {canonical_domain(o.domain): o.version for o in model.opset_import}
     out: dict[str, list[str]] = defaultdict(list)
-    for n in model.graph.node:
+    nodes = list(model.graph.node)
+    for n in nodes:
         dom = canonical_domain(n.domain)
         d = REGISTRY.lookup(dom, n.op_type, opsets.get(dom, 0))
         if d is None:
@@ -127,6 +138,28 @@ def _value_slots(model: onnx.ModelProto) -> dict[str, list[str]]:
         for i in d.value_inputs:
             if i < len(n.input) and n.input[i]:
                 out[n.input[i]].append(f"{n.op_type}[{i}]")
+    changed = True
+    while changed:  # back through the producers of values read as values
+        changed = False
+        for n in nodes:
+            places = [p for o in n.output if o in out for p in out[o]]
+            if not places or n.op_type in ("Shape", "Size"):  # these read no data
+                continue
+            for i in _reads(n):
+                if i and i not in out:
+                    out[i] = [f"{n.op_type}->{places[0]}"]
+                    changed = True
+    return out
+
+
+def _reads(n: onnx.NodeProto) -> list[str]:
+    """The values a node reads: its inputs and, for ``If``/``Loop``/``Scan``, the outer values its
+    subgraphs use."""
+    out = list(n.input)
+    for a in n.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            for m in a.g.node:
+                out.extend(_reads(m))
     return out
 
 
@@ -153,7 +186,12 @@ def prepare(case: Any) -> Prepared:
     folded: list[str] = []
     keep = []
     for vi, arr in zip(g.input, inputs):
-        if vi.name in slots and isinstance(arr, (np.ndarray, np.generic)):
+        direct = any("->" not in p for p in slots.get(vi.name, ()))
+        # an input that only reaches a value slot through other nodes is folded when it is a
+        # small integer tensor (a size: the window length of an expanded HannWindow)
+        a = np.asarray(arr) if isinstance(arr, (np.ndarray, np.generic)) else None
+        small_int = a is not None and a.dtype.kind in "iu" and a.size <= 8
+        if vi.name in slots and isinstance(arr, (np.ndarray, np.generic)) and (direct or small_int):
             g.initializer.append(numpy_helper.from_array(np.asarray(arr), vi.name))
             folded.append(vi.name)
         else:
@@ -181,7 +219,7 @@ def check_case(case: Any) -> Verdict:
         return Verdict(case.name, op, "error", res.errors[0].render(source=False))
     if res.status in ("unresolved", "inconclusive"):
         d = res.diagnostics[0] if res.diagnostics else None
-        return Verdict(case.name, op, "unresolved", d.render(source=False) if d else res.status)
+        return Verdict(case.name, op, res.status, d.render(source=False) if d else res.status)
     for name, exp in prep.expected.items():
         if exp is None:
             continue
@@ -193,6 +231,8 @@ def check_case(case: Any) -> Verdict:
         if not isinstance(t, ss.TensorType) or t.ndim is None:
             return Verdict(case.name, op, "wrong-shape", f"{name}: {t} vs expected {shape}")
         got = tuple(int(d) if d.is_constant else None for d in t.dims)
+        if _left_open(got, shape):
+            return Verdict(case.name, op, UNKNOWN_VALUE, f"{name}: {t} vs expected {shape}")
         if got != shape:
             return Verdict(case.name, op, "wrong-shape", f"{name}: {t} vs expected {shape}")
         if dtype is not None and t.dtype is not None and t.dtype != dtype:
@@ -241,8 +281,10 @@ def check_case_symbolic(case: Any) -> Verdict:
         return Verdict(case.name, op, "error", res.errors[0].render(source=False))
     if res.status in ("unresolved", "inconclusive"):
         d = res.diagnostics[0] if res.diagnostics else None
-        return Verdict(case.name, op, "unresolved", d.render(source=False) if d else res.status)
+        return Verdict(case.name, op, res.status, d.render(source=False) if d else res.status)
     for g in res.guards:
+        if _open(g.cond):  # a condition on a size symshape leaves open: not decided at the sizes
+            return Verdict(case.name, op, UNKNOWN_VALUE, f"guard {g} depends on a size left open")
         try:
             ok = g.holds(env)
         except Exception as e:
@@ -258,11 +300,30 @@ def check_case_symbolic(case: Any) -> Verdict:
             return Verdict(case.name, op, "wrong-shape", f"{name}: {t} vs expected {shape}")
         got_t = t.subs(env)
         got = tuple(int(d) if d.is_constant else None for d in got_t.dims)
+        if _left_open(got, shape):
+            return Verdict(case.name, op, UNKNOWN_VALUE, f"{name}: {t} at {_env_str(env)} is {got_t}")
         if got != shape:
             return Verdict(
                 case.name, op, "wrong-shape", f"{name}: {t} at {_env_str(env)} is {got_t}, expected {shape}"
             )
     return Verdict(case.name, op, PASS)
+
+
+def _open(cond: Any) -> bool:
+    """Whether a guard's condition mentions a solver unknown (a size symshape left open)."""
+    return any(d.has_unknowns for d in _cond_dims(cond))
+
+
+def _cond_dims(cond: Any) -> list[ss.Dim]:
+    from symshape.encoding.conds import cond_dims
+
+    return list(cond_dims(cond))
+
+
+def _left_open(got: tuple[int | None, ...], shape: tuple[int, ...]) -> bool:
+    """Same rank, every known dimension right, and some left open (not constant after
+    substitution): symshape does not know that size -- a miss, not a wrong answer."""
+    return len(got) == len(shape) and None in got and all(g is None or g == e for g, e in zip(got, shape))
 
 
 def _env_str(env: dict[ss.Dim, int]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from onnx import TensorProto, helper
-from onnx_helpers import In, make_model, node, reference
+from onnx_helpers import In, make_model, node, reference, run_ort
 
 import symshape as ss
 import symshape.onnx as sso
@@ -71,3 +71,56 @@ def test_unsupported_node_inside_a_branch_is_reported_up_front() -> None:
     assert res.status == "error"
     cause, op, names = res.unsupported[0]
     assert (cause.key, op, names) == ("control-flow", "Loop", ("inner_loop",))
+
+
+def _scan_model(out_axis: int) -> object:
+    """A running sum over the rows of ``x (n, 3)`` from ``s0 (3,)``: the body ``s' = s + x_t``, scan
+    output ``y_t = s'`` and a second scan output ``x_t * 2`` stacked along ``out_axis``."""
+    body = helper.make_graph(
+        [
+            node("Add", ["s_in", "x_t"], ["s_out"], name="acc"),
+            node("Identity", ["s_out"], ["y_t"], name="emit"),
+            node("Add", ["x_t", "x_t"], ["z_t"], name="twice"),
+        ],
+        "body",
+        [helper.make_tensor_value_info(v, TensorProto.FLOAT, [3]) for v in ("s_in", "x_t")],
+        [helper.make_tensor_value_info(v, TensorProto.FLOAT, [3]) for v in ("s_out", "y_t", "z_t")],
+    )
+    n = helper.make_node(
+        "Scan", ["s0", "x"], ["s", "y", "z"], num_scan_inputs=1, body=body, scan_output_axes=[0, out_axis]
+    )
+    return make_model([n], [In("s0", F, (3,)), In("x", F, ("n", 3))], ["s", "y", "z"], opset=16)
+
+
+def test_scan_stacks_the_body_outputs_along_the_scan_length() -> None:
+    for out_axis in (0, 1):
+        m = _scan_model(out_axis)
+        n = ss.dim("n")
+        res = sso.infer(m, dims={"n": n})
+        assert res.status == "ok", res.report()
+        z = "Tensor[(n, 3), float32]" if out_axis == 0 else "Tensor[(3, n), float32]"
+        assert [str(res.type_of(v)) for v in ("s", "y", "z")] == [
+            "Tensor[(3,), float32]",
+            "Tensor[(n, 3), float32]",
+            z,
+        ]
+        for k in (1, 4):
+            got = run_ort(m, {"s0": np.zeros(3, np.float32), "x": np.ones((k, 3), np.float32)})
+            assert [a.shape for a in got] == [
+                tuple(int(d.subs({n: k})) for d in res.type_of(v).dims) for v in ("s", "y", "z")
+            ]
+
+
+def test_unsupported_node_inside_a_scan_body_is_reported() -> None:
+    body = helper.make_graph(
+        [node("Foo", ["s_in", "x_t"], ["s_out"], name="foo", domain="my.domain")],
+        "body",
+        [helper.make_tensor_value_info(v, TensorProto.FLOAT, [3]) for v in ("s_in", "x_t")],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [3])],
+    )
+    n = helper.make_node("Scan", ["s0", "x"], ["s"], num_scan_inputs=1, body=body)
+    m = make_model(
+        [n], [In("s0", F, (3,)), In("x", F, ("n", 3))], ["s"], opset=16, extra_opsets={"my.domain": 1}
+    )
+    res = sso.infer(m)
+    assert res.status == "error" and any("foo" in d.message for d in res.errors), res.report()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from onnx_helpers import Case, In, check_node, infer_node, node
+from onnx_helpers import Case, In, check_node, infer_node, make_model, node, reference
 
 import symshape.onnx as sso
 
@@ -185,8 +185,22 @@ def test_not_broadcastable_names_the_node() -> None:
     assert [str(n.span) for n in d.notes] == ["test: graph input 'a'", "test: graph input 'b'"]
 
 
-def test_cast_to_float8_is_unsupported() -> None:
-    res = infer_node(node("Cast", ["x"], ["y"], to=17), [In("x", F, ("n",))], opset=19)
+@pytest.mark.parametrize("to", [17, 19, 21, 22, 23])  # float8e4m3fn, float8e5m2, uint4, int4, float4e2m1
+def test_cast_to_a_dtype_symshape_lacks_keeps_the_shape(to: int) -> None:
+    res = infer_node(node("Cast", ["x"], ["y"], to=to), [In("x", F, ("n", 3))], opset=23)
+    assert res.status == "ok", res.report()
+    assert str(res.type_of("y")) == "Tensor[(n, 3), ?]"
+    # against onnx's reference evaluator: the shape at a size
+    m = make_model([node("Cast", ["x"], ["y"], to=to)], [In("x", F, ("n", 3))], ["y"], opset=23)
+    (y,) = reference(m, {"x": np.zeros((4, 3), np.float32)})
+    assert y.shape == (4, 3)
+    # infer_shapes keeps the ONNX element type symshape does not have
+    out = sso.infer_shapes(m).graph.output[0].type.tensor_type
+    assert out.elem_type == to and [d.dim_param or d.dim_value for d in out.shape.dim] == ["n", 3]
+
+
+def test_cast_to_string_is_unsupported() -> None:
+    res = infer_node(node("Cast", ["x"], ["y"], to=8), [In("x", F, ("n",))], opset=19)
     assert res.status == "error"
     assert res.errors[0].code == "unsupported-op"
     assert res.unsupported[0][0] is sso.CAUSES[4]  # dtype

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx_helpers import Case, In, check_node, infer_node, node
+from onnx_helpers import Case, In, check_node, node
 
 F = "float32"
 
@@ -140,8 +140,16 @@ def test_image(case: Case) -> None:
     check_node(case)
 
 
-def test_resize_symbolic_by_non_integer_scale_needs_a_core_op() -> None:
-    res = infer_node(
-        node("Resize", ["x", "", "s"], ["y"]), [In("x", F, (1, 1, "h", 4))], {"s": f32(1, 1, 1.5, 1)}
+@pytest.mark.parametrize("scale", [1.5, 0.6, 2.3])
+def test_resize_symbolic_by_non_integer_scale(scale: float) -> None:
+    """``floor(h * scale)`` for the float32 scale's exact value, against the reference evaluator."""
+    case = Case(
+        "resize_scale",
+        node("Resize", ["x", "", "s"], ["y"], mode="nearest"),
+        [In("x", F, (1, 1, "h", 4))],
+        [None],
+        [{"h": h} for h in (1, 2, 3, 5, 10)],
+        inits={"s": f32(1, 1, scale, 1)},
     )
-    assert res.unsupported[0][0].key == "core-op"
+    res = check_node(case)
+    assert res.status == "ok" and not res.unsupported

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx_helpers import Case, In, check_node, infer_node, node
+from onnx_helpers import Case, In, check_node, infer_node, make_model, node, reference
 
 F = "float32"
 
@@ -132,9 +132,36 @@ def test_nonzero_of_a_constant_is_folded() -> None:
     assert str(res.type_of("y")) == "Tensor[(2, 3), int64]"
 
 
-def test_nonzero_of_data_needs_fresh_symbols() -> None:
-    res = infer_node(node("NonZero", ["x"], ["y"]), [In("x", F, ("n",))])
-    assert res.unsupported[0][0].key == "shape-values"
+def test_nonzero_of_data_has_a_fresh_size() -> None:
+    res = infer_node(node("NonZero", ["x"], ["y"]), [In("x", F, ("n", 3))])
+    assert res.status == "ok" and str(res.type_of("y")) == "Tensor[(2, u0), int64]"
+    m = make_model([node("NonZero", ["x"], ["y"])], [In("x", F, ("n", 3))], ["y"])
+    (y,) = reference(m, {"x": np.array([[1, 0, 2], [0, 0, 3]], np.float32)})
+    assert y.shape == (2, 3)  # u0 = 3 here
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_unique_of_data_has_a_fresh_size(axis: int | None) -> None:
+    attrs = {} if axis is None else {"axis": axis}
+    n = node("Unique", ["x"], ["y", "i", "inv", "c"], **attrs)
+    res = infer_node(n, [In("x", F, ("n", 3))])
+    assert res.status == "ok", res.report()
+    ty, ti, tinv, tc = (res.type_of(o) for o in ("y", "i", "inv", "c"))
+    (u,) = [d for d in ti.dims]
+    assert tc.dims == (u,) and ti.dtype == tc.dtype == tinv.dtype == "int64"
+    m = make_model([n], [In("x", F, ("n", 3))], ["y", "i", "inv", "c"], opset=11)
+    x = np.array([[1, 2, 2], [1, 2, 2], [0, 0, 5], [1, 2, 2]], np.float32)
+    got = reference(m, {"x": x})
+    env = {res._importer.symbols["n"]: 4, u: got[1].shape[0]}
+    for t, arr in zip((ty, ti, tinv, tc), got):
+        assert tuple(int(d.subs(env)) for d in t.dims) == arr.shape
+
+
+def test_non_max_suppression_has_a_fresh_size() -> None:
+    n = node("NonMaxSuppression", ["b", "s"], ["y"])
+    res = infer_node(n, [In("b", F, ("n", "k", 4)), In("s", F, ("n", "c", "k"))])
+    t = res.type_of("y")
+    assert res.status == "ok" and t.dtype == "int64" and t.dims[1] == 3 and not t.dims[0].is_constant
 
 
 def test_gather_batch_dims_mismatch_is_an_error() -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx_helpers import Case, In, check_node, node
+from onnx import helper
+from onnx_helpers import Case, In, check_node, make_model, node, reference, symbols_of
+
+import symshape.onnx as sso
 
 F = "float32"
 
@@ -131,9 +134,58 @@ CASES = [
         inits={"w": np.ones((4, 1, 3), np.float32)},
         opset=27,
     ),
+    Case(
+        "causal_conv_state_symbolic_kernel",
+        node("CausalConvWithState", ["x", "w"], ["y", "st"]),
+        [In("x", F, ("b", "c", "l")), In("w", F, ("c", 1, "k"))],
+        ["Tensor[(b, c, l), float32]", "Tensor[(b, c, k - 1), float32]"],
+        [{"b": 2, "c": 3, "l": 5, "k": 4}, {"b": 1, "c": 1, "l": 2, "k": 1}],
+        opset=27,
+    ),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_misc(case: Case) -> None:
     check_node(case)
+
+
+_OPT_ATTRS: dict[str, dict[str, object]] = {
+    "Adagrad": {},
+    "Adam": {},
+    "Momentum": {"norm_coefficient": 0.001, "alpha": 0.95, "beta": 0.1, "mode": "standard"},
+}
+
+
+@pytest.mark.parametrize("op, groups, outs", [("Adagrad", 3, 2), ("Momentum", 3, 2), ("Adam", 4, 3)])
+def test_training_optimizers_keep_the_tensors_types(op: str, groups: int, outs: int) -> None:
+    """``ai.onnx.preview.training`` optimizers over two tensors: each output has its tensor's
+    shape, symbolic, and the reference evaluator agrees at a size."""
+    shapes = [("n", 3), ("m",)]
+    names = [f"t{g}_{i}" for g in range(groups) for i in range(2)]
+    ins = [In("r", F, ()), In("t", "int64", ())] + [In(nm, F, shapes[int(nm[-1])]) for nm in names]
+    out_names = [f"o{k}" for k in range(2 * outs)]
+    m = make_model(
+        [
+            helper.make_node(
+                op, ["r", "t", *names], out_names, domain="ai.onnx.preview.training", **_OPT_ATTRS[op]
+            )
+        ],
+        ins,
+        out_names,
+        extra_opsets={"ai.onnx.preview.training": 1},
+    )
+    res = sso.infer(m, dims=symbols_of(ins))
+    assert res.status == "ok", res.report()
+    assert [str(res.type_of(o)) for o in out_names[:2]] == [
+        "Tensor[(n, 3), float32]",
+        "Tensor[(m,), float32]",
+    ]
+    rng = np.random.default_rng(0)
+    size = {"n": 2, "m": 5}
+    feeds = {i.name: np.asarray(rng.standard_normal([size.get(d, d) for d in i.shape]), F) for i in ins}
+    feeds["t"] = np.array(1, np.int64)
+    got = reference(m, feeds)
+    env = {res._importer.symbols[k]: v for k, v in size.items()}
+    for o, arr in zip(out_names, got):
+        assert tuple(int(d.subs(env)) for d in res.type_of(o).dims) == arr.shape

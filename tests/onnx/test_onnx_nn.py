@@ -265,3 +265,18 @@ def test_pool_window_matches_onnxruntime(
     assert int(t.dims[2].subs({sym: d})) == y.shape[2]
     for g in res.guards:
         assert g.holds({sym: d})
+
+
+def test_conv_transpose_with_a_symbolic_weight() -> None:
+    """Kernel size and output channels symbolic (the weight is an input): the output shape on
+    shape values, against the reference evaluator."""
+    case = Case(
+        "conv_transpose_symbolic_weight",
+        node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 1], pads=[1, 0, 0, 1], dilations=[1, 2]),
+        [In("x", "float32", ("n", 3, "h", 5)), In("w", "float32", (3, "m", "k", 2))],
+        ["Tensor[(n, m, 2*h + k - 3, 6), float32]"],
+        [{"n": 1, "h": 4, "m": 2, "k": 3}, {"n": 2, "h": 1, "m": 1, "k": 2}],
+    )
+    check_node(case)
+    res = infer_node(case.node, [In("x", "float32", ("n", 4, "h", 5)), In("w", "float32", (3, "m", "k", 2))])
+    assert res.status == "error"  # 4 input channels, a weight for 3

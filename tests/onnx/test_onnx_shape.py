@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from onnx import helper
 from onnx_helpers import Case, In, check_node, infer_node, make_model, node, run_ort
 
+import symshape as ss
 import symshape.onnx as sso
 
 F = "float32"
@@ -325,7 +326,7 @@ CASES = [
         "shape_static",
         node("Shape", ["x"], ["y"], start=1),
         [In("x", F, (2, 3, 4))],
-        ["Tensor[(2,), int64]"],
+        ["Tensor[(2,), int64] = (3, 4)"],
         [{}],
         opset=15,
     ),
@@ -333,16 +334,16 @@ CASES = [
         "shape_symbolic",
         node("Shape", ["x"], ["y"], end=-1),
         [In("x", F, ("n", 3, 4))],
-        ["Tensor[(2,), int64]"],
+        ["Tensor[(2,), int64] = (n, 3)"],
         [{"n": 2}],
         opset=15,
     ),
-    Case("size", node("Size", ["x"], ["y"]), [In("x", F, ("n", 3))], ["Tensor[(), int64]"], [{"n": 2}]),
+    Case("size", node("Size", ["x"], ["y"]), [In("x", F, ("n", 3))], ["Tensor[(), int64] = 3*n"], [{"n": 2}]),
     Case(
         "range_constant",
         node("Range", ["a", "b", "c"], ["y"]),
         [],
-        ["Tensor[(4,), int64]"],
+        ["Tensor[(4,), int64] = (10, 8, 6, 4)"],
         [{}],
         inits={"a": np.array(10, I64), "b": np.array(2, I64), "c": np.array(-2, I64)},
     ),
@@ -361,14 +362,42 @@ def test_shape(case: Case) -> None:
     check_node(case)
 
 
-def test_reshape_target_from_run_time_needs_shape_values() -> None:
-    res = infer_node(
-        node("Reshape", ["x", "s"], ["y"], name="r"), [In("x", F, ("n", 4)), In("s", "int64", (2,))]
-    )
-    assert res.status == "error"
-    (cause, op, nodes), *_ = res.unsupported
-    assert (cause.key, op, nodes) == ("shape-values", "Reshape", ("r",))
-    assert "the target shape (input 1, 's') is computed at run time" in res.errors[0].message
+def test_reshape_target_from_run_time() -> None:
+    """A target that is a graph input of unknown value: the output has the target's length as its
+    rank and sizes known only at run time (fresh dimensions, never constants), which is the truth:
+    onnxruntime gives different shapes for different targets of one input."""
+    n = node("Reshape", ["x", "s"], ["y"], name="r")
+    ins = [In("x", F, ("n", 4)), In("s", "int64", (2,))]
+    res = infer_node(n, ins)
+    assert res.status == "ok" and not res.unsupported, res.report()
+    t = res.type_of("y")
+    assert isinstance(t, ss.TensorType) and t.ndim == 2
+    assert not any(d.is_constant for d in t.dims)
+    model = make_model([n], ins, ["y"])
+    x = np.zeros((2, 4), np.float32)
+    shapes = {run_ort(model, {"x": x, "s": np.array(s, I64)})[0].shape for s in ((2, 4), (8, 1), (-1, 2))}
+    assert shapes == {(2, 4), (8, 1), (4, 2)}
+
+
+def test_reshape_target_from_shape_values() -> None:
+    """A target computed from ``Shape`` (what exporters write): exact."""
+    nodes = [
+        node("Shape", ["x"], ["sh"]),
+        node("Gather", ["sh", "i0"], ["n0"], axis=0),
+        node("Unsqueeze", ["n0", "ax"], ["n0u"]),
+        node("Concat", ["n0u", "m1"], ["target"], axis=0),
+        node("Reshape", ["x", "target"], ["y"]),
+    ]
+    inits = {"i0": np.array(0, I64), "ax": np.array([0], I64), "m1": np.array([-1], I64)}
+    m = make_model(nodes, [In("x", F, ("n", 3, 4))], ["y"], inits=inits)
+    n = ss.dim("n")
+    res = sso.infer(m, dims={"n": n})
+    assert res.status == "ok", res.report()
+    assert str(res.type_of("y")) == "Tensor[(n, 12), float32]"
+    assert str(res.type_of("target")) == "Tensor[(2,), int64] = (n, -1)"
+    for k in (1, 3):
+        (y,) = run_ort(m, {"x": np.zeros((k, 3, 4), np.float32)})
+        assert y.shape == (k, 12)
 
 
 def test_reshape_bad_value_is_an_error() -> None:
@@ -385,9 +414,21 @@ def test_reshape_size_conflict_names_the_node_and_initializer() -> None:
     assert d.code == "reshape-size" and str(d.span) == "test: node 'bad_reshape' (Reshape)"
 
 
-def test_split_num_outputs_over_symbolic_axis_needs_a_core_op() -> None:
-    res = infer_node(node("Split", ["x"], ["a", "b"], axis=0, num_outputs=2), [In("x", F, ("n",))], opset=18)
-    assert res.unsupported[0][0].key == "core-op"
+@pytest.mark.parametrize("parts", [2, 3])
+@pytest.mark.parametrize("axis", [1, -1])
+def test_split_num_outputs_over_symbolic_axis(parts: int, axis: int) -> None:
+    """Parts of ``ceil(n / parts)``, the last ones smaller or empty: exact at every size."""
+    outs = ["a", "b", "c"][:parts]
+    case = Case(
+        "split_ceil",
+        node("Split", ["x"], outs, axis=axis, num_outputs=parts),
+        [In("x", F, (2, "n"))],
+        [None] * parts,
+        [{"n": k} for k in (1, 2, 3, 4, 5, 7)],
+        opset=18,
+    )
+    res = check_node(case)
+    assert not res.unsupported
 
 
 def test_concat_mismatch_is_an_error() -> None:
@@ -432,3 +473,22 @@ def test_supported_ops_lists_shape_converters() -> None:
     ops = sso.supported_ops()
     for op in ("Reshape", "Slice", "Pad", "Tile", "Expand", "DepthToSpace"):
         assert op in ops
+
+
+def test_pad_by_pads_from_shape_values() -> None:
+    """Pads computed at run time (the shape of another input): the output is ``x.shape + begins +
+    ends`` on shape values, exact, against onnxruntime."""
+    nodes = [
+        node("Shape", ["y"], ["ends"]),
+        node("Concat", ["zeros", "ends"], ["pads"], axis=0),
+        node("Pad", ["x", "pads"], ["out"]),
+    ]
+    ins = [In("x", F, ("n", 3)), In("y", F, ("m", 2))]
+    m = make_model(nodes, ins, ["out"], inits={"zeros": i64(0, 1)})
+    n, mm = ss.dim("n"), ss.dim("m")
+    res = sso.infer(m, dims={"n": n, "m": mm})
+    assert res.status == "ok", res.report()
+    assert str(res.type_of("out")) == "Tensor[(m + n, 6), float32]"
+    for a, b in ((1, 1), (2, 4)):
+        (out,) = run_ort(m, {"x": np.zeros((a, 3), np.float32), "y": np.zeros((b, 2), np.float32)})
+        assert out.shape == (a + b, 6)

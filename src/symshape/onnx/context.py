@@ -164,6 +164,8 @@ class NodeContext:
         self._inputs = list(inputs)
         self._raw = {a.name: a for a in node.attribute}
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
+        #: the ONNX element types of outputs whose dtype symshape does not have (by output index)
+        self.elem_types: dict[int, int] = {}
 
     @property
     def attrs(self) -> _Attrs:
@@ -231,9 +233,20 @@ class NodeContext:
             return None
         return self._value(i).const
 
+    def value_of(self, i: int) -> np.ndarray[Any, Any] | None:
+        """Input ``i``'s shape value as an array when inference knows every entry as a constant
+        (see :meth:`require_const`), else None."""
+        if not self.has_input(i):
+            return None
+        return self._imp.value_of_value(self._value(i))
+
     def require_const(self, i: int, what: str) -> np.ndarray[Any, Any]:
-        """The constant value of input ``i``; not known is an ``unsupported-op`` (shape values)."""
+        """The constant value of input ``i``: a constant's, else the shape value inference gives
+        it when every entry is a constant (the shape of a static tensor, gathered and
+        concatenated); not known is an ``unsupported-op`` (shape values)."""
         c = self.const(i)
+        if c is None and self.has_input(i):
+            c = self._imp.value_of_value(self._value(i))
         if c is None:
             self.unsupported(
                 SHAPE_VALUES,
@@ -274,9 +287,14 @@ class NodeContext:
             self.unsupported(CORE_OP, f"the rank of input {i} is not known, and {why} needs it")
         return r
 
-    def static_shape(self, i: int) -> tuple[int, ...] | None:
-        """Input ``i``'s shape when every dimension is a constant."""
-        t = self.tensor_type(i)
+    def static_shape(self, i: int, infer: bool = True) -> tuple[int, ...] | None:
+        """Input ``i``'s shape when every dimension is a constant (``infer=False``: only when
+        known without inferring the program converted so far)."""
+        if infer:
+            t = self.tensor_type(i)
+        else:
+            k = self._value(i).type
+            t = k if isinstance(k, TensorType) else None
         if t is None or t.ndim is None or not all(d.is_constant for d in t.dims):
             return None
         return tuple(int(d) for d in t.dims)
@@ -359,6 +377,11 @@ class NodeContext:
         expressions of its outputs."""
         return self._imp.inline_subgraph(g)
 
+    def apply(self, g: onnx.GraphProto, inputs: Sequence[Expr]) -> list[Expr]:
+        """Subgraph ``g`` with its inputs bound to ``inputs`` (a ``Scan`` body's iteration): the
+        expressions of its outputs."""
+        return self._imp.subgraph_apply(g, inputs)
+
     def block(self, g: onnx.GraphProto) -> Expr:
         """Subgraph ``g`` as one expression (its output, or the tuple of its outputs)."""
         return self._imp.subgraph_block(g)
@@ -376,6 +399,15 @@ class NodeContext:
     def constant(self, value: Any, dtype: str | None = None) -> Expr:
         """A constant expression from a numpy value (its dtype kept: ``int64`` stays ``int64``)."""
         return ss.const(np.asarray(value, dtype=dtype))
+
+    def with_unknown_dtype(self, x: Expr, elem_type: int, output: int = 0) -> Expr:
+        """``x`` with an unknown dtype (``Tensor[..., ?]``), as output ``output``: for an element
+        type symshape does not have (``float8e4m3fn``, ``int4``, ...), the shape is still known,
+        and the ONNX ``elem_type`` is kept for :func:`~symshape.onnx.infer_shapes`. The unknown
+        dtype comes from the model's one stand-in parameter of that type
+        (``Importer.dtype_stand_in``)."""
+        self.elem_types[output] = elem_type
+        return ss.ops.cast_like(x, self._imp.dtype_stand_in())
 
     def fresh_dim(self, hint: str) -> ss.Dim:
         """A new given symbol, unique in the model, for a size only known at run time."""

@@ -4,9 +4,10 @@ What gets folded is what sizes are computed from: a node whose inputs are all co
 values, when they are integers or tiny (at most 64 elements), and every input and output has at
 most :data:`FOLD_LIMIT` elements (checked before running the operators whose output can be much
 larger than their inputs: ``ConstantOfShape``, ``Expand``, ``Tile``, ``Range``, ``OneHot``); and
-``Shape``/``Size`` of a tensor whose shape is static (from the declarations or the program converted
-so far). Weights made by ``ConstantOfShape`` stay expressions; a node that fails to evaluate is
-converted as usual (its converter then reports what is wrong).
+``Shape``/``Size`` of a tensor whose shape is static and known without inference (a declared input,
+a constant; otherwise ``shape_of`` carries the shape as a value). Weights made by
+``ConstantOfShape`` stay expressions; a node that fails to evaluate is converted as usual (its
+converter then reports what is wrong).
 
 >>> import numpy as np
 >>> from onnx import helper
@@ -222,7 +223,9 @@ def _attr_ints(node: onnx.NodeProto, name: str) -> tuple[int, ...] | None:
 
 
 def _fold_shape(node: onnx.NodeProto, ctx: NodeContext) -> list[np.ndarray[Any, Any] | None] | None:
-    shape = ctx.static_shape(0)
+    # a shape known without inference (a declared input, a constant); otherwise ``shape_of``
+    # carries the shape as its value, and a converter that needs it as a constant asks for it
+    shape = ctx.static_shape(0, infer=False)
     if shape is None:
         return None
     if node.op_type == "Size":

@@ -44,7 +44,8 @@ import numpy as np
 import onnx
 
 import symshape as ss
-from symshape import Dataflow, Diagnostic, Dim, Expr, Function, Type, Var
+from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
+from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import operands
 from symshape.onnx.attrs import sparse_value, tensor_value
@@ -65,22 +66,28 @@ from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
 from symshape.onnx.folding import FOLD_LIMIT, fold
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
+from symshape.relations.values import constant_type
 
-__all__ = ["Importer", "Issue", "CONST_LIMIT", "load_model"]
+__all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
 #: Initializers and ``Constant`` values with at most this many elements keep their values.
 CONST_LIMIT: Final = 1 << 16
+#: The name of the parameter whose unknown dtype a value of an element type symshape does not have
+#: takes (a ``Cast`` to ``float8e4m3fn``): ``Tensor[(), ?]``, added only when a model needs it.
+DTYPE_STAND_IN: Final = "unknown_dtype"
+#: The Z3 timeout of the inference a converter's question about a type runs (see ``_probe``).
+PROBE_TIMEOUT_MS: Final = 200
 
 _CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
+#: operators whose subgraphs the importer converts (their nodes are named and checked up front)
+_SUBGRAPH_OPS: Final = frozenset({"If", "Scan"})
 _SEQUENCE_OPS: Final = frozenset(
     """SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength
     SplitToSequence ConcatFromSequence Optional OptionalGetElement OptionalHasElement""".split()
 )
 #: operators without converter because symshape lacks an operator for them
-_CORE_OPS: Final = frozenset({"Einsum", "LinearAttention"})
-_STRING_OPS: Final = frozenset(
-    "StringConcat StringNormalizer StringSplit RegexFullMatch TfIdfVectorizer ImageDecoder".split()
-)
+_CORE_OPS: Final[frozenset[str]] = frozenset()
+_STRING_OPS: Final = frozenset({"ImageDecoder"})
 
 
 @dataclass(frozen=True)
@@ -172,6 +179,7 @@ class Importer:
         self.probes = 0
         self.folded = 0
         self._fresh = 0
+        self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
 
     @property
@@ -272,8 +280,22 @@ class Importer:
         self._probe()
         return self._probed.get(id(v.expr))
 
+    def value_of_value(self, v: Value) -> np.ndarray[Any, Any] | None:
+        """``v``'s shape value as an int64 array when inference knows every entry as a constant
+        (``Shape`` of a tensor whose shape is static only after inference), else None."""
+        t = self.type_of_value(v)
+        if not isinstance(t, TensorType) or t.value is None:
+            return None
+        entries = (t.value,) if isinstance(t.value, Dim) else t.value
+        if not all(d is not None and d.is_constant for d in entries):
+            return None
+        arr = np.array([int(d) for d in entries if d is not None], dtype=np.int64)
+        return arr.reshape(()) if isinstance(t.value, Dim) else arr
+
     def _probe(self) -> None:
-        """Infer the program converted so far and remember every bound variable's type."""
+        """Infer the program converted so far and remember every bound variable's type. Only the
+        types matter here (guards and errors are reported by the final inference): Z3 gets a
+        short timeout, so a hard condition costs the probe little."""
         self.probes += 1
         bindings = self._all_bindings()
         self._probed_upto = self._program_size()
@@ -282,7 +304,7 @@ class Importer:
             return
         prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(exprs)))
         try:
-            res = ss.infer(prog, timeout_ms=self.timeout_ms)
+            res = ss.infer(prog, timeout_ms=min(self.timeout_ms, PROBE_TIMEOUT_MS))
         except SymshapeError:
             return
         for v in exprs:
@@ -362,6 +384,27 @@ class Importer:
         body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
         return Dataflow(bindings, body) if bindings else body
 
+    def subgraph_apply(self, g: onnx.GraphProto, inputs: Sequence[Expr]) -> list[Expr]:
+        """Subgraph ``g`` with its graph inputs bound to ``inputs`` (one iteration of a ``Scan``
+        body): the expressions of its outputs, parts of one dataflow block."""
+        if len(inputs) != len(g.input):
+            raise ConversionError(
+                INVALID_ARGUMENT.code, f"the body has {len(g.input)} inputs, the node gives {len(inputs)}"
+            )
+        outer = dict(self.values)
+        self._scopes.append([])
+        try:
+            for vi, e in zip(g.input, inputs):
+                self.define(Value(vi.name, e))
+            outs = self._convert_graph(g)
+            bindings = self.bindings
+        finally:
+            self._scopes.pop()
+            self.values = outer
+        tup = ss.Tuple(outs)
+        block: Expr = Dataflow(bindings, tup) if bindings else tup
+        return [ss.TupleGetItem(block, i) for i in range(len(outs))]
+
     def _add_input(self, vi: onnx.ValueInfoProto, init_names: set[str]) -> None:
         what = f"graph input '{vi.name}'"
         span = self.span(what)
@@ -410,17 +453,21 @@ class Importer:
         self.position += 1
         position = self.position
 
+        t = self.tensor_type(shape, dtype)
+        if arr is not None and len(shape) <= 1 and dtype in VALUE_DTYPES and isinstance(t, TensorType):
+            t = constant_type(t, arr)  # a small int tensor: its entries are its value
+
         def make() -> Expr:
             span = OnnxSpan.at(self.label, position, what)
             c = ss.Constant(shape=shape, dtype=dtype)
             c.data = arr  # what ss.const(arr) makes, without inspecting the array again
             c.span = span
-            v = ss.var(name, c.type)
+            v = ss.var(name, t)
             v.span = span
             self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
             return v
 
-        self.define(Value(name, None, arr, self.tensor_type(shape, dtype), et, make=make))
+        self.define(Value(name, None, arr, t, et, make=make))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"
@@ -429,6 +476,16 @@ class Importer:
             self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, self.span(what))
             return
         self._bind_constant(name, tuple(arr.shape), dtype, arr, what, 0)
+
+    def dtype_stand_in(self) -> Expr:
+        """The parameter :data:`DTYPE_STAND_IN` (``Tensor[(), ?]``, added on first use): what a
+        value of an element type symshape does not have takes its unknown dtype from."""
+        if self._dtype_stand_in is None:
+            v = ss.var(DTYPE_STAND_IN, ss.Tensor((), None))
+            v.span = OnnxSpan.at(self.label, 0, "an element type symshape does not have")
+            self.params.append(v)
+            self._dtype_stand_in = v
+        return self._dtype_stand_in
 
     def _typed_stand_in(self, name: str, t: Type, et: int, span: OnnxSpan) -> Value:
         """A parameter standing for a value symshape cannot build as an expression."""
@@ -490,7 +547,7 @@ class Importer:
         for k, n in enumerate(g.node):
             ident = n.name or f"{prefix}#{k}"
             self._info[id(n)] = (n, ident, self.converter_for(n))
-            if n.op_type == "If" and canonical_domain(n.domain) == "":
+            if n.op_type in _SUBGRAPH_OPS and canonical_domain(n.domain) == "":
                 for a in n.attribute:
                     if a.type == onnx.AttributeProto.GRAPH:
                         self._name_nodes(a.g, f"{ident}/{a.name.replace('_branch', '')}")
@@ -499,7 +556,7 @@ class Importer:
         out: list[onnx.NodeProto] = []
         for n in g.node:
             out.append(n)
-            if n.op_type == "If" and canonical_domain(n.domain) == "":
+            if n.op_type in _SUBGRAPH_OPS and canonical_domain(n.domain) == "":
                 for a in n.attribute:
                     if a.type == onnx.AttributeProto.GRAPH:
                         out.extend(self._all_nodes(a.g))
@@ -623,6 +680,9 @@ class Importer:
             self._stand_ins(node, span)
             return
         self._bind(node, outs, inputs, span)
+        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the ONNX type stays
+            if i < len(node.output) and node.output[i] in self.named:
+                self.named[node.output[i]].elem_type = et
 
     def _outputs(self, node: onnx.NodeProto, result: Any) -> list[Expr | None]:
         if isinstance(result, Expr):
@@ -656,12 +716,16 @@ class Importer:
                 self._unbound.append((name, e, span))
                 self.define(Value(name, e))
                 continue
-            # a constant's variable is annotated with its type, so that notes name it
-            var = ss.var(name, e.type) if isinstance(e, ss.Constant) else Var(name)
+            # a constant's variable is annotated with its type (and value), so that notes name it
+            known = (
+                constant_type(e.type, e.data)
+                if isinstance(e, ss.Constant) and isinstance(e.type, TensorType)
+                else None
+            )
+            var = ss.var(name, known) if known is not None else Var(name)
             var.span = span
             self.bindings.append((var, e))
             const = e.data if isinstance(e, ss.Constant) and e.data is not None else None
-            known = e.type if isinstance(e, ss.Constant) else None
             self.define(Value(name, var, _small(const), known, 0))
 
     def _bind_unreached(self, body: Expr) -> None:

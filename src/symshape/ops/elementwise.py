@@ -115,7 +115,7 @@ _UNARY = (
 
 # arithmetic that computes shape values has a relation of its own (the broadcast rule plus the
 # value of the result: symshape.relations.values); the others share ``broadcast``
-_VALUED = ("add", "subtract", "multiply", "floor_divide", "mod", "maximum", "minimum")
+_VALUED = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "maximum", "minimum")
 
 
 for _n in _BINARY:

@@ -17,7 +17,8 @@ relation                rule
 ``expand``              torch/ONNX ``expand(x, shape)``: the numpy broadcast of ``x`` and
                         ``shape``; ``-1`` keeps ``x``'s dimension at that position
 ``constant_of_shape``   ONNX ``ConstantOfShape``: a tensor of the shape the input holds
-``full``                ``full(fill_value, shape)``: a tensor of ``shape``, the fill's dtype
+``full``                ``full(fill_value, shape)``: a tensor of ``shape``, the fill's dtype (an
+                        int fill's value repeated as the value of a small int result)
 ``nonzero``             ``(rank(x), u)`` int64, ``u`` a fresh size (ONNX/Relax layout)
 ``unique``              ``(u,)`` of ``x``'s dtype (``axis``: ``x.shape`` with that axis ``u``)
 ``boolean_mask``        ``x[mask]``: ``(u, *x.shape[mask.ndim:])``; the mask's shape must equal the
@@ -42,7 +43,7 @@ from symshape.relations.base import Context, relation, tensor_args, tensor_or_de
 from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
 from symshape.relations.elementwise import broadcast_shapes
 from symshape.relations.shape import _fill_unknown, dynamic_sizes
-from symshape.relations.values import scalar_entry, with_value
+from symshape.relations.values import filled_value, scalar_entry, with_value
 
 __all__ = [
     "shape_of_rel",
@@ -263,11 +264,13 @@ def full_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if isinstance(es, str):
             ctx.assign(out, Tensor(None, dtype))
             return True
-        ctx.assign(out, Tensor(tuple(ctx.fresh_dim() if d is None else d for d in es), dtype))
-        return True
-    from symshape.relations.common import attr_shape
+        t = Tensor(tuple(ctx.fresh_dim() if d is None else d for d in es), dtype)
+    else:
+        from symshape.relations.common import attr_shape
 
-    ctx.assign(out, Tensor(attr_shape(attrs, "shape", ctx.name), dtype))
+        t = Tensor(attr_shape(attrs, "shape", ctx.name), dtype)
+    # an int fill of known value: a small int result holds it repeated
+    ctx.assign(out, filled_value(t, fill.value if isinstance(fill.value, Dim) else None))
     return True
 
 

@@ -70,6 +70,7 @@ from symshape.relations.common import (
 from symshape.relations.elementwise import join_dtype
 from symshape.relations.values import (
     concat_value,
+    filled_value,
     reshape_value,
     size_entries,
     with_value,
@@ -896,8 +897,9 @@ def _fill_unknown(
 
 @relation("init_tensor")
 def init_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``zeros``/``ones``: ``out = Tensor(shape, dtype)``; with an input, the shape is its value
-    (an unknown entry gives a fresh dimension)."""
+    """``zeros``/``ones``/``constant_of_shape``: ``out = Tensor(shape, dtype)``; with an input,
+    the shape is its value (an unknown entry gives a fresh dimension). A small int result of
+    ``constant_of_shape`` carries its value (the fill repeated: ``(7, 7, 7)``)."""
     dtype = attr_dtype(attrs, "dtype", ctx.name) or "float32"
     if ctx.num_inputs == 1:
         es = dynamic_sizes(ctx, args[0], "the shape", 0)
@@ -906,12 +908,15 @@ def init_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         shape_t = Tensor(None, dtype) if isinstance(es, str) else Tensor(
             tuple(ctx.fresh_dim() if d is None else d for d in es), dtype
         )
-        for o in args[ctx.num_inputs :]:
-            ctx.assign(o, shape_t)
-        return True
-    shape = attr_shape(attrs, "shape", ctx.name)
+    else:
+        shape_t = Tensor(attr_shape(attrs, "shape", ctx.name), dtype)
+    # constant_of_shape (a ``value`` attribute): a small int result holds the fill repeated
+    # (``zeros`` and ``ones`` share this relation and its memo without an attribute telling them
+    # apart, so they carry no value)
+    if "value" in attrs:
+        shape_t = filled_value(shape_t, attrs.get("value"))
     for o in args[ctx.num_inputs :]:
-        ctx.assign(o, Tensor(shape, dtype))
+        ctx.assign(o, shape_t)
     return True
 
 

@@ -16,8 +16,11 @@ constant int array       its entries (0-d or 1-d, at most ``MAX_VALUE_LEN`` entr
 ``expand_dims``          ``d`` -> ``(d,)``; ``squeeze``: ``(d,)`` -> ``d``
 ``reshape``              the same entries, when the result is 0-d or 1-d
 ``cast``                 the same value between ``int32`` and ``int64``
+``zeros``, ``full`` ...  the fill repeated, for an integer fill
 ``add`` ...              entrywise ``+ - * // % max min``, a 0-d value broadcast against a 1-d one;
                          ``//`` and ``%`` by a divisor of unknown sign (or 0): unknown
+``divide``               on ints, division truncated toward zero (C, ONNX ``Div``), when the
+                         signs of both operands are known
 =======================  ==========================================================================
 
 >>> import symshape as ss
@@ -47,6 +50,7 @@ __all__ = [
     "array_value",
     "constant_type",
     "with_value",
+    "filled_value",
     "entries_of",
     "binary_value",
     "take_value",
@@ -56,6 +60,7 @@ __all__ = [
     "BINARY_VALUE_OPS",
     "floor_div_dim",
     "floor_mod_dim",
+    "trunc_div_dim",
     "size_entries",
     "scalar_entry",
     "UNKNOWN_LENGTH",
@@ -105,6 +110,30 @@ def with_value(t: TensorType, value: Value | None) -> TensorType:
     return TensorType(t.shape, t.dtype, value)
 
 
+def filled_value(t: TensorType, fill: object) -> TensorType:
+    """``t`` (an int tensor of rank 0 or 1 with a constant length) with the value of a tensor
+    filled with ``fill``, when ``fill`` is an integer or a dimension (a float with an integral value
+    counts)."""
+    if t.dtype not in VALUE_DTYPES or not isinstance(t.shape, tuple) or len(t.shape) > 1:
+        return t
+    if isinstance(fill, Dim):
+        d = fill
+    elif isinstance(fill, bool) or not isinstance(fill, (int, float)):
+        return t
+    elif isinstance(fill, float):
+        if not fill.is_integer():
+            return t
+        d = as_dim(int(fill))
+    else:
+        d = as_dim(fill)
+    if len(t.shape) == 0:
+        return with_value(t, d)
+    k = t.shape[0].constant_value
+    if k is None or k > MAX_VALUE_LEN:
+        return t
+    return with_value(t, value_from_entries((d,) * k))
+
+
 def entries_of(t: TensorType) -> tuple[Dim | None, ...] | None:
     """The entries of a 1-d tensor with a constant length (unknown ones None), or None when the
     tensor is not 1-d of a known length."""
@@ -141,11 +170,36 @@ def floor_mod_dim(x: Dim, y: Dim) -> Dim | None:
     return None
 
 
+def trunc_div_dim(x: Dim, y: Dim) -> Dim | None:
+    """``x / y`` truncated toward zero (integer ``divide``: C and ONNX ``Div``) when a dimension
+    represents it exactly: both signs known and a non-zero divisor; else None.
+
+    >>> from symshape.encoding.dims import as_dim
+    >>> [str(trunc_div_dim(as_dim(a), as_dim(b))) for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2))]
+    ['3', '-3', '-3', '3']
+    """
+    ylo, yhi = bounds(y)
+    xlo, xhi = bounds(x)
+    if ylo >= 1:
+        if xlo >= 0:
+            return floordiv(x, y)
+        if xhi <= 0:
+            return -floordiv(-x, y)
+        return None
+    if yhi <= -1:
+        if xlo >= 0:
+            return -floordiv(x, -y)
+        if xhi <= 0:
+            return floordiv(-x, -y)
+    return None
+
+
 BINARY_VALUE_OPS: dict[str, Callable[[Dim, Dim], Dim | None]] = {
     "add": lambda x, y: x + y,
     "subtract": lambda x, y: x - y,
     "multiply": lambda x, y: x * y,
     "floor_divide": floor_div_dim,
+    "divide": trunc_div_dim,
     "mod": floor_mod_dim,
     "floor_mod": floor_mod_dim,
     "maximum": lambda x, y: dmax(x, y),

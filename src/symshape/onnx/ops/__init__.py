@@ -9,12 +9,17 @@ nn              ``Conv``, ``ConvTranspose``, pooling, ``Dropout``
 norm            batch/instance/layer/group normalization, ``Softmax``
 reduce          ``Reduce*``, ``ArgMax``, ``ArgMin``
 index           ``Gather*``, ``Scatter*``, ``TopK``, ``OneHot``, ``Compress``
-linalg          ``MatMul``, ``Gemm``, ``Det``
+linalg          ``MatMul``, ``Gemm``, ``Det``, ``Einsum``
 image           ``Resize``, ``GridSample``, ``Col2Im``, RoI pooling, ``DFT``, ``STFT``
 rnn             ``RNN``, ``GRU``, ``LSTM``
-attention       ``Attention``
+attention       ``Attention``, ``LinearAttention``, ``ai.onnx.preview.FlexAttention``
 control         ``If``
-misc            quantization, random generators, windows, losses, newer fused operators
+misc            quantization, random generators, windows, losses, newer fused operators,
+                ``ai.onnx.preview.training`` optimizers
+ml              ``ai.onnx.ml``: ``Binarizer``, ``LabelEncoder``, ``ArrayFeatureExtractor``,
+                ``TreeEnsemble``
+strings         ``StringConcat``, ``StringSplit``, ``StringNormalizer``, ``RegexFullMatch``,
+                ``TfIdfVectorizer`` (string tensors have an unknown dtype)
 contrib         onnxruntime's ``com.microsoft`` operators of transformer graphs (``Attention``, ...)
 ==============  ===================================================================================
 """
@@ -28,14 +33,16 @@ from symshape.onnx.ops import (
     index,
     linalg,
     misc,
+    ml,
     nn,
     norm,
     reduce,
     rnn,
     shape,
+    strings,
 )
 
 __all__ = [
-    "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "nn", "norm",
-    "reduce", "rnn", "shape",
+    "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "ml", "nn", "norm",
+    "reduce", "rnn", "shape", "strings",
 ]  # fmt: skip

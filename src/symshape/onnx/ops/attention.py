@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import symshape as ss
 from symshape import Expr
-from symshape.errors import RANK_MISMATCH
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
 from symshape.onnx.registry import Outputs, register
 
@@ -57,3 +57,36 @@ def _attention(ctx: NodeContext) -> Outputs:
         v4 if ctx.has_output(2) else None,
         scores if ctx.has_output(3) else None,
     ]
+
+
+@register("FlexAttention", since=1, domain="ai.onnx.preview")
+def _flex_attention(ctx: NodeContext) -> Outputs:
+    """``ai.onnx.preview.FlexAttention``: 4-d ``Q (B, Hq, S, D)``, ``K (B, Hk, L, D)``,
+    ``V (B, Hk, L, Dv)`` give ``Y (B, Hq, S, Dv)`` (its ``score_mod``/``prob_mod`` subgraphs map
+    scores elementwise and do not change shapes)."""
+    q, k, v = ctx.input(0), ctx.input(1), ctx.input(2)
+    scores = ss.ops.matmul(q, ss.ops.transpose(ss.ops.sum(k, axis=1, keepdims=True), [0, 1, 3, 2]))
+    vals = ss.ops.sum(v, axis=1, keepdims=True)  # (B, 1, L, Dv)
+    return ss.ops.matmul(scores, ss.ops.cast_like(vals, scores))  # (B, Hq, S, Dv)
+
+
+@register("LinearAttention", since=27)
+def _linear_attention(ctx: NodeContext) -> Outputs:
+    """``LinearAttention`` (opset 27): 3-d packed ``query (B, T, Hq*dk)``, ``key (B, T, Hkv*dk)``,
+    ``value (B, T, Hkv*dv)``; ``output`` is ``(B, T, Hq*dv)`` and ``present_state``
+    ``(B, Hkv, dk, dv)`` (also the shape of ``past_state``). Built as the state ``k^T v`` per kv head
+    and the queries of each group of ``Hq/Hkv`` heads times it, so batch, sequence and head sizes
+    must agree as they do at run time."""
+    hq = ctx.attr_int("q_num_heads")
+    hk = ctx.attr_int("kv_num_heads")
+    if hq < 1 or hk < 1 or hq % hk:
+        ctx.fail(BAD_ATTRIBUTE, f"q_num_heads ({hq}) must be a positive multiple of kv_num_heads ({hk})")
+    q4, k4, v4 = (_heads(ctx.input(i), h) for i, h in ((0, hq), (1, hk), (2, hk)))  # (B, H, T, d)
+    state: Expr = ss.ops.matmul(ss.ops.transpose(k4, [0, 1, 3, 2]), v4)  # (B, Hkv, dk, dv)
+    if ctx.has_input(3):
+        state = ss.ops.add(state, ctx.input(3))
+        state = ss.ops.reshape_like(state, ctx.input(3))  # the past state's shape, not grown
+    grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
+    y = ss.ops.reshape(ss.ops.matmul(grouped, state), (0, hq, -1, 0))  # (B, Hq, T, dv)
+    y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))  # (B, T, Hq*dv)
+    return [y, state if ctx.has_output(1) else None]

@@ -16,6 +16,7 @@ Each helper is exact: the type it produces is the type ONNX gives, for every inp
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, cast
 
 import symshape as ss
 from symshape import Expr
@@ -32,7 +33,19 @@ __all__ = [
     "to_int64",
     "scalar_of",
     "chain",
+    "value_slice",
 ]
+
+
+def value_slice(
+    x: Expr,
+    begin: Expr | Sequence[int | None],
+    end: Expr | Sequence[int | None],
+    strides: Expr | Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+) -> Expr:
+    """``strided_slice`` whose bounds may be 1-d int tensors (their shape values are read)."""
+    return ss.ops.strided_slice(x, cast(Any, begin), cast(Any, end), strides=cast(Any, strides), axes=axes)
 
 
 def set_dim(x: Expr, axis: int, k: int) -> Expr:

@@ -2,14 +2,22 @@
 
 An ``If`` whose condition is a constant is its taken branch, converted in place. Otherwise both
 branches become symshape blocks and the node a symshape ``If``, whose type is the join of the
-branches' types (equal dimensions stay, differing ones become fresh symbols). ``Loop`` and ``Scan``
-(bodies with loop-carried state) are not converted yet.
+branches' types (equal dimensions stay, differing ones become fresh symbols).
+
+``Scan`` (opset 9+) converts its body once, on the initial states and the first slice of each scan
+input (the scan axis taken away): the final states have the initial states' types (the body's
+state outputs must have as many elements), and each scan output is the body's output with the scan
+length (the first scan input's size along its axis, a shape value) inserted at its output axis.
+``Loop`` is not converted yet.
 """
 
 from __future__ import annotations
 
 import symshape as ss
+from symshape import Expr
+from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
+from symshape.onnx.ops.common import like, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -25,3 +33,32 @@ def _if(ctx: NodeContext) -> Outputs:
     r = ss.If(cond, ctx.block(then_g), ctx.block(else_g))
     n = len(then_g.output)
     return [r] if n == 1 else [r[i] for i in range(n)]
+
+
+@register("Scan", since=9)
+def _scan(ctx: NodeContext) -> Outputs:
+    body = ctx.graph_attr("body")
+    m = ctx.attr_int("num_scan_inputs")
+    xs = [ctx.input(i) for i in range(ctx.num_inputs)]
+    n = len(xs) - m
+    if m < 1 or n < 0:
+        ctx.fail(BAD_ATTRIBUTE, f"num_scan_inputs={m} for {len(xs)} inputs")
+    in_axes = ctx.attr_ints("scan_input_axes") or (0,) * m
+    k = len(body.output) - n
+    out_axes = ctx.attr_ints("scan_output_axes") or (0,) * k
+    if len(in_axes) != m or len(out_axes) != k or k < 0:
+        ctx.fail(BAD_ATTRIBUTE, "scan_input_axes/scan_output_axes do not match the scan inputs/outputs")
+    states, scanned = xs[:n], xs[n:]
+    first = ss.ops.int_tensor(0)
+    slices = [ss.ops.take(x, first, axis=a, mode="fast") for x, a in zip(scanned, in_axes)]
+    outs = ctx.apply(body, [*states, *slices])
+    a0 = in_axes[0]
+    length = value_slice(ss.ops.shape_of(scanned[0]), [a0], [a0 + 1 if a0 != -1 else None])
+    steps: Expr = ss.ops.zeros(length, "int64")  # (L,)
+    result: list[Expr] = [like(o, s) for o, s in zip(outs[:n], states)]
+    for y, ax in zip(outs[n:], out_axes):
+        if ax < 0:
+            r = ctx.need_rank(n, "Scan with a negative output axis")  # noqa: F841
+            ctx.fail(BAD_ATTRIBUTE, "negative scan_output_axes are not supported")
+        result.append(ss.ops.take(ss.ops.expand_dims(y, ax), steps, axis=ax))
+    return result

@@ -10,7 +10,8 @@
 * ``Pow`` (opset 12+) lets the exponent have another type: the result has the base's.
 * ``PRelu`` broadcasts its slope to ``X`` only one way: the result is ``X``'s type.
 * Variadic ``Max``, ``Min``, ``Sum``, ``Mean`` broadcast all inputs (opset 8+).
-* ``Where``, ``Cast`` (``to``; a type name string in opset 1), ``CastLike``.
+* ``Where``, ``Cast`` (``to``; a type name string in opset 1; to an element type symshape does not
+  have, ``float8e4m3fn``, ``int4``, ...: the input's shape with an unknown dtype), ``CastLike``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
+from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.ops.common import chain, like
 from symshape.onnx.registry import Outputs, register
 
@@ -157,6 +159,9 @@ def _cast(ctx: NodeContext) -> Outputs:
         if dt is None:
             ctx.fail(BAD_ATTRIBUTE, f"attribute 'to' is not a known type name: {to!r}")
         return ss.ops.cast(ctx.input(0), dt)
+    et = ctx.attr_int("to")
+    if to_dtype(et) is None and et not in (0, 8) and elem_type_name(et) != f"type {et}":
+        return ctx.with_unknown_dtype(ctx.input(0), et)  # float8, int4, ...: the shape stays
     return ss.ops.cast(ctx.input(0), ctx.attr_dtype("to"))
 
 

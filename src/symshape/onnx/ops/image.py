@@ -5,7 +5,7 @@
   ``stretch`` needs the resized axes' sizes as constants). With ``scales``: ``floor(d * scale)``;
   symbolic ``d`` is exact for an integer scale (``d*s``: a size-1 axis broadcast to ``s`` and
   merged) and for ``1/m`` (``floor(d/m)``: a slice from ``m - 1`` with step ``m``); other scales of a
-  symbolic axis need a ``resize`` operator.
+  symbolic axis give ``floor(d*p/q)`` for the scale's exact value ``p/q``, on shape values.
 * ``GridSample``: ``(N, C)`` of the input, the spatial axes of the grid.
 * ``AffineGrid``: ``(N, *size[2:], r)`` with ``N`` from ``theta``.
 * ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size.
@@ -27,7 +27,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim
+from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -44,7 +44,15 @@ def _scale_dim(ctx: NodeContext, y: Expr, axis: int, rank: int, d: ss.Dim | None
     if f.numerator == 1:
         m = f.denominator
         return ss.ops.strided_slice(y, [m - 1], [None], strides=[m], axes=[axis])
-    ctx.unsupported(CORE_OP, f"resizing a symbolic axis by {scale} needs a resize operator")
+    # floor(d * p/q) for the scale's exact value p/q, on shape values
+    sh = ss.ops.shape_of(y)
+    d_v = value_slice(sh, [axis], [axis + 1])
+    new = ss.ops.floor_divide(
+        ss.ops.multiply(d_v, ctx.constant([f.numerator], "int64")), ctx.constant([f.denominator], "int64")
+    )
+    parts = [value_slice(sh, [0], [axis]), new, value_slice(sh, [axis + 1], [rank])]
+    target = ss.ops.concatenate(parts, axis=0)
+    return ss.ops.cast_like(ss.ops.zeros(target, "float32"), y)
 
 
 def _resize(

@@ -3,7 +3,8 @@
 ``NonZero``, ``Unique``, ``NonMaxSuppression``.
 
 * ``Gather`` is symshape's ``take`` along ``axis``:
-  ``data.shape[:axis] + indices.shape + data.shape[axis+1:]``.
+  ``data.shape[:axis] + indices.shape + data.shape[axis+1:]``; of a valued tensor (a shape) with
+  constant indices it has the entries' value.
 * ``GatherElements``: the indices' shape, the data's dtype.
 * ``GatherND`` with ``k = indices.shape[-1]`` (a constant) and ``b = batch_dims``:
   ``indices.shape[:-1] + data.shape[b+k:]``, built as a ``take`` over the data with the axes
@@ -15,7 +16,8 @@
   dtype.
 * ``Compress`` with a constant condition keeps as many entries as it has true values.
 * ``NonZero``, ``Unique`` and ``NonMaxSuppression`` have sizes that depend on the data: they are
-  evaluated when their inputs are constants, otherwise they need fresh symbols (shape values).
+  evaluated when their inputs are constants, otherwise the size is a fresh symbol (``u0``, ... for
+  ``NonZero`` and ``Unique``, named by inference; ``selected_<k>`` for ``NonMaxSuppression``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
-from symshape.onnx.context import CORE_OP, SHAPE_VALUES, NodeContext
+from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import set_dim, to_int64
 from symshape.onnx.registry import Outputs, register
 
@@ -34,7 +36,9 @@ __all__: list[str] = []
 
 @register("Gather", since=1)
 def _gather(ctx: NodeContext) -> Outputs:
-    return ss.ops.take(ctx.input(0), ctx.input(1), axis=ctx.attr_int("axis", 0))
+    # "fast": a negative index reads from the end (ONNX), so a valued input (a shape) gives the
+    # entries' value; the type does not depend on the mode
+    return ss.ops.take(ctx.input(0), ctx.input(1), axis=ctx.attr_int("axis", 0), mode="fast")
 
 
 @register("GatherElements", since=11)
@@ -114,7 +118,38 @@ def _compress(ctx: NodeContext) -> Outputs:
 
 
 @register("NonZero", since=9)
-@register("NonMaxSuppression", since=10)
+def _nonzero(ctx: NodeContext) -> Outputs:
+    return ss.ops.nonzero(ctx.input(0))  # (rank, u): u named by inference (u0, u1, ...)
+
+
+def _others(rank: int, axis: int) -> list[int]:
+    return [a for a in range(rank) if a != axis]
+
+
 @register("Unique", since=11)
-def _data_dependent(ctx: NodeContext) -> Outputs:
-    ctx.unsupported(SHAPE_VALUES, f"the output size of {ctx.op_type} depends on the data")
+def _unique(ctx: NodeContext) -> Outputs:
+    """``Y`` has ``u`` distinct elements (or slices along ``axis``); ``indices`` and ``counts``
+    are ``(u,)``, ``inverse_indices`` one per element (or slice) of the input; all ``int64``."""
+    x = ctx.input(0)
+    if not ctx.has_attr("axis"):
+        y = ss.ops.unique(x)
+        per_u: Expr = ss.ops.cast(y, "int64")
+        inverse: Expr = ss.ops.reshape(ss.ops.cast(x, "int64"), (-1,))
+    else:
+        axis = ctx.attr_int("axis")
+        r = ctx.need_rank(0, "Unique with an axis")
+        if not -r <= axis < r:
+            ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is out of range for rank {r}")
+        ax = axis + r if axis < 0 else axis
+        y = ss.ops.unique(x, axis=ax)
+        per_u = ss.ops.cast(ss.ops.sum(y, axis=_others(r, ax)) if r > 1 else y, "int64")
+        inverse = ss.ops.cast(ss.ops.sum(x, axis=_others(r, ax)) if r > 1 else x, "int64")
+    return [y, per_u, inverse, per_u]
+
+
+@register("NonMaxSuppression", since=10)
+def _nms(ctx: NodeContext) -> Outputs:
+    """``(u, 3)`` ``int64`` (batch, class, box) of the ``u`` selected boxes: a fresh size."""
+    for i in (0, 1):
+        ctx.input(i)
+    return ss.ops.zeros((ctx.fresh_dim("selected"), 3), "int64")

@@ -6,14 +6,20 @@
   broadcast one way to ``(M, N)``.
 * ``MatMulInteger``/``QLinearMatMul``: ``matmul`` shapes, ``int32`` or the output zero point's type.
 * ``Det``: the batch axes, ``x.shape[:-2]``.
-* ``Einsum`` has no converter: it needs an ``einsum`` operator in symshape.
+* ``Einsum``: each operand's axes are labelled by the equation (``...`` by labels of its own,
+  aligned from the right across operands; a label repeated in one operand is its diagonal: the two
+  axes must agree, one is summed away), laid out over all labels in order of appearance (size-1
+  axes for the labels it lacks), multiplied (broadcasting: a label has one size), summed over the
+  labels the output lacks and transposed to the output's order. Without ``->`` the output is the
+  ellipsis then the labels used once, sorted (numpy's implicit mode).
 """
 
 from __future__ import annotations
 
 import symshape as ss
 from symshape import Expr
-from symshape.onnx.context import NodeContext
+from symshape.errors import BAD_ATTRIBUTE
+from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import like
 from symshape.onnx.registry import Outputs, register
 
@@ -52,3 +58,76 @@ def _qlinear_matmul(ctx: NodeContext) -> Outputs:
 @register("Det", since=11)
 def _det(ctx: NodeContext) -> Outputs:
     return ss.ops.sum(ctx.input(0), axis=(-2, -1))
+
+
+def _labels(ctx: NodeContext, term: str, rank: int | None, ell: list[str]) -> list[str]:
+    """The labels of an operand's axes (``...`` expanded to the last of ``ell``'s labels)."""
+    if "..." not in term:
+        if not term.isalpha() and term:
+            ctx.fail(BAD_ATTRIBUTE, f"bad Einsum term {term!r}")
+        if rank is not None and rank != len(term):
+            ctx.fail(BAD_ATTRIBUTE, f"Einsum term {term!r} for an operand of rank {rank}")
+        return list(term)
+    head, _, tail = term.partition("...")
+    if rank is None:
+        ctx.unsupported(CORE_OP, "Einsum with an ellipsis over an operand of unknown rank")
+    k = rank - len(head) - len(tail)
+    if k < 0 or (not (head + tail).isalpha() and (head + tail)):
+        ctx.fail(BAD_ATTRIBUTE, f"Einsum term {term!r} for an operand of rank {rank}")
+    while len(ell) < k:
+        ell.insert(0, f"...{len(ell)}")
+    return [*head, *ell[len(ell) - k :], *tail]
+
+
+@register("Einsum", since=12)
+def _einsum(ctx: NodeContext) -> Outputs:
+    eq = ctx.attr_str("equation").replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    xs = ctx.inputs()
+    if len(terms) != len(xs):
+        ctx.fail(BAD_ATTRIBUTE, f"Einsum equation {eq!r} has {len(terms)} operands, the node {len(xs)}")
+    ell: list[str] = []
+    ranks = [ctx.rank(i) if "..." in t else None for i, t in enumerate(terms)]
+    labelled = [_labels(ctx, t, r, ell) for t, r in zip(terms, ranks)]
+    order: list[str] = []  # every label, in order of appearance
+    for ls in labelled:
+        order.extend(c for c in ls if c not in order)
+    if arrow:
+        out = _labels(ctx, rhs, None if "..." not in rhs else len(rhs) - 3 + len(ell), list(ell))
+    else:
+        counts = {c: sum(ls.count(c) for ls in labelled) for c in order}
+        once = sorted(c for c in order if not c.startswith("...") and counts[c] == 1)
+        out = [c for c in order if c.startswith("...")] + once
+    if any(c not in order for c in out) or len(set(out)) != len(out):
+        ctx.fail(BAD_ATTRIBUTE, f"bad Einsum output {rhs!r} in {eq!r}")
+    full: list[Expr] = []
+    for x, ls in zip(xs, labelled):
+        ls = list(ls)
+        for c in dict.fromkeys(ls):  # a repeated label: the diagonal (the axes agree; one is summed away)
+            while ls.count(c) > 1:
+                p = ls.index(c)
+                q = ls.index(c, p + 1)
+                perm = list(range(len(ls)))
+                perm[p], perm[q] = q, p
+                x = ss.ops.sum(ss.ops.add(x, ss.ops.transpose(x, perm)), axis=q)
+                del ls[q]
+        mine = [c for c in order if c in ls]
+        if mine != ls:
+            x = ss.ops.transpose(x, [ls.index(c) for c in mine])
+        for j, c in enumerate(order):
+            if c not in ls:
+                x = ss.ops.expand_dims(x, j)
+        full.append(x)
+    y = full[0]
+    for x in full[1:]:
+        y = ss.ops.multiply(y, x)
+    gone = [j for j, c in enumerate(order) if c not in out]
+    if gone:
+        y = ss.ops.sum(y, axis=tuple(gone))
+    kept = [c for c in order if c in out]
+    if kept != out:
+        y = ss.ops.transpose(y, [kept.index(c) for c in out])
+    elif not gone and len(full) == 1:
+        y = ss.ops.copy(y)
+    return y

@@ -21,8 +21,8 @@ from __future__ import annotations
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
-from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import like, scalar_of, set_dim
+from symshape.onnx.context import NodeContext
+from symshape.onnx.ops.common import like, scalar_of, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -137,7 +137,34 @@ def _bitcast(ctx: NodeContext) -> Outputs:
 def _causal_conv(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
     w = ctx.tensor_type(1)
-    if w is None or w.ndim != 3 or not w.dims[2].is_constant:
-        ctx.unsupported(CORE_OP, "CausalConvWithState whose kernel size is not a constant")
-    k = int(w.dims[2])
-    return [ss.ops.copy(x), set_dim(x, 2, k - 1)]
+    if w is not None and w.ndim is not None and w.ndim != 3:
+        ctx.fail(BAD_ATTRIBUTE, f"the weight must be 3-d (C, 1, k), got {w}")
+    if w is not None and w.ndim == 3 and w.dims[2].is_constant:
+        return [ss.ops.copy(x), set_dim(x, 2, int(w.dims[2]) - 1)]
+    # a symbolic kernel size: the state's shape (B, C, k - 1) on shape values
+    bc = value_slice(ss.ops.shape_of(x), [0], [2])
+    k1 = ss.ops.subtract(value_slice(ss.ops.shape_of(ctx.input(1)), [2], [3]), ctx.constant([1], "int64"))
+    state = ss.ops.zeros(ss.ops.concatenate([bc, k1], axis=0), "float32")
+    return [ss.ops.copy(x), ss.ops.cast_like(state, x)]
+
+
+_TRAINING = "ai.onnx.preview.training"
+#: per optimizer: how many input groups follow ``R`` and ``T``, and which of them are output
+_OPTIMIZERS = {"Adagrad": (3, (0, 2)), "Momentum": (3, (0, 2)), "Adam": (4, (0, 2, 3))}
+
+
+@register(["Adagrad", "Adam", "Momentum"], since=1, domain=_TRAINING)
+def _optimizer(ctx: NodeContext) -> Outputs:
+    """``ai.onnx.preview.training`` optimizers: inputs ``R``, ``T``, then the tensors ``X``, their
+    gradients and states (one group per kind); outputs the new ``X`` and states, each of its
+    tensor's type (a gradient must have it too)."""
+    groups, kept = _OPTIMIZERS[ctx.op_type]
+    xs = [ctx.input(i) for i in range(2, ctx.num_inputs)]
+    if not xs or len(xs) % groups:
+        ctx.fail(BAD_ATTRIBUTE, f"{ctx.op_type} needs {groups} tensors per optimized tensor, got {len(xs)}")
+    n = len(xs) // groups
+    outs: list[Expr | None] = []
+    for g in kept:
+        for i in range(n):
+            outs.append(like(xs[g * n + i], xs[i]) if g else like(xs[n + i], xs[i]))
+    return outs[: ctx.num_outputs]

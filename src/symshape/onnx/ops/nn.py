@@ -28,7 +28,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import scale_axis, set_dim
+from symshape.onnx.ops.common import scale_axis, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["Window", "window_plan"]
@@ -213,15 +213,22 @@ def _conv_transpose(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
     nd = _nd(ctx, ctx.attr_ints("kernel_shape"), 1)
     _check_nd(ctx, nd)
+    wt = ctx.tensor_type(1)
+    static = (
+        wt is not None
+        and wt.ndim == nd + 2
+        and wt.dims[1].is_constant
+        and (ctx.attr_ints("kernel_shape") is not None or all(d.is_constant for d in wt.dims[2:]))
+    )
+    if not static:
+        return _conv_transpose_values(ctx, nd)
     kernel = _kernel_from_weight(ctx, 1, nd)
     strides = _spatial_attr(ctx, "strides", nd, 1)
     dil = _spatial_attr(ctx, "dilations", nd, 1)
     out_pad = _spatial_attr(ctx, "output_padding", nd, 0)
     group = ctx.attr_int("group", 1)
     auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
-    wt = ctx.tensor_type(1)
-    if wt is None or wt.ndim != nd + 2 or not wt.dims[1].is_constant:
-        ctx.unsupported(CORE_OP, "ConvTranspose needs the weight's output channels as a constant")
+    assert wt is not None
     c_out = int(wt.dims[1]) * group
     rank = nd + 2
     y: Expr = x
@@ -246,6 +253,57 @@ def _conv_transpose(ctx: NodeContext) -> Outputs:
             ]
         y = _add_constants(ctx, y, nd, rest)
     y = set_dim(y, 1, c_out)
+    if ctx.has_input(2):
+        y = ss.ops.bias_add(y, ctx.input(2), axis=1)
+    return y
+
+
+def _conv_transpose_values(ctx: NodeContext, nd: int) -> Expr:
+    """``ConvTranspose`` whose kernel size or output channels are symbolic: the output shape
+    ``(N, W1 * group, s*(x - 1) + out_pad + d*(k - 1) + 1 - pads)`` computed on shape values
+    (``x``'s and the weight's), a tensor of that shape and ``x``'s dtype; the input channels must
+    match the weight's first axis."""
+    x, w = ctx.input(0), ctx.input(1)
+    strides = _spatial_attr(ctx, "strides", nd, 1)
+    dil = _spatial_attr(ctx, "dilations", nd, 1)
+    out_pad = _spatial_attr(ctx, "output_padding", nd, 0)
+    group = ctx.attr_int("group", 1)
+    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
+    xs, ws = ss.ops.shape_of(x), ss.ops.shape_of(w)
+
+    def vec(v: Sequence[int]) -> Expr:
+        return ctx.constant(list(v), "int64")
+
+    # x's channels against the weight's first axis (C, W1/group... as ONNX lays it out)
+    ss_check = ss.ops.matmul(
+        ss.ops.sum(x, axis=tuple(range(2, nd + 2))),
+        ss.ops.cast_like(ss.ops.sum(w, axis=tuple(range(2, nd + 2))), x),
+    )
+    head = ss.ops.concatenate(
+        [value_slice(xs, [0], [1]), ss.ops.multiply(value_slice(ws, [1], [2]), vec([group]))], axis=0
+    )
+    out_shape = ctx.attr_ints("output_shape")
+    if out_shape is not None:
+        if len(out_shape) not in (nd, nd + 2):
+            ctx.fail(BAD_ATTRIBUTE, f"output_shape has {len(out_shape)} values for {nd} spatial axes")
+        spatial: Expr = vec(out_shape[-nd:])
+    else:
+        xsp = value_slice(xs, [2], [nd + 2])
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            spatial = ss.ops.multiply(xsp, vec(strides))
+        else:
+            pads = ctx.attr_ints("pads") if auto_pad == "NOTSET" else None
+            pads = pads or (0,) * (2 * nd)
+            if len(pads) != 2 * nd:
+                ctx.fail(BAD_ATTRIBUTE, f"attribute 'pads' has {len(pads)} values for {nd} spatial axes")
+            ks = ctx.attr_ints("kernel_shape")
+            k = vec(ks) if ks is not None else value_slice(ws, [2], [nd + 2])
+            rest = [out_pad[i] + 1 - pads[i] - pads[nd + i] - strides[i] - dil[i] for i in range(nd)]
+            spatial = ss.ops.add(
+                ss.ops.add(ss.ops.multiply(xsp, vec(strides)), ss.ops.multiply(k, vec(dil))), vec(rest)
+            )
+    y: Expr = ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate([head, spatial], axis=0), "float32"), x)
+    y = ss.ops.add(y, ss.ops.reshape(ss.ops.sum(ss_check, axis=None), (1,) * (nd + 2)))
     if ctx.has_input(2):
         y = ss.ops.bias_add(y, ctx.input(2), axis=1)
     return y

@@ -3,8 +3,9 @@
 ``SpaceToDepth``, ``CenterCropPad``, and the operators that make shapes and constants:
 ``Constant``, ``ConstantOfShape``, ``Shape``, ``Size``, ``Range``, ``EyeLike``.
 
-Sizes given as inputs (``Reshape``'s target, ``Slice``'s bounds, ``Pad``'s pads, ...) must be
-constants until symshape has shape values. ONNX semantics, per opset:
+Sizes given as inputs (``Reshape``'s target, ``Slice``'s bounds, ``Pad``'s pads, ...) are read
+as constants where the model has them; ``Reshape``'s target and ``ConstantOfShape``'s shape may
+also be computed at run time (symshape reads their shape values). ONNX semantics, per opset:
 
 * ``Reshape``: 0 copies the input dimension at the same index (unless ``allowzero``), -1 is
   inferred; symshape's ``reshape`` has the same rule for these two values and checks the element
@@ -18,8 +19,9 @@ constants until symshape has shape values. ONNX semantics, per opset:
   broadcast to the repeats, adjacent axes merged.
 * ``DepthToSpace``/``SpaceToDepth``: the reshape-transpose-reshape of the ONNX definition (both
   modes), with the divisibility conditions as guards.
-* ``Shape``/``Size`` of a static shape are folded to constants by the importer; otherwise their
-  type is known (``(rank,)``, ``()``) but not their value.
+* ``Shape``/``Size`` of a static shape are folded to constants by the importer; otherwise
+  ``Shape`` is ``shape_of`` (sliced by ``start``/``end``) and ``Size`` the product of its entries,
+  both carrying their values.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ import numpy as np
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
-from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, SHAPE_VALUES, NodeContext
-from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze
+from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
+from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -60,9 +62,10 @@ def _reshape_v1(ctx: NodeContext) -> Outputs:
 
 @register("Reshape", since=5, value_inputs=(1,))
 def _reshape_v5(ctx: NodeContext) -> Outputs:
-    shape = ctx.ints(1, "the target shape")
     allowzero = bool(ctx.attr("allowzero", 0)) if ctx.opset >= 14 else False
-    return _reshape(ctx, ctx.input(0), shape, allowzero)
+    if ctx.const(1) is None:  # computed at run time: its value (0 copies, -1 infers)
+        return ss.ops.reshape(ctx.input(0), ctx.input(1), allowzero=allowzero)
+    return _reshape(ctx, ctx.input(0), ctx.ints(1, "the target shape"), allowzero)
 
 
 @register("Flatten", since=1)
@@ -141,11 +144,7 @@ def _split(ctx: NodeContext, sizes: tuple[int, ...] | None, num_outputs: int | N
             if 0 <= ax < r and t is not None and t.dims[ax].is_constant:
                 shape_ax = int(t.dims[ax])
             else:
-                ctx.unsupported(
-                    CORE_OP,
-                    "Split by num_outputs over a symbolic axis (its last part is smaller when the "
-                    "parts do not divide the axis: a ceiling division split)",
-                )
+                return _split_ceil(ctx, x, axis, n)
         else:
             ax = axis + len(shape) if axis < 0 else axis
             if not 0 <= ax < len(shape):
@@ -176,7 +175,39 @@ def _split_v13(ctx: NodeContext) -> Outputs:
     num = ctx.attr("num_outputs") if ctx.opset >= 18 else None
     if num is not None and ctx.has_input(1):
         ctx.fail(BAD_ATTRIBUTE, "Split takes either the split input or num_outputs, not both")
+    if ctx.has_input(1) and ctx.const(1) is None:
+        return _split_values(ctx)
     return _split(ctx, ctx.opt_ints(1, "the split sizes"), num)
+
+
+def _split_ceil(ctx: NodeContext, x: Expr, axis: int, n: int) -> Outputs:
+    """``Split`` into ``n`` parts of ``ceil(d / n)`` along an axis of symbolic size ``d`` (the last
+    parts smaller, or empty): part ``i`` is ``x[i*c : (i+1)*c]`` (slicing clamps), ``c`` computed
+    from the axis' size as a shape value."""
+    d = value_slice(ss.ops.shape_of(x), [axis], [axis + 1 if axis != -1 else None])
+    c = ss.ops.floor_divide(ss.ops.add(d, ctx.constant([n - 1], "int64")), ctx.constant([n], "int64"))
+    outs: list[Expr] = []
+    for i in range(n):
+        begin = ss.ops.multiply(c, ctx.constant([i], "int64"))
+        end = ss.ops.multiply(c, ctx.constant([i + 1], "int64"))
+        outs.append(value_slice(x, begin, end, axes=[axis]))
+    return outs
+
+
+def _split_values(ctx: NodeContext) -> Outputs:
+    """``Split`` by sizes computed at run time: part ``i`` is the slice from the sum of the sizes
+    before it, as long as size ``i`` (their values; one size per output)."""
+    x = ctx.input(0)
+    sizes = ss.ops.reshape(ctx.input(1), (ctx.num_outputs,))  # one size per output (checked)
+    axis = ctx.attr_int("axis", 0)
+    begin: Expr = ctx.constant([0], "int64")
+    outs: list[Expr] = []
+    for i in range(ctx.num_outputs):
+        size = value_slice(sizes, [i], [i + 1])  # (1,): its value
+        end = ss.ops.add(begin, size)
+        outs.append(value_slice(x, begin, end, axes=[axis]))
+        begin = end
+    return outs
 
 
 def _slice(
@@ -205,7 +236,7 @@ def _slice(
             ctx.fail(BAD_ATTRIBUTE, f"Slice axes {list(axes)} repeat an axis")
     if not starts:
         return ss.ops.copy(ctx.input(0))
-    return ss.ops.strided_slice(ctx.input(0), list(starts), list(ends), strides=steps, axes=list(axes))
+    return value_slice(ctx.input(0), list(starts), list(ends), strides=steps, axes=list(axes))
 
 
 @register("Slice", since=1)
@@ -218,6 +249,13 @@ def _slice_v1(ctx: NodeContext) -> Outputs:
 
 @register("Slice", since=10, value_inputs=(1, 2, 3, 4))
 def _slice_v10(ctx: NodeContext) -> Outputs:
+    if any(ctx.has_input(i) and ctx.const(i) is None for i in (1, 2, 4)):
+        # bounds computed at run time: their values (the axes must be constants)
+        axes = ctx.opt_ints(3, "the axes")
+        st = ctx.input(4) if ctx.has_input(4) else None
+        return value_slice(
+            ctx.input(0), ctx.input(1), ctx.input(2), strides=st, axes=None if axes is None else list(axes)
+        )
     return _slice(
         ctx,
         ctx.ints(1, "the starts"),
@@ -233,6 +271,8 @@ def _slice_v10(ctx: NodeContext) -> Outputs:
 
 @register("Expand", since=8, value_inputs=(1,))
 def _expand(ctx: NodeContext) -> Outputs:
+    if ctx.const(1) is None:  # computed at run time: its value
+        return ss.ops.expand(ctx.input(0), ctx.input(1))
     shape = ctx.ints(1, "the shape")
     if any(s < 0 for s in shape):
         ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
@@ -246,6 +286,8 @@ def _tile_v1(ctx: NodeContext) -> Outputs:
 
 @register("Tile", since=6, value_inputs=(1,))
 def _tile(ctx: NodeContext) -> Outputs:
+    if ctx.const(1) is None:  # computed at run time: its value
+        return ss.ops.tile(ctx.input(0), ctx.input(1))
     reps = ctx.ints(1, "the repeats")
     if any(r < 0 for r in reps):
         ctx.fail(BAD_ATTRIBUTE, f"repeats {list(reps)} must be non-negative")
@@ -286,7 +328,7 @@ def _pad(ctx: NodeContext, pads: tuple[int, ...], axes: tuple[int, ...] | None) 
         return y if y is not x else ss.ops.pad(x, tuple(pos))
     crop_b = [max(-b, 0) for b in before]
     crop_e: list[int | None] = [(-max(-e, 0) if e < 0 else None) for e in after]
-    return ss.ops.strided_slice(y, crop_b, crop_e)
+    return value_slice(y, crop_b, crop_e)
 
 
 @register("Pad", since=1)
@@ -308,7 +350,37 @@ def _pad_v2(ctx: NodeContext) -> Outputs:
 @register("Pad", since=11, value_inputs=(1, 3))
 def _pad_v11(ctx: NodeContext) -> Outputs:
     axes = ctx.opt_ints(3, "the axes") if ctx.opset >= 18 else None
+    if ctx.const(1) is None and ctx.value_of(1) is None:
+        return _pad_values(ctx, axes)
     return _pad(ctx, ctx.ints(1, "the pads"), axes)
+
+
+def _pad_values(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
+    """``Pad`` by pads computed at run time: the output's shape is ``x.shape + begins + ends`` (a
+    negative pad crops), computed on shape values; the result is a tensor of that shape and
+    ``x``'s dtype."""
+    x = ctx.input(0)
+    r = ctx.need_rank(0, "Pad by pads computed at run time")
+    pads = ctx.input(1)
+    if axes is None:
+        k, where = r, list(range(r))
+    else:
+        where = norm_axes(ctx, axes, r)
+        k = len(where)
+
+    def side(offset: int) -> Expr:
+        parts: list[Expr] = []
+        for a in range(r):
+            if a in where:
+                j = offset + where.index(a)
+                parts.append(value_slice(pads, [j], [j + 1]))
+            else:
+                parts.append(ctx.constant([0], "int64"))
+        return ss.ops.concatenate(parts, axis=0) if r > 1 else parts[0]
+
+    pads = ss.ops.reshape(pads, (2 * k,))  # as many pads as axes (checked)
+    target = ss.ops.add(ss.ops.add(ss.ops.shape_of(x), side(0)), side(k))
+    return ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -395,15 +467,20 @@ def _constant(ctx: NodeContext) -> Outputs:
 
 @register("ConstantOfShape", since=9, value_inputs=(0,))
 def _constant_of_shape(ctx: NodeContext) -> Outputs:
-    shape = ctx.ints(0, "the shape")
-    if any(s < 0 for s in shape):
-        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
     dtype = "float32"
+    fill = 0.0
     if ctx.has_attr("value"):
         v = np.asarray(ctx.attr("value"))
         dtype = str(v.dtype)
         if v.dtype.kind in "OSU" or dtype not in _DTYPES:
             ctx.unsupported(DTYPE, f"a value of type {dtype}")
+        if v.size == 1 and v.dtype.kind in "iub":
+            fill = float(int(v.reshape(-1)[0]))
+    if ctx.const(0) is None:  # computed at run time: its value
+        return ss.ops.constant_of_shape(ctx.input(0), fill, dtype)
+    shape = ctx.ints(0, "the shape")
+    if any(s < 0 for s in shape):
+        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
     return ss.ops.zeros(shape, dtype)
 
 
@@ -415,28 +492,35 @@ _DTYPES = frozenset(
 
 @register("Shape", since=1)
 def _shape(ctx: NodeContext) -> Outputs:
-    # the importer folds the shape of a static tensor; here it is not static
-    r = ctx.rank(0)
-    if r is None:
-        ctx.unsupported(SHAPE_VALUES, "Shape of a tensor of unknown rank")
-    start, end = 0, r
+    # the importer folds the shape of a static tensor; here it is not static: its value
+    y = ss.ops.shape_of(ctx.input(0))
     if ctx.opset >= 15:
-        s = ctx.attr_int("start", 0)
-        e = ctx.attr("end")
-        start = max(0, min(r, s + r if s < 0 else s))
-        if e is not None:
-            e = int(e)
-            end = max(0, min(r, e + r if e < 0 else e))
-    return ss.Constant(shape=(max(end - start, 0),), dtype="int64")
+        start = ctx.attr_int("start", 0)
+        end = ctx.attr("end")
+        if start != 0 or end is not None:
+            e = None if end is None else int(end)
+            return value_slice(y, [start], [e])
+    return y
 
 
 @register("Size", since=1)
 def _size(ctx: NodeContext) -> Outputs:
-    return ss.ops.cast(ss.ops.sum(ss.ops.zeros_like(ctx.input(0)), axis=None), "int64")
+    r = ctx.rank(0)
+    if r is None:  # the type only
+        return ss.ops.cast(ss.ops.sum(ss.ops.zeros_like(ctx.input(0)), axis=None), "int64")
+    if r == 0:
+        return ctx.constant(1, "int64")
+    sh = ss.ops.shape_of(ctx.input(0))
+    y: Expr = ss.ops.take(sh, ctx.constant(0, "int64"))
+    for i in range(1, r):
+        y = ss.ops.multiply(y, ss.ops.take(sh, ctx.constant(i, "int64")))
+    return y
 
 
 @register("Range", since=11, value_inputs=(0, 1, 2))
 def _range(ctx: NodeContext) -> Outputs:
+    if any(ctx.const(i) is None for i in range(3)):  # computed at run time: their values
+        return ss.ops.arange(ctx.input(0), ctx.input(1), ctx.input(2))
     vals = [ctx.require_const(i, ("the start", "the limit", "the delta")[i]) for i in range(3)]
     start, limit, delta = (float(v.reshape(-1)[0]) for v in vals)
     if delta == 0:
