@@ -227,3 +227,57 @@ def test_arange_length_and_value(
     assert _at(t.shape[0], env) == len(want)
     if not symbolic:
         _check(res.value_of(e), want, env)
+
+
+_COMPARE = {
+    "equal": np.equal,
+    "not_equal": np.not_equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+}
+
+
+@given(entries(), st.data(), envs)
+def test_comparisons_of_values_are_numpy_bools(v: tuple[ss.Dim, ...], data: Any, env: dict[str, int]) -> None:
+    """A known entry of a comparison is numpy's 0/1 at every substitution (an entry the bounds
+    do not decide is unknown: n == 3 depends on n)."""
+    op = data.draw(st.sampled_from(sorted(_COMPARE)))
+    w = data.draw(entries(min_size=len(v), max_size=len(v)))
+    e = getattr(ss.ops, op)(ss.ops.int_tensor(v), ss.ops.int_tensor(w))
+    want = _COMPARE[op](_arr(v, env), _arr(w, env)).astype("int64")
+    _check(_value(e), want, env, complete=False)
+
+
+@given(entries(), st.data(), envs)
+def test_where_and_casts_of_values(v: tuple[ss.Dim, ...], data: Any, env: dict[str, int]) -> None:
+    """``where(v == -1, 1, v)`` — how exporters write ``expand(b, -1, -1)`` — and ``cast`` to and
+    from bool against numpy."""
+    k = len(v)
+    ones = ss.ops.constant_of_shape(ss.const(np.array([k], "int64")), value=1, dtype="int64")
+    minus = ss.ops.multiply(ones, ss.const(np.array(-1, "int64")))
+    sv = ss.ops.int_tensor(v)
+    w = ss.ops.where(ss.ops.equal(sv, minus), ones, sv)
+    a = _arr(v, env)
+    _check(_value(w), np.where(a == -1, 1, a), env, complete=False)
+    b = ss.ops.cast(sv, "bool")
+    _check(_value(b), (a != 0).astype("int64"), env, complete=False)
+    back = ss.ops.cast(ss.ops.cast(ss.ops.greater(sv, ss.const(np.array(0, "int64"))), "bool"), "int64")
+    _check(_value(back), (a > 0).astype("int64"), env, complete=False)
+
+
+def test_expand_with_minus_ones_as_exported() -> None:
+    """torch's exporter writes ``cls.expand(b, -1, -1)`` as ``Expand(cls, Where(s == -1, 1, s))``:
+    the entries are decided by ``b >= 1``, so the result is exactly ``(b, 1, 8)``."""
+    b = ss.dim("b")
+    sh = ss.ops.int_tensor((b, -1, -1))
+    ones = ss.ops.constant_of_shape(ss.ops.shape_of(sh), value=1, dtype="int64")
+    is_minus = ss.ops.equal(sh, ss.ops.multiply(ones, ss.const(np.array(-1, "int64"))))
+    cls = ss.var("cls", ss.Tensor((1, 1, 8), "float32"))
+    out = ss.ops.expand(cls, ss.ops.where(is_minus, ones, sh))
+    res = ss.infer(ss.Function([cls], out))
+    assert res.status == "ok" and res.z3_calls == 0
+    assert res.value_of(is_minus) == (ss.parse_dim("0"), ss.parse_dim("1"), ss.parse_dim("1"))
+    assert str(res.type_of(is_minus)) == "Tensor[(3,), bool] = (0, 1, 1)"
+    assert str(res.type_of(out)) == "Tensor[(b, 1, 8), float32]"

@@ -86,3 +86,21 @@ def test_why_invalid_points_at_the_failing_line(outcome: Decided) -> None:
         text = res.why_invalid({syms[k]: v for k, v in p.items()})
         assert text.startswith("invalid at"), text
         assert where in text, f"{case.name} at {p}: eager fails at {where}; why_invalid says\n{text}"
+
+
+# what the ONNX exports accept: the TorchScript exporter bakes the traced sequence length into the
+# attention reshapes of nn.MultiheadAttention (so those exports run at one length only, which
+# onnxruntime confirms); symshape reads it off the graph
+EXPECTED_ONNX_WHEN = {**EXPECTED_WHEN, "bert_emb": "t == 20", "transformer_lm": "t == 16"}
+
+
+@pytest.mark.parametrize("name", sorted(GRID_CASES))
+def test_onnx_export_verdicts_equal_onnxruntime(name: str) -> None:
+    pytest.importorskip("onnxruntime")
+    from .onnx_grid import decide_onnx
+
+    o, res = decide_onnx(GRID_CASES[name])
+    assert o.misses == [], f"{name}: {len(o.misses)} wrong verdicts, e.g. {o.misses[:3]}"
+    assert o.valid_when == EXPECTED_ONNX_WHEN[name]
+    if name in ("bert_emb", "transformer_lm"):
+        assert any(w.code == "pinned-symbol" for w in res.warnings), res.report()

@@ -47,6 +47,7 @@ from symshape.errors import INVALID_ARGUMENT, SymshapeError
 __all__ = [
     "Value",
     "VALUE_DTYPES",
+    "SIZE_DTYPES",
     "MAX_VALUE_LEN",
     "normalize_value",
     "value_str",
@@ -69,8 +70,12 @@ __all__ = [
 Value = Union[tuple[Union[Dim, None], ...], Dim]
 """A known value: the entries of a 1-d tensor (``None`` = unknown entry) or a 0-d tensor's Dim."""
 
-VALUE_DTYPES: frozenset[str] = frozenset({"int32", "int64"})
-"""The dtypes whose tensors may carry a value."""
+VALUE_DTYPES: frozenset[str] = frozenset({"int32", "int64", "bool"})
+"""The dtypes whose tensors may carry a value (a bool entry is the dimension 0 or 1: comparisons
+of shape values, as exporters write ``expand(b, -1, -1)``, are decided entrywise)."""
+
+SIZE_DTYPES: frozenset[str] = frozenset({"int32", "int64"})
+"""The dtypes of tensors that give sizes (a shape, begin/end bounds, repeats)."""
 
 MAX_VALUE_LEN = 256
 """The most entries a value has (a longer constant carries no value)."""
@@ -85,7 +90,7 @@ def normalize_value(value: object, shape: object, dtype: object) -> Value | None
         return None
     if dtype not in VALUE_DTYPES:
         raise SymshapeError(
-            INVALID_ARGUMENT, f"only int32 and int64 tensors carry a value, not dtype {dtype}"
+            INVALID_ARGUMENT, f"only int32, int64 and bool tensors carry a value, not dtype {dtype}"
         )
     if type(shape) is not tuple or len(shape) > 1:
         raise SymshapeError(

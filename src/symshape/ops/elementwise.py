@@ -129,7 +129,8 @@ for _n in _BINARY:
 
 
 for _n in _COMPARE:
-    register_op(_n, "broadcast_bool", 2, doc="comparison with a bool result", attr_types=NO_ATTRS)
+    # each computes the value of its result too (bool entries 0/1: symshape.relations.values)
+    register_op(_n, _n, 2, doc="comparison with a bool result", attr_types=NO_ATTRS)
 
 
 for _n in _UNARY:

@@ -9,7 +9,7 @@ from typing import Any
 
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs
-from symshape.encoding.values import VALUE_DTYPES
+from symshape.encoding.values import SIZE_DTYPES
 from symshape.ir.expr import Call, Expr
 from symshape.ir.op import register_op
 from symshape.ops.spec import (
@@ -29,7 +29,7 @@ __all__ = ["constant_of_shape", "shape_of", "int_tensor", "arange", "nonzero", "
 def _chk_int_tensor(attrs: Attrs, op: str) -> None:
     parse_int_value(attrs, op)
     dt = attr_dtype(attrs, "dtype", op)
-    if dt is not None and dt not in VALUE_DTYPES:
+    if dt is not None and dt not in SIZE_DTYPES:
         raise bad(op, f"dtype must be int32 or int64, got {dt}")
 
 
@@ -113,7 +113,7 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str | None = None
     ``max(ceil((stop - start)/step), 0)`` (exact when ``step`` is a constant)."""
     if stop is None:
         start, stop = 0, start
-    dt = dtype if dtype in VALUE_DTYPES else "int64"
+    dt = dtype if dtype in SIZE_DTYPES else "int64"
     args = [size_arg(v, dt) for v in (start, stop, step)]
     return get_op("arange")(*args, dtype=dtype)
 

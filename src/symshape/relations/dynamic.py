@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 from symshape.encoding.dims import ONE, Dim, as_dim, bounds, dmax, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
-from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
+from symshape.encoding.values import MAX_VALUE_LEN, SIZE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH, SHAPE_MISMATCH
 from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
 from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
@@ -68,7 +68,7 @@ SIZE_OPS: frozenset[str] = frozenset({"nonzero", "unique", "boolean_mask"})
 def shape_of_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``Tensor[(rank,), int64] = x.shape``."""
     dtype = attr_dtype(attrs, "dtype", ctx.name) or "int64"
-    if dtype not in VALUE_DTYPES:
+    if dtype not in SIZE_DTYPES:
         ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: dtype must be int32 or int64, got {dtype}")
     x = tensor_or_defer(args[0], ctx, 0)
     if x is None:
@@ -99,7 +99,7 @@ def int_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """A 0-d or 1-d int tensor holding the ``value`` attribute."""
     v = parse_int_value(attrs, ctx.name)
     dtype = attr_dtype(attrs, "dtype", ctx.name) or "int64"
-    if dtype not in VALUE_DTYPES:
+    if dtype not in SIZE_DTYPES:
         ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: dtype must be int32 or int64, got {dtype}")
     shape: tuple[Dim, ...] = () if isinstance(v, Dim) else (as_dim(len(v)),)
     ctx.assign(args[0], TensorType(shape, dtype, v))
@@ -149,7 +149,7 @@ def arange_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return True
     result = Tensor((n,), out_dtype)
     k = n.constant_value
-    if k is not None and k <= MAX_VALUE_LEN and out_dtype in VALUE_DTYPES:
+    if k is not None and k <= MAX_VALUE_LEN and out_dtype in SIZE_DTYPES:
         assert start is not None and step is not None
         result = with_value(result, tuple(start + step * i for i in range(k)))
     ctx.assign(args[3], result)

@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from symshape.encoding.conds import all_of, any_of, eq, ge
 from symshape.encoding.dims import Dim, bounds, dmax, dmin
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
-from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import DTYPE_MISMATCH, NOT_BROADCASTABLE
 from symshape.relations.base import (
     Context,
@@ -47,7 +46,15 @@ from symshape.relations.base import (
     tensor_or_defer,
 )
 from symshape.relations.common import attr_dtype, require_float
-from symshape.relations.values import BINARY_VALUE_OPS, binary_value, with_value
+from symshape.relations.values import (
+    BINARY_VALUE_OPS,
+    COMPARE_VALUE_OPS,
+    binary_value,
+    cast_value,
+    compare_value,
+    where_value,
+    with_value,
+)
 
 __all__ = [
     "identity_rel",
@@ -250,6 +257,30 @@ for _op in BINARY_VALUE_OPS:
         register_relation(_op, _broadcast_value_rel(_op))
 
 
+def _compare_value_rel(op: str) -> RelationFn:
+    """``broadcast_bool`` for a comparison that also computes the value of its result (bool
+    entries 0/1, :func:`~symshape.relations.values.compare_value`)."""
+
+    def rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+        got = _broadcast_result(ctx, args, Attrs({**dict(attrs), "out_dtype": "bool"}))
+        if got is None:
+            return False
+        result, ins = got
+        if len(ins) == 2 and (ins[0].value is not None or ins[1].value is not None):
+            if isinstance(result.shape, tuple) and len(result.shape) <= 1:
+                result = with_value(result, compare_value(op, ins[0], ins[1], result.shape))
+        for o in args[ctx.num_inputs :]:
+            ctx.assign(o, result)
+        return True
+
+    rel.__doc__ = f"broadcast with a bool result; the value of the result is the entrywise `{op}`."
+    return rel
+
+
+for _op in COMPARE_VALUE_OPS:
+    register_relation(_op, _compare_value_rel(_op))
+
+
 @relation("broadcast_bool")
 def broadcast_bool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Broadcast with a ``bool`` result (comparisons)."""
@@ -287,7 +318,10 @@ def where_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     s2 = broadcast_shapes(ctx, c, Tensor(s1, dtype))
     if s2 is None:
         return False
-    ctx.assign(args[3], Tensor(s2, dtype))
+    out = Tensor(s2, dtype)
+    if c.value is not None and len(s2) <= 1:
+        out = with_value(out, where_value(c, x, y, s2))
+    ctx.assign(args[3], out)
     return True
 
 
@@ -299,8 +333,9 @@ def cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     x = tensor_or_defer(args[0], ctx, 0)
     if x is None:
         return False
-    # between int32 and int64 the value stays (shape values are far from either bound)
-    value = x.value if dtype in VALUE_DTYPES and x.dtype in VALUE_DTYPES else None
+    # between int32 and int64 the value stays (shape values are far from either bound); to bool
+    # each entry is `!= 0`
+    value = cast_value(x, dtype) if dtype is not None else None
     ctx.assign(out, TensorType(x.shape, dtype, value))
     return True
 
@@ -313,6 +348,6 @@ def cast_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if ts is None:
         return False
     x, like = ts
-    value = x.value if like.dtype in VALUE_DTYPES and x.dtype in VALUE_DTYPES else None
+    value = cast_value(x, like.dtype) if isinstance(like.dtype, str) else None
     ctx.assign(out, TensorType(x.shape, like.dtype, value))
     return True

@@ -21,6 +21,9 @@ constant int array       its entries (0-d or 1-d, at most ``MAX_VALUE_LEN`` entr
                          ``//`` and ``%`` by a divisor of unknown sign (or 0): unknown
 ``divide``               on ints, division truncated toward zero (C, ONNX ``Div``), when the
                          signs of both operands are known
+``equal`` ...            entrywise comparisons as bool values 0/1, where bounds decide them
+``where(c, x, y)``       ``x``'s entry where ``c``'s is 1, ``y``'s where it is 0
+``cast``                 to ``bool``: each entry ``!= 0``; from ``bool``: the same 0/1
 =======================  ==========================================================================
 
 >>> import symshape as ss
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from symshape.encoding.conds import Cond, cond_value, eq, ge, gt, le, lt, ne
 from symshape.encoding.dims import Dim, as_dim, bounds, dmax, dmin, floordiv, mod
 from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar
 from symshape.encoding.values import (
@@ -53,6 +57,10 @@ __all__ = [
     "filled_value",
     "entries_of",
     "binary_value",
+    "compare_value",
+    "where_value",
+    "cast_value",
+    "COMPARE_VALUE_OPS",
     "take_value",
     "slice_value",
     "concat_value",
@@ -242,6 +250,75 @@ def binary_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim]
     return value_from_entries(
         None if x is None or y is None else fn(x, y) for x, y in zip(xa, xb)
     )
+
+
+COMPARE_VALUE_OPS: dict[str, Callable[[Dim, Dim], Cond]] = {
+    "equal": eq,
+    "not_equal": ne,
+    "less": lt,
+    "less_equal": le,
+    "greater": gt,
+    "greater_equal": ge,
+}
+"""Entrywise comparisons of values by operator name (an entry is 1 or 0 where the dimensions'
+canonical forms and bounds decide it)."""
+
+
+def _truth(c: Cond) -> Dim | None:
+    v = cond_value(c, {})
+    return None if v is None else as_dim(1 if v else 0)
+
+
+def compare_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim]) -> Value | None:
+    """The value of the comparison ``op(a, b)`` (a bool tensor: entries 0/1) where each entry is
+    decided: ``(b, -1, -1) == -1`` is ``(0, 1, 1)`` since ``b >= 1``."""
+    fn = COMPARE_VALUE_OPS[op]
+    if len(out_shape) > 1 or (a.value is None and b.value is None):
+        return None
+    if len(out_shape) == 0:
+        if isinstance(a.value, Dim) and isinstance(b.value, Dim):
+            return _truth(fn(a.value, b.value))
+        return None
+    k = out_shape[0].constant_value
+    if k is None or k > MAX_VALUE_LEN:
+        return None
+    xa, xb = _operand(a, k), _operand(b, k)
+    if xa is None or xb is None:
+        return None
+    return value_from_entries(None if x is None or y is None else _truth(fn(x, y)) for x, y in zip(xa, xb))
+
+
+def where_value(c: TensorType, x: TensorType, y: TensorType, out_shape: Sequence[Dim]) -> Value | None:
+    """The value of ``where(c, x, y)``: ``x``'s entry where ``c``'s is 1, ``y``'s where it is 0."""
+    if len(out_shape) > 1 or c.value is None or (x.value is None and y.value is None):
+        return None
+    if len(out_shape) == 0:
+        if isinstance(c.value, Dim) and c.value.constant_value is not None:
+            return x.value if c.value.constant_value else y.value
+        return None
+    k = out_shape[0].constant_value
+    if k is None or k > MAX_VALUE_LEN:
+        return None
+    xc, xx, xy = _operand(c, k), _operand(x, k), _operand(y, k)
+    if xc is None or xx is None or xy is None:
+        return None
+    out: list[Dim | None] = []
+    for ci, xi, yi in zip(xc, xx, xy):
+        cv = None if ci is None else ci.constant_value
+        out.append(None if cv is None else xi if cv else yi)
+    return value_from_entries(out)
+
+
+def cast_value(x: TensorType, dtype: str) -> Value | None:
+    """The value of ``cast(x, dtype)``: the same between int32/int64 and from bool; to bool, each
+    entry ``!= 0`` where that is decided."""
+    if x.value is None or dtype not in VALUE_DTYPES or x.dtype not in VALUE_DTYPES:
+        return None
+    if dtype != "bool" or x.dtype == "bool":
+        return x.value
+    if isinstance(x.value, Dim):
+        return _truth(ne(x.value, 0))
+    return value_from_entries(None if e is None else _truth(ne(e, 0)) for e in x.value)
 
 
 # ----------------------------------------------------------------------------------------------
