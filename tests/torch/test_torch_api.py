@@ -133,7 +133,7 @@ def test_error_report_is_in_the_model_source() -> None:
 class TwoUnsupported(nn.Module):
     def __init__(self) -> None:
         super().__init__()
-        self.up = nn.PixelShuffle(2)
+        self.up = nn.Unfold(2)
         self.fc = nn.Linear(4, 2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -148,7 +148,7 @@ def test_unsupported_calls_are_collected_for_the_whole_model() -> None:
     assert res.status == "error"
     assert [d.code for d in res.errors] == ["unsupported-op", "unsupported-op"]
     first, second = res.errors
-    assert "PixelShuffle" in first.message and "self.up(x)" in _line(first.span)
+    assert "Unfold" in first.message and "self.up(x)" in _line(first.span)
     assert "torch.fft.rfft" in second.message or "fft_rfft" in second.message
     assert "torch.fft.rfft(y)" in _line(second.span)
     # the nodes after them are typed as far as they can be: unknown rank, no further report
@@ -290,7 +290,7 @@ class UnsupportedIntoAttention(nn.Module):
         self.layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.layer(F.pixel_shuffle(x, 1).flatten(2))
+        return self.layer(F.unfold(x, 1).transpose(1, 2))
 
 
 def test_no_guards_on_the_sizes_of_an_unsupported_result() -> None:

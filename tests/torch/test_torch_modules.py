@@ -241,7 +241,7 @@ def test_wrong_in_features_report() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", [nn.PixelShuffle(2), nn.Unfold(2)]
+    "module", [nn.Unfold(2), nn.Fold((4, 4), 2)]
 )
 def test_modules_without_an_operator(module: nn.Module) -> None:
     res = sst.infer(Wrap(nn.Sequential(module, nn.ReLU())), types_of(IMG))

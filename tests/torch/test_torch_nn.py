@@ -154,7 +154,7 @@ def test_pad_by_shape_values(fn: Any) -> None:
     "fn, words",
     [
         (lambda x: F.unfold(x, 2), "unfold"),
-        (lambda x: F.pixel_shuffle(x, 2), "pixel_shuffle"),
+        (lambda x: F.fold(x.flatten(2), (4, 4), 2), "fold"),
         (lambda x: torch.nonzero(x), "unsupported call `torch.nonzero`"),
     ],
 )

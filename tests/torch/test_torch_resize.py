@@ -119,3 +119,32 @@ def test_a_unet_that_pads_to_its_skips_takes_every_size() -> None:
     assert res.type_of("outc") == ss.Tensor((b, 2, h, w), "float32")
     assert all(g.holds({b: 1, h: 5, w: 4}) for g in res.guards)
     assert not all(g.holds({b: 1, h: 3, w: 8}) for g in res.guards)  # h // 4 == 0
+
+
+SHUFFLES = [
+    (lambda x: F.pixel_shuffle(x, 2), {"x": (("b", 8, "h", "w"), "float32")}),
+    (lambda x: F.pixel_shuffle(x.relu(), 2), {"x": (("b", 8, "h", "w"), "float32")}),
+    (lambda x: F.pixel_shuffle(x, 3), {"x": ((9, "h", "w"), "float32")}),
+    (lambda x: F.pixel_unshuffle(x, 2), {"x": (("b", 3, "h", "w"), "float32")}),
+    (lambda x: F.pixel_shuffle(F.pixel_unshuffle(x.relu(), 2), 2), {"x": (("b", 3, "h", "w"), "float32")}),
+]
+
+
+@pytest.mark.parametrize("fn,specs", SHUFFLES, ids=[f"p{i}" for i in range(len(SHUFFLES))])
+def test_pixel_shuffle(fn: Any, specs: dict[str, Any]) -> None:
+    check_fn(fn_module(fn, 1), specs, [{"b": 2, "h": 4, "w": 6}, {"b": 1, "h": 2, "w": 8}])
+
+
+def test_pixel_shuffle_module() -> None:
+    check_fn(Wrap(nn.PixelShuffle(3)), {"x": (("b", 9, "h", "w"), "float32")}, [{"b": 2, "h": 3, "w": 1}])
+
+
+def test_pixel_shuffle_needs_the_channels_to_divide() -> None:
+    six = types_of({"x": (("b", 6, 4, 4), "float32")})
+    res = sst.infer(fn_module(lambda x: F.pixel_shuffle(x, 2), 1), six)
+    assert res.status == "error" and res.errors[0].code == "reshape-size", res.report()
+    b, h, w = ss.dims("b h w")
+    res = sst.infer(Wrap(nn.PixelUnshuffle(2)), types_of(IMG))
+    assert res.status == "guarded", res.report()
+    assert all(g.holds({b: 1, h: 4, w: 6}) for g in res.guards)
+    assert not all(g.holds({b: 1, h: 5, w: 6}) for g in res.guards)

@@ -15,7 +15,7 @@ decomposed:
   recurrence does not change shapes. Inputs of unknown rank are taken as batched.
 * ``nn.TransformerEncoderLayer``/``nn.TransformerEncoder``: attention, feed-forward, norms.
 
-Modules without a symshape operator (``PixelShuffle``, ``Fold``, ...) are ``unsupported-op``.
+Modules without a symshape operator (``Fold``, ``Unfold``, ...) are ``unsupported-op``.
 """
 
 from __future__ import annotations
@@ -91,7 +91,6 @@ converts(nn.Conv3d)(_conv_module(3))
 
 
 @converts(
-    nn.PixelShuffle,
     nn.Fold,
     nn.Unfold,
     nn.EmbeddingBag,

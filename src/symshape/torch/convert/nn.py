@@ -15,7 +15,7 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
 
 Transposed convolutions (and ``aten.convolution``) are in
 :mod:`symshape.torch.convert.conv_transpose`, resizing in :mod:`symshape.torch.convert.resize`. Calls with
-no symshape counterpart (``unfold``, ``pixel_shuffle``, ...) are
+no symshape counterpart (``unfold``, ``grid_sample``, ...) are
 ``unsupported-op`` with the reason, listed in the gap list.
 """
 
@@ -500,7 +500,6 @@ def _valued_pad(ctx: Ctx, x: ss.Expr, entries: list[Any]) -> ss.Expr:
 _NO_OPERATOR = {
     F.unfold: "unfold (im2col)",
     F.fold: "fold (col2im)",
-    F.pixel_shuffle: "pixel_shuffle",
     F.grid_sample: "grid_sample",
     F.embedding_bag: "embedding_bag",
     F.cross_entropy: "cross_entropy",

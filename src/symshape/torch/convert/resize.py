@@ -1,11 +1,17 @@
 """Resizing: ``F.interpolate`` (``F.upsample``), ``nn.Upsample`` (``UpsamplingNearest2d``,
-``UpsamplingBilinear2d``) and the ``aten.upsample_*`` overloads of exported programs.
+``UpsamplingBilinear2d``) and the ``aten.upsample_*`` overloads of exported programs;
+``pixel_shuffle``/``pixel_unshuffle`` (and their modules).
 
 symshape has no resize operator (see the gap list); the result's shape is computed as a shape
 value, which needs no rank at import time: ``x.shape[:2]`` followed by the spatial sizes, each
 ``size`` (given) or ``floor(d * scale_factor)`` (torch's rule; a scale ``p/q`` is
 ``(d * p) // q``), entrywise on ``x.shape[2:]``. The result is a tensor of that shape with ``x``'s
 dtype. The mode (``nearest``, ``bilinear``, ...) does not change the shape.
+
+``pixel_shuffle(x, r)`` is ``x`` reshaped to ``x.shape[:-3] + (C // r**2, H * r, W * r)`` read from
+its shape value: the reshape keeps the element count, so it requires ``C % r**2 == 0``, as torch
+does; ``pixel_unshuffle`` to ``(C * r**2, H // r, W // r)``, requiring ``r`` to divide ``H`` and
+``W``.
 
 >>> _ratio(1.5), _ratio(2.0), _ratio(0.5)
 ((3, 2), (2, 1), (1, 2))
@@ -28,7 +34,7 @@ from symshape.torch.registry import converts
 from symshape.torch.shape_values import scalar_value
 from symshape.torch.values import Unsupported
 
-__all__ = ["resize"]
+__all__ = ["resize", "pixel_shuffle"]
 
 aten = torch.ops.aten
 
@@ -113,3 +119,45 @@ for _n in ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_u
     converts(getattr(aten, _n).vec)(_aten_nearest)
 for _n in ("upsample_linear1d", "upsample_bilinear2d", "upsample_bicubic2d", "upsample_trilinear3d"):
     converts(getattr(aten, _n).vec)(_aten_linear)
+
+
+def pixel_shuffle(ctx: Ctx, input: Any, factor: Any, inverse: bool) -> ss.Expr:
+    """``pixel_shuffle``/``pixel_unshuffle`` by ``factor`` (see the module docstring)."""
+    x = ctx.tensor(input)
+    r = ctx.integer(factor, "the factor")
+    if r < 1:
+        raise Unsupported(f"the factor must be positive, got {r}")
+    sh = ctx.let(ss.ops.shape_of(x), "shape")
+
+    def entry(i: int) -> ss.Expr:
+        return ss.ops.strided_slice(sh, [i], [i + 1 if i != -1 else None])
+
+    rr, r1 = ss.ops.int_tensor(r * r), ss.ops.int_tensor(r)
+    if inverse:
+        c = ss.ops.multiply(entry(-3), rr)
+        h, w = ss.ops.floor_divide(entry(-2), r1), ss.ops.floor_divide(entry(-1), r1)
+    else:
+        c = ss.ops.floor_divide(entry(-3), rr)
+        h, w = ss.ops.multiply(entry(-2), r1), ss.ops.multiply(entry(-1), r1)
+    shape = ss.ops.concatenate([ss.ops.strided_slice(sh, [0], [-3]), c, h, w], axis=0)
+    return ss.ops.reshape(x, shape, allowzero=True)
+
+
+@converts(F.pixel_shuffle, aten.pixel_shuffle)
+def pixel_shuffle_fn(ctx: Ctx, input: Any, upscale_factor: Any) -> Any:
+    return pixel_shuffle(ctx, input, upscale_factor, inverse=False)
+
+
+@converts(F.pixel_unshuffle, aten.pixel_unshuffle)
+def pixel_unshuffle_fn(ctx: Ctx, input: Any, downscale_factor: Any) -> Any:
+    return pixel_shuffle(ctx, input, downscale_factor, inverse=True)
+
+
+@converts(nn.PixelShuffle)
+def pixel_shuffle_module(ctx: Ctx, input: Any) -> Any:
+    return pixel_shuffle(ctx, input, ctx.module.upscale_factor, inverse=False)
+
+
+@converts(nn.PixelUnshuffle)
+def pixel_unshuffle_module(ctx: Ctx, input: Any) -> Any:
+    return pixel_shuffle(ctx, input, ctx.module.downscale_factor, inverse=True)
