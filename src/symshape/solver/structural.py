@@ -19,7 +19,7 @@ from symshape.solver.positions import FORMS, Node, Part, Unsupported, attr_of, b
 from symshape.solver.sandbox import sandbox_run
 
 if TYPE_CHECKING:
-    from symshape.solver.explain import _Explainer
+    from symshape.solver.explain_members import Explainer
     from symshape.solver.instance import RelationInstance
 
 __all__ = ["StructuralRun"]
@@ -55,7 +55,7 @@ class StructuralRun:
 
     def __init__(
         self,
-        ex: _Explainer,
+        ex: Explainer,
         rel: RelationInstance,
         nodes: list[Node],
         ins: list[Type],
@@ -183,7 +183,7 @@ class StructuralRun:
 
     # -- the contribution ------------------------------------------------------------------------
     def parts(self) -> tuple[list[Any], list[Any], list[Part], bool] | None:
-        """Premise, parts and link flag as :meth:`_Explainer._relation_parts` returns them (None:
+        """Premise, parts and link flag as :meth:`Explainer._relation_parts` returns them (None:
         this relation's structure cannot be described this way). The decisions (which atoms stay
         in which premise, which outputs forward) depend only on the relation, its attributes and
         the structure of its generic inputs and real outputs, so they are computed once per such
