@@ -51,7 +51,6 @@ from symshape.ir.expr import (
     Var,
     call_pure,
     const,
-    structural_equal,
     var,
 )
 from symshape.ir.infer import infer
@@ -59,6 +58,7 @@ from symshape.ir.module import Module, TypeData
 from symshape.ir.normalize import normalize, well_formed
 from symshape.ir.op import Op, register_op
 from symshape.ir.result import InferenceResult
+from symshape.ir.structural_equal import structural_equal
 from symshape.relations import register_relation, relation
 from symshape.solver import Diagnostic, Guard, Note, Solution, TypeSolver
 from symshape.source import Span, span_scope

@@ -19,7 +19,7 @@ run once per distinct attributes; attributes they reject are not remembered, and
 call.
 
 >>> import symshape as ss
->>> ss.Op.get("divide").relation
+>>> ss.Op.get("power").relation
 'broadcast'
 """
 
