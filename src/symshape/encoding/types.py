@@ -84,6 +84,8 @@ __all__ = [
     "check_identifier",
     "type_tuple",
     "type_str",
+    "tuple_of_checked",
+    "func_of_checked",
 ]
 
 DTYPES: frozenset[str] = frozenset(
@@ -528,6 +530,32 @@ class FuncType(_Structural):
 
     def __str__(self) -> str:
         return type_str(self)
+
+
+def tuple_of_checked(fields: tuple[Type, ...]) -> TupleType:
+    """``TupleType(fields)`` for a tuple of values already known to be types (the solver
+    rebuilding a type from unified parts): the same object, without re-validating the fields."""
+    t: TupleType = object.__new__(TupleType)
+    _set_field(t, "fields", fields)
+    return t
+
+
+def func_of_checked(
+    params: tuple[Type, ...],
+    ret: Type,
+    type_params: tuple[TypeVar, ...],
+    relations: tuple[TypeRelation, ...],
+    pure: bool,
+) -> FuncType:
+    """``FuncType(...)`` from parts already known to be valid (tuples of types, type variables and
+    relations; a bool), without re-validating them (see :func:`tuple_of_checked`)."""
+    t: FuncType = object.__new__(FuncType)
+    _set_field(t, "params", params)
+    _set_field(t, "ret", ret)
+    _set_field(t, "type_params", type_params)
+    _set_field(t, "relations", relations)
+    _set_field(t, "pure", pure)
+    return t
 
 
 @dataclass(frozen=True)
