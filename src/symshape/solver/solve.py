@@ -351,6 +351,8 @@ class TypeSolver:
 
     # -- hooks from the unifier ----------------------------------------------------------------
     def _on_refine(self, holes: Iterable[IncompleteType], dvars: Iterable[DimVar]) -> None:
+        if not self.readers and not self._poison.holes:
+            return  # nothing reads a hole or an unknown yet, and nothing is poisoned
         hs = list(holes)
         if hs:
             root = self.unifier.find(hs[0])

@@ -303,16 +303,20 @@ class Unifier:
             if len(fa) != len(fb):
                 raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
             out = []
+            changed = False
             for i, (x, y) in enumerate(zip(fa, fb)):
                 if x is y:
                     out.append(x)
                     continue
                 try:
-                    out.append(self._rec(x, y, origin, d1))
+                    r = self._rec(x, y, origin, d1)
                 except Mismatch as m:
                     where = _FIELD[i] if i < len(_FIELD) else f"field {i}"
                     raise Mismatch(m.code, f"{where}: {m.detail}") from None
-            if all(p is q for p, q in zip(out, fa)):
+                out.append(r)
+                if r is not x:
+                    changed = True
+            if not changed:
                 return a
             return tuple_of_checked(tuple(out))
         if ca is IncompleteType or cb is IncompleteType:
@@ -421,14 +425,24 @@ class Unifier:
     def _hole_to_type(self, hole: IncompleteType, other: Type, origin: Origin) -> Type | None:
         """Case 2 of the algorithm when ``hole``'s class has no type yet (the common case): the
         class takes ``other``. None when the class has a type (then the two are unified)."""
-        root = self.find(hole)
+        root = self.find(hole) if hole in self.parent else hole
         if root in self.resolved:
             return None
         co = type(other)
-        kind = type_kind(other) if co is TypeVar or co is IncompleteType or co is GlobalTypeVar else "type"
+        if co is TensorType:  # a tensor type: of kind type, and no hole occurs in it
+            if root.kind == "type":
+                self.resolved[root] = other
+                self.why.setdefault(root, []).append(origin)
+                self.on_refine((root,), ())
+                return other
+            kind = "type"
+        elif co is TypeVar or co is IncompleteType or co is GlobalTypeVar:
+            kind = type_kind(other)
+        else:
+            kind = "type"
         if root.kind != kind and not (root.kind == "type" and kind == "adt"):
             raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
-        if self.occurs(root, other):
+        if co is not TensorType and self.occurs(root, other):
             raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
         self.resolved[root] = other
         self.why.setdefault(root, []).append(origin)
@@ -710,7 +724,7 @@ class Unifier:
             return x
         for u, v in ((x, y), (y, x)):
             at = u.atom
-            if isinstance(at, DimVar) and at not in v.unknowns:
+            if isinstance(at, DimVar) and (not v.has_unknowns or at not in v.unknowns):
                 self._bind(at, v, origin)
                 return v
         cx, cy = x.constant_value, y.constant_value
