@@ -200,14 +200,16 @@ class Unifier:
                 return t  # the common case: nothing inside a tensor type can change
             return self._resolve_tensor(t)  # type: ignore[arg-type]
         if cls is IncompleteType:
-            r = self.find(t)  # type: ignore[arg-type]
-            rt = self.resolved.get(r)
+            r = self.find(t) if t in self.parent else t  # type: ignore[arg-type]
+            rt = self.resolved.get(r)  # type: ignore[arg-type]
             if rt is None:
                 return r
             t = rt
             cls = type(t)
             if cls is TensorType:
-                return self.resolve(t)
+                if not self.flex and not self.dim_bind:
+                    return t
+                return self._resolve_tensor(t)  # type: ignore[arg-type]
         if cls not in _COMPOSITE:
             return t
         done: dict[int, Type] = {}
