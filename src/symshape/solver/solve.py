@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import gc
 import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -69,6 +70,7 @@ from symshape.errors import (
 )
 from symshape.relations import get_relation
 from symshape.relations.base import RelationDef, RelationFailure
+from symshape.solver import diagnostics as _diagnostics
 from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, conflict_message
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
@@ -81,6 +83,40 @@ from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
 
 __all__ = ["TypeSolver", "gc_paused"]
+
+
+_ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
+
+
+def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
+    """``Origin("relation", op, span, payload=rid)`` without the frozen dataclass's ``__init__``
+    (one call per operator: it sets each slot through ``object.__setattr__``, twice the time);
+    the same object, numbered from the same counter."""
+    o: Origin = _new(Origin)
+    _set_kind(o, "relation")
+    _set_label(o, op)
+    _set_span(o, span)
+    _set_seq(o, _next_origin())
+    _set_payload(o, rid)
+    _set_expr(o, None)
+    return o
+
+
+def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
+    return Origin("relation", op, span, payload=rid)
+
+
+_new = object.__new__
+_next_origin = _diagnostics._origin_ids.__next__
+if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
+    f.default is None for f in dataclasses.fields(Origin)[4:]
+):
+    _set_kind, _set_label, _set_span, _set_seq, _set_payload, _set_expr = (
+        Origin.__dict__[f].__set__ for f in _ORIGIN_FIELDS
+    )
+    relation_origin = _relation_origin_fast
+else:  # Origin changed shape: the plain constructor
+    relation_origin = _relation_origin_plain
 
 
 @contextlib.contextmanager
@@ -285,7 +321,7 @@ class TypeSolver:
         out = IncompleteType()
         rid = len(self.rels)
         op = op_display_name(label)
-        origin = Origin("relation", op, span, payload=rid)
+        origin = relation_origin(op, span, rid)
         rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin, op=op)
         self.rels.append(rel)
         self.producer[out] = rel
