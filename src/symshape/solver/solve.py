@@ -88,18 +88,26 @@ __all__ = ["TypeSolver", "gc_paused"]
 _ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
 
 
-def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
-    """``Origin("relation", op, span, payload=rid)`` without the frozen dataclass's ``__init__``
-    (one call per operator: it sets each slot through ``object.__setattr__``, twice the time);
-    the same object, numbered from the same counter."""
+def _origin_fast(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
+    """``Origin(kind, label, span, payload=payload)`` without the frozen dataclass's ``__init__``
+    (one per operator call and per unification: it sets each slot through
+    ``object.__setattr__``, twice the time); the same object, numbered from the same counter."""
     o: Origin = _new(Origin)
-    _set_kind(o, "relation")
-    _set_label(o, op)
+    _set_kind(o, kind)
+    _set_label(o, label)
     _set_span(o, span)
     _set_seq(o, _next_origin())
-    _set_payload(o, rid)
+    _set_payload(o, payload)
     _set_expr(o, None)
     return o
+
+
+def _origin_plain(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
+    return Origin(kind, label, span, payload=payload)
+
+
+def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
+    return _origin_fast("relation", op, span, rid)
 
 
 def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
@@ -115,8 +123,10 @@ if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
         Origin.__dict__[f].__set__ for f in _ORIGIN_FIELDS
     )
     relation_origin = _relation_origin_fast
+    make_origin = _origin_fast
 else:  # Origin changed shape: the plain constructor
     relation_origin = _relation_origin_plain
+    make_origin = _origin_plain
 
 
 @contextlib.contextmanager
@@ -234,7 +244,7 @@ class TypeSolver:
     def _origin(self, kind: str, label: str, origin: Origin | None) -> Origin:
         if origin is not None:
             return origin
-        return Origin(kind, label, caller_span(3))
+        return make_origin(kind, label, caller_span(3))
 
     def admit(self, t: Type, origin: Origin) -> Type:
         """Prepare a type entering the solver: number every ``?`` and check its dimensions."""

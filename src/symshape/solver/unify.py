@@ -144,6 +144,14 @@ class Unifier:
         bind = self.dim_bind
         if not bind or not d.has_unknowns:
             return d
+        at = d.atom
+        if type(at) is DimVar:  # exactly one unknown (the common case): its value
+            b = bind.get(at)
+            if b is None:
+                return d
+            if b.has_unknowns and any(u in bind for u in b.unknowns):
+                b = self._resolve_var(at)
+            return b
         mapping: dict[object, Dim] = {}
         for a in d.unknowns:
             b = bind.get(a)
@@ -444,7 +452,7 @@ class Unifier:
             kind = "type"
         if root.kind != kind and not (root.kind == "type" and kind == "adt"):
             raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
-        if co is not TensorType and self.occurs(root, other):
+        if (co in _COMPOSITE or co is IncompleteType) and self.occurs(root, other):
             raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
         self.resolved[root] = other
         self.why.setdefault(root, []).append(origin)
@@ -664,7 +672,7 @@ class Unifier:
             out = []
             bound = self.dim_bind
             for i, (x, y) in enumerate(zip(sa, sb)):
-                if x is y and (not bound or not x.has_unknowns):
+                if (x is y or x == y) and (not bound or not x.has_unknowns):
                     out.append(x)  # what unify_dim gives: nothing to resolve, equal
                 else:
                     out.append(self.unify_dim(x, y, origin, i))
@@ -757,7 +765,8 @@ class Unifier:
 
     def _bind(self, var: DimVar, val: Dim, origin: Origin) -> None:
         # an unknown dimension is >= 0: binding it to a value that may be negative states that
-        if bounds(val)[0] < 0:
+        c = val.constant_value
+        if (c < 0) if c is not None else (bounds(val)[0] < 0):
             msg = f"dimension `{val}` (the value of `?d{var.id}`) may be negative"
             self.on_condition(ge(val, 0), origin, NEGATIVE_DIM, msg)
         self.dim_bind[var] = val
@@ -793,6 +802,12 @@ class Unifier:
                     sub[tp] = self.fresh_hole("type")
 
             def inst(t: Type) -> Type:
+                if not dsub:
+                    ct = type(t)
+                    if ct is TypeVar:  # what subst_typevars gives for a lone variable
+                        return sub.get(t, t)  # type: ignore[arg-type]
+                    if ct is TensorType and type(t.shape) is not TypeVar and type(t.dtype) is not TypeVar:  # type: ignore[union-attr]
+                        return t  # no variable inside
                 t = subst_typevars(t, sub)
                 return map_dims(t, lambda d: d.subs(dsub)) if dsub else t  # type: ignore[arg-type]
 
