@@ -204,6 +204,8 @@ def type_tuple(items: object, what: str) -> tuple[Type, ...]:
     """``items`` (a list or tuple of types) as a tuple; anything else is ``invalid-argument``."""
     if type(items) is tuple:
         seq: tuple[object, ...] = items
+    elif type(items) is list:  # the common spelling: no abstract-base-class check needed
+        seq = tuple(items)
     elif isinstance(items, (str, bytes)) or isinstance(items, _TYPE_CLASSES) or not isinstance(
         items, Iterable
     ):
@@ -334,7 +336,7 @@ class TensorType(Shown):
                 if t and not t[0][0] and t[0][1] < 0:
                     check_nonnegative_constant(d)
         elif sh is not None and not isinstance(sh, TypeVar):
-            if isinstance(sh, (str, bytes)) or not isinstance(sh, Iterable):
+            if type(sh) is not tuple and (isinstance(sh, (str, bytes)) or not isinstance(sh, Iterable)):
                 raise SymshapeError(
                     INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {sh!r}"
                 )
@@ -430,10 +432,12 @@ def Tensor(
         if values is not None and isinstance(values, list):
             values = tuple(values)
         return TensorType(shape, dtype, value, values)  # type: ignore[arg-type]
-    if shape is not None and not isinstance(shape, TypeVar):
-        if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
-            raise SymshapeError(INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {shape!r}")
-        if type(shape) is not tuple:
+    if shape is not None and type(shape) is not tuple and not isinstance(shape, TypeVar):
+        if type(shape) is list:
+            shape = tuple(shape)
+        else:
+            if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
+                raise SymshapeError(INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {shape!r}")
             shape = tuple(shape)
     return TensorType(shape, dtype)  # type: ignore[arg-type]
 
@@ -507,7 +511,9 @@ class FuncType(_Structural):
         object.__setattr__(self, "params", type_tuple(self.params, "a function type's parameters"))
         check_type(self.ret)
         tps = self.type_params
-        if type(tps) is not tuple:
+        if type(tps) is list:  # type: ignore[comparison-overlap]
+            object.__setattr__(self, "type_params", tuple(tps))
+        elif type(tps) is not tuple:
             if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable):
                 raise SymshapeError(INVALID_ARGUMENT, f"type parameters must be a list, got {tps!r}")
             object.__setattr__(self, "type_params", tuple(tps))
