@@ -503,6 +503,9 @@ def _true_division(a: object, b: object, op: str) -> SymshapeError:
 
 def as_dim(x: object) -> Dim:
     """Coerce an int or a :class:`Dim` to a :class:`Dim`; anything else is a ``bad-dim`` error."""
+    if type(x) is int:  # the common case, without the abstract-base-class check below
+        d = _CONSTS.get(x)
+        return d if d is not None else const(x)
     if isinstance(x, Dim):
         return x
     if isinstance(x, Integral) and not isinstance(x, bool):

@@ -84,6 +84,8 @@ __all__ = [
     "check_identifier",
     "type_tuple",
     "type_str",
+    "tuple_of_checked",
+    "func_of_checked",
 ]
 
 DTYPES: frozenset[str] = frozenset(
@@ -202,6 +204,8 @@ def type_tuple(items: object, what: str) -> tuple[Type, ...]:
     """``items`` (a list or tuple of types) as a tuple; anything else is ``invalid-argument``."""
     if type(items) is tuple:
         seq: tuple[object, ...] = items
+    elif type(items) is list:  # the common spelling: no abstract-base-class check needed
+        seq = tuple(items)
     elif isinstance(items, (str, bytes)) or isinstance(items, _TYPE_CLASSES) or not isinstance(
         items, Iterable
     ):
@@ -332,7 +336,7 @@ class TensorType(Shown):
                 if t and not t[0][0] and t[0][1] < 0:
                     check_nonnegative_constant(d)
         elif sh is not None and not isinstance(sh, TypeVar):
-            if isinstance(sh, (str, bytes)) or not isinstance(sh, Iterable):
+            if type(sh) is not tuple and (isinstance(sh, (str, bytes)) or not isinstance(sh, Iterable)):
                 raise SymshapeError(
                     INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {sh!r}"
                 )
@@ -428,10 +432,12 @@ def Tensor(
         if values is not None and isinstance(values, list):
             values = tuple(values)
         return TensorType(shape, dtype, value, values)  # type: ignore[arg-type]
-    if shape is not None and not isinstance(shape, TypeVar):
-        if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
-            raise SymshapeError(INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {shape!r}")
-        if type(shape) is not tuple:
+    if shape is not None and type(shape) is not tuple and not isinstance(shape, TypeVar):
+        if type(shape) is list:
+            shape = tuple(shape)
+        else:
+            if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
+                raise SymshapeError(INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {shape!r}")
             shape = tuple(shape)
     return TensorType(shape, dtype)  # type: ignore[arg-type]
 
@@ -505,7 +511,9 @@ class FuncType(_Structural):
         object.__setattr__(self, "params", type_tuple(self.params, "a function type's parameters"))
         check_type(self.ret)
         tps = self.type_params
-        if type(tps) is not tuple:
+        if type(tps) is list:  # type: ignore[comparison-overlap]
+            object.__setattr__(self, "type_params", tuple(tps))
+        elif type(tps) is not tuple:
             if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable):
                 raise SymshapeError(INVALID_ARGUMENT, f"type parameters must be a list, got {tps!r}")
             object.__setattr__(self, "type_params", tuple(tps))
@@ -528,6 +536,32 @@ class FuncType(_Structural):
 
     def __str__(self) -> str:
         return type_str(self)
+
+
+def tuple_of_checked(fields: tuple[Type, ...]) -> TupleType:
+    """``TupleType(fields)`` for a tuple of values already known to be types (the solver
+    rebuilding a type from unified parts): the same object, without re-validating the fields."""
+    t: TupleType = object.__new__(TupleType)
+    _set_field(t, "fields", fields)
+    return t
+
+
+def func_of_checked(
+    params: tuple[Type, ...],
+    ret: Type,
+    type_params: tuple[TypeVar, ...],
+    relations: tuple[TypeRelation, ...],
+    pure: bool,
+) -> FuncType:
+    """``FuncType(...)`` from parts already known to be valid (tuples of types, type variables and
+    relations; a bool), without re-validating them (see :func:`tuple_of_checked`)."""
+    t: FuncType = object.__new__(FuncType)
+    _set_field(t, "params", params)
+    _set_field(t, "ret", ret)
+    _set_field(t, "type_params", type_params)
+    _set_field(t, "relations", relations)
+    _set_field(t, "pure", pure)
+    return t
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from symshape.errors import (
 )
 from symshape.ir.calls import CallGen
 from symshape.ir.expr import (
+    _EMPTY_ATTRS,
     Call,
     Constant,
     Dataflow,
@@ -71,6 +72,8 @@ from symshape.ir.purity import callees_first
 from symshape.ir.result import InferenceResult
 from symshape.ir.scope import FnFrame, first_item, syms_of
 from symshape.ir.unbacked import UnbackedSize
+from symshape.relations.base import get_relation
+from symshape.relations.dynamic import SIZE_OPS
 from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Origin
 from symshape.solver.outcome import Solution
@@ -198,8 +201,11 @@ class _Gen(CallGen):
         """Generate ``df``'s bindings from ``i`` on: operator calls on typed arguments bound to
         unannotated variables (the common case) directly, the first other one through the stack."""
         types = self.types
+        get_type = types.get
         binds = df.bindings
-        while i < len(binds):
+        n = len(binds)
+        typed, binders, calls = self.typed, self.binders, self.calls
+        while i < n:
             v, x = binds[i]
             i += 1
             if (
@@ -209,13 +215,34 @@ class _Gen(CallGen):
                 and id(v) not in types
                 and id(x) not in types
             ):
-                argtypes = self.typed_args(x)
+                # typed_args and op_call inlined (the common case: plain operators whose
+                # arguments are typed and in scope)
+                c = x.callee
+                argtypes: list[Type] | None = []
+                var_left = self.var_left
+                for a in x.args:
+                    hit = get_type(id(a))
+                    if hit is None or (var_left and id(a) in var_left):
+                        argtypes = None
+                        break
+                    argtypes.append(hit)  # type: ignore[union-attr]
                 if argtypes is not None:
-                    t = self.op_call(x, x.callee, argtypes)
+                    if self.unreferenced:
+                        for a in x.args:
+                            self.unreferenced.pop(id(a), None)
+                    if c.relation in SIZE_OPS or (
+                        x.attrs is not _EMPTY_ATTRS and id(x.attrs) not in self.scanned
+                    ):
+                        t = self.op_call(x, c, argtypes)
+                    else:
+                        calls.append(x)
+                        t = self.s.add_call(get_relation(c.relation), argtypes, x.attrs, c.name, x.span)
+                        if not c.pure:
+                            self.note_impure(x, self.frames[-1])
                     types[id(x)] = t
                     types[id(v)] = t
-                    self.typed += (x, v)
-                    self.binders.append(v)
+                    typed += (x, v)
+                    binders.append(v)
                     continue
             if x.__class__ is Var:
                 self.uses((x,), df.span)

@@ -67,6 +67,7 @@ def unknowns(t: Type) -> set[DimVar]:
 
 _COMPOSITE = frozenset((TupleType, FuncType, TypeCall))
 _LEAVES = frozenset((Sym, AnyDim, DimVar))  # atoms that are >= 0
+_NAMED = frozenset((Sym, DimVar))  # leaf atoms that are not ``?``
 
 
 def _anon_in(d: Dim) -> bool:
@@ -99,9 +100,16 @@ def shape_dims(t: Type) -> tuple[bool, list[Dim]]:
                 dims.extend(shape)
                 if not anon:
                     for d in shape:
+                        terms = d.terms
+                        if len(terms) == 1:  # a constant or a multiple of one leaf: seen here
+                            m = terms[0][0]
+                            if not m or (len(m) == 1 and type(m[0][0]) in _NAMED):
+                                continue
                         if _anon_in(d):
                             anon = True
                             break
+        elif cx is TupleType:
+            stack.extend(reversed(x.fields))  # type: ignore[union-attr]
         elif cx in _COMPOSITE:
             stack.extend(reversed(type_children(x)))
     return anon, dims

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import gc
 import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -69,6 +70,7 @@ from symshape.errors import (
 )
 from symshape.relations import get_relation
 from symshape.relations.base import RelationDef, RelationFailure
+from symshape.solver import diagnostics as _diagnostics
 from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, conflict_message
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
@@ -81,6 +83,50 @@ from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
 
 __all__ = ["TypeSolver", "gc_paused"]
+
+
+_ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
+
+
+def _origin_fast(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
+    """``Origin(kind, label, span, payload=payload)`` without the frozen dataclass's ``__init__``
+    (one per operator call and per unification: it sets each slot through
+    ``object.__setattr__``, twice the time); the same object, numbered from the same counter."""
+    o: Origin = _new(Origin)
+    _set_kind(o, kind)
+    _set_label(o, label)
+    _set_span(o, span)
+    _set_seq(o, _next_origin())
+    _set_payload(o, payload)
+    _set_expr(o, None)
+    return o
+
+
+def _origin_plain(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
+    return Origin(kind, label, span, payload=payload)
+
+
+def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
+    return _origin_fast("relation", op, span, rid)
+
+
+def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
+    return Origin("relation", op, span, payload=rid)
+
+
+_new = object.__new__
+_next_origin = _diagnostics._origin_ids.__next__
+if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
+    f.default is None for f in dataclasses.fields(Origin)[4:]
+):
+    _set_kind, _set_label, _set_span, _set_seq, _set_payload, _set_expr = (
+        Origin.__dict__[f].__set__ for f in _ORIGIN_FIELDS
+    )
+    relation_origin = _relation_origin_fast
+    make_origin = _origin_fast
+else:  # Origin changed shape: the plain constructor
+    relation_origin = _relation_origin_plain
+    make_origin = _origin_plain
 
 
 @contextlib.contextmanager
@@ -198,7 +244,7 @@ class TypeSolver:
     def _origin(self, kind: str, label: str, origin: Origin | None) -> Origin:
         if origin is not None:
             return origin
-        return Origin(kind, label, caller_span(3))
+        return make_origin(kind, label, caller_span(3))
 
     def admit(self, t: Type, origin: Origin) -> Type:
         """Prepare a type entering the solver: number every ``?`` and check its dimensions."""
@@ -285,7 +331,7 @@ class TypeSolver:
         out = IncompleteType()
         rid = len(self.rels)
         op = op_display_name(label)
-        origin = Origin("relation", op, span, payload=rid)
+        origin = relation_origin(op, span, rid)
         rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin, op=op)
         self.rels.append(rel)
         self.producer[out] = rel
@@ -351,6 +397,8 @@ class TypeSolver:
 
     # -- hooks from the unifier ----------------------------------------------------------------
     def _on_refine(self, holes: Iterable[IncompleteType], dvars: Iterable[DimVar]) -> None:
+        if not self.readers and not self._poison.holes:
+            return  # nothing reads a hole or an unknown yet, and nothing is poisoned
         hs = list(holes)
         if hs:
             root = self.unifier.find(hs[0])

@@ -44,8 +44,10 @@ from symshape.encoding.types import (
     TypeCall,
     TypeRelation,
     TypeVar,
+    func_of_checked,
     map_dims,
     subst_typevars,
+    tuple_of_checked,
     type_children,
     type_kind,
     type_rebuild,
@@ -142,6 +144,14 @@ class Unifier:
         bind = self.dim_bind
         if not bind or not d.has_unknowns:
             return d
+        at = d.atom
+        if type(at) is DimVar:  # exactly one unknown (the common case): its value
+            b = bind.get(at)
+            if b is None:
+                return d
+            if b.has_unknowns and any(u in bind for u in b.unknowns):
+                b = self._resolve_var(at)
+            return b
         mapping: dict[object, Dim] = {}
         for a in d.unknowns:
             b = bind.get(a)
@@ -198,14 +208,16 @@ class Unifier:
                 return t  # the common case: nothing inside a tensor type can change
             return self._resolve_tensor(t)  # type: ignore[arg-type]
         if cls is IncompleteType:
-            r = self.find(t)  # type: ignore[arg-type]
-            rt = self.resolved.get(r)
+            r = self.find(t) if t in self.parent else t  # type: ignore[arg-type]
+            rt = self.resolved.get(r)  # type: ignore[arg-type]
             if rt is None:
                 return r
             t = rt
             cls = type(t)
             if cls is TensorType:
-                return self.resolve(t)
+                if not self.flex and not self.dim_bind:
+                    return t
+                return self._resolve_tensor(t)  # type: ignore[arg-type]
         if cls not in _COMPOSITE:
             return t
         done: dict[int, Type] = {}
@@ -295,32 +307,40 @@ class Unifier:
             return self._unify_tensor(a, b, origin)  # type: ignore[arg-type]
         if depth >= _REC_LIMIT:
             return self._unify_deep(a, b, origin)
-        g: _UnifyGen
+        d1 = depth + 1
         if ca is TupleType and cb is TupleType:
             fa, fb = a.fields, b.fields  # type: ignore[union-attr]
             if len(fa) != len(fb):
                 raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
             out = []
+            changed = False
             for i, (x, y) in enumerate(zip(fa, fb)):
+                if x is y:
+                    out.append(x)
+                    continue
                 try:
-                    out.append(self._rec(x, y, origin, depth + 1))
+                    r = self._rec(x, y, origin, d1)
                 except Mismatch as m:
                     where = _FIELD[i] if i < len(_FIELD) else f"field {i}"
                     raise Mismatch(m.code, f"{where}: {m.detail}") from None
-            if all(p is q for p, q in zip(out, fa)):
+                out.append(r)
+                if r is not x:
+                    changed = True
+            if not changed:
                 return a
-            return TupleType(tuple(out))
+            return tuple_of_checked(tuple(out))
         if ca is IncompleteType or cb is IncompleteType:
             if ca is not cb:
                 hole, other = (a, b) if ca is IncompleteType else (b, a)
                 done = self._hole_to_type(hole, other, origin)  # type: ignore[arg-type]
                 if done is not None:
                     return done
-            g = self._unify_hole(a, b, origin)
-        elif ca is FuncType and cb is FuncType:
-            g = self._unify_func(a, b, origin)  # type: ignore[arg-type]
-        elif ca is cb and ca in _COMPOSITE:
-            g = self._unify_struct(a, b, origin)
+                return self._hole_typed(hole, other, hole is a, origin, d1)  # type: ignore[arg-type]
+            return self._hole_pair(a, b, origin, d1)  # type: ignore[arg-type]
+        if ca is FuncType and cb is FuncType:
+            return self._func_rec(a, b, origin, d1)  # type: ignore[arg-type]
+        if ca is cb and ca in _COMPOSITE:
+            g: _UnifyGen = self._unify_struct(a, b, origin)
         else:
             return self._unify_simple(a, b)
         try:
@@ -330,7 +350,7 @@ class Unifier:
         while True:
             x, y, where = req
             try:
-                sub = self._rec(x, y, origin, depth + 1)
+                sub = self._rec(x, y, origin, d1)
             except Mismatch as m:
                 try:
                     req = g.throw(Mismatch(m.code, f"{where}: {m.detail}") if where else m)
@@ -342,17 +362,97 @@ class Unifier:
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
 
-    def _hole_to_type(self, hole: IncompleteType, other: Type, origin: Origin) -> Type | None:
-        """Case 2 of the algorithm when ``hole``'s class has no type yet (the common case): the
-        class takes ``other``. None when the class has a type (then the two are unified)."""
+    # The direct (recursive) forms of the generators below, for the levels :meth:`_rec` unifies
+    # recursively; each does exactly what its generator does, in the same order.
+    def _hole_pair(self, a: IncompleteType, b: IncompleteType, origin: Origin, d1: int) -> Type:
+        """Two holes (:meth:`_unify_hole`'s first case)."""
+        ra, rb = self.find(a), self.find(b)
+        if ra is rb:
+            return self.resolved.get(ra, ra)
+        if ra.kind != rb.kind:
+            raise Mismatch(KIND_MISMATCH, f"kind {ra.kind} vs {rb.kind}")
+        if rb.id < ra.id:
+            ra, rb = rb, ra
+        resolved = self.resolved
+        ta, tb = resolved.get(ra), resolved.get(rb)
+        self.parent[rb] = ra
+        why = self.why
+        w = why.get(ra)
+        if w is None:
+            w = why[ra] = []
+        w.append(origin)
+        w.extend(why.pop(rb, ()))
+        if tb is not None:
+            del resolved[rb]
+            if ta is None:
+                resolved[ra] = tb
+            else:
+                resolved[ra] = self._rec(ta, tb, origin, d1)
+        self.on_refine((ra, rb), ())
+        return resolved.get(ra, ra)
+
+    def _hole_typed(
+        self, hole: IncompleteType, other: Type, hole_left: bool, origin: Origin, d1: int
+    ) -> Type:
+        """A hole whose class has a type, and a type (:meth:`_unify_hole`'s second case)."""
         root = self.find(hole)
-        if root in self.resolved:
-            return None
         co = type(other)
         kind = type_kind(other) if co is TypeVar or co is IncompleteType or co is GlobalTypeVar else "type"
         if root.kind != kind and not (root.kind == "type" and kind == "adt"):
             raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
         if self.occurs(root, other):
+            raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
+        prev = self.resolved.get(root)
+        if prev is None:
+            new = other
+        elif hole_left:
+            new = self._rec(prev, other, origin, d1)
+        else:  # keep the sides in the caller's order, so that details read like the message
+            new = self._rec(other, prev, origin, d1)
+        if new is not prev:
+            self.resolved[root] = new
+            self.why.setdefault(root, []).append(origin)
+            self.on_refine((root,), ())
+        return new
+
+    def _func_rec(self, a: FuncType, b: FuncType, origin: Origin, d1: int) -> Type:
+        """Two function types (:meth:`_unify_func`)."""
+        left, right, rigid, gen = self._func_sides(a, b)
+        params = []
+        for i, (x, y) in enumerate(zip(left.params, right.params)):
+            try:
+                params.append(x if x is y else self._rec(x, y, origin, d1))
+            except Mismatch as m:
+                where = _PARAM[i] if i < len(_PARAM) else f"parameter {i}"
+                raise Mismatch(m.code, f"{where}: {m.detail}") from None
+        try:
+            ret = self._rec(left.ret, right.ret, origin, d1)
+        except Mismatch as m:
+            raise Mismatch(m.code, f"return type: {m.detail}") from None
+        rels = rigid.relations if rigid.relations else gen.relations
+        return func_of_checked(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)
+
+    def _hole_to_type(self, hole: IncompleteType, other: Type, origin: Origin) -> Type | None:
+        """Case 2 of the algorithm when ``hole``'s class has no type yet (the common case): the
+        class takes ``other``. None when the class has a type (then the two are unified)."""
+        root = self.find(hole) if hole in self.parent else hole
+        if root in self.resolved:
+            return None
+        co = type(other)
+        if co is TensorType:  # a tensor type: of kind type, and no hole occurs in it
+            if root.kind == "type":
+                self.resolved[root] = other
+                self.why.setdefault(root, []).append(origin)
+                self.on_refine((root,), ())
+                return other
+            kind = "type"
+        elif co is TypeVar or co is IncompleteType or co is GlobalTypeVar:
+            kind = type_kind(other)
+        else:
+            kind = "type"
+        if root.kind != kind and not (root.kind == "type" and kind == "adt"):
+            raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
+        if (co in _COMPOSITE or co is IncompleteType) and self.occurs(root, other):
             raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
         self.resolved[root] = other
         self.why.setdefault(root, []).append(origin)
@@ -481,7 +581,7 @@ class Unifier:
                 out.append((yield (x, y, _FIELD[i] if i < len(_FIELD) else f"field {i}")))
             if all(p is q for p, q in zip(out, fa)):
                 return a
-            return TupleType(tuple(out))
+            return tuple_of_checked(tuple(out))
         if isinstance(a, FuncType):
             assert isinstance(b, FuncType)
             return (yield from self._unify_func(a, b, origin))
@@ -570,9 +670,13 @@ class Unifier:
             if len(sa) != len(sb):
                 raise Mismatch(RANK_MISMATCH, f"rank {len(sa)} vs {len(sb)}")
             out = []
+            bound = self.dim_bind
             for i, (x, y) in enumerate(zip(sa, sb)):
-                out.append(self.unify_dim(x, y, origin, i))
-            shape = tuple(out)
+                if (x is y or x == y) and (not bound or not x.has_unknowns):
+                    out.append(x)  # what unify_dim gives: nothing to resolve, equal
+                else:
+                    out.append(self.unify_dim(x, y, origin, i))
+            shape = tuple(out) if any(p is not q for p, q in zip(out, sa)) else sa
         va, vb = a.value, b.value
         if va is None and vb is None:
             if shape is sa and dtype == da:
@@ -630,7 +734,7 @@ class Unifier:
             return x
         for u, v in ((x, y), (y, x)):
             at = u.atom
-            if isinstance(at, DimVar) and at not in v.unknowns:
+            if isinstance(at, DimVar) and (not v.has_unknowns or at not in v.unknowns):
                 self._bind(at, v, origin)
                 return v
         cx, cy = x.constant_value, y.constant_value
@@ -661,14 +765,18 @@ class Unifier:
 
     def _bind(self, var: DimVar, val: Dim, origin: Origin) -> None:
         # an unknown dimension is >= 0: binding it to a value that may be negative states that
-        if bounds(val)[0] < 0:
+        c = val.constant_value
+        if (c < 0) if c is not None else (bounds(val)[0] < 0):
             msg = f"dimension `{val}` (the value of `?d{var.id}`) may be negative"
             self.on_condition(ge(val, 0), origin, NEGATIVE_DIM, msg)
         self.dim_bind[var] = val
         self.dim_why[var] = origin
         self.on_refine((), (var,))
 
-    def _unify_func(self, a: FuncType, b: FuncType, origin: Origin) -> _UnifyGen:
+    def _func_sides(self, a: FuncType, b: FuncType) -> tuple[FuncType, FuncType, FuncType, FuncType]:
+        """``(left, right, rigid, gen)`` for unifying function types ``a`` and ``b``: the more
+        general side (right on a tie) instantiated with fresh holes as ``gen``, the other kept
+        ``rigid``; ``left``/``right`` are the two in the caller's order."""
         if len(a.params) != len(b.params):
             raise Mismatch(
                 ARITY_MISMATCH, f"functions of {len(a.params)} and {len(b.params)} parameters"
@@ -694,10 +802,16 @@ class Unifier:
                     sub[tp] = self.fresh_hole("type")
 
             def inst(t: Type) -> Type:
+                if not dsub:
+                    ct = type(t)
+                    if ct is TypeVar:  # what subst_typevars gives for a lone variable
+                        return sub.get(t, t)  # type: ignore[arg-type]
+                    if ct is TensorType and type(t.shape) is not TypeVar and type(t.dtype) is not TypeVar:  # type: ignore[union-attr]
+                        return t  # no variable inside
                 t = subst_typevars(t, sub)
                 return map_dims(t, lambda d: d.subs(dsub)) if dsub else t  # type: ignore[arg-type]
 
-            gen = FuncType(
+            gen = func_of_checked(
                 tuple(inst(p) for p in gen.params),
                 inst(gen.ret),
                 (),
@@ -708,12 +822,16 @@ class Unifier:
                 gen.pure,
             )
         left, right = (gen, rigid) if flip else (rigid, gen)
+        return left, right, rigid, gen
+
+    def _unify_func(self, a: FuncType, b: FuncType, origin: Origin) -> _UnifyGen:
+        left, right, rigid, gen = self._func_sides(a, b)
         params = []
         for i, (x, y) in enumerate(zip(left.params, right.params)):
             params.append((yield (x, y, _PARAM[i] if i < len(_PARAM) else f"parameter {i}")))
         ret = yield (left.ret, right.ret, "return type")
         rels = rigid.relations if rigid.relations else gen.relations
-        return FuncType(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)
+        return func_of_checked(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)
 
 
 def _form(t: Type) -> str:
