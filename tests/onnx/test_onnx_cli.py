@@ -263,7 +263,8 @@ def test_subprocess_text_and_json(tmp_path: Path) -> None:
     assert r.returncode == EXIT_TYPE_ERROR and r.stderr == ""
     doc = json.loads(r.stdout)
     assert doc["status"] == "error" and doc["file"] == path
-    assert set(doc) == {"version", "file", "status", "dims", "inputs", "outputs", "guards", "warnings", "errors"}
+    keys = {"version", "file", "status", "dims", "inputs", "outputs", "guards", "warnings", "errors"}
+    assert set(doc) == keys
 
 
 def test_subprocess_help_lists_dim() -> None:
