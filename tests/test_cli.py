@@ -385,7 +385,10 @@ def test_readme_commands() -> None:
     """The README's first two shell blocks are the documented commands for the demo and the tests."""
     demo, tests = _readme_blocks("sh")[:2]
     assert demo.strip().endswith("pip install -e . && symshape demo")
-    assert tests.strip().endswith('pip install -e ".[dev,onnx]" && python -m pytest -q')
+    # torch first, pinned: the CPU build this machine type has on disk (a bare requirement pulls CUDA)
+    assert tests.strip().endswith(
+        'pip install torch==2.13.0 && pip install -e ".[dev,onnx,torch]" && python -m pytest -q'
+    )
 
 
 def test_examples_reusable_in_process() -> None:
