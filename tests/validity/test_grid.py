@@ -102,7 +102,28 @@ def test_why_invalid_points_at_the_failing_line(outcome: Decided) -> None:
 EXPECTED_ONNX_WHEN = {**EXPECTED_WHEN, "bert_emb": "t == 20", "transformer_lm": "t == 16"}
 
 
-@pytest.mark.parametrize("name", sorted(GRID_CASES))
+# what keeps the TorchScript ONNX exporter (opset 17) from exporting transformers' models: the
+# mask code traces into aten::diff (packed-sequence detection), which it cannot export; tracing
+# BertModel's wrapped forward fails outright
+ONNX_UNEXPORTABLE = {
+    "hf_gpt2": "aten::diff",
+    "hf_llama": "aten::diff",
+    "hf_bert": "multiple values for argument 'use_cache'",
+}
+ONNX_CASES = sorted(set(GRID_CASES) - set(ONNX_UNEXPORTABLE))
+
+
+@pytest.mark.parametrize("name", sorted(set(GRID_CASES) & set(ONNX_UNEXPORTABLE)))
+def test_torchscript_onnx_exporter_cannot_export_transformers_models(name: str, tmp_path: Path) -> None:
+    from .onnx_grid import export_case
+
+    case = GRID_CASES[name]
+    torch.manual_seed(0)
+    with pytest.raises(Exception, match=ONNX_UNEXPORTABLE[name]):
+        export_case(case, case.build().eval(), str(tmp_path))
+
+
+@pytest.mark.parametrize("name", ONNX_CASES)
 def test_onnx_export_verdicts_equal_onnxruntime(name: str) -> None:
     pytest.importorskip("onnxruntime")
     from .onnx_grid import decide_onnx
