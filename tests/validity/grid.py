@@ -7,7 +7,9 @@ symshape's are zero.
 
 * **eager** decides: a point is valid when the model runs there (``torch.no_grad()``, eval mode),
   invalid when it raises.
-* **symshape**: ``sst.infer(model, types)`` once, then ``res.valid_at(point)`` per point.
+* **symshape**: ``sst.infer(graph_of(case, model), types)`` once (the module, traced by torch.fx,
+  or its ``torch.export`` program for ``trace="export"`` cases), then ``res.valid_at(point)``
+  per point.
 * **torch.export**: exported once with every dynamic dim ``Dim.DYNAMIC`` at
   :func:`example_point` (valid, sizes distinct and not 1, as large as the grid has); a point is
   *rejected* when the exported program refuses its inputs (a violated range constraint or guard:
@@ -29,7 +31,9 @@ import symshape as ss
 
 from .models import GRID_CASES, GridCase
 
-__all__ = ["Outcome", "decide", "eager_valid", "example_point", "export_verdicts", "main"]
+__all__ = [
+    "Outcome", "decide", "eager_valid", "example_point", "export_verdicts", "exported", "graph_of", "main",
+]  # fmt: skip
 
 
 def eager_valid(model: torch.nn.Module, example: dict[str, torch.Tensor]) -> bool:
@@ -59,18 +63,34 @@ def example_point(case: GridCase, model: torch.nn.Module) -> dict[str, int]:
 _REFUSED = re.compile(r"Expected input|[Gg]uard|constraint|to be (?:>=|<=|==|equal)|not in range")
 
 
-def export_verdicts(case: GridCase, model: torch.nn.Module, valid: list[bool]) -> list[bool] | None:
-    """``torch.export``'s acceptance of each point (None when the model does not export)."""
+def exported(case: GridCase, model: torch.nn.Module) -> Any:
+    """``torch.export`` of the model at :func:`example_point`, every dynamic dim ``Dim.DYNAMIC``."""
     from torch.export import Dim, export
 
+    dynamic = {k: {ax: Dim.DYNAMIC for ax in v} for k, v in case.dynamic.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return export(model, (), case.example(example_point(case, model)), dynamic_shapes=dynamic)
+
+
+def graph_of(case: GridCase, model: torch.nn.Module) -> Any:
+    """What symshape imports for the case: the module (traced by ``torch.fx``) or, for
+    ``trace="export"``, its :func:`exported` program."""
+    match case.trace:
+        case "fx":
+            return model
+        case "export":
+            return exported(case, model)
+        case other:
+            raise ValueError(f"{case.name}: unknown trace {other!r}")
+
+
+def export_verdicts(case: GridCase, model: torch.nn.Module, valid: list[bool]) -> list[bool] | None:
+    """``torch.export``'s acceptance of each point (None when the model does not export)."""
     if not any(valid):
         return None
-    base = example_point(case, model)
-    dynamic = {k: {ax: Dim.DYNAMIC for ax in v} for k, v in case.dynamic.items()}
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ep = export(model, (), case.example(base), dynamic_shapes=dynamic)
+        ep = exported(case, model)
     except Exception:
         return [False] * len(case.grid)
     mod = ep.module()
@@ -118,7 +138,7 @@ def decide(case: GridCase, *, with_export: bool = False) -> tuple[Outcome, Any, 
     torch.manual_seed(0)
     model = case.build().eval()
     syms = dict(zip(case.symbols.split(), ss.dims(case.symbols)))
-    res = sst.infer(model, case.types(syms))
+    res = sst.infer(graph_of(case, model), case.types(syms))
     eager = [eager_valid(model, case.example(p)) for p in case.grid]
     verdicts: list[bool] = []
     misses: list[str] = []

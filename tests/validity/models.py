@@ -13,11 +13,16 @@ runs there, or it raises. The models are chosen so that the answer has a shape w
   ``h % 4 == 0 and w % 4 == 0``;
 * ``vit`` (8x8 patches, 16 positions + class token): valid iff ``(h//8)*(w//8) == 16``;
 * ``resnet18`` (adaptive pooling): valid at every size;
-* ``lstm_tagger``: valid at every length.
+* ``lstm_tagger``: valid at every length;
+* ``hf_gpt2``, ``hf_bert``, ``hf_llama`` (transformers' models from tiny configs, no download;
+  when transformers is installed): GPT-2 with 24 positions, BERT with 20, Llama (rotary
+  positions, no table). They do not trace with torch.fx; symshape imports their
+  ``torch.export`` graphs (``trace="export"``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,7 +32,9 @@ import torch.nn as nn
 import symshape as ss
 from torch_zoo.models import GPT2Stack, LSTMTagger, UNet, ViT, resnet18
 
-__all__ = ["GridCase", "GRID_CASES", "BertEmbeddingsEncoder", "TransformerLM"]
+__all__ = [
+    "GridCase", "GRID_CASES", "BertEmbeddingsEncoder", "TransformerLM", "hf_bert", "hf_gpt2", "hf_llama",
+]  # fmt: skip
 
 
 class BertEmbeddingsEncoder(nn.Module):
@@ -82,6 +89,10 @@ class GridCase:
     grid: tuple[dict[str, int], ...]
     dynamic: dict[str, dict[int, str]] = field(default_factory=dict)
     culprit: str = ""  # a text the explanation of an invalid point names (the layer at fault)
+    # how symshape gets the graph: "fx" (``sst.infer(model, ...)`` traces it with torch.fx) or
+    # "export" (``torch.export`` with the dynamic dims ``Dim.DYNAMIC`` at the grid's fairest
+    # example point, the ExportedProgram imported: transformers' models do not fx-trace)
+    trace: str = "fx"
 
 
 VOCAB = 100
@@ -122,6 +133,57 @@ _SIDES = (1, 2, 3, 4, 7, 8, 12, 15, 16, 24, 31, 32, 33, 40)
 
 def _image_grid(sides: tuple[int, ...] = _SIDES) -> tuple[dict[str, int], ...]:
     return tuple({"b": b, "h": h, "w": w} for b in (1, 2) for h in sides for w in sides if b == 1 or h == w)
+
+
+def hf_gpt2() -> nn.Module:
+    """transformers' ``GPT2LMHeadModel``, one layer, 24 positions (``wpe(position_ids)``)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    cfg = GPT2Config(
+        n_layer=1, n_embd=32, n_head=4, n_positions=24, vocab_size=VOCAB, bos_token_id=0,
+        eos_token_id=0, use_cache=False, attn_implementation="eager",
+    )  # fmt: skip
+    return GPT2LMHeadModel(cfg)
+
+
+def hf_bert() -> nn.Module:
+    """transformers' ``BertModel``, one layer, 20 positions (``position_ids[:, :t]``)."""
+    from transformers import BertConfig, BertModel
+
+    cfg = BertConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+        intermediate_size=64, max_position_embeddings=20, use_cache=False, attn_implementation="eager",
+    )  # fmt: skip
+    return BertModel(cfg)
+
+
+def hf_llama() -> nn.Module:
+    """transformers' ``LlamaForCausalLM``, one layer, grouped-query attention, rotary positions
+    computed from ``position_ids`` (no table: ``max_position_embeddings`` bounds nothing)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(
+        vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=16, bos_token_id=0,
+        eos_token_id=0, use_cache=False, attn_implementation="eager",
+    )  # fmt: skip
+    return LlamaForCausalLM(cfg)
+
+
+def _hf_cases() -> tuple[GridCase, ...]:
+    """The transformers models (when transformers is installed), imported from ``torch.export``."""
+    if importlib.util.find_spec("transformers") is None:
+        return ()
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    ids = {"input_ids": {0: "b", 1: "t"}}
+    types, at = _tokens("input_ids"), _tokens_at("input_ids")
+    return (
+        GridCase("hf_gpt2", hf_gpt2, "b t", types, at, _seq_grid(24), ids, culprit="wpe", trace="export"),
+        GridCase("hf_bert", hf_bert, "b t", types, at, _seq_grid(20), ids, culprit="expand", trace="export"),
+        GridCase("hf_llama", hf_llama, "b t", types, at, _seq_grid(16), ids, trace="export"),
+    )
 
 
 GRID_CASES: dict[str, GridCase] = {
@@ -195,5 +257,6 @@ GRID_CASES: dict[str, GridCase] = {
             _seq_grid(8),
             {"tokens": {0: "b", 1: "t"}},
         ),
+        *_hf_cases(),
     )
 }

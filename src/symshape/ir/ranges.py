@@ -61,10 +61,11 @@ _SAME = frozenset(
     {
         "cast", "expand_dims", "squeeze", "reshape", "reshape_like", "broadcast_to", "expand",
         "strided_slice", "transpose", "flatten", "nn.batch_flatten", "copy", "tile", "take",
-        "repeat",
+        "repeat", "torch.promote",
     }
 )  # fmt: skip
-"""Operators whose result's entries are entries of their first argument."""
+"""Operators whose result's entries are entries of their first argument (``torch.promote``, the
+torch importer's type promotion, only widens: an integer keeps its value)."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
 shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squeeze``/``expand``,
               ``cat``/``stack``/``split``/``chunk``, tensor indexing
 factories     ``zeros``/``ones``/``full``/``new_zeros``/``arange``/``torch.tensor``/``eye``
+gather        indexing by several tensors, ``torch.gather``, ``torch.diff``
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
 nn            functional layers: convolutions, pooling, normalization, embedding, attention
 conv_transpose transposed convolutions (modules, functions, aten), composed of existing operators
@@ -25,6 +26,7 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     conv_transpose,
     elementwise,
     factories,
+    gather,
     linalg,
     modules,
     nn,

@@ -16,6 +16,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -94,16 +95,24 @@ def _promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Exp
         if isinstance(v, ss.Expr) or (isinstance(v, Opaque) and v.cascade):
             t = ctx.tensor(v)
             return (t if isinstance(t, ss.Var) else ctx.let(t, name)), False
-        return ctx.scalar_tensor(v), True
+        return _scalar(ctx, v), True
 
     (x, xs), (y, ys) = side(a, "lhs"), side(b, "rhs")
     # a scalar is a fresh constant at each use (the program stays a tree)
-    x2 = ctx.scalar_tensor(a) if xs else x
-    y2 = ctx.scalar_tensor(b) if ys else y
+    x2 = _scalar(ctx, a) if xs else x
+    y2 = _scalar(ctx, b) if ys else y
     return (
         PROMOTE(x, y, scalar=xs, other_scalar=ys, floating=floating),
         PROMOTE(y2, x2, scalar=ys, other_scalar=xs, floating=floating),
     )
+
+
+def _scalar(ctx: Ctx, v: Any) -> ss.Expr:
+    """A Python number as a 0-d operand: an int keeps its value (so ``arange(t) + 1`` has a
+    range), other numbers are typed constants."""
+    if isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63:
+        return ss.const(np.array(v, dtype=np.int64))
+    return ctx.scalar_tensor(v)
 
 
 def _is_sizes(v: object) -> bool:

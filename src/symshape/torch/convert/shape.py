@@ -623,7 +623,9 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         raise Unsupported("more than one `...` in an index")
     tensors = [it for it in items if isinstance(it, ss.Expr)]
     if len(tensors) > 1:
-        raise Unsupported("indexing with several tensors (advanced indexing) is not supported")
+        from symshape.torch.convert.gather import index_by_tensors
+
+        return index_by_tensors(ctx, x, items)
     e = items.index(Ellipsis) if Ellipsis in items else len(items)
     before, after = items[:e], items[e + 1 :]
 

@@ -1,0 +1,106 @@
+"""Gathers that transformers' models trace into: indexing by several integer tensors,
+``torch.gather`` and ``torch.diff``; each composed exactly of existing operators.
+
+* ``x[i, j]`` (``aten.index.Tensor(x, [i, j])``, the tensors on the leading axes): the indices
+  broadcast to one shape ``S`` (``broadcast_to`` their sum's shape) and flattened to ``N``
+  entries (no rank needed), then ``take(x, i, axis=0)`` (``(N,) + x.shape[1:]``) and for each
+  further index ``take(y, j, axis=1, batch_dims=1)`` (``(N,) + x.shape[k+1:]``), reshaped to
+  ``S + x.shape[n:]``. Each ``take`` is ``mode="raise"``: an index whose value range is known
+  must be in its axis.
+* ``torch.gather(x, d, index)``: ``index``'s shape; torch requires the same rank and
+  ``index.size(k) <= x.size(k)`` for ``k != d``. Composed as ``d`` moved last, ``x`` sliced to
+  ``index``'s sizes on the other axes (a slice clamps, so the ``take`` that follows, with those
+  axes as batch axes that must agree, states exactly the ``<=``), ``take(.., axis=r-1,
+  batch_dims=r-1, mode="raise")`` given ``index``'s shape (``reshape_like``), and ``d`` moved
+  back. (Negative indices, which torch refuses,
+  are allowed down to ``-size`` as ``take`` allows them.)
+* ``torch.diff(x, n, dim, prepend, append)``: ``cat([prepend, x, append], dim)``, then ``n``
+  times ``a[1:] - a[:-1]`` along ``dim``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+import symshape as ss
+from symshape.torch.context import Ctx
+from symshape.torch.registry import converts
+from symshape.torch.values import Unsupported
+
+__all__ = ["index_by_tensors", "gather", "diff"]
+
+aten = torch.ops.aten
+
+
+def index_by_tensors(ctx: Ctx, x: ss.Expr, items: Sequence[Any]) -> ss.Expr:
+    """``x[i, j, ...]`` with integer tensors on the leading axes (full slices after them)."""
+    n = 0
+    while n < len(items) and isinstance(items[n], ss.Expr):
+        n += 1
+    rest = items[n:]
+    if any(not (isinstance(it, slice) and it == slice(None)) for it in rest):
+        raise Unsupported("advanced indexing is supported with the index tensors on the leading axes only")
+    idx = [ss.ops.cast(it, "int64") for it in items[:n]]
+    total: ss.Expr = idx[0]
+    for it in idx[1:]:
+        total = ss.ops.add(total, it)
+    shape = ctx.let(ss.ops.shape_of(total), "index_shape")
+    flat = [ss.ops.reshape(ss.ops.broadcast_to(it, shape), (-1,)) for it in idx]
+    y: ss.Expr = ss.ops.take(x, flat[0], axis=0, mode="raise")  # (N,) + x.shape[1:]
+    for it in flat[1:]:
+        y = ss.ops.take(y, it, axis=1, batch_dims=1, mode="raise")
+    y = ctx.let(y, "gathered")
+    rows = ss.ops.strided_slice(ss.ops.shape_of(y), [1], [None])  # x.shape[n:]
+    return ss.ops.reshape(y, ss.ops.concatenate([shape, rows], axis=0))
+
+
+@converts(torch.gather, "gather", aten.gather)
+def gather(ctx: Ctx, input: Any, dim: Any, index: Any, sparse_grad: Any = False, **kw: Any) -> Any:
+    """``torch.gather(x, dim, index)`` (see the module docstring)."""
+    x, ind = ctx.tensor(input), ctx.tensor(index, "index")
+    r, ri = ctx.rank(x), ctx.rank(ind)
+    if r is None:  # the ranks must be equal: a different one fails the transposes below
+        r = ri
+    if r is None:
+        raise Unsupported("torch.gather of tensors whose rank is not known at import time")
+    if ri is not None and r != ri:
+        raise Unsupported(f"torch.gather: index has rank {ri}, the input {r} (torch requires them equal)")
+    d = ctx.integer(dim, "dim")
+    d = d + r if d < 0 else d
+    if not 0 <= d < r:
+        raise Unsupported(f"torch.gather: dim {d} is out of range for rank {r}")
+    if r == 1:
+        return ss.ops.take(x, ind, axis=0, mode="raise")
+    perm = [k for k in range(r) if k != d] + [d]
+    moved = perm != list(range(r))
+    xt = ss.ops.transpose(x, perm) if moved else x
+    it = ctx.let(ss.ops.transpose(ind, perm) if moved else ind, "index")
+    ends = ss.ops.strided_slice(ss.ops.shape_of(it), [0], [r - 1])
+    xs = ss.ops.strided_slice(xt, [0] * (r - 1), ends, None, list(range(r - 1)))  # type: ignore[arg-type]
+    # the batch axes agree (min(x.size(k), index.size(k)) == index.size(k)); the result has
+    # index's shape
+    out = ss.ops.reshape_like(ss.ops.take(xs, it, axis=r - 1, batch_dims=r - 1, mode="raise"), it)
+    if not moved:
+        return out
+    inverse = [perm.index(k) for k in range(r)]
+    return ss.ops.transpose(out, inverse)
+
+
+@converts(torch.diff, "diff", aten.diff)
+def diff(ctx: Ctx, input: Any, n: Any = 1, dim: Any = -1, prepend: Any = None, append: Any = None) -> Any:
+    """``torch.diff`` (see the module docstring)."""
+    x = ctx.tensor(input)
+    axis = ctx.integer(dim, "dim")
+    times = ctx.integer(n, "n")
+    parts = [ctx.tensor(p) for p in (prepend,) if p is not None]
+    parts += [x] + [ctx.tensor(a) for a in (append,) if a is not None]
+    a = ss.ops.concatenate(parts, axis=axis) if len(parts) > 1 else x
+    for k in range(times):
+        a = ctx.let(a, f"diff{k}")
+        hi = ss.ops.strided_slice(a, [1], [None], axes=[axis])
+        lo = ss.ops.strided_slice(a, [0], [-1], axes=[axis])
+        a = ss.ops.subtract(hi, lo)
+    return a
