@@ -115,6 +115,12 @@ class Importer:
 
     # -- entry ---------------------------------------------------------------------------------
     def run(self) -> Imported:
+        # every expression built here gets its span from the graph (a node's, a parameter's
+        # definition, forward's signature), never from the Python frames building it
+        with ss.span_scope(None):
+            return self._run()
+
+    def _run(self) -> Imported:
         for node in self.graph.nodes:
             self.spans.learn_module_stack(node.meta.get("nn_module_stack"))
         for node in self.graph.nodes:
@@ -238,7 +244,10 @@ class Importer:
         ctx = Ctx(self, node.name, span, module, path, node.target, outputs, _items_used(node))
         n_bindings = len(self.bindings)
         try:
-            value = conv(ctx, *args, **kwargs)
+            # every expression the converter builds gets the node's span (_own below), so it is
+            # built in the node's span scope: no frame walk per expression
+            with ss.span_scope(span):
+                value = conv(ctx, *args, **kwargs)
         except Cascade:
             del self.bindings[n_bindings:]
             return self._unknown(node)
