@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import symshape as ss
+from symshape.source import frame_span
 
 __all__ = [
     "SPAN_META",
@@ -77,24 +78,14 @@ _OPERATOR_TEXT: dict[Callable[..., Any], str] = {
 SPAN_META = "symshape_span"
 
 
-def _position_column(code: Any, lasti: int) -> int:
-    """The 1-based start column of the instruction at ``lasti`` (``co_positions``, 3.11+)."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None or lasti < 0:
-        return 1
-    for i, pos in enumerate(positions()):
-        if i == lasti // 2:
-            return int(pos[2]) + 1 if pos[2] is not None else 1
-    return 1
-
-
 def user_frame_span(torch_dir: str) -> ss.Span | None:
     """The call being executed in the innermost frame outside torch and symshape."""
     f = sys._getframe(1)
     while f is not None:
         file = f.f_code.co_filename
         if _is_user_file(file, torch_dir):
-            return ss.Span(file, f.f_lineno, _position_column(f.f_code, f.f_lasti))
+            # cached per call site (a model's line is traced once per run, and again per run)
+            return frame_span(f)
         f = f.f_back  # type: ignore[assignment]
     return None
 
@@ -144,7 +135,10 @@ def frames(stack_trace: str | None) -> list[tuple[str, int, str]]:
     return [(m["file"], int(m["line"]), m["func"].strip()) for m in _FRAME_RE.finditer(stack_trace)]
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_user_file(path: str, torch_dir: str) -> bool:
+    """A file of the user's (not torch's, not symshape's, not generated); asked per frame per
+    traced node, so remembered per path."""
     if path.startswith("<eval_with_key>") or path.startswith("<frozen"):
         return False
     ap = os.path.abspath(path) if not path.startswith("<") else path
