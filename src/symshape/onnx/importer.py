@@ -319,12 +319,6 @@ class Importer:
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
-        # every expression gets its span from the model (_stamp: the node's; inputs and
-        # initializers their own), never from the Python frames building it
-        with ss.span_scope(None):
-            return self._run()
-
-    def _run(self) -> Function:
         g = self.graph
         init_names = {t.name for t in g.initializer}
         constant_inits = self.model.ir_version < 4
