@@ -387,7 +387,7 @@ def test_readme_commands() -> None:
     assert demo.strip().endswith("pip install -e . && symshape demo")
     # torch first, pinned: the CPU build this machine type has on disk (a bare requirement pulls CUDA)
     assert tests.strip().endswith(
-        'pip install torch==2.13.0 && pip install -e ".[dev,onnx,torch]" && python -m pytest -q'
+        'pip install torch==2.13.0 && pip install -e ".[dev,onnx,torch,models]" && python -m pytest -q'
     )
 
 
