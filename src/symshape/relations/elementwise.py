@@ -31,11 +31,12 @@ an unknown dimension                   defer (last pass: equate the two)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from symshape.encoding.conds import all_of, any_of, eq, ge
 from symshape.encoding.dims import Dim, bounds, dmax, dmin
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.encoding.values import Value
 from symshape.errors import DTYPE_MISMATCH, NOT_BROADCASTABLE
 from symshape.relations.base import (
     Context,
@@ -232,53 +233,39 @@ def broadcast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     return True
 
 
-def _broadcast_value_rel(op: str) -> RelationFn:
-    """``broadcast`` for an arithmetic operator that also computes the value of its result
-    (:func:`~symshape.relations.values.binary_value`)."""
+ValueFn = Callable[[str, TensorType, TensorType, Sequence[Dim]], Value | None]
+"""How a valued operator computes its result's value from its operands' and the result shape."""
+
+
+def _valued_rel(op: str, value: ValueFn, out_dtype: str | None = None) -> RelationFn:
+    """``broadcast`` (with ``out_dtype`` when given) for an operator that also computes the value
+    of its result: the entrywise arithmetic (:func:`~symshape.relations.values.binary_value`) or
+    comparison (bool entries 0/1, :func:`~symshape.relations.values.compare_value`)."""
 
     def rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+        if out_dtype is not None:
+            attrs = Attrs({**dict(attrs), "out_dtype": out_dtype})
         got = _broadcast_result(ctx, args, attrs)
         if got is None:
             return False
         result, ins = got
         if len(ins) == 2 and (ins[0].value is not None or ins[1].value is not None):
             if isinstance(result.shape, tuple) and len(result.shape) <= 1:
-                result = with_value(result, binary_value(op, ins[0], ins[1], result.shape))
+                result = with_value(result, value(op, ins[0], ins[1], result.shape))
         for o in args[ctx.num_inputs :]:
             ctx.assign(o, result)
         return True
 
-    rel.__doc__ = f"numpy broadcast; the value of the result is the entrywise `{op}`."
+    what = "numpy broadcast" if out_dtype is None else f"broadcast with a {out_dtype} result"
+    rel.__doc__ = f"{what}; the value of the result is the entrywise `{op}`."
     return rel
 
 
 for _op in BINARY_VALUE_OPS:
     if _op != "floor_mod":
-        register_relation(_op, _broadcast_value_rel(_op))
-
-
-def _compare_value_rel(op: str) -> RelationFn:
-    """``broadcast_bool`` for a comparison that also computes the value of its result (bool
-    entries 0/1, :func:`~symshape.relations.values.compare_value`)."""
-
-    def rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-        got = _broadcast_result(ctx, args, Attrs({**dict(attrs), "out_dtype": "bool"}))
-        if got is None:
-            return False
-        result, ins = got
-        if len(ins) == 2 and (ins[0].value is not None or ins[1].value is not None):
-            if isinstance(result.shape, tuple) and len(result.shape) <= 1:
-                result = with_value(result, compare_value(op, ins[0], ins[1], result.shape))
-        for o in args[ctx.num_inputs :]:
-            ctx.assign(o, result)
-        return True
-
-    rel.__doc__ = f"broadcast with a bool result; the value of the result is the entrywise `{op}`."
-    return rel
-
-
+        register_relation(_op, _valued_rel(_op, binary_value))
 for _op in COMPARE_VALUE_OPS:
-    register_relation(_op, _compare_value_rel(_op))
+    register_relation(_op, _valued_rel(_op, compare_value, "bool"))
 
 
 @relation("broadcast_bool")
