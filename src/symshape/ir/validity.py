@@ -65,6 +65,15 @@ __all__ = ["Validity", "GuardInfo", "cond_text", "expr_negated", "VALIDITY_TIMEO
 VALIDITY_TIMEOUT_MS = 2000
 
 
+def _truth_at(g: Guard, at: Mapping[Dim | Atom | str, DimLike]) -> bool | None:
+    """Whether guard ``g`` holds at the (partial) assignment ``at``: None when it does not decide;
+    a division by zero there is False (the operator would fail)."""
+    try:
+        return cond_value(g.cond, at)
+    except (ZeroDivisionError, ArithmeticError):
+        return False
+
+
 def _z3_check(facts: Sequence[z3.BoolRef]) -> z3.CheckSatResult:
     """Z3's answer on ``facts`` under the simplifier's resource limit (deterministic: the same
     answer on every run, however loaded the machine), unknown when it gives up."""
@@ -318,10 +327,7 @@ class Validity:
         open_: list[Guard] = []
         at: dict[Dim | Atom | str, DimLike] = {k: v for k, v in vals.items()}
         for g in self.guards:
-            try:
-                r = cond_value(g.cond, at)
-            except (ZeroDivisionError, ArithmeticError):
-                r = False
+            r = _truth_at(g, at)
             if r is False:
                 false.append(g)
             elif r is None:
@@ -415,11 +421,7 @@ class Validity:
     def _first_false_stated(self, vals: Mapping[str, int]) -> Guard | None:
         at: dict[Dim | Atom | str, DimLike] = {k: v for k, v in vals.items()}
         for g in self.res.stated_guards:
-            try:
-                r = cond_value(g.cond, at)
-            except (ZeroDivisionError, ArithmeticError):
-                r = False
-            if r is False:
+            if _truth_at(g, at) is False:
                 return g
         return None
 
