@@ -232,24 +232,30 @@ def _operand(t: TensorType, length: int) -> tuple[Dim | None, ...] | None:
     return None
 
 
-def binary_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim]) -> Value | None:
-    """The value of ``op(a, b)`` (numpy broadcasting) for a result of ``out_shape``."""
-    fn = BINARY_VALUE_OPS.get(op)
-    if fn is None or (a.value is None and b.value is None) or len(out_shape) > 1:
+def _entrywise(
+    fn: Callable[..., Dim | None], operands: Sequence[TensorType], out_shape: Sequence[Dim]
+) -> Value | None:
+    """``fn`` applied to the operands' entries (numpy broadcasting: a 0-d or one-entry value
+    repeats) for a result of ``out_shape`` (rank 0 or 1); an unknown entry reaches ``fn`` as None."""
+    if len(out_shape) > 1:
         return None
-    if len(out_shape) == 0:  # both operands are 0-d
-        if isinstance(a.value, Dim) and isinstance(b.value, Dim):
-            return fn(a.value, b.value)
-        return None
+    if len(out_shape) == 0:  # every operand is 0-d
+        return fn(*(t.value if isinstance(t.value, Dim) else None for t in operands))
     k = out_shape[0].constant_value
     if k is None or k > MAX_VALUE_LEN:
         return None
-    xa, xb = _operand(a, k), _operand(b, k)
-    if xa is None or xb is None:
+    cols = [_operand(t, k) for t in operands]
+    if any(c is None for c in cols):
         return None
-    return value_from_entries(
-        None if x is None or y is None else fn(x, y) for x, y in zip(xa, xb)
-    )
+    return value_from_entries(fn(*es) for es in zip(*cols))
+
+
+def binary_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim]) -> Value | None:
+    """The value of ``op(a, b)`` (numpy broadcasting) for a result of ``out_shape``."""
+    fn = BINARY_VALUE_OPS.get(op)
+    if fn is None or (a.value is None and b.value is None):
+        return None
+    return _entrywise(lambda x, y: None if x is None or y is None else fn(x, y), (a, b), out_shape)
 
 
 COMPARE_VALUE_OPS: dict[str, Callable[[Dim, Dim], Cond]] = {
@@ -273,40 +279,23 @@ def compare_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim
     """The value of the comparison ``op(a, b)`` (a bool tensor: entries 0/1) where each entry is
     decided: ``(b, -1, -1) == -1`` is ``(0, 1, 1)`` since ``b >= 1``."""
     fn = COMPARE_VALUE_OPS[op]
-    if len(out_shape) > 1 or (a.value is None and b.value is None):
+    if a.value is None and b.value is None:
         return None
-    if len(out_shape) == 0:
-        if isinstance(a.value, Dim) and isinstance(b.value, Dim):
-            return _truth(fn(a.value, b.value))
-        return None
-    k = out_shape[0].constant_value
-    if k is None or k > MAX_VALUE_LEN:
-        return None
-    xa, xb = _operand(a, k), _operand(b, k)
-    if xa is None or xb is None:
-        return None
-    return value_from_entries(None if x is None or y is None else _truth(fn(x, y)) for x, y in zip(xa, xb))
+    return _entrywise(
+        lambda x, y: None if x is None or y is None else _truth(fn(x, y)), (a, b), out_shape
+    )
+
+
+def _pick(c: Dim | None, x: Dim | None, y: Dim | None) -> Dim | None:
+    cv = None if c is None else c.constant_value
+    return None if cv is None else x if cv else y
 
 
 def where_value(c: TensorType, x: TensorType, y: TensorType, out_shape: Sequence[Dim]) -> Value | None:
     """The value of ``where(c, x, y)``: ``x``'s entry where ``c``'s is 1, ``y``'s where it is 0."""
-    if len(out_shape) > 1 or c.value is None or (x.value is None and y.value is None):
+    if c.value is None or (x.value is None and y.value is None):
         return None
-    if len(out_shape) == 0:
-        if isinstance(c.value, Dim) and c.value.constant_value is not None:
-            return x.value if c.value.constant_value else y.value
-        return None
-    k = out_shape[0].constant_value
-    if k is None or k > MAX_VALUE_LEN:
-        return None
-    xc, xx, xy = _operand(c, k), _operand(x, k), _operand(y, k)
-    if xc is None or xx is None or xy is None:
-        return None
-    out: list[Dim | None] = []
-    for ci, xi, yi in zip(xc, xx, xy):
-        cv = None if ci is None else ci.constant_value
-        out.append(None if cv is None else xi if cv else yi)
-    return value_from_entries(out)
+    return _entrywise(_pick, (c, x, y), out_shape)
 
 
 def cast_value(x: TensorType, dtype: str) -> Value | None:
