@@ -21,20 +21,8 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import Union
 
-from symshape.encoding.dims import (
-    ZERO,
-    AnyDim,
-    Atom,
-    Dim,
-    DimLike,
-    Mod,
-    _atom_map,
-    _subst,
-    as_dim,
-    bounds,
-    const,
-    mod,
-)
+from symshape.encoding.dim_expr import _atom_map, _subst
+from symshape.encoding.dims import ZERO, AnyDim, Atom, Dim, DimLike, Mod, as_dim, bounds, const, mod
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 
 __all__ = [

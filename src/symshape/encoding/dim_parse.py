@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from numbers import Integral
 from typing import Union
 
+from symshape.encoding.dim_atoms import Mono
+from symshape.encoding.dim_expr import _atom_dim, _terms_from
 from symshape.encoding.dims import (
     MAX_DEGREE,
     MAX_EXPONENT,
@@ -23,9 +25,6 @@ from symshape.encoding.dims import (
     AnyDim,
     Dim,
     DimVar,
-    Mono,
-    _atom_dim,
-    _terms_from,
     const,
     dim,
     dmax,

@@ -13,7 +13,8 @@ from __future__ import annotations
 import z3
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not
-from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Key, Max, Min, Mod, Sym
+from symshape.encoding.dim_atoms import Key
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Max, Min, Mod, Sym
 
 __all__ = ["Z3Encoder"]
 

@@ -1,0 +1,594 @@
+"""The :class:`Dim` class and its canonical arithmetic: constants, the polynomial operations, the
+smart constructors :func:`floordiv`, :func:`mod`, :func:`dmax`, :func:`dmin`, and substitution
+(see :mod:`symshape.encoding.dims` for the canonical form)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from numbers import Integral
+from typing import Union
+
+from symshape.encoding.dim_atoms import (
+    MAX_DEGREE,
+    MAX_EXPONENT,
+    MAX_TERMS,
+    AnyDim,
+    Atom,
+    DimVar,
+    FloorDiv,
+    Key,
+    Max,
+    Min,
+    Mod,
+    Mono,
+    Sym,
+    Terms,
+    _AtomBase,
+    _dim_str,
+    _mono_key,
+)
+from symshape.encoding.dim_bounds import bounds
+from symshape.encoding.dim_monos import common_factor, content, exact_quotient, mono_mul
+from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
+from symshape.views import Shown
+
+__all__ = [
+    "ONE",
+    "ZERO",
+    "Dim",
+    "DimLike",
+    "as_dim",
+    "const",
+    "dmax",
+    "dmin",
+    "floordiv",
+    "mod",
+]
+
+
+class Dim(Shown):
+    """A dimension in canonical form. Build with :func:`dim`, :func:`const`, arithmetic."""
+
+    __slots__ = ("terms", "_key", "_hash", "_str", "_hv")
+    terms: Terms
+    _key: Key
+    _hash: int
+    _str: str | None
+    _hv: bool | None
+
+    def __init__(self, terms: Terms) -> None:
+        # Callers guarantee ``terms`` is canonical; use the smart constructors.
+        self.terms = terms
+        try:
+            self._key = tuple((_mono_key(m), c) for m, c in terms)
+        except (TypeError, ValueError, AttributeError):
+            raise SymshapeError(
+                BAD_DIM,
+                f"Dim(...) takes canonical terms, got {terms!r}; build dimensions with ss.dim, "
+                "ss.parse_dim and arithmetic",
+            ) from None
+        if not terms:
+            self._hash = hash(0)
+        elif len(terms) == 1 and not terms[0][0]:
+            self._hash = hash(terms[0][1])
+        else:
+            self._hash = hash(self._key)
+        self._str = None
+        self._hv = None
+
+    # -- identity -------------------------------------------------------------------------
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Dim):
+            return self is other or self._key == other._key
+        if isinstance(other, Integral) and not isinstance(other, bool):
+            c = self.constant_value
+            return c is not None and c == int(other)
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    # -- inspection ------------------------------------------------------------------------
+    @property
+    def is_constant(self) -> bool:
+        """True when the dimension has no atoms."""
+        return not self.terms or (len(self.terms) == 1 and not self.terms[0][0])
+
+    @property
+    def constant_value(self) -> int | None:
+        """The integer value of a constant dimension, else None."""
+        if not self.terms:
+            return 0
+        if len(self.terms) == 1 and not self.terms[0][0]:
+            return self.terms[0][1]
+        return None
+
+    @property
+    def constant_term(self) -> int:
+        """The constant part of the polynomial (``3`` for ``n + 3``)."""
+        for m, c in self.terms:
+            if not m:
+                return c
+        return 0
+
+    @property
+    def atom(self) -> Atom | None:
+        """The atom when the dimension is exactly one atom with coefficient 1, else None."""
+        if len(self.terms) == 1:
+            m, c = self.terms[0]
+            if c == 1 and len(m) == 1 and m[0][1] == 1:
+                return m[0][0]
+        return None
+
+    @property
+    def is_symbol(self) -> bool:
+        return isinstance(self.atom, Sym)
+
+    @property
+    def symbols(self) -> frozenset[Dim]:
+        """The given symbols (as dimensions) the expression mentions, also inside atoms."""
+        return frozenset(_atom_dim(a) for a in self.atoms() if isinstance(a, (Sym, AnyDim)))
+
+    @property
+    def unknowns(self) -> frozenset[DimVar]:
+        """The solver unknowns the expression mentions."""
+        return frozenset(a for a in self.atoms() if isinstance(a, DimVar))
+
+    @property
+    def has_unknowns(self) -> bool:
+        """True when a solver unknown occurs (cached)."""
+        hv = self._hv
+        if hv is None:
+            hv = self._hv = any(isinstance(a, DimVar) for a in self.atoms())
+        return hv
+
+    def atoms(self) -> Iterator[Atom]:
+        """Every atom, recursively (leaf atoms and the composite atoms that contain them)."""
+        for m, _ in self.terms:
+            for a, _ in m:
+                yield a
+                if isinstance(a, (FloorDiv, Mod)):
+                    yield from a.a.atoms()
+                    yield from a.b.atoms()
+                elif isinstance(a, (Max, Min)):
+                    for x in a.args:
+                        yield from x.atoms()
+
+    @property
+    def degree(self) -> int:
+        return max((sum(e for _, e in m) for m, _ in self.terms), default=0)
+
+    def __int__(self) -> int:
+        c = self.constant_value
+        if c is None:
+            raise SymshapeError(BAD_DIM, f"dimension {self} is not a constant")
+        return c
+
+    __index__ = __int__
+
+    # -- arithmetic ------------------------------------------------------------------------
+    def __add__(self, other: DimLike) -> Dim:
+        return _add(self, as_dim(other))
+
+    def __radd__(self, other: DimLike) -> Dim:
+        return _add(as_dim(other), self)
+
+    def __sub__(self, other: DimLike) -> Dim:
+        return _add(self, _scale(as_dim(other), -1))
+
+    def __rsub__(self, other: DimLike) -> Dim:
+        return _add(as_dim(other), _scale(self, -1))
+
+    def __neg__(self) -> Dim:
+        return _scale(self, -1)
+
+    def __pos__(self) -> Dim:
+        return self
+
+    def __mul__(self, other: DimLike) -> Dim:
+        return _mul(self, as_dim(other))
+
+    def __rmul__(self, other: DimLike) -> Dim:
+        return _mul(as_dim(other), self)
+
+    def __floordiv__(self, other: DimLike) -> Dim:
+        return floordiv(self, other)
+
+    def __rfloordiv__(self, other: DimLike) -> Dim:
+        return floordiv(other, self)
+
+    def __truediv__(self, other: object) -> Dim:
+        raise _true_division(self, other, "/")
+
+    def __rtruediv__(self, other: object) -> Dim:
+        raise _true_division(other, self, "/")
+
+    def __mod__(self, other: DimLike) -> Dim:
+        return mod(self, other)
+
+    def __rmod__(self, other: DimLike) -> Dim:
+        return mod(other, self)
+
+    def __pow__(self, exp: int) -> Dim:
+        if not isinstance(exp, int) or isinstance(exp, bool) or exp < 0:
+            raise SymshapeError(BAD_DIM, f"dimension exponent must be an int >= 0, got {exp!r}")
+        if exp > MAX_EXPONENT:
+            raise SymshapeError(BAD_DIM, f"dimension exponent {exp} is larger than {MAX_EXPONENT}")
+        c = self.constant_value
+        if c is not None:
+            return const(c**exp)
+        if self.degree * exp > MAX_DEGREE:
+            raise SymshapeError(BAD_DIM, f"`({self})**{exp}` has a degree larger than {MAX_DEGREE}")
+        out = ONE
+        for _ in range(exp):
+            out = _mul(out, self)
+            if len(out.terms) > MAX_TERMS:
+                raise SymshapeError(BAD_DIM, f"`({self})**{exp}` has more than {MAX_TERMS} terms")
+        return out
+
+    # -- substitution ----------------------------------------------------------------------
+    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Dim:
+        """Replace symbols (or unknowns) by dimensions or ints and re-simplify.
+
+        Keys are symbol dimensions (``n``), atoms, or symbol names.
+        """
+        amap = _atom_map(mapping)
+        if not amap:
+            return self
+        return _subst(self, amap)
+
+    def evaluate(self, env: Mapping[Dim | Atom | str, int]) -> int:
+        """The value at integer values for every symbol; raises if a symbol is left."""
+        v = self.subs(env)
+        c = v.constant_value
+        if c is None:
+            raise SymshapeError(BAD_DIM, f"no value given for {sorted(map(str, v.symbols))}")
+        return c
+
+    # -- printing --------------------------------------------------------------------------
+    def __str__(self) -> str:
+        s = self._str
+        if s is None:
+            s = self._str = _dim_str(self)
+        return s
+
+    def __repr__(self) -> str:
+        return f"Dim({self})"
+
+    def sort_key(self) -> Key:
+        """A deterministic total order key (structural, not numeric)."""
+        return self._key
+
+
+DimLike = Union[Dim, int]
+
+
+# ----------------------------------------------------------------------------------------------
+# constructors
+
+
+def _terms_from(acc: dict[Mono, int]) -> Dim:
+    items = [(m, c) for m, c in acc.items() if c != 0]
+    if len(items) > 1:
+        items.sort(key=lambda mc: _mono_key(mc[0]))
+    return Dim(tuple(items))
+
+
+_CONSTS: dict[int, Dim] = {}
+
+
+def const(value: int) -> Dim:
+    """The constant dimension ``value`` (may be negative inside expressions)."""
+    d = _CONSTS.get(value)
+    if d is None:
+        d = Dim(((((), value),)) if value != 0 else ())
+        if -64 <= value <= 1024:
+            _CONSTS[value] = d
+    return d
+
+
+ZERO = const(0)
+ONE = const(1)
+
+
+def _atom_dim(a: Atom) -> Dim:
+    return Dim(((((a, 1),), 1),))
+
+
+
+def _true_division(a: object, b: object, op: str) -> SymshapeError:
+    """The error for ``a / b`` on dimensions: sizes are integers, so division is ``//``."""
+    return SymshapeError(
+        BAD_DIM,
+        f"dimensions are integers: `{a} {op} {b}` has no dimension value; use `{a} // {b}` "
+        "(floor division) for a size",
+    )
+
+
+def as_dim(x: object) -> Dim:
+    """Coerce an int or a :class:`Dim` to a :class:`Dim`; anything else is a ``bad-dim`` error."""
+    if type(x) is int:  # the common case, without the abstract-base-class check below
+        d = _CONSTS.get(x)
+        return d if d is not None else const(x)
+    if isinstance(x, Dim):
+        return x
+    if isinstance(x, Integral) and not isinstance(x, bool):
+        return const(int(x))
+    raise SymshapeError(BAD_DIM, f"expected a dimension (int or Dim), got {type(x).__name__} {x!r}")
+
+
+# ----------------------------------------------------------------------------------------------
+# polynomial arithmetic
+
+
+def _add(a: Dim, b: Dim) -> Dim:
+    if not b.terms:
+        return a
+    if not a.terms:
+        return b
+    acc: dict[Mono, int] = dict(a.terms)
+    for m, c in b.terms:
+        acc[m] = acc.get(m, 0) + c
+    return _terms_from(acc)
+
+
+def _scale(a: Dim, k: int) -> Dim:
+    if k == 1:
+        return a
+    if k == 0:
+        return ZERO
+    return Dim(tuple((m, c * k) for m, c in a.terms))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _mul(a: Dim, b: Dim) -> Dim:
+    # memoized: canonical dimensions are immutable and hash once, and models multiply the same
+    # shapes over and over (every reshape and flatten takes products)
+    ca, cb = a.constant_value, b.constant_value
+    if cb is not None:
+        return _scale(a, cb)
+    if ca is not None:
+        return _scale(b, ca)
+    acc: dict[Mono, int] = {}
+    for m1, c1 in a.terms:
+        for m2, c2 in b.terms:
+            m = mono_mul(m1, m2)
+            acc[m] = acc.get(m, 0) + c1 * c2
+    return _terms_from(acc)
+
+
+def _exact_div(a: Dim, b: Dim) -> Dim | None:
+    """``a / b`` when ``b`` is a single term dividing every term of ``a`` exactly."""
+    if len(b.terms) != 1:
+        return None
+    acc = exact_quotient(a.terms, *b.terms[0])
+    return None if acc is None else _terms_from(acc)
+
+
+def floordiv(a: DimLike, b: DimLike) -> Dim:
+    """``a // b`` (Python floor division; ``b`` must be positive) in canonical form."""
+    a, b = as_dim(a), as_dim(b)
+    cb = b.constant_value
+    if cb is not None:
+        if cb <= 0:
+            raise SymshapeError(BAD_DIM, f"division of {a} by non-positive {cb}")
+        if cb == 1:
+            return a
+        ca = a.constant_value
+        if ca is not None:
+            return const(ca // cb)
+        q: dict[Mono, int] = {}
+        r: dict[Mono, int] = {}
+        for m, c in a.terms:
+            if c % cb == 0:
+                q[m] = c // cb
+            else:
+                r[m] = c
+        quot = _terms_from(q)
+        rest = _terms_from(r)
+        if not rest.terms:
+            return quot
+        rc = rest.constant_value
+        if rc is not None:
+            return _add(quot, const(rc // cb))
+        lo, hi = bounds(rest)
+        if lo >= 0 and hi < cb:
+            return quot
+        inner = rest.atom
+        if isinstance(inner, FloorDiv) and inner.b.constant_value is not None:
+            return _add(quot, floordiv(inner.a, inner.b.constant_value * cb))
+        g = math.gcd(content(rest.terms), cb)
+        if g > 1:
+            # (g*x)//(g*c) == x//c
+            rest, b = _divide_coefficients(rest, g), const(cb // g)
+        return _add(quot, _atom_dim(FloorDiv(rest, b)))
+    if not a.terms:
+        return ZERO
+    if a == b:
+        return ONE
+    ex = _exact_div(a, b)
+    if ex is not None:
+        return ex
+    red = _cancel_common_factor(a, b)
+    if red is not None:
+        return floordiv(*red)
+    return _atom_dim(FloorDiv(a, b))
+
+
+def _divide_coefficients(d: Dim, g: int) -> Dim:
+    return Dim(tuple((m, c // g) for m, c in d.terms))
+
+
+def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim] | None:
+    """``(a', b')`` with ``a == f*a'`` and ``b == f*b'`` for the common factor ``f`` of ``a``'s terms
+    and the single-term divisor ``b``, when ``f >= 1`` for every value of the symbols; else None.
+
+    Then ``a // b == a' // b'``: both are the floor of the same rational, and ``b' > 0`` because
+    ``b > 0`` and ``f > 0``. (``a*b*c*d // (2*a)`` is ``b*c*d // 2``.) A factor that may be 0 is
+    kept: there the division is by zero, which the original form (and its Z3 axiom) rules out.
+    """
+    if len(b.terms) != 1:
+        return None
+    bm, bc = b.terms[0]
+    if bc <= 0:
+        return None
+    fm, g = common_factor(a.terms, bm, bc)
+    if not fm and g <= 1:
+        return None
+    f = Dim(((fm, g),)) if fm else const(g)
+    na = _exact_div(a, f)
+    nb = _exact_div(b, f)
+    if na is None or nb is None:  # pragma: no cover - f divides both by construction
+        return None
+    return na, nb
+
+
+def mod(a: DimLike, b: DimLike) -> Dim:
+    """``a % b`` (Python semantics; ``b`` must be positive) in canonical form."""
+    a, b = as_dim(a), as_dim(b)
+    cb = b.constant_value
+    if cb is not None:
+        if cb <= 0:
+            raise SymshapeError(BAD_DIM, f"modulo of {a} by non-positive {cb}")
+        if cb == 1:
+            return ZERO
+        ca = a.constant_value
+        if ca is not None:
+            return const(ca % cb)
+        rest = _terms_from({m: c % cb for m, c in a.terms})
+        rc = rest.constant_value
+        if rc is not None:
+            return const(rc % cb)
+        lo, hi = bounds(rest)
+        if lo >= 0 and hi < cb:
+            return rest
+        return _atom_dim(Mod(rest, b))
+    if not a.terms or a == b or _exact_div(a, b) is not None:
+        return ZERO
+    return _atom_dim(Mod(a, b))
+
+
+def _minmax(args: Iterable[DimLike], is_max: bool) -> Dim:
+    flat: list[Dim] = []
+    kind = Max if is_max else Min
+    for x in args:
+        d = as_dim(x)
+        at = d.atom
+        if isinstance(at, kind):
+            flat.extend(at.args)
+        else:
+            flat.append(d)
+    if not flat:
+        raise SymshapeError(INVALID_ARGUMENT, f"{'max' if is_max else 'min'} of no dimensions")
+    uniq: dict[Key, Dim] = {}
+    consts: list[int] = []
+    for d in flat:
+        c = d.constant_value
+        if c is not None:
+            consts.append(c)
+        else:
+            uniq.setdefault(d._key, d)
+    cands = list(uniq.values())
+    if consts:
+        cands.append(const(max(consts) if is_max else min(consts)))
+    # drop arguments dominated by another one (decided from interval bounds of the difference)
+    keep: list[Dim] = []
+    for i, d in enumerate(cands):
+        dominated = False
+        for j, e in enumerate(cands):
+            if i == j:
+                continue
+            lo, hi = bounds(_add(e, _scale(d, -1)))
+            if (is_max and lo >= 0) or (not is_max and hi <= 0):
+                # e >= d (max) or e <= d (min): d is dominated, unless they tie and j comes later
+                if lo == hi == 0 and j > i:
+                    continue
+                dominated = True
+                break
+        if not dominated:
+            keep.append(d)
+    if len(keep) == 1:
+        return keep[0]
+    keep.sort(key=lambda d: d._key)
+    return _atom_dim(kind(tuple(keep)))
+
+
+def dmax(*args: DimLike) -> Dim:
+    """``max`` of dimensions in canonical form (nested maxima flattened, dominated args dropped)."""
+    return _minmax(args, True)
+
+
+def dmin(*args: DimLike) -> Dim:
+    """``min`` of dimensions in canonical form."""
+    return _minmax(args, False)
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+# ----------------------------------------------------------------------------------------------
+# substitution
+
+
+def _atom_map(mapping: Mapping[Dim | Atom | str, DimLike]) -> dict[object, Dim]:
+    if not isinstance(mapping, Mapping):
+        raise SymshapeError(
+            INVALID_ARGUMENT,
+            f"a substitution is a mapping of symbols to dimensions, got {type(mapping).__name__} {mapping!r}",
+        )
+    out: dict[object, Dim] = {}
+    for k, v in mapping.items():
+        val = as_dim(v)
+        if isinstance(k, Dim):
+            a = k.atom
+            if a is None:
+                raise SymshapeError(INVALID_ARGUMENT, f"cannot substitute for expression {k}")
+            out[a] = val
+        elif isinstance(k, str):
+            out[k] = val
+        elif isinstance(k, _AtomBase):
+            out[k] = val
+        else:
+            raise SymshapeError(INVALID_ARGUMENT, f"cannot substitute for {k!r}")
+    return out
+
+
+def _subst_atom(a: Atom, amap: Mapping[object, Dim]) -> Dim:
+    hit = amap.get(a)
+    if hit is not None:
+        return hit
+    if isinstance(a, Sym):
+        by_name = amap.get(a.name)
+        return by_name if by_name is not None else _atom_dim(a)
+    if isinstance(a, (AnyDim, DimVar)):
+        return _atom_dim(a)
+    if isinstance(a, FloorDiv):
+        return floordiv(_subst(a.a, amap), _subst(a.b, amap))
+    if isinstance(a, Mod):
+        return mod(_subst(a.a, amap), _subst(a.b, amap))
+    if isinstance(a, Max):
+        return dmax(*(_subst(x, amap) for x in a.args))
+    return dmin(*(_subst(x, amap) for x in a.args))
+
+
+def _subst(d: Dim, amap: Mapping[object, Dim]) -> Dim:
+    out = ZERO
+    changed = False
+    for m, c in d.terms:
+        t = const(c)
+        for a, e in m:
+            r = _subst_atom(a, amap)
+            if r.atom is not a:
+                changed = True
+            for _ in range(e):
+                t = _mul(t, r)
+        out = _add(out, t)
+    return out if changed else d
+
+
+# ----------------------------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+"""Monomial algebra on term tuples: products, exact quotients, and the common factor of a sum and
+a one-term divisor that the division and remainder constructors cancel. Nothing here builds a
+:class:`~symshape.encoding.dims.Dim`; :mod:`symshape.encoding.dim_expr` wraps the results."""
+
+from __future__ import annotations
+
+import math
+
+from symshape.encoding.dim_atoms import Atom, Mono, Terms
+from symshape.encoding.dim_bounds import mono_bounds
+
+__all__ = ["common_factor", "content", "exact_quotient", "mono_mul"]
+
+
+def _sorted_mono(acc: dict[Atom, int]) -> Mono:
+    return tuple(sorted(acc.items(), key=lambda ae: ae[0]._key))
+
+
+def mono_mul(m1: Mono, m2: Mono) -> Mono:
+    """The product of two monomials."""
+    if not m1:
+        return m2
+    if not m2:
+        return m1
+    acc: dict[Atom, int] = dict(m1)
+    for a, e in m2:
+        acc[a] = acc.get(a, 0) + e
+    return _sorted_mono(acc)
+
+
+def content(terms: Terms) -> int:
+    """The gcd of the coefficients."""
+    g = 0
+    for _, c in terms:
+        g = math.gcd(g, c)
+    return g
+
+
+def _mono_divides(div: Mono, m: Mono) -> Mono | None:
+    """``m / div`` when ``div`` divides ``m``, else None."""
+    acc = dict(m)
+    for a, e in div:
+        have = acc.get(a, 0)
+        if have < e:
+            return None
+        if have == e:
+            del acc[a]
+        else:
+            acc[a] = have - e
+    return _sorted_mono(acc)
+
+
+def exact_quotient(terms: Terms, bm: Mono, bc: int) -> dict[Mono, int] | None:
+    """The terms of ``terms / (bc*bm)`` when ``bc > 0`` and ``bc*bm`` divides every term exactly,
+    else None."""
+    if bc <= 0:
+        return None
+    acc: dict[Mono, int] = {}
+    for m, c in terms:
+        if c % bc:
+            return None
+        q = _mono_divides(bm, m)
+        if q is None:
+            return None
+        acc[q] = acc.get(q, 0) + c // bc
+    return acc
+
+
+def common_factor(terms: Terms, bm: Mono, bc: int) -> tuple[Mono, int]:
+    """``(fm, g)``: the common factor ``g*fm`` of every term of ``terms`` and the one-term divisor
+    ``bc*bm`` (``bc > 0``) that is at least 1 for every value of the symbols.
+
+    ``g`` is the gcd of all coefficients and ``bc``; ``fm`` holds the atoms common to every term
+    and to ``bm`` at their lowest exponent, or is ``()`` when that product may be 0 by the
+    declared bounds (a symbol with ``min=0``): a factor that may vanish is never cancelled. A
+    result ``((), 1)`` means there is nothing to cancel."""
+    common: dict[Atom, int] = dict(bm)
+    for m, _ in terms:
+        if not common:
+            break
+        have = dict(m)
+        for at in list(common):
+            e = have.get(at, 0)
+            if e == 0:
+                del common[at]
+            elif e < common[at]:
+                common[at] = e
+    g = math.gcd(content(terms), bc)
+    fm = _sorted_mono(common) if common else ()
+    if fm and mono_bounds(fm)[0] < 1:
+        fm = ()
+    return fm, g
