@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Union
+from typing import TypeVar as TypeVar_
+from typing import Union, get_args
 
 from symshape.encoding.attrs import Attrs
 from symshape.encoding.dims import Atom, Dim, DimLike
@@ -148,6 +149,22 @@ class TypeRelation(_Structural):
         return f"{self.name}({inner})"
 
 
+_T = TypeVar_("_T")
+
+
+def _tuple_of(items: object, cls: type[_T], what: str) -> tuple[_T, ...]:
+    """``items`` (a list or tuple) as a tuple of ``cls`` instances; else ``invalid-argument``
+    (``what`` names one item: ``type parameter`` says ``type parameters must be a list``)."""
+    if type(items) is not tuple:
+        if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+            raise SymshapeError(INVALID_ARGUMENT, f"{what}s must be a list, got {items!r}")
+        items = tuple(items)
+    for x in items:
+        if not isinstance(x, cls):
+            raise SymshapeError(INVALID_ARGUMENT, f"{what} {x!r} is not a {cls.__name__}")
+    return items
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class FuncType(_Structural):
     """``fn<type_params>(params) -> ret where relations``; impure when ``pure`` is False."""
@@ -161,24 +178,9 @@ class FuncType(_Structural):
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", type_tuple(self.params, "a function type's parameters"))
         check_type(self.ret)
-        tps = self.type_params
-        if type(tps) is list:  # type: ignore[comparison-overlap]
-            object.__setattr__(self, "type_params", tuple(tps))
-        elif type(tps) is not tuple:
-            if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable):
-                raise SymshapeError(INVALID_ARGUMENT, f"type parameters must be a list, got {tps!r}")
-            object.__setattr__(self, "type_params", tuple(tps))
-        for tp in self.type_params:
-            if not isinstance(tp, TypeVar):
-                raise SymshapeError(INVALID_ARGUMENT, f"type parameter {tp!r} is not a TypeVar")
-        rels = self.relations
-        if type(rels) is not tuple:
-            if isinstance(rels, (str, bytes)) or not isinstance(rels, Iterable):
-                raise SymshapeError(INVALID_ARGUMENT, f"relations must be a list, got {rels!r}")
-            object.__setattr__(self, "relations", tuple(rels))
-        for r in self.relations:
-            if not isinstance(r, TypeRelation):
-                raise SymshapeError(INVALID_ARGUMENT, f"relation {r!r} is not a TypeRelation")
+        tps = _tuple_of(self.type_params, TypeVar, "type parameter")
+        object.__setattr__(self, "type_params", tps)
+        object.__setattr__(self, "relations", _tuple_of(self.relations, TypeRelation, "relation"))
         if not isinstance(self.pure, bool):
             raise SymshapeError(INVALID_ARGUMENT, f"pure must be a bool, got {self.pure!r}")
 
@@ -247,17 +249,7 @@ Type = Union[
     ObjectType,
     ShapeType,
 ]
-_TYPE_CLASSES = (
-    TensorType,
-    TupleType,
-    FuncType,
-    TypeVar,
-    IncompleteType,
-    GlobalTypeVar,
-    TypeCall,
-    ObjectType,
-    ShapeType,
-)
+_TYPE_CLASSES = get_args(Type)
 
 
 def check_type(t: object) -> None:

@@ -133,46 +133,55 @@ class DimVar(_AtomBase):
         self._init((2, id))
 
 
-class FloorDiv(_AtomBase):
+class _Binary(_AtomBase):
+    """``a <op> b`` that did not simplify (``b`` is positive); the subclass's tag orders it."""
+
+    __slots__ = ("a", "b")
+    _TAG = 0
+
+    def __init__(self, a: Dim, b: Dim) -> None:
+        self.a = a
+        self.b = b
+        self._init((self._TAG, a._key, b._key), (a, b))
+
+
+class FloorDiv(_Binary):
     """``a // b`` that did not simplify; ``b`` is positive."""
 
-    __slots__ = ("a", "b")
-
-    def __init__(self, a: Dim, b: Dim) -> None:
-        self.a = a
-        self.b = b
-        self._init((3, a._key, b._key), (a, b))
+    __slots__ = ()
+    _TAG = 3
 
 
-class Mod(_AtomBase):
+class Mod(_Binary):
     """``a % b`` that did not simplify; ``b`` is positive."""
 
-    __slots__ = ("a", "b")
-
-    def __init__(self, a: Dim, b: Dim) -> None:
-        self.a = a
-        self.b = b
-        self._init((4, a._key, b._key), (a, b))
+    __slots__ = ()
+    _TAG = 4
 
 
-class Max(_AtomBase):
+class _Extremum(_AtomBase):
+    """``max`` or ``min`` of at least two canonical, mutually undominated arguments."""
+
+    __slots__ = ("args",)
+    _TAG = 0
+
+    def __init__(self, args: tuple[Dim, ...]) -> None:
+        self.args = args
+        self._init((self._TAG, tuple(a._key for a in args)), args)
+
+
+class Max(_Extremum):
     """``max(*args)`` with at least two canonical, mutually undominated arguments."""
 
-    __slots__ = ("args",)
-
-    def __init__(self, args: tuple[Dim, ...]) -> None:
-        self.args = args
-        self._init((5, tuple(a._key for a in args)), args)
+    __slots__ = ()
+    _TAG = 5
 
 
-class Min(_AtomBase):
+class Min(_Extremum):
     """``min(*args)`` with at least two canonical, mutually undominated arguments."""
 
-    __slots__ = ("args",)
-
-    def __init__(self, args: tuple[Dim, ...]) -> None:
-        self.args = args
-        self._init((6, tuple(a._key for a in args)), args)
+    __slots__ = ()
+    _TAG = 6
 
 
 Atom = Union[Sym, AnyDim, DimVar, FloorDiv, Mod, Max, Min]

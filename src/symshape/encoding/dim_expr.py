@@ -40,6 +40,7 @@ __all__ = [
     "Dim",
     "DimLike",
     "as_dim",
+    "check_mapping",
     "const",
     "dmax",
     "dmin",
@@ -370,13 +371,19 @@ def _exact_div(a: Dim, b: Dim) -> Dim | None:
     return None if acc is None else _terms_from(acc)
 
 
+def _constant_divisor(a: Dim, b: Dim, what: str) -> int | None:
+    """The value of the divisor ``b`` when it is a constant (a ``bad-dim`` error unless positive)."""
+    cb = b.constant_value
+    if cb is not None and cb <= 0:
+        raise SymshapeError(BAD_DIM, f"{what} of {a} by non-positive {cb}")
+    return cb
+
+
 def floordiv(a: DimLike, b: DimLike) -> Dim:
     """``a // b`` (Python floor division; ``b`` must be positive) in canonical form."""
     a, b = as_dim(a), as_dim(b)
-    cb = b.constant_value
+    cb = _constant_divisor(a, b, "division")
     if cb is not None:
-        if cb <= 0:
-            raise SymshapeError(BAD_DIM, f"division of {a} by non-positive {cb}")
         if cb == 1:
             return a
         ca = a.constant_value
@@ -451,10 +458,8 @@ def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim] | None:
 def mod(a: DimLike, b: DimLike) -> Dim:
     """``a % b`` (Python semantics; ``b`` must be positive) in canonical form."""
     a, b = as_dim(a), as_dim(b)
-    cb = b.constant_value
+    cb = _constant_divisor(a, b, "modulo")
     if cb is not None:
-        if cb <= 0:
-            raise SymshapeError(BAD_DIM, f"modulo of {a} by non-positive {cb}")
         if cb == 1:
             return ZERO
         ca = a.constant_value
@@ -535,14 +540,17 @@ def dmin(*args: DimLike) -> Dim:
 # substitution
 
 
-def _atom_map(mapping: Mapping[Dim | Atom | str, DimLike]) -> dict[object, Dim]:
+def check_mapping(mapping: object, what: str) -> Mapping[object, object]:
+    """``mapping`` itself when it is a mapping, else an ``invalid-argument`` error: ``what``, then
+    what was given."""
     if not isinstance(mapping, Mapping):
-        raise SymshapeError(
-            INVALID_ARGUMENT,
-            f"a substitution is a mapping of symbols to dimensions, got {type(mapping).__name__} {mapping!r}",
-        )
+        raise SymshapeError(INVALID_ARGUMENT, f"{what}, got {type(mapping).__name__} {mapping!r}")
+    return mapping
+
+
+def _atom_map(mapping: Mapping[Dim | Atom | str, DimLike]) -> dict[object, Dim]:
     out: dict[object, Dim] = {}
-    for k, v in mapping.items():
+    for k, v in check_mapping(mapping, "a substitution is a mapping of symbols to dimensions").items():
         val = as_dim(v)
         if isinstance(k, Dim):
             a = k.atom

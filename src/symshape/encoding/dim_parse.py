@@ -34,7 +34,7 @@ from symshape.encoding.dims import (
 )
 from symshape.errors import INVALID_ARGUMENT, PARSE_ERROR, SymshapeError
 
-__all__ = ["MAX_COEFFICIENT", "MAX_TEXT", "parse_dim"]
+__all__ = ["MAX_COEFFICIENT", "MAX_TEXT", "check_parse_input", "parse_dim"]
 
 
 MAX_TEXT = 100_000
@@ -106,17 +106,21 @@ def parse_dim(text: str, env: Mapping[str, Dim] | None = None) -> Dim:
     Traceback (most recent call last):
     symshape.errors.SymshapeError: ... exponent 100000000 is larger than 64  [parse-error]
     """
-    if not isinstance(text, str):
-        raise SymshapeError(PARSE_ERROR, f"parse_dim expects a string, got {type(text).__name__}")
-    if env is not None and not isinstance(env, Mapping):
-        raise SymshapeError(
-            INVALID_ARGUMENT, f"parse_dim's env must be a mapping of names to dimensions, got {env!r}"
-        )
-    if len(text) > MAX_TEXT:
-        raise SymshapeError(
-            PARSE_ERROR, f"cannot parse dimension: the text has {len(text)} characters (at most {MAX_TEXT})"
-        )
+    check_parse_input(text, env, "parse_dim", "dimension", MAX_TEXT)
     return _Parser(text, env or {}).parse()
+
+
+def check_parse_input(text: object, env: object, func: str, what: str, limit: int) -> None:
+    """What :func:`parse_dim` and :func:`~symshape.encoding.type_parse.parse_type` check before
+    reading: ``text`` is a string of at most ``limit`` characters and ``env`` None or a mapping."""
+    if not isinstance(text, str):
+        raise SymshapeError(PARSE_ERROR, f"{func} expects a string, got {type(text).__name__}")
+    if env is not None and not isinstance(env, Mapping):
+        raise SymshapeError(INVALID_ARGUMENT, f"{func}'s env must be a mapping of names, got {env!r}")
+    if len(text) > limit:
+        raise SymshapeError(
+            PARSE_ERROR, f"cannot parse {what}: the text has {len(text)} characters (at most {limit})"
+        )
 
 
 class _Parser:

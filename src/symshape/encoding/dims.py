@@ -45,6 +45,7 @@ True
 Dim(36)
 """
 
+# ruff: noqa: F403, F405 (re-exports what dim_atoms, dim_bounds and dim_expr list in __all__)
 from __future__ import annotations
 
 import itertools
@@ -52,34 +53,11 @@ import keyword
 import re
 from collections.abc import Iterable
 
-from symshape.encoding.dim_atoms import (
-    MAX_DEGREE,
-    MAX_EXPONENT,
-    MAX_NESTING,
-    MAX_TERMS,
-    AnyDim,
-    Atom,
-    DimVar,
-    FloorDiv,
-    Key,
-    Max,
-    Min,
-    Mod,
-    Sym,
-)
+from symshape.encoding.dim_atoms import *
+from symshape.encoding.dim_atoms import AnyDim, DimVar, Key
 from symshape.encoding.dim_bounds import bounds
-from symshape.encoding.dim_expr import ONE as ONE
-from symshape.encoding.dim_expr import ZERO as ZERO
-from symshape.encoding.dim_expr import (
-    Dim,
-    DimLike,
-    as_dim,
-    const,
-    dmax,
-    dmin,
-    floordiv,
-    mod,
-)
+from symshape.encoding.dim_expr import *
+from symshape.encoding.dim_expr import Dim, const
 from symshape.encoding.dim_expr import _atom_dim as _atom_dim
 from symshape.errors import INVALID_ARGUMENT, NEGATIVE_DIM, SymshapeError
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Generator, Mapping
+from typing import cast
 
 from symshape.encoding.attrs import Attrs
 from symshape.encoding.composite_types import (
@@ -19,7 +20,7 @@ from symshape.encoding.composite_types import (
     TypeCall,
     TypeRelation,
 )
-from symshape.encoding.dim_parse import parse_dim
+from symshape.encoding.dim_parse import check_parse_input, parse_dim
 from symshape.encoding.dims import Dim
 from symshape.encoding.leaf_types import (
     DTYPES,
@@ -38,7 +39,6 @@ from symshape.encoding.values import (
 )
 from symshape.errors import (
     BAD_DTYPE,
-    INVALID_ARGUMENT,
     PARSE_ERROR,
     SymshapeError,
 )
@@ -151,6 +151,16 @@ class _Parser:
             sent = None
             stack.append(self.type())
 
+    def type_list(self, close: str) -> Generator[None, Type, list[Type]]:
+        """Types separated by commas (one may trail) up to ``close``, which is eaten."""
+        items: list[Type] = []
+        while not self.peek(close):
+            items.append((yield))
+            if not self.eat(","):
+                break
+        self.expect(close)
+        return items
+
     def type(self) -> _Sub:
         self.ws()
         m = _HOLE.match(self.s, self.i)
@@ -191,12 +201,7 @@ class _Parser:
             self.expect("]")
             return ShapeType(nd)
         if self.eat("["):
-            args: list[Type] = []
-            while not self.peek("]"):
-                args.append((yield))
-                if not self.eat(","):
-                    break
-            self.expect("]")
+            args = yield from self.type_list("]")
             tv = self.lookup_var(name)
             g = self.type_env.get(name)
             func: GlobalTypeVar | TypeVar = tv if tv is not None else (
@@ -208,7 +213,7 @@ class _Parser:
             return tv
         g = self.type_env.get(name)
         if isinstance(g, _TYPE_CLASSES):
-            return g
+            return cast(Type, g)
         return TypeVar(name)
 
     def tensor(self) -> TensorType:
@@ -335,12 +340,7 @@ class _Parser:
             self.scopes.append(scope)
         try:
             self.expect("(")
-            params: list[Type] = []
-            while not self.peek(")"):
-                params.append((yield))
-                if not self.eat(","):
-                    break
-            self.expect(")")
+            params = yield from self.type_list(")")
             self.expect("->")
             ret = yield
             rels: list[TypeRelation] = []
@@ -412,14 +412,7 @@ def parse_type(text: str, env: Mapping[str, object] | None = None) -> Type:
     >>> parse_type("Tensor[(n, 3), float32]", {"n": n}) == Tensor((n, 3), "float32")
     True
     """
-    if not isinstance(text, str):
-        raise SymshapeError(PARSE_ERROR, f"parse_type expects a string, got {type(text).__name__}")
-    if env is not None and not isinstance(env, Mapping):
-        raise SymshapeError(
-            INVALID_ARGUMENT, f"parse_type's env must be a mapping of names, got {env!r}"
-        )
-    if len(text) > MAX_TYPE_TEXT:
-        raise SymshapeError(PARSE_ERROR, f"cannot parse type: the text has {len(text)} characters")
+    check_parse_input(text, env, "parse_type", "type", MAX_TYPE_TEXT)
     p = _Parser(text, env or {})
     t = p.parse()
     p.ws()

@@ -24,46 +24,14 @@ The classes and functions live in :mod:`~symshape.encoding.attrs`,
 gathers them.
 """
 
+# ruff: noqa: F403, F405 (a facade: it re-exports what the modules below define, as __all__ lists)
 from __future__ import annotations
 
-from symshape.encoding.attrs import Attrs
-from symshape.encoding.composite_types import (
-    FuncType,
-    TupleType,
-    Type,
-    TypeCall,
-    TypeRelation,
-    check_type,
-    func_of_checked,
-    iter_types,
-    map_dims,
-    map_types,
-    tuple_of_checked,
-    type_children,
-    type_rebuild,
-    type_str,
-    type_tuple,
-)
-from symshape.encoding.leaf_types import (
-    DTYPES,
-    KINDS,
-    GlobalTypeVar,
-    IncompleteType,
-    ObjectType,
-    ShapeType,
-    Tensor,
-    TensorType,
-    TypeVar,
-    check_identifier,
-)
-from symshape.encoding.type_parse import parse_type
-from symshape.encoding.type_walks import (
-    iter_dims,
-    iter_holes,
-    iter_value_dims,
-    subst_typevars,
-    type_kind,
-)
+from symshape.encoding.attrs import *
+from symshape.encoding.composite_types import *
+from symshape.encoding.leaf_types import *
+from symshape.encoding.type_parse import *
+from symshape.encoding.type_walks import *
 
 __all__ = [
     "Type",

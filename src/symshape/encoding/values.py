@@ -115,18 +115,18 @@ def normalize_value(value: object, shape: object, dtype: object) -> Value | None
         )
     if len(value) > MAX_VALUE_LEN:
         return None
-    out: list[Dim | None] = []
-    known = False
-    for x in value:
-        if x is None:
-            out.append(None)
-            continue
-        try:
-            out.append(x if type(x) is Dim else as_dim(x))
-        except SymshapeError:
-            raise SymshapeError(INVALID_ARGUMENT, f"a value entry must be a dimension, got {x!r}") from None
-        known = True
-    return tuple(out) if known else None
+    out = tuple(_entry(x, "a value entry") for x in value)
+    return out if any(x is not None for x in out) else None
+
+
+def _entry(x: object, what: str) -> Dim | None:
+    """An entry of a value or a bound of a range as a dimension (None stays None)."""
+    if x is None:
+        return None
+    try:
+        return x if type(x) is Dim else as_dim(x)
+    except SymshapeError:
+        raise SymshapeError(INVALID_ARGUMENT, f"{what} must be a dimension, got {x!r}") from None
 
 
 def _entry_str(d: Dim | None) -> str:
@@ -236,16 +236,7 @@ def normalize_range(rng: object, dtype: object) -> Range | None:
         raise SymshapeError(INVALID_ARGUMENT, f"only integer tensors carry a range, not dtype {dtype}")
     if not isinstance(rng, (tuple, list)) or len(rng) != 2:
         raise SymshapeError(INVALID_ARGUMENT, f"a range is a pair (lo, hi), got {rng!r}")
-    out: list[Dim | None] = []
-    for x in rng:
-        if x is None:
-            out.append(None)
-            continue
-        try:
-            out.append(x if type(x) is Dim else as_dim(x))
-        except SymshapeError:
-            raise SymshapeError(INVALID_ARGUMENT, f"a range's bound must be a dimension, got {x!r}") from None
-    lo, hi = out
+    lo, hi = (_entry(x, "a range's bound") for x in rng)
     if lo is None and hi is None:
         return None
     if lo is not None and hi is not None:
@@ -262,11 +253,7 @@ def range_str(r: Range) -> str:
 
 def range_dims(r: Range | None) -> Iterator[Dim]:
     """The known bounds of a range."""
-    if r is None:
-        return
-    for d in r:
-        if d is not None:
-            yield d
+    return value_dims(r)
 
 
 def map_range(r: Range | None, f: Callable[[Dim], Dim]) -> Range | None:
