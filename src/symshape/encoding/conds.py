@@ -18,16 +18,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from numbers import Integral
-from typing import Union
+from typing import NoReturn, Union
 
-from symshape.encoding.dim_expr import _atom_map, _subst
-from symshape.encoding.dims import ZERO, AnyDim, Atom, Dim, DimLike, Mod, as_dim, bounds, const, mod
+from symshape.encoding.dim_expr import _atom_dim, _atom_map, _divide_coefficients, _subst, check_mapping
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, Mod, as_dim, bounds, const, mod
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 
 __all__ = [
     "Cond",
     "Cmp",
+    "CmpOp",
     "BoolOp",
     "Not",
     "BoolConst",
@@ -48,6 +50,7 @@ __all__ = [
     "cond_dims",
     "expand_joins",
     "map_cond",
+    "assert_never",
 ]
 
 
@@ -66,18 +69,50 @@ TRUE = BoolConst(True)
 FALSE = BoolConst(False)
 
 
+def assert_never(x: NoReturn) -> NoReturn:
+    """The branch no value reaches: a ``match`` over an enum ends with ``case _: assert_never(x)``,
+    so mypy reports a member left out (``typing.assert_never`` from Python 3.11 on)."""
+    raise AssertionError(f"unhandled value {x!r}")
+
+
+class CmpOp(str, Enum):
+    """The operator of a :class:`Cmp`. A ``str`` subclass that equals, hashes, prints and reprs as
+    its symbol (``CmpOp.EQ == "=="``), so conditions print and compare as they always did."""
+
+    EQ = "=="
+    NE = "!="
+    LE = "<="
+    LT = "<"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+# ``0 <= h - 7`` reads better as ``h - 7 >= 0``: the constant goes to the right
+_FLIPPED = {CmpOp.LE: ">=", CmpOp.LT: ">"}
+
+
 @dataclass(frozen=True)
 class Cmp:
-    """``lhs op rhs`` with ``op`` one of ``== != <= <``."""
+    """``lhs op rhs`` (``op`` a :class:`CmpOp`; its symbol ``"=="`` is accepted too)."""
 
-    op: str
+    op: CmpOp
     lhs: Dim
     rhs: Dim
 
+    def __post_init__(self) -> None:
+        if self.op.__class__ is not CmpOp:
+            object.__setattr__(self, "op", CmpOp(self.op))
+
     def __str__(self) -> str:
-        # ``0 <= h - 7`` reads better as ``h - 7 >= 0``: the constant goes to the right
-        if self.op in ("<=", "<") and self.lhs.is_constant and not self.rhs.is_constant:
-            flipped = ">=" if self.op == "<=" else ">"
+        flipped = _FLIPPED.get(self.op)
+        if flipped is not None and self.lhs.is_constant and not self.rhs.is_constant:
             return f"{self.rhs} {flipped} {self.lhs}"
         return f"{self.lhs} {self.op} {self.rhs}"
 
@@ -118,34 +153,28 @@ def _gcd_nonconst(d: Dim) -> int:
     return g
 
 
-def _decide_cmp(op: str, diff: Dim) -> bool | None:
+def _decide_cmp(op: CmpOp, diff: Dim) -> bool | None:
     """Decide ``diff op 0`` from bounds (and, for ``==``, divisibility)."""
     lo, hi = bounds(diff)
-    if op == "==":
-        if lo == hi == 0:
-            return True
-        if lo > 0 or hi < 0:
-            return False
-        g = _gcd_nonconst(diff)
-        if g > 1 and diff.constant_term % g != 0 and diff.degree <= 1 and _linear_in_plain_atoms(diff):
-            return False
-        return None
-    if op == "!=":
-        r = _decide_cmp("==", diff)
-        return None if r is None else not r
-    if op == "<=":
-        if hi <= 0:
-            return True
-        if lo > 0:
-            return False
-        return None
-    if op == "<":
-        if hi < 0:
-            return True
-        if lo >= 0:
-            return False
-        return None
-    raise ValueError(op)
+    match op:
+        case CmpOp.EQ:
+            if lo == hi == 0:
+                return True
+            if lo > 0 or hi < 0:
+                return False
+            g = _gcd_nonconst(diff)
+            if g > 1 and diff.constant_term % g != 0 and diff.degree <= 1 and _linear_in_plain_atoms(diff):
+                return False
+            return None
+        case CmpOp.NE:
+            r = _decide_cmp(CmpOp.EQ, diff)
+            return None if r is None else not r
+        case CmpOp.LE:
+            return True if hi <= 0 else False if lo > 0 else None
+        case CmpOp.LT:
+            return True if hi < 0 else False if lo >= 0 else None
+        case _:
+            assert_never(op)
 
 
 def _linear_in_plain_atoms(d: Dim) -> bool:
@@ -153,16 +182,14 @@ def _linear_in_plain_atoms(d: Dim) -> bool:
     return True
 
 
-def _cmp(op: str, a: DimLike, b: DimLike) -> Cond:
+def _cmp(op: CmpOp, a: DimLike, b: DimLike) -> Cond:
     x, y = as_dim(a), as_dim(b)
-    if op in (">=", ">"):
-        x, y = y, x
-        op = "<=" if op == ">=" else "<"
     diff = x - y
     r = _decide_cmp(op, diff)
     if r is not None:
         return TRUE if r else FALSE
-    if op in ("==", "!=") and (y == 0 or x == 0):
+    equality = op is CmpOp.EQ or op is CmpOp.NE
+    if equality and (y == 0 or x == 0):
         # a % c == 0 with gcd(content, c) = g > 1 is (a/g) % (c/g) == 0
         side = x if y == 0 else y
         at = side.atom
@@ -170,61 +197,43 @@ def _cmp(op: str, a: DimLike, b: DimLike) -> Cond:
             c = at.b.constant_value
             g = math.gcd(_gcd_nonconst(at.a), abs(at.a.constant_term), c)
             if g > 1:
-                reduced = mod(_divide_content(at.a, g), c // g)
+                reduced = mod(_divide_coefficients(at.a, g), c // g)
                 return _cmp(op, reduced, 0)
         if y != 0:
             x, y = y, x
-    if op == "==" and x.is_constant and not y.is_constant:
+    if op is CmpOp.EQ and x.is_constant and not y.is_constant:
         x, y = y, x
     if y.is_constant and not x.is_constant:
         # move the constant to the right: ``n + 1 == 5`` is ``n == 4``
         c = x.constant_term
         if c:
             x, y = x - c, y - c
-        if op in ("==", "!="):
+        if equality:
             g = _gcd_nonconst(x)
             yc = y.constant_value or 0
             if g > 1 and yc % g == 0 and all(cf % g == 0 for _, cf in x.terms):
-                x, y = _divide_content(x, g), const(yc // g)
+                x, y = _divide_coefficients(x, g), const(yc // g)
     return Cmp(op, x, y)
 
 
-def _divide_content(d: Dim, g: int) -> Dim:
-    out = ZERO
-    for m, c in d.terms:
-        t = const(c // g)
-        for a, e in m:
-            t = t * (_atom_as_dim(a) ** e)
-        out = out + t
-    return out
+def _comparison(name: str, op: CmpOp, swap: bool) -> Callable[[DimLike, DimLike], Cond]:
+    """The public constructor ``name(a, b)``: ``a op b``, or ``b op a`` when ``swap`` (``ge`` and
+    ``gt`` are ``<=`` and ``<`` read backwards)."""
+
+    def compare(a: DimLike, b: DimLike) -> Cond:
+        return _cmp(op, b, a) if swap else _cmp(op, a, b)
+
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = f"The condition ``a {_FLIPPED[op] if swap else op} b``, simplified."
+    return compare
 
 
-def _atom_as_dim(a: Atom) -> Dim:
-    return Dim(((((a, 1),), 1),))
-
-
-def eq(a: DimLike, b: DimLike) -> Cond:
-    return _cmp("==", a, b)
-
-
-def ne(a: DimLike, b: DimLike) -> Cond:
-    return _cmp("!=", a, b)
-
-
-def le(a: DimLike, b: DimLike) -> Cond:
-    return _cmp("<=", a, b)
-
-
-def lt(a: DimLike, b: DimLike) -> Cond:
-    return _cmp("<", a, b)
-
-
-def ge(a: DimLike, b: DimLike) -> Cond:
-    return _cmp(">=", a, b)
-
-
-def gt(a: DimLike, b: DimLike) -> Cond:
-    return _cmp(">", a, b)
+eq = _comparison("eq", CmpOp.EQ, False)
+ne = _comparison("ne", CmpOp.NE, False)
+le = _comparison("le", CmpOp.LE, False)
+lt = _comparison("lt", CmpOp.LT, False)
+ge = _comparison("ge", CmpOp.LE, True)
+gt = _comparison("gt", CmpOp.LT, True)
 
 
 def _junction(op: str, args: Iterable[Cond]) -> Cond:
@@ -262,13 +271,13 @@ def negate(c: Cond) -> Cond:
     match c:
         case BoolConst(v):
             return FALSE if v else TRUE
-        case Cmp("==", a, b):
+        case Cmp(CmpOp.EQ, a, b):
             return ne(a, b)
-        case Cmp("!=", a, b):
+        case Cmp(CmpOp.NE, a, b):
             return eq(a, b)
-        case Cmp("<=", a, b):
+        case Cmp(CmpOp.LE, a, b):
             return lt(b, a)
-        case Cmp("<", a, b):
+        case Cmp(CmpOp.LT, a, b):
             return le(b, a)
         case Not(x):
             return x
@@ -293,12 +302,7 @@ def cond_value(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool | None:
     value of ``n >= 1``), None when it does not. Iterative (Kleene logic over ``and``/``or``)."""
     if not isinstance(c, (BoolConst, Cmp, BoolOp, Not)):
         raise SymshapeError(INVALID_ARGUMENT, f"expected a condition, got {type(c).__name__} {c!r}")
-    if not isinstance(env, Mapping):
-        raise SymshapeError(
-            INVALID_ARGUMENT,
-            f"an assignment is a mapping of symbols to ints, got {type(env).__name__} {env!r}",
-        )
-    for v in env.values():
+    for v in check_mapping(env, "an assignment is a mapping of symbols to ints").values():
         if not isinstance(v, (Dim, Integral)) or isinstance(v, bool):
             raise SymshapeError(BAD_DIM, f"an assignment gives symbols ints, got {v!r}")
     amap = _atom_map(env)
@@ -422,7 +426,7 @@ def expand_joins(c: Cond) -> Cond:
         seen.add(j.id)
         if len(parts) * len(j.alts) > MAX_JOIN_EXPANSION:
             break
-        jd = _atom_as_dim(j)
+        jd = _atom_dim(j)
         nxt: list[Cond] = []
         for p in parts:
             for alt in j.alts:

@@ -32,10 +32,12 @@ from symshape.encoding.conds import (
     TRUE,
     BoolOp,
     Cmp,
+    CmpOp,
     Cond,
     Not,
     all_of,
     any_of,
+    assert_never,
     cond_dims,
     cond_value,
     eq,
@@ -45,6 +47,7 @@ from symshape.encoding.conds import (
     ne,
     negate,
 )
+from symshape.encoding.dim_expr import _atom_dim
 from symshape.encoding.dims import ONE, ZERO, Atom, Dim, FloorDiv, Max, Min, Mod, Sym, bounds, const, mod
 
 __all__ = ["rewrite", "scan_one_symbol", "single_symbol", "is_plain", "SCAN_WIDTH"]
@@ -53,8 +56,7 @@ SCAN_WIDTH = 48
 """How many values of a symbol :func:`scan_one_symbol` evaluates."""
 
 
-def _atom_dim(a: Atom) -> Dim:
-    return Dim(((((a, 1),), 1),))
+_EQUALITIES = (CmpOp.EQ, CmpOp.NE)
 
 
 def _positive(a: Atom) -> bool:
@@ -115,19 +117,23 @@ def _cancel(c: Cmp) -> Cond | None:
     return _make(c.op, lhs, rhs)
 
 
-def _make(op: str, lhs: Dim, rhs: Dim) -> Cond:
-    if op == "==":
-        return eq(lhs, rhs)
-    if op == "!=":
-        return ne(lhs, rhs)
-    if op == "<=":
-        return le(lhs, rhs)
-    return lt(lhs, rhs)
+def _make(op: CmpOp, lhs: Dim, rhs: Dim) -> Cond:
+    match op:
+        case CmpOp.EQ:
+            return eq(lhs, rhs)
+        case CmpOp.NE:
+            return ne(lhs, rhs)
+        case CmpOp.LE:
+            return le(lhs, rhs)
+        case CmpOp.LT:
+            return lt(lhs, rhs)
+        case _:
+            assert_never(op)
 
 
 def _max_min(c: Cmp) -> Cond | None:
     """``max(a, b) == b`` is ``a <= b``; ``min(a, b) == a`` is ``a <= b`` (and ``!=`` negated)."""
-    if c.op not in ("==", "!="):
+    if c.op not in _EQUALITIES:
         return None
     for side, other in ((c.lhs, c.rhs), (c.rhs, c.lhs)):
         at = side.atom
@@ -137,13 +143,13 @@ def _max_min(c: Cmp) -> Cond | None:
                 out = all_of(*(le(a, other) for a in rest))
             else:
                 out = all_of(*(ge(a, other) for a in rest))
-            return out if c.op == "==" else negate(out)
+            return out if c.op is CmpOp.EQ else negate(out)
     return None
 
 
 def _divisibility(c: Cmp) -> Cond | None:
     """``A % B == 0`` without the factors ``A`` and ``B`` share."""
-    if c.op not in ("==", "!=") or c.rhs != 0:
+    if c.op not in _EQUALITIES or c.rhs != 0:
         return None
     at = c.lhs.atom
     if not isinstance(at, Mod):
@@ -164,7 +170,7 @@ def _divisibility(c: Cmp) -> Cond | None:
         out = eq(mod(a, b), 0)
     if out == c:
         return None
-    return out if c.op == "==" else negate(out)
+    return out if c.op is CmpOp.EQ else negate(out)
 
 
 def _rewrite_cmp(c: Cmp) -> Cond:

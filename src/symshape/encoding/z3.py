@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import z3
 
-from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, CmpOp, Cond, Not, assert_never
 from symshape.encoding.dim_atoms import Key
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Max, Min, Mod, Sym
 
@@ -100,15 +100,17 @@ class Z3Encoder:
                 return z3.BoolVal(v, self.ctx)
             case Cmp(op, a, b):
                 x, y = self.dim(a), self.dim(b)
-                if op == "==":
-                    return x == y
-                if op == "!=":
-                    return x != y
-                if op == "<=":
-                    return x <= y
-                if op == "<":
-                    return x < y
-                raise ValueError(op)
+                match op:
+                    case CmpOp.EQ:
+                        return x == y
+                    case CmpOp.NE:
+                        return x != y
+                    case CmpOp.LE:
+                        return x <= y
+                    case CmpOp.LT:
+                        return x < y
+                    case _:
+                        assert_never(op)
             case BoolOp("and", xs):
                 return z3.And(*(self.cond(x) for x in xs))
             case BoolOp(_, xs):
