@@ -22,7 +22,8 @@ from enum import Enum
 from numbers import Integral
 from typing import NoReturn, Union
 
-from symshape.encoding.dim_expr import _atom_dim, _atom_map, _divide_coefficients, _subst, check_mapping
+from symshape.encoding.arguments import check_mapping
+from symshape.encoding.dim_expr import _atom_dim, _atom_map, _divide_coefficients, _subst
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, Mod, as_dim, bounds, const, mod
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 

@@ -8,7 +8,7 @@ work on monomials and term tuples only and never build a :class:`~symshape.encod
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Union
 
 from symshape.errors import BAD_DIM, SymshapeError
@@ -32,6 +32,7 @@ __all__ = [
     "Mono",
     "Sym",
     "Terms",
+    "iter_atoms",
 ]
 
 Key = tuple[object, ...]
@@ -187,6 +188,20 @@ class Min(_Extremum):
 Atom = Union[Sym, AnyDim, DimVar, FloorDiv, Mod, Max, Min]
 Mono = tuple[tuple[Atom, int], ...]
 Terms = tuple[tuple[Mono, int], ...]
+
+
+def iter_atoms(terms: Terms) -> Iterator[Atom]:
+    """Every atom of a dimension's terms, recursively (leaf atoms and the composite atoms that
+    contain them)."""
+    for m, _ in terms:
+        for a, _ in m:
+            yield a
+            if isinstance(a, _Binary):
+                yield from iter_atoms(a.a.terms)
+                yield from iter_atoms(a.b.terms)
+            elif isinstance(a, _Extremum):
+                for x in a.args:
+                    yield from iter_atoms(x.terms)
 
 
 def _mono_key(m: Mono) -> Key:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from numbers import Integral
 from typing import Union
 
+from symshape.encoding.arguments import check_mapping, true_division_error
 from symshape.encoding.dim_atoms import (
     MAX_DEGREE,
     MAX_EXPONENT,
@@ -28,9 +29,10 @@ from symshape.encoding.dim_atoms import (
     _AtomBase,
     _dim_str,
     _mono_key,
+    iter_atoms,
 )
 from symshape.encoding.dim_bounds import bounds
-from symshape.encoding.dim_monos import common_factor, content, exact_quotient, mono_mul
+from symshape.encoding.dim_monos import common_factor, content, exact_quotient, mono_mul, split_multiples
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 from symshape.views import Shown
 
@@ -40,7 +42,6 @@ __all__ = [
     "Dim",
     "DimLike",
     "as_dim",
-    "check_mapping",
     "const",
     "dmax",
     "dmin",
@@ -150,15 +151,7 @@ class Dim(Shown):
 
     def atoms(self) -> Iterator[Atom]:
         """Every atom, recursively (leaf atoms and the composite atoms that contain them)."""
-        for m, _ in self.terms:
-            for a, _ in m:
-                yield a
-                if isinstance(a, (FloorDiv, Mod)):
-                    yield from a.a.atoms()
-                    yield from a.b.atoms()
-                elif isinstance(a, (Max, Min)):
-                    for x in a.args:
-                        yield from x.atoms()
+        return iter_atoms(self.terms)
 
     @property
     def degree(self) -> int:
@@ -204,10 +197,10 @@ class Dim(Shown):
         return floordiv(other, self)
 
     def __truediv__(self, other: object) -> Dim:
-        raise _true_division(self, other, "/")
+        raise true_division_error(self, other)
 
     def __rtruediv__(self, other: object) -> Dim:
-        raise _true_division(other, self, "/")
+        raise true_division_error(other, self)
 
     def __mod__(self, other: DimLike) -> Dim:
         return mod(self, other)
@@ -302,15 +295,6 @@ def _atom_dim(a: Atom) -> Dim:
 
 
 
-def _true_division(a: object, b: object, op: str) -> SymshapeError:
-    """The error for ``a / b`` on dimensions: sizes are integers, so division is ``//``."""
-    return SymshapeError(
-        BAD_DIM,
-        f"dimensions are integers: `{a} {op} {b}` has no dimension value; use `{a} // {b}` "
-        "(floor division) for a size",
-    )
-
-
 def as_dim(x: object) -> Dim:
     """Coerce an int or a :class:`Dim` to a :class:`Dim`; anything else is a ``bad-dim`` error."""
     if type(x) is int:  # the common case, without the abstract-base-class check below
@@ -389,13 +373,7 @@ def floordiv(a: DimLike, b: DimLike) -> Dim:
         ca = a.constant_value
         if ca is not None:
             return const(ca // cb)
-        q: dict[Mono, int] = {}
-        r: dict[Mono, int] = {}
-        for m, c in a.terms:
-            if c % cb == 0:
-                q[m] = c // cb
-            else:
-                r[m] = c
+        q, r = split_multiples(a.terms, cb)
         quot = _terms_from(q)
         rest = _terms_from(r)
         if not rest.terms:
@@ -423,7 +401,7 @@ def floordiv(a: DimLike, b: DimLike) -> Dim:
         return ex
     red = _cancel_common_factor(a, b)
     if red is not None:
-        return floordiv(*red)
+        return floordiv(red[1], red[2])
     return _atom_dim(FloorDiv(a, b))
 
 
@@ -431,13 +409,17 @@ def _divide_coefficients(d: Dim, g: int) -> Dim:
     return Dim(tuple((m, c // g) for m, c in d.terms))
 
 
-def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim] | None:
-    """``(a', b')`` with ``a == f*a'`` and ``b == f*b'`` for the common factor ``f`` of ``a``'s terms
-    and the single-term divisor ``b``, when ``f >= 1`` for every value of the symbols; else None.
+def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim, Dim] | None:
+    """``(f, a', b')`` with ``a == f*a'`` and ``b == f*b'`` for the common factor ``f`` of ``a``'s
+    terms and the single-term divisor ``b`` (see :func:`~symshape.encoding.dim_monos.common_factor`),
+    when ``f >= 1`` for every value of the symbols by their declared bounds; else None.
 
-    Then ``a // b == a' // b'``: both are the floor of the same rational, and ``b' > 0`` because
-    ``b > 0`` and ``f > 0``. (``a*b*c*d // (2*a)`` is ``b*c*d // 2``.) A factor that may be 0 is
-    kept: there the division is by zero, which the original form (and its Z3 axiom) rules out.
+    For ``b > 0`` (what ``//`` and ``%`` require) ``b' > 0`` too, and ``a // b == a' // b'`` (the
+    floor of the same rational) and ``a % b == f*(a' % b')`` (``a - b*(a//b)``, factored):
+    ``a*b*c // (2*a)`` is ``b*c // 2`` and ``a*b*c % (3*a*b)`` is ``a*b*(c % 3)``. A factor that
+    may be 0 (a symbol declared with ``min=0``, a solver unknown) is kept: there the divisor may be
+    0, which the original atom rules out (its Z3 lowering states ``b > 0``); cancelling it would
+    drop that condition.
     """
     if len(b.terms) != 1:
         return None
@@ -452,7 +434,7 @@ def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim] | None:
     nb = _exact_div(b, f)
     if na is None or nb is None:  # pragma: no cover - f divides both by construction
         return None
-    return na, nb
+    return f, na, nb
 
 
 def mod(a: DimLike, b: DimLike) -> Dim:
@@ -475,6 +457,9 @@ def mod(a: DimLike, b: DimLike) -> Dim:
         return _atom_dim(Mod(rest, b))
     if not a.terms or a == b or _exact_div(a, b) is not None:
         return ZERO
+    red = _cancel_common_factor(a, b)
+    if red is not None:
+        return _mul(red[0], mod(red[1], red[2]))
     return _atom_dim(Mod(a, b))
 
 
@@ -538,14 +523,6 @@ def dmin(*args: DimLike) -> Dim:
 
 # ----------------------------------------------------------------------------------------------
 # substitution
-
-
-def check_mapping(mapping: object, what: str) -> Mapping[object, object]:
-    """``mapping`` itself when it is a mapping, else an ``invalid-argument`` error: ``what``, then
-    what was given."""
-    if not isinstance(mapping, Mapping):
-        raise SymshapeError(INVALID_ARGUMENT, f"{what}, got {type(mapping).__name__} {mapping!r}")
-    return mapping
 
 
 def _atom_map(mapping: Mapping[Dim | Atom | str, DimLike]) -> dict[object, Dim]:

@@ -9,7 +9,7 @@ import math
 from symshape.encoding.dim_atoms import Atom, Mono, Terms
 from symshape.encoding.dim_bounds import mono_bounds
 
-__all__ = ["common_factor", "content", "exact_quotient", "mono_mul"]
+__all__ = ["common_factor", "content", "exact_quotient", "mono_mul", "split_multiples"]
 
 
 def _sorted_mono(acc: dict[Atom, int]) -> Mono:
@@ -66,14 +66,27 @@ def exact_quotient(terms: Terms, bm: Mono, bc: int) -> dict[Mono, int] | None:
     return acc
 
 
+def split_multiples(terms: Terms, k: int) -> tuple[dict[Mono, int], dict[Mono, int]]:
+    """The terms whose coefficient ``k`` divides, divided by ``k``; and the other terms."""
+    q: dict[Mono, int] = {}
+    r: dict[Mono, int] = {}
+    for m, c in terms:
+        if c % k == 0:
+            q[m] = c // k
+        else:
+            r[m] = c
+    return q, r
+
+
 def common_factor(terms: Terms, bm: Mono, bc: int) -> tuple[Mono, int]:
     """``(fm, g)``: the common factor ``g*fm`` of every term of ``terms`` and the one-term divisor
     ``bc*bm`` (``bc > 0``) that is at least 1 for every value of the symbols.
 
     ``g`` is the gcd of all coefficients and ``bc``; ``fm`` holds the atoms common to every term
-    and to ``bm`` at their lowest exponent, or is ``()`` when that product may be 0 by the
-    declared bounds (a symbol with ``min=0``): a factor that may vanish is never cancelled. A
-    result ``((), 1)`` means there is nothing to cancel."""
+    and to ``bm`` at their lowest exponent whose product is at least 1 by the declared bounds
+    (all of them when their product is, else those whose own power is): a factor that may vanish
+    (a symbol with ``min=0``, a solver unknown) is never cancelled. ``((), 1)`` means there is
+    nothing to cancel."""
     common: dict[Atom, int] = dict(bm)
     for m, _ in terms:
         if not common:
@@ -88,5 +101,7 @@ def common_factor(terms: Terms, bm: Mono, bc: int) -> tuple[Mono, int]:
     g = math.gcd(content(terms), bc)
     fm = _sorted_mono(common) if common else ()
     if fm and mono_bounds(fm)[0] < 1:
-        fm = ()
+        # keep the powers that are >= 1 by themselves (their product is): ``z*n`` with ``z``
+        # declared ``min=0`` cancels ``n`` only
+        fm = tuple((a, e) for a, e in fm if mono_bounds(((a, e),))[0] >= 1)
     return fm, g

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from numbers import Integral
 from typing import Union
 
+from symshape.encoding.arguments import check_parse_input
 from symshape.encoding.dim_atoms import Mono
 from symshape.encoding.dim_expr import _atom_dim, _terms_from
 from symshape.encoding.dims import (
@@ -34,7 +35,7 @@ from symshape.encoding.dims import (
 )
 from symshape.errors import INVALID_ARGUMENT, PARSE_ERROR, SymshapeError
 
-__all__ = ["MAX_COEFFICIENT", "MAX_TEXT", "check_parse_input", "parse_dim"]
+__all__ = ["MAX_COEFFICIENT", "MAX_TEXT", "parse_dim"]
 
 
 MAX_TEXT = 100_000
@@ -108,19 +109,6 @@ def parse_dim(text: str, env: Mapping[str, Dim] | None = None) -> Dim:
     """
     check_parse_input(text, env, "parse_dim", "dimension", MAX_TEXT)
     return _Parser(text, env or {}).parse()
-
-
-def check_parse_input(text: object, env: object, func: str, what: str, limit: int) -> None:
-    """What :func:`parse_dim` and :func:`~symshape.encoding.type_parse.parse_type` check before
-    reading: ``text`` is a string of at most ``limit`` characters and ``env`` None or a mapping."""
-    if not isinstance(text, str):
-        raise SymshapeError(PARSE_ERROR, f"{func} expects a string, got {type(text).__name__}")
-    if env is not None and not isinstance(env, Mapping):
-        raise SymshapeError(INVALID_ARGUMENT, f"{func}'s env must be a mapping of names, got {env!r}")
-    if len(text) > limit:
-        raise SymshapeError(
-            PARSE_ERROR, f"cannot parse {what}: the text has {len(text)} characters (at most {limit})"
-        )
 
 
 class _Parser:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Generator, Mapping
 from typing import cast
 
+from symshape.encoding.arguments import check_parse_input
 from symshape.encoding.attrs import Attrs
 from symshape.encoding.composite_types import (
     _TYPE_CLASSES,
@@ -20,7 +21,7 @@ from symshape.encoding.composite_types import (
     TypeCall,
     TypeRelation,
 )
-from symshape.encoding.dim_parse import check_parse_input, parse_dim
+from symshape.encoding.dim_parse import parse_dim
 from symshape.encoding.dims import Dim
 from symshape.encoding.leaf_types import (
     DTYPES,
