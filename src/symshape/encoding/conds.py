@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from numbers import Integral
-from typing import NoReturn, Union
+from typing import NoReturn, TypeVar, Union
 
 from symshape.encoding.arguments import check_mapping
 from symshape.encoding.dim_expr import _atom_dim, _atom_map, _divide_coefficients, _subst
@@ -144,6 +144,7 @@ class Not:
 
 
 Cond = Union[Cmp, BoolOp, Not, BoolConst]
+_T = TypeVar("_T")
 
 
 def _gcd_nonconst(d: Dim) -> int:
@@ -307,30 +308,39 @@ def cond_value(c: Cond, env: Mapping[Dim | Atom | str, DimLike]) -> bool | None:
         if not isinstance(v, (Dim, Integral)) or isinstance(v, bool):
             raise SymshapeError(BAD_DIM, f"an assignment gives symbols ints, got {v!r}")
     amap = _atom_map(env)
-    # post-order over the condition; each node's value is pushed on ``vals``
-    vals: list[bool | None] = []
+
+    def leaf(x: Cmp | BoolConst) -> bool | None:
+        if isinstance(x, BoolConst):
+            return x.value
+        return decide(_cmp(x.op, _subst_dim(x.lhs, amap), _subst_dim(x.rhs, amap)))
+
+    def node(x: BoolOp | Not, got: list[bool | None]) -> bool | None:
+        if isinstance(x, BoolOp):
+            return _kleene(x.op, got)
+        return None if got[0] is None else not got[0]
+
+    return _fold(c, leaf, node)
+
+
+def _fold(c: Cond, leaf: Callable[[Cmp | BoolConst], _T], node: Callable[[BoolOp | Not, list[_T]], _T]) -> _T:
+    """Fold ``c`` bottom-up without recursion: ``leaf`` gives a comparison's or a constant's
+    result, ``node`` an ``and``/``or``/``not``'s from its operands' results (in order)."""
+    out: list[_T] = []
     stack: list[tuple[Cond, bool]] = [(c, False)]
     while stack:
         x, post = stack.pop()
-        match x:
-            case BoolConst(v):
-                vals.append(v)
-            case Cmp(op, a, b):
-                vals.append(decide(_cmp(op, _subst_dim(a, amap), _subst_dim(b, amap))))
-            case BoolOp(_, xs) if not post:
-                stack.append((x, True))
-                stack.extend((y, False) for y in xs)
-            case BoolOp(op, xs):
-                got = vals[len(vals) - len(xs) :]
-                del vals[len(vals) - len(xs) :]
-                vals.append(_kleene(op, got))
-            case Not(y) if not post:
-                stack.append((x, True))
-                stack.append((y, False))
-            case Not():
-                r = vals.pop()
-                vals.append(None if r is None else not r)
-    return vals[0]
+        if isinstance(x, (Cmp, BoolConst)):
+            out.append(leaf(x))
+            continue
+        kids = x.args if isinstance(x, BoolOp) else (x.arg,)
+        if post:
+            got = out[len(out) - len(kids) :]
+            del out[len(out) - len(kids) :]
+            out.append(node(x, got))
+        else:
+            stack.append((x, True))
+            stack.extend((y, False) for y in reversed(kids))
+    return out[0]
 
 
 def _kleene(op: str, got: list[bool | None]) -> bool | None:
@@ -440,26 +450,14 @@ def expand_joins(c: Cond) -> Cond:
 
 def map_cond(c: Cond, f: Callable[[Dim], Dim]) -> Cond:
     """Apply ``f`` to every dimension of ``c`` and re-simplify (iterative)."""
-    out: list[Cond] = []
-    stack: list[tuple[Cond, bool]] = [(c, False)]
-    while stack:
-        x, post = stack.pop()
-        match x:
-            case Cmp(op, a, b):
-                na, nb = f(a), f(b)
-                out.append(x if na is a and nb is b else _cmp(op, na, nb))
-            case BoolOp(op, xs) if not post:
-                stack.append((x, True))
-                stack.extend((y, False) for y in reversed(xs))
-            case BoolOp(op, xs):
-                got = out[len(out) - len(xs) :]
-                del out[len(out) - len(xs) :]
-                out.append(_junction(op, got))
-            case Not(y) if not post:
-                stack.append((x, True))
-                stack.append((y, False))
-            case Not(y):
-                out.append(negate(out.pop()))
-            case _:
-                out.append(x)
-    return out[0]
+
+    def leaf(x: Cmp | BoolConst) -> Cond:
+        if isinstance(x, BoolConst):
+            return x
+        na, nb = f(x.lhs), f(x.rhs)
+        return x if na is x.lhs and nb is x.rhs else _cmp(x.op, na, nb)
+
+    def node(x: BoolOp | Not, got: list[Cond]) -> Cond:
+        return _junction(x.op, got) if isinstance(x, BoolOp) else negate(got[0])
+
+    return _fold(c, leaf, node)

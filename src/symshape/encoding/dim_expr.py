@@ -355,54 +355,73 @@ def _exact_div(a: Dim, b: Dim) -> Dim | None:
     return None if acc is None else _terms_from(acc)
 
 
-def _constant_divisor(a: Dim, b: Dim, what: str) -> int | None:
-    """The value of the divisor ``b`` when it is a constant (a ``bad-dim`` error unless positive)."""
-    cb = b.constant_value
-    if cb is not None and cb <= 0:
-        raise SymshapeError(BAD_DIM, f"{what} of {a} by non-positive {cb}")
-    return cb
-
-
 def floordiv(a: DimLike, b: DimLike) -> Dim:
     """``a // b`` (Python floor division; ``b`` must be positive) in canonical form."""
-    a, b = as_dim(a), as_dim(b)
-    cb = _constant_divisor(a, b, "division")
+    return _divide(as_dim(a), as_dim(b), True)
+
+
+def mod(a: DimLike, b: DimLike) -> Dim:
+    """``a % b`` (Python semantics; ``b`` must be positive) in canonical form."""
+    return _divide(as_dim(a), as_dim(b), False)
+
+
+def _divide(a: Dim, b: Dim, floor: bool) -> Dim:
+    """``a // b`` when ``floor``, else ``a % b``: constants fold, a constant divisor splits ``a``'s
+    terms, an exact divisor divides, and a common factor cancels (:func:`_cancel_common_factor`)."""
+    cb = b.constant_value
     if cb is not None:
-        if cb == 1:
-            return a
+        if cb <= 0:
+            raise SymshapeError(BAD_DIM, f"{'division' if floor else 'modulo'} of {a} by non-positive {cb}")
         ca = a.constant_value
         if ca is not None:
-            return const(ca // cb)
-        q, r = split_multiples(a.terms, cb)
-        quot = _terms_from(q)
-        rest = _terms_from(r)
-        if not rest.terms:
-            return quot
-        rc = rest.constant_value
-        if rc is not None:
-            return _add(quot, const(rc // cb))
-        lo, hi = bounds(rest)
-        if lo >= 0 and hi < cb:
-            return quot
-        inner = rest.atom
-        if isinstance(inner, FloorDiv) and inner.b.constant_value is not None:
-            return _add(quot, floordiv(inner.a, inner.b.constant_value * cb))
-        g = math.gcd(content(rest.terms), cb)
-        if g > 1:
-            # (g*x)//(g*c) == x//c
-            rest, b = _divide_coefficients(rest, g), const(cb // g)
-        return _add(quot, _atom_dim(FloorDiv(rest, b)))
+            return const(ca // cb if floor else ca % cb)
+        if cb == 1:
+            return a if floor else ZERO
+        return _floordiv_by(a, cb) if floor else _mod_by(a, b, cb)
     if not a.terms:
         return ZERO
-    if a == b:
-        return ONE
-    ex = _exact_div(a, b)
+    ex = ONE if a == b else _exact_div(a, b)
     if ex is not None:
-        return ex
+        return ex if floor else ZERO
     red = _cancel_common_factor(a, b)
     if red is not None:
-        return floordiv(red[1], red[2])
-    return _atom_dim(FloorDiv(a, b))
+        f, na, nb = red
+        return _divide(na, nb, True) if floor else _mul(f, _divide(na, nb, False))
+    return _atom_dim(FloorDiv(a, b) if floor else Mod(a, b))
+
+
+def _floordiv_by(a: Dim, cb: int) -> Dim:
+    """``a // cb`` for a non-constant ``a`` and a constant ``cb > 1``."""
+    q, r = split_multiples(a.terms, cb)
+    quot = _terms_from(q)
+    rest = _terms_from(r)
+    if not rest.terms:
+        return quot
+    rc = rest.constant_value
+    if rc is not None:
+        return _add(quot, const(rc // cb))
+    lo, hi = bounds(rest)
+    if lo >= 0 and hi < cb:
+        return quot
+    inner = rest.atom
+    if isinstance(inner, FloorDiv) and inner.b.constant_value is not None:
+        return _add(quot, floordiv(inner.a, inner.b.constant_value * cb))
+    g = math.gcd(content(rest.terms), cb)
+    # (g*x)//(g*c) == x//c
+    den = const(cb // g)
+    return _add(quot, _atom_dim(FloorDiv(_divide_coefficients(rest, g) if g > 1 else rest, den)))
+
+
+def _mod_by(a: Dim, b: Dim, cb: int) -> Dim:
+    """``a % b`` for a non-constant ``a`` and a constant ``b == cb > 1``."""
+    rest = _terms_from({m: c % cb for m, c in a.terms})
+    rc = rest.constant_value
+    if rc is not None:
+        return const(rc % cb)
+    lo, hi = bounds(rest)
+    if lo >= 0 and hi < cb:
+        return rest
+    return _atom_dim(Mod(rest, b))
 
 
 def _divide_coefficients(d: Dim, g: int) -> Dim:
@@ -435,32 +454,6 @@ def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim, Dim] | None:
     if na is None or nb is None:  # pragma: no cover - f divides both by construction
         return None
     return f, na, nb
-
-
-def mod(a: DimLike, b: DimLike) -> Dim:
-    """``a % b`` (Python semantics; ``b`` must be positive) in canonical form."""
-    a, b = as_dim(a), as_dim(b)
-    cb = _constant_divisor(a, b, "modulo")
-    if cb is not None:
-        if cb == 1:
-            return ZERO
-        ca = a.constant_value
-        if ca is not None:
-            return const(ca % cb)
-        rest = _terms_from({m: c % cb for m, c in a.terms})
-        rc = rest.constant_value
-        if rc is not None:
-            return const(rc % cb)
-        lo, hi = bounds(rest)
-        if lo >= 0 and hi < cb:
-            return rest
-        return _atom_dim(Mod(rest, b))
-    if not a.terms or a == b or _exact_div(a, b) is not None:
-        return ZERO
-    red = _cancel_common_factor(a, b)
-    if red is not None:
-        return _mul(red[0], mod(red[1], red[2]))
-    return _atom_dim(Mod(a, b))
 
 
 def _minmax(args: Iterable[DimLike], is_max: bool) -> Dim:
