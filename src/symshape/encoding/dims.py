@@ -28,11 +28,11 @@ deep and exponents are at most :data:`MAX_EXPONENT`; :func:`~symshape.encoding.d
 (the text syntax ``str`` prints) is an iterative parser with limits on length, degree and size (a
 ``parse-error`` beyond them, never a hang).
 
-Modules. This module declares symbols and re-exports the rest: :mod:`~symshape.encoding.dim_atoms`
-(atoms, monomials, printing), :mod:`~symshape.encoding.dim_bounds` (interval bounds),
-:mod:`~symshape.encoding.dim_monos` (monomial algebra) and :mod:`~symshape.encoding.dim_expr` (the
-:class:`Dim` class, canonical arithmetic, substitution). Names imported ``as`` themselves below are
-re-exported for the modules that import them from here.
+Modules. This module declares symbols and re-exports what the modules below it list in their
+``__all__``: :mod:`~symshape.encoding.dim_atoms` (atoms, their printed form),
+:mod:`~symshape.encoding.dim_bounds` (interval bounds) and :mod:`~symshape.encoding.dim_expr` (the
+:class:`Dim` class, canonical arithmetic, substitution), which uses
+:mod:`~symshape.encoding.dim_monos` (monomial algebra).
 
 Examples
 --------
