@@ -265,7 +265,7 @@ def codes_markdown() -> str:
 
 def _load_model(path: str) -> Any:
     import symshape as ss
-    from symshape.ir.expr import Expr
+    from symshape.ir.nodes import Expr
 
     if not os.path.exists(path):
         raise _UsageError(f"no such file: {path}")
@@ -321,7 +321,7 @@ def _user_frame(e: BaseException, path: str) -> tuple[str | None, int | None]:
 
 def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
     import symshape as ss
-    from symshape.ir.expr import Expr
+    from symshape.ir.nodes import Expr
 
     if timeout_ms <= 0:
         raise _UsageError(f"--timeout-ms must be positive, got {timeout_ms}")

@@ -41,7 +41,7 @@ from symshape.display.result import result_html, result_text
 from symshape.display.solution import solution_html, solution_text
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import Type, TypeRelation
-from symshape.ir.expr import Expr
+from symshape.ir.nodes import Expr
 from symshape.ir.printer import expr_str
 from symshape.ir.result import InferenceResult
 from symshape.solver.diagnostics import Diagnostic

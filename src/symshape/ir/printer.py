@@ -14,8 +14,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from symshape.encoding.types import Type
-from symshape.ir import expr as X  # noqa: N812
-from symshape.ir.expr import Constructor
+from symshape.ir import nodes as X  # noqa: N812
 from symshape.ir.op import Op
 
 __all__ = ["expr_str", "print_program"]
@@ -83,7 +82,7 @@ class _Printer:
             case X.Constant():
                 return f"meta[Constant][{e.type}]"
             case X.Call():
-                if isinstance(e.callee, (Op, Constructor)):
+                if isinstance(e.callee, (Op, X.Constructor)):
                     head = e.callee.name
                 else:
                     head = yield (e.callee, 0)

@@ -53,7 +53,7 @@ from symshape.encoding.conds import (
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym
 from symshape.encoding.z3 import Z3Encoder
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.ir.expr import Call, Constant, Var
+from symshape.ir.nodes import Call, Constant, Var
 from symshape.solver.diagnostics import Diagnostic, Guard, Note, renumber_ids
 from symshape.solver.simplify import RLIMIT, TIMEOUT_MS
 

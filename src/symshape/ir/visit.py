@@ -62,43 +62,18 @@ def operands(e: Expr) -> list[Expr]:
             return []
 
 
-def children(e: Expr) -> Iterator[Expr]:
-    """The direct sub-expressions, in evaluation order."""
+def children(e: Expr) -> list[Expr]:
+    """The direct sub-expressions in evaluation order, the variables an expression binds included
+    (each before the value it is bound to)."""
     match e:
-        case Call():
-            if isinstance(e.callee, Expr):
-                yield e.callee
-            yield from e.args
-        case Tuple():
-            yield from e.fields
-        case TupleGetItem():
-            yield e.tuple_value
-        case Let():
-            yield e.var
-            yield e.value
-            yield e.body
+        case Let() | MatchCast():
+            return [e.var, e.value, e.body]
         case Function():
-            yield from e.params
-            yield e.body
-        case If():
-            yield e.cond
-            yield e.then_branch
-            yield e.else_branch
-        case Match():
-            yield e.value
-            for c in e.clauses:
-                yield c.body
-        case MatchCast():
-            yield e.var
-            yield e.value
-            yield e.body
+            return [*e.params, e.body]
         case Dataflow():
-            for v, x in e.bindings:
-                yield v
-                yield x
-            yield e.body
+            return [y for v, x in e.bindings for y in (v, x)] + [e.body]
         case _:
-            return
+            return operands(e)
 
 
 def walk(roots: Expr | Iterable[Expr], into: Callable[[Expr], bool] | None = None) -> Iterator[Expr]:
