@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "ErrorCode",
     "ERROR_CODES",
     "SymshapeError",
     "user_traceback",
+    "expect_mapping",
     "SHAPE_MISMATCH",
     "RANK_MISMATCH",
     "DTYPE_MISMATCH",
@@ -133,6 +135,19 @@ class SymshapeError(Exception):
         if shell is None:
             return "".join(traceback.format_exception(type(self), self, tb)).splitlines()
         return list(shell.InteractiveTB.structured_traceback(type(self), self, tb))
+
+
+def expect_mapping(x: object, what: str, code: ErrorCode = INVALID_ARGUMENT) -> Mapping[Any, Any]:
+    """``x`` when it is a mapping, else a :class:`SymshapeError` with ``code`` saying ``what`` it
+    should be (``"an assignment is a mapping of symbols to ints"``) and what it is.
+
+    >>> expect_mapping([1], "attributes must be a mapping")
+    Traceback (most recent call last):
+    symshape.errors.SymshapeError: attributes must be a mapping, got list [1]  [invalid-argument]
+    """
+    if not isinstance(x, Mapping):
+        raise SymshapeError(code, f"{what}, got {type(x).__name__} {x!r}")
+    return x
 
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))

@@ -30,7 +30,7 @@ from symshape.encoding.types import (
     check_type,
     type_tuple,
 )
-from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, SymshapeError
+from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, SymshapeError, expect_mapping
 from symshape.ir.sugar import ExprSugar
 from symshape.source import Span, user_span
 from symshape.views import View, show
@@ -72,10 +72,7 @@ def _as_attrs(attrs: Mapping[str, Any] | None) -> Attrs:
         return attrs
     if attrs is None:
         return _EMPTY_ATTRS
-    if not isinstance(attrs, Mapping):
-        raise SymshapeError(
-            BAD_ATTRIBUTE, f"attributes must be a mapping, got {type(attrs).__name__} {attrs!r}"
-        )
+    attrs = expect_mapping(attrs, "attributes must be a mapping", BAD_ATTRIBUTE)
     return Attrs(attrs) if attrs else _EMPTY_ATTRS
 
 
