@@ -373,33 +373,38 @@ class _Gen(CallGen):
         return out
 
     def pattern(self, p: X.Pattern, t: Type, m: X.Match) -> None:
+        """Unify what ``p`` (a clause of ``m``) binds with the parts of ``t``, nested patterns
+        left to right (iteratively)."""
         s = self.s
         o = Origin("unify", "match pattern", m.span)
-        match p:
-            case X.PatternVar():
-                s.unifier.unify(self.ty(p.var), t, o)
-            case X.PatternTuple():
-                holes = [s.hole() for _ in p.patterns]
-                s.unifier.unify(t, TupleType(tuple(holes)), o)
-                for q, h in zip(p.patterns, holes):
-                    self.pattern(q, h, m)
-            case X.PatternConstructor():
-                c = p.constructor
-                td = self.mod.constructor_data(c) if self.mod is not None else None
-                tps = td.type_params if td is not None else ()
-                sub: dict[TypeVar, Type] = {tp: s.hole() for tp in tps}
-                s.unifier.unify(t, TypeCall(c.belong_to, tuple(sub[tp] for tp in tps)), o)
-                if len(p.patterns) != len(c.inputs):
-                    self.error(
-                        ARITY_MISMATCH,
-                        f"pattern {c.name} has {len(p.patterns)} fields, constructor takes {len(c.inputs)}",
-                        m.span,
-                    )
-                    return
-                for q, it in zip(p.patterns, c.inputs):
-                    self.pattern(q, subst_typevars(it, sub), m)
-            case _:
-                pass
+        stack: list[tuple[X.Pattern, Type]] = [(p, t)]
+        while stack:
+            q, qt = stack.pop()
+            match q:
+                case X.PatternVar():
+                    s.unifier.unify(self.ty(q.var), qt, o)
+                case X.PatternTuple():
+                    holes = [s.hole() for _ in q.patterns]
+                    s.unifier.unify(qt, TupleType(tuple(holes)), o)
+                    stack.extend(reversed(list(zip(q.patterns, holes))))
+                case X.PatternConstructor():
+                    c = q.constructor
+                    td = self.mod.constructor_data(c) if self.mod is not None else None
+                    tps = td.type_params if td is not None else ()
+                    sub: dict[TypeVar, Type] = {tp: s.hole() for tp in tps}
+                    s.unifier.unify(qt, TypeCall(c.belong_to, tuple(sub[tp] for tp in tps)), o)
+                    if len(q.patterns) != len(c.inputs):
+                        self.error(
+                            ARITY_MISMATCH,
+                            f"pattern {c.name} has {len(q.patterns)} fields, "
+                            f"constructor takes {len(c.inputs)}",
+                            m.span,
+                        )
+                        continue
+                    fields = [(r, subst_typevars(it, sub)) for r, it in zip(q.patterns, c.inputs)]
+                    stack.extend(reversed(fields))
+                case _:
+                    pass
 
 
 def infer(program: X.Expr | Module, strict: bool = False, timeout_ms: int = 2000) -> InferenceResult:

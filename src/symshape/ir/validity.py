@@ -89,7 +89,33 @@ class GuardInfo:
 def cond_text(c: C.Cond) -> str:
     """``c`` as a person writes it: a strict comparison with a constant reads non-strict
     (``t <= 256`` for ``t < 257``, ``t >= 2`` for ``1 < t``) and a negated side is turned around
-    (``t <= 16`` for ``-t >= -16``); otherwise ``str(c)``."""
+    (``t <= 16`` for ``-t >= -16``); otherwise ``str(c)``. Iterative over ``and``/``or``/``not``."""
+    done: list[str] = []  # the texts of the sub-conditions finished so far, in order
+    stack: list[tuple[C.Cond, bool]] = [(c, False)]
+    while stack:
+        x, ready = stack.pop()
+        subs: tuple[C.Cond, ...] = (
+            x.args if isinstance(x, C.BoolOp) else (x.arg,) if isinstance(x, C.Not) else ()
+        )
+        if subs and not ready:
+            stack.append((x, True))
+            stack.extend((y, False) for y in reversed(subs))
+            continue
+        texts = done[len(done) - len(subs) :]
+        del done[len(done) - len(subs) :]
+        match x:
+            case C.BoolOp(op, xs):
+                parts = (f"({t})" if isinstance(y, (C.BoolOp, C.Not)) else t for y, t in zip(xs, texts))
+                done.append(f" {op} ".join(parts))
+            case C.Not():
+                done.append(f"not ({texts[0]})")
+            case _:
+                done.append(_cmp_text(x))
+    return done[0]
+
+
+def _cmp_text(c: C.Cond) -> str:
+    """A comparison (or a constant) as a person writes it (see :func:`cond_text`)."""
     match c:
         case C.Cmp(op, a, b) if op in ("<", "<=") and (a.is_constant != b.is_constant):
             # expr OP k, OP one of <= >=
@@ -102,17 +128,7 @@ def cond_text(c: C.Cond) -> str:
             return f"{expr} {rel} {k}"
         case C.Cmp("==", a, b) if b.is_constant and expr_negated(a):
             return f"{-a} == {-b}"
-        case C.Cmp():
-            return str(c)
-        case C.BoolOp(op, xs):
-            parts = []
-            for x in xs:
-                s = cond_text(x)
-                parts.append(f"({s})" if isinstance(x, (C.BoolOp, C.Not)) else s)
-            return f" {op} ".join(parts)
-        case C.Not(x):
-            return f"not ({cond_text(x)})"
-        case C.BoolConst():
+        case _:
             return str(c)
 
 
