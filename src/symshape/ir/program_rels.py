@@ -48,7 +48,37 @@ def has_holes(t: ty.Type) -> bool:
 
 
 def join_types(ctx: Context, a: ty.Type, b: ty.Type) -> ty.Type | None:
-    """The least common ancestor of two types (Relax ``StructInfoLCA``); None to defer."""
+    """The least common ancestor of two types (Relax ``StructInfoLCA``); None to defer. Tuples of
+    one length are joined field by field, nested ones iteratively, left to right."""
+    done: list[ty.Type] = []  # the joins finished so far, in order
+    stack: list[tuple[ty.Type, ty.Type, bool]] = [(a, b, False)]
+    while stack:
+        x, y, ready = stack.pop()
+        if ready:  # a pair of tuples whose fields are joined
+            assert isinstance(x, ty.TupleType)
+            n = len(x.fields)
+            fields = tuple(done[len(done) - n :])
+            del done[len(done) - n :]
+            done.append(ty.TupleType(fields))
+            continue
+        if (
+            isinstance(x, ty.TupleType)
+            and isinstance(y, ty.TupleType)
+            and x != y
+            and len(x.fields) == len(y.fields)
+        ):
+            stack.append((x, y, True))
+            stack.extend((fx, fy, False) for fx, fy in reversed(list(zip(x.fields, y.fields))))
+            continue
+        j = _join_one(ctx, x, y)
+        if j is None:
+            return None
+        done.append(j)
+    return done[0]
+
+
+def _join_one(ctx: Context, a: ty.Type, b: ty.Type) -> ty.Type | None:
+    """:func:`join_types` of two types that are not tuples of one length."""
     if isinstance(a, ty.IncompleteType) or isinstance(b, ty.IncompleteType):
         if not ctx.final:
             return None
@@ -74,16 +104,7 @@ def join_types(ctx: Context, a: ty.Type, b: ty.Type) -> ty.Type | None:
                 value = join_values(a.value, b.value, lambda x, y: ctx.prove(eq(x, y)) is True)
             return ty.TensorType(tuple(dims), dtype, value)
         case ty.TupleType(), ty.TupleType():
-            fa, fb = a.fields, b.fields
-            if len(fa) != len(fb):
-                return ty.ObjectType()
-            out = []
-            for fx, fy in zip(fa, fb):
-                j = join_types(ctx, fx, fy)
-                if j is None:
-                    return None
-                out.append(j)
-            return ty.TupleType(tuple(out))
+            return ty.ObjectType()  # of different lengths (join_types joins the others by field)
         case ty.ShapeType(na), ty.ShapeType(nb):
             return ty.ShapeType(na if na == nb else None)
         case _:
