@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import symshape as ss
 from symshape.encoding.dtypes import dtype_name
-from symshape.ir.expr import static_arity, static_dtype, static_kind
+from symshape.ir.frontend import static_arity, static_dtype, static_kind
 
 N, M, K = ss.dims("N M K")
 SIZES = {N: 4, M: 5, K: 6}

@@ -29,7 +29,9 @@ from symshape.encoding.types import (
     parse_type,
 )
 from symshape.errors import ERROR_CODES, SymshapeError
-from symshape.ir.expr import (
+from symshape.ir.infer import infer
+from symshape.ir.module import Module, TypeData
+from symshape.ir.nodes import (
     Call,
     Clause,
     Constant,
@@ -53,8 +55,6 @@ from symshape.ir.expr import (
     const,
     var,
 )
-from symshape.ir.infer import infer
-from symshape.ir.module import Module, TypeData
 from symshape.ir.normalize import normalize, well_formed
 from symshape.ir.op import Op, register_op
 from symshape.ir.result import InferenceResult

@@ -72,6 +72,27 @@ def _version() -> str:
     return __version__
 
 
+_COMMANDS: dict[str, tuple[str, str]] = {  # the subcommands: their help and description
+    "demo": (
+        "infer the bundled examples: a symbolic model, a guarded one, a broken one",
+        "Infer the bundled example programs and print their types, guards and errors. "
+        "Exits 0 when every example ends as intended (the broken example is meant to fail), "
+        "1 otherwise.",
+    ),
+    "check": (
+        "run a Python file that defines `model` and type-check the model",
+        "Execute PATH, take its module-level `model` (an ss.Function, ss.Module or "
+        "other expression), infer its types and print the report. Exits 0 if well typed, "
+        "1 on type errors, 2 on bad usage.",
+    ),
+    "codes": ("list the error-code catalogue", "Print every error code with its one-line description."),
+}
+
+
+def _json_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``symshape``."""
     p = _Parser(
@@ -82,39 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"symshape {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = sub.add_parser(
-        "demo",
-        help="infer the bundled examples: a symbolic model, a guarded one, a broken one",
-        description="Infer the bundled example programs and print their types, guards and errors. "
-        "Exits 0 when every example ends as intended (the broken example is meant to fail), "
-        "1 otherwise.",
-    )
-    demo.add_argument("--json", action="store_true", help="print one JSON document instead of text")
-
-    check = sub.add_parser(
-        "check",
-        help="run a Python file that defines `model` and type-check the model",
-        description="Execute PATH, take its module-level `model` (an ss.Function, ss.Module or "
-        "other expression), infer its types and print the report. Exits 0 if well typed, "
-        "1 on type errors, 2 on bad usage.",
-    )
+    demo, check, codes = (sub.add_parser(n, help=h, description=d) for n, (h, d) in _COMMANDS.items())
+    _json_flag(demo)
     check.add_argument("path", metavar="PATH", help="a Python file defining a module-level `model`")
     check.add_argument("--strict", action="store_true", help="report every guard as an error")
     check.add_argument(
         "--timeout-ms", type=int, default=2000, metavar="MS", help="Z3 timeout per query (default 2000)"
     )
-    check.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    _json_flag(check)
     check.add_argument(  # ONNX models (symshape.onnx.cli)
         "--dim", action="append", default=[], metavar="NAME[=VALUE]",
         help="ONNX models (PATH ending in .onnx): dim_param NAME is VALUE, or a symbol; a NAME that "
         "is not a dim_param names the inputs' dimension 0 (the batch)",
     )  # fmt: skip
 
-    codes = sub.add_parser(
-        "codes",
-        help="list the error-code catalogue",
-        description="Print every error code with its one-line description.",
-    )
     codes.add_argument("--markdown", action="store_true", help="print the README's table (with HTML anchors)")
     return p
 
@@ -265,7 +267,7 @@ def codes_markdown() -> str:
 
 def _load_model(path: str) -> Any:
     import symshape as ss
-    from symshape.ir.expr import Expr
+    from symshape.ir.nodes import Expr
 
     if not os.path.exists(path):
         raise _UsageError(f"no such file: {path}")
@@ -321,7 +323,7 @@ def _user_frame(e: BaseException, path: str) -> tuple[str | None, int | None]:
 
 def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
     import symshape as ss
-    from symshape.ir.expr import Expr
+    from symshape.ir.nodes import Expr
 
     if timeout_ms <= 0:
         raise _UsageError(f"--timeout-ms must be positive, got {timeout_ms}")

@@ -32,25 +32,16 @@ solution), :mod:`~symshape.display.graph` (the dependency graph, ``dot``) and
 
 from __future__ import annotations
 
+from typing import get_args
+
 from symshape.display.draw import draw
 from symshape.display.elements import diagnostic_html, dim_html, type_html
 from symshape.display.graph import result_graph, to_dot
 from symshape.display.result import result_html, result_text
 from symshape.display.solution import solution_html, solution_text
 from symshape.encoding.dims import Dim
-from symshape.encoding.types import (
-    FuncType,
-    GlobalTypeVar,
-    IncompleteType,
-    ObjectType,
-    ShapeType,
-    TensorType,
-    TupleType,
-    TypeCall,
-    TypeRelation,
-    TypeVar,
-)
-from symshape.ir.expr import Expr
+from symshape.encoding.types import Type, TypeRelation
+from symshape.ir.nodes import Expr
 from symshape.ir.printer import expr_str
 from symshape.ir.result import InferenceResult
 from symshape.solver.diagnostics import Diagnostic
@@ -74,10 +65,7 @@ __all__ = [
 def _register() -> None:
     """Register every view with :mod:`symshape.views` (the classes delegate to it)."""
     register_view(View.HTML, Dim, dim_html)
-    for cls in (
-        TensorType, TupleType, FuncType, TypeRelation, TypeVar, IncompleteType, GlobalTypeVar,
-        TypeCall, ObjectType, ShapeType,
-    ):  # fmt: skip
+    for cls in (*get_args(Type), TypeRelation):  # every class of the Type union, and relations
         register_view(View.HTML, cls, type_html)
     register_view(View.HTML, Diagnostic, diagnostic_html)
     register_view(View.TEXT, Diagnostic, Diagnostic.render)

@@ -17,8 +17,8 @@ from symshape.display.elements import counts, diagnostic_html, guards_html, stat
 from symshape.display.style import CELL, GUARD, MAX_ROWS, RED, ROW_BG, TABLE, esc, short_span
 from symshape.encoding.types import Attrs, Type
 from symshape.errors import SymshapeError
-from symshape.ir.expr import Call, Constant, Expr, Function, GlobalVar, Tuple, TupleGetItem, Var
 from symshape.ir.module import Module
+from symshape.ir.nodes import Call, Constant, Expr, Function, GlobalVar, Tuple, TupleGetItem, Var
 from symshape.ir.op import Op
 from symshape.ir.result import InferenceResult
 from symshape.solver.diagnostics import Guard, Origin

@@ -24,8 +24,8 @@ from symshape.encoding.types import (
     subst_typevars,
 )
 from symshape.errors import ARITY_MISMATCH, IMPURE_CALL, TYPE_MISMATCH, UNDEFINED_VAR
-from symshape.ir.expr import _EMPTY_ATTRS, Call, Constructor, Function, GlobalVar, Var
 from symshape.ir.module import Module
+from symshape.ir.nodes import _EMPTY_ATTRS, Call, Constructor, Function, GlobalVar, Var
 from symshape.ir.op import Op
 from symshape.ir.program_rels import has_holes, instantiate
 from symshape.ir.purity import impure_globals

@@ -6,7 +6,7 @@ shape: one ``strided_slice`` for every slice and integer (an integer ``i`` is th
 ``i:i+1``), one ``squeeze`` of the integer axes, one ``expand_dims`` per ``None`` and at most one
 ``take`` for an index that is a tensor. Axes left of an ``Ellipsis`` (or of the implicit one at
 the end) count from the start, axes right of it from the end (negative), so the plan needs no
-rank. The module builds no expressions: :meth:`symshape.ir.expr.Expr.__getitem__` turns the
+rank. The module builds no expressions: :meth:`symshape.ir.sugar.ExprSugar.__getitem__` turns the
 steps into calls.
 
 >>> index_plan((Ellipsis, slice(1, None), slice(None, None, 2)), lambda v: False)

@@ -43,35 +43,17 @@ from symshape.errors import (
     INVALID_ARGUMENT,
     SymshapeError,
 )
+from symshape.ir import nodes as X  # noqa: N812
 from symshape.ir.calls import CallGen
-from symshape.ir.expr import (
-    _EMPTY_ATTRS,
-    Call,
-    Constant,
-    Dataflow,
-    Expr,
-    Function,
-    GlobalVar,
-    If,
-    Let,
-    Match,
-    MatchCast,
-    Pattern,
-    PatternConstructor,
-    PatternTuple,
-    PatternVar,
-    Tuple,
-    TupleGetItem,
-    Var,
-    operands,
-)
 from symshape.ir.module import Module
+from symshape.ir.nodes import _EMPTY_ATTRS
 from symshape.ir.op import Op
 from symshape.ir.program_rels import TUPLE_GET_ITEM
 from symshape.ir.purity import callees_first
 from symshape.ir.result import InferenceResult
 from symshape.ir.scope import FnFrame, first_item, syms_of
 from symshape.ir.unbacked import UnbackedSize
+from symshape.ir.visit import operands, pattern_vars
 from symshape.relations.base import get_relation
 from symshape.relations.dynamic import SIZE_OPS
 from symshape.relations.values import constant_type
@@ -82,24 +64,11 @@ from symshape.solver.solve import TypeSolver, gc_paused
 __all__ = ["infer", "InferenceResult", "UnbackedSize"]
 
 
-def _pattern_vars(p: Pattern) -> list[Var]:
-    """The variables a pattern binds, left to right."""
-    out: list[Var] = []
-    stack: list[Pattern] = [p]
-    while stack:
-        q = stack.pop()
-        if isinstance(q, PatternVar):
-            out.append(q.var)
-        elif isinstance(q, (PatternConstructor, PatternTuple)):
-            stack.extend(reversed(q.patterns))
-    return out
-
-
 class _Gen(CallGen):
     """The constraint generator: one iterative pass over the program."""
 
     # -- traversal ------------------------------------------------------------------------------
-    def gen(self, root: Expr) -> Type:
+    def gen(self, root: X.Expr) -> Type:
         # phase 0: enter, 1: exit, 2: bind a variable to a value just generated (``e`` is then a
         # ``(var, value)`` pair): a let-bound variable's type is known before its body is generated,
         # so a call of a let-bound (polymorphic) function in the body is instantiated; 3: a
@@ -108,7 +77,7 @@ class _Gen(CallGen):
         stack: list[tuple[Any, int]] = [(root, 0)]
         types = self.types
         typed = self.typed
-        if isinstance(root, Var):
+        if isinstance(root, X.Var):
             self.use(root, root.span)
         while stack:
             e, phase = stack.pop()
@@ -143,14 +112,14 @@ class _Gen(CallGen):
             if phase == 0:
                 if id(e) in types:
                     continue
-                if type(e) is Call and isinstance(e.callee, Op):
+                if type(e) is X.Call and isinstance(e.callee, Op):
                     # the common case: an operator applied to expressions typed already
                     argtypes = self.typed_args(e)
                     if argtypes is not None:
                         types[id(e)] = self.op_call(e, e.callee, argtypes)
                         typed.append(e)
                         continue
-                if isinstance(e, Var):
+                if isinstance(e, X.Var):
                     self.bind_var(e)
                     continue
                 if id(e) in self.open:
@@ -163,29 +132,29 @@ class _Gen(CallGen):
                 self.open.add(id(e))
                 self.enter(e)
                 stack.append((e, 1))
-                if isinstance(e, Let):
+                if isinstance(e, X.Let):
                     self.uses((e.value, e.body), e.span)
                     stack.append((e.body, 0))
                     stack.append(((e.var, e.value), 2))
                     stack.append((e.value, 0))
-                elif isinstance(e, MatchCast):
+                elif isinstance(e, X.MatchCast):
                     self.uses((e.value, e.body), e.span)
                     # the cast's facts (new symbols defined by the value) precede the body's relations
                     stack.append((e.body, 0))
                     stack.append((e, 3))
                     stack.append((e.value, 0))
-                elif isinstance(e, Dataflow):
+                elif isinstance(e, X.Dataflow):
                     self.uses((e.body,), e.span)
                     stack.append((e.body, 0))
                     stack.append(((e, 0), 4))
-                elif isinstance(e, Match):
+                elif isinstance(e, X.Match):
                     self.uses((e.value,), e.span)
                     for c in reversed(e.clauses):
-                        vs = tuple(_pattern_vars(c.pattern))
+                        vs = tuple(pattern_vars(c.pattern))
                         stack.append((vs, 6))
                         stack.append((c.body, 0))
                         stack.append((vs, 5))
-                        if c.body.__class__ is Var and c.body not in vs:
+                        if c.body.__class__ is X.Var and c.body not in vs:
                             self.uses((c.body,), e.span)
                     stack.append((e.value, 0))
                 else:
@@ -197,7 +166,7 @@ class _Gen(CallGen):
                 self.set(e, self.exit(e))
         return self.ty(root)
 
-    def bindings(self, df: Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
+    def bindings(self, df: X.Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
         """Generate ``df``'s bindings from ``i`` on: operator calls on typed arguments bound to
         unannotated variables (the common case) directly, the first other one through the stack."""
         types = self.types
@@ -209,7 +178,7 @@ class _Gen(CallGen):
             v, x = binds[i]
             i += 1
             if (
-                type(x) is Call
+                type(x) is X.Call
                 and isinstance(x.callee, Op)
                 and v.type_annotation is None
                 and id(v) not in types
@@ -244,19 +213,19 @@ class _Gen(CallGen):
                     typed += (x, v)
                     binders.append(v)
                     continue
-            if x.__class__ is Var:
+            if x.__class__ is X.Var:
                 self.uses((x,), df.span)
             stack.append(((df, i), 4))
             stack.append(((v, x), 2))
             stack.append((x, 0))
             return
 
-    def enter(self, e: Expr) -> None:
+    def enter(self, e: X.Expr) -> None:
         match e:
-            case Let():
+            case X.Let():
                 self.introduce(e.var, "a let", e.span)
                 self.bind_var(e.var)
-            case Function():
+            case X.Function():
                 owned: set[Sym] = set()
                 for p in e.params:
                     if p.type_annotation is not None:
@@ -267,7 +236,7 @@ class _Gen(CallGen):
                     self.bind_var(p)
                 self.scan_type(e.ret_type, e.span)
                 self.frames.append(FnFrame(e))
-            case MatchCast():
+            case X.MatchCast():
                 self.introduce(e.var, "a match_cast", e.span)
                 self.scan_type(e.type, e.span)
                 new = {s for s in syms_of(e.type) if not self.in_scope(s)}
@@ -276,7 +245,7 @@ class _Gen(CallGen):
                 o = Origin("annotation", f"match_cast to `{e.type}`", e.span)
                 self.set(e.var, self.s.admit(e.type, o))
                 self.binders.append(e.var)
-            case Dataflow():
+            case X.Dataflow():
                 # the binders enter the scope as one set (blocks are long); binders bound before
                 # (here or elsewhere) are reported one by one
                 ids = set(map(id, map(first_item, e.bindings)))
@@ -302,32 +271,32 @@ class _Gen(CallGen):
                     if v.type_annotation is not None:
                         self.bind_var(v)
                 self.frames[-1].dataflow_depth += 1
-            case Match():
+            case X.Match():
                 for c in e.clauses:
                     self.bind_pattern_vars(c.pattern)
-            case Constant():
+            case X.Constant():
                 self.scan_type(e.type, e.span)
-            case Call():
+            case X.Call():
                 self.scan_attrs(e.attrs, e.span)
             case _:
                 pass
 
-    def bind_pattern_vars(self, p: Pattern) -> None:
-        for v in _pattern_vars(p):
+    def bind_pattern_vars(self, p: X.Pattern) -> None:
+        for v in pattern_vars(p):
             self.bind_var(v)
 
-    def exit(self, e: Expr) -> Type:
+    def exit(self, e: X.Expr) -> Type:
         s = self.s
         match e:
-            case Constant():
+            case X.Constant():
                 return constant_type(e.type, e.data)
-            case GlobalVar():
+            case X.GlobalVar():
                 return self.global_type(e)
-            case Call():
+            case X.Call():
                 return self.call(e)
-            case Tuple():
+            case X.Tuple():
                 return TupleType(tuple(self.ty(f) for f in e.fields))
-            case TupleGetItem():
+            case X.TupleGetItem():
                 raw = self.ty(e.tuple_value)
                 tt = s.unifier.shallow(raw)  # only the outer form is needed
                 if isinstance(tt, TupleType):
@@ -338,7 +307,7 @@ class _Gen(CallGen):
                             e.span,
                         )
                         return s.poison(s.hole())
-                    if not isinstance(e.tuple_value, Call):
+                    if not isinstance(e.tuple_value, X.Call):
                         return tt.fields[e.index]
                     # a relation (solved at once) even when the tuple is known: the field then
                     # stays linked to the call that made the tuple in explanations
@@ -353,26 +322,26 @@ class _Gen(CallGen):
                     origin=Origin("relation", f"tuple index .{e.index}", e.span),
                 )
                 return out
-            case Let():
+            case X.Let():
                 self.leave(e.var)
                 return self.ty(e.body)
-            case Function():
+            case X.Function():
                 for p in e.params:
                     self.leave(p)
                 return self.function(e)
-            case If():
+            case X.If():
                 o = Origin("unify", "if condition", e.span)
                 s.unifier.unify(self.ty(e.cond), TensorType((), "bool"), o)
                 return self.join([self.ty(e.then_branch), self.ty(e.else_branch)], e)
-            case Match():
+            case X.Match():
                 vt = self.ty(e.value)
                 for c in e.clauses:
                     self.pattern(c.pattern, vt, e)
                 return self.join([self.ty(c.body) for c in e.clauses], e)
-            case MatchCast():
+            case X.MatchCast():
                 self.leave(e.var)
                 return self.ty(e.body)
-            case Dataflow():
+            case X.Dataflow():
                 ids = self.df_active.pop()
                 if id(e) in self.df_slow:  # a binder still bound by an enclosing binder stays
                     ids = ids - self.var_scope.keys()
@@ -382,14 +351,14 @@ class _Gen(CallGen):
             case _:
                 raise SymshapeError(INVALID_ARGUMENT, f"not an expression: {type(e).__name__}")
 
-    def match_cast(self, e: MatchCast) -> None:
+    def match_cast(self, e: X.MatchCast) -> None:
         o = Origin("relation", f"match_cast to `{e.type}`", e.span)
         new = tuple(sorted(sym.name for sym in self.cast_new.get(id(e), ())))
         self.s.add_relation(
             "match_cast", [self.ty(e.value), self.ty(e.var)], {"new": new}, num_inputs=2, origin=o
         )
 
-    def join(self, branches: list[Type], e: Expr) -> Type:
+    def join(self, branches: list[Type], e: X.Expr) -> Type:
         s = self.s
         if not branches:
             return s.hole()
@@ -403,37 +372,42 @@ class _Gen(CallGen):
         s.add_relation("join", [*branches, out], None, origin=o)
         return out
 
-    def pattern(self, p: Pattern, t: Type, m: Match) -> None:
+    def pattern(self, p: X.Pattern, t: Type, m: X.Match) -> None:
+        """Unify what ``p`` (a clause of ``m``) binds with the parts of ``t``, nested patterns
+        left to right (iteratively)."""
         s = self.s
         o = Origin("unify", "match pattern", m.span)
-        match p:
-            case PatternVar():
-                s.unifier.unify(self.ty(p.var), t, o)
-            case PatternTuple():
-                holes = [s.hole() for _ in p.patterns]
-                s.unifier.unify(t, TupleType(tuple(holes)), o)
-                for q, h in zip(p.patterns, holes):
-                    self.pattern(q, h, m)
-            case PatternConstructor():
-                c = p.constructor
-                td = self.mod.constructor_data(c) if self.mod is not None else None
-                tps = td.type_params if td is not None else ()
-                sub: dict[TypeVar, Type] = {tp: s.hole() for tp in tps}
-                s.unifier.unify(t, TypeCall(c.belong_to, tuple(sub[tp] for tp in tps)), o)
-                if len(p.patterns) != len(c.inputs):
-                    self.error(
-                        ARITY_MISMATCH,
-                        f"pattern {c.name} has {len(p.patterns)} fields, constructor takes {len(c.inputs)}",
-                        m.span,
-                    )
-                    return
-                for q, it in zip(p.patterns, c.inputs):
-                    self.pattern(q, subst_typevars(it, sub), m)
-            case _:
-                pass
+        stack: list[tuple[X.Pattern, Type]] = [(p, t)]
+        while stack:
+            q, qt = stack.pop()
+            match q:
+                case X.PatternVar():
+                    s.unifier.unify(self.ty(q.var), qt, o)
+                case X.PatternTuple():
+                    holes = [s.hole() for _ in q.patterns]
+                    s.unifier.unify(qt, TupleType(tuple(holes)), o)
+                    stack.extend(reversed(list(zip(q.patterns, holes))))
+                case X.PatternConstructor():
+                    c = q.constructor
+                    td = self.mod.constructor_data(c) if self.mod is not None else None
+                    tps = td.type_params if td is not None else ()
+                    sub: dict[TypeVar, Type] = {tp: s.hole() for tp in tps}
+                    s.unifier.unify(qt, TypeCall(c.belong_to, tuple(sub[tp] for tp in tps)), o)
+                    if len(q.patterns) != len(c.inputs):
+                        self.error(
+                            ARITY_MISMATCH,
+                            f"pattern {c.name} has {len(q.patterns)} fields, "
+                            f"constructor takes {len(c.inputs)}",
+                            m.span,
+                        )
+                        continue
+                    fields = [(r, subst_typevars(it, sub)) for r, it in zip(q.patterns, c.inputs)]
+                    stack.extend(reversed(fields))
+                case _:
+                    pass
 
 
-def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) -> InferenceResult:
+def infer(program: X.Expr | Module, strict: bool = False, timeout_ms: int = 2000) -> InferenceResult:
     """Infer the type of every expression of ``program`` (an expression, function or module).
 
     >>> import symshape as ss
@@ -449,7 +423,7 @@ def infer(program: Expr | Module, strict: bool = False, timeout_ms: int = 2000) 
         return _infer(program, strict, timeout_ms)
 
 
-def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceResult:
+def _infer(program: X.Expr | Module, strict: bool, timeout_ms: int) -> InferenceResult:
     solver = TypeSolver(strict=strict, timeout_ms=timeout_ms)
     solver.report_holes = False  # the result names the expressions whose types stay open
     if isinstance(program, Module):
@@ -462,9 +436,9 @@ def _infer(program: Expr | Module, strict: bool, timeout_ms: int) -> InferenceRe
                 scheme = gen.fn_schemes.get(id(f))
                 if scheme is not None and scheme.type_params:
                     gen.generalized[gv.name] = scheme
-    elif isinstance(program, Expr):
+    elif isinstance(program, X.Expr):
         gen = _Gen(solver, None)
-        gen.open_inputs = not isinstance(program, Function)
+        gen.open_inputs = not isinstance(program, X.Function)
         gen.gen(program)
     else:
         raise SymshapeError(

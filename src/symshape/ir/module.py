@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from symshape.encoding.types import GlobalTypeVar, TypeVar, type_str
 from symshape.errors import INVALID_ARGUMENT, UNDEFINED_VAR, SymshapeError
-from symshape.ir.expr import Constructor, Function, GlobalVar
+from symshape.ir.nodes import Constructor, Expr, Function, GlobalVar
 from symshape.ir.printer import expr_str
 
-__all__ = ["Module", "TypeData"]
+__all__ = ["Module", "TypeData", "program_roots"]
 
 
 @dataclass(frozen=True)
@@ -118,3 +118,8 @@ class Module:
         parts = [str(td) for td in self.types.values()]
         parts += [f"def @{g.name} = {expr_str(f)}" for g, f in self._funcs.values()]
         return "\n".join(parts)
+
+
+def program_roots(program: Expr | Module) -> list[Expr]:
+    """The expressions a program consists of: a module's functions, or the expression itself."""
+    return [f for _, f in program.items()] if isinstance(program, Module) else [program]

@@ -15,86 +15,20 @@ scope (``undefined-var``), variables bound twice (``duplicate-binding``) and pur
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from symshape.encoding.types import Type
 from symshape.errors import DUPLICATE_BINDING, IMPURE_CALL, NOT_NORMALIZED, UNDEFINED_VAR
-from symshape.ir.expr import (
-    Call,
-    Clause,
-    Dataflow,
-    Expr,
-    Function,
-    If,
-    Let,
-    Match,
-    MatchCast,
-    Pattern,
-    PatternConstructor,
-    PatternTuple,
-    PatternVar,
-    Tuple,
-    TupleGetItem,
-    Var,
-    operands,
-)
 from symshape.ir.infer import infer
-from symshape.ir.module import Module
+from symshape.ir.module import Module, program_roots
+from symshape.ir.nodes import Call, Dataflow, Expr, Function, Let, Match, MatchCast, Tuple, Var
 from symshape.ir.op import Op
 from symshape.ir.result import InferenceResult
+from symshape.ir.visit import bound_values, operands, pattern_vars, rebuild, rewrite, walk
 from symshape.solver.diagnostics import Diagnostic
 
 __all__ = ["normalize", "well_formed"]
-
-
-def _rebuild(e: Expr, new: list[Expr]) -> Expr:
-    """``e`` with its children replaced by ``new`` (same order as :func:`_kids`)."""
-    out: Expr
-    match e:
-        case Call():
-            callee: Any = new[0] if isinstance(e.callee, Expr) else e.callee
-            args = new[1:] if isinstance(e.callee, Expr) else new
-            c = Call(callee, args, e.attrs)
-            c.pure_override = e.pure_override
-            out = c
-        case Tuple():
-            out = Tuple(new)
-        case TupleGetItem():
-            out = TupleGetItem(new[0], e.index)
-        case Let():
-            out = Let(e.var, new[0], new[1])
-        case Function():
-            out = Function(e.params, new[0], e.ret_type, e.type_params, e.pure, e.attrs)
-        case If():
-            out = If(new[0], new[1], new[2])
-        case Match():
-            out = Match(new[0], [Clause(c.pattern, b) for c, b in zip(e.clauses, new[1:])], e.complete)
-        case MatchCast():
-            out = MatchCast(e.var, new[0], e.type, new[1])
-        case Dataflow():
-            out = Dataflow([(v, x) for (v, _), x in zip(e.bindings, new)], new[-1])
-        case _:
-            return e
-    out.span = e.span
-    return out
-
-
-def _bindings(root: Expr) -> dict[int, Expr]:
-    out: dict[int, Expr] = {}
-    stack = [root]
-    seen: set[int] = set()
-    while stack:
-        e = stack.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, Let):
-            out[id(e.var)] = e.value
-        elif isinstance(e, Dataflow):
-            for v, x in e.bindings:
-                out[id(v)] = x
-        stack.extend(operands(e))
-    return out
 
 
 class ArgTypes(list[Type]):
@@ -142,26 +76,15 @@ def _normalized_call(call: Call, res: InferenceResult, binds: dict[int, Expr]) -
 
 
 def _normalize_expr(root: Expr, res: InferenceResult) -> Expr:
-    binds = _bindings(root)
-    done: dict[int, Expr] = {}
-    stack: list[tuple[Expr, int]] = [(root, 0)]
-    while stack:
-        e, phase = stack.pop()
-        if id(e) in done:
-            continue
-        ks = operands(e)
-        if phase == 0 and ks:
-            stack.append((e, 1))
-            stack.extend((k, 0) for k in reversed(ks) if id(k) not in done)
-            continue
-        new = [done.get(id(k), k) for k in ks]
-        out = e if all(a is b for a, b in zip(new, ks)) else _rebuild(e, new)
-        if isinstance(e, Call):
-            n = _normalized_call(e, res, binds)
-            if n is not None:
-                out = n if out is e else _rebuild(n, [done.get(id(k), k) for k in operands(n)])
-        done[id(e)] = out
-    return done.get(id(root), root)
+    binds = bound_values(root)
+
+    def post(e: Expr, out: Expr, done: Mapping[int, Expr]) -> Expr:
+        n = _normalized_call(e, res, binds) if isinstance(e, Call) else None
+        if n is None:
+            return out
+        return n if out is e else rebuild(n, [done.get(id(k), k) for k in operands(n)])
+
+    return rewrite(root, post)
 
 
 def normalize(program: Expr | Module) -> Expr | Module:
@@ -179,17 +102,7 @@ def normalize(program: Expr | Module) -> Expr | Module:
     return _normalize_expr(program, res)
 
 
-def _pattern_vars(p: Pattern) -> list[Var]:
-    match p:
-        case PatternVar():
-            return [p.var]
-        case PatternConstructor() | PatternTuple():
-            return [v for q in p.patterns for v in _pattern_vars(q)]
-        case _:
-            return []
-
-
-def _scope_check(root: Expr, globals_ok: bool) -> list[Diagnostic]:
+def _scope_check(root: Expr) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
     bound: set[int] = set()
     in_scope: dict[int, int] = {}
@@ -237,7 +150,7 @@ def _scope_check(root: Expr, globals_ok: bool) -> list[Diagnostic]:
         if isinstance(e, Match):
             stack.append(("visit", e.value))
             for c in e.clauses:
-                vs = _pattern_vars(c.pattern)
+                vs = pattern_vars(c.pattern)
                 for v in vs:
                     bind(v)
                 stack.append(("unbind", vs))
@@ -245,32 +158,21 @@ def _scope_check(root: Expr, globals_ok: bool) -> list[Diagnostic]:
             continue
         for k in reversed(operands(e)):
             stack.append(("visit", k))
-    _ = globals_ok
     return diags
 
 
 def well_formed(program: Expr | Module) -> list[Diagnostic]:
     """Diagnostics for calls normalization would change, scope errors and purity violations."""
     res = infer(program)
-    roots: list[Expr] = (
-        [f for _, f in program.items()] if isinstance(program, Module) else [program]
-    )
     diags: list[Diagnostic] = []
-    for r in roots:
-        diags.extend(_scope_check(r, isinstance(program, Module)))
-        binds = _bindings(r)
-        stack = [r]
-        seen: set[int] = set()
-        while stack:
-            e = stack.pop()
-            if id(e) in seen:
-                continue
-            seen.add(id(e))
+    for r in program_roots(program):
+        diags.extend(_scope_check(r))
+        binds = bound_values(r)
+        for e in walk(r):
             if isinstance(e, Call) and _normalized_call(e, res, binds) is not None:
                 name = e.callee.name if isinstance(e.callee, Op) else "call"
                 diags.append(
                     Diagnostic(NOT_NORMALIZED.code, f"{name} call is not in normal form", e.span)
                 )
-            stack.extend(operands(e))
     diags.extend(d for d in res.errors if d.code == IMPURE_CALL.code)
     return diags

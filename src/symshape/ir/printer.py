@@ -14,8 +14,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from symshape.encoding.types import Type
-from symshape.ir import expr as X  # noqa: N812
-from symshape.ir.expr import Constructor
+from symshape.ir import nodes as X  # noqa: N812
 from symshape.ir.op import Op
 
 __all__ = ["expr_str", "print_program"]
@@ -83,7 +82,7 @@ class _Printer:
             case X.Constant():
                 return f"meta[Constant][{e.type}]"
             case X.Call():
-                if isinstance(e.callee, (Op, Constructor)):
+                if isinstance(e.callee, (Op, X.Constructor)):
                     head = e.callee.name
                 else:
                     head = yield (e.callee, 0)
@@ -151,16 +150,28 @@ class _Printer:
                 return repr(e)
 
     def pattern(self, p: Any) -> str:
-        match p:
-            case X.PatternVar():
-                return self.name(p.var)
-            case X.PatternConstructor():
-                inner = ", ".join(self.pattern(q) for q in p.patterns)
-                return f"{p.constructor.name}({inner})" if p.patterns else p.constructor.name
-            case X.PatternTuple():
-                return "(" + ", ".join(self.pattern(q) for q in p.patterns) + ")"
-            case _:
-                return "_"
+        """The text of a match pattern (nested patterns iteratively, left to right)."""
+        done: list[str] = []  # the texts of the patterns finished so far, in order
+        stack: list[tuple[Any, bool]] = [(p, False)]
+        while stack:
+            q, ready = stack.pop()
+            subs = q.patterns if isinstance(q, (X.PatternConstructor, X.PatternTuple)) else ()
+            if subs and not ready:
+                stack.append((q, True))
+                stack.extend((r, False) for r in reversed(subs))
+                continue
+            inner = ", ".join(done[len(done) - len(subs) :])
+            del done[len(done) - len(subs) :]
+            match q:
+                case X.PatternVar():
+                    done.append(self.name(q.var))
+                case X.PatternConstructor():
+                    done.append(f"{q.constructor.name}({inner})" if subs else q.constructor.name)
+                case X.PatternTuple():
+                    done.append(f"({inner})")
+                case _:
+                    done.append("_")
+        return done[0]
 
 
 def expr_str(e: Any, type_of: TypeOf | None = None) -> str:

@@ -12,24 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from symshape.encoding import types as ty
 from symshape.encoding.conds import eq
 from symshape.encoding.dims import Dim, DimLike, Sym, fresh_dimvar, fresh_join
-from symshape.encoding.types import (
-    Attrs,
-    FuncType,
-    IncompleteType,
-    ObjectType,
-    ShapeType,
-    Tensor,
-    TensorType,
-    TupleType,
-    Type,
-    TypeRelation,
-    TypeVar,
-    iter_holes,
-    map_dims,
-    subst_typevars,
-)
 from symshape.encoding.values import join_values
 from symshape.errors import (
     ARITY_MISMATCH,
@@ -43,14 +28,14 @@ from symshape.relations.base import Context, get_relation, register_relation
 __all__ = ["join_types", "has_holes", "instantiate", "TUPLE_GET_ITEM"]
 
 
-def _tuple_get_item_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+def _tuple_get_item_rel(ctx: Context, args: Sequence[ty.Type], attrs: ty.Attrs) -> bool:
     """``out = tup.fields[index]`` once the tuple's type is known."""
     tup, out = args[0], args[1]
-    if isinstance(tup, IncompleteType):
+    if isinstance(tup, ty.IncompleteType):
         return False
     idx = attrs.get("index", 0)
     assert isinstance(idx, int)
-    if not isinstance(tup, TupleType):
+    if not isinstance(tup, ty.TupleType):
         ctx.fail(TYPE_MISMATCH, f"indexing `{tup}` with .{idx}: not a tuple")
     if not 0 <= idx < len(tup.fields):
         ctx.fail(ARITY_MISMATCH, f"tuple index {idx} out of range for `{tup}`")
@@ -58,23 +43,53 @@ def _tuple_get_item_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> boo
     return True
 
 
-def has_holes(t: Type) -> bool:
-    return any(True for _ in iter_holes(t))
+def has_holes(t: ty.Type) -> bool:
+    return any(True for _ in ty.iter_holes(t))
 
 
-def join_types(ctx: Context, a: Type, b: Type) -> Type | None:
-    """The least common ancestor of two types (Relax ``StructInfoLCA``); None to defer."""
-    if isinstance(a, IncompleteType) or isinstance(b, IncompleteType):
+def join_types(ctx: Context, a: ty.Type, b: ty.Type) -> ty.Type | None:
+    """The least common ancestor of two types (Relax ``StructInfoLCA``); None to defer. Tuples of
+    one length are joined field by field, nested ones iteratively, left to right."""
+    done: list[ty.Type] = []  # the joins finished so far, in order
+    stack: list[tuple[ty.Type, ty.Type, bool]] = [(a, b, False)]
+    while stack:
+        x, y, ready = stack.pop()
+        if ready:  # a pair of tuples whose fields are joined
+            assert isinstance(x, ty.TupleType)
+            n = len(x.fields)
+            fields = tuple(done[len(done) - n :])
+            del done[len(done) - n :]
+            done.append(ty.TupleType(fields))
+            continue
+        if (
+            isinstance(x, ty.TupleType)
+            and isinstance(y, ty.TupleType)
+            and x != y
+            and len(x.fields) == len(y.fields)
+        ):
+            stack.append((x, y, True))
+            stack.extend((fx, fy, False) for fx, fy in reversed(list(zip(x.fields, y.fields))))
+            continue
+        j = _join_one(ctx, x, y)
+        if j is None:
+            return None
+        done.append(j)
+    return done[0]
+
+
+def _join_one(ctx: Context, a: ty.Type, b: ty.Type) -> ty.Type | None:
+    """:func:`join_types` of two types that are not tuples of one length."""
+    if isinstance(a, ty.IncompleteType) or isinstance(b, ty.IncompleteType):
         if not ctx.final:
             return None
         return ctx.unify(a, b)
     if a == b:
         return a
     match a, b:
-        case TensorType(), TensorType():
+        case ty.TensorType(), ty.TensorType():
             dtype = a.dtype if a.dtype == b.dtype else None
             if a.ndim is None or b.ndim is None or a.ndim != b.ndim:
-                return Tensor(None, dtype)
+                return ty.Tensor(None, dtype)
             dims: list[Dim] = []
             for x, y in zip(a.dims, b.dims):
                 if x == y or ctx.prove(eq(x, y)) is True:
@@ -87,32 +102,23 @@ def join_types(ctx: Context, a: Type, b: Type) -> Type | None:
             if a.value is not None and b.value is not None and dtype is not None:
                 # equal entries stay, the others become unknown (see symshape.encoding.values)
                 value = join_values(a.value, b.value, lambda x, y: ctx.prove(eq(x, y)) is True)
-            return TensorType(tuple(dims), dtype, value)
-        case TupleType(), TupleType():
-            fa, fb = a.fields, b.fields
-            if len(fa) != len(fb):
-                return ObjectType()
-            out = []
-            for fx, fy in zip(fa, fb):
-                j = join_types(ctx, fx, fy)
-                if j is None:
-                    return None
-                out.append(j)
-            return TupleType(tuple(out))
-        case ShapeType(na), ShapeType(nb):
-            return ShapeType(na if na == nb else None)
+            return ty.TensorType(tuple(dims), dtype, value)
+        case ty.TupleType(), ty.TupleType():
+            return ty.ObjectType()  # of different lengths (join_types joins the others by field)
+        case ty.ShapeType(na), ty.ShapeType(nb):
+            return ty.ShapeType(na if na == nb else None)
         case _:
             if has_holes(a) or has_holes(b):
                 if not ctx.final:
                     return None
                 return ctx.unify(a, b)
-            return ObjectType()
+            return ty.ObjectType()
 
 
-def _join_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+def _join_rel(ctx: Context, args: Sequence[ty.Type], attrs: ty.Attrs) -> bool:
     """``out`` is the join of the branch types."""
     branches, out = args[:-1], args[-1]
-    acc: Type | None = branches[0]
+    acc: ty.Type | None = branches[0]
     for b in branches[1:]:
         assert acc is not None
         acc = join_types(ctx, acc, b)
@@ -123,12 +129,12 @@ def _join_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     return True
 
 
-def _match_cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+def _match_cast_rel(ctx: Context, args: Sequence[ty.Type], attrs: ty.Attrs) -> bool:
     """Check a value's type against a cast target; new symbols are equated with the value's dims."""
     val, target = args[0], args[1]
-    if isinstance(val, IncompleteType):
+    if isinstance(val, ty.IncompleteType):
         return False
-    if isinstance(target, TensorType) and isinstance(val, TensorType):
+    if isinstance(target, ty.TensorType) and isinstance(val, ty.TensorType):
         if val.dtype is not None and target.dtype is not None and val.dtype != target.dtype:
             ctx.fail(
                 DTYPE_MISMATCH, f"match_cast of `{val}` to `{target}`: dtype {val.dtype} vs {target.dtype}"
@@ -158,7 +164,7 @@ def _match_cast_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
                     f"match_cast of `{val}` to `{target}`: dimension {i}: {x} vs {y}",
                 )
         return True
-    if isinstance(target, (ObjectType,)):
+    if isinstance(target, (ty.ObjectType,)):
         return True
     if type(val) is not type(target):
         ctx.fail(TYPE_MISMATCH, f"match_cast of `{val}` to `{target}` can never succeed")
@@ -171,12 +177,12 @@ register_relation("join", _join_rel)
 register_relation("match_cast", _match_cast_rel)
 
 
-def instantiate(ft: FuncType, fresh_hole: Any) -> FuncType:
+def instantiate(ft: ty.FuncType, fresh_hole: Any) -> ty.FuncType:
     """``ft`` with its ``type`` parameters replaced by fresh holes and its ``dim`` parameters (the
     symbols its parameter annotations own) by fresh unknown dimensions."""
     if not ft.type_params:
         return ft
-    sub: dict[TypeVar, Type] = {}
+    sub: dict[ty.TypeVar, ty.Type] = {}
     dsub: dict[Any, DimLike] = {}
     for tp in ft.type_params:
         if tp.kind == "dim":
@@ -184,23 +190,23 @@ def instantiate(ft: FuncType, fresh_hole: Any) -> FuncType:
         elif tp.kind == "type":
             sub[tp] = fresh_hole()
 
-    def inst(t: Type) -> Type:
-        t = subst_typevars(t, sub)
+    def inst(t: ty.Type) -> ty.Type:
+        t = ty.subst_typevars(t, sub)
         if dsub:
-            t = map_dims(t, lambda d: d.subs(dsub))
+            t = ty.map_dims(t, lambda d: d.subs(dsub))
         return t
 
     rest = tuple(tp for tp in ft.type_params if tp.kind not in ("dim", "type"))
-    return FuncType(
+    return ty.FuncType(
         tuple(inst(p) for p in ft.params),
         inst(ft.ret),
         rest,
-        tuple(TypeRelation(r.name, tuple(inst(a) for a in r.args), r.attrs) for r in ft.relations),
+        tuple(ty.TypeRelation(r.name, tuple(inst(a) for a in r.args), r.attrs) for r in ft.relations),
         ft.pure,
     )
 
 
-def _call_generalized_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+def _call_generalized_rel(ctx: Context, args: Sequence[ty.Type], attrs: ty.Attrs) -> bool:
     """A call of a generalized global function whose type still had holes when the call was
     generated (its return type is found by solving, as for unannotated recursion): once the
     type is complete, it is instantiated for this call (``args``: the type, the arguments, the
@@ -208,7 +214,7 @@ def _call_generalized_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> b
     scheme, argtypes, out = args[0], args[1:-1], args[-1]
     if has_holes(scheme) and not ctx.final:
         return False
-    if not isinstance(scheme, FuncType):
+    if not isinstance(scheme, ty.FuncType):
         ctx.fail(TYPE_MISMATCH, f"only functions can be called, found `{scheme}`")
     ft = instantiate(scheme, ctx.fresh_hole)
     if len(ft.params) != len(argtypes):

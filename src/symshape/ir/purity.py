@@ -6,52 +6,22 @@ functions, is impure.
 
 from __future__ import annotations
 
-from symshape.ir.expr import (
-    Call,
-    Expr,
-    Function,
-    GlobalVar,
-    operands,
-)
 from symshape.ir.module import Module
+from symshape.ir.nodes import Call, Function, GlobalVar
 from symshape.ir.op import Op
+from symshape.ir.visit import walk
 
 __all__ = ["globals_used", "own_calls", "impure_globals", "callees_first"]
 
 
 def globals_used(f: Function) -> list[str]:
-    out: list[str] = []
-    seen: set[int] = set()
-    stack: list[Expr] = [f]
-    while stack:
-        e = stack.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, GlobalVar):
-            if e.name not in out:
-                out.append(e.name)
-            continue
-        if isinstance(e, Call) and isinstance(e.callee, Expr):
-            stack.append(e.callee)
-        stack.extend(reversed(operands(e)))
-    return out
+    """The names of the global functions ``f`` uses, in program order."""
+    return list(dict.fromkeys(e.name for e in walk(f) if isinstance(e, GlobalVar)))
 
 
 def own_calls(f: Function) -> list[Call]:
     """The calls made by ``f`` itself (not those inside the function literals it contains)."""
-    out: list[Call] = []
-    seen: set[int] = set()
-    stack: list[Expr] = [f.body]
-    while stack:
-        e = stack.pop()
-        if id(e) in seen or isinstance(e, Function):
-            continue
-        seen.add(id(e))
-        if isinstance(e, Call):
-            out.append(e)
-        stack.extend(operands(e))
-    return out
+    return [e for e in walk(f.body, into=lambda e: not isinstance(e, Function)) if isinstance(e, Call)]
 
 
 def impure_globals(mod: Module) -> set[str]:

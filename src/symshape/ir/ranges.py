@@ -34,7 +34,7 @@ refuted, or unknown) and carries notes: the table and where the indices' range w
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -42,9 +42,11 @@ from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, ge, lt
 from symshape.encoding.dims import Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import TensorType
 from symshape.encoding.values import RANGE_DTYPES, Range, hull_ranges, meet_ranges, range_str, value_range
-from symshape.ir.expr import Call, Constant, Dataflow, Expr, Let, Tuple, Var
+from symshape.ir.module import program_roots
+from symshape.ir.nodes import Call, Constant, Expr, Tuple, Var
 from symshape.ir.op import Op
 from symshape.ir.validity import cond_text
+from symshape.ir.visit import bound_values
 from symshape.relations.common import product
 from symshape.solver.diagnostics import Note, Origin
 from symshape.source import Span
@@ -83,47 +85,6 @@ class RangeFact:
         return s if isinstance(s, Span) else None
 
 
-def _lets(program: Any) -> dict[int, Expr]:
-    """The value bound to each let (and dataflow) variable, by the variable's id."""
-    out: dict[int, Expr] = {}
-    roots: list[Any] = [program]
-    if not isinstance(program, Expr) and hasattr(program, "functions"):
-        fs = program.functions
-        roots = [program[g] for g in (fs() if callable(fs) else fs)]
-    stack: list[Any] = list(roots)
-    seen: set[int] = set()
-    while stack:
-        e = stack.pop()
-        if not isinstance(e, Expr) or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, Let):
-            out[id(e.var)] = e.value
-        elif isinstance(e, Dataflow):
-            for v, bound in e.bindings:
-                out[id(v)] = bound
-        for slot in _slots(e):
-            x = getattr(e, slot, None)
-            if isinstance(x, Expr):
-                stack.append(x)
-            elif isinstance(x, (tuple, list)):
-                for y in x:
-                    if isinstance(y, Expr):
-                        stack.append(y)
-                    elif isinstance(y, tuple):
-                        stack.extend(z for z in y if isinstance(z, Expr))
-                    else:
-                        body = getattr(y, "body", None)  # a match clause
-                        if isinstance(body, Expr):
-                            stack.append(body)
-    return out
-
-
-def _slots(e: Expr) -> Iterator[str]:
-    for cls in type(e).__mro__:
-        yield from getattr(cls, "__slots__", ())
-
-
 def _const_range(c: Constant) -> Range | None:
     data = c.data
     if data is None or c.type.dtype not in RANGE_DTYPES:
@@ -151,7 +112,7 @@ class Ranges:
     def __init__(self, res: InferenceResult) -> None:
         self.res = res
         self.facts: dict[int, RangeFact] = {}
-        self.lets = _lets(res.program)
+        self.lets = bound_values(program_roots(res.program))
         for c in res.calls:
             if isinstance(c.callee, Op):
                 f = self._call(c, c.callee.name)

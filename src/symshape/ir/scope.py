@@ -18,8 +18,8 @@ from typing import Any
 from symshape.encoding.dims import Dim, Sym
 from symshape.encoding.types import Attrs, FuncType, IncompleteType, Type, iter_dims
 from symshape.errors import DUPLICATE_BINDING, INVALID_ARGUMENT, UNDEFINED_VAR, SymshapeError
-from symshape.ir.expr import Call, Expr, Function, Var
 from symshape.ir.module import Module
+from symshape.ir.nodes import Call, Expr, Function, Var
 from symshape.ir.unbacked import UnbackedSize
 from symshape.solver.diagnostics import Origin
 from symshape.solver.solve import TypeSolver

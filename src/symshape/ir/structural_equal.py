@@ -5,26 +5,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from symshape.ir.expr import (
-    Call,
-    Constant,
-    Constructor,
-    Dataflow,
-    Expr,
-    Function,
-    GlobalVar,
-    If,
-    Let,
-    Match,
-    MatchCast,
-    Pattern,
-    PatternConstructor,
-    PatternTuple,
-    PatternVar,
-    Tuple,
-    TupleGetItem,
-    Var,
-)
+from symshape.ir import nodes as X  # noqa: N812
 
 __all__ = ["structural_equal"]
 
@@ -58,7 +39,7 @@ def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
             return None
         return hx is y and hy is x
 
-    def bind(u: Var, v: Var) -> bool:
+    def bind(u: X.Var, v: X.Var) -> bool:
         r = pair(u, v)
         if r is None:
             return u.type_annotation == v.type_annotation
@@ -67,22 +48,22 @@ def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
     stack: list[tuple[Any, Any]] = [(a, b)]
     while stack:
         x, y = stack.pop()
-        if isinstance(x, Pattern) or isinstance(y, Pattern):
+        if isinstance(x, X.Pattern) or isinstance(y, X.Pattern):
             if type(x) is not type(y):
                 return False
-            if isinstance(x, PatternVar):
+            if isinstance(x, X.PatternVar):
                 if not bind(x.var, y.var):
                     return False
-            elif isinstance(x, PatternConstructor):
+            elif isinstance(x, X.PatternConstructor):
                 if x.constructor != y.constructor or len(x.patterns) != len(y.patterns):
                     return False
                 stack.extend(zip(x.patterns, y.patterns))
-            elif isinstance(x, PatternTuple):
+            elif isinstance(x, X.PatternTuple):
                 if len(x.patterns) != len(y.patterns):
                     return False
                 stack.extend(zip(x.patterns, y.patterns))
             continue
-        if not isinstance(x, Expr) or not isinstance(y, Expr):
+        if not isinstance(x, X.Expr) or not isinstance(y, X.Expr):
             if x != y:
                 return False
             continue
@@ -95,45 +76,45 @@ def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
                 return False
             continue
         match x:
-            case Var():
+            case X.Var():
                 # a variable not bound by a binder seen so far: free
                 if x is not y and not map_free_vars:
                     return False
                 if x.type_annotation != y.type_annotation:
                     return False
-            case GlobalVar():
+            case X.GlobalVar():
                 if x.name != y.name:
                     return False
-            case Constant():
+            case X.Constant():
                 if x.type != y.type or not _same_data(x.data, y.data):
                     return False
-            case Call():
+            case X.Call():
                 if x.attrs != y.attrs or x.pure_override != y.pure_override or len(x.args) != len(y.args):
                     return False
-                if isinstance(x.callee, Expr) and isinstance(y.callee, Expr):
+                if isinstance(x.callee, X.Expr) and isinstance(y.callee, X.Expr):
                     stack.append((x.callee, y.callee))
-                elif isinstance(x.callee, Expr) or isinstance(y.callee, Expr):
+                elif isinstance(x.callee, X.Expr) or isinstance(y.callee, X.Expr):
                     return False
-                elif isinstance(x.callee, Constructor):
+                elif isinstance(x.callee, X.Constructor):
                     if x.callee != y.callee:
                         return False
                 elif x.callee is not y.callee:
                     return False
                 stack.extend(zip(x.args, y.args))
-            case Tuple():
+            case X.Tuple():
                 if len(x.fields) != len(y.fields):
                     return False
                 stack.extend(zip(x.fields, y.fields))
-            case TupleGetItem():
+            case X.TupleGetItem():
                 if x.index != y.index:
                     return False
                 stack.append((x.tuple_value, y.tuple_value))
-            case Let():
+            case X.Let():
                 if not bind(x.var, y.var):
                     return False
                 stack.append((x.body, y.body))
                 stack.append((x.value, y.value))
-            case Function():
+            case X.Function():
                 if (
                     len(x.params) != len(y.params)
                     or x.ret_type != y.ret_type
@@ -146,23 +127,23 @@ def structural_equal(a: Any, b: Any, map_free_vars: bool = False) -> bool:
                     if not bind(u, v):
                         return False
                 stack.append((x.body, y.body))
-            case If():
+            case X.If():
                 stack.append((x.else_branch, y.else_branch))
                 stack.append((x.then_branch, y.then_branch))
                 stack.append((x.cond, y.cond))
-            case Match():
+            case X.Match():
                 if x.complete != y.complete or len(x.clauses) != len(y.clauses):
                     return False
                 for cx, cy in reversed(list(zip(x.clauses, y.clauses))):
                     stack.append((cx.body, cy.body))
                     stack.append((cx.pattern, cy.pattern))
                 stack.append((x.value, y.value))
-            case MatchCast():
+            case X.MatchCast():
                 if x.type != y.type or not bind(x.var, y.var):
                     return False
                 stack.append((x.body, y.body))
                 stack.append((x.value, y.value))
-            case Dataflow():
+            case X.Dataflow():
                 if len(x.bindings) != len(y.bindings):
                     return False
                 for (u, _), (v, _) in zip(x.bindings, y.bindings):

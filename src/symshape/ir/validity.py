@@ -36,24 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 import z3
 
-from symshape.encoding.conds import (
-    TRUE,
-    BoolConst,
-    BoolOp,
-    Cmp,
-    Cond,
-    Not,
-    all_of,
-    any_of,
-    cond_dims,
-    cond_value,
-    ge,
-    le,
-)
+from symshape.encoding import conds as C  # noqa: N812
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym
 from symshape.encoding.z3 import Z3Encoder
-from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.ir.expr import Call, Constant, Var
+from symshape.errors import INVALID_ARGUMENT, SymshapeError, expect_mapping
+from symshape.ir.nodes import Call, Constant, Var
 from symshape.solver.diagnostics import Diagnostic, Guard, Note, renumber_ids
 from symshape.solver.simplify import RLIMIT, TIMEOUT_MS
 
@@ -69,7 +56,7 @@ def _truth_at(g: Guard, at: Mapping[Dim | Atom | str, DimLike]) -> bool | None:
     """Whether guard ``g`` holds at the (partial) assignment ``at``: None when it does not decide;
     a division by zero there is False (the operator would fail)."""
     try:
-        return cond_value(g.cond, at)
+        return C.cond_value(g.cond, at)
     except (ZeroDivisionError, ArithmeticError):
         return False
 
@@ -99,12 +86,38 @@ class GuardInfo:
     notes: tuple[Note, ...] = ()
 
 
-def cond_text(c: Cond) -> str:
+def cond_text(c: C.Cond) -> str:
     """``c`` as a person writes it: a strict comparison with a constant reads non-strict
     (``t <= 256`` for ``t < 257``, ``t >= 2`` for ``1 < t``) and a negated side is turned around
-    (``t <= 16`` for ``-t >= -16``); otherwise ``str(c)``."""
+    (``t <= 16`` for ``-t >= -16``); otherwise ``str(c)``. Iterative over ``and``/``or``/``not``."""
+    done: list[str] = []  # the texts of the sub-conditions finished so far, in order
+    stack: list[tuple[C.Cond, bool]] = [(c, False)]
+    while stack:
+        x, ready = stack.pop()
+        subs: tuple[C.Cond, ...] = (
+            x.args if isinstance(x, C.BoolOp) else (x.arg,) if isinstance(x, C.Not) else ()
+        )
+        if subs and not ready:
+            stack.append((x, True))
+            stack.extend((y, False) for y in reversed(subs))
+            continue
+        texts = done[len(done) - len(subs) :]
+        del done[len(done) - len(subs) :]
+        match x:
+            case C.BoolOp(op, xs):
+                parts = (f"({t})" if isinstance(y, (C.BoolOp, C.Not)) else t for y, t in zip(xs, texts))
+                done.append(f" {op} ".join(parts))
+            case C.Not():
+                done.append(f"not ({texts[0]})")
+            case _:
+                done.append(_cmp_text(x))
+    return done[0]
+
+
+def _cmp_text(c: C.Cond) -> str:
+    """A comparison (or a constant) as a person writes it (see :func:`cond_text`)."""
     match c:
-        case Cmp(op, a, b) if op in ("<", "<=") and (a.is_constant != b.is_constant):
+        case C.Cmp(op, a, b) if op in ("<", "<=") and (a.is_constant != b.is_constant):
             # expr OP k, OP one of <= >=
             if b.is_constant:
                 expr, rel, k = a, "<=", b - 1 if op == "<" else b
@@ -113,19 +126,9 @@ def cond_text(c: Cond) -> str:
             if expr_negated(expr):
                 expr, k, rel = -expr, -k, "<=" if rel == ">=" else ">="
             return f"{expr} {rel} {k}"
-        case Cmp("==", a, b) if b.is_constant and expr_negated(a):
+        case C.Cmp("==", a, b) if b.is_constant and expr_negated(a):
             return f"{-a} == {-b}"
-        case Cmp():
-            return str(c)
-        case BoolOp(op, xs):
-            parts = []
-            for x in xs:
-                s = cond_text(x)
-                parts.append(f"({s})" if isinstance(x, (BoolOp, Not)) else s)
-            return f" {op} ".join(parts)
-        case Not(x):
-            return f"not ({cond_text(x)})"
-        case BoolConst():
+        case _:
             return str(c)
 
 
@@ -134,20 +137,20 @@ def expr_negated(d: Dim) -> bool:
     return bool(d.terms) and all(coef < 0 for mono, coef in d.terms if mono) and not d.is_constant
 
 
-def _interval_form(c: Cond) -> Cond:
+def _interval_form(c: C.Cond) -> C.Cond:
     """``c`` as ``lo <= s <= hi`` (either side left out where the declared range says it) when
     it is a condition on one symbol ``s`` whose true values form one interval; else ``c``.
 
     The interval's ends come from Z3's optimizer and the equivalence is checked, both with a
     timeout: ``t == min(1024, t) or t == 1 or min(1024, t) == 1`` is ``t <= 1024``."""
-    if isinstance(c, BoolConst):
+    if isinstance(c, C.BoolConst):
         return c
-    if isinstance(c, Cmp) and all(isinstance(a, Sym) for d in (c.lhs, c.rhs) for a in d.atoms()):
+    if isinstance(c, C.Cmp) and all(isinstance(a, Sym) for d in (c.lhs, c.rhs) for a in d.atoms()):
         return c  # linear already: cond_text writes it plainly
     syms = _sym_atoms(c)
     if len(syms) != 1:
         return c
-    for d in cond_dims(c):
+    for d in C.cond_dims(c):
         if any(isinstance(a, (AnyDim, DimVar)) for a in d.atoms()):
             return c
     s = syms[0]
@@ -180,26 +183,26 @@ def _interval_form(c: Cond) -> Cond:
     except z3.Z3Exception:
         return c
     sym_dim = _sym_dim(c, s)
-    parts: list[Cond] = []
+    parts: list[C.Cond] = []
     if lo is not None and lo > s.min:
-        parts.append(ge(sym_dim, lo))
+        parts.append(C.ge(sym_dim, lo))
     if hi is not None and (s.max is None or hi < s.max):
-        parts.append(le(sym_dim, hi))
-    return all_of(*parts) if parts else TRUE
+        parts.append(C.le(sym_dim, hi))
+    return C.all_of(*parts) if parts else C.TRUE
 
 
-def _sym_dim(c: Cond, s: Sym) -> Dim:
+def _sym_dim(c: C.Cond, s: Sym) -> Dim:
     """The dimension that is the symbol ``s`` (found among ``c``'s)."""
-    for d in cond_dims(c):
+    for d in C.cond_dims(c):
         for x in d.symbols:
             if x.atom is s:
                 return x
     raise AssertionError(s)  # pragma: no cover - s is a symbol of c
 
 
-def _sym_atoms(c: Cond) -> list[Sym]:
+def _sym_atoms(c: C.Cond) -> list[Sym]:
     out: dict[str, Sym] = {}
-    for d in cond_dims(c):
+    for d in C.cond_dims(c):
         for a in d.atoms():
             if isinstance(a, Sym):
                 out.setdefault(a.name, a)
@@ -213,7 +216,7 @@ def _compile(guards: Sequence[Guard]) -> tuple[Callable[[dict[str, int]], bool] 
     names: set[str] = set()
     parts: list[str] = []
     for g in guards:
-        for d in cond_dims(g.cond):
+        for d in C.cond_dims(g.cond):
             for a in d.atoms():
                 if isinstance(a, Sym):
                     if (
@@ -257,35 +260,32 @@ class Validity:
 
     # -- assignments -----------------------------------------------------------------------------
     def _by_name(self, env: Env) -> dict[str, int]:
-        if not isinstance(env, Mapping):
-            raise SymshapeError(
-                INVALID_ARGUMENT,
-                f"an assignment is a mapping of symbols to ints, got {type(env).__name__} {env!r}",
-            )
+        """The assignment ``env`` (symbols or their names to ints) by symbol name."""
         out: dict[str, int] = {}
-        for k, v in env.items():
-            if isinstance(k, Dim):
-                a = k.atom
-                if not isinstance(a, Sym):
-                    raise SymshapeError(
-                        INVALID_ARGUMENT, f"an assignment gives values to symbols, not to {k}"
-                    )
-                name = a.name
-            elif isinstance(k, str):
-                name = k
-                if name not in self.symbols:
-                    known = ", ".join(self.symbols) or "none"
-                    raise SymshapeError(
-                        INVALID_ARGUMENT, f"no symbol of the program is named {k!r} (its symbols: {known})"
-                    )
-            else:
-                raise SymshapeError(INVALID_ARGUMENT, f"an assignment's keys are symbols or names, got {k!r}")
+        for k, v in expect_mapping(env, "an assignment is a mapping of symbols to ints").items():
+            name = self._symbol_name(k)
             if isinstance(v, Dim) and v.constant_value is not None:
                 v = v.constant_value
             if isinstance(v, bool) or not isinstance(v, int):
                 raise SymshapeError(INVALID_ARGUMENT, f"the value of {name} must be an int, got {v!r}")
             out[name] = int(v)
         return out
+
+    def _symbol_name(self, k: object) -> str:
+        """The name of the program's symbol that an assignment's key (a symbol or a name) means."""
+        if isinstance(k, Dim):
+            a = k.atom
+            if not isinstance(a, Sym):
+                raise SymshapeError(INVALID_ARGUMENT, f"an assignment gives values to symbols, not to {k}")
+            return a.name
+        if not isinstance(k, str):
+            raise SymshapeError(INVALID_ARGUMENT, f"an assignment's keys are symbols or names, got {k!r}")
+        if k not in self.symbols:
+            known = ", ".join(self.symbols) or "none"
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"no symbol of the program is named {k!r} (its symbols: {known})"
+            )
+        return k
 
     def _out_of_range(self, vals: Mapping[str, int]) -> list[str]:
         bad: list[str] = []
@@ -343,7 +343,7 @@ class Validity:
             return False, list(open_), []
         return None, [], open_
 
-    def _z3_decide(self, conds: Sequence[Cond], vals: Mapping[str, int]) -> bool | None:
+    def _z3_decide(self, conds: Sequence[C.Cond], vals: Mapping[str, int]) -> bool | None:
         """Whether ``conds`` hold at ``vals`` for every value of what is left open (True), for
         none (False), or neither / unknown (None); under the solver's non-guard facts."""
         enc = Z3Encoder()
@@ -357,7 +357,7 @@ class Validity:
             sym = self.symbols.get(name)
             if sym is not None:
                 s.add(enc.atom(sym) == v)
-        goal = enc.cond(all_of(*conds))
+        goal = enc.cond(C.all_of(*conds))
         s.add(*enc.take_axioms())
         s.push()
         s.add(z3.Not(goal))
@@ -375,7 +375,7 @@ class Validity:
         missing: set[str] = set()
         unknown = False
         for g in open_:
-            for d in cond_dims(g.cond):
+            for d in C.cond_dims(g.cond):
                 for a in d.atoms():
                     if isinstance(a, Sym) and a.name not in vals:
                         missing.add(a.name)
@@ -490,10 +490,10 @@ class Validity:
     def _simplified(self) -> str:
         if self.res.status == "error":
             return "False"
-        conds: list[Cond] = []
+        conds: list[C.Cond] = []
         for g in self.guards:
             c = _interval_form(g.cond)
-            if c is not TRUE and c not in conds:
+            if c is not C.TRUE and c not in conds:
                 conds.append(c)
         kept = self._drop_implied(self._prune_disjuncts(self._drop_implied(conds)))
         if not kept:
@@ -501,30 +501,30 @@ class Validity:
         if len(kept) == 1:
             return cond_text(kept[0])
         return " and ".join(
-            f"({cond_text(c)})" if isinstance(c, BoolOp) and c.op == "or" else cond_text(c) for c in kept
+            f"({cond_text(c)})" if isinstance(c, C.BoolOp) and c.op == "or" else cond_text(c) for c in kept
         )
 
-    def _prune_disjuncts(self, conds: list[Cond]) -> list[Cond]:
+    def _prune_disjuncts(self, conds: list[C.Cond]) -> list[C.Cond]:
         """Each ``or`` guard without the alternatives the other guards rule out: under
         ``h >= 8 and w >= 8``, ``(h//8)*(w//8) == 0 or (h//8)*(w//8) == 16`` is the second
         alternative alone. Z3 under a resource limit: what it cannot rule out stays."""
-        if len(conds) < 2 or not any(isinstance(c, BoolOp) and c.op == "or" for c in conds):
+        if len(conds) < 2 or not any(isinstance(c, C.BoolOp) and c.op == "or" for c in conds):
             return conds
         enc = Z3Encoder()
         terms = [enc.cond(c) for c in conds]
         out = list(conds)
         for i, c in enumerate(conds):
-            if not (isinstance(c, BoolOp) and c.op == "or"):
+            if not (isinstance(c, C.BoolOp) and c.op == "or"):
                 continue
             alts = [enc.cond(a) for a in c.args]
             axioms = enc.take_axioms()
             others = [terms[j] for j in range(len(conds)) if j != i]
             keep = [a for a, t in zip(c.args, alts) if _z3_check([*axioms, *others, t]) != z3.unsat]
             if keep and len(keep) < len(c.args):
-                out[i] = any_of(*keep)
+                out[i] = C.any_of(*keep)
         return out
 
-    def _drop_implied(self, conds: list[Cond]) -> list[Cond]:
+    def _drop_implied(self, conds: list[C.Cond]) -> list[C.Cond]:
         """``conds`` without each one that the others (kept so far) imply; the last first, so the
         earliest stated of equivalent guards stays. Z3 with a timeout: unknown keeps a guard."""
         if len(conds) < 2:
