@@ -60,12 +60,13 @@ from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
 from symshape.solver.positions import Part as _Part
 from symshape.solver.positions import Unsupported as _Unsupported
 from symshape.solver.positions import attr_of as _attr
+from symshape.solver.positions import dim_at
 from symshape.source import Span
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
 from symshape.solver.explain_candidates import Candidate, bfs_order, candidates
-from symshape.solver.explain_members import Explainer, Member, dim_at
+from symshape.solver.explain_members import Explainer, Member
 
 __all__ = ["explain_errors"]
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import gc
 import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -70,63 +69,22 @@ from symshape.errors import (
 )
 from symshape.relations import get_relation
 from symshape.relations.base import RelationDef, RelationFailure
-from symshape.solver import diagnostics as _diagnostics
-from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, conflict_message
+from symshape.solver.diagnostics import Diagnostic, Guard, Origin, conflict_message
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.graph import DependencyGraph
 from symshape.solver.holes import Poison, freshen_any, nonneg_conditions, shape_dims
 from symshape.solver.instance import LoggingUnifier, RelationInstance, SolverContext, op_display_name
+from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
+from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
+from symshape.solver.origins import make_origin, relation_origin
 from symshape.solver.outcome import Solution
+from symshape.solver.provenance import error_diagnostic, provenance
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
 
 __all__ = ["TypeSolver", "gc_paused"]
-
-
-_ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
-
-
-def _origin_fast(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
-    """``Origin(kind, label, span, payload=payload)`` without the frozen dataclass's ``__init__``
-    (one per operator call and per unification: it sets each slot through
-    ``object.__setattr__``, twice the time); the same object, numbered from the same counter."""
-    o: Origin = _new(Origin)
-    _set_kind(o, kind)
-    _set_label(o, label)
-    _set_span(o, span)
-    _set_seq(o, _next_origin())
-    _set_payload(o, payload)
-    _set_expr(o, None)
-    return o
-
-
-def _origin_plain(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
-    return Origin(kind, label, span, payload=payload)
-
-
-def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
-    return _origin_fast("relation", op, span, rid)
-
-
-def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
-    return Origin("relation", op, span, payload=rid)
-
-
-_new = object.__new__
-_next_origin = _diagnostics._origin_ids.__next__
-if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
-    f.default is None for f in dataclasses.fields(Origin)[4:]
-):
-    _set_kind, _set_label, _set_span, _set_seq, _set_payload, _set_expr = (
-        Origin.__dict__[f].__set__ for f in _ORIGIN_FIELDS
-    )
-    relation_origin = _relation_origin_fast
-    make_origin = _origin_fast
-else:  # Origin changed shape: the plain constructor
-    relation_origin = _relation_origin_plain
-    make_origin = _origin_plain
 
 
 @contextlib.contextmanager
@@ -433,29 +391,6 @@ class TypeSolver:
         self._error(code.code, message, origin)
 
     # -- errors ---------------------------------------------------------------------------------
-    def _provenance(self, rel: RelationInstance) -> list[tuple[Origin, str]]:
-        """Where a relation's inputs came from: producing relations (followed back through the
-        chain of operators) and annotations, each with what it contributed."""
-        out: list[tuple[Origin, str]] = []
-        seen: set[int] = set()
-        todo: list[Type] = list(rel.args[: rel.num_inputs])
-        while todo and len(out) < 12:
-            t = todo.pop(0)
-            src = self.sources.get(id(t))
-            if src is not None and src[0] is t:
-                if src[1].seq not in seen:
-                    seen.add(src[1].seq)
-                    out.append((src[1], src[1].label))
-                continue
-            if isinstance(t, IncompleteType):
-                p = self.producer.get(t)
-                if p is not None and p.origin.seq not in seen and p is not rel:
-                    seen.add(p.origin.seq)
-                    res = self.unifier.resolve(t)
-                    out.append((p.origin, f"{p.origin.label} gives `{res}`"))
-                    todo.extend(p.args[: p.num_inputs])
-        return out
-
     def _error(
         self,
         code: str,
@@ -471,21 +406,7 @@ class TypeSolver:
         if key in self._error_keys:
             return
         self._error_keys.add(key)
-        notes = []
-        members = [origin]
-        for f in sorted(core, key=lambda f: f.origin.sort_key()):
-            if f.origin is origin:
-                continue
-            members.append(f.origin)
-            notes.append(Note(f"{f.origin.label} requires `{f.cond}`", f.origin.span))
-        for o, what in sorted(provenance, key=lambda p: p[0].sort_key()):
-            if o is origin or o in members:
-                continue
-            members.append(o)
-            notes.append(Note(what, o.span))
-        self.errors.append(
-            Diagnostic(code, message, origin.span, tuple(notes), origin=origin, core=tuple(members))
-        )
+        self.errors.append(error_diagnostic(code, message, origin, core, provenance))
 
     def _check_nonneg(self, t: Type, origin: Origin) -> None:
         for c, message in nonneg_conditions(t, self._nonneg_checked):
@@ -570,10 +491,10 @@ class TypeSolver:
                 self._register(rel, tuple(u.resolve(a) for a in rel.args))
         except RelationFailure as f:
             rel.state = "failed"
-            self._error(f.code, f.message, rel.origin, provenance=self._provenance(rel))
+            self._error(f.code, f.message, rel.origin, provenance=provenance(self, rel))
         except SymshapeError as e:
             rel.state = "failed"
-            self._error(e.code, e.message, rel.origin, provenance=self._provenance(rel))
+            self._error(e.code, e.message, rel.origin, provenance=provenance(self, rel))
         except RecursionError:
             rel.state = "failed"
             self._error(INVALID_ARGUMENT.code, f"{rel.display}: type too deeply nested", rel.origin)
