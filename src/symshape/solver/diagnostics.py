@@ -19,7 +19,7 @@ Conventions every message and note follows (what a numpy or PyTorch user expects
 * **Operator names.** An operator is named as the user calls it (``dense``, ``relu``,
   ``max_pool2d``, ``sum``), not by its registry name (``nn.dense``) or its relation (``pool2d``,
   ``reduce``): the relation's context name, the origin's label, and so every message prefix,
-  note and chain come from :func:`symshape.solver.solve.op_display_name`, in one place.
+  note and chain come from :func:`symshape.solver.instance.op_display_name`, in one place.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import itertools
 import json
 import linecache
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,7 +98,7 @@ class Note:
 
 
 @dataclass(frozen=True, eq=False)
-class Evidence:
+class Evidence(ABC):
     """The Z3 formulas behind an explained error (see :mod:`symshape.solver.explain`).
 
     ``members[i]`` is what ``Diagnostic.core[i]`` contributes (the primary first, then the notes'
@@ -106,6 +107,9 @@ class Evidence:
     out any one member makes the rest satisfiable (:meth:`check_minimal` re-checks that) — unless
     ``minimized`` is False: the explainer ran out of time (or Z3 could not decide) while
     minimizing, and the diagnostic says so in a note.
+
+    The formulas are Z3's, so the solver layer implements the check
+    (:class:`symshape.solver.evidence.Z3Evidence`); this layer imports no Z3.
     """
 
     members: tuple[Any, ...]
@@ -113,24 +117,9 @@ class Evidence:
     ctx: Any = None
     minimized: bool = True
 
+    @abstractmethod
     def check_minimal(self, members: tuple[Any, ...] | None = None) -> list[str]:
         """Problems with ``members`` (default: this core) as a minimal unsat core; [] if none."""
-        import z3
-
-        ms = self.members if members is None else members
-        problems: list[str] = []
-
-        def sat(fs: tuple[Any, ...]) -> Any:
-            s = z3.Solver(ctx=self.ctx)
-            s.add(*self.axioms, *fs)
-            return s.check()
-
-        if sat(ms) != z3.unsat:
-            problems.append("the members together are satisfiable")
-        for i in range(len(ms)):
-            if sat(ms[:i] + ms[i + 1 :]) != z3.sat:
-                problems.append(f"member {i} is not needed")
-        return problems
 
 
 @dataclass(frozen=True)

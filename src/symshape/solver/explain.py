@@ -56,7 +56,8 @@ from symshape.encoding.types import (
     FuncType,
     IncompleteType,
 )
-from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
+from symshape.solver.diagnostics import Diagnostic, Note, Origin
+from symshape.solver.evidence import Z3Evidence
 from symshape.solver.positions import Part as _Part
 from symshape.solver.positions import Unsupported as _Unsupported
 from symshape.solver.positions import attr_of as _attr
@@ -361,7 +362,7 @@ def _explain_one(
     if not minimized:
         notes.append(Note(f"the explanation was not minimized: {budget.reason}", None))
     members = [primary, *(q for q in core if q != primary)]
-    ev = Evidence(tuple(fs[q] for q in members), tuple(prob.background), ex.ctx, minimized)
+    ev = Z3Evidence(tuple(fs[q] for q in members), tuple(prob.background), ex.ctx, minimized)
     return Diagnostic(
         d.code,
         d.message,
