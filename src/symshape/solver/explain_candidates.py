@@ -10,15 +10,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym
-from symshape.encoding.types import (
-    FuncType,
-    IncompleteType,
-    TensorType,
-    TupleType,
-    Type,
-    TypeCall,
-)
+from symshape.encoding.types import IncompleteType, TensorType, Type
 from symshape.solver.diagnostics import Origin
+from symshape.solver.holes import types_deep
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
@@ -95,39 +89,18 @@ def _type_keys_walk(
     shapes: dict[tuple[Dim, ...], tuple[tuple[str, Any], ...]],
 ) -> None:
     u = solver.unifier
-    stack = [t]
-    seen: set[int] = set()
-    while stack:
-        x = stack.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
+    for x in types_deep(u, t):
         if id(x) in ann:
             out.add(("occ", ann[id(x)][1].seq))
-        cx = type(x)
-        if cx is TensorType:
-            shape = x.shape  # type: ignore[union-attr]
+        if type(x) is TensorType:
+            shape = x.shape
             if isinstance(shape, tuple):
                 keys = shapes.get(shape)
                 if keys is None:
                     keys = shapes[shape] = _shape_keys(shape)
                 out.update(keys)
-            continue
-        match x:
-            case IncompleteType():
-                r = u.find(x)
-                out.add(("hole", r.id))
-                rt = u.resolved.get(r)
-                if rt is not None:
-                    stack.append(rt)
-            case TupleType(fields):
-                stack.extend(fields)
-            case FuncType(params, ret, _, _, _):
-                stack.extend((*params, ret))
-            case TypeCall(_, args):
-                stack.extend(args)
-            case _:
-                pass
+        elif type(x) is IncompleteType:
+            out.add(("hole", u.find(x).id))
 
 
 @dataclass

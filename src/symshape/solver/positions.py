@@ -17,19 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from symshape.encoding import types as ty
 from symshape.encoding.dims import Dim
-from symshape.encoding.types import (
-    FuncType,
-    GlobalTypeVar,
-    IncompleteType,
-    ObjectType,
-    ShapeType,
-    TensorType,
-    TupleType,
-    Type,
-    TypeCall,
-    TypeVar,
-)
+from symshape.encoding.types import FuncType, IncompleteType, TensorType, TupleType, Type, TypeCall
 
 __all__ = [
     "FORMS",
@@ -47,15 +37,16 @@ __all__ = [
 ]
 
 FORMS: dict[type, int] = {
-    TensorType: 1,
-    TupleType: 2,
-    FuncType: 3,
-    TypeCall: 4,
-    TypeVar: 5,
-    GlobalTypeVar: 6,
-    ObjectType: 7,
-    ShapeType: 8,
+    ty.TensorType: 1,
+    ty.TupleType: 2,
+    ty.FuncType: 3,
+    ty.TypeCall: 4,
+    ty.TypeVar: 5,
+    ty.GlobalTypeVar: 6,
+    ty.ObjectType: 7,
+    ty.ShapeType: 8,
 }
+"""The form code of each kind of type (0 for any other)."""
 
 
 class Unsupported(Exception):

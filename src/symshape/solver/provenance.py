@@ -1,8 +1,8 @@
 """Where the values behind an error came from, and the notes that say so.
 
 :func:`provenance` follows a relation's inputs back through the operators that produced them to
-annotations; :func:`error_diagnostic` turns an error's origin, the unsat core Z3 gave and that
-provenance into one :class:`Diagnostic` whose notes are in program order.
+annotations; :func:`core_notes` turns the unsat core Z3 gave for an error and that provenance into
+the notes of its diagnostic, in program order.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from symshape.encoding.types import IncompleteType, Type
-from symshape.solver.diagnostics import Diagnostic, Note, Origin
+from symshape.solver.diagnostics import Note, Origin
 from symshape.solver.session import Fact
 
 if TYPE_CHECKING:
     from symshape.solver.instance import RelationInstance
     from symshape.solver.solve import TypeSolver
 
-__all__ = ["provenance", "error_diagnostic"]
+__all__ = ["provenance", "core_notes"]
 
 _MAX_SOURCES = 12
 
@@ -47,15 +47,12 @@ def provenance(solver: TypeSolver, rel: RelationInstance) -> list[tuple[Origin, 
     return out
 
 
-def error_diagnostic(
-    code: str,
-    message: str,
-    origin: Origin,
-    core: Sequence[Fact] = (),
-    sources: Sequence[tuple[Origin, str]] = (),
-) -> Diagnostic:
-    """The diagnostic of an error at ``origin``: a note per other member of the Z3 ``core`` (what
-    it requires), then per origin of ``sources`` not among them (what it contributed)."""
+def core_notes(
+    origin: Origin, core: Sequence[Fact], sources: Sequence[tuple[Origin, str]]
+) -> tuple[tuple[Note, ...], tuple[Origin, ...]]:
+    """The notes of an error at ``origin`` — one per other member of the Z3 ``core`` (what it
+    requires), then one per origin of ``sources`` not among them (what it contributed), each group
+    in program order — and the members they name (``origin`` first)."""
     notes = []
     members = [origin]
     for f in sorted(core, key=lambda f: f.origin.sort_key()):
@@ -68,4 +65,4 @@ def error_diagnostic(
             continue
         members.append(o)
         notes.append(Note(what, o.span))
-    return Diagnostic(code, message, origin.span, tuple(notes), origin=origin, core=tuple(members))
+    return tuple(notes), tuple(members)

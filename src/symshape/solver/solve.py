@@ -79,7 +79,7 @@ from symshape.solver.origins import _relation_origin_fast as _relation_origin_fa
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
 from symshape.solver.origins import make_origin, relation_origin
 from symshape.solver.outcome import Solution
-from symshape.solver.provenance import error_diagnostic, provenance
+from symshape.solver.provenance import core_notes, provenance
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
@@ -406,7 +406,8 @@ class TypeSolver:
         if key in self._error_keys:
             return
         self._error_keys.add(key)
-        self.errors.append(error_diagnostic(code, message, origin, core, provenance))
+        notes, members = core_notes(origin, core, provenance)
+        self.errors.append(Diagnostic(code, message, origin.span, notes, origin=origin, core=members))
 
     def _check_nonneg(self, t: Type, origin: Origin) -> None:
         for c, message in nonneg_conditions(t, self._nonneg_checked):

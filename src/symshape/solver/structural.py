@@ -9,6 +9,7 @@ input's becomes a *forward* (a link of the explanation, not a note).
 from __future__ import annotations
 
 import itertools
+from dataclasses import InitVar, dataclass
 from typing import TYPE_CHECKING, Any
 
 import z3
@@ -29,6 +30,7 @@ _Key = tuple[int, tuple[int, ...], str]  # (input, position path, "form" | "rank
 _Pert = frozenset[tuple[_Key, int]]  # atoms perturbed, each to its alternative number i
 
 
+@dataclass(eq=False)
 class StructuralRun:
     """The contribution of a relation to a *structural* conflict (ranks, dtypes, forms), made as
     precise as the relation allows.
@@ -53,21 +55,16 @@ class StructuralRun:
     values tried include every other input's, which is what equality checks compare against.
     """
 
-    def __init__(
-        self,
-        ex: Explainer,
-        rel: RelationInstance,
-        nodes: list[Node],
-        ins: list[Type],
-        gins: list[Type],
-        outs: list[Type],
-        run: Any,
-    ) -> None:
-        self.ex = ex
-        self.rel = rel
-        self.gins = gins
-        self.outs = outs
-        self.base = run
+    ex: Explainer
+    rel: RelationInstance
+    nodes: InitVar[list[Node]]  # the inputs' positions
+    ins: InitVar[list[Type]]  # the inputs' real (resolved) types
+    gins: list[Type]  # the generic inputs
+    outs: list[Type]  # the outputs' real types
+    base: Any  # the run on the generic inputs (a SandboxRun)
+
+    def __post_init__(self, nodes: list[Node], ins: list[Type]) -> None:
+        gins = self.gins
         self.atoms: list[tuple[_Key, Any]] = []
         for i, (n, r) in enumerate(zip(nodes, ins)):
             self._atoms(i, n, r, (), self.atoms)
