@@ -28,10 +28,12 @@ import itertools
 import json
 import linecache
 import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import Any, NoReturn
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, cond_dims, decide, map_cond
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym, _atom_dim
@@ -40,6 +42,9 @@ from symshape.source import Span
 from symshape.views import Shown
 
 __all__ = [
+    "TextEnum",
+    "OriginKind",
+    "assert_never",
     "Origin",
     "Note",
     "Diagnostic",
@@ -53,6 +58,41 @@ __all__ = [
     "renumber_ids",
 ]
 
+if sys.version_info >= (3, 11):
+    from typing import assert_never
+else:  # pragma: no cover - Python 3.10
+
+    def assert_never(value: NoReturn) -> NoReturn:
+        """Mark a branch a ``match`` never reaches: mypy checks that every member was handled."""
+        raise AssertionError(f"unhandled value: {value!r}")
+
+
+class TextEnum(str, Enum):
+    """An enum whose members are their strings: ``str()``, ``repr()``, ``format()`` and JSON give
+    the value, and a member equals (and hashes as) its value, so code and reports written for the
+    plain strings read the same.
+
+    >>> OriginKind.RELATION == "relation", str(OriginKind.RELATION), repr(OriginKind.UNIFY)
+    (True, 'relation', "'unify'")
+    """
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class OriginKind(TextEnum):
+    """What an :class:`Origin` is."""
+
+    RELATION = "relation"  # a relation instance: an operator call, a join of branches, ...
+    UNIFY = "unify"  # a unification: a binding, an argument, a pattern
+    ANNOTATION = "annotation"  # a type annotation (a variable's, a return type, a match_cast)
+    HOLE = "hole"  # a hole made through the solver's API
+    EXPR = "expr"  # an expression constraint generation found wrong itself
+
+
 _origin_ids = itertools.count(1)
 
 
@@ -65,6 +105,7 @@ class Origin:
     order they were created, which is program order for constraints generated from a program.
     ``expr`` is the program expression it came from (a variable for an annotation, the call for
     a call's relation) when there is one, so that views find it by identity, never by its text.
+    ``kind`` is an :class:`OriginKind` (a plain string of one of its values compares equal).
     """
 
     kind: str

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym
 from symshape.encoding.types import IncompleteType, TensorType, Type
-from symshape.solver.diagnostics import Origin
+from symshape.solver.diagnostics import Origin, OriginKind
 from symshape.solver.holes import types_deep
+from symshape.solver.instance import RelationState
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
@@ -106,8 +107,8 @@ def _type_keys_walk(
 @dataclass
 class Candidate:
     origin: Origin
-    kind: str  # "annotation" | "unify" | "relation"
-    items: list[Any] = field(default_factory=list)
+    kind: OriginKind  # of the first item: an annotation's origin may also unify
+    items: list[tuple[OriginKind, Any, Any]] = field(default_factory=list)  # (kind, what, with what)
     keys: set[tuple[str, Any]] = field(default_factory=set)
 
 
@@ -115,7 +116,7 @@ def candidates(solver: TypeSolver) -> dict[int, Candidate]:
     ann = {id(t): (t, o) for t, o in solver.sources.values()}
     cands: dict[int, Candidate] = {}
 
-    def get(o: Origin, kind: str) -> Candidate:
+    def get(o: Origin, kind: OriginKind) -> Candidate:
         c = cands.get(o.seq)
         if c is None:
             c = cands[o.seq] = Candidate(o, kind)
@@ -123,20 +124,20 @@ def candidates(solver: TypeSolver) -> dict[int, Candidate]:
 
     shapes = _KeyMemo()
     for t, o in solver.sources.values():
-        c = get(o, "annotation")
-        c.items.append(("annotation", t))
+        c = get(o, OriginKind.ANNOTATION)
+        c.items.append((OriginKind.ANNOTATION, t, None))
         _type_keys(solver, t, ann, c.keys, shapes)
     for a, b, o in solver.unify_log:
-        c = get(o, "unify")
-        c.items.append(("unify", a, b))
+        c = get(o, OriginKind.UNIFY)
+        c.items.append((OriginKind.UNIFY, a, b))
         _type_keys(solver, a, ann, c.keys, shapes)
         _type_keys(solver, b, ann, c.keys, shapes)
     known = shapes.types
     for rel in solver.rels:
-        if rel.state == "poisoned":
+        if rel.state == RelationState.POISONED:
             continue  # downstream of an error: it never ran, so it contributes nothing
-        c = get(rel.origin, "relation")
-        c.items.append(("relation", rel))
+        c = get(rel.origin, OriginKind.RELATION)
+        c.items.append((OriginKind.RELATION, rel, None))
         keys = c.keys
         for t in rel.args:
             hit = known.get(id(t))  # the common case (an input is the output before): inline

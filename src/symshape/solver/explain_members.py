@@ -18,6 +18,7 @@ from symshape.encoding.dims import Atom, Dim, Sym, bounds
 from symshape.encoding.types import FuncType, IncompleteType, TensorType, TupleType, Type, iter_dims
 from symshape.solver.diagnostics import Origin
 from symshape.solver.explain_nodes import GEN_PREFIX, PositionEncoder
+from symshape.solver.instance import RelationState
 from symshape.solver.positions import (
     VALUE_AT,
     Node,
@@ -254,7 +255,7 @@ class Explainer(PositionEncoder):
         m.premise, m.dpremise, m.parts = [], [], []
         link = tier == 1
         for r in m.rels:
-            if tier == 1 and r.rdef.name == "identity" and r.state != "failed":
+            if tier == 1 and r.rdef.name == "identity" and r.state != RelationState.FAILED:
                 # the elementwise identity relation: every argument has the same type
                 first = self.enc(r.args[0])
                 for arg in r.args[1:]:
@@ -303,17 +304,17 @@ class Explainer(PositionEncoder):
                 return None
             return premise, dprem, [], False
         if run.failed:
-            if rel.state != "failed" and tier < 3:
+            if rel.state != RelationState.FAILED and tier < 3:
                 return None  # the generic run lost information the real run had
             return premise, dprem, [Part("fail", "", z3.BoolVal(False, self.ctx))], False
         parts: list[Part] = []
         # an output dimension that is one input dimension as such (batch_norm's and bias_add's
         # data, tuple_get_item's field) only moves a position: a link, not something the call
         # contributes (only where the generic run is the real one)
-        passes = tier == 1 and rel.state != "failed" and not rel.erred
+        passes = tier == 1 and rel.state != RelationState.FAILED and not rel.erred
         try:
             for j, (t, s) in enumerate(zip(rel.args[ni:], run.outputs)):
-                if rel.state != "failed" and not same_structure(s, outs[j]):
+                if rel.state != RelationState.FAILED and not same_structure(s, outs[j]):
                     return None if tier < 3 else (premise, dprem, [], False)
                 for p in self.equate(self.enc(t), self.enc(s, sandbox=True)):
                     prefix = f"output {j} " if len(outs) > 1 else ""
@@ -324,7 +325,7 @@ class Explainer(PositionEncoder):
                 # also one that held at the real values: broadcasting ``a`` with ``b`` ties the two
                 # (``a == b or a == 1 or b == 1``), so the output is pinned by either operand
                 real = map_cond(c, lambda d: d.subs(back)) if back else c
-                held = decide(real) is True and rel.state != "failed"
+                held = decide(real) is True and rel.state != RelationState.FAILED
                 text = self._held_text(c, ins) if held else str(real)
                 parts.append(Part("cond", text, self.z.cond(c), held=held))
         except Unsupported:
@@ -332,7 +333,7 @@ class Explainer(PositionEncoder):
         forwards = (
             not run.conds
             and len(run.outputs) == 1
-            and rel.state != "failed"
+            and rel.state != RelationState.FAILED
             and (any(run.outputs[0] == g for g in gins) or _permutes(run.outputs[0], gins))
         )
         return premise, dprem, parts, forwards

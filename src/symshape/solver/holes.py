@@ -14,15 +14,12 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import BoolConst, Cond, ge
 from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym, bounds, fresh_any
 from symshape.encoding.types import IncompleteType, TensorType, Type, iter_dims, iter_types, map_dims
+from symshape.solver.instance import RelationInstance, RelationState
 from symshape.solver.unify import Unifier
-
-if TYPE_CHECKING:
-    from symshape.solver.instance import RelationInstance
 
 __all__ = ["types_deep", "holes_deep", "unknowns", "freshen_any", "nonneg_conditions", "Poison"]
 
@@ -216,7 +213,7 @@ class Poison:
 
     def skip(self, u: Unifier, rel: RelationInstance) -> None:
         """``rel`` reads a poisoned value: it is not run, and what it writes is poisoned."""
-        rel.state = "poisoned"
+        rel.state = RelationState.POISONED
         ins: set[IncompleteType] = set()
         for t in rel.args[: rel.num_inputs]:
             ins.update(u.find(h) for h in holes_deep(u, t))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from symshape.solver import diagnostics as _diagnostics
-from symshape.solver.diagnostics import Origin
+from symshape.solver.diagnostics import Origin, OriginKind
 from symshape.source import Span
 
 __all__ = ["make_origin", "relation_origin"]
@@ -41,11 +41,11 @@ def _origin_plain(kind: str, label: str, span: Span | None, payload: object = No
 
 
 def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
-    return _origin_fast("relation", op, span, rid)
+    return _origin_fast(OriginKind.RELATION, op, span, rid)
 
 
 def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
-    return Origin("relation", op, span, payload=rid)
+    return Origin(OriginKind.RELATION, op, span, payload=rid)
 
 
 _new = object.__new__

@@ -16,6 +16,7 @@ import z3
 
 from symshape.encoding.dims import Dim, Sym, bounds
 from symshape.encoding.types import IncompleteType, TensorType, TupleType, Type
+from symshape.solver.instance import RelationState
 from symshape.solver.positions import FORMS, Node, Part, Unsupported, attr_of, blank, same_structure, type_at
 from symshape.solver.sandbox import sandbox_run
 
@@ -188,7 +189,7 @@ class StructuralRun:
         key: object = (
             self.rel.rdef,
             self.rel.attrs,
-            self.rel.state == "failed" or self.rel.erred,
+            self.rel.state == RelationState.FAILED or self.rel.erred,
             tuple(_sig(g) for g in self.gins),
             tuple(_sig(o) for o in self.outs),
         )
@@ -206,7 +207,7 @@ class StructuralRun:
 
     def _decide(self) -> Any:
         if self.base.failed:
-            if self.rel.state != "failed" and not self.rel.erred:
+            if self.rel.state != RelationState.FAILED and not self.rel.erred:
                 return None  # the generic run lost information the real (successful) run had
             return ("fail", self._premise(lambda pert: self.outputs(pert) is _FAIL))
         out: list[tuple[int, tuple[int, ...], str, list[_Key], tuple[_Key, int] | None]] = []
@@ -237,7 +238,7 @@ class StructuralRun:
             body = z3.Not(z3.And(*[formula[k] for k in decided[1]], ex.ctx))
             return [], [], [Part("fail", "", body)], False
         parts: list[Part] = []
-        link = rel.state != "failed"
+        link = rel.state != RelationState.FAILED
         ni = rel.num_inputs
         for j, path, kind, keep, fwd in decided[1]:
             o = _node_at(ex.enc(rel.args[ni + j]), path)
