@@ -240,7 +240,6 @@ class PositionEncoder:
 
     def premise(self, n: Node, r: Type) -> list[Any]:
         """``n`` has the structure of the resolved type ``r`` (dimensions free)."""
-        c = self.const
         if isinstance(r, IncompleteType):
             return []
         out = [n.form == FORMS.get(type(r), 0)]
@@ -260,6 +259,5 @@ class PositionEncoder:
                     out.extend(self.premise(k, f))
             case _:
                 out.extend(p.formula for p in self.equate(n, self.struct(r)))
-        _ = c
         return out
 
