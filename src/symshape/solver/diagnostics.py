@@ -19,7 +19,7 @@ Conventions every message and note follows (what a numpy or PyTorch user expects
 * **Operator names.** An operator is named as the user calls it (``dense``, ``relu``,
   ``max_pool2d``, ``sum``), not by its registry name (``nn.dense``) or its relation (``pool2d``,
   ``reduce``): the relation's context name, the origin's label, and so every message prefix,
-  note and chain come from :func:`symshape.solver.solve.op_display_name`, in one place.
+  note and chain come from :func:`symshape.solver.instance.op_display_name`, in one place.
 """
 
 from __future__ import annotations
@@ -28,9 +28,12 @@ import itertools
 import json
 import linecache
 import re
+import sys
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import Any, NoReturn
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, cond_dims, decide, map_cond
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym, _atom_dim
@@ -39,6 +42,9 @@ from symshape.source import Span
 from symshape.views import Shown
 
 __all__ = [
+    "TextEnum",
+    "OriginKind",
+    "assert_never",
     "Origin",
     "Note",
     "Diagnostic",
@@ -52,6 +58,41 @@ __all__ = [
     "renumber_ids",
 ]
 
+if sys.version_info >= (3, 11):
+    from typing import assert_never
+else:  # pragma: no cover - Python 3.10
+
+    def assert_never(value: NoReturn) -> NoReturn:
+        """Mark a branch a ``match`` never reaches: mypy checks that every member was handled."""
+        raise AssertionError(f"unhandled value: {value!r}")
+
+
+class TextEnum(str, Enum):
+    """An enum whose members are their strings: ``str()``, ``repr()``, ``format()`` and JSON give
+    the value, and a member equals (and hashes as) its value, so code and reports written for the
+    plain strings read the same.
+
+    >>> OriginKind.RELATION == "relation", str(OriginKind.RELATION), repr(OriginKind.UNIFY)
+    (True, 'relation', "'unify'")
+    """
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class OriginKind(TextEnum):
+    """What an :class:`Origin` is."""
+
+    RELATION = "relation"  # a relation instance: an operator call, a join of branches, ...
+    UNIFY = "unify"  # a unification: a binding, an argument, a pattern
+    ANNOTATION = "annotation"  # a type annotation (a variable's, a return type, a match_cast)
+    HOLE = "hole"  # a hole made through the solver's API
+    EXPR = "expr"  # an expression constraint generation found wrong itself
+
+
 _origin_ids = itertools.count(1)
 
 
@@ -64,6 +105,7 @@ class Origin:
     order they were created, which is program order for constraints generated from a program.
     ``expr`` is the program expression it came from (a variable for an annotation, the call for
     a call's relation) when there is one, so that views find it by identity, never by its text.
+    ``kind`` is an :class:`OriginKind` (a plain string of one of its values compares equal).
     """
 
     kind: str
@@ -97,7 +139,7 @@ class Note:
 
 
 @dataclass(frozen=True, eq=False)
-class Evidence:
+class Evidence(ABC):
     """The Z3 formulas behind an explained error (see :mod:`symshape.solver.explain`).
 
     ``members[i]`` is what ``Diagnostic.core[i]`` contributes (the primary first, then the notes'
@@ -106,6 +148,9 @@ class Evidence:
     out any one member makes the rest satisfiable (:meth:`check_minimal` re-checks that) — unless
     ``minimized`` is False: the explainer ran out of time (or Z3 could not decide) while
     minimizing, and the diagnostic says so in a note.
+
+    The formulas are Z3's, so the solver layer implements the check
+    (:class:`symshape.solver.evidence.Z3Evidence`); this layer imports no Z3.
     """
 
     members: tuple[Any, ...]
@@ -113,24 +158,9 @@ class Evidence:
     ctx: Any = None
     minimized: bool = True
 
+    @abstractmethod
     def check_minimal(self, members: tuple[Any, ...] | None = None) -> list[str]:
         """Problems with ``members`` (default: this core) as a minimal unsat core; [] if none."""
-        import z3
-
-        ms = self.members if members is None else members
-        problems: list[str] = []
-
-        def sat(fs: tuple[Any, ...]) -> Any:
-            s = z3.Solver(ctx=self.ctx)
-            s.add(*self.axioms, *fs)
-            return s.check()
-
-        if sat(ms) != z3.unsat:
-            problems.append("the members together are satisfiable")
-        for i in range(len(ms)):
-            if sat(ms[:i] + ms[i + 1 :]) != z3.sat:
-                problems.append(f"member {i} is not needed")
-        return problems
 
 
 @dataclass(frozen=True)

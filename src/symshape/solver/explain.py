@@ -56,16 +56,18 @@ from symshape.encoding.types import (
     FuncType,
     IncompleteType,
 )
-from symshape.solver.diagnostics import Diagnostic, Evidence, Note, Origin
+from symshape.solver.diagnostics import Diagnostic, Note, Origin, OriginKind, assert_never
+from symshape.solver.evidence import Z3Evidence
 from symshape.solver.positions import Part as _Part
 from symshape.solver.positions import Unsupported as _Unsupported
 from symshape.solver.positions import attr_of as _attr
+from symshape.solver.positions import dim_at
 from symshape.source import Span
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
 from symshape.solver.explain_candidates import Candidate, bfs_order, candidates
-from symshape.solver.explain_members import Explainer, Member, dim_at
+from symshape.solver.explain_members import Explainer, Member
 
 __all__ = ["explain_errors"]
 
@@ -227,13 +229,18 @@ class _Problem:
 
 
 def _build(ex: Explainer, cand: Candidate) -> None:
-    for item in cand.items:
-        if item[0] == "annotation":
-            ex.add_annotation(item[1], cand.origin)
-        elif item[0] == "unify":
-            ex.add_unification(item[1], item[2], cand.origin)
-        else:
-            ex.add_relation(item[1])
+    for kind, what, other in cand.items:
+        match kind:
+            case OriginKind.ANNOTATION:
+                ex.add_annotation(what, cand.origin)
+            case OriginKind.UNIFY:
+                ex.add_unification(what, other, cand.origin)
+            case OriginKind.RELATION:
+                ex.add_relation(what)
+            case OriginKind.HOLE | OriginKind.EXPR:
+                pass  # (no candidate holds these)
+            case _:
+                assert_never(kind)
 
 
 def _explain_one(
@@ -360,7 +367,7 @@ def _explain_one(
     if not minimized:
         notes.append(Note(f"the explanation was not minimized: {budget.reason}", None))
     members = [primary, *(q for q in core if q != primary)]
-    ev = Evidence(tuple(fs[q] for q in members), tuple(prob.background), ex.ctx, minimized)
+    ev = Z3Evidence(tuple(fs[q] for q in members), tuple(prob.background), ex.ctx, minimized)
     return Diagnostic(
         d.code,
         d.message,
@@ -474,7 +481,7 @@ def _describe(
 ) -> str:
     """What member ``m`` contributed: the parts of it that the conflict needs."""
     label = m.origin.label
-    if not m.rels and m.origin.kind == "annotation":
+    if not m.rels and m.origin.kind == OriginKind.ANNOTATION:
         return label
     others = [q for q in core if q != m.origin.seq]
     needed = list(m.parts)
@@ -520,7 +527,7 @@ def _describe(
 def _describe_unify(ex: Explainer, m: Member, label: str, needed: Sequence[_Part] = ()) -> str:
     """A unification: what it made equal — the arguments a call passes (those the conflict
     needs), the type a hole was given, or both sides."""
-    if not m.pairs or m.origin.kind == "annotation":
+    if not m.pairs or m.origin.kind == OriginKind.ANNOTATION:
         return label
     a, b = m.pairs[0]
     rb_t = ex.u.resolve(b)

@@ -10,15 +10,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym
-from symshape.encoding.types import (
-    FuncType,
-    IncompleteType,
-    TensorType,
-    TupleType,
-    Type,
-    TypeCall,
-)
-from symshape.solver.diagnostics import Origin
+from symshape.encoding.types import IncompleteType, TensorType, Type
+from symshape.solver.diagnostics import Origin, OriginKind
+from symshape.solver.holes import types_deep
+from symshape.solver.instance import RelationState
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
@@ -95,46 +90,25 @@ def _type_keys_walk(
     shapes: dict[tuple[Dim, ...], tuple[tuple[str, Any], ...]],
 ) -> None:
     u = solver.unifier
-    stack = [t]
-    seen: set[int] = set()
-    while stack:
-        x = stack.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
+    for x in types_deep(u, t):
         if id(x) in ann:
             out.add(("occ", ann[id(x)][1].seq))
-        cx = type(x)
-        if cx is TensorType:
-            shape = x.shape  # type: ignore[union-attr]
+        if type(x) is TensorType:
+            shape = x.shape
             if isinstance(shape, tuple):
                 keys = shapes.get(shape)
                 if keys is None:
                     keys = shapes[shape] = _shape_keys(shape)
                 out.update(keys)
-            continue
-        match x:
-            case IncompleteType():
-                r = u.find(x)
-                out.add(("hole", r.id))
-                rt = u.resolved.get(r)
-                if rt is not None:
-                    stack.append(rt)
-            case TupleType(fields):
-                stack.extend(fields)
-            case FuncType(params, ret, _, _, _):
-                stack.extend((*params, ret))
-            case TypeCall(_, args):
-                stack.extend(args)
-            case _:
-                pass
+        elif type(x) is IncompleteType:
+            out.add(("hole", u.find(x).id))
 
 
 @dataclass
 class Candidate:
     origin: Origin
-    kind: str  # "annotation" | "unify" | "relation"
-    items: list[Any] = field(default_factory=list)
+    kind: OriginKind  # of the first item: an annotation's origin may also unify
+    items: list[tuple[OriginKind, Any, Any]] = field(default_factory=list)  # (kind, what, with what)
     keys: set[tuple[str, Any]] = field(default_factory=set)
 
 
@@ -142,7 +116,7 @@ def candidates(solver: TypeSolver) -> dict[int, Candidate]:
     ann = {id(t): (t, o) for t, o in solver.sources.values()}
     cands: dict[int, Candidate] = {}
 
-    def get(o: Origin, kind: str) -> Candidate:
+    def get(o: Origin, kind: OriginKind) -> Candidate:
         c = cands.get(o.seq)
         if c is None:
             c = cands[o.seq] = Candidate(o, kind)
@@ -150,20 +124,20 @@ def candidates(solver: TypeSolver) -> dict[int, Candidate]:
 
     shapes = _KeyMemo()
     for t, o in solver.sources.values():
-        c = get(o, "annotation")
-        c.items.append(("annotation", t))
+        c = get(o, OriginKind.ANNOTATION)
+        c.items.append((OriginKind.ANNOTATION, t, None))
         _type_keys(solver, t, ann, c.keys, shapes)
     for a, b, o in solver.unify_log:
-        c = get(o, "unify")
-        c.items.append(("unify", a, b))
+        c = get(o, OriginKind.UNIFY)
+        c.items.append((OriginKind.UNIFY, a, b))
         _type_keys(solver, a, ann, c.keys, shapes)
         _type_keys(solver, b, ann, c.keys, shapes)
     known = shapes.types
     for rel in solver.rels:
-        if rel.state == "poisoned":
+        if rel.state == RelationState.POISONED:
             continue  # downstream of an error: it never ran, so it contributes nothing
-        c = get(rel.origin, "relation")
-        c.items.append(("relation", rel))
+        c = get(rel.origin, OriginKind.RELATION)
+        c.items.append((OriginKind.RELATION, rel, None))
         keys = c.keys
         for t in rel.args:
             hit = known.get(id(t))  # the common case (an input is the output before): inline

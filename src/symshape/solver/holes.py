@@ -14,46 +14,42 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import BoolConst, Cond, ge
 from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym, bounds, fresh_any
-from symshape.encoding.types import (
-    FuncType,
-    IncompleteType,
-    TensorType,
-    TupleType,
-    Type,
-    TypeCall,
-    iter_dims,
-    iter_holes,
-    map_dims,
-    type_children,
-)
+from symshape.encoding.types import IncompleteType, TensorType, Type, iter_dims, iter_types, map_dims
+from symshape.solver.instance import RelationInstance, RelationState
 from symshape.solver.unify import Unifier
 
-if TYPE_CHECKING:
-    from symshape.solver.instance import RelationInstance
+__all__ = ["types_deep", "holes_deep", "unknowns", "freshen_any", "nonneg_conditions", "Poison"]
 
-__all__ = ["holes_deep", "unknowns", "freshen_any", "nonneg_conditions", "Poison"]
+
+def types_deep(u: Unifier, t: Type) -> Iterator[Type]:
+    """Every node of ``t`` (pre-order, as :func:`~symshape.encoding.types.iter_types` gives them)
+    and, through each hole's resolved type, every node of that (each hole class followed once)."""
+    stack = [t]
+    followed: set[IncompleteType] = set()
+    while stack:
+        for x in iter_types(stack.pop()):
+            yield x
+            if type(x) is IncompleteType:
+                r = u.find(x)
+                if r not in followed:
+                    followed.add(r)
+                    rt = u.resolved.get(r)
+                    if rt is not None:
+                        stack.append(rt)
 
 
 def holes_deep(u: Unifier, t: Type) -> Iterator[IncompleteType]:
     """The holes of ``t`` and, through each hole's resolved type, the holes inside that."""
     if type(t) is TensorType:
         return
-    stack = [t]
     seen: set[int] = set()
-    while stack:
-        x = stack.pop()
-        for h in iter_holes(x):
-            if h.id in seen:
-                continue
-            seen.add(h.id)
-            yield h
-            rt = u.resolved.get(u.find(h))
-            if rt is not None and type(rt) is not TensorType:
-                stack.append(rt)
+    for x in types_deep(u, t):
+        if type(x) is IncompleteType and x.id not in seen:
+            seen.add(x.id)
+            yield x
 
 
 def unknowns(t: Type) -> set[DimVar]:
@@ -65,7 +61,6 @@ def unknowns(t: Type) -> set[DimVar]:
     return out
 
 
-_COMPOSITE = frozenset((TupleType, FuncType, TypeCall))
 _LEAVES = frozenset((Sym, AnyDim, DimVar))  # atoms that are >= 0
 _NAMED = frozenset((Sym, DimVar))  # leaf atoms that are not ``?``
 
@@ -88,30 +83,24 @@ def shape_dims(t: Type) -> tuple[bool, list[Dim]]:
     assumed so)."""
     dims: list[Dim] = []
     anon = False
-    stack: list[Type] = [t]
-    while stack:
-        x = stack.pop()
-        cx = type(x)
-        if cx is TensorType:
-            if x.value is not None:  # type: ignore[union-attr]
-                anon = True
-            shape = x.shape  # type: ignore[union-attr]
-            if type(shape) is tuple:
-                dims.extend(shape)
-                if not anon:
-                    for d in shape:
-                        terms = d.terms
-                        if len(terms) == 1:  # a constant or a multiple of one leaf: seen here
-                            m = terms[0][0]
-                            if not m or (len(m) == 1 and type(m[0][0]) in _NAMED):
-                                continue
-                        if _anon_in(d):
-                            anon = True
-                            break
-        elif cx is TupleType:
-            stack.extend(reversed(x.fields))  # type: ignore[union-attr]
-        elif cx in _COMPOSITE:
-            stack.extend(reversed(type_children(x)))
+    for x in (t,) if type(t) is TensorType else iter_types(t):  # (a tensor: no generator)
+        if type(x) is not TensorType:
+            continue
+        if x.value is not None:
+            anon = True
+        shape = x.shape
+        if type(shape) is tuple:
+            dims.extend(shape)
+            if not anon:
+                for d in shape:
+                    terms = d.terms
+                    if len(terms) == 1:  # a constant or a multiple of one leaf: seen here
+                        m = terms[0][0]
+                        if not m or (len(m) == 1 and type(m[0][0]) in _NAMED):
+                            continue
+                    if _anon_in(d):
+                        anon = True
+                        break
     return anon, dims
 
 
@@ -224,7 +213,7 @@ class Poison:
 
     def skip(self, u: Unifier, rel: RelationInstance) -> None:
         """``rel`` reads a poisoned value: it is not run, and what it writes is poisoned."""
-        rel.state = "poisoned"
+        rel.state = RelationState.POISONED
         ins: set[IncompleteType] = set()
         for t in rel.args[: rel.num_inputs]:
             ins.update(u.find(h) for h in holes_deep(u, t))

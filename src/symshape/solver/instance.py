@@ -15,13 +15,22 @@ from symshape.encoding.dims import Dim, fresh_dimvar
 from symshape.encoding.types import Attrs, IncompleteType, Type
 from symshape.errors import ErrorCode
 from symshape.relations.base import Context, RelationDef
-from symshape.solver.diagnostics import Origin
+from symshape.solver.diagnostics import Origin, TextEnum
 from symshape.solver.unify import Mismatch, Unifier
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
 
-__all__ = ["RelationInstance", "SolverContext", "LoggingUnifier", "op_display_name"]
+__all__ = ["RelationInstance", "RelationState", "SolverContext", "LoggingUnifier", "op_display_name"]
+
+
+class RelationState(TextEnum):
+    """Where a relation instance stands (a :class:`TextEnum`: ``rel.state == "solved"`` holds)."""
+
+    PENDING = "pending"  # queued, or deferring until its inputs are known
+    SOLVED = "solved"
+    FAILED = "failed"  # it reported an error
+    POISONED = "poisoned"  # not run: it reads a value an error wrote (downstream of an error)
 
 
 _OP_NAMES: dict[str, str] = {}
@@ -53,7 +62,7 @@ class RelationInstance:
     attrs: Attrs
     num_inputs: int
     origin: Origin
-    state: str = "pending"  # pending | solved | failed | poisoned (downstream of an error)
+    state: RelationState = RelationState.PENDING
     inq: bool = False
     runs: int = 0
     erred: bool = False  # it reported an error: the values it writes are poisoned

@@ -1,6 +1,6 @@
-"""What solving gives: the status (:func:`judge`), the diagnostic lists a :class:`Solution` and an
-:class:`~symshape.ir.infer.InferenceResult` share (:class:`Outcome`), and the :class:`Solution` of
-:meth:`TypeSolver.solve <symshape.solver.solve.TypeSolver.solve>`.
+"""What solving gives: the status (:class:`Status`, :func:`judge`), the diagnostic lists a
+:class:`Solution` and an :class:`~symshape.ir.infer.InferenceResult` share (:class:`Outcome`), and
+the :class:`Solution` of :meth:`TypeSolver.solve <symshape.solver.solve.TypeSolver.solve>`.
 
 >>> judge([], [], [], ["a guard"])
 'guarded'
@@ -17,19 +17,42 @@ import networkx as nx
 from symshape.encoding.conds import Cond, decide, map_cond
 from symshape.encoding.types import IncompleteType, TensorType, Type
 from symshape.errors import PINNED_SYMBOL, UNPROVEN_GUARD, UNRESOLVED
-from symshape.solver.diagnostics import Diagnostic, Guard, Origin
+from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, TextEnum, assert_never
 from symshape.solver.graph import rel_node
 from symshape.solver.holes import holes_deep
+from symshape.solver.instance import RelationState
 from symshape.solver.simplify import pinned_symbol, simplify_guard_list
 from symshape.views import Shown, View, show
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
 
-__all__ = ["STATUSES", "judge", "pinned_warnings", "Outcome", "Solution"]
+__all__ = ["Status", "STATUSES", "judge", "pinned_warnings", "Outcome", "Solution"]
 
-STATUSES = ("ok", "guarded", "error", "unresolved", "inconclusive")
 
+class Status(TextEnum):
+    """The status of a solution or an inference result (a :class:`TextEnum`: ``res.status ==
+    "ok"`` holds, and reports and JSON show the plain word)."""
+
+    OK = "ok"
+    GUARDED = "guarded"  # well typed where the guards hold
+    ERROR = "error"
+    UNRESOLVED = "unresolved"  # some types stay open
+    INCONCLUSIVE = "inconclusive"  # Z3 could not decide a condition
+
+    @property
+    def ok(self) -> bool:
+        """Whether the program is accepted: ``ok`` or ``guarded``."""
+        match self:
+            case Status.OK | Status.GUARDED:
+                return True
+            case Status.ERROR | Status.UNRESOLVED | Status.INCONCLUSIVE:
+                return False
+            case _:
+                assert_never(self)
+
+
+STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
 
 
 def judge(
@@ -37,17 +60,17 @@ def judge(
     inconclusive: Sequence[object],
     unresolved: Sequence[object],
     guards: Sequence[object],
-) -> str:
+) -> Status:
     """The status: ``error`` over ``inconclusive`` over ``unresolved`` over ``guarded`` over ``ok``."""
     if errors:
-        return "error"
+        return Status.ERROR
     if inconclusive:
-        return "inconclusive"
+        return Status.INCONCLUSIVE
     if unresolved:
-        return "unresolved"
+        return Status.UNRESOLVED
     if guards:
-        return "guarded"
-    return "ok"
+        return Status.GUARDED
+    return Status.OK
 
 
 def pinned_warnings(guards: Sequence[Guard]) -> list[Diagnostic]:
@@ -87,7 +110,7 @@ class Outcome(Shown):
     @property
     def ok(self) -> bool:
         """True when the status is ``ok`` or ``guarded``."""
-        return self.status in ("ok", "guarded")
+        return Status(self.status).ok
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -100,7 +123,7 @@ class Solution(Outcome):
     """The outcome of :meth:`TypeSolver.solve`."""
 
     solver: TypeSolver = field(repr=False)
-    status: str = "ok"
+    status: str = Status.OK
     errors: list[Diagnostic] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
     stated_guards: list[Guard] = field(default_factory=list)
@@ -113,7 +136,8 @@ class Solution(Outcome):
         self.errors = sorted(solver.errors, key=lambda d: _diag_key(d))
         # a relation that failed (or reported an error, or was skipped as downstream of one)
         # has no guards: its conditions are moot
-        moot = {id(r.origin) for r in solver.rels if r.erred or r.state in ("failed", "poisoned")}
+        ended = (RelationState.FAILED, RelationState.POISONED)
+        moot = {id(r.origin) for r in solver.rels if r.erred or r.state in ended}
         if moot:
             self.errors = [
                 d
@@ -139,7 +163,7 @@ class Solution(Outcome):
         self.guards = simplify_guard_list(self.guards)
         self.warnings = pinned_warnings(self.guards)
         self.inconclusive = list(solver.inconclusive)
-        pending = [r for r in solver.rels if r.state == "pending"]
+        pending = [r for r in solver.rels if r.state == RelationState.PENDING]
         poisoned: set[tuple[str, int]] = set()
         if pending and any(r.erred for r in solver.rels):
             # the scheduler skips the readers of poisoned values; anything still waiting that
@@ -162,7 +186,7 @@ class Solution(Outcome):
             )
         if solver._user_holes:
             for r in solver.rels:
-                if r.state in ("pending", "poisoned"):
+                if r.state in (RelationState.PENDING, RelationState.POISONED):
                     for t in r.args:
                         open_roots.update(u.find(h) for h in holes_deep(u, t))
             open_roots |= {u.find(h) for h in solver._poison.holes}
@@ -217,7 +241,7 @@ def _open_holes(solver: TypeSolver, skip: set[IncompleteType]) -> list[Diagnosti
                     f"nothing determines the hole {what}; unify it with a type or make it the "
                     "output of a relation",
                     span,
-                    origin=Origin("hole", f"hole {r}", span),
+                    origin=Origin(OriginKind.HOLE, f"hole {r}", span),
                 )
             )
     return out

@@ -13,34 +13,40 @@ head (an ADT), arity, dimensions and the nodes of its parts (tuple fields, funct
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from symshape.encoding.types import (
-    FuncType,
-    GlobalTypeVar,
-    IncompleteType,
-    ObjectType,
-    ShapeType,
-    TensorType,
-    TupleType,
-    Type,
-    TypeCall,
-    TypeVar,
-)
+from symshape.encoding import types as ty
+from symshape.encoding.dims import Dim
+from symshape.encoding.types import FuncType, IncompleteType, TensorType, TupleType, Type, TypeCall
 
-__all__ = ["FORMS", "Unsupported", "Node", "Part", "type_at", "blank", "same_structure", "attr_of"]
+__all__ = [
+    "FORMS",
+    "VALUE_AT",
+    "Unsupported",
+    "Node",
+    "Part",
+    "type_at",
+    "blank",
+    "same_structure",
+    "attr_of",
+    "value_list",
+    "dim_obj",
+    "dim_at",
+]
 
 FORMS: dict[type, int] = {
-    TensorType: 1,
-    TupleType: 2,
-    FuncType: 3,
-    TypeCall: 4,
-    TypeVar: 5,
-    GlobalTypeVar: 6,
-    ObjectType: 7,
-    ShapeType: 8,
+    ty.TensorType: 1,
+    ty.TupleType: 2,
+    ty.FuncType: 3,
+    ty.TypeCall: 4,
+    ty.TypeVar: 5,
+    ty.GlobalTypeVar: 6,
+    ty.ObjectType: 7,
+    ty.ShapeType: 8,
 }
+"""The form code of each kind of type (0 for any other)."""
 
 
 class Unsupported(Exception):
@@ -124,3 +130,50 @@ def attr_of(t: Type, path: tuple[int, ...], kind: str) -> object:
             return len(t.fields) if isinstance(t, TupleType) else None
         case _:
             return type(t).__name__
+
+
+VALUE_AT = 1 << 20
+"""Positions of a tensor's value entries follow its dimensions' at this offset."""
+
+
+def value_list(v: Any) -> list[Dim | None]:
+    return [v] if isinstance(v, Dim) else list(v)
+
+
+def dim_obj(t: Type, loc: Sequence[int]) -> Dim | None:
+    """The dimension at ``loc`` (tuple field indices, then the dimension index) of ``t``."""
+    cur = t
+    for k, i in enumerate(loc):
+        if k == len(loc) - 1 and isinstance(cur, TensorType) and i >= VALUE_AT:
+            vs = value_list(cur.value) if cur.value is not None else []
+            return vs[i - VALUE_AT] if i - VALUE_AT < len(vs) else None
+        if k == len(loc) - 1 and isinstance(cur, TensorType) and isinstance(cur.shape, tuple):
+            return cur.shape[i] if i < len(cur.shape) else None
+        if not isinstance(cur, TupleType) or i >= len(cur.fields):
+            return None
+        cur = cur.fields[i]
+    return None
+
+
+def dim_at(t: Type, loc: Sequence[int]) -> str | None:
+    """The dimension at ``loc`` (field indices, then the dimension index) of a resolved type."""
+    cur = t
+    for k, i in enumerate(loc):
+        last = k == len(loc) - 1
+        if last and isinstance(cur, TensorType) and i >= VALUE_AT:
+            d = dim_obj(cur, (i,))
+            return None if d is None else str(d)
+        if last and isinstance(cur, TensorType) and isinstance(cur.shape, tuple):
+            return str(cur.shape[i]) if i < len(cur.shape) else None
+        if isinstance(cur, TupleType) and i < len(cur.fields):
+            cur = cur.fields[i]
+        elif isinstance(cur, FuncType) and not cur.type_params:
+            kids = (*cur.params, cur.ret)
+            if i >= len(kids):
+                return None
+            cur = kids[i]
+        elif isinstance(cur, TypeCall) and i < len(cur.args):
+            cur = cur.args[i]
+        else:
+            return None
+    return None

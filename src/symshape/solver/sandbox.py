@@ -9,7 +9,7 @@ relation one final run, solves ground inputs from the eager memo, and checks tha
 entering and leaving are nonnegative.
 
 >>> import symshape as ss
->>> from symshape.solver.instance import RelationInstance
+>>> from symshape.solver.instance import RelationInstance, RelationState
 >>> from symshape.solver.diagnostics import Origin
 >>> from symshape.relations import get_relation
 >>> n = ss.dim("n")
@@ -32,7 +32,7 @@ from symshape.relations.base import Context, RelationFailure
 from symshape.solver.diagnostics import Origin
 from symshape.solver.eager import EagerMemo
 from symshape.solver.holes import freshen_any, nonneg_conditions
-from symshape.solver.instance import RelationInstance
+from symshape.solver.instance import RelationInstance, RelationState
 from symshape.solver.unify import Mismatch, Unifier
 
 __all__ = ["SandboxRun", "sandbox_run"]
@@ -116,7 +116,7 @@ class _Sandbox(Context):
         return IncompleteType()
 
 
-def _run(sb: _Sandbox, args: tuple[Type, ...], final: bool) -> str:
+def _run(sb: _Sandbox, args: tuple[Type, ...], final: bool) -> RelationState:
     """One run of the relation: ``solved``, ``pending`` or ``failed``."""
     rel, u = sb.rel, sb.unifier
     ni = sb.num_inputs
@@ -132,19 +132,19 @@ def _run(sb: _Sandbox, args: tuple[Type, ...], final: bool) -> str:
                         u.unify(root, v, sb.origin)
                     else:
                         u.resolved[root] = v
-                return "solved"
+                return RelationState.SOLVED
     sb.final = final
     try:
         done: object = rel.rdef.fn(sb, args, rel.attrs)
     except (RelationFailure, SymshapeError, RecursionError):
-        return "failed"
+        return RelationState.FAILED
     except Exception:  # a user relation's bug: the explainer treats it as a failure
-        return "failed"
+        return RelationState.FAILED
     if done is True or done == "solved":
         for t in args[ni:]:
             sb.check_nonneg(u.resolve(t))
-        return "solved"
-    return "pending"
+        return RelationState.SOLVED
+    return RelationState.PENDING
 
 
 def sandbox_run(rel: RelationInstance, inputs: Sequence[Type], outputs: Sequence[Type]) -> SandboxRun:
@@ -162,15 +162,15 @@ def sandbox_run(rel: RelationInstance, inputs: Sequence[Type], outputs: Sequence
         return SandboxRun(False, True, [], [])
     targs = tuple(args)
     state = _run(sb, targs, final=False)
-    if state == "pending":
+    if state == RelationState.PENDING:
         state = _run(sb, targs, final=True)
     conds = list(sb.conds)
     for c in sb.facts:
         if c not in conds:
             conds.append(c)
     return SandboxRun(
-        state == "pending",
-        sb.failed or state == "failed",
+        state == RelationState.PENDING,
+        sb.failed or state == RelationState.FAILED,
         [sb.unifier.resolve(t) for t in targs[len(inputs) :]],
         conds,
     )

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import gc
 import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -70,63 +69,28 @@ from symshape.errors import (
 )
 from symshape.relations import get_relation
 from symshape.relations.base import RelationDef, RelationFailure
-from symshape.solver import diagnostics as _diagnostics
-from symshape.solver.diagnostics import Diagnostic, Guard, Note, Origin, conflict_message
+from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, conflict_message
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.graph import DependencyGraph
 from symshape.solver.holes import Poison, freshen_any, nonneg_conditions, shape_dims
-from symshape.solver.instance import LoggingUnifier, RelationInstance, SolverContext, op_display_name
+from symshape.solver.instance import (
+    LoggingUnifier,
+    RelationInstance,
+    RelationState,
+    SolverContext,
+    op_display_name,
+)
+from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
+from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
+from symshape.solver.origins import make_origin, relation_origin
 from symshape.solver.outcome import Solution
+from symshape.solver.provenance import core_notes, provenance
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
 
 __all__ = ["TypeSolver", "gc_paused"]
-
-
-_ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
-
-
-def _origin_fast(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
-    """``Origin(kind, label, span, payload=payload)`` without the frozen dataclass's ``__init__``
-    (one per operator call and per unification: it sets each slot through
-    ``object.__setattr__``, twice the time); the same object, numbered from the same counter."""
-    o: Origin = _new(Origin)
-    _set_kind(o, kind)
-    _set_label(o, label)
-    _set_span(o, span)
-    _set_seq(o, _next_origin())
-    _set_payload(o, payload)
-    _set_expr(o, None)
-    return o
-
-
-def _origin_plain(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
-    return Origin(kind, label, span, payload=payload)
-
-
-def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
-    return _origin_fast("relation", op, span, rid)
-
-
-def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
-    return Origin("relation", op, span, payload=rid)
-
-
-_new = object.__new__
-_next_origin = _diagnostics._origin_ids.__next__
-if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
-    f.default is None for f in dataclasses.fields(Origin)[4:]
-):
-    _set_kind, _set_label, _set_span, _set_seq, _set_payload, _set_expr = (
-        Origin.__dict__[f].__set__ for f in _ORIGIN_FIELDS
-    )
-    relation_origin = _relation_origin_fast
-    make_origin = _origin_fast
-else:  # Origin changed shape: the plain constructor
-    relation_origin = _relation_origin_plain
-    make_origin = _origin_plain
 
 
 @contextlib.contextmanager
@@ -143,6 +107,10 @@ def gc_paused() -> Iterator[None]:
         if was:
             gc.enable()
 
+
+# the states the scheduler tests and sets on every run, bound once (looking a member up on its
+# enum class costs several times the comparison)
+_PENDING, _SOLVED, _FAILED = RelationState.PENDING, RelationState.SOLVED, RelationState.FAILED
 
 _NO_ATTRS = Attrs()  # the attributes of a relation given none (immutable: shared)
 
@@ -241,7 +209,7 @@ class TypeSolver:
         """A fresh unknown dimension."""
         return fresh_dimvar()
 
-    def _origin(self, kind: str, label: str, origin: Origin | None) -> Origin:
+    def _origin(self, kind: OriginKind, label: str, origin: Origin | None) -> Origin:
         if origin is not None:
             return origin
         return make_origin(kind, label, caller_span(3))
@@ -250,7 +218,7 @@ class TypeSolver:
         """Prepare a type entering the solver: number every ``?`` and check its dimensions."""
         if type(t) is IncompleteType:
             return t
-        annotation = origin.kind == "annotation"
+        annotation = origin.kind == OriginKind.ANNOTATION
         if not annotation and self._admitted.get(id(t)) is t:
             return t  # admitted before: its ``?`` are numbered and its dimensions checked
         check_type(t)
@@ -270,7 +238,7 @@ class TypeSolver:
 
     def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
         """Unify two types; a conflict is recorded (reported by :meth:`solve`), not raised."""
-        o = self._origin("unify", "unification", origin)
+        o = self._origin(OriginKind.UNIFY, "unification", origin)
         a, b = self.admit(a, o), self.admit(b, o)
         if self.report_holes:
             self._note_user_holes((a, b), o.span)
@@ -287,7 +255,7 @@ class TypeSolver:
     ) -> RelationInstance:
         """Add an instance of relation ``name`` over ``args`` (inputs, then outputs)."""
         rdef = get_relation(name)
-        o = self._origin("relation", name, origin)
+        o = self._origin(OriginKind.RELATION, name, origin)
         if type(args) not in (list, tuple) and (
             isinstance(args, (str, bytes)) or not isinstance(args, Sequence)
         ):
@@ -357,7 +325,7 @@ class TypeSolver:
             self._enqueue(rel)
         else:
             u.resolved[out] = vals[0]
-            rel.state = "solved"
+            rel.state = _SOLVED
             rel.runs = 1
             self.steps += 1
         return out
@@ -433,29 +401,6 @@ class TypeSolver:
         self._error(code.code, message, origin)
 
     # -- errors ---------------------------------------------------------------------------------
-    def _provenance(self, rel: RelationInstance) -> list[tuple[Origin, str]]:
-        """Where a relation's inputs came from: producing relations (followed back through the
-        chain of operators) and annotations, each with what it contributed."""
-        out: list[tuple[Origin, str]] = []
-        seen: set[int] = set()
-        todo: list[Type] = list(rel.args[: rel.num_inputs])
-        while todo and len(out) < 12:
-            t = todo.pop(0)
-            src = self.sources.get(id(t))
-            if src is not None and src[0] is t:
-                if src[1].seq not in seen:
-                    seen.add(src[1].seq)
-                    out.append((src[1], src[1].label))
-                continue
-            if isinstance(t, IncompleteType):
-                p = self.producer.get(t)
-                if p is not None and p.origin.seq not in seen and p is not rel:
-                    seen.add(p.origin.seq)
-                    res = self.unifier.resolve(t)
-                    out.append((p.origin, f"{p.origin.label} gives `{res}`"))
-                    todo.extend(p.args[: p.num_inputs])
-        return out
-
     def _error(
         self,
         code: str,
@@ -471,21 +416,8 @@ class TypeSolver:
         if key in self._error_keys:
             return
         self._error_keys.add(key)
-        notes = []
-        members = [origin]
-        for f in sorted(core, key=lambda f: f.origin.sort_key()):
-            if f.origin is origin:
-                continue
-            members.append(f.origin)
-            notes.append(Note(f"{f.origin.label} requires `{f.cond}`", f.origin.span))
-        for o, what in sorted(provenance, key=lambda p: p[0].sort_key()):
-            if o is origin or o in members:
-                continue
-            members.append(o)
-            notes.append(Note(what, o.span))
-        self.errors.append(
-            Diagnostic(code, message, origin.span, tuple(notes), origin=origin, core=tuple(members))
-        )
+        notes, members = core_notes(origin, core, provenance)
+        self.errors.append(Diagnostic(code, message, origin.span, notes, origin=origin, core=members))
 
     def _check_nonneg(self, t: Type, origin: Origin) -> None:
         for c, message in nonneg_conditions(t, self._nonneg_checked):
@@ -515,7 +447,7 @@ class TypeSolver:
                         readers.setdefault(v, set()).add(rid)
 
     def _enqueue(self, rel: RelationInstance) -> None:
-        if rel.state != "pending" or rel.inq or rel is self._current:
+        if rel.state != _PENDING or rel.inq or rel is self._current:
             return
         rel.inq = True
         heapq.heappush(self._heap, (self._rank.get(rel.id, 1 << 40) , rel.id))
@@ -554,13 +486,13 @@ class TypeSolver:
         u = self.unifier
         args = tuple(u.resolve(a) for a in rel.args)
         if not final and self._run_eager(rel, args):
-            rel.state = "solved"
+            rel.state = _SOLVED
             return
         self._current = rel
         try:
             done: object = rel.rdef.fn(SolverContext(self, rel, final), args, rel.attrs)
             if done is True or done == "solved":
-                rel.state = "solved"
+                rel.state = _SOLVED
                 for t in args[rel.num_inputs :]:
                     self._check_nonneg(u.resolve(t), rel.origin)
             else:
@@ -569,16 +501,16 @@ class TypeSolver:
                 # added or a solve starts, so only deferring relations need trigger lists.
                 self._register(rel, tuple(u.resolve(a) for a in rel.args))
         except RelationFailure as f:
-            rel.state = "failed"
-            self._error(f.code, f.message, rel.origin, provenance=self._provenance(rel))
+            rel.state = _FAILED
+            self._error(f.code, f.message, rel.origin, provenance=provenance(self, rel))
         except SymshapeError as e:
-            rel.state = "failed"
-            self._error(e.code, e.message, rel.origin, provenance=self._provenance(rel))
+            rel.state = _FAILED
+            self._error(e.code, e.message, rel.origin, provenance=provenance(self, rel))
         except RecursionError:
-            rel.state = "failed"
+            rel.state = _FAILED
             self._error(INVALID_ARGUMENT.code, f"{rel.display}: type too deeply nested", rel.origin)
         except Exception as e:  # a user relation's bug must not escape as a raw traceback
-            rel.state = "failed"
+            rel.state = _FAILED
             self._error(
                 INVALID_ARGUMENT.code,
                 f"relation {rel.name} raised {type(e).__name__}: {e}",
@@ -586,7 +518,7 @@ class TypeSolver:
             )
         finally:
             self._current = None
-        if rel.erred or rel.state == "failed":
+        if rel.erred or rel.state == _FAILED:
             rel.erred = True
             self._poison.outputs_of(u, rel, args)
 
@@ -596,7 +528,7 @@ class TypeSolver:
             return self._solve()
 
     def _solve(self) -> Solution:
-        pending = [r for r in self.rels if r.state == "pending"]
+        pending = [r for r in self.rels if r.state == _PENDING]
         self._rank = self.graph.order([r.id for r in pending])
         self._heap = [(self._rank[r.id], r.id) for r in pending]
         for r in pending:
@@ -609,7 +541,7 @@ class TypeSolver:
                 _, rid = heapq.heappop(self._heap)
                 rel = self.rels[rid]
                 rel.inq = False
-                if rel.state != "pending":
+                if rel.state != _PENDING:
                     continue
                 if self.steps > limit:
                     stopped = True
@@ -619,7 +551,7 @@ class TypeSolver:
             if stopped:
                 break
             left = sorted(
-                (r for r in self.rels if r.state == "pending"),
+                (r for r in self.rels if r.state == _PENDING),
                 key=lambda r: (self._rank.get(r.id, 1 << 40), r.id),
             )
             if self._poison:
@@ -628,11 +560,11 @@ class TypeSolver:
                 for rel in left:
                     if self._poison.read_by(self.unifier, rel):
                         self._poison.skip(self.unifier, rel)
-                left = [r for r in left if r.state == "pending"]
+                left = [r for r in left if r.state == _PENDING]
             progressed = False
             for rel in left:
                 self._run(rel, final=True)
-                if rel.state != "pending" or self._heap:
+                if rel.state != _PENDING or self._heap:
                     progressed = True
                     break
             if not progressed:

@@ -9,12 +9,14 @@ input's becomes a *forward* (a link of the explanation, not a note).
 from __future__ import annotations
 
 import itertools
+from dataclasses import InitVar, dataclass
 from typing import TYPE_CHECKING, Any
 
 import z3
 
 from symshape.encoding.dims import Dim, Sym, bounds
 from symshape.encoding.types import IncompleteType, TensorType, TupleType, Type
+from symshape.solver.instance import RelationState
 from symshape.solver.positions import FORMS, Node, Part, Unsupported, attr_of, blank, same_structure, type_at
 from symshape.solver.sandbox import sandbox_run
 
@@ -29,6 +31,7 @@ _Key = tuple[int, tuple[int, ...], str]  # (input, position path, "form" | "rank
 _Pert = frozenset[tuple[_Key, int]]  # atoms perturbed, each to its alternative number i
 
 
+@dataclass(eq=False)
 class StructuralRun:
     """The contribution of a relation to a *structural* conflict (ranks, dtypes, forms), made as
     precise as the relation allows.
@@ -53,21 +56,16 @@ class StructuralRun:
     values tried include every other input's, which is what equality checks compare against.
     """
 
-    def __init__(
-        self,
-        ex: Explainer,
-        rel: RelationInstance,
-        nodes: list[Node],
-        ins: list[Type],
-        gins: list[Type],
-        outs: list[Type],
-        run: Any,
-    ) -> None:
-        self.ex = ex
-        self.rel = rel
-        self.gins = gins
-        self.outs = outs
-        self.base = run
+    ex: Explainer
+    rel: RelationInstance
+    nodes: InitVar[list[Node]]  # the inputs' positions
+    ins: InitVar[list[Type]]  # the inputs' real (resolved) types
+    gins: list[Type]  # the generic inputs
+    outs: list[Type]  # the outputs' real types
+    base: Any  # the run on the generic inputs (a SandboxRun)
+
+    def __post_init__(self, nodes: list[Node], ins: list[Type]) -> None:
+        gins = self.gins
         self.atoms: list[tuple[_Key, Any]] = []
         for i, (n, r) in enumerate(zip(nodes, ins)):
             self._atoms(i, n, r, (), self.atoms)
@@ -191,7 +189,7 @@ class StructuralRun:
         key: object = (
             self.rel.rdef,
             self.rel.attrs,
-            self.rel.state == "failed" or self.rel.erred,
+            self.rel.state == RelationState.FAILED or self.rel.erred,
             tuple(_sig(g) for g in self.gins),
             tuple(_sig(o) for o in self.outs),
         )
@@ -209,7 +207,7 @@ class StructuralRun:
 
     def _decide(self) -> Any:
         if self.base.failed:
-            if self.rel.state != "failed" and not self.rel.erred:
+            if self.rel.state != RelationState.FAILED and not self.rel.erred:
                 return None  # the generic run lost information the real (successful) run had
             return ("fail", self._premise(lambda pert: self.outputs(pert) is _FAIL))
         out: list[tuple[int, tuple[int, ...], str, list[_Key], tuple[_Key, int] | None]] = []
@@ -240,7 +238,7 @@ class StructuralRun:
             body = z3.Not(z3.And(*[formula[k] for k in decided[1]], ex.ctx))
             return [], [], [Part("fail", "", body)], False
         parts: list[Part] = []
-        link = rel.state != "failed"
+        link = rel.state != RelationState.FAILED
         ni = rel.num_inputs
         for j, path, kind, keep, fwd in decided[1]:
             o = _node_at(ex.enc(rel.args[ni + j]), path)

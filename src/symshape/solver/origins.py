@@ -1,0 +1,63 @@
+"""Origins made on the solver's hot path: one per operator call and per unification.
+
+:func:`make_origin` and :func:`relation_origin` build the same :class:`Origin` objects as its
+constructor, numbered from the same counter, without the frozen dataclass's ``__init__`` (which
+sets each slot through ``object.__setattr__``, twice the time). Should ``Origin`` change shape,
+they fall back to the plain constructor.
+
+>>> o = relation_origin("add", None, 3)
+>>> (o.kind, o.label, o.payload, o.expr)
+('relation', 'add', 3, None)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from symshape.solver import diagnostics as _diagnostics
+from symshape.solver.diagnostics import Origin, OriginKind
+from symshape.source import Span
+
+__all__ = ["make_origin", "relation_origin"]
+
+
+_ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
+
+
+def _origin_fast(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
+    """``Origin(kind, label, span, payload=payload)`` without the dataclass ``__init__``."""
+    o: Origin = _new(Origin)
+    _set_kind(o, kind)
+    _set_label(o, label)
+    _set_span(o, span)
+    _set_seq(o, _next_origin())
+    _set_payload(o, payload)
+    _set_expr(o, None)
+    return o
+
+
+def _origin_plain(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
+    return Origin(kind, label, span, payload=payload)
+
+
+def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
+    return _origin_fast(OriginKind.RELATION, op, span, rid)
+
+
+def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
+    return Origin(OriginKind.RELATION, op, span, payload=rid)
+
+
+_new = object.__new__
+_next_origin = _diagnostics._origin_ids.__next__
+if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
+    f.default is None for f in dataclasses.fields(Origin)[4:]
+):
+    _set_kind, _set_label, _set_span, _set_seq, _set_payload, _set_expr = (
+        Origin.__dict__[f].__set__ for f in _ORIGIN_FIELDS
+    )
+    relation_origin = _relation_origin_fast
+    make_origin = _origin_fast
+else:  # Origin changed shape: the plain constructor
+    relation_origin = _relation_origin_plain
+    make_origin = _origin_plain
