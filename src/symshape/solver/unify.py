@@ -41,9 +41,10 @@ from symshape.encoding.types import (
 from symshape.errors import ARITY_MISMATCH, KIND_MISMATCH, OCCURS_CHECK, TYPE_MISMATCH, ErrorCode
 from symshape.solver.bindings import COMPOSITE as _COMPOSITE
 from symshape.solver.diagnostics import Origin, conflict_message
+from symshape.solver.unify_atoms import OWN_KIND as _OWN_KIND
 from symshape.solver.unify_atoms import check_hole_kind, unify_atoms
 from symshape.solver.unify_funcs import func_result, func_sides, param_where
-from symshape.solver.unify_tensors import Mismatch, TensorUnifier, _Frame
+from symshape.solver.unify_tensors import Mismatch, TensorUnifier
 
 __all__ = ["Unifier", "Mismatch"]
 
@@ -71,9 +72,9 @@ class Unifier(TensorUnifier):
         (resolved) left type is returned."""
         outer = self._frame
         if outer is None:
-            self._frame = _Frame(a, b, origin)
+            self._frame = (a, b)
         try:
-            return self._unify(a, b, origin)
+            return self._rec(a, b, origin, 0)
         except Mismatch as m:
             if outer is not None:
                 raise
@@ -85,12 +86,9 @@ class Unifier(TensorUnifier):
             if outer is None:
                 self._frame = None
 
-    def _unify(self, a: Type, b: Type, origin: Origin) -> Type:
+    def _rec(self, a: Type, b: Type, origin: Origin, depth: int) -> Type:
         """Structural unification: recursive for the first :data:`_REC_LIMIT` levels of nesting
         (cheaper), then the iterative :meth:`_unify_deep` (any depth). Same results either way."""
-        return self._rec(a, b, origin, 0)
-
-    def _rec(self, a: Type, b: Type, origin: Origin, depth: int) -> Type:
         if a is b:
             return a
         ca, cb = type(a), type(b)
@@ -192,16 +190,29 @@ class Unifier(TensorUnifier):
 
     def _hole_to_type(self, hole: IncompleteType, other: Type, origin: Origin) -> Type | None:
         """Case 2 of the algorithm when ``hole``'s class has no type yet (the common case): the
-        class takes ``other``. None when the class has a type (then the two are unified)."""
+        class takes ``other``; or when its type *is* ``other`` and ``other`` has no sub-types
+        (nothing changes). None otherwise (then the two are unified)."""
         root = self.find(hole) if hole in self.parent else hole
-        if root in self.resolved:
-            return None
+        resolved = self.resolved
+        prev = resolved.get(root)
         co = type(other)
+        if prev is not None:
+            if prev is other and co is not IncompleteType and co not in _COMPOSITE:
+                return other  # what _hole_typed gives: the checks passed when it was bound
+            return None
         if co is not TensorType or root.kind != "type":  # (a tensor type holds no hole)
-            check_hole_kind(root, other)
+            if co in _OWN_KIND or root.kind != "type":
+                check_hole_kind(root, other)
             if (co in _COMPOSITE or co is IncompleteType) and self.occurs(root, other):
                 raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
-        return self._settle(root, None, other, origin)
+        resolved[root] = other
+        w = self.why.get(root)
+        if w is None:
+            self.why[root] = [origin]
+        else:
+            w.append(origin)
+        self.on_refine((root,), ())
+        return other
 
     # -- the steps on holes both forms share ------------------------------------------------------
     def _union(

@@ -7,9 +7,9 @@ from symshape.encoding import types as ty
 from symshape.errors import KIND_MISMATCH, RANK_MISMATCH, TYPE_MISMATCH
 from symshape.solver.unify_tensors import Mismatch
 
-__all__ = ["check_hole_kind", "unify_atoms"]
+__all__ = ["OWN_KIND", "check_hole_kind", "unify_atoms"]
 
-_OWN_KIND = (ty.TypeVar, ty.IncompleteType, ty.GlobalTypeVar)  # forms of another kind than ``type``
+OWN_KIND = (ty.TypeVar, ty.IncompleteType, ty.GlobalTypeVar)  # forms of another kind than ``type``
 _FORMS: dict[type, str] = {
     ty.TensorType: "a tensor",
     ty.TupleType: "a tuple",
@@ -49,7 +49,7 @@ def unify_atoms(a: ty.Type, b: ty.Type) -> ty.Type:
 
 def check_hole_kind(root: ty.IncompleteType, other: ty.Type) -> None:
     """A hole of kind ``type`` takes a type or an ADT; one of another kind, only its kind."""
-    kind = ty.type_kind(other) if type(other) in _OWN_KIND else "type"
+    kind = ty.type_kind(other) if type(other) in OWN_KIND else "type"
     if root.kind != kind and not (root.kind == "type" and kind == "adt"):
         raise Mismatch(KIND_MISMATCH, f"a hole of kind {root.kind} cannot be `{other}`")
 

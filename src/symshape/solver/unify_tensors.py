@@ -9,8 +9,8 @@ else is a condition handed to the solver through :attr:`TensorUnifier.on_conditi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from symshape.encoding.conds import Cond, eq, ge
 from symshape.encoding.dims import ZERO, Dim, DimVar, bounds, const, floordiv, mod
@@ -32,13 +32,31 @@ class Mismatch(Exception):
         self.detail = detail
 
 
-@dataclass
-class _Frame:
-    """The outermost pair being unified (a dimension condition's message names it)."""
+def _tensor_checked(shape: tuple[Dim, ...] | TypeVar | None, dtype: str | TypeVar | None) -> TensorType:
+    """``TensorType(shape, dtype)`` from unified parts (dimensions of valid types, or what unify_dim
+    agreed on), without ``__post_init__``'s checks but for the one that can fail: a negative
+    constant dimension (a bound unknown resolved to it) is built the checking way, which raises."""
+    if type(shape) is tuple:
+        for d in shape:
+            terms = d.terms
+            if terms and not terms[0][0] and terms[0][1] < 0:
+                return TensorType(shape, dtype)
+    t: TensorType = _new(TensorType)
+    t.__dict__.update(shape=shape, dtype=dtype, value=None, range=None)
+    return t
 
-    left: Type
-    right: Type
-    origin: Origin
+
+def _tensor_plain(shape: tuple[Dim, ...] | TypeVar | None, dtype: str | TypeVar | None) -> TensorType:
+    return TensorType(shape, dtype)
+
+
+_new = object.__new__
+# the fast constructor sets the fields as the dataclass does, while they are these four
+tensor_of_checked = (
+    _tensor_checked
+    if tuple(f.name for f in dataclasses.fields(TensorType)) == ("shape", "dtype", "value", "range")
+    else _tensor_plain
+)
 
 
 class TensorUnifier(Bindings):
@@ -53,7 +71,7 @@ class TensorUnifier(Bindings):
         self.on_condition: Callable[[Cond, Origin, ErrorCode, str], None] = (
             lambda c, o, code, msg: None
         )
-        self._frame: _Frame | None = None
+        self._frame: tuple[Type, Type] | None = None  # the outermost pair (messages name it)
 
     def _unify_tensor(self, a: TensorType, b: TensorType, origin: Origin) -> TensorType:
         if self.flex:
@@ -91,19 +109,23 @@ class TensorUnifier(Bindings):
                 raise Mismatch(RANK_MISMATCH, f"rank {len(sa)} vs {len(sb)}")
             out = []
             bound = self.dim_bind
+            changed = False
             for i, (x, y) in enumerate(zip(sa, sb)):
-                if (x is y or x == y) and (not bound or not x.has_unknowns):
+                if x is y and (not bound or not x.has_unknowns):
                     out.append(x)  # what unify_dim gives: nothing to resolve, equal
-                else:
-                    out.append(self.unify_dim(x, y, origin, i))
-            shape = tuple(out) if any(p is not q for p, q in zip(out, sa)) else sa
+                    continue
+                d = self.unify_dim(x, y, origin, i)
+                out.append(d)
+                if d is not x:
+                    changed = True
+            shape = tuple(out) if changed else sa
         va, vb = a.value, b.value
         if va is None and vb is None:
             if shape is sa and dtype == da:
                 return a
             if shape is sb and dtype == db:
                 return b
-            return TensorType(shape, dtype)
+            return tensor_of_checked(shape, dtype)
         value = self._meet_values(va, vb, origin)
         if shape is sa and dtype == da and value is va:
             return a
@@ -175,7 +197,7 @@ class TensorUnifier(Bindings):
         frame = self._frame
         if frame is not None:
             msg = conflict_message(
-                "cannot unify", self.resolve(frame.left), self.resolve(frame.right), f"{where}{x} vs {y}"
+                "cannot unify", self.resolve(frame[0]), self.resolve(frame[1]), f"{where}{x} vs {y}"
             )
         else:
             msg = f"dimensions `{x}` and `{y}` must be equal"
