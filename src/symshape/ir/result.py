@@ -84,8 +84,12 @@ class InferenceResult(Outcome):
             ]
         if not self.errors:
             named = {d.origin.span for d in self.unresolved if d.origin is not None}
+            shallow = solution.solver.unifier.shallow
             for v in gen.binders:
-                t = solution.resolve(gen.ty(v))
+                t = shallow(gen.ty(v))
+                if type(t) is TensorType:
+                    continue  # resolved further, still a tensor type: no hole in it
+                t = solution.resolve(t)
                 if type(t) is not TensorType and has_holes(t) and v.span not in named:
                     self.unresolved.append(
                         Diagnostic(

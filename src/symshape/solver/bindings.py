@@ -51,7 +51,7 @@ class Bindings:
     def shallow(self, t: Type) -> Type:
         """The class's resolved type for a hole (or its root), else ``t``."""
         if isinstance(t, IncompleteType):
-            r = self.find(t)
+            r = self.find(t) if t in self.parent else t  # a root (most holes): no walk
             return self.resolved.get(r, r)
         return t
 
