@@ -27,14 +27,13 @@ which the solver uses to re-queue exactly the relations that read them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING
 
 from symshape.encoding.types import (
     FuncType,
     IncompleteType,
     TensorType,
     TupleType,
-    Type,
     TypeCall,
     tuple_of_checked,
 )
@@ -46,13 +45,19 @@ from symshape.solver.unify_atoms import check_hole_kind, unify_atoms
 from symshape.solver.unify_funcs import func_result, func_sides, param_where
 from symshape.solver.unify_tensors import Mismatch, TensorUnifier
 
+if TYPE_CHECKING:  # names only the annotations use
+    from collections.abc import Callable, Generator
+
+    from symshape.encoding.types import Type
+
+    _Request = tuple[Type, Type, str]
+    _UnifyGen = Generator[_Request, Type, Type]
+
 __all__ = ["Unifier", "Mismatch"]
 
 
 _REC_LIMIT = 48  # levels of nesting unified recursively (see Unifier._unify)
 _FIELD = tuple(f"field {i}" for i in range(16))  # the ``where`` of nested pairs, made once
-_Request = tuple[Type, Type, str]
-_UnifyGen = Generator[_Request, Type, Type]
 
 
 class Unifier(TensorUnifier):
