@@ -120,7 +120,11 @@ def user_span() -> Span | None:
         return scoped
     f: FrameType | None = sys._getframe(2)
     while f is not None:
-        if not f.f_code.co_filename.startswith(_PKG_DIR):
+        code = f.f_code
+        if not code.co_filename.startswith(_PKG_DIR):
+            hit = _SITE_SPANS.get((id(code), f.f_lasti, True))  # frame_span's cache, looked up here
+            if hit is not None and hit[0] is code:
+                return hit[1]
             return frame_span(f)
         f = f.f_back
     return None

@@ -147,6 +147,12 @@ def _seq_key(seq: list[Any] | tuple[Any, ...]) -> tuple[object, ...] | None:
     return tuple(out)
 
 
+def _immutable(v: object) -> bool:
+    """A value of a type :func:`_attrs_key` keys, immutable all the way down (no list inside)."""
+    t = type(v)
+    return t in _FLAT or t is float or (t is tuple and all(map(_immutable, v)))  # type: ignore[call-overload]
+
+
 def _attrs_key(nargs: int, attrs: dict[str, Any]) -> tuple[object, ...] | None:
     """A key under which the checked attributes of a call can be remembered, or None.
 
@@ -192,6 +198,7 @@ class Op(Callee):
         "_attr_types",
         "doc",
         "_attrs_cache",
+        "_by_id",
     )
 
     def __init__(
@@ -211,6 +218,9 @@ class Op(Callee):
         self.pure = pure
         self.normalize = normalize
         self._attrs_cache: dict[object, Attrs] = {}
+        # checked attributes by the identity of immutable values (the values kept with them, so
+        # their ids are not reused): a program calls an operator with the very same objects again
+        self._by_id: dict[tuple[object, ...], tuple[tuple[object, ...], Attrs]] = {}
         self._check_attrs = check_attrs
         self._attr_types = _declaration(name, attr_types)
         self.doc = doc
@@ -224,6 +234,7 @@ class Op(Callee):
     def check_attrs(self, fn: AttrCheckFn | None) -> None:
         self._check_attrs = fn
         self._attrs_cache = {}
+        self._by_id = {}
 
     @property
     def attr_types(self) -> Mapping[str, str] | None:
@@ -234,6 +245,7 @@ class Op(Callee):
     def attr_types(self, decl: Mapping[str, str] | None) -> None:
         self._attr_types = _declaration(self.name, decl)
         self._attrs_cache = {}
+        self._by_id = {}
 
     def _attrs(self, attrs: dict[str, Any], nargs: int, key: object) -> Attrs:
         """The checked (and fixed) attributes of a call with ``nargs`` arguments, remembered
@@ -276,10 +288,23 @@ class Op(Callee):
             raise SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
         a: Attrs | None
         if attrs:
-            key: object = _attrs_key(nargs, attrs)
-            a = None if key is None else self._attrs_cache.get(key)
-            if a is None:
-                a = self._attrs(attrs, nargs, key)
+            ids: list[object] = [nargs]
+            for k, v in attrs.items():
+                ids.append(k)
+                ids.append(id(v))
+            idk = tuple(ids)
+            hit = self._by_id.get(idk)
+            if hit is not None:
+                a = hit[1]
+            else:
+                key: object = _attrs_key(nargs, attrs)
+                a = None if key is None else self._attrs_cache.get(key)
+                if a is None:
+                    a = self._attrs(attrs, nargs, key)
+                if key is not None and all(map(_immutable, attrs.values())):
+                    if len(self._by_id) >= _CACHE_MAX:
+                        self._by_id.clear()
+                    self._by_id[idk] = (tuple(attrs.values()), a)
         elif self._check_attrs is None:
             a = _EMPTY_ATTRS  # nothing to check: no attribute is ever unknown or mistyped
         else:

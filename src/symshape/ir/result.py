@@ -84,8 +84,17 @@ class InferenceResult(Outcome):
             ]
         if not self.errors:
             named = {d.origin.span for d in self.unresolved if d.origin is not None}
+            u = solution.solver.unifier
+            parent, resolved = u.parent, u.resolved
+            types = gen.types if not gen.unreferenced else {}  # else gen.ty notes each read
             for v in gen.binders:
-                t = solution.resolve(gen.ty(v))
+                t = types.get(id(v)) or gen.ty(v)
+                if type(t) is IncompleteType:  # the class's type (Unifier.shallow, inlined)
+                    r = u.find(t) if t in parent else t
+                    t = resolved.get(r, r)
+                if type(t) is TensorType:
+                    continue  # resolved further, still a tensor type: no hole in it
+                t = solution.resolve(t)
                 if type(t) is not TensorType and has_holes(t) and v.span not in named:
                     self.unresolved.append(
                         Diagnostic(

@@ -129,6 +129,8 @@ class DependencyGraph:
         one pass over what the relations to be ranked read and write, and only otherwise does
         networkx sort the condensation.
         """
+        if not rids:
+            return {}  # everything was solved as it was created (the common case)
         ranked = set(rids)
         writer: dict[Node, int] = {}
         reads: list[tuple[Node, int]] = []

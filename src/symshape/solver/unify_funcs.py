@@ -1,0 +1,101 @@
+"""Function types in unification: which side is instantiated (the one with more type parameters;
+the right one on a tie) and how, and the unified function type built from the unified parts.
+
+Instantiation renames the general side's type parameters: a type-kind parameter becomes a fresh
+hole, a dim-kind one a fresh unknown dimension, a shape- or dtype-kind one a fresh *flexible* type
+variable (recorded in the unifier's ``flex``, bound to whatever shape or dtype it meets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from symshape.encoding.dims import Dim, fresh_dimvar
+from symshape.encoding.types import (
+    FuncType,
+    IncompleteType,
+    TensorType,
+    Type,
+    TypeRelation,
+    TypeVar,
+    func_of_checked,
+    map_dims,
+    subst_typevars,
+)
+from symshape.errors import ARITY_MISMATCH
+from symshape.solver.unify_tensors import Mismatch
+
+__all__ = ["func_result", "func_sides", "instantiate", "param_where"]
+
+_PARAM = tuple(f"parameter {i}" for i in range(16))  # the ``where`` of parameter pairs, made once
+
+
+def func_sides(
+    a: FuncType,
+    b: FuncType,
+    flex: dict[TypeVar, tuple[Dim, ...] | TypeVar | str | None],
+    fresh_hole: Callable[[str], IncompleteType],
+) -> tuple[FuncType, FuncType, FuncType, FuncType]:
+    """``(left, right, rigid, gen)`` for unifying function types ``a`` and ``b``: the more
+    general side (right on a tie) instantiated with fresh holes as ``gen``, the other kept
+    ``rigid``; ``left``/``right`` are the two in the caller's order."""
+    if len(a.params) != len(b.params):
+        raise Mismatch(ARITY_MISMATCH, f"functions of {len(a.params)} and {len(b.params)} parameters")
+    # instantiate the more general side (right on a tie); the other side's parameters stay rigid
+    if len(a.type_params) > len(b.type_params):
+        gen = instantiate(a, flex, fresh_hole)
+        return gen, b, b, gen
+    if b.type_params:
+        gen = instantiate(b, flex, fresh_hole)
+        return a, gen, a, gen
+    return a, b, a, b
+
+
+def instantiate(
+    f: FuncType,
+    flex: dict[TypeVar, tuple[Dim, ...] | TypeVar | str | None],
+    fresh_hole: Callable[[str], IncompleteType],
+) -> FuncType:
+    """``f`` without type parameters: each replaced by a fresh hole (kind type), a fresh unknown
+    dimension (kind dim) or a fresh flexible shape or dtype variable (recorded in ``flex``)."""
+    sub: dict[TypeVar, Type] = {}
+    dsub: dict[object, Dim] = {}
+    for tp in f.type_params:
+        if tp.kind == "shape":
+            v = TypeVar(f"{tp.name}'{len(flex) + 1}", "shape")
+            flex[v] = None
+            sub[tp] = TensorType(v, None)  # subst_typevars takes the tensor's shape
+        elif tp.kind == "dtype":
+            v = TypeVar(f"{tp.name}'{len(flex) + 1}", "dtype")
+            flex[v] = None
+            sub[tp] = TensorType(None, v)  # ... and its dtype
+        elif tp.kind == "dim":
+            dsub[tp.name] = fresh_dimvar()  # the symbol of that name becomes an unknown
+        else:
+            sub[tp] = fresh_hole("type")
+
+    def inst(t: Type) -> Type:
+        if not dsub:
+            ct = type(t)
+            if ct is TypeVar:  # what subst_typevars gives for a lone variable
+                return sub.get(t, t)  # type: ignore[arg-type]
+            if ct is TensorType and type(t.shape) is not TypeVar and type(t.dtype) is not TypeVar:  # type: ignore[union-attr]
+                return t  # no variable inside
+        t = subst_typevars(t, sub)
+        return map_dims(t, lambda d: d.subs(dsub)) if dsub else t  # type: ignore[arg-type]
+
+    rels = tuple(TypeRelation(r.name, tuple(map(inst, r.args)), r.attrs) for r in f.relations)
+    return func_of_checked(tuple(map(inst, f.params)), inst(f.ret), (), rels, f.pure)
+
+
+def func_result(
+    a: FuncType, b: FuncType, rigid: FuncType, gen: FuncType, params: list[Type], ret: Type
+) -> FuncType:
+    """The unification of function types ``a`` and ``b`` from their unified parameters and return
+    type: the rigid side's type parameters, its relations (else the instantiated side's)."""
+    rels = rigid.relations if rigid.relations else gen.relations
+    return func_of_checked(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)
+
+
+def param_where(i: int) -> str:
+    return _PARAM[i] if i < len(_PARAM) else f"parameter {i}"
