@@ -41,7 +41,9 @@ from symshape.relations.common import (
     attr_shape,
     bad,
 )
-from symshape.relations.shape import parse_newshape, parse_pad_width, parse_split, reshape_dims
+from symshape.relations.concat import parse_split
+from symshape.relations.reshape import parse_newshape, reshape_dims
+from symshape.relations.sizes import parse_pad_width
 
 __all__ = [
     "flatten",

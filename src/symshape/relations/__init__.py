@@ -4,14 +4,17 @@ Importing this package registers every built-in relation.
 """
 
 from symshape.relations import (  # noqa: F401  (registration)
+    concat,
     dynamic,
     elementwise,
     index,
+    layout,
     linalg,
     nn,
     norm,
     reduce,
-    shape,
+    reshape,
+    sizes,
 )
 from symshape.relations.base import (
     RELATIONS,

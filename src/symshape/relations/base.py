@@ -28,7 +28,7 @@ from typing import NoReturn
 
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim
-from symshape.encoding.types import Attrs, IncompleteType, TensorType, Type, TypeVar
+from symshape.encoding.types import Attrs, IncompleteType, Tensor, TensorType, Type, TypeVar
 from symshape.errors import INVALID_ARGUMENT, TYPE_MISMATCH, UNKNOWN_RELATION, ErrorCode, SymshapeError
 
 __all__ = [
@@ -42,6 +42,8 @@ __all__ = [
     "get_relation",
     "tensor_or_defer",
     "tensor_args",
+    "ranked_or_defer",
+    "unknown_rank",
 ]
 
 
@@ -188,3 +190,40 @@ def tensor_args(ctx: Context, args: Sequence[Type], count: int | None = None) ->
         else:
             out.append(t)
     return out if ready else None
+
+
+def unknown_rank(ctx: Context, out: Type, dtype: object) -> bool:
+    """The answer of a relation whose input has unknown rank: defer; on the final run ``out`` is
+    a tensor of unknown rank and ``dtype``."""
+    if not ctx.final:
+        return False
+    ctx.assign(out, Tensor(None, dtype))
+    return True
+
+
+def ranked_or_defer(
+    ctx: Context,
+    args: Sequence[Type],
+    out: Type,
+    unranked: Callable[[TensorType], Type] | None = None,
+    index: int = 0,
+) -> TensorType | bool:
+    """The shared prologue of a relation over one tensor: argument ``index`` as a tensor of known
+    rank (see :func:`tensor_or_defer`), or the relation's answer without one. That is False (defer)
+    while the argument is a hole, or has unknown rank before the final run; on the final run an
+    argument of unknown rank makes ``out`` ``unranked(x)`` (default: a tensor of unknown rank and
+    ``x``'s dtype), and the answer True. A relation starts::
+
+        x = ranked_or_defer(ctx, args, out)
+        if isinstance(x, bool):
+            return x
+    """
+    x = tensor_or_defer(args[index], ctx, index)
+    if x is None:
+        return False
+    if x.ndim is not None:
+        return x
+    if not ctx.final:
+        return False
+    ctx.assign(out, Tensor(None, x.dtype) if unranked is None else unranked(x))
+    return True

@@ -42,7 +42,7 @@ from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH, SHAPE_
 from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
 from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
 from symshape.relations.elementwise import broadcast_shapes
-from symshape.relations.shape import _fill_unknown, dynamic_sizes
+from symshape.relations.sizes import dynamic_sizes, fill_unknown
 from symshape.relations.values import filled_value, scalar_entry, with_value
 
 __all__ = [
@@ -231,7 +231,7 @@ def expand_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if d is not None and d.constant_value is not None and d.constant_value < 0:
             ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: the shape has a negative size {d} (entry {i})")
         target.append(d)
-    full, fresh = _fill_unknown(ctx, x, target)
+    full, fresh = fill_unknown(ctx, x, target)
     # where the target is unknown, the result is the filled dimension (no condition): both sides
     # of the pair stand for it
     xs = list(x.dims)
