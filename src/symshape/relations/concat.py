@@ -47,12 +47,7 @@ from symshape.relations.values import (
     with_value,
 )
 
-__all__ = [
-    "concatenate_rel",
-    "stack_rel",
-    "parse_split",
-    "split_rel",
-]
+__all__ = ["concatenate_rel", "stack_rel", "parse_split", "split_rel"]
 
 
 def _tuple_fields(ctx: Context, t: Type, what: str) -> list[TensorType] | None:
@@ -110,17 +105,28 @@ def _agree(
     return first
 
 
+def _fields(ctx: Context, args: Sequence[Type], what: str) -> tuple[list[TensorType], int, object] | bool:
+    """The fields of the tuple operand, their common rank and dtype; or the relation's answer
+    without them: False to defer (a hole), or (no field of known rank) that of
+    :func:`~symshape.relations.base.unknown_rank`."""
+    fs = _tuple_fields(ctx, args[0], what)
+    if fs is None:
+        return False
+    rank, dtype = _same_rank_dtype(ctx, fs, what)
+    if rank is None:
+        return unknown_rank(ctx, args[1], dtype)
+    return fs, rank, dtype
+
+
 @relation("concatenate")
 def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Sizes add up on ``axis``; the other axes must agree (``n`` vs ``m``: guard ``n == m``). One
     field of known rank fixes the result's rank (the others' sizes on ``axis`` are unknown)."""
     axis = attr_int(attrs, "axis", 0, ctx.name)
-    fs = _tuple_fields(ctx, args[0], "concatenate")
-    if fs is None:
-        return False
-    rank, dtype = _same_rank_dtype(ctx, fs, "concatenate")
-    if rank is None:
-        return unknown_rank(ctx, args[1], dtype)
+    got = _fields(ctx, args, "concatenate")
+    if isinstance(got, bool):
+        return got
+    fs, rank, dtype = got
     if rank == 0:
         ctx.fail(RANK_MISMATCH, "concatenate: zero-dimensional tensors cannot be concatenated")
     ax = norm_axis(ctx, axis, rank, "concatenate")
@@ -143,12 +149,10 @@ def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 def stack_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """All shapes equal; a new axis of size ``len(xs)`` at ``axis`` in ``[-rank-1, rank]``."""
     axis = attr_int(attrs, "axis", 0, ctx.name)
-    fs = _tuple_fields(ctx, args[0], "stack")
-    if fs is None:
-        return False
-    rank, dtype = _same_rank_dtype(ctx, fs, "stack")
-    if rank is None:
-        return unknown_rank(ctx, args[1], dtype)
+    got = _fields(ctx, args, "stack")
+    if isinstance(got, bool):
+        return got
+    fs, rank, dtype = got
     ax = norm_axis(ctx, axis, rank, "stack", extra=1)
     if any(f.ndim is None for f in fs) and not ctx.final:
         return False

@@ -39,7 +39,7 @@ from symshape.encoding.dims import ONE, Dim, as_dim, bounds, dmax, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import MAX_VALUE_LEN, SIZE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
+from symshape.relations.base import Context, ranked_or_defer, relation, tensor_args, tensor_or_defer
 from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
 from symshape.relations.elementwise import broadcast_shapes
 from symshape.relations.sizes import dynamic_sizes, fill_unknown
@@ -70,15 +70,10 @@ def shape_of_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     dtype = attr_dtype(attrs, "dtype", ctx.name) or "int64"
     if dtype not in SIZE_DTYPES:
         ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: dtype must be int32 or int64, got {dtype}")
-    x = tensor_or_defer(args[0], ctx, 0)
-    if x is None:
-        return False
-    if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[1], Tensor((ctx.fresh_dim(),), dtype))
-        return True
-    ctx.assign(args[1], with_value(Tensor((as_dim(x.ndim),), dtype), x.dims))
+    x = ranked_or_defer(ctx, args, args[1], lambda _: Tensor((ctx.fresh_dim(),), dtype))
+    if isinstance(x, bool):
+        return x
+    ctx.assign(args[1], with_value(Tensor((as_dim(len(x.dims)),), dtype), x.dims))
     return True
 
 
@@ -293,15 +288,10 @@ def _size(ctx: Context, attrs: Attrs) -> Dim:
 def nonzero_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``(rank(x), u)`` int64: the indices of the ``u`` non-zero elements."""
     u = _size(ctx, attrs)
-    x = tensor_or_defer(args[0], ctx, 0)
-    if x is None:
-        return False
-    if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[1], Tensor((ctx.fresh_dim(), u), "int64"))
-        return True
-    ctx.assign(args[1], Tensor((as_dim(x.ndim), u), "int64"))
+    x = ranked_or_defer(ctx, args, args[1], lambda _: Tensor((ctx.fresh_dim(), u), "int64"))
+    if isinstance(x, bool):
+        return x
+    ctx.assign(args[1], Tensor((as_dim(len(x.dims)), u), "int64"))
     return True
 
 

@@ -45,11 +45,7 @@ from symshape.relations.values import (
     with_value,
 )
 
-__all__ = [
-    "transpose_rel",
-    "squeeze_rel",
-    "expand_dims_rel",
-]
+__all__ = ["transpose_rel", "squeeze_rel", "expand_dims_rel"]
 
 
 @relation("transpose")

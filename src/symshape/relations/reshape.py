@@ -56,14 +56,7 @@ from symshape.relations.values import (
     with_value,
 )
 
-__all__ = [
-    "flatten_rel",
-    "Spec",
-    "parse_newshape",
-    "reshape_dims",
-    "reshape_rel",
-    "reshape_like_rel",
-]
+__all__ = ["flatten_rel", "Spec", "parse_newshape", "reshape_dims", "reshape_rel", "reshape_like_rel"]
 
 
 @relation("flatten")
