@@ -46,6 +46,8 @@ from symshape.relations.common import (
 
 __all__ = [
     "SPATIAL",
+    "DATA_LAYOUTS",
+    "KERNEL_LAYOUTS",
     "parse_layout",
     "parse_padding",
     "window_out",
