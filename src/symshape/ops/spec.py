@@ -296,5 +296,6 @@ def specialize(
     wrapper.__doc__ = doc
     wrapper.__module__ = template.__module__
     wrapper.__signature__ = own  # type: ignore[attr-defined]
+    wrapper.__wrapped__ = template  # type: ignore[attr-defined]  # (typing.get_type_hints' names)
     wrapper.__annotations__ = {k: v for k, v in template.__annotations__.items() if k != head.name}
     return cast(Callable[P, R], wrapper)
