@@ -148,6 +148,12 @@ SPECS: tuple[OpSpec, ...] = (
 register_ops(SPECS)
 
 
+def _window(strides: IntOrInts, padding: IntOrInts, dilation: IntOrInts) -> dict[str, IntOrInts]:
+    """The sliding-window attributes of convolution and pooling (see
+    :class:`symshape.relations.nn.WindowAttrs`)."""
+    return {"strides": strides, "padding": padding, "dilation": dilation}
+
+
 def _out_layout(out_layout: str) -> dict[str, str]:
     """``out_layout`` as an attribute only when given (absent: the data's layout)."""
     return {"out_layout": out_layout} if out_layout else {}
@@ -172,9 +178,7 @@ def _conv(
     return get_op(f"nn.conv{nd}d")(
         x,
         w,
-        strides=strides,
-        padding=padding,
-        dilation=dilation,
+        **_window(strides, padding, dilation),
         groups=groups,
         channels=channels,
         kernel_size=kernel_size,
@@ -197,23 +201,14 @@ conv3d = specialize(
 
 
 def _pool(
-    op: str,
-    x: Expr,
-    pool_size: IntOrInts = 1,
-    strides: IntOrInts = 1,
-    padding: IntOrInts = 0,
-    dilation: IntOrInts = 1,
-    ceil_mode: bool = False,
-    layout: str = "NCHW",
-    out_layout: str = "",
-) -> Call:
+    op: str, x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW", out_layout: str = "",
+) -> Call:  # fmt: skip
     """The wrapper of a max or average pooling ``op``."""
     return get_op(op)(
         x,
         pool_size=pool_size,
-        strides=strides,
-        padding=padding,
-        dilation=dilation,
+        **_window(strides, padding, dilation),
         ceil_mode=ceil_mode,
         layout=layout,
         **_out_layout(out_layout),

@@ -392,7 +392,8 @@ def _rank_only(ctx: Context, spec: Sequence[Spec], allowzero: bool) -> tuple[Dim
 
 @relation("reshape_like")
 def reshape_like_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``out = Tensor(like.shape, x.dtype)`` with the same number of elements."""
+    """``out = Tensor(like.shape, x.dtype)`` with the same number of elements (a condition); on
+    the last run a ``like`` of known rank gives that shape even when ``x``'s rank is unknown."""
     out = args[2]
     ts = tensor_args(ctx, args, 2)
     if ts is None:
