@@ -39,7 +39,14 @@ from symshape.encoding.dims import ONE, Dim, as_dim, bounds, dmax, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import MAX_VALUE_LEN, SIZE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, ranked_or_defer, relation, tensor_args, tensor_or_defer
+from symshape.relations.base import (
+    Context,
+    ranked_or_defer,
+    relation,
+    tensor_args,
+    tensor_or_defer,
+    unknown_rank,
+)
 from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
 from symshape.relations.elementwise import broadcast_shapes
 from symshape.relations.sizes import dynamic_sizes, fill_unknown
@@ -209,10 +216,7 @@ def expand_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if es is None or x is None:
         return False
     if isinstance(es, str) or x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, x.dtype))
-        return True
+        return unknown_rank(ctx, out, x.dtype)
     target: list[Dim | None] = []
     k = len(es)
     for i, d in enumerate(es):
@@ -309,10 +313,7 @@ def unique_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return True
     a = attr_int(attrs, "axis", None, ctx.name)
     if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[1], Tensor(None, x.dtype))
-        return True
+        return unknown_rank(ctx, args[1], x.dtype)
     ax = norm_axis(ctx, a, x.ndim, ctx.name)
     sh = list(x.dims)
     sh[ax] = u
@@ -331,10 +332,7 @@ def boolean_mask_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if mask.dtype is not None and mask.dtype != "bool":
         ctx.fail(DTYPE_MISMATCH, f"{ctx.name}: the mask must be bool, got `{mask}`")
     if x.ndim is None or mask.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[2], Tensor(None, x.dtype))
-        return True
+        return unknown_rank(ctx, args[2], x.dtype)
     if mask.ndim > x.ndim:
         ctx.fail(RANK_MISMATCH, f"{ctx.name}: the mask `{mask}` has more dimensions than `{x}`")
     chk = Checks()

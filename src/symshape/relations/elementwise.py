@@ -45,6 +45,7 @@ from symshape.relations.base import (
     relation,
     tensor_args,
     tensor_or_defer,
+    unknown_rank,
 )
 from symshape.relations.common import attr_dtype, require_float
 from symshape.relations.values import (
@@ -295,10 +296,7 @@ def where_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         ctx.fail(DTYPE_MISMATCH, f"where: the condition must be bool, got {c.dtype}")
     dtype = join_dtype(ctx, [x.dtype, y.dtype], "where")
     if c.ndim is None or x.ndim is None or y.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[3], Tensor(None, dtype))
-        return True
+        return unknown_rank(ctx, args[3], dtype)
     s1 = broadcast_shapes(ctx, x, y)
     if s1 is None:
         return False

@@ -28,7 +28,14 @@ from symshape.encoding.conds import any_of, eq, ge
 from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH, NEGATIVE_DIM, SHAPE_MISMATCH, SymshapeError
-from symshape.relations.base import Context, ranked_or_defer, relation, tensor_args, tensor_or_defer
+from symshape.relations.base import (
+    Context,
+    ranked_or_defer,
+    relation,
+    tensor_args,
+    tensor_or_defer,
+    unknown_rank,
+)
 from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dtype, norm_axis, product
 from symshape.relations.values import size_entries, slice_value, take_value, with_value
 
@@ -64,10 +71,7 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         ctx.assign(out, result)
         return True
     if x.ndim is None or ind.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, x.dtype))
-        return True
+        return unknown_rank(ctx, out, x.dtype)
     ax = norm_axis(ctx, axis, x.ndim, "take")
     if bd < 0:
         bd += ind.ndim

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from symshape.encoding.conds import eq, ne
 from symshape.encoding.dims import as_dim
-from symshape.encoding.types import Attrs, Tensor, Type
+from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import (
     BAD_ATTRIBUTE,
     RANK_MISMATCH,
@@ -31,8 +31,6 @@ from symshape.relations.base import (
     Context,
     ranked_or_defer,
     relation,
-    tensor_or_defer,
-    unknown_rank,
 )
 from symshape.relations.common import (
     Checks,
@@ -53,19 +51,20 @@ def transpose_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Permute the dimensions by ``axes`` (default: reversed)."""
     out = args[1]
     axes = attr_axes(attrs, "axes", ctx.name)
-    x = tensor_or_defer(args[0], ctx, 0)
-    if x is None:
-        return False
-    if x.ndim is None:
-        if axes is None or not ctx.final:
-            return unknown_rank(ctx, out, x.dtype)
+
+    def unranked(x: TensorType) -> Type:
+        if axes is None:
+            return Tensor(None, x.dtype)
         # explicit axes fix the rank (Relax); the dimensions are unknown
         r = len(axes)
         if len({norm_axis(ctx, a, r, "transpose") for a in axes}) != r:
             ctx.fail(BAD_ATTRIBUTE, f"transpose: duplicate axes in {axes} for rank {r}")
-        ctx.assign(out, Tensor(tuple(ctx.fresh_dim() for _ in range(r)), x.dtype))
-        return True
-    r = x.ndim
+        return Tensor(tuple(ctx.fresh_dim() for _ in range(r)), x.dtype)
+
+    x = ranked_or_defer(ctx, args, out, unranked)
+    if isinstance(x, bool):
+        return x
+    r = len(x.dims)
     if axes is None:
         perm = list(range(r - 1, -1, -1))
     else:

@@ -66,10 +66,7 @@ def dense_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return False
     dtype = out_dtype or x.dtype
     if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, dtype))
-        return True
+        return unknown_rank(ctx, out, dtype)
     if x.ndim == 0:
         ctx.fail(RANK_MISMATCH, f"dense: the data `{x}` must have rank >= 1")
     k = x.dims[-1]
