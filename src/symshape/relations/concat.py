@@ -29,12 +29,7 @@ from symshape.errors import (
     SHAPE_MISMATCH,
     TYPE_MISMATCH,
 )
-from symshape.relations.base import (
-    Context,
-    ranked_or_defer,
-    relation,
-    unknown_rank,
-)
+from symshape.relations.base import Context, relation
 from symshape.relations.common import (
     Checks,
     attr_int,
@@ -42,6 +37,7 @@ from symshape.relations.common import (
     exact_div,
     norm_axis,
 )
+from symshape.relations.operands import ranked_or_defer, unknown_rank
 from symshape.relations.values import (
     concat_value,
     with_value,

@@ -39,16 +39,10 @@ from symshape.encoding.dims import ONE, Dim, as_dim, bounds, dmax, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import MAX_VALUE_LEN, SIZE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import (
-    Context,
-    ranked_or_defer,
-    relation,
-    tensor_args,
-    tensor_or_defer,
-    unknown_rank,
-)
+from symshape.relations.base import Context, relation
 from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
 from symshape.relations.elementwise import broadcast_shapes
+from symshape.relations.operands import ranked_or_defer, tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.sizes import dynamic_sizes, fill_unknown
 from symshape.relations.values import filled_value, scalar_entry, with_value
 

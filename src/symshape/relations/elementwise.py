@@ -38,16 +38,9 @@ from symshape.encoding.dims import Dim, bounds, dmax, dmin
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import Value
 from symshape.errors import DTYPE_MISMATCH, NOT_BROADCASTABLE
-from symshape.relations.base import (
-    Context,
-    RelationFn,
-    register_relation,
-    relation,
-    tensor_args,
-    tensor_or_defer,
-    unknown_rank,
-)
+from symshape.relations.base import Context, RelationFn, register_relation, relation
 from symshape.relations.common import attr_dtype, require_float
+from symshape.relations.operands import tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.values import (
     BINARY_VALUE_OPS,
     COMPARE_VALUE_OPS,

@@ -28,15 +28,9 @@ from symshape.encoding.conds import any_of, eq, ge
 from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH, NEGATIVE_DIM, SHAPE_MISMATCH, SymshapeError
-from symshape.relations.base import (
-    Context,
-    ranked_or_defer,
-    relation,
-    tensor_args,
-    tensor_or_defer,
-    unknown_rank,
-)
+from symshape.relations.base import Context, relation
 from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dtype, norm_axis, product
+from symshape.relations.operands import ranked_or_defer, tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.values import size_entries, slice_value, take_value, with_value
 
 __all__ = ["take_rel", "strided_slice_rel", "slice_len", "parse_slice_attrs", "SliceSpec"]

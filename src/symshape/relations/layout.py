@@ -27,17 +27,14 @@ from symshape.errors import (
     RANK_MISMATCH,
     SHAPE_MISMATCH,
 )
-from symshape.relations.base import (
-    Context,
-    ranked_or_defer,
-    relation,
-)
+from symshape.relations.base import Context, relation
 from symshape.relations.common import (
     Checks,
     attr_axes,
     attr_int,
     norm_axis,
 )
+from symshape.relations.operands import ranked_or_defer
 from symshape.relations.values import (
     reshape_value,
     with_value,

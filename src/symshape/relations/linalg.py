@@ -19,9 +19,10 @@ from collections.abc import Sequence
 from symshape.encoding.dims import Dim, as_dim
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer, unknown_rank
+from symshape.relations.base import Context, relation
 from symshape.relations.common import Checks, attr_bool, attr_dtype, attr_int
 from symshape.relations.elementwise import broadcast_shapes, join_dtype
+from symshape.relations.operands import tensor_args, tensor_or_defer, unknown_rank
 
 __all__ = ["dense_rel", "matmul_rel", "batch_matmul_rel"]
 

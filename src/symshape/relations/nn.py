@@ -33,7 +33,7 @@ from symshape.encoding.conds import eq, ge
 from symshape.encoding.dims import Dim, as_dim, bounds, floordiv, mod
 from symshape.encoding.types import Attrs, Tensor, Type
 from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation, tensor_or_defer
+from symshape.relations.base import Context, relation
 from symshape.relations.common import (
     Checks,
     attr_bool,
@@ -43,6 +43,7 @@ from symshape.relations.common import (
     bad,
     exact_div,
 )
+from symshape.relations.operands import tensor_or_defer
 
 __all__ = [
     "SPATIAL",

@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH
-from symshape.relations.base import Context, relation, tensor_or_defer
+from symshape.relations.base import Context, relation
 from symshape.relations.common import attr_axes, attr_int, norm_axis, require_float
+from symshape.relations.operands import tensor_or_defer
 
 __all__ = ["softmax_rel", "bias_add_rel", "layer_norm_rel", "batch_norm_rel"]
 

@@ -18,8 +18,9 @@ from symshape.encoding.conds import ge
 from symshape.encoding.dims import Dim, as_dim
 from symshape.encoding.types import Attrs, Tensor, Type
 from symshape.errors import BAD_ATTRIBUTE, SHAPE_MISMATCH
-from symshape.relations.base import Context, ranked_or_defer, relation
+from symshape.relations.base import Context, relation
 from symshape.relations.common import Checks, attr_axes, attr_bool, norm_axis
+from symshape.relations.operands import ranked_or_defer
 
 __all__ = ["reduce_rel", "reduce_nonempty_rel", "arg_reduce_rel", "reduced_axes"]
 

@@ -31,14 +31,7 @@ from symshape.errors import (
     BAD_ATTRIBUTE,
     RESHAPE_SIZE,
 )
-from symshape.relations.base import (
-    Context,
-    ranked_or_defer,
-    relation,
-    tensor_args,
-    tensor_or_defer,
-    unknown_rank,
-)
+from symshape.relations.base import Context, relation
 from symshape.relations.common import (
     Checks,
     attr_bool,
@@ -50,6 +43,7 @@ from symshape.relations.common import (
     product,
     shape_str,
 )
+from symshape.relations.operands import ranked_or_defer, tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.values import (
     reshape_value,
     size_entries,

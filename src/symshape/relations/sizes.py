@@ -27,12 +27,7 @@ from symshape.errors import (
     NOT_BROADCASTABLE,
     RANK_MISMATCH,
 )
-from symshape.relations.base import (
-    Context,
-    ranked_or_defer,
-    relation,
-    tensor_or_defer,
-)
+from symshape.relations.base import Context, relation
 from symshape.relations.common import (
     Checks,
     attr_dtype,
@@ -40,6 +35,7 @@ from symshape.relations.common import (
     bad,
     shape_str,
 )
+from symshape.relations.operands import ranked_or_defer, tensor_or_defer
 from symshape.relations.values import (
     filled_value,
     size_entries,
