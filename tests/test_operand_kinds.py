@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import symshape as ss
-from symshape.relations.base import tensor_or_defer
+from symshape.relations.operands import tensor_or_defer
 
 F32 = "float32"
 FN = ss.FuncType([ss.Tensor((2,), F32)], ss.Tensor((2,), F32))

@@ -13,10 +13,12 @@ call with an unknown or misspelt attribute (``Op.get("sum")(x, axes=1)``: "did y
 `axis`?") or a value of the wrong kind (``layer_norm(..., epsilon="a")``) raises ``bad-attribute``
 when it is built.
 
-The operators live by family, each module holding its registrations, attribute checkers, normalize
-hooks and typed wrappers: :mod:`~symshape.ops.elementwise`, :mod:`~symshape.ops.shape`,
-:mod:`~symshape.ops.values`, :mod:`~symshape.ops.reduce`, :mod:`~symshape.ops.index`,
-:mod:`~symshape.ops.linalg`, :mod:`~symshape.ops.nn`; what they share is in :mod:`~symshape.ops.spec`.
+The operators live by family, each module holding a table of its operators (``SPECS``: one
+:class:`~symshape.ops.spec.OpSpec` row each, with relation, attributes, attribute checker,
+normalize hook and purity) and their typed wrappers: :mod:`~symshape.ops.elementwise`,
+:mod:`~symshape.ops.shape`, :mod:`~symshape.ops.values`, :mod:`~symshape.ops.reduce`,
+:mod:`~symshape.ops.index`, :mod:`~symshape.ops.linalg`, :mod:`~symshape.ops.nn`; what they share is
+in :mod:`~symshape.ops.spec`. Adding an operator is one row and one wrapper.
 """
 
 from __future__ import annotations

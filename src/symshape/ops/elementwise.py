@@ -9,12 +9,7 @@ from __future__ import annotations
 
 from symshape.encoding.types import Attrs
 from symshape.ir.expr import Call, Expr
-from symshape.ir.op import register_op
-from symshape.ops.spec import (
-    NO_ATTRS,
-    checked,
-    get_op,
-)
+from symshape.ops.spec import NO_ATTRS, OpSpec, get_op, register_ops
 from symshape.relations.common import (
     attr_dtype,
     bad,
@@ -118,69 +113,38 @@ _UNARY = (
 _VALUED = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "maximum", "minimum")
 
 
-for _n in _BINARY:
-    register_op(
-        _n,
-        _n if _n in _VALUED else "broadcast",
-        2,
-        doc="numpy-broadcasting elementwise operator",
-        attr_types=NO_ATTRS,
-    )
+_BINARY_DOC = "numpy-broadcasting elementwise operator"
 
 
-for _n in _COMPARE:
+SPECS: tuple[OpSpec, ...] = (
+    *(
+        OpSpec(n, n if n in _VALUED else "broadcast", 2, NO_ATTRS, doc=_BINARY_DOC)
+        for n in _BINARY
+    ),
     # each computes the value of its result too (bool entries 0/1: symshape.relations.values)
-    register_op(_n, _n, 2, doc="comparison with a bool result", attr_types=NO_ATTRS)
-
-
-for _n in _UNARY:
-    register_op(_n, "unary", 1, doc="elementwise unary operator", attr_types=NO_ATTRS)
-
-
-for _n in _UNARY_FLOAT:
-    register_op(_n, "unary_float", 1, doc="elementwise unary operator on float tensors", attr_types=NO_ATTRS)
-
-
-for _n in ("zeros_like", "ones_like"):
-    register_op(
-        _n,
-        "init_like",
-        1,
-        check_attrs=checked(_chk_like, _n),
-        doc="a constant tensor of the input's shape",
-        attr_types={"dtype": "dtype"},
-    )
-
-
-for _n in ("isnan", "isinf", "isfinite"):
-    register_op(_n, "identity_bool", 1, doc="elementwise predicate with a bool result", attr_types=NO_ATTRS)
-
-
-register_op(
-    "nn.leaky_relu",
-    "unary_float",
-    1,
-    check_attrs=checked(_chk_leaky, "nn.leaky_relu"),
-    attr_types={"alpha": "float"},
+    *(OpSpec(n, n, 2, NO_ATTRS, doc="comparison with a bool result") for n in _COMPARE),
+    *(OpSpec(n, "unary", 1, NO_ATTRS, doc="elementwise unary operator") for n in _UNARY),
+    *(
+        OpSpec(n, "unary_float", 1, NO_ATTRS, doc="elementwise unary operator on float tensors")
+        for n in _UNARY_FLOAT
+    ),
+    *(
+        OpSpec(n, "init_like", 1, {"dtype": "dtype"}, _chk_like, doc="a constant tensor of the input's shape")
+        for n in ("zeros_like", "ones_like")
+    ),
+    *(
+        OpSpec(n, "identity_bool", 1, NO_ATTRS, doc="elementwise predicate with a bool result")
+        for n in ("isnan", "isinf", "isfinite")
+    ),
+    OpSpec("nn.leaky_relu", "unary_float", 1, {"alpha": "float"}, _chk_leaky),
+    OpSpec("clip", "unary", 1, {"a_min": "float", "a_max": "float"}, _chk_clip),
+    OpSpec("where", "where", 3, NO_ATTRS),
+    OpSpec("cast", "cast", 1, {"dtype": "dtype"}, _chk_cast),
+    OpSpec("cast_like", "cast_like", 2, NO_ATTRS),
 )
 
 
-register_op(
-    "clip",
-    "unary",
-    1,
-    check_attrs=checked(_chk_clip, "clip"),
-    attr_types={"a_min": "float", "a_max": "float"},
-)
-
-
-register_op("where", "where", 3, attr_types=NO_ATTRS)
-
-
-register_op("cast", "cast", 1, check_attrs=checked(_chk_cast, "cast"), attr_types={"dtype": "dtype"})
-
-
-register_op("cast_like", "cast_like", 2, attr_types=NO_ATTRS)
+register_ops(SPECS)
 
 
 def add(x: Expr, y: Expr) -> Call:

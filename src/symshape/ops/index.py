@@ -9,13 +9,7 @@ from typing import Any
 from symshape.encoding.types import Attrs
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import Call, Expr
-from symshape.ir.op import register_op
-from symshape.ops.spec import (
-    axis_normalizer,
-    checked,
-    get_op,
-    py_any,
-)
+from symshape.ops.spec import OpSpec, axis_normalizer, get_op, py_any, register_ops
 from symshape.relations.common import (
     attr_axes,
     attr_int,
@@ -34,10 +28,6 @@ def _chk_take(attrs: Attrs, op: str) -> None:
     attr_str(attrs, "mode", "clip", op, ("clip", "wrap", "fast", "raise"))
 
 
-def _chk_slice(attrs: Attrs, op: str) -> None:
-    parse_slice_attrs(attrs, op)
-
-
 def _chk_slice_nargs(attrs: Attrs, nargs: int) -> None:
     if nargs == 1:
         parse_slice_attrs(attrs, "strided_slice")
@@ -54,24 +44,23 @@ def _chk_slice_nargs(attrs: Attrs, nargs: int) -> None:
         )
 
 
-register_op(
-    "take",
-    "take",
-    2,
-    check_attrs=checked(_chk_take, "take"),
-    normalize=axis_normalizer("axis"),
-    attr_types={"axis": "int", "batch_dims": "int", "mode": "str"},
+_TAKE_ATTRS = {"axis": "int", "batch_dims": "int", "mode": "str"}
+
+
+SPECS: tuple[OpSpec, ...] = (
+    OpSpec("take", "take", 2, _TAKE_ATTRS, _chk_take, axis_normalizer("axis")),
+    OpSpec(
+        "strided_slice",
+        "strided_slice",
+        -1,
+        {"begin": "indices", "end": "indices", "strides": "ints", "axes": "ints", "slice_mode": "str"},
+        normalize=axis_normalizer("axes"),
+        check_nargs=_chk_slice_nargs,
+    ),
 )
 
 
-register_op(
-    "strided_slice",
-    "strided_slice",
-    -1,
-    check_attrs=_chk_slice_nargs,
-    normalize=axis_normalizer("axes"),
-    attr_types={"begin": "indices", "end": "indices", "strides": "ints", "axes": "ints", "slice_mode": "str"},
-)
+register_ops(SPECS)
 
 
 def take(x: Expr, indices: Expr, axis: int | None = None, batch_dims: int = 0, mode: str = "clip") -> Call:

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from symshape.encoding.types import Attrs
 from symshape.ir.expr import Call, Expr
-from symshape.ir.op import register_op
-from symshape.ops.spec import (
-    checked,
-    get_op,
-)
+from symshape.ops.spec import OpSpec, get_op, register_ops
 from symshape.relations.common import (
     attr_bool,
     attr_dtype,
@@ -30,31 +26,24 @@ def _chk_bmm(attrs: Attrs, op: str) -> None:
     attr_dtype(attrs, "out_dtype", op)
 
 
-register_op(
-    "nn.dense",
-    "dense",
-    2,
-    check_attrs=checked(_chk_dense, "nn.dense"),
-    attr_types={"units": "int", "out_dtype": "dtype"},
+def _chk_out_dtype(attrs: Attrs, op: str) -> None:
+    attr_dtype(attrs, "out_dtype", op)
+
+
+SPECS: tuple[OpSpec, ...] = (
+    OpSpec("nn.dense", "dense", 2, {"units": "int", "out_dtype": "dtype"}, _chk_dense),
+    OpSpec("matmul", "matmul", 2, {"out_dtype": "dtype"}, _chk_out_dtype),
+    OpSpec(
+        "nn.batch_matmul",
+        "batch_matmul",
+        2,
+        {"transpose_a": "bool", "transpose_b": "bool", "out_dtype": "dtype"},
+        _chk_bmm,
+    ),
 )
 
 
-register_op(
-    "matmul",
-    "matmul",
-    2,
-    check_attrs=checked(lambda a, op: attr_dtype(a, "out_dtype", op), "matmul"),
-    attr_types={"out_dtype": "dtype"},
-)
-
-
-register_op(
-    "nn.batch_matmul",
-    "batch_matmul",
-    2,
-    check_attrs=checked(_chk_bmm, "nn.batch_matmul"),
-    attr_types={"transpose_a": "bool", "transpose_b": "bool", "out_dtype": "dtype"},
-)
+register_ops(SPECS)
 
 
 def dense(x: Expr, w: Expr, units: int | None = None, out_dtype: str = "") -> Call:

@@ -8,19 +8,25 @@ from typing import Any
 
 from symshape.encoding.types import Attrs
 from symshape.ir.expr import Call, Expr
-from symshape.ir.op import register_op
 from symshape.ops.spec import (
     Axes,
     IntOrInts,
+    OpSpec,
     axis_normalizer,
-    checked,
     chk_axis,
     get_op,
+    register_ops,
+    specialize,
 )
-from symshape.relations.common import (
-    attr_axes,
+from symshape.relations.common import attr_axes
+from symshape.relations.nn import (
+    DATA_LAYOUTS,
+    KERNEL_LAYOUTS,
+    parse_conv_attrs,
+    parse_layout,
+    parse_output_size,
+    parse_pool_attrs,
 )
-from symshape.relations.nn import parse_conv_attrs, parse_layout, parse_output_size, parse_pool_attrs
 
 __all__ = [
     "conv1d",
@@ -96,296 +102,176 @@ _POOL_ATTRS = {
 }
 
 
-for _nd in (1, 2, 3):
-    register_op(
-        f"nn.conv{_nd}d",
-        f"conv{_nd}d",
-        2,
-        check_attrs=checked(_chk_conv(_nd), f"nn.conv{_nd}d"),
-        attr_types=_CONV_ATTRS,
-    )
-    for _kind in ("max", "avg"):
-        _name = f"nn.{_kind}_pool{_nd}d"
-        register_op(
-            _name,
-            f"pool{_nd}d",
-            1,
-            check_attrs=checked(_chk_pool(_nd), _name),
-            attr_types=_POOL_ATTRS if _kind == "max" else {**_POOL_ATTRS, "count_include_pad": "bool"},
+_AVG_POOL_ATTRS = {**_POOL_ATTRS, "count_include_pad": "bool"}
+
+
+_LAYOUT_ATTRS = {"layout": "str", "out_layout": "str"}
+
+
+_ADAPTIVE_ATTRS = {"output_size": "sizes", **_LAYOUT_ATTRS}
+
+
+_NORM_ATTRS = {"epsilon": "float", "center": "bool", "scale": "bool"}
+
+
+_axis = axis_normalizer("axis")
+
+
+SPECS: tuple[OpSpec, ...] = (
+    *(
+        spec
+        for nd in (1, 2, 3)
+        for spec in (
+            OpSpec(f"nn.conv{nd}d", f"conv{nd}d", 2, _CONV_ATTRS, _chk_conv(nd)),
+            OpSpec(f"nn.max_pool{nd}d", f"pool{nd}d", 1, _POOL_ATTRS, _chk_pool(nd)),
+            OpSpec(f"nn.avg_pool{nd}d", f"pool{nd}d", 1, _AVG_POOL_ATTRS, _chk_pool(nd)),
         )
-
-
-for _n in ("nn.softmax", "nn.log_softmax"):
-    register_op(
-        _n,
-        "softmax",
-        1,
-        check_attrs=checked(chk_axis, _n),
-        normalize=axis_normalizer("axis", default=-1),
-        attr_types={"axis": "int"},
-    )
-
-
-register_op(
-    "nn.bias_add",
-    "bias_add",
-    2,
-    check_attrs=checked(chk_axis, "nn.bias_add"),
-    normalize=axis_normalizer("axis"),
-    attr_types={"axis": "int"},
+    ),
+    *(
+        OpSpec(n, "softmax", 1, {"axis": "int"}, chk_axis, axis_normalizer("axis", default=-1))
+        for n in ("nn.softmax", "nn.log_softmax")
+    ),
+    OpSpec("nn.bias_add", "bias_add", 2, {"axis": "int"}, chk_axis, _axis),
+    OpSpec("nn.layer_norm", "layer_norm", 3, {"axis": "ints", **_NORM_ATTRS}, _chk_norm_axes, _axis),
+    OpSpec("nn.batch_norm", "batch_norm", 5, {"axis": "int", **_NORM_ATTRS}, chk_axis, _axis),
+    *(
+        spec
+        for kind in ("avg", "max")
+        for spec in (
+            OpSpec(f"nn.global_{kind}_pool2d", "global_pool2d", 1, _LAYOUT_ATTRS, _chk_layout2d),
+            OpSpec(f"nn.adaptive_{kind}_pool2d", "adaptive_pool2d", 1, _ADAPTIVE_ATTRS, _chk_adaptive),
+        )
+    ),
 )
 
 
-register_op(
-    "nn.layer_norm",
-    "layer_norm",
-    3,
-    check_attrs=checked(_chk_norm_axes, "nn.layer_norm"),
-    normalize=axis_normalizer("axis"),
-    attr_types={"axis": "ints", "epsilon": "float", "center": "bool", "scale": "bool"},
-)
+register_ops(SPECS)
 
 
-register_op(
-    "nn.batch_norm",
-    "batch_norm",
-    5,
-    check_attrs=checked(chk_axis, "nn.batch_norm"),
-    normalize=axis_normalizer("axis"),
-    attr_types={"axis": "int", "epsilon": "float", "center": "bool", "scale": "bool"},
-)
+def _window(strides: IntOrInts, padding: IntOrInts, dilation: IntOrInts) -> dict[str, IntOrInts]:
+    """The sliding-window attributes of convolution and pooling (see
+    :class:`symshape.relations.nn.WindowAttrs`)."""
+    return {"strides": strides, "padding": padding, "dilation": dilation}
+
+
+def _out_layout(out_layout: str) -> dict[str, str]:
+    """``out_layout`` as an attribute only when given (absent: the data's layout)."""
+    return {"out_layout": out_layout} if out_layout else {}
 
 
 def _conv(
     nd: int,
     x: Expr,
     w: Expr,
-    strides: IntOrInts,
-    padding: IntOrInts,
-    dilation: IntOrInts,
-    groups: int,
-    channels: int | None,
-    kernel_size: IntOrInts | None,
-    data_layout: str | None,
-    kernel_layout: str | None,
-    out_dtype: str,
-    out_layout: str,
+    strides: IntOrInts = 1,
+    padding: IntOrInts = 0,
+    dilation: IntOrInts = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrInts | None = None,
+    data_layout: str = "",
+    kernel_layout: str = "",
+    out_dtype: str = "",
+    out_layout: str = "",
 ) -> Call:
-    dl = data_layout or {1: "NCW", 2: "NCHW", 3: "NCDHW"}[nd]
-    kl = kernel_layout or {1: "OIW", 2: "OIHW", 3: "OIDHW"}[nd]
-    extra = {"out_layout": out_layout} if out_layout else {}
+    """The wrapper of ``nn.conv{nd}d`` (an empty layout is the default one)."""
     return get_op(f"nn.conv{nd}d")(
         x,
         w,
-        strides=strides,
-        padding=padding,
-        dilation=dilation,
+        **_window(strides, padding, dilation),
         groups=groups,
         channels=channels,
         kernel_size=kernel_size,
-        data_layout=dl,
-        kernel_layout=kl,
+        data_layout=data_layout or DATA_LAYOUTS[nd],
+        kernel_layout=kernel_layout or KERNEL_LAYOUTS[nd],
         out_dtype=out_dtype,
-        **extra,
+        **_out_layout(out_layout),
     )
 
 
-def conv1d(
-    x: Expr,
-    w: Expr,
-    strides: IntOrInts = 1,
-    padding: IntOrInts = 0,
-    dilation: IntOrInts = 1,
-    groups: int = 1,
-    channels: int | None = None,
-    kernel_size: IntOrInts | None = None,
-    data_layout: str = "NCW",
-    kernel_layout: str = "OIW",
-    out_dtype: str = "",
-    out_layout: str = "",
-) -> Call:
-    """1-d convolution (``nn.conv1d``)."""
-    return _conv(
-        1,
-        x,
-        w,
-        strides,
-        padding,
-        dilation,
-        groups,
-        channels,
-        kernel_size,
-        data_layout,
-        kernel_layout,
-        out_dtype,
-        out_layout,
-    )
-
-
-def conv2d(
-    x: Expr,
-    w: Expr,
-    strides: IntOrInts = 1,
-    padding: IntOrInts = 0,
-    dilation: IntOrInts = 1,
-    groups: int = 1,
-    channels: int | None = None,
-    kernel_size: IntOrInts | None = None,
-    data_layout: str = "NCHW",
-    kernel_layout: str = "OIHW",
-    out_dtype: str = "",
-    out_layout: str = "",
-) -> Call:
-    """2-d convolution (``nn.conv2d``)."""
-    return _conv(
-        2,
-        x,
-        w,
-        strides,
-        padding,
-        dilation,
-        groups,
-        channels,
-        kernel_size,
-        data_layout,
-        kernel_layout,
-        out_dtype,
-        out_layout,
-    )
-
-
-def conv3d(
-    x: Expr,
-    w: Expr,
-    strides: IntOrInts = 1,
-    padding: IntOrInts = 0,
-    dilation: IntOrInts = 1,
-    groups: int = 1,
-    channels: int | None = None,
-    kernel_size: IntOrInts | None = None,
-    data_layout: str = "NCDHW",
-    kernel_layout: str = "OIDHW",
-    out_dtype: str = "",
-    out_layout: str = "",
-) -> Call:
-    """3-d convolution (``nn.conv3d``)."""
-    return _conv(
-        3,
-        x,
-        w,
-        strides,
-        padding,
-        dilation,
-        groups,
-        channels,
-        kernel_size,
-        data_layout,
-        kernel_layout,
-        out_dtype,
-        out_layout,
-    )
+conv1d = specialize(
+    _conv, 1, "conv1d", "1-d convolution (``nn.conv1d``).", data_layout="NCW", kernel_layout="OIW"
+)
+conv2d = specialize(
+    _conv, 2, "conv2d", "2-d convolution (``nn.conv2d``).", data_layout="NCHW", kernel_layout="OIHW"
+)
+conv3d = specialize(
+    _conv, 3, "conv3d", "3-d convolution (``nn.conv3d``).", data_layout="NCDHW", kernel_layout="OIDHW"
+)
 
 
 def _pool(
-    name: str,
-    x: Expr,
-    pool_size: IntOrInts,
-    strides: IntOrInts,
-    padding: IntOrInts,
-    dilation: IntOrInts,
-    ceil_mode: bool,
-    layout: str,
-    out_layout: str = "",
-) -> Call:
-    extra = {"out_layout": out_layout} if out_layout else {}
-    return get_op(name)(
+    op: str, x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
+    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW", out_layout: str = "",
+) -> Call:  # fmt: skip
+    """The wrapper of a max or average pooling ``op``."""
+    return get_op(op)(
         x,
         pool_size=pool_size,
-        strides=strides,
-        padding=padding,
-        dilation=dilation,
+        **_window(strides, padding, dilation),
         ceil_mode=ceil_mode,
         layout=layout,
-        **extra,
+        **_out_layout(out_layout),
     )
 
 
-def max_pool1d(
-    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCW", out_layout: str = "",
-) -> Call:  # fmt: skip
-    """1-d max pooling (``nn.max_pool1d``); ``out_layout`` (Relax) is the result's
+def _pool_doc(what: str, op: str) -> str:
+    return f"""{what} pooling (``{op}``); ``out_layout`` (Relax) is the result's
     layout (default: ``layout``)."""
-    return _pool("nn.max_pool1d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
 
 
-def max_pool2d(
-    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW", out_layout: str = "",
-) -> Call:  # fmt: skip
-    """2-d max pooling (``nn.max_pool2d``); ``out_layout`` (Relax) is the result's
-    layout (default: ``layout``)."""
-    return _pool("nn.max_pool2d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
+max_pool1d = specialize(
+    _pool, "nn.max_pool1d", "max_pool1d", _pool_doc("1-d max", "nn.max_pool1d"), layout="NCW"
+)
+max_pool2d = specialize(_pool, "nn.max_pool2d", "max_pool2d", _pool_doc("2-d max", "nn.max_pool2d"))
+max_pool3d = specialize(
+    _pool, "nn.max_pool3d", "max_pool3d", _pool_doc("3-d max", "nn.max_pool3d"), layout="NCDHW"
+)
+avg_pool1d = specialize(
+    _pool, "nn.avg_pool1d", "avg_pool1d", _pool_doc("1-d average", "nn.avg_pool1d"), layout="NCW"
+)
+avg_pool2d = specialize(_pool, "nn.avg_pool2d", "avg_pool2d", _pool_doc("2-d average", "nn.avg_pool2d"))
+avg_pool3d = specialize(
+    _pool, "nn.avg_pool3d", "avg_pool3d", _pool_doc("3-d average", "nn.avg_pool3d"), layout="NCDHW"
+)
 
 
-def max_pool3d(
-    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCDHW", out_layout: str = "",
-) -> Call:  # fmt: skip
-    """3-d max pooling (``nn.max_pool3d``); ``out_layout`` (Relax) is the result's
-    layout (default: ``layout``)."""
-    return _pool("nn.max_pool3d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
+def _global_pool(op: str, x: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
+    return get_op(op)(x, layout=layout, **_out_layout(out_layout))
 
 
-def avg_pool1d(
-    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCW", out_layout: str = "",
-) -> Call:  # fmt: skip
-    """1-d average pooling (``nn.avg_pool1d``); ``out_layout`` (Relax) is the result's
-    layout (default: ``layout``)."""
-    return _pool("nn.avg_pool1d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
+global_avg_pool2d = specialize(
+    _global_pool,
+    "nn.global_avg_pool2d",
+    "global_avg_pool2d",
+    "Average over the spatial axes, which become 1 (``nn.global_avg_pool2d``).",
+)
+global_max_pool2d = specialize(
+    _global_pool,
+    "nn.global_max_pool2d",
+    "global_max_pool2d",
+    "Maximum over the spatial axes, which become 1 (``nn.global_max_pool2d``).",
+)
 
 
-def avg_pool2d(
-    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW", out_layout: str = "",
-) -> Call:  # fmt: skip
-    """2-d average pooling (``nn.avg_pool2d``); ``out_layout`` (Relax) is the result's
-    layout (default: ``layout``)."""
-    return _pool("nn.avg_pool2d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
+def _adaptive_pool(
+    op: str, x: Expr, output_size: Any = None, layout: str = "NCHW", out_layout: str = ""
+) -> Call:
+    return get_op(op)(x, output_size=output_size, layout=layout, **_out_layout(out_layout))
 
 
-def avg_pool3d(
-    x: Expr, pool_size: IntOrInts = 1, strides: IntOrInts = 1, padding: IntOrInts = 0,
-    dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCDHW", out_layout: str = "",
-) -> Call:  # fmt: skip
-    """3-d average pooling (``nn.avg_pool3d``); ``out_layout`` (Relax) is the result's
-    layout (default: ``layout``)."""
-    return _pool("nn.avg_pool3d", x, pool_size, strides, padding, dilation, ceil_mode, layout, out_layout)
-
-
-def global_avg_pool2d(x: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
-    """Average over the spatial axes, which become 1 (``nn.global_avg_pool2d``)."""
-    extra = {"out_layout": out_layout} if out_layout else {}
-    return get_op("nn.global_avg_pool2d")(x, layout=layout, **extra)
-
-
-def global_max_pool2d(x: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
-    """Maximum over the spatial axes, which become 1 (``nn.global_max_pool2d``)."""
-    extra = {"out_layout": out_layout} if out_layout else {}
-    return get_op("nn.global_max_pool2d")(x, layout=layout, **extra)
-
-
-def adaptive_avg_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW", out_layout: str = "") -> Call:
-    """Average pooling to a fixed spatial ``output_size`` (``nn.adaptive_avg_pool2d``)."""
-    extra = {"out_layout": out_layout} if out_layout else {}
-    return get_op("nn.adaptive_avg_pool2d")(x, output_size=output_size, layout=layout, **extra)
-
-
-def adaptive_max_pool2d(x: Expr, output_size: Any = None, layout: str = "NCHW", out_layout: str = "") -> Call:
-    """Max pooling to a fixed spatial ``output_size`` (``nn.adaptive_max_pool2d``)."""
-    extra = {"out_layout": out_layout} if out_layout else {}
-    return get_op("nn.adaptive_max_pool2d")(x, output_size=output_size, layout=layout, **extra)
+adaptive_avg_pool2d = specialize(
+    _adaptive_pool,
+    "nn.adaptive_avg_pool2d",
+    "adaptive_avg_pool2d",
+    "Average pooling to a fixed spatial ``output_size`` (``nn.adaptive_avg_pool2d``).",
+)
+adaptive_max_pool2d = specialize(
+    _adaptive_pool,
+    "nn.adaptive_max_pool2d",
+    "adaptive_max_pool2d",
+    "Max pooling to a fixed spatial ``output_size`` (``nn.adaptive_max_pool2d``).",
+)
 
 
 def softmax(x: Expr, axis: int = -1) -> Call:
@@ -420,20 +306,3 @@ def batch_norm(
 ) -> Call:
     """Batch normalization over ``axis``; a tuple ``(out, mean, var)`` (``nn.batch_norm``)."""
     return get_op("nn.batch_norm")(x, gamma, beta, moving_mean, moving_var, axis=axis, epsilon=epsilon)
-
-
-for _kind in ("avg", "max"):
-    register_op(
-        f"nn.global_{_kind}_pool2d",
-        "global_pool2d",
-        1,
-        check_attrs=checked(_chk_layout2d, f"nn.global_{_kind}_pool2d"),
-        attr_types={"layout": "str", "out_layout": "str"},
-    )
-    register_op(
-        f"nn.adaptive_{_kind}_pool2d",
-        "adaptive_pool2d",
-        1,
-        check_attrs=checked(_chk_adaptive, f"nn.adaptive_{_kind}_pool2d"),
-        attr_types={"output_size": "sizes", "layout": "str", "out_layout": "str"},
-    )

@@ -5,17 +5,8 @@ from __future__ import annotations
 
 from symshape.encoding.types import Attrs
 from symshape.ir.expr import Call, Expr
-from symshape.ir.op import register_op
-from symshape.ops.spec import (
-    Axes,
-    axis_normalizer,
-    checked,
-    get_op,
-)
-from symshape.relations.common import (
-    attr_axes,
-    attr_bool,
-)
+from symshape.ops.spec import Axes, OpSpec, axis_normalizer, get_op, register_ops, specialize
+from symshape.relations.common import attr_axes, attr_bool
 
 __all__ = ["sum", "mean", "prod", "max", "min", "all", "any", "argmax", "argmin"]
 
@@ -29,83 +20,44 @@ def _chk_reduce(attrs: Attrs, op: str) -> None:
 _REDUCE_ATTRS = {"axis": "ints", "keepdims": "bool", "exclude": "bool"}
 
 
-for _n in ("sum", "mean", "prod", "all", "any"):
-    register_op(
-        _n,
-        "reduce",
-        1,
-        check_attrs=checked(_chk_reduce, _n),
-        normalize=axis_normalizer("axis"),
-        attr_types=_REDUCE_ATTRS,
-    )
+# the relation of each reduction: ``reduce``, ``reduce_nonempty`` (max/min have no identity, so
+# the reduced extent must not be empty), ``arg_reduce`` (an int32 index)
+_RELATIONS = {
+    "sum": "reduce",
+    "mean": "reduce",
+    "prod": "reduce",
+    "all": "reduce",
+    "any": "reduce",
+    "max": "reduce_nonempty",
+    "min": "reduce_nonempty",
+    "argmax": "arg_reduce",
+    "argmin": "arg_reduce",
+}
 
 
-for _n in ("max", "min"):
-    register_op(
-        _n,
-        "reduce_nonempty",
-        1,
-        check_attrs=checked(_chk_reduce, _n),
-        normalize=axis_normalizer("axis"),
-        attr_types=_REDUCE_ATTRS,
-    )
+SPECS: tuple[OpSpec, ...] = tuple(
+    OpSpec(n, rel, 1, _REDUCE_ATTRS, _chk_reduce, axis_normalizer("axis")) for n, rel in _RELATIONS.items()
+)
 
 
-for _n in ("argmax", "argmin"):
-    register_op(
-        _n,
-        "arg_reduce",
-        1,
-        check_attrs=checked(_chk_reduce, _n),
-        normalize=axis_normalizer("axis"),
-        attr_types=_REDUCE_ATTRS,
-    )
+register_ops(SPECS)
 
 
-def _reduce(name: str, x: Expr, axis: Axes, keepdims: bool, exclude: bool) -> Call:
-    return get_op(name)(x, axis=axis, keepdims=keepdims, exclude=exclude)
+def _reduce(op: str, x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
+    """The wrapper of the reduction ``op``."""
+    return get_op(op)(x, axis=axis, keepdims=keepdims, exclude=exclude)
 
 
-def sum(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Sum over ``axis`` (None: all axes)."""
-    return _reduce("sum", x, axis, keepdims, exclude)
-
-
-def mean(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Mean over ``axis`` (None: all axes)."""
-    return _reduce("mean", x, axis, keepdims, exclude)
-
-
-def prod(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Product over ``axis`` (None: all axes)."""
-    return _reduce("prod", x, axis, keepdims, exclude)
-
-
-def max(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Maximum over ``axis`` (None: all axes); the reduced extent must be non-empty."""
-    return _reduce("max", x, axis, keepdims, exclude)
-
-
-def min(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Minimum over ``axis`` (None: all axes); the reduced extent must be non-empty."""
-    return _reduce("min", x, axis, keepdims, exclude)
-
-
-def all(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Logical and over ``axis``."""
-    return _reduce("all", x, axis, keepdims, exclude)
-
-
-def any(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Logical or over ``axis``."""
-    return _reduce("any", x, axis, keepdims, exclude)
-
-
-def argmax(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Index of the maximum over ``axis`` (int32)."""
-    return _reduce("argmax", x, axis, keepdims, exclude)
-
-
-def argmin(x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
-    """Index of the minimum over ``axis`` (int32)."""
-    return _reduce("argmin", x, axis, keepdims, exclude)
+sum = specialize(_reduce, "sum", "sum", "Sum over ``axis`` (None: all axes).")
+mean = specialize(_reduce, "mean", "mean", "Mean over ``axis`` (None: all axes).")
+prod = specialize(_reduce, "prod", "prod", "Product over ``axis`` (None: all axes).")
+max = specialize(
+    _reduce, "max", "max", "Maximum over ``axis`` (None: all axes); the reduced extent must be non-empty."
+)
+min = specialize(
+    _reduce, "min", "min", "Minimum over ``axis`` (None: all axes); the reduced extent must be non-empty."
+)
+all = specialize(_reduce, "all", "all", "Logical and over ``axis``.")
+any = specialize(_reduce, "any", "any", "Logical or over ``axis``.")
+argmax = specialize(_reduce, "argmax", "argmax", "Index of the maximum over ``axis`` (int32).")
+argmin = specialize(_reduce, "argmin", "argmin", "Index of the minimum over ``axis`` (int32).")

@@ -15,15 +15,13 @@ from symshape.encoding.conds import BoolConst
 from symshape.encoding.dims import AnyDim, Dim
 from symshape.encoding.types import Attrs, TensorType, Type
 from symshape.ir.expr import Call, Expr
-from symshape.ir.op import register_op
 from symshape.ops.spec import (
     NO_ATTRS,
     Axes,
     Exprs,
     IntOrInts,
+    OpSpec,
     axis_normalizer,
-    by_nargs,
-    checked,
     chk_axis,
     dimlike,
     get_op,
@@ -32,6 +30,7 @@ from symshape.ops.spec import (
     py_any,
     rank_of,
     rebuild,
+    register_ops,
 )
 from symshape.relations.common import (
     attr_axes,
@@ -41,7 +40,9 @@ from symshape.relations.common import (
     attr_shape,
     bad,
 )
-from symshape.relations.shape import parse_newshape, parse_pad_width, parse_split, reshape_dims
+from symshape.relations.concat import parse_split
+from symshape.relations.reshape import parse_newshape, reshape_dims
+from symshape.relations.sizes import parse_pad_width
 
 __all__ = [
     "flatten",
@@ -197,148 +198,64 @@ def _chk_reps(name: str) -> Callable[[Attrs, str], None]:
     return chk
 
 
-register_op(
-    "flatten",
-    "flatten",
-    1,
-    check_attrs=checked(chk_axis, "flatten"),
-    normalize=axis_normalizer("axis"),
-    attr_types={"axis": "int"},
+_axis = axis_normalizer("axis")
+
+
+SPECS: tuple[OpSpec, ...] = (
+    OpSpec("flatten", "flatten", 1, {"axis": "int"}, chk_axis, _axis),
+    OpSpec("nn.batch_flatten", "flatten", 1, NO_ATTRS),
+    OpSpec(
+        "reshape",
+        "reshape",
+        1,
+        {"newshape": "shape", "allowzero": "bool"},
+        _chk_reshape,
+        _normalize_reshape,
+        as_input=("newshape",),
+    ),
+    OpSpec("reshape_like", "reshape_like", 2, NO_ATTRS),
+    OpSpec("concatenate", "concatenate", 1, {"axis": "int"}, chk_axis, _axis),
+    OpSpec("stack", "stack", 1, {"axis": "int"}, chk_axis, axis_normalizer("axis", extra=1)),
+    OpSpec("split", "split", 1, {"indices_or_sections": "ints", "axis": "int"}, _chk_split, _axis),
+    OpSpec("transpose", "transpose", 1, {"axes": "ints"}, _chk_transpose, _normalize_transpose),
+    OpSpec("squeeze", "squeeze", 1, {"axis": "ints"}, _chk_squeeze, _normalize_squeeze),
+    OpSpec(
+        "expand_dims",
+        "expand_dims",
+        1,
+        {"axis": "int", "num_newaxis": "int"},
+        _chk_expand,
+        axis_normalizer("axis", extra=1),
+    ),
+    OpSpec("broadcast_to", "broadcast_to", 1, {"shape": "shape"}, _chk_shape, as_input=("shape",)),
+    OpSpec("nn.pad", "pad", 1, {"pad_width": "pairs", "pad_value": "float", "pad_mode": "str"}, _chk_pad),
+    *(
+        OpSpec(n, "init_tensor", 0, {"shape": "shape", "dtype": "dtype"}, _chk_init, as_input=("shape",))
+        for n in ("zeros", "ones")
+    ),
+    OpSpec(
+        "full",
+        "full",
+        1,
+        {"shape": "shape", "dtype": "dtype"},
+        _chk_init,
+        doc="a tensor of a shape filled with a scalar",
+        as_input=("shape",),
+    ),
+    OpSpec("tile", "tile", 1, {"reps": "indices"}, _chk_reps("reps"), doc="numpy tile", as_input=("reps",)),
+    OpSpec(
+        "expand",
+        "expand",
+        1,
+        {"shape": "indices"},
+        _chk_reps("shape"),
+        doc="torch/ONNX expand: broadcast with a shape, -1 keeps a dimension",
+        as_input=("shape",),
+    ),
 )
 
 
-register_op("nn.batch_flatten", "flatten", 1, attr_types=NO_ATTRS)
-
-
-register_op(
-    "reshape",
-    "reshape",
-    -1,
-    check_attrs=by_nargs(_chk_reshape, "reshape", 1, 2, ("newshape",)),
-    normalize=_normalize_reshape,
-    attr_types={"newshape": "shape", "allowzero": "bool"},
-)
-
-
-register_op("reshape_like", "reshape_like", 2, attr_types=NO_ATTRS)
-
-
-register_op(
-    "concatenate",
-    "concatenate",
-    1,
-    check_attrs=checked(chk_axis, "concatenate"),
-    normalize=axis_normalizer("axis"),
-    attr_types={"axis": "int"},
-)
-
-
-register_op(
-    "stack",
-    "stack",
-    1,
-    check_attrs=checked(chk_axis, "stack"),
-    normalize=axis_normalizer("axis", extra=1),
-    attr_types={"axis": "int"},
-)
-
-
-register_op(
-    "split",
-    "split",
-    1,
-    check_attrs=checked(_chk_split, "split"),
-    normalize=axis_normalizer("axis"),
-    attr_types={"indices_or_sections": "ints", "axis": "int"},
-)
-
-
-register_op(
-    "transpose",
-    "transpose",
-    1,
-    check_attrs=checked(_chk_transpose, "transpose"),
-    normalize=_normalize_transpose,
-    attr_types={"axes": "ints"},
-)
-
-
-register_op(
-    "squeeze",
-    "squeeze",
-    1,
-    check_attrs=checked(_chk_squeeze, "squeeze"),
-    normalize=_normalize_squeeze,
-    attr_types={"axis": "ints"},
-)
-
-
-register_op(
-    "expand_dims",
-    "expand_dims",
-    1,
-    check_attrs=checked(_chk_expand, "expand_dims"),
-    normalize=axis_normalizer("axis", extra=1),
-    attr_types={"axis": "int", "num_newaxis": "int"},
-)
-
-
-register_op(
-    "broadcast_to",
-    "broadcast_to",
-    -1,
-    check_attrs=by_nargs(_chk_shape, "broadcast_to", 1, 2, ("shape",)),
-    attr_types={"shape": "shape"},
-)
-
-
-register_op(
-    "nn.pad",
-    "pad",
-    1,
-    check_attrs=checked(_chk_pad, "nn.pad"),
-    attr_types={"pad_width": "pairs", "pad_value": "float", "pad_mode": "str"},
-)
-
-
-for _n in ("zeros", "ones"):
-    register_op(
-        _n,
-        "init_tensor",
-        -1,
-        check_attrs=by_nargs(_chk_init, _n, 0, 1, ("shape",)),
-        attr_types={"shape": "shape", "dtype": "dtype"},
-    )
-
-
-register_op(
-    "full",
-    "full",
-    -1,
-    check_attrs=by_nargs(_chk_init, "full", 1, 2, ("shape",)),
-    doc="a tensor of a shape filled with a scalar",
-    attr_types={"shape": "shape", "dtype": "dtype"},
-)
-
-
-register_op(
-    "tile",
-    "tile",
-    -1,
-    check_attrs=by_nargs(_chk_reps("reps"), "tile", 1, 2, ("reps",)),
-    doc="numpy tile",
-    attr_types={"reps": "indices"},
-)
-
-
-register_op(
-    "expand",
-    "expand",
-    -1,
-    check_attrs=by_nargs(_chk_reps("shape"), "expand", 1, 2, ("shape",)),
-    doc="torch/ONNX expand: broadcast with a shape, -1 keeps a dimension",
-    attr_types={"shape": "indices"},
-)
+register_ops(SPECS)
 
 
 def flatten(x: Expr, axis: int = 1) -> Call:

@@ -1,23 +1,26 @@
-"""What every operator family module shares: looking an operator up, attribute checkers built from
-per-attribute parsers, the normalize hook for negative axes, and the small argument helpers.
+"""What every operator family module shares: the operator table (:class:`OpSpec`,
+:func:`register_ops`), the builder of typed wrappers that differ only in the operator they call
+(:func:`specialize`), looking an operator up, attribute checkers built from per-attribute parsers,
+the normalize hook for negative axes, and the small argument helpers.
 
-An operator is registered once (:func:`symshape.ir.op.register_op`) by the module of its family,
-with the relation that types it (in :mod:`symshape.relations` under the family's name), an
-attribute checker and, where one applies, a normalize hook; the same module holds its typed
-wrapper (``ss.ops.<name>``).
+Each family module holds its operators as a table of :class:`OpSpec` rows (relation, attributes,
+attribute checker, normalize hook, purity) registered once by :func:`register_ops`, and a typed
+wrapper per operator (``ss.ops.<name>``). Adding an operator is one row and one wrapper.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import Call, Constant, Expr, const
-from symshape.ir.op import OPS, Op
+from symshape.ir.op import OPS, NormalizeFn, Op, register_op
 from symshape.relations.common import (
     attr_bool,
     attr_dtype,
@@ -26,6 +29,10 @@ from symshape.relations.common import (
 )
 
 __all__ = [
+    "AttrCheck",
+    "OpSpec",
+    "register_ops",
+    "specialize",
     "CheckFn",
     "NO_ATTRS",
     "Axes",
@@ -180,3 +187,115 @@ def size_arg(v: Any, dtype: str = "int64") -> Expr:
     if isinstance(v, float):
         return number_const(v, None)
     return get_op("int_tensor")(value=v, dtype=dtype)
+
+
+AttrCheck = Callable[[Attrs, str], object]
+"""Checks an operator's literal attributes (the operator's name for messages); raises
+``bad-attribute``."""
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One operator of a family table.
+
+    ``name`` (Relay's, with ``nn.`` where Relay has it) is typed by the registered relation
+    ``relation`` over ``num_inputs`` inputs (-1: any number) and takes the attributes ``attrs``
+    (name -> kind of :data:`symshape.ir.op.ATTR_KINDS`). ``check`` validates literal attributes
+    when a call is built; ``normalize`` rewrites a call once its argument types are known.
+    ``as_input`` names the attributes that may come as one more input instead (a shape given as a
+    1-d int tensor): the operator then takes ``num_inputs`` or ``num_inputs + 1`` inputs.
+    ``check_nargs`` replaces ``check`` where the inputs decide what to check.
+    """
+
+    name: str
+    relation: str
+    num_inputs: int
+    attrs: Mapping[str, str]
+    check: AttrCheck | None = None
+    normalize: NormalizeFn | None = None
+    doc: str = ""
+    pure: bool = True
+    as_input: tuple[str, ...] = ()
+    check_nargs: CheckFn | None = None
+
+    def register(self) -> Op:
+        """Registers the operator (:func:`symshape.ir.op.register_op`)."""
+        check = self.check_nargs
+        num_inputs = self.num_inputs
+        if self.as_input:
+            assert self.check is not None
+            check = by_nargs(self.check, self.name, num_inputs, num_inputs + 1, self.as_input)
+            num_inputs = -1
+        elif check is None and self.check is not None:
+            check = checked(self.check, self.name)
+        return register_op(
+            self.name,
+            self.relation,
+            num_inputs,
+            pure=self.pure,
+            normalize=self.normalize,
+            check_attrs=check,
+            doc=self.doc,
+            attr_types=self.attrs,
+        )
+
+
+def register_ops(table: Iterable[OpSpec]) -> None:
+    """Registers every operator of a family table, in order."""
+    for spec in table:
+        spec.register()
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+
+
+def specialize(
+    template: Callable[Concatenate[T, P], R], first: T, name: str, doc: str, **defaults: object
+) -> Callable[P, R]:
+    """A public wrapper made from ``template``: ``template`` with its first argument ``first`` (the
+    operator, or what selects it), named ``name`` with the docstring ``doc``, and with other
+    ``defaults`` for some parameters. ``help()`` and :func:`inspect.signature` show the wrapper's
+    own signature: the template's without its first parameter, with those defaults.
+
+    >>> def _scale(op: str, x: int, factor: int = 2) -> str:
+    ...     return f"{op}({x}, {factor})"
+    >>> triple = specialize(_scale, "mul", "triple", "Three times ``x``.", factor=3)
+    >>> triple(5), triple(5, 4), triple.__name__, str(inspect.signature(triple))
+    ('mul(5, 3)', 'mul(5, 4)', 'triple', "(x: 'int', factor: 'int' = 3) -> 'str'")
+    >>> triple(5, factr=4)
+    Traceback (most recent call last):
+    TypeError: got an unexpected keyword argument 'factr'
+    """
+    sig = inspect.signature(template)
+    head, *params = sig.parameters.values()
+    unknown = set(defaults) - {p.name for p in params}
+    if unknown:
+        raise TypeError(f"{template.__name__} has no parameter {sorted(unknown)[0]!r}")
+    params = [p.replace(default=defaults[p.name]) if p.name in defaults else p for p in params]
+    own = sig.replace(parameters=params)
+    names = frozenset(p.name for p in params)
+    required = [p.name for p in params if p.default is inspect.Parameter.empty]
+    # (position, name, default) of each parameter whose default differs from the template's
+    overrides = [(i, p.name, p.default) for i, p in enumerate(params) if p.name in defaults]
+
+    def wrapper(*args: Any, **kwargs: Any) -> R:
+        if (
+            len(args) > len(params)
+            or not names.issuperset(kwargs)
+            or py_any(k not in kwargs for k in required[len(args) :])
+        ):
+            own.bind(*args, **kwargs)  # a wrong call: the TypeError names the wrong argument
+        for i, key, value in overrides:
+            if len(args) <= i and key not in kwargs:
+                kwargs[key] = value
+        return template(first, *args, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = doc
+    wrapper.__module__ = template.__module__
+    wrapper.__signature__ = own  # type: ignore[attr-defined]
+    wrapper.__wrapped__ = template  # type: ignore[attr-defined]  # (typing.get_type_hints' names)
+    wrapper.__annotations__ = {k: v for k, v in template.__annotations__.items() if k != head.name}
+    return cast(Callable[P, R], wrapper)

@@ -11,12 +11,7 @@ from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs
 from symshape.encoding.values import SIZE_DTYPES
 from symshape.ir.expr import Call, Expr
-from symshape.ir.op import register_op
-from symshape.ops.spec import (
-    checked,
-    get_op,
-    size_arg,
-)
+from symshape.ops.spec import OpSpec, get_op, register_ops, size_arg
 from symshape.relations.common import (
     attr_dtype,
     bad,
@@ -39,55 +34,53 @@ def _chk_size(attrs: Attrs, op: str) -> None:
         raise bad(op, f"size must be a symbol (ss.dim('u', min=0)), got {v!r}")
 
 
-register_op(
-    "constant_of_shape",
-    "init_tensor",
-    1,
-    check_attrs=checked(lambda a, op: attr_dtype(a, "dtype", op), "constant_of_shape"),
-    doc="ONNX ConstantOfShape: a tensor of the shape its input holds",
-    attr_types={"dtype": "dtype", "value": "float"},
+def _chk_dtype(attrs: Attrs, op: str) -> None:
+    attr_dtype(attrs, "dtype", op)
+
+
+_SIZED = "an operator whose result has a data-dependent size"
+
+
+SPECS: tuple[OpSpec, ...] = (
+    OpSpec(
+        "constant_of_shape",
+        "init_tensor",
+        1,
+        {"dtype": "dtype", "value": "float"},
+        _chk_dtype,
+        doc="ONNX ConstantOfShape: a tensor of the shape its input holds",
+    ),
+    OpSpec(
+        "shape_of",
+        "shape_of",
+        1,
+        {"dtype": "dtype"},
+        _chk_dtype,
+        doc="the shape of a tensor as a 1-d int tensor carrying it as its value",
+    ),
+    OpSpec(
+        "int_tensor",
+        "int_tensor",
+        0,
+        {"value": "indices", "dtype": "dtype"},
+        _chk_int_tensor,
+        doc="a 0-d or 1-d int tensor with a known value of ints and dimensions",
+    ),
+    OpSpec(
+        "arange",
+        "arange",
+        3,
+        {"dtype": "dtype"},
+        _chk_dtype,
+        doc="numpy arange / ONNX Range over 0-d tensors start, stop, step",
+    ),
+    OpSpec("nonzero", "nonzero", 1, {"size": "shape"}, _chk_size, doc=_SIZED),
+    OpSpec("unique", "unique", 1, {"size": "shape", "axis": "int"}, _chk_size, doc=_SIZED),
+    OpSpec("boolean_mask", "boolean_mask", 2, {"size": "shape"}, _chk_size, doc=_SIZED),
 )
 
 
-register_op(
-    "shape_of",
-    "shape_of",
-    1,
-    check_attrs=checked(lambda a, op: attr_dtype(a, "dtype", op), "shape_of"),
-    doc="the shape of a tensor as a 1-d int tensor carrying it as its value",
-    attr_types={"dtype": "dtype"},
-)
-
-
-register_op(
-    "int_tensor",
-    "int_tensor",
-    0,
-    check_attrs=checked(_chk_int_tensor, "int_tensor"),
-    doc="a 0-d or 1-d int tensor with a known value of ints and dimensions",
-    attr_types={"value": "indices", "dtype": "dtype"},
-)
-
-
-register_op(
-    "arange",
-    "arange",
-    3,
-    check_attrs=checked(lambda a, op: attr_dtype(a, "dtype", op), "arange"),
-    doc="numpy arange / ONNX Range over 0-d tensors start, stop, step",
-    attr_types={"dtype": "dtype"},
-)
-
-
-for _n, _k in (("nonzero", 1), ("unique", 1), ("boolean_mask", 2)):
-    register_op(
-        _n,
-        _n,
-        _k,
-        check_attrs=checked(_chk_size, _n),
-        doc="an operator whose result has a data-dependent size",
-        attr_types={"size": "shape", "axis": "int"} if _n == "unique" else {"size": "shape"},
-    )
+register_ops(SPECS)
 
 
 def constant_of_shape(shape: Expr, value: float = 0.0, dtype: str = "float32") -> Call:

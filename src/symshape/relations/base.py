@@ -28,8 +28,8 @@ from typing import NoReturn
 
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim
-from symshape.encoding.types import Attrs, IncompleteType, TensorType, Type, TypeVar
-from symshape.errors import INVALID_ARGUMENT, TYPE_MISMATCH, UNKNOWN_RELATION, ErrorCode, SymshapeError
+from symshape.encoding.types import Attrs, IncompleteType, Type
+from symshape.errors import INVALID_ARGUMENT, UNKNOWN_RELATION, ErrorCode, SymshapeError
 
 __all__ = [
     "Context",
@@ -40,8 +40,6 @@ __all__ = [
     "register_relation",
     "relation",
     "get_relation",
-    "tensor_or_defer",
-    "tensor_args",
 ]
 
 
@@ -152,39 +150,3 @@ def get_relation(name: str) -> RelationDef:
         raise SymshapeError(
             UNKNOWN_RELATION, f"no relation named {name!r} (known include: {known}, ...)"
         ) from None
-
-
-def tensor_or_defer(t: Type, ctx: Context | None = None, index: int = 0) -> TensorType | None:
-    """The tensor type of a resolved argument, or None while it is still a hole (defer).
-
-    With ``ctx``, an argument that can never become a tensor — a tuple, a function, an ADT value,
-    ``Object``, a shape — fails the relation with ``type-mismatch`` (``index`` is its position
-    among the arguments, counted from 0 and printed from 1), so that a wrong operand is an error
-    and not an unresolved program. A hole, or a type parameter of an enclosing polymorphic
-    function, defers.
-
-    >>> import symshape as ss
-    >>> tensor_or_defer(ss.IncompleteType()) is None
-    True
-    """
-    if isinstance(t, TensorType):
-        return t
-    if ctx is not None and not isinstance(t, (IncompleteType, TypeVar)):
-        ctx.fail(TYPE_MISMATCH, f"{ctx.name}: argument {index + 1} must be a tensor, found `{t}`")
-    return None
-
-
-def tensor_args(ctx: Context, args: Sequence[Type], count: int | None = None) -> list[TensorType] | None:
-    """The first ``count`` arguments (default: every input) as tensors (see
-    :func:`tensor_or_defer`): every one is checked before the relation defers on a hole, so a
-    non-tensor operand fails even while another operand is still unknown."""
-    n = ctx.num_inputs if count is None else count
-    out: list[TensorType] = []
-    ready = True
-    for i in range(n):
-        t = tensor_or_defer(args[i], ctx, i)
-        if t is None:
-            ready = False
-        else:
-            out.append(t)
-    return out if ready else None

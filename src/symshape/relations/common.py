@@ -42,6 +42,7 @@ __all__ = [
     "equal_counts",
     "resolve_cond",
     "INT_DTYPES",
+    "shape_str",
 ]
 
 INT_DTYPES = frozenset("int8 int16 int32 int64 uint8 uint16 uint32 uint64".split())
@@ -142,6 +143,12 @@ def equal_counts(a: Dim, b: Dim) -> Cond:
     if c == BoolConst(False):
         return eq(a, b)
     return c
+
+
+def shape_str(shape: Sequence[object]) -> str:
+    """A shape (or a reshape's new shape) as Python prints a tuple: ``(3,)``, ``(n, -1)``."""
+    inner = ", ".join(str(s) for s in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
 def bad(op: str, message: str) -> SymshapeError:

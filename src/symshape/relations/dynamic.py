@@ -39,10 +39,11 @@ from symshape.encoding.dims import ONE, Dim, as_dim, bounds, dmax, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import MAX_VALUE_LEN, SIZE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
+from symshape.relations.base import Context, relation
 from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
 from symshape.relations.elementwise import broadcast_shapes
-from symshape.relations.shape import _fill_unknown, dynamic_sizes
+from symshape.relations.operands import ranked_or_defer, tensor_args, tensor_or_defer, unknown_rank
+from symshape.relations.sizes import dynamic_sizes, fill_unknown
 from symshape.relations.values import filled_value, scalar_entry, with_value
 
 __all__ = [
@@ -70,15 +71,10 @@ def shape_of_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     dtype = attr_dtype(attrs, "dtype", ctx.name) or "int64"
     if dtype not in SIZE_DTYPES:
         ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: dtype must be int32 or int64, got {dtype}")
-    x = tensor_or_defer(args[0], ctx, 0)
-    if x is None:
-        return False
-    if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[1], Tensor((ctx.fresh_dim(),), dtype))
-        return True
-    ctx.assign(args[1], with_value(Tensor((as_dim(x.ndim),), dtype), x.dims))
+    x = ranked_or_defer(ctx, args, args[1], lambda _: Tensor((ctx.fresh_dim(),), dtype))
+    if isinstance(x, bool):
+        return x
+    ctx.assign(args[1], with_value(Tensor((as_dim(len(x.dims)),), dtype), x.dims))
     return True
 
 
@@ -214,10 +210,7 @@ def expand_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if es is None or x is None:
         return False
     if isinstance(es, str) or x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, x.dtype))
-        return True
+        return unknown_rank(ctx, out, x.dtype)
     target: list[Dim | None] = []
     k = len(es)
     for i, d in enumerate(es):
@@ -231,7 +224,7 @@ def expand_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if d is not None and d.constant_value is not None and d.constant_value < 0:
             ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: the shape has a negative size {d} (entry {i})")
         target.append(d)
-    full, fresh = _fill_unknown(ctx, x, target)
+    full, fresh = fill_unknown(ctx, x, target)
     # where the target is unknown, the result is the filled dimension (no condition): both sides
     # of the pair stand for it
     xs = list(x.dims)
@@ -293,15 +286,10 @@ def _size(ctx: Context, attrs: Attrs) -> Dim:
 def nonzero_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``(rank(x), u)`` int64: the indices of the ``u`` non-zero elements."""
     u = _size(ctx, attrs)
-    x = tensor_or_defer(args[0], ctx, 0)
-    if x is None:
-        return False
-    if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[1], Tensor((ctx.fresh_dim(), u), "int64"))
-        return True
-    ctx.assign(args[1], Tensor((as_dim(x.ndim), u), "int64"))
+    x = ranked_or_defer(ctx, args, args[1], lambda _: Tensor((ctx.fresh_dim(), u), "int64"))
+    if isinstance(x, bool):
+        return x
+    ctx.assign(args[1], Tensor((as_dim(len(x.dims)), u), "int64"))
     return True
 
 
@@ -319,10 +307,7 @@ def unique_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return True
     a = attr_int(attrs, "axis", None, ctx.name)
     if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[1], Tensor(None, x.dtype))
-        return True
+        return unknown_rank(ctx, args[1], x.dtype)
     ax = norm_axis(ctx, a, x.ndim, ctx.name)
     sh = list(x.dims)
     sh[ax] = u
@@ -341,10 +326,7 @@ def boolean_mask_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if mask.dtype is not None and mask.dtype != "bool":
         ctx.fail(DTYPE_MISMATCH, f"{ctx.name}: the mask must be bool, got `{mask}`")
     if x.ndim is None or mask.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[2], Tensor(None, x.dtype))
-        return True
+        return unknown_rank(ctx, args[2], x.dtype)
     if mask.ndim > x.ndim:
         ctx.fail(RANK_MISMATCH, f"{ctx.name}: the mask `{mask}` has more dimensions than `{x}`")
     chk = Checks()

@@ -38,15 +38,9 @@ from symshape.encoding.dims import Dim, bounds, dmax, dmin
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import Value
 from symshape.errors import DTYPE_MISMATCH, NOT_BROADCASTABLE
-from symshape.relations.base import (
-    Context,
-    RelationFn,
-    register_relation,
-    relation,
-    tensor_args,
-    tensor_or_defer,
-)
+from symshape.relations.base import Context, RelationFn, register_relation, relation
 from symshape.relations.common import attr_dtype, require_float
+from symshape.relations.operands import tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.values import (
     BINARY_VALUE_OPS,
     COMPARE_VALUE_OPS,
@@ -295,10 +289,7 @@ def where_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         ctx.fail(DTYPE_MISMATCH, f"where: the condition must be bool, got {c.dtype}")
     dtype = join_dtype(ctx, [x.dtype, y.dtype], "where")
     if c.ndim is None or x.ndim is None or y.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(args[3], Tensor(None, dtype))
-        return True
+        return unknown_rank(ctx, args[3], dtype)
     s1 = broadcast_shapes(ctx, x, y)
     if s1 is None:
         return False

@@ -28,8 +28,9 @@ from symshape.encoding.conds import any_of, eq, ge
 from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH, NEGATIVE_DIM, SHAPE_MISMATCH, SymshapeError
-from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
+from symshape.relations.base import Context, relation
 from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dtype, norm_axis, product
+from symshape.relations.operands import ranked_or_defer, tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.values import size_entries, slice_value, take_value, with_value
 
 __all__ = ["take_rel", "strided_slice_rel", "slice_len", "parse_slice_attrs", "SliceSpec"]
@@ -64,10 +65,7 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         ctx.assign(out, result)
         return True
     if x.ndim is None or ind.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, x.dtype))
-        return True
+        return unknown_rank(ctx, out, x.dtype)
     ax = norm_axis(ctx, axis, x.ndim, "take")
     if bd < 0:
         bd += ind.ndim
@@ -144,22 +142,30 @@ class SliceSpec:
         self.strides = None if st is None else _ints(st, "strides", op)
         if self.strides is not None and any(x == 0 for x in self.strides):
             raise bad(op, "strides must be non-zero")
-        ax = attrs.get("axes")
-        self.axes = None if ax is None else _ints(ax, "axes", op)
-        if self.axes is not None and len(set(self.axes)) != len(self.axes):
-            raise bad(op, f"duplicate axes {self.axes}")
-        mode = attr_str(attrs, "slice_mode", "end", op, ("end", "size"))
-        assert mode is not None
-        self.mode = mode
-        if len(self.begin) != len(self.end):
-            raise bad(
-                op, f"begin and end must have the same length, got {len(self.begin)} and {len(self.end)}"
-            )
-        if self.strides is not None and len(self.strides) not in (1, len(self.begin)):
-            want = "1 value" if len(self.begin) == 1 else f"1 or {len(self.begin)} values"
-            raise bad(op, f"strides must have {want}, got {len(self.strides)}")
-        if self.axes is not None and len(self.axes) != len(self.begin):
-            raise bad(op, f"axes must have {len(self.begin)} values")
+        self.axes, self.mode = _axes_mode(attrs, op, self.begin, self.end, self.strides)
+
+
+def _axes_mode(
+    attrs: Attrs, op: str, begin: Sequence[object], end: Sequence[object], strides: Sequence[object] | None
+) -> tuple[tuple[int, ...] | None, str]:
+    """``axes`` (distinct) and ``slice_mode`` of a ``strided_slice``, and the lengths of its bounds
+    checked: ``begin`` and ``end`` alike, ``strides`` one value or one per bound, ``axes`` one per
+    bound."""
+    ax = attrs.get("axes")
+    axes = None if ax is None else _ints(ax, "axes", op)
+    if axes is not None and len(set(axes)) != len(axes):
+        raise bad(op, f"duplicate axes {axes}")
+    mode = attr_str(attrs, "slice_mode", "end", op, ("end", "size"))
+    assert mode is not None
+    n = len(begin)
+    if n != len(end):
+        raise bad(op, f"begin and end must have the same length, got {n} and {len(end)}")
+    if strides is not None and len(strides) not in (1, n):
+        want = "1 value" if n == 1 else f"1 or {n} values"
+        raise bad(op, f"strides must have {want}, got {len(strides)}")
+    if axes is not None and len(axes) != n:
+        raise bad(op, f"axes must have {n} values")
+    return axes, mode
 
 
 def parse_slice_attrs(attrs: Attrs, op: str = "strided_slice") -> SliceSpec:
@@ -207,19 +213,7 @@ class _DynSpec:
         end: Sequence[Dim | None],
         strides: Sequence[Dim | None] | None,
     ) -> None:
-        ax = attrs.get("axes")
-        self.axes = None if ax is None else _ints(ax, "axes", op)
-        if self.axes is not None and len(set(self.axes)) != len(self.axes):
-            raise bad(op, f"duplicate axes {self.axes}")
-        mode = attr_str(attrs, "slice_mode", "end", op, ("end", "size"))
-        assert mode is not None
-        self.mode = mode
-        if len(begin) != len(end):
-            raise bad(op, f"begin and end must have the same length, got {len(begin)} and {len(end)}")
-        if strides is not None and len(strides) not in (1, len(begin)):
-            raise bad(op, f"strides must have 1 or {len(begin)} values, got {len(strides)}")
-        if self.axes is not None and len(self.axes) != len(begin):
-            raise bad(op, f"axes must have {len(begin)} values")
+        self.axes, self.mode = _axes_mode(attrs, op, begin, end, strides)
         self.unknown: set[int] = set()
         self.begin: list[Index] = []
         self.end: list[Index] = []
@@ -277,25 +271,20 @@ def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         got = _dyn_spec(ctx, args, attrs)
         if got is None:
             return False
-        x = tensor_or_defer(args[0], ctx, 0)
-        if x is None:
+        x0 = tensor_or_defer(args[0], ctx, 0)
+        if x0 is None:
             return False
         if isinstance(got, str):
-            fresh = None if x.ndim is None else tuple(ctx.fresh_dim() for _ in range(x.ndim))
-            ctx.assign(out, Tensor(fresh, x.dtype))
+            fresh = None if x0.ndim is None else tuple(ctx.fresh_dim() for _ in range(x0.ndim))
+            ctx.assign(out, Tensor(fresh, x0.dtype))
             return True
         spec = got
     else:
         spec = SliceSpec(attrs, ctx.name)
-    x = tensor_or_defer(args[0], ctx, 0)
-    if x is None:
-        return False
-    if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, x.dtype))
-        return True
-    r = x.ndim
+    x = ranked_or_defer(ctx, args, out)
+    if isinstance(x, bool):
+        return x
+    r = len(x.dims)
     k = len(spec.begin)
     if spec.axes is None:
         if k > r:

@@ -17,13 +17,41 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from symshape.encoding.dims import Dim, as_dim
-from symshape.encoding.types import Attrs, Tensor, Type
+from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation, tensor_args, tensor_or_defer
+from symshape.relations.base import Context, relation
 from symshape.relations.common import Checks, attr_bool, attr_dtype, attr_int
 from symshape.relations.elementwise import broadcast_shapes, join_dtype
+from symshape.relations.operands import tensor_args, tensor_or_defer, unknown_rank
 
 __all__ = ["dense_rel", "matmul_rel", "batch_matmul_rel"]
+
+
+def _contracted(ctx: Context, what: str, x: TensorType, kx: Dim, y: TensorType, ky: Dim) -> bool:
+    """States that the contracted dimensions ``kx`` (of ``x``) and ``ky`` (of ``y``, described as
+    ``what``) agree; False: defer."""
+    chk = Checks()
+    chk.equal(
+        kx, ky, SHAPE_MISMATCH, f"{ctx.name}: contracted dimensions differ: `{x}` has {kx}, {what} has {ky}"
+    )
+    return chk.commit(ctx)
+
+
+Operands = tuple[TensorType, TensorType, object]
+
+
+def _operands(ctx: Context, args: Sequence[Type], attrs: Attrs) -> Operands | bool:
+    """The two ranked operands of a product and its dtype (``out_dtype``, else theirs), or the
+    relation's answer without them (see :func:`~symshape.relations.base.ranked_or_defer`)."""
+    out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
+    ts = tensor_args(ctx, args, 2)
+    if ts is None:
+        return False
+    a, b = ts
+    dtype = out_dtype or join_dtype(ctx, [a.dtype, b.dtype], ctx.name)
+    if a.ndim is None or b.ndim is None:
+        return unknown_rank(ctx, args[2], dtype)
+    return a, b, dtype
 
 
 @relation("dense")
@@ -39,10 +67,7 @@ def dense_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return False
     dtype = out_dtype or x.dtype
     if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, dtype))
-        return True
+        return unknown_rank(ctx, out, dtype)
     if x.ndim == 0:
         ctx.fail(RANK_MISMATCH, f"dense: the data `{x}` must have rank >= 1")
     k = x.dims[-1]
@@ -62,14 +87,7 @@ def dense_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             return True
         if w.ndim != 2:
             ctx.fail(RANK_MISMATCH, f"dense: the weight `{w}` must have rank 2")
-        chk = Checks()
-        chk.equal(
-            k,
-            w.dims[1],
-            SHAPE_MISMATCH,
-            f"dense: contracted dimensions differ: `{x}` has {k}, weight `{w}` has {w.dims[1]}",
-        )
-        if not chk.commit(ctx):
+        if not _contracted(ctx, f"weight `{w}`", x, k, w, w.dims[1]):
             return False
         n_out = w.dims[0]
     ctx.assign(out, Tensor((*x.dims[:-1], n_out), dtype))
@@ -80,37 +98,23 @@ def dense_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 def matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """numpy ``matmul``: 1-d promotion, broadcast batch dimensions, ``a[-1] == b[-2]``."""
     out = args[2]
-    out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
-    ts = tensor_args(ctx, args, 2)
-    if ts is None:
-        return False
-    a, b = ts
-    dtype = out_dtype or join_dtype(ctx, [a.dtype, b.dtype], "matmul")
-    if a.ndim is None or b.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, dtype))
-        return True
+    got = _operands(ctx, args, attrs)
+    if isinstance(got, bool):
+        return got
+    a, b, dtype = got
     if a.ndim == 0 or b.ndim == 0:
         ctx.fail(RANK_MISMATCH, f"matmul: operands must have rank >= 1, got `{a}` and `{b}`")
-    sa = a.dims if a.ndim > 1 else (as_dim(1), *a.dims)
-    sb = b.dims if b.ndim > 1 else (*b.dims, as_dim(1))
-    chk = Checks()
-    chk.equal(
-        sa[-1],
-        sb[-2],
-        SHAPE_MISMATCH,
-        f"matmul: contracted dimensions differ: `{a}` has {sa[-1]}, `{b}` has {sb[-2]}",
-    )
-    if not chk.commit(ctx):
+    sa = a.dims if len(a.dims) > 1 else (as_dim(1), *a.dims)
+    sb = b.dims if len(b.dims) > 1 else (*b.dims, as_dim(1))
+    if not _contracted(ctx, f"`{b}`", a, sa[-1], b, sb[-2]):
         return False
     batch = broadcast_shapes(ctx, Tensor(sa[:-2], a.dtype), Tensor(sb[:-2], b.dtype))
     if batch is None:
         return False
     shape = list(batch)
-    if a.ndim > 1:
+    if len(a.dims) > 1:
         shape.append(sa[-2])
-    if b.ndim > 1:
+    if len(b.dims) > 1:
         shape.append(sb[-1])
     ctx.assign(out, Tensor(tuple(shape), dtype))
     return True
@@ -122,17 +126,10 @@ def batch_matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     out = args[2]
     ta = attr_bool(attrs, "transpose_a", False, ctx.name)
     tb = attr_bool(attrs, "transpose_b", True, ctx.name)
-    out_dtype = attr_dtype(attrs, "out_dtype", ctx.name)
-    ts = tensor_args(ctx, args, 2)
-    if ts is None:
-        return False
-    x, y = ts
-    dtype = out_dtype or join_dtype(ctx, [x.dtype, y.dtype], "batch_matmul")
-    if x.ndim is None or y.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, Tensor(None, dtype))
-        return True
+    got = _operands(ctx, args, attrs)
+    if isinstance(got, bool):
+        return got
+    x, y, dtype = got
     if x.ndim != 3 or y.ndim != 3:
         ctx.fail(RANK_MISMATCH, f"batch_matmul: operands must have rank 3, got `{x}` and `{y}`")
     xb, xi, xk = (x.dims[0], x.dims[2], x.dims[1]) if ta else x.dims
@@ -140,14 +137,7 @@ def batch_matmul_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         yb, yj, yk = y.dims
     else:
         yb, yk, yj = y.dims
-    chk = Checks()
-    chk.equal(
-        xk,
-        yk,
-        SHAPE_MISMATCH,
-        f"batch_matmul: contracted dimensions differ: `{x}` has {xk}, `{y}` has {yk}",
-    )
-    if not chk.commit(ctx):
+    if not _contracted(ctx, f"`{y}`", x, xk, y, yk):
         return False
     batch = broadcast_shapes(ctx, Tensor((xb,), x.dtype), Tensor((yb,), y.dtype))
     if batch is None:

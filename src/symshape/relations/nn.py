@@ -27,26 +27,28 @@ them); a weight of unknown rank gives what the attributes determine (``kernel_si
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from symshape.encoding.conds import eq, ge
 from symshape.encoding.dims import Dim, as_dim, bounds, floordiv, mod
-from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.encoding.types import Attrs, Tensor, Type
 from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation, tensor_or_defer
+from symshape.relations.base import Context, relation
 from symshape.relations.common import (
     Checks,
     attr_bool,
     attr_dtype,
     attr_int,
     attr_ints,
-    attr_str,
     bad,
     exact_div,
 )
+from symshape.relations.operands import tensor_or_defer
 
 __all__ = [
     "SPATIAL",
+    "DATA_LAYOUTS",
+    "KERNEL_LAYOUTS",
     "parse_layout",
     "parse_padding",
     "window_out",
@@ -55,6 +57,8 @@ __all__ = [
     "PoolAttrs",
     "parse_pool_attrs",
     "parse_out_layout",
+    "parse_layouts",
+    "WindowAttrs",
     "make_conv_rel",
     "make_pool_rel",
 ]
@@ -90,29 +94,28 @@ def window_out(d: Dim, pad: int, k: Dim, dil: int, s: int, ceil: bool = False) -
     return floordiv(span, s) + 1
 
 
-class ConvAttrs:
-    """Validated convolution attributes."""
+class WindowAttrs:
+    """Validated attributes of a sliding window (convolution and pooling): per spatial axis the
+    stride, the padding before and after, and the dilation."""
 
-    __slots__ = (
-        "channels",
-        "data_layout",
-        "dilation",
-        "groups",
-        "kernel_layout",
-        "kernel_size",
-        "nd",
-        "out_dtype",
-        "out_layout",
-        "pad_after",
-        "pad_before",
-        "strides",
-    )
+    __slots__ = ("dilation", "nd", "pad_after", "pad_before", "strides")
 
-    def __init__(self, attrs: Attrs, nd: int, op: str) -> None:
+    def _parse_window(self, attrs: Attrs, nd: int, op: str) -> None:
         self.nd = nd
         self.strides = _spatial(attrs, "strides", 1, nd, op, lo=1)
         self.pad_before, self.pad_after = parse_padding(attrs, nd, op)
         self.dilation = _spatial(attrs, "dilation", 1, nd, op, lo=1)
+
+
+class ConvAttrs(WindowAttrs):
+    """Validated convolution attributes."""
+
+    __slots__ = (
+        "channels", "data_layout", "groups", "kernel_layout", "kernel_size", "out_dtype", "out_layout",
+    )  # fmt: skip
+
+    def __init__(self, attrs: Attrs, nd: int, op: str) -> None:
+        self._parse_window(attrs, nd, op)
         self.groups = attr_int(attrs, "groups", 1, op, lo=1)
         ch = attrs.get("channels")
         self.channels = None if ch is None else attr_int(attrs, "channels", None, op, lo=1)
@@ -149,10 +152,7 @@ def _windows(
     od: dict[str, Dim],
     sp: str,
     kernel: Sequence[Dim | None],
-    pad_before: Sequence[int],
-    pad_after: Sequence[int],
-    dilation: Sequence[int],
-    strides: Sequence[int],
+    a: WindowAttrs,
     ceil: bool,
     what: str,
 ) -> None:
@@ -163,8 +163,8 @@ def _windows(
         if k is None:
             od[c] = ctx.fresh_dim()
             continue
-        pad = pad_before[i] + pad_after[i]
-        dil = dilation[i]
+        pad = a.pad_before[i] + a.pad_after[i]
+        dil = a.dilation[i]
         if not k.is_constant and bounds(k)[0] < 1:
             chk.require(ge(k, 1), SHAPE_MISMATCH, f"{ctx.name}: the {what} size {k} on axis {c} may be 0")
         chk.require(
@@ -173,7 +173,7 @@ def _windows(
             f"{ctx.name}: the {what} ({k}, dilation {dil}) is larger than the padded input "
             f"({xd[c]} + {pad}) on axis {c}",
         )
-        od[c] = window_out(xd[c], pad, k, dil, strides[i], ceil)
+        od[c] = window_out(xd[c], pad, k, dil, a.strides[i], ceil)
 
 
 def make_conv_rel(nd: int) -> None:
@@ -275,9 +275,7 @@ def make_conv_rel(nd: int) -> None:
                 f"{ctx.name}: output channels {channels} are not divisible by groups={g}",
             )
         od: dict[str, Dim] = {"N": xd["N"], "C": channels}
-        _windows(
-            ctx, chk, xd, od, sp, kernel, a.pad_before, a.pad_after, a.dilation, a.strides, False, "kernel"
-        )
+        _windows(ctx, chk, xd, od, sp, kernel, a, False, "kernel")
         if not chk.commit(ctx):
             return False
         ctx.assign(out, Tensor(_to_layout(od, a.out_layout), dtype))
@@ -288,30 +286,16 @@ for _nd in (1, 2, 3):
     make_conv_rel(_nd)
 
 
-class PoolAttrs:
+class PoolAttrs(WindowAttrs):
     """Validated pooling attributes."""
 
-    __slots__ = (
-        "ceil_mode",
-        "dilation",
-        "layout",
-        "nd",
-        "out_layout",
-        "pad_after",
-        "pad_before",
-        "pool_size",
-        "strides",
-    )
+    __slots__ = ("ceil_mode", "layout", "out_layout", "pool_size")
 
     def __init__(self, attrs: Attrs, nd: int, op: str) -> None:
-        self.nd = nd
         self.pool_size = _spatial(attrs, "pool_size", None, nd, op, lo=1)
-        self.strides = _spatial(attrs, "strides", 1, nd, op, lo=1)
-        self.pad_before, self.pad_after = parse_padding(attrs, nd, op)
-        self.dilation = _spatial(attrs, "dilation", 1, nd, op, lo=1)
+        self._parse_window(attrs, nd, op)
         self.ceil_mode = attr_bool(attrs, "ceil_mode", False, op)
-        self.layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + SPATIAL[nd], op, "layout")
-        self.out_layout = parse_out_layout(attrs, self.layout, nd, op)
+        self.layout, self.out_layout = parse_layouts(attrs, nd, op)
         attr_bool(attrs, "count_include_pad", False, op)
 
 
@@ -325,23 +309,40 @@ def parse_out_layout(attrs: Attrs, layout: str, nd: int, op: str) -> str:
     return parse_layout(v, "NC" + SPATIAL[nd], op, "out_layout")
 
 
-def _pool_input(
-    ctx: Context, x: Type, out: Type, layout: str, out_layout: str, nd: int
-) -> dict[str, Dim] | bool | None:
-    """The data dims by layout letter; None to defer; True when handled (data of unknown rank on
-    the last run: the layout still fixes the result's rank, every dimension is unknown)."""
-    xt = tensor_or_defer(x, ctx, 0)
-    if xt is None:
-        return None
-    if xt.ndim is None:
+def parse_layouts(attrs: Attrs, nd: int, op: str) -> tuple[str, str]:
+    """A pooling's ``layout`` (default ``NCHW`` and its kin) and ``out_layout``."""
+    layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + SPATIAL[nd], op, "layout")
+    return layout, parse_out_layout(attrs, layout, nd, op)
+
+
+def _pooling(
+    ctx: Context,
+    args: Sequence[Type],
+    layouts: tuple[str, str],
+    nd: int,
+    sizes: Callable[[dict[str, Dim]], dict[str, Dim] | None],
+) -> bool:
+    """What the pooling relations share: the data (rank ``nd + 2``, in ``layout``) by layout
+    letter, and the result in ``out_layout`` with the dimensions ``sizes`` makes of the data's
+    (None: defer). Data of unknown rank on the last run gives every dimension unknown (the layout
+    still fixes the result's rank)."""
+    layout, out_layout = layouts
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
+        return False
+    od: dict[str, Dim] | None
+    if x.ndim is None:
         if not ctx.final:
-            return None
+            return False
         od = {c: ctx.fresh_dim() for c in "NC" + SPATIAL[nd]}
-        ctx.assign(out, Tensor(_to_layout(od, out_layout), xt.dtype))
-        return True
-    if xt.ndim != nd + 2:
-        ctx.fail(RANK_MISMATCH, f"{ctx.name}: data `{xt}` must have rank {nd + 2} ({layout})")
-    return dict(zip(layout, xt.dims))
+    else:
+        if x.ndim != nd + 2:
+            ctx.fail(RANK_MISMATCH, f"{ctx.name}: data `{x}` must have rank {nd + 2} ({layout})")
+        od = sizes(dict(zip(layout, x.dims)))
+    if od is None:
+        return False
+    ctx.assign(args[1], Tensor(_to_layout(od, out_layout), x.dtype))
+    return True
 
 
 def make_pool_rel(nd: int) -> None:
@@ -350,73 +351,28 @@ def make_pool_rel(nd: int) -> None:
     @relation(f"pool{nd}d")
     def pool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         """Max/avg pooling over ``nd`` spatial axes (the window formula of the module docstring)."""
-        x, out = args[0], args[1]
         a = PoolAttrs(attrs, nd, ctx.name)
-        xd = _pool_input(ctx, x, out, a.layout, a.out_layout, nd)
-        if xd is None:
-            return False
-        if xd is True or xd is False:
-            return True
-        assert isinstance(x, TensorType)
-        chk = Checks()
-        od = dict(xd)
-        kernel: list[Dim | None] = [as_dim(k) for k in a.pool_size]
-        _windows(
-            ctx,
-            chk,
-            xd,
-            od,
-            sp,
-            kernel,
-            a.pad_before,
-            a.pad_after,
-            a.dilation,
-            a.strides,
-            a.ceil_mode,
-            "pool window",
-        )
-        if not chk.commit(ctx):
-            return False
-        ctx.assign(out, Tensor(_to_layout(od, a.out_layout), x.dtype))
-        return True
+
+        def windows(xd: dict[str, Dim]) -> dict[str, Dim] | None:
+            chk = Checks()
+            od = dict(xd)
+            _windows(ctx, chk, xd, od, sp, [as_dim(k) for k in a.pool_size], a, a.ceil_mode, "pool window")
+            return od if chk.commit(ctx) else None
+
+        return _pooling(ctx, args, (a.layout, a.out_layout), nd, windows)
 
     @relation(f"global_pool{nd}d")
     def global_pool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         """Every spatial axis becomes 1."""
-        x, out = args[0], args[1]
-        layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + sp, ctx.name, "layout")
-        out_layout = parse_out_layout(attrs, layout, nd, ctx.name)
-        xd = _pool_input(ctx, x, out, layout, out_layout, nd)
-        if xd is None:
-            return False
-        if xd is True or xd is False:
-            return True
-        assert isinstance(x, TensorType)
-        od = dict(xd)
-        for c in sp:
-            od[c] = as_dim(1)
-        ctx.assign(out, Tensor(_to_layout(od, out_layout), x.dtype))
-        return True
+        ones = {c: as_dim(1) for c in sp}
+        return _pooling(ctx, args, parse_layouts(attrs, nd, ctx.name), nd, lambda xd: {**xd, **ones})
 
     @relation(f"adaptive_pool{nd}d")
     def adaptive_pool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         """Spatial axes become ``output_size`` (None entries keep the input's size)."""
-        x, out = args[0], args[1]
-        layout = parse_layout(attrs.get("layout", DATA_LAYOUTS[nd]), "NC" + sp, ctx.name, "layout")
-        out_layout = parse_out_layout(attrs, layout, nd, ctx.name)
-        size = parse_output_size(attrs, nd, ctx.name)
-        xd = _pool_input(ctx, x, out, layout, out_layout, nd)
-        if xd is None:
-            return False
-        if xd is True or xd is False:
-            return True
-        assert isinstance(x, TensorType)
-        od = dict(xd)
-        for c, s in zip(sp, size):
-            if s is not None:
-                od[c] = as_dim(s)
-        ctx.assign(out, Tensor(_to_layout(od, out_layout), x.dtype))
-        return True
+        layouts = parse_layouts(attrs, nd, ctx.name)
+        size = {c: as_dim(s) for c, s in zip(sp, parse_output_size(attrs, nd, ctx.name)) if s is not None}
+        return _pooling(ctx, args, layouts, nd, lambda xd: {**xd, **size})
 
 
 def parse_output_size(attrs: Attrs, nd: int, op: str) -> tuple[int | None, ...]:
@@ -437,5 +393,3 @@ def parse_output_size(attrs: Attrs, nd: int, op: str) -> tuple[int | None, ...]:
 
 for _nd in (1, 2, 3):
     make_pool_rel(_nd)
-
-_ = attr_str

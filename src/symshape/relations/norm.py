@@ -22,10 +22,24 @@ from collections.abc import Sequence
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH
-from symshape.relations.base import Context, relation, tensor_or_defer
+from symshape.relations.base import Context, relation
 from symshape.relations.common import attr_axes, attr_int, norm_axis, require_float
+from symshape.relations.operands import tensor_or_defer
 
 __all__ = ["softmax_rel", "bias_add_rel", "layer_norm_rel", "batch_norm_rel"]
+
+
+def _data(ctx: Context, args: Sequence[Type], *, float_only: bool = True) -> TensorType | None:
+    """The data (argument 0), a float tensor unless not ``float_only``; None to defer, once the
+    parameters' kinds are checked (a non-tensor parameter fails while the data is a hole)."""
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None:
+        for i in range(1, ctx.num_inputs):
+            tensor_or_defer(args[i], ctx, i)
+        return None
+    if float_only:
+        require_float(ctx, x)
+    return x
 
 
 @relation("softmax")
@@ -33,10 +47,9 @@ def softmax_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = x`` with ``axis`` in range; ``x`` is a float tensor (Relax)."""
     out = args[1]
     axis = attr_int(attrs, "axis", -1, ctx.name)
-    x = tensor_or_defer(args[0], ctx, 0)
+    x = _data(ctx, args)
     if x is None:
         return False
-    require_float(ctx, x)
     if x.ndim is not None:
         norm_axis(ctx, axis, x.ndim, ctx.name)
     ctx.assign(out, x)
@@ -71,9 +84,8 @@ def bias_add_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = x``; ``b: (x.shape[axis],)`` with ``x``'s dtype."""
     out = args[2]
     axis = attr_int(attrs, "axis", 1, ctx.name)
-    x = tensor_or_defer(args[0], ctx, 0)
+    x = _data(ctx, args, float_only=False)
     if x is None:
-        _params_only(ctx, args, 1)
         return False
     if x.ndim is None:
         _params(ctx, x, args, 1)
@@ -86,12 +98,6 @@ def bias_add_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     return True
 
 
-def _params_only(ctx: Context, args: Sequence[Type], first: int) -> None:
-    """Check the parameters' kinds while the data is still a hole (a non-tensor fails now)."""
-    for i in range(first, ctx.num_inputs):
-        tensor_or_defer(args[i], ctx, i)
-
-
 @relation("layer_norm")
 def layer_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = x``; ``gamma, beta: x.shape[axis]`` (``axis``: an int or a sequence of axes, Relax's
@@ -99,11 +105,9 @@ def layer_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     out = args[3]
     axes = attr_axes(attrs, "axis", ctx.name, default=-1)
     assert axes is not None
-    x = tensor_or_defer(args[0], ctx, 0)
+    x = _data(ctx, args)
     if x is None:
-        _params_only(ctx, args, 1)
         return False
-    require_float(ctx, x)
     if x.ndim is None:
         ps = _params(ctx, x, args, 1)
         for p in ps:
@@ -130,11 +134,9 @@ def batch_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     of the parameters' length."""
     out = args[5]
     axis = attr_int(attrs, "axis", 1, ctx.name)
-    x = tensor_or_defer(args[0], ctx, 0)
+    x = _data(ctx, args)
     if x is None:
-        _params_only(ctx, args, 1)
         return False
-    require_float(ctx, x)
     if x.ndim is not None:
         ax = norm_axis(ctx, axis, x.ndim, ctx.name)
         c = x.dims[ax]

@@ -18,8 +18,9 @@ from symshape.encoding.conds import ge
 from symshape.encoding.dims import Dim, as_dim
 from symshape.encoding.types import Attrs, Tensor, Type
 from symshape.errors import BAD_ATTRIBUTE, SHAPE_MISMATCH
-from symshape.relations.base import Context, relation, tensor_or_defer
+from symshape.relations.base import Context, relation
 from symshape.relations.common import Checks, attr_axes, attr_bool, norm_axis
+from symshape.relations.operands import ranked_or_defer
 
 __all__ = ["reduce_rel", "reduce_nonempty_rel", "arg_reduce_rel", "reduced_axes"]
 
@@ -44,19 +45,13 @@ def _reduce(ctx: Context, args: Sequence[Type], attrs: Attrs, dtype: object, non
     attr_axes(attrs, "axis", ctx.name)
     keepdims = attr_bool(attrs, "keepdims", False, ctx.name)
     attr_bool(attrs, "exclude", False, ctx.name)
-    x = tensor_or_defer(args[0], ctx, 0)
-    if x is None:
-        return False
-    odtype = x.dtype if dtype is None else dtype
-    if x.ndim is None:
-        if not ctx.final:
-            return False
-        full = attrs.get("axis") is None and not attr_bool(attrs, "exclude", False, ctx.name)
-        # a full reduction without keepdims is a scalar whatever the input's rank
-        shape: tuple[Dim, ...] | None = () if full and not keepdims else None
-        ctx.assign(out, Tensor(shape, odtype))
-        return True
-    axes = reduced_axes(ctx, attrs, x.ndim)
+    # a full reduction without keepdims is a scalar whatever the input's rank
+    scalar = attrs.get("axis") is None and not attr_bool(attrs, "exclude", False, ctx.name) and not keepdims
+    x = ranked_or_defer(ctx, args, out, lambda x: Tensor(() if scalar else None, dtype or x.dtype))
+    if isinstance(x, bool):
+        return x
+    odtype = dtype or x.dtype
+    axes = reduced_axes(ctx, attrs, len(x.dims))
     chk = Checks()
     if nonempty:
         for i in axes:
