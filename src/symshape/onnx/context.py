@@ -103,7 +103,7 @@ class Value:
     part of the program. ``materialized`` says whether it has been built.
     """
 
-    __slots__ = ("name", "_expr", "_make", "const", "type", "elem_type", "synthetic")
+    __slots__ = ("name", "_expr", "_make", "const", "_type", "_type_fn", "elem_type", "synthetic")
 
     def __init__(
         self,
@@ -114,13 +114,15 @@ class Value:
         elem_type: int = 0,
         synthetic: bool = False,
         make: Callable[[], Expr] | None = None,
+        type_fn: Callable[[], Type] | None = None,
     ) -> None:
         assert expr is not None or make is not None
         self.name = name
         self._expr = expr
         self._make = make
         self.const = const
-        self.type = type
+        self._type = type
+        self._type_fn = type_fn
         self.elem_type = elem_type
         self.synthetic = synthetic
 
@@ -132,6 +134,16 @@ class Value:
             e = self._expr = self._make()
             self._make = None
         return e
+
+    @property
+    def type(self) -> Type | None:
+        """The type known without inference (``type_fn``, when given, computes it on first use:
+        a constant's type carrying its entries as the value)."""
+        t = self._type
+        if t is None and self._type_fn is not None:
+            t = self._type = self._type_fn()
+            self._type_fn = None
+        return t
 
     @property
     def materialized(self) -> bool:

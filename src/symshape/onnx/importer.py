@@ -453,21 +453,25 @@ class Importer:
         self.position += 1
         position = self.position
 
-        t = self.tensor_type(shape, dtype)
-        if arr is not None and len(shape) <= 1 and dtype in VALUE_DTYPES and isinstance(t, TensorType):
-            t = constant_type(t, arr)  # a small int tensor: its entries are its value
+        base = self.tensor_type(shape, dtype)
+
+        def typ() -> Type:
+            t = base
+            if arr is not None and len(shape) <= 1 and dtype in VALUE_DTYPES and isinstance(t, TensorType):
+                t = constant_type(t, arr)  # a small int tensor: its entries are its value
+            return t
 
         def make() -> Expr:
             span = OnnxSpan.at(self.label, position, what)
             c = ss.Constant(shape=shape, dtype=dtype)
             c.data = arr  # what ss.const(arr) makes, without inspecting the array again
             c.span = span
-            v = ss.var(name, t)
+            v = ss.var(name, value.type)
             v.span = span
             self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
             return v
 
-        self.define(Value(name, None, arr, t, et, make=make))
+        value = self.define(Value(name, None, arr, None, et, make=make, type_fn=typ))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"
