@@ -67,6 +67,7 @@ from symshape.onnx.folding import FOLD_LIMIT, fold
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
 from symshape.relations.values import constant_type
+from symshape.solver.solve import gc_paused
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
@@ -319,6 +320,10 @@ class Importer:
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
+        with gc_paused():  # like inference: many small acyclic objects, collections only cost
+            return self._run()
+
+    def _run(self) -> Function:
         g = self.graph
         init_names = {t.name for t in g.initializer}
         constant_inits = self.model.ir_version < 4

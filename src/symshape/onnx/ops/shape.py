@@ -33,6 +33,7 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
 from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze, value_slice
@@ -469,6 +470,7 @@ def _constant(ctx: NodeContext) -> Outputs:
 def _constant_of_shape(ctx: NodeContext) -> Outputs:
     dtype = "float32"
     fill = 0.0
+    v: np.ndarray[Any, Any] | None = None
     if ctx.has_attr("value"):
         v = np.asarray(ctx.attr("value"))
         dtype = str(v.dtype)
@@ -481,7 +483,12 @@ def _constant_of_shape(ctx: NodeContext) -> Outputs:
     shape = ctx.ints(0, "the shape")
     if any(s < 0 for s in shape):
         ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
-    return ss.ops.zeros(shape, dtype)
+    if len(shape) <= 1 and dtype in VALUE_DTYPES and math.prod(shape) <= MAX_VALUE_LEN:
+        # a small int tensor: a constant carrying its entries
+        fill_value = v.reshape(-1)[0] if v is not None and v.size == 1 else 0
+        return ss.const(np.full(shape, fill_value, dtype=dtype))
+    # a constant of its shape (no call: a model's weights are often ConstantOfShape nodes)
+    return ss.Constant(shape=shape, dtype=dtype)
 
 
 _DTYPES = frozenset(
