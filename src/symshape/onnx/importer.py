@@ -476,7 +476,7 @@ class Importer:
             self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
             return v
 
-        value = self.define(Value(name, None, arr, None, et, make=make, type_fn=typ))
+        value = self.define(Value(name, None, arr, None, et, _make=make, _type_fn=typ))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"

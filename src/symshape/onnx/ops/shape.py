@@ -274,10 +274,7 @@ def _slice_v10(ctx: NodeContext) -> Outputs:
 def _expand(ctx: NodeContext) -> Outputs:
     if ctx.const(1) is None:  # computed at run time: its value
         return ss.ops.expand(ctx.input(0), ctx.input(1))
-    shape = ctx.ints(1, "the shape")
-    if any(s < 0 for s in shape):
-        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
-    return expand(ctx.input(0), shape)
+    return expand(ctx.input(0), ctx.sizes(1, "the shape"))
 
 
 @register("Tile", since=1)
@@ -289,9 +286,7 @@ def _tile_v1(ctx: NodeContext) -> Outputs:
 def _tile(ctx: NodeContext) -> Outputs:
     if ctx.const(1) is None:  # computed at run time: its value
         return ss.ops.tile(ctx.input(0), ctx.input(1))
-    reps = ctx.ints(1, "the repeats")
-    if any(r < 0 for r in reps):
-        ctx.fail(BAD_ATTRIBUTE, f"repeats {list(reps)} must be non-negative")
+    reps = ctx.sizes(1, "the repeats")
     x = ctx.input(0)
     r = len(reps)
     if r == 0 or all(k == 1 for k in reps):
@@ -422,12 +417,10 @@ def _space_to_depth(ctx: NodeContext) -> Outputs:
 
 @register("CenterCropPad", since=18, value_inputs=(1,))
 def _center_crop_pad(ctx: NodeContext) -> Outputs:
-    shape = ctx.ints(1, "the shape")
+    shape = ctx.sizes(1, "the shape")
     axes = ctx.attr_ints("axes") or tuple(range(len(shape)))
     if len(axes) != len(shape):
         ctx.fail(BAD_ATTRIBUTE, f"{len(shape)} sizes for {len(axes)} axes")
-    if any(s < 0 for s in shape):
-        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
     y = ctx.input(0)
     for a, s in zip(axes, shape):
         y = set_dim(y, a, s)
@@ -480,9 +473,7 @@ def _constant_of_shape(ctx: NodeContext) -> Outputs:
             fill = float(int(v.reshape(-1)[0]))
     if ctx.const(0) is None:  # computed at run time: its value
         return ss.ops.constant_of_shape(ctx.input(0), fill, dtype)
-    shape = ctx.ints(0, "the shape")
-    if any(s < 0 for s in shape):
-        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
+    shape = ctx.sizes(0, "the shape")
     if len(shape) <= 1 and dtype in VALUE_DTYPES and math.prod(shape) <= MAX_VALUE_LEN:
         # a small int tensor: a constant carrying its entries
         fill_value = v.reshape(-1)[0] if v is not None and v.size == 1 else 0
