@@ -420,7 +420,7 @@ class NodeContext:
 
     def fresh_dim(self, hint: str) -> ss.Dim:
         """A new given symbol, unique in the model, for a size only known at run time."""
-        return self._imp.fresh_symbol(hint)
+        return self._imp.dim_names.fresh(hint)
 
 
 class _Attrs(Mapping[str, Any]):

@@ -36,6 +36,7 @@ from symshape import Expr
 from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
+from symshape.onnx.dtypes import DTYPES
 from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze, value_slice
 from symshape.onnx.registry import Outputs, register
 
@@ -467,7 +468,7 @@ def _constant_of_shape(ctx: NodeContext) -> Outputs:
     if ctx.has_attr("value"):
         v = np.asarray(ctx.attr("value"))
         dtype = str(v.dtype)
-        if v.dtype.kind in "OSU" or dtype not in _DTYPES:
+        if v.dtype.kind in "OSU" or dtype not in DTYPES:
             ctx.unsupported(DTYPE, f"a value of type {dtype}")
         if v.size == 1 and v.dtype.kind in "iub":
             fill = float(int(v.reshape(-1)[0]))
@@ -480,12 +481,6 @@ def _constant_of_shape(ctx: NodeContext) -> Outputs:
         return ss.const(np.full(shape, fill_value, dtype=dtype))
     # a constant of its shape (no call: a model's weights are often ConstantOfShape nodes)
     return ss.Constant(shape=shape, dtype=dtype)
-
-
-_DTYPES = frozenset(
-    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
-    "complex64 complex128".split()
-)
 
 
 @register("Shape", since=1)
