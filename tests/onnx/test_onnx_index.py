@@ -152,7 +152,7 @@ def test_unique_of_data_has_a_fresh_size(axis: int | None) -> None:
     m = make_model([n], [In("x", F, ("n", 3))], ["y", "i", "inv", "c"], opset=11)
     x = np.array([[1, 2, 2], [1, 2, 2], [0, 0, 5], [1, 2, 2]], np.float32)
     got = reference(m, {"x": x})
-    env = {res._importer.symbols["n"]: 4, u: got[1].shape[0]}
+    env = {res._importer.dim_names.symbols["n"]: 4, u: got[1].shape[0]}
     for t, arr in zip((ty, ti, tinv, tc), got):
         assert tuple(int(d.subs(env)) for d in t.dims) == arr.shape
 

@@ -186,6 +186,6 @@ def test_training_optimizers_keep_the_tensors_types(op: str, groups: int, outs: 
     feeds = {i.name: np.asarray(rng.standard_normal([size.get(d, d) for d in i.shape]), F) for i in ins}
     feeds["t"] = np.array(1, np.int64)
     got = reference(m, feeds)
-    env = {res._importer.symbols[k]: v for k, v in size.items()}
+    env = {res._importer.dim_names.symbols[k]: v for k, v in size.items()}
     for o, arr in zip(out_names, got):
         assert tuple(int(d.subs(env)) for d in res.type_of(o).dims) == arr.shape

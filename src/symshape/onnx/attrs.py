@@ -22,6 +22,7 @@ AttributeProto      Python value
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -90,53 +91,35 @@ def sparse_value(t: onnx.SparseTensorProto) -> np.ndarray[Any, Any]:
     return out
 
 
-_FLOAT: Final = int(_T.FLOAT)
-_INT: Final = int(_T.INT)
-_STRING: Final = int(_T.STRING)
-_TENSOR: Final = int(_T.TENSOR)
-_SPARSE_TENSOR: Final = int(_T.SPARSE_TENSOR)
-_GRAPH: Final = int(_T.GRAPH)
-_TYPE_PROTO: Final = int(_T.TYPE_PROTO)
-_FLOATS: Final = int(_T.FLOATS)
-_INTS: Final = int(_T.INTS)
-_STRINGS: Final = int(_T.STRINGS)
-_TENSORS: Final = int(_T.TENSORS)
-_SPARSE_TENSORS: Final = int(_T.SPARSE_TENSORS)
-_GRAPHS: Final = int(_T.GRAPHS)
-_TYPE_PROTOS: Final = int(_T.TYPE_PROTOS)
+_T_INT: Final = int(_T.INT)
+_T_INTS: Final = int(_T.INTS)
+#: how each attribute type's value is read (INT and INTS, the most common, are tested first)
+_READERS: Final[dict[int, Callable[[AttributeProto], Any]]] = {
+    int(_T.FLOAT): lambda a: float(a.f),
+    int(_T.STRING): lambda a: _str(a.s),
+    int(_T.TENSOR): lambda a: tensor_value(a.t),
+    int(_T.SPARSE_TENSOR): lambda a: sparse_value(a.sparse_tensor),
+    int(_T.GRAPH): lambda a: a.g,
+    int(_T.TYPE_PROTO): lambda a: a.tp,
+    int(_T.FLOATS): lambda a: tuple(float(x) for x in a.floats),
+    int(_T.STRINGS): lambda a: tuple(_str(x) for x in a.strings),
+    int(_T.TENSORS): lambda a: tuple(tensor_value(x) for x in a.tensors),
+    int(_T.SPARSE_TENSORS): lambda a: tuple(sparse_value(x) for x in a.sparse_tensors),
+    int(_T.GRAPHS): lambda a: tuple(a.graphs),
+    int(_T.TYPE_PROTOS): lambda a: tuple(a.type_protos),
+}
 
 
 def parse_attribute(a: AttributeProto) -> Any:
     """The Python value of one attribute (see the module docstring)."""
     t = a.type
-    if t == _INTS:
+    if t == _T_INTS:
         return tuple(a.ints)
-    if t == _INT:
+    if t == _T_INT:
         return a.i
-    if t == _FLOAT:
-        return float(a.f)
-    if t == _STRING:
-        return _str(a.s)
-    if t == _FLOATS:
-        return tuple(float(x) for x in a.floats)
-    if t == _TENSOR:
-        return tensor_value(a.t)
-    if t == _SPARSE_TENSOR:
-        return sparse_value(a.sparse_tensor)
-    if t == _GRAPH:
-        return a.g
-    if t == _TYPE_PROTO:
-        return a.tp
-    if t == _STRINGS:
-        return tuple(_str(x) for x in a.strings)
-    if t == _TENSORS:
-        return tuple(tensor_value(x) for x in a.tensors)
-    if t == _SPARSE_TENSORS:
-        return tuple(sparse_value(x) for x in a.sparse_tensors)
-    if t == _GRAPHS:
-        return tuple(a.graphs)
-    if t == _TYPE_PROTOS:
-        return tuple(a.type_protos)
+    read = _READERS.get(t)
+    if read is not None:
+        return read(a)
     # UNDEFINED: infer from the populated field, as onnx.helper.get_attribute_value does
     return onnx.helper.get_attribute_value(a)
 

@@ -90,6 +90,7 @@ class ConversionError(Exception):
         super().__init__(message)
 
 
+@dataclass(eq=False, repr=False, slots=True)
 class Value:
     """An ONNX value as the importer knows it.
 
@@ -98,31 +99,22 @@ class Value:
     element type when known; ``synthetic`` marks a stand-in for an output the importer could not
     convert (a parameter of unknown or declared type).
 
-    An initializer's expression is built when a converter first asks for it (``make``): one whose
+    An initializer's expression is built when a converter first asks for it (``_make``): one whose
     value only is read (a ``Reshape`` target, the shape of a ``ConstantOfShape``) never becomes
     part of the program. ``materialized`` says whether it has been built.
     """
 
-    __slots__ = ("name", "_expr", "_make", "const", "type", "elem_type", "synthetic")
+    name: str
+    _expr: Expr | None
+    const: np.ndarray[Any, Any] | None = None
+    _type: Type | None = None
+    elem_type: int = 0
+    synthetic: bool = False
+    _make: Callable[[], Expr] | None = None
+    _type_fn: Callable[[], Type] | None = None
 
-    def __init__(
-        self,
-        name: str,
-        expr: Expr | None,
-        const: np.ndarray[Any, Any] | None = None,
-        type: Type | None = None,
-        elem_type: int = 0,
-        synthetic: bool = False,
-        make: Callable[[], Expr] | None = None,
-    ) -> None:
-        assert expr is not None or make is not None
-        self.name = name
-        self._expr = expr
-        self._make = make
-        self.const = const
-        self.type = type
-        self.elem_type = elem_type
-        self.synthetic = synthetic
+    def __post_init__(self) -> None:
+        assert self._expr is not None or self._make is not None
 
     @property
     def expr(self) -> Expr:
@@ -132,6 +124,16 @@ class Value:
             e = self._expr = self._make()
             self._make = None
         return e
+
+    @property
+    def type(self) -> Type | None:
+        """The type known without inference (``_type_fn``, when given, computes it on first use:
+        a constant's type carrying its entries as the value)."""
+        t = self._type
+        if t is None and self._type_fn is not None:
+            t = self._type = self._type_fn()
+            self._type_fn = None
+        return t
 
     @property
     def materialized(self) -> bool:
@@ -260,6 +262,13 @@ class NodeContext:
         if c.dtype.kind not in "iub":
             self.fail(BAD_ATTRIBUTE, f"{what} must be integers, got {c.dtype}")
         return tuple(int(x) for x in c.reshape(-1))
+
+    def sizes(self, i: int, what: str) -> tuple[int, ...]:
+        """Like :meth:`ints`, for sizes: a negative entry is a ``bad-attribute`` error."""
+        vals = self.ints(i, what)
+        if any(v < 0 for v in vals):
+            self.fail(BAD_ATTRIBUTE, f"{what} {list(vals)} has a negative value")
+        return vals
 
     def opt_ints(self, i: int, what: str) -> tuple[int, ...] | None:
         """Like :meth:`ints`, None when the input is absent."""
@@ -411,7 +420,7 @@ class NodeContext:
 
     def fresh_dim(self, hint: str) -> ss.Dim:
         """A new given symbol, unique in the model, for a size only known at run time."""
-        return self._imp.fresh_symbol(hint)
+        return self._imp.dim_names.fresh(hint)
 
 
 class _Attrs(Mapping[str, Any]):

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ONNX_TO_DTYPE", "DTYPE_TO_ONNX", "to_dtype", "to_elem_type", "elem_type_name", "INT_DTYPES"]
+__all__ = [
+    "ONNX_TO_DTYPE",
+    "DTYPE_TO_ONNX",
+    "DTYPES",
+    "to_dtype",
+    "to_elem_type",
+    "elem_type_name",
+    "INT_DTYPES",
+]
 
 # TensorProto.DataType values (stable protocol numbers)
 ONNX_TO_DTYPE: Final[dict[int, str]] = {
@@ -35,6 +43,8 @@ ONNX_TO_DTYPE: Final[dict[int, str]] = {
     16: "bfloat16",
 }
 DTYPE_TO_ONNX: Final[dict[str, int]] = {v: k for k, v in ONNX_TO_DTYPE.items()}
+#: the dtypes ONNX and symshape share
+DTYPES: Final = frozenset(ONNX_TO_DTYPE.values())
 INT_DTYPES: Final = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
 
 _NAMES: Final[dict[int, str]] = {

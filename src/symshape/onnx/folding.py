@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import onnx
 
+from symshape.onnx.dtypes import DTYPES
 from symshape.onnx.registry import canonical_domain
 
 if TYPE_CHECKING:
@@ -42,10 +43,6 @@ _FOLDABLE: Final = frozenset(
     ReduceSum ReduceProd ReduceMax ReduceMin ReduceMean ArgMax ArgMin Range ConstantOfShape Expand
     Tile NonZero Trilu CumSum TopK Compress OneHot BitShift BitwiseAnd BitwiseOr BitwiseXor
     BitwiseNot IsNaN IsInf""".split()
-)
-_DTYPES: Final = frozenset(
-    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
-    "complex64 complex128".split()
 )
 
 
@@ -94,7 +91,7 @@ def fold(
             outs.append(None)
             continue
         arr = np.asarray(r)
-        if arr.size > FOLD_LIMIT or str(arr.dtype) not in _DTYPES:
+        if arr.size > FOLD_LIMIT or str(arr.dtype) not in DTYPES:
             return None
         outs.append(arr)
     return outs

@@ -35,9 +35,7 @@ them (``value_info``), else with unknown rank and dtype, so the rest of the mode
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -50,10 +48,6 @@ from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import operands
 from symshape.onnx.attrs import sparse_value, tensor_value
 from symshape.onnx.context import (
-    CONTROL_FLOW,
-    CORE_OP,
-    DTYPE,
-    SEQUENCE,
     UNSUPPORTED_OP,
     Cause,
     ConversionError,
@@ -61,12 +55,23 @@ from symshape.onnx.context import (
     Unsupported,
     Value,
 )
-from symshape.onnx.dtypes import to_dtype
-from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
+from symshape.onnx.declared import DimNames
+from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, to_dtype
+from symshape.onnx.errors import UNSUPPORTED_OP_CODE
 from symshape.onnx.folding import FOLD_LIMIT, fold
+from symshape.onnx.graph import (
+    Issue,
+    all_nodes,
+    load_model,
+    missing_converter_issues,
+    node_key,
+    ordered_nodes,
+    subgraphs,
+)
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
-from symshape.onnx.spans import OnnxSpan, node_what
+from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.relations.values import constant_type
+from symshape.solver.solve import gc_paused
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
@@ -77,51 +82,6 @@ CONST_LIMIT: Final = 1 << 16
 DTYPE_STAND_IN: Final = "unknown_dtype"
 #: The Z3 timeout of the inference a converter's question about a type runs (see ``_probe``).
 PROBE_TIMEOUT_MS: Final = 200
-
-_CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
-#: operators whose subgraphs the importer converts (their nodes are named and checked up front)
-_SUBGRAPH_OPS: Final = frozenset({"If", "Scan"})
-_SEQUENCE_OPS: Final = frozenset(
-    """SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength
-    SplitToSequence ConcatFromSequence Optional OptionalGetElement OptionalHasElement""".split()
-)
-#: operators without converter because symshape lacks an operator for them
-_CORE_OPS: Final[frozenset[str]] = frozenset()
-_STRING_OPS: Final = frozenset({"ImageDecoder"})
-
-
-@dataclass(frozen=True)
-class Issue:
-    """A node the importer could not convert (or found wrong): its diagnostic, and the cause when
-    it is unsupported (None for an error in the model)."""
-
-    diagnostic: Diagnostic
-    cause: Cause | None
-    op_type: str
-    nodes: tuple[str, ...]
-
-
-def load_model(model_or_path: Any) -> tuple[onnx.ModelProto, str]:
-    """The model and its label (the path as given, or the graph's name)."""
-    if isinstance(model_or_path, onnx.ModelProto):
-        name = model_or_path.graph.name or "onnx"
-        return model_or_path, name
-    if isinstance(model_or_path, (str, bytes)) or hasattr(model_or_path, "__fspath__"):
-        path = model_or_path.decode() if isinstance(model_or_path, bytes) else str(model_or_path)
-        try:
-            model = onnx.load(path)
-        except FileNotFoundError:
-            raise SymshapeError(INVALID_ARGUMENT, f"no such ONNX file: {path}") from None
-        except Exception as e:  # protobuf's DecodeError and friends
-            raise SymshapeError(INVALID_ARGUMENT, f"{path} is not an ONNX model: {e}") from None
-        return model, path
-    raise SymshapeError(
-        INVALID_ARGUMENT,
-        f"expected an onnx.ModelProto or a path, got {type(model_or_path).__name__}",
-    )
-
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
 class Importer:
@@ -143,27 +103,15 @@ class Importer:
             self.opsets[canonical_domain(o.domain)] = int(o.version)
         if "" not in self.opsets and model.ir_version >= 3:
             self.opsets[""] = 1
-        self.user_dims: dict[str, Dim] = {}
-        for k, v in (dims or {}).items():
-            if not isinstance(k, str):
-                raise SymshapeError(INVALID_ARGUMENT, f"dims keys must be dim_param names, got {k!r}")
-            try:
-                self.user_dims[k] = ss.parse_dim(str(v)) if isinstance(v, int) else v
-            except SymshapeError:
-                raise
-            if not isinstance(self.user_dims[k], Dim):
-                raise SymshapeError(
-                    INVALID_ARGUMENT, f"dims[{k!r}] must be a symshape Dim or an int, got {v!r}"
-                )
-        self.symbols: dict[str, Dim] = {}
+        self.dim_names = DimNames(dims)
         self.values: dict[str, Value] = {}  # the values in scope
         self.named: dict[str, Value] = {}  # every value defined, subgraphs included
         self.params: list[Var] = []
         self._scopes: list[list[tuple[Var, Expr]]] = [[]]
-        self._node_ids: dict[tuple[Any, ...], str] | None = None  # by _key, built when needed
+        self._node_ids: dict[tuple[Any, ...], str] | None = None  # by node_key, built when needed
         self.missing: set[tuple[Any, ...]] = set()
         # per node (by id, the node object kept alive): its name for reports and converter; protobuf
-        # may hand out a new wrapper for the same node, then the key (_key) finds it
+        # may hand out a new wrapper for the same node, then the key (node_key) finds it
         self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
         self._types: dict[tuple[tuple[int, ...], str], Type] = {}
@@ -178,7 +126,6 @@ class Importer:
         self._probed_upto = -1
         self.probes = 0
         self.folded = 0
-        self._fresh = 0
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
 
@@ -201,43 +148,6 @@ class Importer:
         return OnnxSpan.at(self.label, self.position, what)
 
     # -- dimensions and types ---------------------------------------------------------------------
-    def symbol(self, name: str) -> Dim:
-        """The dimension of a ``dim_param``: the caller's, else one symbol per name."""
-        hit = self.symbols.get(name)
-        if hit is not None:
-            return hit
-        if name in self.user_dims:
-            d = self.user_dims[name]
-        elif _IDENT.fullmatch(name):
-            d = ss.dim(name)
-        else:
-            d = self._expression_dim(name)
-        self.symbols[name] = d
-        return d
-
-    def _expression_dim(self, text: str) -> Dim:
-        """A ``dim_param`` that is not an identifier: an expression over symbols (as
-        :func:`infer_shapes` writes them, ``2*N``), else a symbol named after it."""
-        names = {m for m in _IDENT.findall(text)}
-        try:
-            env = {n: self.symbol(n) for n in names}
-            return ss.parse_dim(text, env)
-        except SymshapeError:
-            safe = re.sub(r"\W", "_", text)
-            if not safe or not (safe[0].isalpha() or safe[0] == "_"):
-                safe = "d_" + safe
-            return ss.dim(safe)
-
-    def fresh_symbol(self, hint: str) -> Dim:
-        base = re.sub(r"\W", "_", hint) or "d"
-        while True:
-            self._fresh += 1
-            name = f"{base}_{self._fresh}"
-            if name not in self.symbols:
-                d = ss.dim(name, min=0)
-                self.symbols[name] = d
-                return d
-
     def tensor_type(self, shape: tuple[int, ...], dtype: str) -> Type:
         """``Tensor[shape, dtype]`` for a constant shape (types are immutable: one per shape)."""
         key = (shape, dtype)
@@ -247,26 +157,7 @@ class Importer:
         return t
 
     def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:
-        """A declared ONNX type as a symshape type, with the ONNX element type."""
-        if not tp.HasField("tensor_type"):
-            kind = tp.WhichOneof("value") or "unknown"
-            raise Unsupported(SEQUENCE, f"{what} has a {kind.replace('_type', '')} type")
-        tt = tp.tensor_type
-        dtype = to_dtype(tt.elem_type)
-        if not tt.HasField("shape"):
-            return ss.Tensor(None, dtype), int(tt.elem_type)
-        dims: list[Dim | int] = []
-        for d in tt.shape.dim:
-            if d.HasField("dim_value"):
-                if d.dim_value < 0:
-                    dims.append(ss.parse_dim("?"))
-                else:
-                    dims.append(int(d.dim_value))
-            elif d.HasField("dim_param") and d.dim_param:
-                dims.append(self.symbol(d.dim_param))
-            else:
-                dims.append(ss.parse_dim("?"))
-        return ss.Tensor(tuple(dims), dtype), int(tt.elem_type)
+        return self.dim_names.type_from_proto(tp, what)
 
     def type_of_value(self, v: Value) -> Type | None:
         """``v``'s type: known without inference, else inferred from the program so far."""
@@ -319,6 +210,10 @@ class Importer:
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
+        with gc_paused():  # like inference: many small acyclic objects, collections only cost
+            return self._run()
+
+    def _run(self) -> Function:
         g = self.graph
         init_names = {t.name for t in g.initializer}
         constant_inits = self.model.ir_version < 4
@@ -347,7 +242,7 @@ class Importer:
 
     def _convert_graph(self, g: onnx.GraphProto) -> list[Expr]:
         """Convert ``g``'s nodes into the current scope; the expressions of its outputs."""
-        for node in self._ordered_nodes(g):
+        for node in ordered_nodes(g, set(self.values)):
             self._convert(node)
         outs: list[Expr] = []
         for vi in g.output:
@@ -453,26 +348,30 @@ class Importer:
         self.position += 1
         position = self.position
 
-        t = self.tensor_type(shape, dtype)
-        if arr is not None and len(shape) <= 1 and dtype in VALUE_DTYPES and isinstance(t, TensorType):
-            t = constant_type(t, arr)  # a small int tensor: its entries are its value
+        base = self.tensor_type(shape, dtype)
+
+        def typ() -> Type:
+            t = base
+            if arr is not None and len(shape) <= 1 and dtype in VALUE_DTYPES and isinstance(t, TensorType):
+                t = constant_type(t, arr)  # a small int tensor: its entries are its value
+            return t
 
         def make() -> Expr:
             span = OnnxSpan.at(self.label, position, what)
             c = ss.Constant(shape=shape, dtype=dtype)
             c.data = arr  # what ss.const(arr) makes, without inspecting the array again
             c.span = span
-            v = ss.var(name, t)
+            v = ss.var(name, value.type)
             v.span = span
             self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
             return v
 
-        self.define(Value(name, None, arr, t, et, make=make))
+        value = self.define(Value(name, None, arr, None, et, _make=make, _type_fn=typ))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"
         dtype = str(arr.dtype)
-        if dtype not in _DTYPES:
+        if dtype not in DTYPES:
             self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, self.span(what))
             return
         self._bind_constant(name, tuple(arr.shape), dtype, arr, what, 0)
@@ -506,61 +405,14 @@ class Importer:
                 pass
         return self._typed_stand_in(name, t, et, span or self.span(what))
 
-    def _ordered_nodes(self, g: onnx.GraphProto) -> list[onnx.NodeProto]:
-        """``g``'s nodes in graph order, or topologically sorted when the graph is not (stable)."""
-        nodes = list(g.node)
-        known = set(self.values)
-        ok = True
-        for n in nodes:
-            if any(i and i not in known for i in n.input):
-                ok = False
-                break
-            known.update(o for o in n.output if o)
-        if ok:
-            return nodes
-        producers: dict[str, int] = {}
-        for k, n in enumerate(nodes):
-            for o in n.output:
-                if o:
-                    producers[o] = k
-        deps = [
-            {producers[i] for i in n.input if i in producers and producers[i] != k}
-            for k, n in enumerate(nodes)
-        ]
-        done: set[int] = set()
-        order: list[int] = []
-        while len(order) < len(nodes):
-            progress = False
-            for k in range(len(nodes)):
-                if k not in done and deps[k] <= done:
-                    done.add(k)
-                    order.append(k)
-                    progress = True
-            if not progress:  # a cycle: keep graph order for the rest
-                order.extend(k for k in range(len(nodes)) if k not in done)
-                break
-        return [nodes[k] for k in order]
-
     def _name_nodes(self, g: onnx.GraphProto, prefix: str) -> None:
         """Names for reports: the node's own, else ``#k`` by position (``#3/then#0`` inside the
         ``then_branch`` of node 3); the branches of ``If`` nodes are named too."""
         for k, n in enumerate(g.node):
             ident = n.name or f"{prefix}#{k}"
             self._info[id(n)] = (n, ident, self.converter_for(n))
-            if n.op_type in _SUBGRAPH_OPS and canonical_domain(n.domain) == "":
-                for a in n.attribute:
-                    if a.type == onnx.AttributeProto.GRAPH:
-                        self._name_nodes(a.g, f"{ident}/{a.name.replace('_branch', '')}")
-
-    def _all_nodes(self, g: onnx.GraphProto) -> list[onnx.NodeProto]:
-        out: list[onnx.NodeProto] = []
-        for n in g.node:
-            out.append(n)
-            if n.op_type in _SUBGRAPH_OPS and canonical_domain(n.domain) == "":
-                for a in n.attribute:
-                    if a.type == onnx.AttributeProto.GRAPH:
-                        out.extend(self._all_nodes(a.g))
-        return out
+            for a in subgraphs(n):
+                self._name_nodes(a.g, f"{ident}/{a.name.replace('_branch', '')}")
 
     def _node_info(self, node: onnx.NodeProto) -> tuple[str, ConverterDef | None]:
         """The node's name for reports and its converter."""
@@ -568,8 +420,8 @@ class Importer:
         if hit is not None and hit[0] is node:
             return hit[1], hit[2]
         if self._node_ids is None:
-            self._node_ids = {_key(n): ident for n, ident, _ in self._info.values()}
-        return self._node_ids.get(_key(node), node.name), self.converter_for(node)
+            self._node_ids = {node_key(n): ident for n, ident, _ in self._info.values()}
+        return self._node_ids.get(node_key(node), node.name), self.converter_for(node)
 
     def what(self, node: onnx.NodeProto) -> str:
         return node_what(self._node_info(node)[0], node.op_type, canonical_domain(node.domain))
@@ -577,41 +429,9 @@ class Importer:
     def _missing_converters(self, g: onnx.GraphProto) -> None:
         """Nodes whose operator has no converter (``If`` branches included), reported before
         conversion starts: one error per operator type naming every node that uses it."""
-        nodes = self._all_nodes(g)
-        missing: dict[tuple[str, str], list[onnx.NodeProto]] = {}
-        for n in nodes:
-            if self._node_info(n)[1] is None:
-                missing.setdefault((canonical_domain(n.domain), n.op_type), []).append(n)
-        for (dom, op), ns in missing.items():
-            self.missing.update(_key(n) for n in ns)
-            opset = self.opsets.get(dom)
-            op_name = f"{dom}.{op}" if dom else op
-            names = [self._node_info(n)[0] for n in ns]
-            if REGISTRY.knows(dom, op):
-                detail = f"{op_name} of opset {opset} is older than every supported version"
-            elif opset is None and dom:
-                detail = f"the model does not import the domain '{dom}' of {op_name}"
-            else:
-                detail = f"no converter for the ONNX operator {op_name}"
-            count = f"used by {len(ns)} nodes" if len(ns) > 1 else "used by 1 node"
-            shown = ", ".join(f"'{x}'" for x in names[:8]) + (", ..." if len(names) > 8 else "")
-            cause = UNSUPPORTED_OP
-            if not dom and op in _CONTROL:
-                cause = CONTROL_FLOW
-            elif not dom and op in _SEQUENCE_OPS:
-                cause = SEQUENCE
-            elif not dom and op in _STRING_OPS:
-                cause = DTYPE
-            elif not dom and op in _CORE_OPS:
-                cause = CORE_OP
-            notes = tuple(Note(f"{op_name} node", OnnxSpan.at(self.label, 0, self.what(n))) for n in ns[1:8])
-            d = Diagnostic(
-                UNSUPPORTED_OP_CODE,
-                f"unsupported: {detail} ({count}: {shown})",
-                OnnxSpan.at(self.label, 0, self.what(ns[0])),
-                notes,
-            )
-            self.issues.append(Issue(d, cause, op_name, tuple(names)))
+        keys, issues = missing_converter_issues(all_nodes(g), self._node_info, self.opsets, self.label)
+        self.missing.update(keys)
+        self.issues.extend(issues)
 
     def converter_for(self, node: onnx.NodeProto) -> ConverterDef | None:
         dom = canonical_domain(node.domain)
@@ -705,7 +525,7 @@ class Importer:
         span: OnnxSpan,
     ) -> None:
         existing = {id(v._expr) for v in inputs if v is not None and v._expr is not None}
-        _stamp(outs, existing, span)
+        stamp(outs, existing, span)
         top = len(self._scopes) == 1
         for name, e in zip(node.output, outs):
             if not name or e is None:
@@ -725,8 +545,9 @@ class Importer:
             var = ss.var(name, known) if known is not None else Var(name)
             var.span = span
             self.bindings.append((var, e))
-            const = e.data if isinstance(e, ss.Constant) and e.data is not None else None
-            self.define(Value(name, var, _small(const), known, 0))
+            data = e.data if isinstance(e, ss.Constant) else None
+            small = data if isinstance(data, np.ndarray) and data.size <= CONST_LIMIT else None
+            self.define(Value(name, var, small, known, 0))
 
     def _bind_unreached(self, body: Expr) -> None:
         """Bind the node outputs the graph's outputs do not depend on (so that they are inferred,
@@ -753,7 +574,6 @@ class Importer:
             if o:
                 self._stand_in(o, f"output '{o}' of {span.what}", span)
 
-    # -- constant folding -------------------------------------------------------------------------
     # -- reports ----------------------------------------------------------------------------------
     def _unsupported(
         self, cause: Cause, message: str, span: OnnxSpan, op: str, nodes: tuple[str, ...]
@@ -766,53 +586,7 @@ class Importer:
 
 
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
-_NP_DTYPES: Final = {
-    d: np.dtype(d)
-    for d in "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 complex64 "
-    "complex128".split()
-}
-_TP = onnx.TensorProto
+_NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
 #: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
 #: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)
-_INT_TYPES: Final = frozenset(
-    {_TP.INT64, _TP.INT32, _TP.INT16, _TP.INT8, _TP.UINT64, _TP.UINT32, _TP.UINT16, _TP.UINT8, _TP.BOOL}
-)
-_DTYPES: Final = frozenset(
-    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
-    "complex64 complex128".split()
-)
-
-
-def _key(n: onnx.NodeProto) -> tuple[Any, ...]:
-    """A node's identity (protobuf hands out new wrapper objects, so ``id`` is not one); outputs
-    are unique in a well-formed graph."""
-    return (n.op_type, n.name, tuple(n.input), tuple(n.output))
-
-
-def _small(a: Any) -> np.ndarray[Any, Any] | None:
-    if isinstance(a, np.ndarray) and a.size <= CONST_LIMIT:
-        return a
-    return None
-
-
-def _stamp(outs: Sequence[Expr | None], existing: set[int], span: OnnxSpan) -> None:
-    """Give every expression a converter built the node's span (stopping at its inputs)."""
-    stack: list[Expr] = [e for e in outs if e is not None]
-    seen: set[int] = set()
-    while stack:
-        e = stack.pop()
-        if (
-            id(e) in existing
-            or id(e) in seen
-            or isinstance(e, (Var, Function))
-            or isinstance(e.span, OnnxSpan)
-        ):
-            continue
-        seen.add(id(e))
-        e.span = span
-        if isinstance(e, ss.Call):
-            stack.extend(a for a in e.args)
-        elif isinstance(e, ss.Tuple):
-            stack.extend(e.fields)
-        elif isinstance(e, ss.TupleGetItem):
-            stack.append(e.tuple_value)
+_INT_TYPES: Final = frozenset(DTYPE_TO_ONNX[d] for d in INT_DTYPES | {"bool"})

@@ -17,26 +17,9 @@ from symshape import Diagnostic, Guard, InferenceResult, SymshapeError, Type
 from symshape.errors import UNDEFINED_VAR
 from symshape.onnx.context import Cause
 from symshape.onnx.importer import Importer, Issue
+from symshape.solver.outcome import judge
 
-__all__ = ["OnnxInferenceResult", "judge_status"]
-
-
-def judge_status(
-    errors: list[Diagnostic],
-    inconclusive: list[Diagnostic],
-    unresolved: list[Diagnostic],
-    guards: list[Guard],
-) -> str:
-    """``error`` over ``inconclusive`` over ``unresolved`` over ``guarded`` over ``ok``."""
-    if errors:
-        return "error"
-    if inconclusive:
-        return "inconclusive"
-    if unresolved:
-        return "unresolved"
-    if guards:
-        return "guarded"
-    return "ok"
+__all__ = ["OnnxInferenceResult"]
 
 
 class OnnxInferenceResult(InferenceResult):
@@ -52,7 +35,7 @@ class OnnxInferenceResult(InferenceResult):
         self.guards: list[Guard] = list(core.guards)
         self.inconclusive: list[Diagnostic] = list(core.inconclusive)
         self.unresolved: list[Diagnostic] = list(core.unresolved)
-        self.status = judge_status(self.errors, self.inconclusive, self.unresolved, self.guards)
+        self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
 
     def __getattr__(self, name: str) -> Any:
         if name in ("_core", "_importer"):

@@ -17,12 +17,14 @@ the report renderer never tries to print a source line from it (a binary ``.onnx
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from symshape import Span
+import symshape as ss
+from symshape import Expr, Function, Span, Var
 
-__all__ = ["OnnxSpan", "node_what"]
+__all__ = ["OnnxSpan", "node_what", "stamp"]
 
 
 def node_what(name: str, op_type: str, domain: str = "") -> str:
@@ -58,3 +60,26 @@ class OnnxSpan(Span):
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "column": self.column, "what": self.what}
+
+
+def stamp(outs: Sequence[Expr | None], existing: set[int], span: OnnxSpan) -> None:
+    """Give every expression a converter built the node's span (stopping at its inputs)."""
+    stack: list[Expr] = [e for e in outs if e is not None]
+    seen: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if (
+            id(e) in existing
+            or id(e) in seen
+            or isinstance(e, (Var, Function))
+            or isinstance(e.span, OnnxSpan)
+        ):
+            continue
+        seen.add(id(e))
+        e.span = span
+        if isinstance(e, ss.Call):
+            stack.extend(a for a in e.args)
+        elif isinstance(e, ss.Tuple):
+            stack.extend(e.fields)
+        elif isinstance(e, ss.TupleGetItem):
+            stack.append(e.tuple_value)

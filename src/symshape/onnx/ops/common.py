@@ -9,13 +9,16 @@ Each helper is exact: the type it produces is the type ONNX gives, for every inp
   zeros(shape)`` cast to ``x``'s dtype.
 * :func:`unsqueeze` inserts size-1 axes at output positions (``Unsqueeze``), without knowing the
   input rank when the axes are all non-negative or all negative.
+* :func:`same_as_input` is the converter of an operator whose output has its first input's type;
+  :func:`of_inputs` makes the converter that applies a symshape function to the node's inputs.
+* :func:`like_product` is input 0 times input 1 with input 0's type (a scale, a gate).
 * :func:`like` gives ``x``'s type to a value computed from ``x`` that must have it (unidirectional
   broadcasting: ``reshape_like(x + b, x)`` also checks that ``b`` did not grow ``x``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import symshape as ss
@@ -29,12 +32,35 @@ __all__ = [
     "expand",
     "unsqueeze",
     "like",
+    "same_as_input",
+    "of_inputs",
+    "like_product",
     "norm_axes",
     "to_int64",
     "scalar_of",
     "chain",
     "value_slice",
 ]
+
+
+def same_as_input(ctx: NodeContext) -> Expr:
+    """The converter of an operator whose output has its first input's type (a copy)."""
+    return ss.ops.copy(ctx.input(0))
+
+
+def of_inputs(fn: Callable[..., Expr], n: int) -> Callable[[NodeContext], Expr]:
+    """The converter whose output is ``fn`` of the node's first ``n`` inputs (all required)."""
+
+    def convert(ctx: NodeContext) -> Expr:
+        return fn(*(ctx.input(i) for i in range(n)))
+
+    return convert
+
+
+def like_product(ctx: NodeContext) -> Expr:
+    """Input 0 times input 1, of input 0's type (unidirectional broadcasting, see :func:`like`)."""
+    x = ctx.input(0)
+    return like(ss.ops.multiply(x, ctx.input(1)), x)
 
 
 def value_slice(

@@ -49,7 +49,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import UNSUPPORTED_OP, NodeContext
-from symshape.onnx.ops.common import like
+from symshape.onnx.ops.common import like, same_as_input
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["MS"]
@@ -65,9 +65,7 @@ def _opt_outputs(ctx: NodeContext, outs: list[Expr]) -> list[Expr | None]:
 # -- activations -----------------------------------------------------------------------------------
 
 
-@register(["Gelu", "QuickGelu"], since=1, domain=MS)
-def _gelu(ctx: NodeContext) -> Outputs:
-    return ss.ops.copy(ctx.input(0))
+register(["Gelu", "QuickGelu", "RotaryEmbedding"], since=1, domain=MS)(same_as_input)
 
 
 @register("FastGelu", since=1, domain=MS)
@@ -239,11 +237,6 @@ def _ms_multi_head_attention(ctx: NodeContext) -> Outputs:
                 v4 = ss.ops.concatenate([ctx.input(7), v4], axis=2)
     y = _merge(_sdpa(q4, k4, v4))
     return [y, k4 if ctx.has_output(1) else None, v4 if ctx.has_output(2) else None]
-
-
-@register("RotaryEmbedding", since=1, domain=MS)
-def _ms_rotary(ctx: NodeContext) -> Outputs:
-    return ss.ops.copy(ctx.input(0))
 
 
 @register("EmbedLayerNormalization", since=1, domain=MS)

@@ -28,6 +28,7 @@ from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim, value_slice
+from symshape.onnx.ops.nn import conv_with_bias
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -187,12 +188,7 @@ def _max_roi_pool(ctx: NodeContext) -> Outputs:
 
 @register("DeformConv", since=19)
 def _deform_conv(ctx: NodeContext) -> Outputs:
-    from symshape.onnx.ops.nn import _conv
-
-    y = _conv(ctx, ctx.input(0), ctx.input(1), 1)
-    if ctx.has_input(3):
-        y = ss.ops.bias_add(y, ctx.input(3), axis=1)
-    return y
+    return conv_with_bias(ctx, 3)
 
 
 @register("DFT", since=17, value_inputs=(1, 2))

@@ -28,7 +28,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import set_dim, to_int64
+from symshape.onnx.ops.common import of_inputs, same_as_input, set_dim, to_int64
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -41,9 +41,7 @@ def _gather(ctx: NodeContext) -> Outputs:
     return ss.ops.take(ctx.input(0), ctx.input(1), axis=ctx.attr_int("axis", 0), mode="fast")
 
 
-@register("GatherElements", since=11)
-def _gather_elements(ctx: NodeContext) -> Outputs:
-    return ss.ops.cast_like(ctx.input(1), ctx.input(0))
+register("GatherElements", since=11)(of_inputs(lambda data, indices: ss.ops.cast_like(indices, data), 2))
 
 
 @register("GatherND", since=11)
@@ -63,15 +61,9 @@ def _gather_nd(ctx: NodeContext) -> Outputs:
     return ss.ops.take(y, rows, axis=b, batch_dims=b)
 
 
-@register("Scatter", since=9)
-@register(["ScatterElements", "ScatterND"], since=11)
-def _scatter(ctx: NodeContext) -> Outputs:
-    return ss.ops.copy(ctx.input(0))
-
-
-@register("TensorScatter", since=24)
-def _tensor_scatter(ctx: NodeContext) -> Outputs:
-    return ss.ops.copy(ctx.input(0))
+register("Scatter", since=9)(same_as_input)
+register(["ScatterElements", "ScatterND"], since=11)(same_as_input)
+register("TensorScatter", since=24)(same_as_input)
 
 
 def _topk(ctx: NodeContext, k: int) -> Outputs:

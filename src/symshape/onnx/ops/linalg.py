@@ -20,15 +20,13 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import like
+from symshape.onnx.ops.common import like, of_inputs
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
 
 
-@register("MatMul", since=1)
-def _matmul(ctx: NodeContext) -> Outputs:
-    return ss.ops.matmul(ctx.input(0), ctx.input(1))
+register("MatMul", since=1)(of_inputs(ss.ops.matmul, 2))
 
 
 @register("Gemm", since=1)

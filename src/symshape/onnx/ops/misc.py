@@ -22,7 +22,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import like, scalar_of, set_dim, value_slice
+from symshape.onnx.ops.common import like, like_product, same_as_input, scalar_of, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -117,15 +117,10 @@ def _sce(ctx: NodeContext) -> Outputs:
     return [loss, ss.ops.copy(ctx.input(0)) if ctx.has_output(1) else None]
 
 
-@register("RotaryEmbedding", since=23)
-def _rotary(ctx: NodeContext) -> Outputs:
-    return ss.ops.copy(ctx.input(0))
+register("RotaryEmbedding", since=23)(same_as_input)
 
 
-@register("SwiGLU", since=28)
-def _swiglu(ctx: NodeContext) -> Outputs:
-    a = ctx.input(0)
-    return like(ss.ops.multiply(a, ctx.input(1)), a)
+register("SwiGLU", since=28)(like_product)
 
 
 @register("BitCast", since=26)

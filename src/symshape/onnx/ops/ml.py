@@ -16,7 +16,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import set_dim
+from symshape.onnx.ops.common import same_as_input, set_dim
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -25,9 +25,7 @@ ML = "ai.onnx.ml"
 _STRING = 8  # onnx.TensorProto.STRING
 
 
-@register("Binarizer", since=1, domain=ML)
-def _binarizer(ctx: NodeContext) -> Outputs:
-    return ss.ops.copy(ctx.input(0))
+register("Binarizer", since=1, domain=ML)(same_as_input)
 
 
 @register("LabelEncoder", since=1, domain=ML)

@@ -23,6 +23,7 @@ The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import symshape as ss
 from symshape import Expr
@@ -31,29 +32,20 @@ from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import scale_axis, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
 
-__all__ = ["Window", "window_plan"]
+__all__ = ["Window", "window_plan", "conv_with_bias"]
 
 _AUTO_PAD = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
 
+@dataclass(frozen=True, slots=True)
 class Window:
     """Floor-mode window parameters per spatial axis, ready for a symshape conv or pool."""
 
-    __slots__ = ("dilation", "kernel", "pad_after", "pad_before", "strides")
-
-    def __init__(
-        self,
-        kernel: list[int],
-        strides: list[int],
-        dilation: list[int],
-        pad_before: list[int],
-        pad_after: list[int],
-    ) -> None:
-        self.kernel = kernel
-        self.strides = strides
-        self.dilation = dilation
-        self.pad_before = pad_before
-        self.pad_after = pad_after
+    kernel: list[int]
+    strides: list[int]
+    dilation: list[int]
+    pad_before: list[int]
+    pad_after: list[int]
 
     @property
     def padding(self) -> tuple[int, ...]:
@@ -158,12 +150,18 @@ def _conv(ctx: NodeContext, x: Expr, w: Expr, w_index: int, out_dtype: str = "")
     )
 
 
+def conv_with_bias(ctx: NodeContext, bias: int) -> Expr:
+    """Convolution of input 0 by the weight at input 1, plus the optional bias at input ``bias``
+    (``Conv``, ``DeformConv``: offsets and mask do not change the type)."""
+    y = _conv(ctx, ctx.input(0), ctx.input(1), 1)
+    if ctx.has_input(bias):
+        y = ss.ops.bias_add(y, ctx.input(bias), axis=1)
+    return y
+
+
 @register("Conv", since=1)
 def _conv_op(ctx: NodeContext) -> Outputs:
-    y = _conv(ctx, ctx.input(0), ctx.input(1), 1)
-    if ctx.has_input(2):
-        y = ss.ops.bias_add(y, ctx.input(2), axis=1)
-    return y
+    return conv_with_bias(ctx, 2)
 
 
 @register("ConvInteger", since=10)

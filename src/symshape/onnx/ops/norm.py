@@ -23,7 +23,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import LEGACY, NodeContext
-from symshape.onnx.ops.common import like
+from symshape.onnx.ops.common import like, like_product
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -77,7 +77,7 @@ def _layer_norm(ctx: NodeContext) -> Outputs:
 def _simplified_layer_norm(ctx: NodeContext) -> Outputs:
     # onnxruntime's RMS norm (a contrib operator of the default domain): Y and inv_std_var
     x = ctx.input(0)
-    y = like(ss.ops.multiply(x, ctx.input(1)), x)
+    y = like_product(ctx)
     if not ctx.has_output(1):
         return y
     axes, exclude = _stat_axes(ctx.attr_int("axis", -1))
@@ -85,10 +85,7 @@ def _simplified_layer_norm(ctx: NodeContext) -> Outputs:
     return [y, ss.ops.cast(ss.ops.mean(x, axis=axes, keepdims=True, exclude=exclude), stash)]
 
 
-@register("RMSNormalization", since=23)
-def _rms_norm(ctx: NodeContext) -> Outputs:
-    x = ctx.input(0)
-    return like(ss.ops.multiply(x, ctx.input(1)), x)
+register("RMSNormalization", since=23)(like_product)
 
 
 @register("GroupNormalization", since=18)

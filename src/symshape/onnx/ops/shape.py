@@ -33,8 +33,10 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
+from symshape.onnx.dtypes import DTYPES
 from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze, value_slice
 from symshape.onnx.registry import Outputs, register
 
@@ -273,10 +275,7 @@ def _slice_v10(ctx: NodeContext) -> Outputs:
 def _expand(ctx: NodeContext) -> Outputs:
     if ctx.const(1) is None:  # computed at run time: its value
         return ss.ops.expand(ctx.input(0), ctx.input(1))
-    shape = ctx.ints(1, "the shape")
-    if any(s < 0 for s in shape):
-        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
-    return expand(ctx.input(0), shape)
+    return expand(ctx.input(0), ctx.sizes(1, "the shape"))
 
 
 @register("Tile", since=1)
@@ -288,9 +287,7 @@ def _tile_v1(ctx: NodeContext) -> Outputs:
 def _tile(ctx: NodeContext) -> Outputs:
     if ctx.const(1) is None:  # computed at run time: its value
         return ss.ops.tile(ctx.input(0), ctx.input(1))
-    reps = ctx.ints(1, "the repeats")
-    if any(r < 0 for r in reps):
-        ctx.fail(BAD_ATTRIBUTE, f"repeats {list(reps)} must be non-negative")
+    reps = ctx.sizes(1, "the repeats")
     x = ctx.input(0)
     r = len(reps)
     if r == 0 or all(k == 1 for k in reps):
@@ -421,12 +418,10 @@ def _space_to_depth(ctx: NodeContext) -> Outputs:
 
 @register("CenterCropPad", since=18, value_inputs=(1,))
 def _center_crop_pad(ctx: NodeContext) -> Outputs:
-    shape = ctx.ints(1, "the shape")
+    shape = ctx.sizes(1, "the shape")
     axes = ctx.attr_ints("axes") or tuple(range(len(shape)))
     if len(axes) != len(shape):
         ctx.fail(BAD_ATTRIBUTE, f"{len(shape)} sizes for {len(axes)} axes")
-    if any(s < 0 for s in shape):
-        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
     y = ctx.input(0)
     for a, s in zip(axes, shape):
         y = set_dim(y, a, s)
@@ -469,25 +464,23 @@ def _constant(ctx: NodeContext) -> Outputs:
 def _constant_of_shape(ctx: NodeContext) -> Outputs:
     dtype = "float32"
     fill = 0.0
+    v: np.ndarray[Any, Any] | None = None
     if ctx.has_attr("value"):
         v = np.asarray(ctx.attr("value"))
         dtype = str(v.dtype)
-        if v.dtype.kind in "OSU" or dtype not in _DTYPES:
+        if v.dtype.kind in "OSU" or dtype not in DTYPES:
             ctx.unsupported(DTYPE, f"a value of type {dtype}")
         if v.size == 1 and v.dtype.kind in "iub":
             fill = float(int(v.reshape(-1)[0]))
     if ctx.const(0) is None:  # computed at run time: its value
         return ss.ops.constant_of_shape(ctx.input(0), fill, dtype)
-    shape = ctx.ints(0, "the shape")
-    if any(s < 0 for s in shape):
-        ctx.fail(BAD_ATTRIBUTE, f"the shape {list(shape)} has a negative value")
-    return ss.ops.zeros(shape, dtype)
-
-
-_DTYPES = frozenset(
-    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
-    "complex64 complex128".split()
-)
+    shape = ctx.sizes(0, "the shape")
+    if len(shape) <= 1 and dtype in VALUE_DTYPES and math.prod(shape) <= MAX_VALUE_LEN:
+        # a small int tensor: a constant carrying its entries
+        fill_value = v.reshape(-1)[0] if v is not None and v.size == 1 else 0
+        return ss.const(np.full(shape, fill_value, dtype=dtype))
+    # a constant of its shape (no call: a model's weights are often ConstantOfShape nodes)
+    return ss.Constant(shape=shape, dtype=dtype)
 
 
 @register("Shape", since=1)

@@ -1,0 +1,184 @@
+"""An ONNX graph's nodes as the importer walks them, and what it reports about them up front.
+
+* :func:`load_model` reads a model (a ``ModelProto`` or a path) and names it for reports.
+* :func:`ordered_nodes` gives a graph's nodes in graph order, or topologically sorted when the
+  graph is not (stable); :func:`all_nodes` includes the nodes of the subgraphs the importer
+  converts (:data:`SUBGRAPH_OPS`).
+* :func:`node_key` identifies a node (protobuf hands out new wrapper objects, so ``id`` does not).
+* :func:`missing_converter_issues` is the ``unsupported-op`` report of the nodes whose operator has
+  no converter: one :class:`Issue` per operator type naming every node that uses it, with the cause
+  (control flow, sequences, an element type, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import onnx
+
+from symshape import Diagnostic
+from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.onnx.context import CONTROL_FLOW, CORE_OP, DTYPE, SEQUENCE, UNSUPPORTED_OP, Cause
+from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
+from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
+from symshape.onnx.spans import OnnxSpan, node_what
+
+__all__ = [
+    "Issue",
+    "SUBGRAPH_OPS",
+    "load_model",
+    "node_key",
+    "ordered_nodes",
+    "all_nodes",
+    "subgraphs",
+    "missing_converter_issues",
+]
+
+#: operators whose subgraphs the importer converts (their nodes are named and checked up front)
+SUBGRAPH_OPS: Final = frozenset({"If", "Scan"})
+_CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
+_SEQUENCE_OPS: Final = frozenset(
+    """SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength
+    SplitToSequence ConcatFromSequence Optional OptionalGetElement OptionalHasElement""".split()
+)
+#: operators without converter because symshape lacks an operator for them
+_CORE_OPS: Final[frozenset[str]] = frozenset()
+_STRING_OPS: Final = frozenset({"ImageDecoder"})
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A node the importer could not convert (or found wrong): its diagnostic, and the cause when
+    it is unsupported (None for an error in the model)."""
+
+    diagnostic: Diagnostic
+    cause: Cause | None
+    op_type: str
+    nodes: tuple[str, ...]
+
+
+def load_model(model_or_path: Any) -> tuple[onnx.ModelProto, str]:
+    """The model and its label (the path as given, or the graph's name)."""
+    if isinstance(model_or_path, onnx.ModelProto):
+        name = model_or_path.graph.name or "onnx"
+        return model_or_path, name
+    if isinstance(model_or_path, (str, bytes)) or hasattr(model_or_path, "__fspath__"):
+        path = model_or_path.decode() if isinstance(model_or_path, bytes) else str(model_or_path)
+        try:
+            model = onnx.load(path)
+        except FileNotFoundError:
+            raise SymshapeError(INVALID_ARGUMENT, f"no such ONNX file: {path}") from None
+        except Exception as e:  # protobuf's DecodeError and friends
+            raise SymshapeError(INVALID_ARGUMENT, f"{path} is not an ONNX model: {e}") from None
+        return model, path
+    raise SymshapeError(
+        INVALID_ARGUMENT,
+        f"expected an onnx.ModelProto or a path, got {type(model_or_path).__name__}",
+    )
+
+
+def node_key(n: onnx.NodeProto) -> tuple[Any, ...]:
+    """A node's identity (protobuf hands out new wrapper objects, so ``id`` is not one); outputs
+    are unique in a well-formed graph."""
+    return (n.op_type, n.name, tuple(n.input), tuple(n.output))
+
+
+def ordered_nodes(g: onnx.GraphProto, known: set[str]) -> list[onnx.NodeProto]:
+    """``g``'s nodes in graph order, or topologically sorted when the graph is not (stable);
+    ``known``: the values defined before the graph's nodes (updated)."""
+    nodes = list(g.node)
+    ok = True
+    for n in nodes:
+        if any(i and i not in known for i in n.input):
+            ok = False
+            break
+        known.update(o for o in n.output if o)
+    if ok:
+        return nodes
+    producers: dict[str, int] = {}
+    for k, n in enumerate(nodes):
+        for o in n.output:
+            if o:
+                producers[o] = k
+    deps = [
+        {producers[i] for i in n.input if i in producers and producers[i] != k} for k, n in enumerate(nodes)
+    ]
+    done: set[int] = set()
+    order: list[int] = []
+    while len(order) < len(nodes):
+        progress = False
+        for k in range(len(nodes)):
+            if k not in done and deps[k] <= done:
+                done.add(k)
+                order.append(k)
+                progress = True
+        if not progress:  # a cycle: keep graph order for the rest
+            order.extend(k for k in range(len(nodes)) if k not in done)
+            break
+    return [nodes[k] for k in order]
+
+
+def subgraphs(n: onnx.NodeProto) -> list[onnx.AttributeProto]:
+    """The graph attributes of a node whose subgraphs the importer converts (else none)."""
+    if n.op_type not in SUBGRAPH_OPS or canonical_domain(n.domain) != "":
+        return []
+    return [a for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]
+
+
+def all_nodes(g: onnx.GraphProto) -> list[onnx.NodeProto]:
+    """``g``'s nodes, each followed by the nodes of its converted subgraphs."""
+    out: list[onnx.NodeProto] = []
+    for n in g.node:
+        out.append(n)
+        for a in subgraphs(n):
+            out.extend(all_nodes(a.g))
+    return out
+
+
+def _cause(dom: str, op: str) -> Cause:
+    if not dom and op in _CONTROL:
+        return CONTROL_FLOW
+    if not dom and op in _SEQUENCE_OPS:
+        return SEQUENCE
+    if not dom and op in _STRING_OPS:
+        return DTYPE
+    if not dom and op in _CORE_OPS:
+        return CORE_OP
+    return UNSUPPORTED_OP
+
+
+def missing_converter_issues(
+    nodes: Sequence[onnx.NodeProto],
+    info: Callable[[onnx.NodeProto], tuple[str, ConverterDef | None]],
+    opsets: Mapping[str, int],
+    label: str,
+) -> tuple[set[tuple[Any, ...]], list[Issue]]:
+    """The nodes whose operator has no converter (``info`` gives a node's name for reports and
+    converter), by :func:`node_key`, and one issue per operator type naming every node that uses
+    it."""
+    missing: dict[tuple[str, str], list[onnx.NodeProto]] = {}
+    for n in nodes:
+        if info(n)[1] is None:
+            missing.setdefault((canonical_domain(n.domain), n.op_type), []).append(n)
+    keys: set[tuple[Any, ...]] = set()
+    issues: list[Issue] = []
+    for (dom, op), ns in missing.items():
+        keys.update(node_key(n) for n in ns)
+        opset = opsets.get(dom)
+        op_name = f"{dom}.{op}" if dom else op
+        names = [info(n)[0] for n in ns]
+        if REGISTRY.knows(dom, op):
+            detail = f"{op_name} of opset {opset} is older than every supported version"
+        elif opset is None and dom:
+            detail = f"the model does not import the domain '{dom}' of {op_name}"
+        else:
+            detail = f"no converter for the ONNX operator {op_name}"
+        count = f"used by {len(ns)} nodes" if len(ns) > 1 else "used by 1 node"
+        shown = ", ".join(f"'{x}'" for x in names[:8]) + (", ..." if len(names) > 8 else "")
+        spans = [OnnxSpan.at(label, 0, node_what(name, n.op_type, dom)) for name, n in zip(names, ns)]
+        notes = tuple(Note(f"{op_name} node", s) for s in spans[1:8])
+        d = Diagnostic(UNSUPPORTED_OP_CODE, f"unsupported: {detail} ({count}: {shown})", spans[0], notes)
+        issues.append(Issue(d, _cause(dom, op), op_name, tuple(names)))
+    return keys, issues
