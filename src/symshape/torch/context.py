@@ -144,6 +144,19 @@ class Ctx:
         path = name if absolute or not self.module_path else f"{self.module_path}.{name}"
         return self._host.param(path)
 
+    def alike_params(self, *names: str) -> tuple[ss.Var | None, ...]:
+        """The called module's parameters ``names`` (None where it has none). When all present
+        ones have one concrete shape and dtype (a batch norm's weight, bias and running
+        statistics), the first present one stands for all: checking it against the input
+        checks them all, and the program binds one variable instead of several."""
+        tensors = [getattr(self.module, n, None) for n in names]
+        present = [t for t in tensors if t is not None and hasattr(t, "shape")]
+        first = present[0] if present else None
+        if first is not None and all(t.shape == first.shape and t.dtype == first.dtype for t in present):
+            one = self.param(names[tensors.index(first)])
+            return tuple(one if t is not None and hasattr(t, "shape") else None for t in tensors)
+        return tuple(self.param(n) for n in names)
+
     def need_param(self, name: str) -> ss.Var:
         p = self.param(name)
         if p is None:

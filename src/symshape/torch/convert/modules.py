@@ -110,21 +110,14 @@ def no_operator(ctx: Ctx, *args: Any, **kwargs: Any) -> Any:
     nn.InstanceNorm3d,
 )
 def batch_norm(ctx: Ctx, input: Any) -> Any:
-    return fn.batch_norm(
-        ctx,
-        ctx.tensor(input),
-        ctx.param("running_mean"),
-        ctx.param("running_var"),
-        ctx.param("weight"),
-        ctx.param("bias"),
-    )
+    weight, bias, mean, var = ctx.alike_params("weight", "bias", "running_mean", "running_var")
+    return fn.batch_norm(ctx, ctx.tensor(input), mean, var, weight, bias)
 
 
 @converts(nn.LayerNorm)
 def layer_norm(ctx: Ctx, input: Any) -> Any:
-    return fn.layer_norm(
-        ctx, ctx.tensor(input), tuple(ctx.module.normalized_shape), ctx.param("weight"), ctx.param("bias")
-    )
+    weight, bias = ctx.alike_params("weight", "bias")
+    return fn.layer_norm(ctx, ctx.tensor(input), tuple(ctx.module.normalized_shape), weight, bias)
 
 
 @converts(nn.RMSNorm)
@@ -136,9 +129,8 @@ def rms_norm(ctx: Ctx, input: Any) -> Any:
 
 @converts(nn.GroupNorm)
 def group_norm(ctx: Ctx, input: Any) -> Any:
-    return fn.group_norm(
-        ctx, ctx.tensor(input), ctx.module.num_groups, ctx.param("weight"), ctx.param("bias")
-    )
+    weight, bias = ctx.alike_params("weight", "bias")
+    return fn.group_norm(ctx, ctx.tensor(input), ctx.module.num_groups, weight, bias)
 
 
 @converts(nn.Embedding)
