@@ -46,6 +46,26 @@ def _bound(ctx: Ctx, v: Any, what: str) -> Bound:
     return ctx.size(v, what)
 
 
+def _from_end(ctx: Ctx, x: ss.Expr, axis: int, b: Bound) -> Bound:
+    """A slice bound ``-u`` of a size ``u >= 0`` (``x[:, -t:]``, a run-time ``t`` or a dimension
+    ``t`` of an annotation) as the index Python makes of it, counted from the start: ``n -
+    min(u, n)`` along an axis of ``n``, and ``0`` when ``u == 0`` (``x[:, -0:]`` is all of it):
+    ``min(u, 1) * (n - min(u, n))``, a shape value."""
+    u: ss.Expr
+    if isinstance(b, Opaque) and b.negates is not None and b.negates.value is not None:
+        u = b.negates.value
+    elif isinstance(b, ss.Dim) and not b.is_constant and all(c < 0 for _, c in b.terms):
+        u = ss.ops.int_tensor(-b)
+    else:
+        return b
+    n = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(axis), axis=0, mode="fast")
+    index = ss.ops.multiply(
+        ss.ops.minimum(u, ss.ops.int_tensor(1)), ss.ops.subtract(n, ss.ops.minimum(u, n))
+    )
+    what = b.what if isinstance(b, Opaque) else str(b)
+    return Opaque(ctx.node_name, what, ctx.span, "int", value=ctx.let(index, "bound"))
+
+
 def _int_bound(ctx: Ctx, v: Any, what: str) -> int | None:
     b = _bound(ctx, v, what)
     if b is not None and not isinstance(b, int):
@@ -134,8 +154,8 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
             step = _int_bound(ctx, it.step, "a slice step")
             if step is not None and step <= 0:
                 raise Unsupported("slice steps must be positive")
-            begin.append(_bound(ctx, it.start, "a slice start"))
-            end.append(_bound(ctx, it.stop, "a slice end"))
+            begin.append(_from_end(ctx, x, axis, _bound(ctx, it.start, "a slice start")))
+            end.append(_from_end(ctx, x, axis, _bound(ctx, it.stop, "a slice end")))
             strides.append(step or 1)
             slice_axes.append(axis)
         elif isinstance(it, ss.Expr):
