@@ -1,4 +1,4 @@
-"""Transposed convolutions (symshape.torch.convert.conv_transpose) against torch: the module, the
+"""Transposed convolutions (symshape.torch.convert.conv) against torch: the module, the
 function and the exported ``aten.convolution(..., transposed=True)``, every node's shape at
 concrete sizes, and the output size as torch's formula
 ``(i - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``."""

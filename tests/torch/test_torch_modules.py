@@ -254,3 +254,42 @@ def test_parameters_are_program_parameters() -> None:
     names = [p.name for p in prog.params]
     assert names == ["input", "self[0].weight", "self[0].bias"]
     assert prog.params[1].type_annotation == ss.Tensor((3, 8), "float32")
+
+
+def _tampered_bn() -> nn.Module:
+    bn = nn.BatchNorm2d(4)
+    bn.running_mean = torch.zeros(5)  # a statistic of another size: torch raises at run time
+    return bn
+
+
+def _tampered_ln() -> nn.Module:
+    ln = nn.LayerNorm(8)
+    ln.bias = nn.Parameter(torch.zeros(7))
+    return ln
+
+
+@pytest.mark.parametrize(
+    "module, specs",
+    [(_tampered_bn(), IMG), (_tampered_ln(), SEQ)],
+)
+def test_norm_vectors_of_different_sizes_are_each_checked(module: nn.Module, specs: dict[str, Any]) -> None:
+    """Norm modules whose vectors share one type pass one of them; any other is checked in full
+    (and torch eager agrees that the module fails)."""
+    dims = {"b": 2, "t": 3, "h": 5, "w": 5}
+    shape = tuple(dims[d] if isinstance(d, str) else d for d in specs["x"][0])
+    with pytest.raises(RuntimeError):
+        module.eval()(torch.zeros(shape))
+    res = sst.infer(Wrap(module).eval(), types_of(specs))
+    assert res.status == "error", res.report()
+    assert res.errors[0].code == "shape-mismatch"
+
+
+def test_norm_vectors_of_one_type_are_one_parameter() -> None:
+    """A batch norm's weight, bias and running statistics have one type: the program binds the
+    weight for all of them, and a channel mismatch names it."""
+    model = nn.Sequential(nn.Conv2d(4, 6, 3), nn.BatchNorm2d(8))
+    prog = sst.from_fx(model, {"input": types_of(IMG)["x"]})
+    assert [p.name for p in prog.params] == ["input", "self[0].weight", "self[0].bias", "self[1].weight"]
+    res = sst.infer(model, {"input": types_of(IMG)["x"]})
+    notes = [n.message for n in res.errors[0].notes]
+    assert any("self[1].weight" in m and "(8,)" in m for m in notes), notes

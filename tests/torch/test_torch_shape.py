@@ -1,4 +1,4 @@
-"""symshape.torch.convert.shape against torch: views, permutations, joins and splits, indexing,
+"""symshape.torch.convert.shape and .indexing against torch: views, permutations, joins and splits, indexing,
 factories; and the ranks the importer cannot know yet."""
 
 from __future__ import annotations

@@ -271,3 +271,22 @@ def test_unbind_of_a_computed_axis() -> None:
     res = check_fn(fn_module(_timm_qkv, 1), X, SIZES)
     b, n = ss.dims("b n")
     assert res.type_of("matmul_1") == ss.Tensor((b, 2, n, 3), "float32")
+
+
+FROM_END = [
+    # `-t` of a size as a slice bound counts from the end, as Python does (clamped at the start;
+    # `-0` is 0, so `x[:, -0:]` is all of it and `x[:, :-0]` none of it)
+    lambda x: x.relu()[:, -x.relu()[:, :3].size(1) :],
+    lambda x: x.relu()[:, : -x.relu()[:, :3].size(1)],
+    lambda x: x[:, -x.relu().size(2) :],  # n > 6 clamps to all of the axis
+    lambda x: x.relu()[..., -x.shape[0] :],  # a dimension of the annotation; b > n clamps
+    lambda x: x.relu()[..., : -x.shape[0]],
+    lambda x: x[:, -x.relu()[:, :0].size(1) :],  # -0
+    lambda x: x[:, : -x.relu()[:, :0].size(1)],
+    lambda x: x.relu()[:, -x.relu().size(2) : -1],
+]
+
+
+@pytest.mark.parametrize("fn", FROM_END, ids=[f"e{i}" for i in range(len(FROM_END))])
+def test_negated_sizes_slice_from_the_end(fn: Any) -> None:
+    check_fn(fn_module(fn, 1), X, SIZES)

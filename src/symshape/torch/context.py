@@ -22,13 +22,14 @@ reference implementation's ``ShapeInferenceContext``). Converters build symshape
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, NoReturn, Protocol
 
 import symshape as ss
 from symshape.torch.values import NeedsShapeValues, Opaque, Unsupported
 
-__all__ = ["Ctx", "Host", "Cascade", "DTYPES", "dtype_name", "scalar_dtype"]
+__all__ = ["Ctx", "Host", "Cascade", "DTYPES", "by_name", "dtype_name", "scalar_dtype"]
 
 #: torch dtype names (``str(torch.float32)`` without ``torch.``) -> symshape dtypes
 DTYPES: dict[str, str] = {
@@ -65,6 +66,12 @@ def dtype_name(dtype: Any) -> str:
     return out
 
 
+def by_name(order: Sequence[str], args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """A call's optional arguments by name: the positional ones in torch's ``order``, then the
+    keywords (for calls whose spellings order them differently)."""
+    return {**dict(zip(order, args)), **kwargs}
+
+
 def scalar_dtype(v: object) -> str:
     """The dtype torch gives a Python scalar of this kind."""
     if isinstance(v, bool):
@@ -93,56 +100,51 @@ class Host(Protocol):
     def rank_of(self, e: ss.Expr) -> int | None: ...
 
 
+@dataclass(frozen=True, slots=True)
 class Ctx:
     """The converter's view of one node (see the module docstring)."""
 
-    def __init__(
-        self,
-        host: Host,
-        node_name: str,
-        span: ss.Span | None,
-        module: Any = None,
-        module_path: str = "",
-        target: Any = None,
-        num_outputs: int | None = None,
-        items_used: int | None = None,
-    ) -> None:
-        self.node_name = node_name
-        self.node_target = target
-        #: how many results the graph says the node has (exported programs record it), or None
-        self.num_outputs = num_outputs
-        #: in a traced graph, one past the largest index of the node's result used (every use is
-        #: ``result[i]``, as unpacking ``q, k, v = ...`` gives), or None
-        self.items_used = items_used
-        self.span = span
-        self.module = module
-        self.module_path = module_path
-        self._host = host
+    host: Host
+    node_name: str
+    span: ss.Span | None
+    #: the called module (``call_module`` nodes) and its path in the model
+    module: Any = None
+    module_path: str = ""
+    node_target: Any = None
+    #: how many results the graph says the node has (exported programs record it), or None
+    num_outputs: int | None = None
+    #: in a traced graph, one past the largest index of the node's result used (every use is
+    #: ``result[i]``, as unpacking ``q, k, v = ...`` gives), or None
+    items_used: int | None = None
 
     def for_module(self, module: Any, module_path: str) -> Ctx:
         """The same node's context for a module inside the called one (``layer.activation``)."""
-        return Ctx(
-            self._host,
-            self.node_name,
-            self.span,
-            module,
-            module_path,
-            self.node_target,
-            self.num_outputs,
-            self.items_used,
-        )
+        return replace(self, module=module, module_path=module_path)
 
     def let(self, e: ss.Expr, suffix: str) -> ss.Var:
         """Bind an intermediate expression that is used more than once to a variable
         (``<node>.<suffix>``), so the program stays a tree of bindings."""
-        return self._host.let(f"{self.node_name}.{suffix}", e, self.span)
+        return self.host.let(f"{self.node_name}.{suffix}", e, self.span)
 
     # -- parameters ----------------------------------------------------------------------------
     def param(self, name: str, absolute: bool = False) -> ss.Var | None:
         """The variable of parameter/buffer ``name`` of the called module (None if it is None,
         as a ``bias=False`` layer's bias)."""
         path = name if absolute or not self.module_path else f"{self.module_path}.{name}"
-        return self._host.param(path)
+        return self.host.param(path)
+
+    def alike_params(self, *names: str) -> tuple[ss.Var | None, ...]:
+        """The called module's parameters ``names`` (None where it has none). When all present
+        ones have one concrete shape and dtype (a batch norm's weight, bias and running
+        statistics), the first present one stands for all: checking it against the input
+        checks them all, and the program binds one variable instead of several."""
+        tensors = [getattr(self.module, n, None) for n in names]
+        present = [t for t in tensors if t is not None and hasattr(t, "shape")]
+        first = present[0] if present else None
+        if first is not None and all(t.shape == first.shape and t.dtype == first.dtype for t in present):
+            one = self.param(names[tensors.index(first)])
+            return tuple(one if t is not None and hasattr(t, "shape") else None for t in tensors)
+        return tuple(self.param(n) for n in names)
 
     def need_param(self, name: str) -> ss.Var:
         p = self.param(name)
@@ -153,7 +155,7 @@ class Ctx:
     def rank(self, x: ss.Expr) -> int | None:
         """The rank of ``x`` when the importer knows it without inference: an input or parameter
         annotation, or (in an exported program) the rank torch recorded for the node."""
-        return self._host.rank_of(x)
+        return self.host.rank_of(x)
 
     # -- tensors -------------------------------------------------------------------------------
     def tensor(self, v: object, what: str = "the argument") -> ss.Expr:
@@ -161,7 +163,7 @@ class Ctx:
         if isinstance(v, ss.Expr):
             return v
         if isinstance(v, Opaque) and v.cascade:
-            return self._host.unknown_tensor(v)
+            return self.host.unknown_tensor(v)
         raise Unsupported(f"{what} must be a tensor, got {_show(v)}")
 
     def operand(self, v: object, like: ss.Expr) -> ss.Expr:
@@ -170,7 +172,7 @@ class Ctx:
         if isinstance(v, ss.Expr):
             return v
         if isinstance(v, Opaque) and v.cascade:
-            return self._host.unknown_tensor(v)
+            return self.host.unknown_tensor(v)
         if isinstance(v, (bool, int, float, ss.Dim, Opaque)):
             return ss.ops.cast_like(ss.Constant(shape=(), dtype=scalar_dtype(v)), like)
         raise Unsupported(f"an operand must be a tensor or a number, got {_show(v)}")

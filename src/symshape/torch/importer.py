@@ -25,7 +25,7 @@ except bad API input (a missing input type).
 
 from __future__ import annotations
 
-import inspect
+import functools
 import operator
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -40,7 +40,7 @@ from symshape.errors import INVALID_ARGUMENT
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, scalar_dtype
 from symshape.torch.registry import lookup, target_name
-from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path
+from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path, source_lines
 from symshape.torch.values import (
     NeedsShapeValues,
     Opaque,
@@ -96,8 +96,12 @@ class Importer:
         self.root = root
         self.input_types = dict(input_types)
         self.export = export
+        #: module path -> module (filled from named_modules, or per lookup)
+        self._modules: dict[str, Any] = {}
+        if classes is None and root is not None:
+            self._modules = dict(root.named_modules())
         if classes is None:
-            classes = {name: type(m) for name, m in root.named_modules()} if root is not None else {}
+            classes = {name: type(m) for name, m in self._modules.items()}
         self.spans = SpanFinder(classes, _TORCH_DIR)
         self.forward_spans = self.spans.forward_args(forward) if forward is not None else {}
         self.forward_span = _def_span(forward)
@@ -171,9 +175,23 @@ class Importer:
         self.owned.add(id(v))
         return v
 
+    def _module(self, path: str) -> Any:
+        """The submodule of the root at ``path`` (None if there is none)."""
+        hit = self._modules.get(path)
+        if hit is None and self.root is not None:
+            try:
+                hit = self._modules[path] = self.root.get_submodule(path)
+            except AttributeError:
+                return None
+        return hit
+
     def _tensor_at(self, path: str) -> Any:
         if self.export is not None:
             return self.export.tensors.get(path)
+        owner, _, name = path.rpartition(".")
+        module = self._module(owner)
+        if module is not None:
+            return getattr(module, name, None)
         obj = self.root
         for part in path.split("."):
             obj = getattr(obj, part, None)
@@ -190,8 +208,7 @@ class Importer:
         if not isinstance(t, torch.Tensor):
             self._param_none.add(path)
             return None
-        ty = ss.Tensor(tuple(int(s) for s in t.shape), dtype_name(t.dtype))
-        v = ss.var(pythonic_path(path), ty)
+        v = ss.var(pythonic_path(path), _param_type(tuple(t.shape), t.dtype))
         v.span = self.spans.definition(path)
         self.owned.add(id(v))
         self.params[path] = v
@@ -225,7 +242,9 @@ class Importer:
         path = ""
         if node.op == "call_module":
             path = str(node.target)
-            module = self.root.get_submodule(path)
+            module = self._module(path)
+            if module is None:
+                module = self.root.get_submodule(path)  # raises torch's error
             key: Any = type(module)
         else:
             key = node.target
@@ -366,6 +385,13 @@ class Importer:
         return ss.Tuple([])
 
 
+@functools.lru_cache(maxsize=4096)
+def _param_type(shape: tuple[int, ...], dtype: Any) -> ss.TensorType:
+    """The annotation of a parameter tensor (one object per shape and dtype: parameters of the
+    same shape share their type, and its cached hash)."""
+    return ss.Tensor(tuple(int(s) for s in shape), dtype_name(dtype))
+
+
 def _items_used(node: torch.fx.Node) -> int | None:
     """How many results a node of a symbolically traced graph has, when every use takes one by a
     constant index (``q, k, v = x.split(n, 2)`` unpacks into three ``getitem`` nodes): one past
@@ -392,13 +418,7 @@ def _operands(e: ss.Expr) -> Iterator[ss.Expr]:
 
 
 def _def_span(fn: Any) -> ss.Span | None:
-    if fn is None:
+    src = source_lines(fn) if fn is not None else None
+    if src is None or src[0].startswith(_TORCH_DIR):
         return None
-    try:
-        file = inspect.getsourcefile(fn)
-        _, line = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
-        return None
-    if file is None or file.startswith(_TORCH_DIR):
-        return None
-    return ss.Span(file, line, 1)
+    return ss.Span(src[0], src[2], 1)

@@ -28,7 +28,9 @@ import os
 import re
 import sys
 import textwrap
+import weakref
 from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import symshape as ss
@@ -42,6 +44,7 @@ __all__ = [
     "call_needles",
     "frames",
     "pythonic_path",
+    "source_lines",
 ]
 
 _FRAME_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>[^\n]*)')
@@ -257,6 +260,54 @@ def _resolve_class(name: str) -> type | None:
     return None
 
 
+def source_lines(fn: Any) -> tuple[str, list[str], int] | None:
+    """The file, source lines and first line of a function (remembered per function object:
+    its code does not move)."""
+    try:
+        return _source_lines(fn)
+    except TypeError:  # an unhashable callable
+        return _source_lines.__wrapped__(fn)
+
+
+@functools.lru_cache(maxsize=256)
+def _source_lines(fn: Any) -> tuple[str, list[str], int] | None:
+    try:
+        file = inspect.getsourcefile(fn)
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    return (file, lines, first) if file is not None else None
+
+
+@functools.lru_cache(maxsize=256)
+def _forward_args(fn: Any, torch_dir: str) -> Mapping[str, ss.Span]:
+    src = source_lines(fn)
+    if src is None or not _is_user_file(src[0], torch_dir):
+        return {}
+    file, lines, first = src
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return {}
+    out: dict[str, ss.Span] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+                out[arg.arg] = ss.Span(file, first + arg.lineno - 1, arg.col_offset + indent + 1)
+            break
+    return MappingProxyType(out)
+
+
+#: class -> attribute -> where the class's source defines it (shared by every import: a class
+#: object's source lines do not move; a redefined class is a new object)
+_ATTR_SPANS: weakref.WeakKeyDictionary[type, dict[str, ss.Span | None]] = weakref.WeakKeyDictionary()
+_CLASS_DEFS: weakref.WeakKeyDictionary[type, tuple[ast.ClassDef, str, int, int] | None] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 class SpanFinder:
     """Spans for one model: nodes, parameters, inputs (caches per class and attribute)."""
 
@@ -264,8 +315,6 @@ class SpanFinder:
         #: module path ('' for the root) -> the class of the module at that path
         self.classes: dict[str, type] = dict(classes)
         self.torch_dir = torch_dir
-        self._cls_cache: dict[type, tuple[ast.ClassDef, str, int, int] | None] = {}
-        self._attr_cache: dict[tuple[type, str], ss.Span | None] = {}
 
     # -- classes ------------------------------------------------------------------------------
     def learn_module_stack(self, stack: Mapping[str, Any] | None) -> None:
@@ -291,14 +340,16 @@ class SpanFinder:
         return f is not None and _is_user_file(f, self.torch_dir)
 
     def _class_def(self, cls: type) -> tuple[ast.ClassDef, str, int, int] | None:
-        if cls not in self._cls_cache:
-            self._cls_cache[cls] = _class_source(cls)
-        return self._cls_cache[cls]
+        if cls not in _CLASS_DEFS:
+            _CLASS_DEFS[cls] = _class_source(cls)
+        return _CLASS_DEFS[cls]
 
     def _attr_span(self, cls: type, attr: str) -> ss.Span | None:
-        key = (cls, attr)
-        if key in self._attr_cache:
-            return self._attr_cache[key]
+        known = _ATTR_SPANS.get(cls)
+        if known is None:
+            known = _ATTR_SPANS[cls] = {}
+        elif attr in known:
+            return known[attr]
         span = None
         for klass in cls.__mro__:
             if klass is object or not self._is_user_class(klass):
@@ -312,7 +363,7 @@ class SpanFinder:
                 line = first + getattr(hit, "lineno", 1) - 1
                 span = ss.Span(file, line, getattr(hit, "col_offset", 0) + indent + 1)
                 break
-        self._attr_cache[key] = span
+        known[attr] = span
         return span
 
     # -- parameters ----------------------------------------------------------------------------
@@ -330,28 +381,12 @@ class SpanFinder:
         return None
 
     # -- inputs --------------------------------------------------------------------------------
-    def forward_args(self, fn: Any) -> dict[str, ss.Span]:
+    def forward_args(self, fn: Any) -> Mapping[str, ss.Span]:
         """Spans of the parameter names in the ``def forward(...)`` of ``fn``."""
         try:
-            file = inspect.getsourcefile(fn)
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError):
-            return {}
-        if file is None or not _is_user_file(file, self.torch_dir):
-            return {}
-        indent = len(lines[0]) - len(lines[0].lstrip())
-        try:
-            tree = ast.parse(textwrap.dedent("".join(lines)))
-        except SyntaxError:
-            return {}
-        out: dict[str, ss.Span] = {}
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                a = node.args
-                for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
-                    out[arg.arg] = ss.Span(file, first + arg.lineno - 1, arg.col_offset + indent + 1)
-                break
-        return out
+            return _forward_args(fn, self.torch_dir)
+        except TypeError:  # an unhashable callable
+            return _forward_args.__wrapped__(fn, self.torch_dir)
 
     # -- nodes ---------------------------------------------------------------------------------
     def node(self, stack_trace: str | None, needles: Iterable[str]) -> ss.Span | None:

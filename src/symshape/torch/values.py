@@ -56,6 +56,8 @@ class Opaque:
     reshape can copy a dimension (Relay's ``0``). ``value`` is the int64 expression that carries
     the size as a shape value (0-d for an int, 1-d for sizes; see
     :mod:`symshape.torch.shape_values`), None where there is none (floats, ``x.dim()``).
+    ``negates`` is the size this value is the negative of (``-t`` of ``t = x.size(1)``): a slice
+    bound ``x[:, -t:]`` counts it from the end.
     """
 
     origin: str
@@ -66,6 +68,7 @@ class Opaque:
     of: ss.Expr | None = field(default=None, compare=False)
     index: int | None = None
     value: ss.Expr | None = field(default=None, compare=False)
+    negates: Opaque | None = field(default=None, compare=False)
 
     def describe(self) -> str:
         return f"`{self.what}` (a run-time shape value)" if self.kind != "any" else self.what

@@ -9,12 +9,13 @@ elementwise   arithmetic with scalars and broadcasting, comparisons, unary math,
               ``where``/``masked_fill``/``clamp``, dtype conversions, pass-through calls
 reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
 shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squeeze``/``expand``,
-              ``cat``/``stack``/``split``/``chunk``, tensor indexing
+              ``cat``/``stack``/``split``/``chunk``/``unbind``, ``select``
+indexing      ``x[...]`` (ints, slices, ``None``, ``...``, one tensor), ``narrow``, ``index_select``
 factories     ``zeros``/``ones``/``full``/``new_zeros``/``arange``/``torch.tensor``/``eye``
 gather        indexing by several tensors, ``torch.gather``, ``torch.diff``
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
-nn            functional layers: convolutions, pooling, normalization, embedding, attention
-conv_transpose transposed convolutions (modules, functions, aten), composed of existing operators
+conv          convolutions, plain and transposed (modules, functions, aten), read in one place
+nn            functional layers: pooling, normalization, embedding, attention
 resize        ``F.interpolate``/``nn.Upsample``/``aten.upsample_*``: the shape as a shape value
 modules       leaf ``nn.Module`` classes, typed from their parameters and attributes
 aten          the aten overloads of exported programs (mostly onto the converters above)
@@ -23,10 +24,11 @@ aten          the aten overloads of exported programs (mostly onto the converter
 
 from symshape.torch.convert import (  # noqa: F401  (import registers)
     aten,
-    conv_transpose,
+    conv,
     elementwise,
     factories,
     gather,
+    indexing,
     linalg,
     modules,
     nn,

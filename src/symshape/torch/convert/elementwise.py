@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -180,7 +181,12 @@ def neg(ctx: Ctx, input: Any) -> Any:
     if isinstance(input, ss.Expr):
         return ss.ops.negative(input)
     if isinstance(input, Opaque):
-        return input.derived(input.kind)
+        out = input.derived(input.kind)
+        if input.kind == "int" and input.of is not None and input.value is not None:
+            # `-t` of a dimension `t`: its value, and what it negates (a slice bound from the end)
+            value = ctx.let(ss.ops.subtract(ss.ops.int_tensor(0), input.value), "value")
+            out = replace(out, value=value, negates=input)
+        return out
     return -input
 
 

@@ -2,9 +2,9 @@
 
 ``symbolic_trace`` keeps ``torch.nn`` modules as single ``call_module`` nodes. Each is written with
 the functional converters and the module's own parameters (``self.fc.weight``, annotated with its
-shape): ``nn.Linear`` is ``F.linear(x, self.fc.weight, self.fc.bias)``, ``nn.Conv2d`` a
-convolution with the module's stride/padding/dilation/groups, and so on. Composite modules are
-decomposed:
+shape): ``nn.Linear`` is ``F.linear(x, self.fc.weight, self.fc.bias)``, a pooling module the
+pooling with its kernel, stride and padding, and so on (convolution modules are in
+:mod:`symshape.torch.convert.conv`). Composite modules are decomposed:
 
 * ``nn.MultiheadAttention``: the three input projections (slices of ``in_proj_weight``), heads as
   ``reshape(q, (0, 0, H, E/H))`` plus a transpose, ``softmax(q k^T + masks) v``, the output
@@ -27,7 +27,7 @@ import torch.nn as nn
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert import nn as fn
-from symshape.torch.convert.elementwise import UNARY, gelu, leaky_relu
+from symshape.torch.convert.elementwise import UNARY, gelu, glu, leaky_relu, prelu, same
 from symshape.torch.convert.linalg import linear_expr
 from symshape.torch.convert.reduce import log_softmax, softmax
 from symshape.torch.convert.shape import flatten, unflatten
@@ -53,7 +53,8 @@ def linear(ctx: Ctx, input: Any) -> Any:
     return linear_expr(ctx.tensor(input), ctx.need_param("weight"), ctx.param("bias"))
 
 
-@converts(
+# modules whose result has the input's type (in a shape check): the input itself
+converts(
     nn.Identity,
     nn.Dropout,
     nn.Dropout1d,
@@ -62,32 +63,7 @@ def linear(ctx: Ctx, input: Any) -> Any:
     nn.AlphaDropout,
     nn.FeatureAlphaDropout,
     nn.LocalResponseNorm,
-)
-def identity(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
-    return ctx.tensor(input)
-
-
-def _conv_module(nd: int) -> Any:
-    def conv(ctx: Ctx, input: Any) -> Any:
-        m = ctx.module
-        return fn.conv(
-            ctx,
-            nd,
-            ctx.tensor(input),
-            ctx.need_param("weight"),
-            ctx.param("bias"),
-            m.stride,
-            m.padding,
-            m.dilation,
-            m.groups,
-        )
-
-    return conv
-
-
-converts(nn.Conv1d)(_conv_module(1))
-converts(nn.Conv2d)(_conv_module(2))
-converts(nn.Conv3d)(_conv_module(3))
+)(same)
 
 
 @converts(
@@ -110,21 +86,14 @@ def no_operator(ctx: Ctx, *args: Any, **kwargs: Any) -> Any:
     nn.InstanceNorm3d,
 )
 def batch_norm(ctx: Ctx, input: Any) -> Any:
-    return fn.batch_norm(
-        ctx,
-        ctx.tensor(input),
-        ctx.param("running_mean"),
-        ctx.param("running_var"),
-        ctx.param("weight"),
-        ctx.param("bias"),
-    )
+    weight, bias, mean, var = ctx.alike_params("weight", "bias", "running_mean", "running_var")
+    return fn.batch_norm(ctx, ctx.tensor(input), mean, var, weight, bias)
 
 
 @converts(nn.LayerNorm)
 def layer_norm(ctx: Ctx, input: Any) -> Any:
-    return fn.layer_norm(
-        ctx, ctx.tensor(input), tuple(ctx.module.normalized_shape), ctx.param("weight"), ctx.param("bias")
-    )
+    weight, bias = ctx.alike_params("weight", "bias")
+    return fn.layer_norm(ctx, ctx.tensor(input), tuple(ctx.module.normalized_shape), weight, bias)
 
 
 @converts(nn.RMSNorm)
@@ -136,9 +105,8 @@ def rms_norm(ctx: Ctx, input: Any) -> Any:
 
 @converts(nn.GroupNorm)
 def group_norm(ctx: Ctx, input: Any) -> Any:
-    return fn.group_norm(
-        ctx, ctx.tensor(input), ctx.module.num_groups, ctx.param("weight"), ctx.param("bias")
-    )
+    weight, bias = ctx.alike_params("weight", "bias")
+    return fn.group_norm(ctx, ctx.tensor(input), ctx.module.num_groups, weight, bias)
 
 
 @converts(nn.Embedding)
@@ -146,47 +114,23 @@ def embedding(ctx: Ctx, input: Any, *args: Any) -> Any:
     return fn.embedding(ctx.tensor(input), ctx.need_param("weight"))
 
 
-def _pool_module(kind: str, nd: int) -> Any:
+def _pool_module(kind: str, nd: int, adaptive: bool) -> Any:
     def pool(ctx: Ctx, input: Any) -> Any:
-        m = ctx.module
-        dil = getattr(m, "dilation", 1)
-        out = fn.pool(ctx, kind, nd, ctx.tensor(input), m.kernel_size, m.stride, m.padding, dil, m.ceil_mode)
-        if getattr(m, "return_indices", False):
-            v = ctx.let(out, "values")
-            return (v, ss.ops.cast(v, "int64"))
-        return out
+        m, x = ctx.module, ctx.tensor(input)
+        if adaptive:
+            out = fn.adaptive_pool(ctx, kind, nd, x, m.output_size)
+        else:
+            dil = getattr(m, "dilation", 1)
+            out = fn.pool(ctx, kind, nd, x, m.kernel_size, m.stride, m.padding, dil, m.ceil_mode)
+        return fn.with_indices(ctx, out) if getattr(m, "return_indices", False) else out
 
     return pool
 
 
-for _nd, _mx, _av in (
-    (1, nn.MaxPool1d, nn.AvgPool1d),
-    (2, nn.MaxPool2d, nn.AvgPool2d),
-    (3, nn.MaxPool3d, nn.AvgPool3d),
-):
-    converts(_mx)(_pool_module("max", _nd))
-    converts(_av)(_pool_module("avg", _nd))
-
-
-def _adaptive_module(kind: str, nd: int) -> Any:
-    def pool(ctx: Ctx, input: Any) -> Any:
-        m = ctx.module
-        out = fn.adaptive_pool(ctx, kind, nd, ctx.tensor(input), m.output_size)
-        if getattr(m, "return_indices", False):
-            v = ctx.let(out, "values")
-            return (v, ss.ops.cast(v, "int64"))
-        return out
-
-    return pool
-
-
-for _nd, _a, _m in (
-    (1, nn.AdaptiveAvgPool1d, nn.AdaptiveMaxPool1d),
-    (2, nn.AdaptiveAvgPool2d, nn.AdaptiveMaxPool2d),
-    (3, nn.AdaptiveAvgPool3d, nn.AdaptiveMaxPool3d),
-):
-    converts(_a)(_adaptive_module("avg", _nd))
-    converts(_m)(_adaptive_module("max", _nd))
+for _nd in (1, 2, 3):
+    for _kind in ("Max", "Avg"):
+        converts(getattr(nn, f"{_kind}Pool{_nd}d"))(_pool_module(_kind.lower(), _nd, False))
+        converts(getattr(nn, f"Adaptive{_kind}Pool{_nd}d"))(_pool_module(_kind.lower(), _nd, True))
 
 
 @converts(
@@ -244,14 +188,28 @@ for _cls, _name in _ACTIVATIONS.items():
     converts(_cls)(_activation_module(_name))
 
 
-@converts(nn.GELU)
-def gelu_module(ctx: Ctx, input: Any) -> Any:
-    return gelu(ctx, input, ctx.module.approximate)
+#: modules that are a functional converter called with some of their attributes
+_FROM_ATTRIBUTES: dict[type, tuple[Any, tuple[str, ...]]] = {
+    nn.GELU: (gelu, ("approximate",)),
+    nn.LeakyReLU: (leaky_relu, ("negative_slope",)),
+    nn.GLU: (glu, ("dim",)),
+    nn.Softmax: (softmax, ("dim",)),
+    nn.Softmin: (softmax, ("dim",)),
+    nn.LogSoftmax: (log_softmax, ("dim",)),
+    nn.Flatten: (flatten, ("start_dim", "end_dim")),
+    nn.Unflatten: (unflatten, ("dim", "unflattened_size")),
+}
 
 
-@converts(nn.LeakyReLU)
-def leaky_relu_module(ctx: Ctx, input: Any) -> Any:
-    return leaky_relu(ctx, input, ctx.module.negative_slope)
+def _from_attributes(convert: Any, names: tuple[str, ...]) -> Any:
+    def module(ctx: Ctx, input: Any) -> Any:
+        return convert(ctx, input, *(getattr(ctx.module, n) for n in names))
+
+    return module
+
+
+for _cls, (_convert, _names) in _FROM_ATTRIBUTES.items():
+    converts(_cls)(_from_attributes(_convert, _names))
 
 
 @converts(nn.Hardtanh)
@@ -269,36 +227,7 @@ def threshold_module(ctx: Ctx, input: Any) -> Any:
 
 @converts(nn.PReLU)
 def prelu_module(ctx: Ctx, input: Any) -> Any:
-    from symshape.torch.convert.elementwise import prelu
-
     return prelu(ctx, input, ctx.need_param("weight"))
-
-
-@converts(nn.GLU)
-def glu_module(ctx: Ctx, input: Any) -> Any:
-    from symshape.torch.convert.elementwise import glu
-
-    return glu(ctx, input, ctx.module.dim)
-
-
-@converts(nn.Softmax, nn.Softmin)
-def softmax_module(ctx: Ctx, input: Any) -> Any:
-    return softmax(ctx, input, ctx.module.dim)
-
-
-@converts(nn.LogSoftmax)
-def log_softmax_module(ctx: Ctx, input: Any) -> Any:
-    return log_softmax(ctx, input, ctx.module.dim)
-
-
-@converts(nn.Flatten)
-def flatten_module(ctx: Ctx, input: Any) -> Any:
-    return flatten(ctx, input, ctx.module.start_dim, ctx.module.end_dim)
-
-
-@converts(nn.Unflatten)
-def unflatten_module(ctx: Ctx, input: Any) -> Any:
-    return unflatten(ctx, input, ctx.module.dim, tuple(ctx.module.unflattened_size))
 
 
 # -- attention ----------------------------------------------------------------------------------

@@ -1,10 +1,9 @@
-"""Functional layers (``torch.nn.functional``): convolution, pooling, normalization, embedding,
-attention, padding.
+"""Functional layers (``torch.nn.functional``): pooling, normalization, embedding, attention,
+padding.
 
 Each is the symshape operator with Relay's semantics, plus the checks torch makes:
 
-* ``conv{1,2,3}d`` with ``padding="same"``/``"valid"`` (``same`` needs the kernel size, known
-  when the weight is a parameter), bias as ``bias_add`` on the channel axis;
+* ``max_pool``/``avg_pool``/``adaptive_*_pool`` (indices, when asked for, shaped like the values);
 * ``batch_norm``/``instance_norm``/``group_norm``: the channel axis must match the parameters;
   ``group_norm`` without parameters splits the channels into groups (a reshape whose ``-4``
   requires ``C % groups == 0``);
@@ -13,10 +12,10 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
 * ``scaled_dot_product_attention`` is ``softmax(q @ k^T + mask) @ v``;
 * ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
 
-Transposed convolutions (and ``aten.convolution``) are in
-:mod:`symshape.torch.convert.conv_transpose`, resizing in :mod:`symshape.torch.convert.resize`. Calls with
-no symshape counterpart (``unfold``, ``grid_sample``, ...) are
-``unsupported-op`` with the reason, listed in the gap list.
+Convolutions (plain and transposed, and ``aten.convolution``) are in
+:mod:`symshape.torch.convert.conv`, resizing in :mod:`symshape.torch.convert.resize`. Calls with
+no symshape counterpart (``unfold``, ``grid_sample``, ...) are ``unsupported-op`` with the reason,
+listed in the gap list.
 """
 
 from __future__ import annotations
@@ -27,14 +26,15 @@ import torch
 import torch.nn.functional as F
 
 import symshape as ss
-from symshape.torch.context import Ctx
+from symshape.torch.context import Ctx, by_name
 from symshape.torch.convert.shape import SWAPAXES, sized
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value, shape_tensor
-from symshape.torch.values import Opaque, Unsupported, static_shape
+from symshape.torch.values import Opaque, Unsupported
 
 __all__ = [
-    "conv",
+    "per_axis",
+    "with_indices",
     "pool",
     "adaptive_pool",
     "batch_norm",
@@ -46,73 +46,18 @@ __all__ = [
 
 aten = torch.ops.aten
 
-_CONV = {1: ss.ops.conv1d, 2: ss.ops.conv2d, 3: ss.ops.conv3d}
 _MAX = {1: ss.ops.max_pool1d, 2: ss.ops.max_pool2d, 3: ss.ops.max_pool3d}
 _AVG = {1: ss.ops.avg_pool1d, 2: ss.ops.avg_pool2d, 3: ss.ops.avg_pool3d}
 
 
-def _nd(ctx: Ctx, v: Any, nd: int, what: str) -> tuple[int, ...]:
+def per_axis(ctx: Ctx, v: Any, nd: int, what: str) -> tuple[int, ...]:
+    """An argument with one value per spatial axis (``kernel_size=3`` or ``(3, 3)``)."""
     vals = ctx.ints(v, what)
-    return vals * nd if len(vals) == 1 else vals
-
-
-def conv(
-    ctx: Ctx,
-    nd: int,
-    x: ss.Expr,
-    w: ss.Expr,
-    b: ss.Expr | None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: Any = 1,
-) -> ss.Expr:
-    """An ``nd``-d convolution with torch's arguments."""
-    dil = _nd(ctx, dilation, nd, "dilation")
-    pad: tuple[int, ...]
-    if padding == "valid":
-        pad = (0,)
-    elif padding == "same":
-        ws = static_shape(w)
-        if ws is None or not all(d.is_constant for d in ws[2:]):
-            raise Unsupported("padding='same' needs the kernel size, known only for a parameter weight")
-        ks = [int(d.constant_value) for d in ws[2:]]  # type: ignore[arg-type]
-        total = [dl * (k - 1) for dl, k in zip(dil, ks)]
-        pad = tuple(t // 2 for t in total) + tuple(t - t // 2 for t in total)
-    else:
-        pad = _nd(ctx, padding, nd, "padding")
-    y = _CONV[nd](
-        x,
-        w,
-        strides=_nd(ctx, stride, nd, "stride"),
-        padding=pad,
-        dilation=dil,
-        groups=ctx.integer(groups, "groups"),
-    )
-    return ss.ops.bias_add(y, b, axis=1) if b is not None else y
-
-
-def _conv_fn(nd: int) -> Any:
-    def fn(
-        ctx: Ctx,
-        input: Any,
-        weight: Any,
-        bias: Any = None,
-        stride: Any = 1,
-        padding: Any = 0,
-        dilation: Any = 1,
-        groups: Any = 1,
-    ) -> Any:
-        b = ctx.tensor(bias, "bias") if bias is not None else None
-        return conv(
-            ctx, nd, ctx.tensor(input), ctx.tensor(weight, "weight"), b, stride, padding, dilation, groups
-        )
-
-    return fn
-
-
-for _nd_ in (1, 2, 3):
-    converts(getattr(F, f"conv{_nd_}d"), getattr(aten, f"conv{_nd_}d"))(_conv_fn(_nd_))
+    if len(vals) == 1:
+        return vals * nd
+    if len(vals) != nd:
+        raise Unsupported(f"{what}: {len(vals)} values for {nd} spatial axes")
+    return vals
 
 
 # -- pooling ------------------------------------------------------------------------------------
@@ -130,51 +75,49 @@ def pool(
     ceil_mode: Any = False,
 ) -> ss.Expr:
     """Max or average pooling; ``stride`` defaults to the kernel size."""
-    k = _nd(ctx, kernel_size, nd, "kernel_size")
-    s = _nd(ctx, stride, nd, "stride") if stride not in (None, []) else k
+    k = per_axis(ctx, kernel_size, nd, "kernel_size")
+    s = per_axis(ctx, stride, nd, "stride") if stride not in (None, []) else k
     op = _MAX[nd] if kind == "max" else _AVG[nd]
     return op(
         x,
         pool_size=k,
         strides=s,
-        padding=_nd(ctx, padding, nd, "padding"),
-        dilation=_nd(ctx, dilation, nd, "dilation"),
+        padding=per_axis(ctx, padding, nd, "padding"),
+        dilation=per_axis(ctx, dilation, nd, "dilation"),
         ceil_mode=bool(ctx.static(ceil_mode, "ceil_mode")),
     )
 
 
-def _max_pool_fn(nd: int, with_indices: bool = False) -> Any:
-    def fn(
-        ctx: Ctx,
-        input: Any,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        dilation: Any = 1,
-        ceil_mode: Any = False,
-        return_indices: Any = False,
-    ) -> Any:
-        out = pool(ctx, "max", nd, ctx.tensor(input), kernel_size, stride, padding, dilation, ceil_mode)
-        if return_indices or with_indices:
-            v = ctx.let(out, "values")
-            return (v, ss.ops.cast(v, "int64"))
-        return out
-
-    return fn
+def with_indices(ctx: Ctx, out: ss.Expr) -> tuple[ss.Expr, ss.Expr]:
+    """A pooling's ``(values, indices)``: the indices are int64, shaped like the values."""
+    v = ctx.let(out, "values")
+    return (v, ss.ops.cast(v, "int64"))
 
 
-def _avg_pool_fn(nd: int) -> Any:
-    def fn(
-        ctx: Ctx,
-        input: Any,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        ceil_mode: Any = False,
-        count_include_pad: Any = True,
-        divisor_override: Any = None,
-    ) -> Any:
-        return pool(ctx, "avg", nd, ctx.tensor(input), kernel_size, stride, padding, 1, ceil_mode)
+#: the arguments of ``F.max_pool*d``/``F.avg_pool*d`` after ``(input, kernel_size)``, in order
+_POOL_ARGS = {
+    "max": ("stride", "padding", "dilation", "ceil_mode", "return_indices"),
+    "avg": ("stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"),
+}
+
+
+def _pool_fn(kind: str, nd: int, indices: bool = False) -> Any:
+    """``F.max_pool{nd}d``/``F.avg_pool{nd}d`` (``indices``: the ``_with_indices`` forms)."""
+
+    def fn(ctx: Ctx, input: Any, kernel_size: Any, *args: Any, **kwargs: Any) -> Any:
+        a = by_name(_POOL_ARGS[kind], args, kwargs)
+        out = pool(
+            ctx,
+            kind,
+            nd,
+            ctx.tensor(input),
+            kernel_size,
+            a.get("stride"),
+            a.get("padding", 0),
+            a.get("dilation", 1),
+            a.get("ceil_mode", False),
+        )
+        return with_indices(ctx, out) if indices or a.get("return_indices") else out
 
     return fn
 
@@ -184,10 +127,10 @@ for _nd_ in (1, 2, 3):
         getattr(F, f"max_pool{_nd_}d"),
         getattr(aten, f"max_pool{_nd_}d"),
         getattr(F, f"max_pool{_nd_}d_with_indices"),
-    )(_max_pool_fn(_nd_))
-    converts(getattr(F, f"avg_pool{_nd_}d"), getattr(aten, f"avg_pool{_nd_}d"))(_avg_pool_fn(_nd_))
-converts(aten.max_pool2d_with_indices)(_max_pool_fn(2, with_indices=True))
-converts(aten.max_pool3d_with_indices)(_max_pool_fn(3, with_indices=True))
+    )(_pool_fn("max", _nd_))
+    converts(getattr(F, f"avg_pool{_nd_}d"), getattr(aten, f"avg_pool{_nd_}d"))(_pool_fn("avg", _nd_))
+converts(aten.max_pool2d_with_indices)(_pool_fn("max", 2, indices=True))
+converts(aten.max_pool3d_with_indices)(_pool_fn("max", 3, indices=True))
 
 
 def adaptive_pool(ctx: Ctx, kind: str, nd: int, x: ss.Expr, output_size: Any) -> ss.Expr:
@@ -203,10 +146,7 @@ def adaptive_pool(ctx: Ctx, kind: str, nd: int, x: ss.Expr, output_size: Any) ->
 def _adaptive_fn(kind: str, nd: int) -> Any:
     def fn(ctx: Ctx, input: Any, output_size: Any, return_indices: Any = False) -> Any:
         out = adaptive_pool(ctx, kind, nd, ctx.tensor(input), output_size)
-        if return_indices:
-            v = ctx.let(out, "values")
-            return (v, ss.ops.cast(v, "int64"))
-        return out
+        return with_indices(ctx, out) if return_indices else out
 
     return fn
 
@@ -223,6 +163,18 @@ for _nd_ in (1, 2, 3):
 # -- normalization ------------------------------------------------------------------------------
 
 
+def _per_channel(
+    weight: ss.Expr | None, bias: ss.Expr | None, mean: ss.Expr | None, var: ss.Expr | None
+) -> tuple[ss.Expr, ss.Expr, ss.Expr, ss.Expr] | None:
+    """A batch norm's four per-channel vectors, each one not given replaced by one that is (None
+    when none is)."""
+    given = [v for v in (weight, bias, mean, var) if v is not None]
+    if not given:
+        return None
+    g, b, m, v = (p if p is not None else given[0] for p in (weight, bias, mean, var))
+    return g, b, m, v
+
+
 def batch_norm(
     ctx: Ctx,
     x: ss.Expr,
@@ -232,31 +184,19 @@ def batch_norm(
     bias: ss.Expr | None,
 ) -> ss.Expr:
     """Batch normalization over the channel axis (1): every given vector has ``C`` entries."""
-    vecs = [v for v in (weight, bias, mean, var) if v is not None]
-    if not vecs:
-        return x
-    g, b, m, v = (p if p is not None else vecs[0] for p in (weight, bias, mean, var))
-    return ss.ops.batch_norm(x, g, b, m, v, axis=1)[0]
+    vecs = _per_channel(weight, bias, mean, var)
+    return x if vecs is None else ss.ops.batch_norm(x, *vecs, axis=1)[0]
 
 
 def _opt(ctx: Ctx, v: Any, what: str) -> ss.Expr | None:
     return ctx.tensor(v, what) if v is not None else None
 
 
-@converts(F.batch_norm)
-def f_batch_norm(
-    ctx: Ctx,
-    input: Any,
-    running_mean: Any,
-    running_var: Any,
-    weight: Any = None,
-    bias: Any = None,
-    *args: Any,
-    **kwargs: Any,
-) -> Any:
-    return batch_norm(
-        ctx,
-        ctx.tensor(input),
+def _vectors(
+    ctx: Ctx, running_mean: Any, running_var: Any, weight: Any, bias: Any
+) -> tuple[ss.Expr | None, ss.Expr | None, ss.Expr | None, ss.Expr | None]:
+    """A batch norm's optional per-channel tensors: ``(mean, var, weight, bias)``."""
+    return (
         _opt(ctx, running_mean, "running_mean"),
         _opt(ctx, running_var, "running_var"),
         _opt(ctx, weight, "weight"),
@@ -264,18 +204,27 @@ def f_batch_norm(
     )
 
 
-@converts(aten.batch_norm)
-def aten_batch_norm(
-    ctx: Ctx, input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, *args: Any
-) -> Any:
-    return batch_norm(
-        ctx,
-        ctx.tensor(input),
-        _opt(ctx, running_mean, "running_mean"),
-        _opt(ctx, running_var, "running_var"),
-        _opt(ctx, weight, "weight"),
-        _opt(ctx, bias, "bias"),
-    )
+#: the per-channel arguments after ``input``, in the order each spelling takes them
+_NORM_ARGS = {
+    "F": ("running_mean", "running_var", "weight", "bias"),
+    "aten": ("weight", "bias", "running_mean", "running_var"),
+}
+
+
+def _batch_norm_fn(spelling: str) -> Any:
+    """``F.batch_norm``/``F.instance_norm``, or their aten forms (weight and bias first)."""
+
+    def fn(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
+        x = ctx.tensor(input)
+        a = by_name(_NORM_ARGS[spelling], args, kwargs)
+        vecs = (a.get(n) for n in ("running_mean", "running_var", "weight", "bias"))
+        return batch_norm(ctx, x, *_vectors(ctx, *vecs))
+
+    return fn
+
+
+converts(F.batch_norm, F.instance_norm)(_batch_norm_fn("F"))
+converts(aten.batch_norm, aten.instance_norm)(_batch_norm_fn("aten"))
 
 
 @converts(
@@ -289,34 +238,12 @@ def aten_native_batch_norm(
 ) -> Any:
     """``(out, save_mean, save_invstd)`` (the saved statistics have ``C`` entries)."""
     x = ctx.tensor(input)
-    vecs = [_opt(ctx, v, "a parameter") for v in (weight, bias, running_mean, running_var)]
-    given = [v for v in vecs if v is not None]
-    if not given:
+    mean, var, w, b = _vectors(ctx, running_mean, running_var, weight, bias)
+    vecs = _per_channel(w, b, mean, var)
+    if vecs is None:
         raise Unsupported("batch norm without any per-channel tensor")
-    g, b, m, v = (p if p is not None else given[0] for p in vecs)
-    call = ctx.let(ss.ops.batch_norm(x, g, b, m, v, axis=1), "bn")
+    call = ctx.let(ss.ops.batch_norm(x, *vecs, axis=1), "bn")
     return (call[0], call[1], call[2])
-
-
-@converts(F.instance_norm, aten.instance_norm)
-def instance_norm(
-    ctx: Ctx,
-    input: Any,
-    running_mean: Any = None,
-    running_var: Any = None,
-    weight: Any = None,
-    bias: Any = None,
-    *args: Any,
-    **kwargs: Any,
-) -> Any:
-    return batch_norm(
-        ctx,
-        ctx.tensor(input),
-        _opt(ctx, running_mean, "running_mean"),
-        _opt(ctx, running_var, "running_var"),
-        _opt(ctx, weight, "weight"),
-        _opt(ctx, bias, "bias"),
-    )
 
 
 def layer_norm(

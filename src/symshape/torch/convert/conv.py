@@ -1,0 +1,227 @@
+"""Convolutions, plain and transposed: ``nn.Conv{1,2,3}d``/``nn.ConvTranspose{1,2,3}d`` (from
+their attributes), ``F.conv{1,2,3}d``/``F.conv_transpose{1,2,3}d``, ``aten.conv*`` and
+``aten.convolution``. Every spelling goes through :func:`convolution`, which takes
+``aten.convolution``'s arguments, so the arguments are read in one place.
+
+A convolution is symshape's ``conv{1,2,3}d`` with torch's ``padding="same"``/``"valid"``
+(``same`` needs the kernel size, known when the weight is a parameter), the bias a ``bias_add``
+on the channel axis.
+
+symshape has no transposed-convolution operator (see the gap list), so a transposed one is
+composed of existing operators, the way the operation is usually explained: along every spatial
+axis the input is *dilated* by the stride (``expand_dims`` of a new axis after it, ``pad`` that
+axis to ``stride``, ``reshape`` merging the two: ``i`` becomes ``i * stride``), padded (or
+cropped) so that the total is what torch computes, then convolved with stride 1 and the kernel's
+dilation, the weight ``(C_in, C_out / groups, *k)`` rearranged to ``(C_out, C_in / groups, *k)``.
+Along each axis the result has torch's size
+
+    ``(i - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``
+
+and the convolution checks the channels against the weight (``self.up1.weight`` in the notes).
+
+>>> _total_pad(stride=2, padding=0, dilation=1, k=2, output_padding=0)
+1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import symshape as ss
+from symshape.torch.context import Ctx, by_name
+from symshape.torch.convert.nn import per_axis
+from symshape.torch.registry import converts
+from symshape.torch.values import Unsupported, static_shape
+
+__all__ = ["ConvSpec", "conv_spec", "conv", "conv_transpose", "convolution"]
+
+aten = torch.ops.aten
+
+_CONV = {1: ss.ops.conv1d, 2: ss.ops.conv2d, 3: ss.ops.conv3d}
+
+
+@dataclass(frozen=True)
+class ConvSpec:
+    """A convolution's attributes as torch gives them, one value per spatial axis (``padding``
+    may be ``"same"``/``"valid"`` for a plain one)."""
+
+    nd: int
+    stride: tuple[int, ...]
+    padding: tuple[int, ...] | str
+    dilation: tuple[int, ...]
+    groups: int
+    transposed: bool
+    output_padding: tuple[int, ...]
+
+
+def conv_spec(
+    ctx: Ctx,
+    nd: int,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    transposed: Any,
+    output_padding: Any,
+    groups: Any,
+) -> ConvSpec:
+    """The attributes of a convolution call (``aten.convolution``'s order), checked."""
+    t = bool(ctx.static(transposed, "transposed"))
+    if isinstance(padding, str) and (t or padding not in ("same", "valid")):
+        by = " by transposed convolutions" if t else ""
+        raise Unsupported(f"padding={padding!r} is not supported{by}")
+    spec = ConvSpec(
+        nd,
+        per_axis(ctx, stride, nd, "stride"),
+        padding if isinstance(padding, str) else per_axis(ctx, padding, nd, "padding"),
+        per_axis(ctx, dilation, nd, "dilation"),
+        ctx.integer(groups, "groups"),
+        t,
+        per_axis(ctx, output_padding, nd, "output_padding"),
+    )
+    for s, d, o in zip(spec.stride, spec.dilation, spec.output_padding):
+        if s < 1 or d < 1:
+            raise Unsupported("strides and dilations must be positive")
+        if t and (o >= max(s, d) or o < 0):
+            raise Unsupported(f"output_padding {o} must be smaller than the stride or the dilation")
+    return spec
+
+
+def _kernel(w: ss.Expr, nd: int, why: str) -> tuple[int, ...]:
+    """The kernel size of a weight whose shape is known (a parameter's)."""
+    shape = static_shape(w)
+    if shape is None or len(shape) != nd + 2 or not all(d.is_constant for d in shape[2:]):
+        raise Unsupported(f"{why} needs the kernel size, known only for a parameter weight")
+    return tuple(int(d.constant_value) for d in shape[2:])  # type: ignore[arg-type]
+
+
+def conv(x: ss.Expr, w: ss.Expr, b: ss.Expr | None, spec: ConvSpec) -> ss.Expr:
+    """A plain convolution."""
+    pad: tuple[int, ...]
+    if spec.padding == "valid":
+        pad = (0,)
+    elif spec.padding == "same":
+        ks = _kernel(w, spec.nd, "padding='same'")
+        total = [dl * (k - 1) for dl, k in zip(spec.dilation, ks)]
+        pad = tuple(t // 2 for t in total) + tuple(t - t // 2 for t in total)
+    else:
+        assert not isinstance(spec.padding, str)
+        pad = spec.padding
+    op = _CONV[spec.nd]
+    y = op(x, w, strides=spec.stride, padding=pad, dilation=spec.dilation, groups=spec.groups)
+    return ss.ops.bias_add(y, b, axis=1) if b is not None else y
+
+
+def _total_pad(stride: int, padding: int, dilation: int, k: int, output_padding: int) -> int:
+    """The padding to add (negative: to crop) to an axis dilated to ``i * stride`` so that a
+    stride-1 convolution gives torch's size: ``L + P - dilation * (k - 1) == (i - 1) * stride -
+    2 * padding + dilation * (k - 1) + output_padding + 1`` with ``L = i * stride``."""
+    return 2 * dilation * (k - 1) - 2 * padding + output_padding + 1 - stride
+
+
+def _weight(w: ss.Expr, nd: int, groups: int) -> ss.Expr:
+    """``(C_in, C_out/g, *k)`` as a convolution weight ``(C_out, C_in/g, *k)``."""
+    spatial = tuple(range(2, nd + 2))
+    if groups == 1:
+        return ss.ops.transpose(w, (1, 0, *spatial))
+    split = ss.ops.reshape(w, (-4, groups, -1, -2))  # (g, C_in/g, C_out/g, *k)
+    swapped = ss.ops.transpose(split, (0, 2, 1, *(a + 1 for a in spatial)))
+    return ss.ops.reshape(swapped, (-3, -2))
+
+
+def conv_transpose(x: ss.Expr, w: ss.Expr, b: ss.Expr | None, spec: ConvSpec) -> ss.Expr:
+    """A transposed convolution (see the module docstring)."""
+    nd, st, dil, opad = spec.nd, spec.stride, spec.dilation, spec.output_padding
+    assert not isinstance(spec.padding, str)
+    ks = _kernel(w, nd, "a transposed convolution")
+    rank = nd + 2
+    out = x
+    for j in range(nd):
+        axis = 2 + j
+        if st[j] > 1:
+            out = ss.ops.expand_dims(out, axis=axis + 1)
+            widths = [(0, 0)] * (rank + 1)
+            widths[axis + 1] = (0, st[j] - 1)
+            out = ss.ops.pad(out, tuple(widths))
+            out = ss.ops.reshape(out, (0,) * axis + (-3, -2))
+        total = _total_pad(st[j], spec.padding[j], dil[j], ks[j], opad[j])
+        if total > 0:
+            widths = [(0, 0)] * rank
+            widths[axis] = (total // 2, total - total // 2)
+            out = ss.ops.pad(out, tuple(widths))
+        elif total < 0:
+            out = ss.ops.strided_slice(out, [0], [total], axes=[axis])
+    plain = ConvSpec(nd, (1,) * nd, (0,) * nd, dil, spec.groups, False, (0,) * nd)
+    return conv(out, _weight(w, nd, spec.groups), b, plain)
+
+
+def convolution(ctx: Ctx, input: Any, weight: Any, bias: Any, spec: ConvSpec) -> ss.Expr:
+    """Any convolution: the converter's tensor arguments as they come, and its attributes."""
+    x, w = ctx.tensor(input), ctx.tensor(weight, "weight")
+    b = ctx.tensor(bias, "bias") if bias is not None else None
+    return conv_transpose(x, w, b, spec) if spec.transposed else conv(x, w, b, spec)
+
+
+#: a convolution module's attributes -> their spec (modules of one configuration share it)
+_MODULE_SPECS: dict[tuple[Any, ...], ConvSpec] = {}
+
+
+@converts(nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+def conv_module(ctx: Ctx, input: Any, output_size: Any = None) -> Any:
+    """A convolution module: its parameters and attributes (``transposed`` and
+    ``output_padding`` included: a plain one has zeros)."""
+    if output_size is not None:
+        raise Unsupported("a transposed convolution with output_size is not supported")
+    m = ctx.module
+    attrs = (len(m.kernel_size), m.stride, m.padding, m.dilation, m.transposed, m.output_padding, m.groups)
+    spec = _MODULE_SPECS.get(attrs)
+    if spec is None:
+        spec = _MODULE_SPECS[attrs] = conv_spec(ctx, *attrs)
+    return convolution(ctx, input, ctx.need_param("weight"), ctx.param("bias"), spec)
+
+
+#: the arguments of ``F.conv{nd}d`` / ``F.conv_transpose{nd}d`` after ``(input, weight)``
+_ARGS = {
+    False: ("bias", "stride", "padding", "dilation", "groups"),
+    True: ("bias", "stride", "padding", "output_padding", "groups", "dilation"),
+}
+
+
+def _function(nd: int, transposed: bool) -> Any:
+    """``F.conv{nd}d`` / ``F.conv_transpose{nd}d`` (torch orders their arguments differently)."""
+
+    def convert(ctx: Ctx, input: Any, weight: Any, *args: Any, **kwargs: Any) -> Any:
+        a = by_name(_ARGS[transposed], args, kwargs)
+        spec = conv_spec(
+            ctx,
+            nd,
+            a.get("stride", 1),
+            a.get("padding", 0),
+            a.get("dilation", 1),
+            transposed,
+            a.get("output_padding", 0),
+            a.get("groups", 1),
+        )
+        return convolution(ctx, input, weight, a.get("bias"), spec)
+
+    return convert
+
+
+for _nd_ in (1, 2, 3):
+    converts(getattr(F, f"conv{_nd_}d"), getattr(aten, f"conv{_nd_}d"))(_function(_nd_, False))
+    converts(getattr(F, f"conv_transpose{_nd_}d"), getattr(aten, f"conv_transpose{_nd_}d"))(
+        _function(_nd_, True)
+    )
+
+
+@converts(aten.convolution)
+def aten_convolution(ctx: Ctx, input: Any, weight: Any, bias: Any, *attrs: Any) -> Any:
+    """``aten.convolution(input, weight, bias, stride, padding, dilation, transposed,
+    output_padding, groups)`` of exported programs: the number of strides gives the
+    dimensionality."""
+    nd = len(ctx.ints(attrs[0], "stride"))
+    return convolution(ctx, input, weight, bias, conv_spec(ctx, nd, *attrs))

@@ -1,0 +1,231 @@
+"""Tensor indexing: ``x[...]``, ``narrow``, ``index_select`` and their aten forms.
+
+Indexing ``x[...]`` with ints, slices, ``None`` and ``...`` is a ``strided_slice`` over the
+indexed axes (axes after ``...`` counted from the end), a ``squeeze`` of the int-indexed axes
+(which makes ``x[5]`` require ``x.shape[0] > 5``) and ``expand_dims`` for each ``None``; one
+integer-tensor index is a ``take`` (several: :mod:`symshape.torch.convert.gather`).
+
+A slice bound that is a run-time size (``x[:, :t]`` with ``t = y.size(1)``) makes the
+``strided_slice`` bounds valued tensors (:mod:`symshape.torch.shape_values`); a bound that is a
+dimension of an annotation (``t = x.shape[1]`` of an input) is a literal symbolic bound.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+import symshape as ss
+from symshape.torch.context import Ctx
+from symshape.torch.convert.elementwise import keys
+from symshape.torch.convert.shape import sized
+from symshape.torch.registry import converts
+from symshape.torch.shape_values import bound_tensor, has_value, item_of
+from symshape.torch.values import Opaque, Unsupported
+
+__all__ = ["getitem", "index_tensor", "narrow", "index_select", "aten_slice", "aten_index"]
+
+aten = torch.ops.aten
+
+# -- indexing -----------------------------------------------------------------------------------
+
+
+Bound = int | ss.Dim | Opaque | None
+
+
+def _bound(ctx: Ctx, v: Any, what: str) -> Bound:
+    """A slice bound or index: None, an int, a dimension (read from an annotation), or a run-time
+    size carrying a value."""
+    if v is None:
+        return None
+    if isinstance(v, Opaque) and has_value(v) and v.kind == "int":
+        return v
+    return ctx.size(v, what)
+
+
+def _from_end(ctx: Ctx, x: ss.Expr, axis: int, b: Bound) -> Bound:
+    """A slice bound ``-u`` of a size ``u >= 0`` (``x[:, -t:]``, a run-time ``t`` or a dimension
+    ``t`` of an annotation) as the index Python makes of it, counted from the start: ``n -
+    min(u, n)`` along an axis of ``n``, and ``0`` when ``u == 0`` (``x[:, -0:]`` is all of it):
+    ``min(u, 1) * (n - min(u, n))``, a shape value."""
+    u: ss.Expr
+    if isinstance(b, Opaque) and b.negates is not None and b.negates.value is not None:
+        u = b.negates.value
+    elif isinstance(b, ss.Dim) and not b.is_constant and all(c < 0 for _, c in b.terms):
+        u = ss.ops.int_tensor(-b)
+    else:
+        return b
+    n = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(axis), axis=0, mode="fast")
+    index = ss.ops.multiply(
+        ss.ops.minimum(u, ss.ops.int_tensor(1)), ss.ops.subtract(n, ss.ops.minimum(u, n))
+    )
+    what = b.what if isinstance(b, Opaque) else str(b)
+    return Opaque(ctx.node_name, what, ctx.span, "int", value=ctx.let(index, "bound"))
+
+
+def _int_bound(ctx: Ctx, v: Any, what: str) -> int | None:
+    b = _bound(ctx, v, what)
+    if b is not None and not isinstance(b, int):
+        raise Unsupported(f"{what} must be a constant integer, got {_show_bound(b)}")
+    return b
+
+
+def _show_bound(b: Bound) -> str:
+    return b.describe() if isinstance(b, Opaque) else str(b)
+
+
+def _slice(
+    x: ss.Expr, begin: Sequence[Bound], end: Sequence[Bound], strides: Sequence[int], axes: Sequence[int]
+) -> ss.Expr:
+    """``strided_slice`` with literal bounds (ints, dimensions) or, when a bound is a run-time
+    size, with valued bound tensors."""
+    if any(isinstance(v, Opaque) for v in (*begin, *end)):
+        if any(st < 0 for st in strides):
+            raise Unsupported("a run-time slice bound with a negative step is not supported")
+        b, e = bound_tensor(begin, True), bound_tensor(end, False)
+        assert b is not None and e is not None
+        return ss.ops.strided_slice(x, b, e, strides=list(strides), axes=list(axes))  # type: ignore[arg-type]
+    return ss.ops.strided_slice(x, list(begin), list(end), strides=list(strides), axes=list(axes))  # type: ignore[arg-type]
+
+
+@converts(operator.getitem)
+def getitem(ctx: Ctx, obj: Any, index: Any) -> Any:
+    """``obj[index]``: a Python container, a run-time size tuple, or tensor indexing."""
+    if isinstance(obj, ss.Expr):
+        return index_tensor(ctx, obj, index)
+    if isinstance(obj, Opaque):
+        if obj.cascade:
+            return obj.derived("any")
+        if isinstance(index, Opaque):
+            return index.derived("int")
+        return item_of(ctx, obj, index, obj.item(index)) if obj.kind == "sizes" else obj.derived("any")
+    if isinstance(index, Opaque):
+        return index.derived("any")
+    if isinstance(obj, (tuple, list, dict)):
+        try:
+            return obj[index]
+        except (IndexError, KeyError, TypeError) as e:
+            raise Unsupported(f"indexing a {type(obj).__name__}: {e}") from None
+    raise Unsupported(f"indexing a {type(obj).__name__} is not supported")
+
+
+def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
+    """Basic (and one integer-tensor) indexing, see the module docstring."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        raise Unsupported("more than one `...` in an index")
+    tensors = [it for it in items if isinstance(it, ss.Expr)]
+    if len(tensors) > 1:
+        from symshape.torch.convert.gather import index_by_tensors
+
+        return index_by_tensors(ctx, x, items)
+    e = items.index(Ellipsis) if Ellipsis in items else len(items)
+    before, after = items[:e], items[e + 1 :]
+
+    def consumes(it: Any) -> bool:
+        return it is not None
+
+    # the axis of each consuming item: counted from the front before `...`, from the end after
+    axes: list[tuple[Any, int]] = []
+    k = 0
+    for it in before:
+        if consumes(it):
+            axes.append((it, k))
+            k += 1
+    n_after = sum(1 for it in after if consumes(it))
+    k = -n_after
+    for it in after:
+        if consumes(it):
+            axes.append((it, k))
+            k += 1
+    begin: list[Bound] = []
+    end: list[Bound] = []
+    strides: list[int] = []
+    slice_axes: list[int] = []
+    squeeze_axes: list[int] = []
+    take: tuple[ss.Expr, int] | None = None
+    for it, axis in axes:
+        if isinstance(it, slice):
+            if it.start is None and it.stop is None and it.step is None:
+                continue
+            step = _int_bound(ctx, it.step, "a slice step")
+            if step is not None and step <= 0:
+                raise Unsupported("slice steps must be positive")
+            begin.append(_from_end(ctx, x, axis, _bound(ctx, it.start, "a slice start")))
+            end.append(_from_end(ctx, x, axis, _bound(ctx, it.stop, "a slice end")))
+            strides.append(step or 1)
+            slice_axes.append(axis)
+        elif isinstance(it, ss.Expr):
+            take = (it, axis)
+        else:
+            i = _bound(ctx, it, "an index")
+            assert i is not None
+            if isinstance(i, Opaque):
+                raise Unsupported(f"indexing by a run-time size {i.describe()} is not supported")
+            begin.append(i)
+            end.append(i + 1 if not (isinstance(i, int) and i == -1) else None)
+            strides.append(1)
+            slice_axes.append(axis)
+            squeeze_axes.append(axis)
+    if take is not None and (squeeze_axes or any(it is None for it in items)):
+        raise Unsupported("a tensor index together with int or None indices is not supported")
+    out = x
+    if slice_axes:
+        out = _slice(out, begin, end, strides, slice_axes)
+    if squeeze_axes:
+        out = ss.ops.squeeze(out, axis=squeeze_axes)
+    if take is not None:
+        idx, axis = take
+        out = ss.ops.take(out, idx, axis=axis, mode="raise")
+    # None: new axes (front part left to right, back part right to left)
+    pos = 0
+    for it in before:
+        if it is None:
+            out = ss.ops.expand_dims(out, axis=pos)
+            pos += 1
+        elif not (isinstance(it, int) and not isinstance(it, bool)) and not isinstance(it, (ss.Dim, Opaque)):
+            pos += 1
+    trailing = 0
+    for it in reversed(after):
+        if it is None:
+            out = ss.ops.expand_dims(out, axis=-(trailing + 1))
+            trailing += 1
+        elif not (isinstance(it, int) and not isinstance(it, bool)) and not isinstance(it, (ss.Dim, Opaque)):
+            trailing += 1
+    return out
+
+
+@converts(*keys("narrow", inplace=False))
+def narrow(ctx: Ctx, input: Any, dim: Any, start: Any, length: Any) -> Any:
+    """``x.narrow(dim, start, length)``: a slice that must have ``length`` elements."""
+    x = ctx.tensor(input)
+    axis, b = ctx.axis(dim), ctx.integer(start, "start")
+    n = ctx.integer(length, "length")
+    return sized(ss.ops.strided_slice(x, [b], [b + n], axes=[axis]), axis, n)
+
+
+@converts(*keys("index_select", inplace=False))
+def index_select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
+    return ss.ops.take(ctx.tensor(input), ctx.tensor(index, "index"), axis=ctx.axis(dim), mode="raise")
+
+
+@converts(aten.slice)
+def aten_slice(ctx: Ctx, input: Any, dim: Any = 0, start: Any = None, end: Any = None, step: Any = 1) -> Any:
+    """``aten.slice.Tensor(x, dim, start, end, step)`` (``end`` may be the int64 maximum)."""
+    x = ctx.tensor(input)
+    e = _bound(ctx, end, "a slice end")
+    if isinstance(e, int) and e >= 2**62:
+        e = None
+    b = _bound(ctx, start, "a slice start")
+    return _slice(x, [0 if b is None else b], [e], [ctx.integer(step, "step")], [ctx.axis(dim)])
+
+
+@converts(aten.index)
+def aten_index(ctx: Ctx, input: Any, indices: Any) -> Any:
+    """``aten.index.Tensor(x, [None, idx])``: one integer-tensor index."""
+    x = ctx.tensor(input)
+    items = list(indices)
+    return index_tensor(ctx, x, tuple(slice(None) if it is None else it for it in items))
