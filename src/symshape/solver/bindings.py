@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TypeVar as TypeVar_
 
-from symshape.encoding.dims import Dim, DimVar
 from symshape.encoding.composite_types import _COMPOSITE as COMPOSITE
+from symshape.encoding.dims import Dim, DimVar
 from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar, type_children, type_rebuild
 from symshape.encoding.values import map_value
 from symshape.solver.diagnostics import Origin
