@@ -104,3 +104,42 @@ def test_registered_op_in_a_program() -> None:
     x2 = ss.var("x", ss.Tensor((n, 6)))
     res = ss.infer(ss.Function([x2], PAIRS(x2, size=4)))
     assert res.status == "error" and res.errors[0].code == "shape-mismatch"
+
+
+def test_a_table_row_registers_an_operator() -> None:
+    """An :class:`~symshape.ops.spec.OpSpec` row is all an operator needs: the relation, the
+    attributes it takes, their checker; with ``as_input`` the shape may be an input instead."""
+    from symshape.ir.op import OPS
+    from symshape.ops.spec import OpSpec, specialize
+    from symshape.relations.common import attr_shape
+
+    def chk(attrs: Attrs, op: str) -> None:
+        attr_shape(attrs, "shape", op)
+
+    row = OpSpec("test.bcast", "broadcast_to", 1, {"shape": "shape"}, chk, as_input=("shape",))
+    try:
+        op = row.register()
+        n = ss.dim("n")
+        x = ss.var("x", ss.Tensor((1, 4), "float32"))
+        lit = op(x, shape=(n, 4))
+        assert str(ss.infer(ss.Function([x], lit)).type_of(lit)) == "Tensor[(n, 4), float32]"
+        dyn = op(x, ss.ops.int_tensor((n, 4)))  # the shape as one more input
+        assert str(ss.infer(ss.Function([x], dyn)).type_of(dyn)) == "Tensor[(n, 4), float32]"
+        with pytest.raises(ss.SymshapeError) as e:
+            op(x, shape=(-2, 4))  # the checker runs on literal attributes
+        assert e.value.code == "bad-attribute"
+        with pytest.raises(ss.SymshapeError) as e:
+            op(x, ss.ops.int_tensor((n, 4)), shape=(n, 4))  # both ways at once
+        assert e.value.code == "bad-attribute"
+        with pytest.raises(ss.SymshapeError) as e:
+            op(x, shape=(4,), shap=(4,))  # an undeclared attribute
+        assert e.value.code == "bad-attribute"
+
+        def _wrap(name: str, x: ss.Expr, shape: object = (1,)) -> ss.Call:
+            return ss.Op.get(name)(x, shape=shape)
+
+        bcast = specialize(_wrap, "test.bcast", "bcast", "Broadcast ``x``.", shape=(n, 4))
+        y = bcast(x)
+        assert str(ss.infer(ss.Function([x], y)).type_of(y)) == "Tensor[(n, 4), float32]"
+    finally:
+        del OPS["test.bcast"]

@@ -280,15 +280,18 @@ def specialize(
     # (position, name, default) of each parameter whose default differs from the template's
     overrides = [(i, p.name, p.default) for i, p in enumerate(params) if p.name in defaults]
 
+    nparams, nrequired = len(params), len(required)
+
     def wrapper(*args: Any, **kwargs: Any) -> R:
+        n = len(args)
         if (
-            len(args) > len(params)
-            or not names.issuperset(kwargs)
-            or py_any(k not in kwargs for k in required[len(args) :])
+            n > nparams
+            or (kwargs and not names.issuperset(kwargs))
+            or (n < nrequired and py_any(k not in kwargs for k in required[n:]))
         ):
             own.bind(*args, **kwargs)  # a wrong call: the TypeError names the wrong argument
         for i, key, value in overrides:
-            if len(args) <= i and key not in kwargs:
+            if n <= i and key not in kwargs:
                 kwargs[key] = value
         return template(first, *args, **kwargs)
 
