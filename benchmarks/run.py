@@ -12,7 +12,9 @@ total per operator (per relation, per unification); ``peak MiB`` is tracemalloc'
 the number of ``z3.Solver.check`` calls, both from one extra untimed run (``*``: the result's own
 ``z3_calls`` differs); ``ss/<peer>`` is symshape's total divided by the peer's (below 1: faster);
 ``scale`` is the time of this size over the time of the previous size of the same series (10x the
-operators should cost at most 11x). A workload whose operators or API are not there yet is
+operators should cost at most 11x). The notes add the CPU times (minimum over the repetitions, of
+this process: a peer's C++ threads included) and their ratios, which a shared, loaded machine
+disturbs far less than the wall times. A workload whose operators or API are not there yet is
 reported as ``n/a (missing: ...)``.
 """
 
@@ -220,8 +222,12 @@ def _fmt_exc(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0][:160]}" if text else type(e).__name__
 
 
-def _measure(fn: Callable[[], Any], reps: int, warmup: bool, timeout: float) -> tuple[list[float], list[Any]]:
-    """Wall times of ``reps`` runs of ``fn`` (after an untimed warm-up) and their results."""
+def _measure(
+    fn: Callable[[], Any], reps: int, warmup: bool, timeout: float, cpu: list[float] | None = None
+) -> tuple[list[float], list[Any]]:
+    """Wall times of ``reps`` runs of ``fn`` (after an untimed warm-up) and their results; the
+    CPU time of this process for each run is appended to ``cpu`` (on a shared machine the CPU
+    times are what compare: waiting for a core counts in the wall time only)."""
     times, results = [], []
     with _deadline(timeout):
         if warmup:
@@ -229,9 +235,11 @@ def _measure(fn: Callable[[], Any], reps: int, warmup: bool, timeout: float) -> 
             fn()
         for _ in range(reps):
             gc.collect()
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             r = fn()
             times.append(time.perf_counter() - t0)
+            if cpu is not None:
+                cpu.append(time.process_time() - c0)
             results.append(r)
     return times, results
 
@@ -278,7 +286,8 @@ def run_case(
         row["status"] = f"n/a (missing: {', '.join(missing)})"
     else:
         try:
-            _, results = _measure(case.ss, reps, reps > 1, timeout)
+            ss_cpu: list[float] = []
+            _, results = _measure(case.ss, reps, reps > 1, timeout, ss_cpu)
             last: wl.RunResult = results[-1]
             total = statistics.median(r.total_s for r in results)
             row.update(
@@ -292,6 +301,7 @@ def run_case(
                 detail=last.detail,
                 reps=len(results),
                 times_ms=[r.total_s * 1e3 for r in results],
+                cpu_ms=min(ss_cpu) * 1e3,
             )
             peak, checks = _instrumented(case.ss, timeout, memory)
             row["z3_checks"] = checks
@@ -308,12 +318,14 @@ def run_case(
             continue
         p: dict[str, Any] = {}
         try:
-            times, results = _measure(fn, reps, reps > 1, timeout)
-            p.update(ms=statistics.median(times) * 1e3, status=results[-1]["status"])
+            cpu: list[float] = []
+            times, results = _measure(fn, reps, reps > 1, timeout, cpu)
+            p.update(ms=statistics.median(times) * 1e3, status=results[-1]["status"], cpu_ms=min(cpu) * 1e3)
             p["times_ms"] = [x * 1e3 for x in times]
             p["detail"] = results[-1].get("type") or results[-1].get("message") or ""
             if "total_ms" in row:
                 p["ratio"] = row["total_ms"] / p["ms"]
+                p["cpu_ratio"] = row["cpu_ms"] / p["cpu_ms"] if p["cpu_ms"] > 0 else None
         except BenchTimeoutError as e:
             p["status"] = f"timeout ({e})"
         except Exception as e:
@@ -415,6 +427,9 @@ def format_notes(rows: list[dict[str, Any]]) -> str:
         for p, pr in r["peers"].items():
             if pr.get("detail"):
                 bits.append(f"{p}: {pr['detail']}")
+        cpu = [f"{p} {pr['cpu_ratio']:.2f}x" for p, pr in r["peers"].items() if pr.get("cpu_ratio")]
+        if cpu and r.get("cpu_ms") is not None:
+            bits.append(f"CPU (min of reps): symshape {r['cpu_ms']:.1f} ms, ss/peer " + ", ".join(cpu))
         if bits:
             out.append(f"[{i}] {r['workload']} {r['size']:,}: " + " | ".join(bits))
     return "\n".join(out)
