@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from onnx_helpers import Case, In, check_node, infer_node, make_model, node, reference
+from onnx_helpers import Case, In, check_node, infer_node, make_model, node, reference, symbols_of
 
 import symshape.onnx as sso
 
@@ -219,3 +219,34 @@ def test_add_broadcasts_like_numpy(axes: list[tuple[int, str]]) -> None:
     assert res.status == "ok"
     t = res.type_of("y")
     assert tuple(int(d) for d in t.dims) == np.broadcast_shapes(sa, sb)
+
+
+@pytest.mark.parametrize(("q_heads", "kv_heads"), [(6, 2), (4, 4), (6, 4)])
+def test_logic_on_sizes_computes_values(q_heads: int, kv_heads: int) -> None:
+    """The grouped-query factor of an expanded ``Attention``: ``Where(q != kv and q % kv == 0,
+    q / kv, 1)`` on sizes read with ``Shape``; ``Not``/``And``/``Or`` compute the value, so a
+    shape made of it is exact (the reference evaluator gives the same shape)."""
+    ins = [In("q", F, ("n", q_heads)), In("k", F, ("n", kv_heads))]
+    nodes = [
+        node("Shape", ["q"], ["qh"], start=1, end=2),
+        node("Shape", ["k"], ["kh"], start=1, end=2),
+        node("Equal", ["qh", "kh"], ["same"]),
+        node("Not", ["same"], ["differ"]),
+        node("Mod", ["qh", "kh"], ["rem"]),
+        node("Equal", ["rem", "zero"], ["divides"]),
+        node("And", ["differ", "divides"], ["gqa"]),
+        node("Or", ["gqa", "gqa"], ["gqa2"]),
+        node("Div", ["qh", "kh"], ["ratio"]),
+        node("Where", ["gqa2", "ratio", "one"], ["factor"]),
+        node("Concat", ["factor", "one"], ["shape"], axis=0),
+        node("ConstantOfShape", ["shape"], ["y"]),
+    ]
+    inits = {"zero": np.array([0], np.int64), "one": np.array([1], np.int64)}
+    m = make_model(nodes, ins, ["y"], opset=17, inits=inits)
+    res = sso.infer(m, dims=symbols_of(ins))
+    assert res.status == "ok", res.report()
+    factor = q_heads // kv_heads if q_heads != kv_heads and q_heads % kv_heads == 0 else 1
+    feeds = {"q": np.zeros((3, q_heads), F), "k": np.zeros((3, kv_heads), F)}
+    (y,) = reference(m, feeds)
+    assert y.shape[0] == factor
+    assert str(res.type_of("y")) == f"Tensor[({factor}, 1), float32]"

@@ -83,7 +83,10 @@ class DimNames:
                 return d
 
     def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:
-        """A declared ONNX type as a symshape type, with the ONNX element type."""
+        """A declared ONNX type as a symshape type, with the ONNX element type (an optional
+        tensor's is the tensor's: its value when present)."""
+        if tp.HasField("optional_type") and tp.optional_type.elem_type.HasField("tensor_type"):
+            tp = tp.optional_type.elem_type
         if not tp.HasField("tensor_type"):
             kind = tp.WhichOneof("value") or "unknown"
             raise Unsupported(SEQUENCE, f"{what} has a {kind.replace('_type', '')} type")

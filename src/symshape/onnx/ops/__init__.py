@@ -20,6 +20,9 @@ ml              ``ai.onnx.ml``: ``Binarizer``, ``LabelEncoder``, ``ArrayFeatureE
                 ``TreeEnsemble``
 strings         ``StringConcat``, ``StringSplit``, ``StringNormalizer``, ``RegexFullMatch``,
                 ``TfIdfVectorizer`` (string tensors have an unknown dtype)
+sequence        ``SequenceConstruct``/``At``/``Insert``/``Erase``/``Length``/``Empty``,
+                ``SplitToSequence``, ``ConcatFromSequence`` (sequences of known length as tuples),
+                ``Optional``, ``OptionalGetElement``, ``OptionalHasElement``
 contrib         onnxruntime's ``com.microsoft`` operators of transformer graphs (``Attention``, ...)
 ==============  ===================================================================================
 """
@@ -38,11 +41,12 @@ from symshape.onnx.ops import (
     norm,
     reduce,
     rnn,
+    sequence,
     shape,
     strings,
 )
 
 __all__ = [
     "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "ml", "nn", "norm",
-    "reduce", "rnn", "shape", "strings",
+    "reduce", "rnn", "sequence", "shape", "strings",
 ]  # fmt: skip

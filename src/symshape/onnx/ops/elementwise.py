@@ -32,7 +32,7 @@ __all__ = ["UNARY", "BINARY", "COMPARE"]
 UNARY: dict[str, str] = {
     "Abs": "abs", "Neg": "negative", "Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh",
     "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Floor": "floor", "Ceil": "ceil", "Round": "round",
-    "Sign": "sign", "Erf": "erf", "Sin": "sin", "Cos": "cos", "Not": "logical_not",
+    "Sign": "sign", "Erf": "erf", "Sin": "sin", "Cos": "cos",
     "Reciprocal": "copy", "Tan": "copy", "Asin": "copy", "Acos": "copy", "Atan": "copy",
     "Sinh": "copy", "Cosh": "copy", "Asinh": "copy", "Acosh": "copy", "Atanh": "copy",
     "Softplus": "copy", "Softsign": "copy", "Elu": "copy", "Selu": "copy", "Celu": "copy",
@@ -49,10 +49,12 @@ _UNARY_SINCE: dict[str, int] = {
     "BitwiseNot": 18, "Gelu": 20, "Swish": 24, "CumProd": 26,
 }  # fmt: skip
 
-#: binary ONNX operator -> symshape operator, and the first opset with numpy broadcasting
+#: binary ONNX operator -> symshape operator, and the first opset with numpy broadcasting; on
+#: bools (0/1) ``And`` is the minimum and ``Or`` the maximum, operators that compute the value (a
+#: size chosen by a condition on sizes: the grouped-query factor of an expanded ``Attention``)
 BINARY: dict[str, str] = {
     "Add": "add", "Sub": "subtract", "Mul": "multiply", "Div": "divide", "Pow": "power",
-    "Mod": "mod", "And": "logical_and", "Or": "logical_or", "Xor": "not_equal",
+    "Mod": "mod", "And": "minimum", "Or": "maximum", "Xor": "not_equal",
     "BitShift": "add", "BitwiseAnd": "add", "BitwiseOr": "add", "BitwiseXor": "add",
 }  # fmt: skip
 COMPARE: dict[str, str] = {
@@ -82,6 +84,12 @@ def _isnan(ctx: NodeContext) -> Outputs:
 @register("IsInf", since=10)
 def _isinf(ctx: NodeContext) -> Outputs:
     return ss.ops.isinf(ctx.input(0))
+
+
+@register("Not", since=1)
+def _not(ctx: NodeContext) -> Outputs:
+    # ``x == false``: a comparison computes the value where ``x``'s is known
+    return ss.ops.equal(ctx.input(0), ctx.constant(False, "bool"))
 
 
 @register("Identity", since=1)
