@@ -320,3 +320,36 @@ def test_movedim_out_of_range_of_a_computed_tensor() -> None:
     res = sst.infer(model, types_of(X))
     assert res.status == "error"
     assert res.errors[0].code == "axis-out-of-range", res.report()
+
+
+@pytest.mark.parametrize(
+    "positions",
+    [
+        lambda ids: torch.arange(ids.size(1)).unsqueeze(0).expand(ids.size(0), -1),
+        lambda ids: torch.arange(ids.relu().size(1)).unsqueeze(0).expand(ids.size(0), -1),
+        lambda ids: torch.arange(ids.size(1))[None].expand(-1, -1),
+    ],
+)
+def test_expand_keeps_an_index_range(positions: Any) -> None:
+    """``expand`` with ``-1`` of a computed tensor keeps its entries' range: positions
+    ``arange(t)`` index an embedding of 10 rows only while ``t <= 10`` (torch raises past it)."""
+
+    class Positions(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = torch.nn.Embedding(10, 4)
+
+        def forward(self, ids: torch.Tensor) -> torch.Tensor:
+            return self.emb(positions(ids))  # type: ignore[no-any-return]
+
+    model = Positions()
+    res = sst.infer(model, types_of({"ids": (("b", "t"), "int64")}))
+    assert res.status == "guarded", res.report()
+    for t in (3, 10, 11, 14):
+        ok = res.valid_at({"b": 2, "t": t})
+        try:
+            model(torch.zeros(2, t, dtype=torch.int64))
+            ran = True
+        except IndexError:
+            ran = False
+        assert ok == ran, (t, res.report())

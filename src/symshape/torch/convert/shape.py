@@ -268,9 +268,9 @@ def squeeze(ctx: Ctx, input: Any, dim: Any = None) -> Any:
 @converts(*keys("expand", "broadcast_to", torch.broadcast_to, inplace=False))
 def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
     """``x.expand(*sizes)``: ``broadcast_to`` when every size is known (``-1`` of an input or a
-    parameter is its dimension). Otherwise ``x + zeros(sizes with -1 as 1)``, with an axis given
-    as 1 required to be 1: exactly torch's rule (each axis of ``x`` is 1 or the target, ``-1``
-    keeps it)."""
+    parameter is its dimension). Otherwise ``expand`` by the sizes as a valued shape (``-1``
+    keeps ``x``'s dimension), with an axis given as 1 required to be 1: torch's rule (each axis
+    of ``x`` is 1 or the target). Both keep what is known of ``x``'s entries (an index range)."""
     x = ctx.tensor(input)
     if "size" in kwargs:
         sizes = (kwargs["size"],)
@@ -286,8 +286,9 @@ def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
             for i, s in enumerate(target):
                 if isinstance(s, int) and s == 1:
                     out = sized(out, i - len(target), 1)
-            ones = [1 if i in keep else s for i, s in enumerate(target)]
-            return ss.ops.add(out, ss.ops.cast_like(ss.ops.zeros(ones, "float32"), x))
+            sizes_value = shape_tensor(target)
+            assert sizes_value is not None  # ints and dimensions only
+            return ss.ops.expand(out, sizes_value)
         lead = len(target) - len(shape)
         for i in keep:
             if i < lead:
