@@ -290,3 +290,66 @@ FROM_END = [
 @pytest.mark.parametrize("fn", FROM_END, ids=[f"e{i}" for i in range(len(FROM_END))])
 def test_negated_sizes_slice_from_the_end(fn: Any) -> None:
     check_fn(fn_module(fn, 1), X, SIZES)
+
+
+RANK_FREE = [
+    # calls by literal axes or amounts on a computed tensor, whose rank only inference knows
+    lambda x: x.relu().movedim(0, -1),
+    lambda x: x.relu().movedim(-1, 0),
+    lambda x: x.relu().movedim((0, 2), (2, 0)),
+    lambda x: torch.movedim(x.relu(), (1, 0), (-1, -2)),
+    lambda x: x.relu().moveaxis(1, 2) * 2,
+    lambda x: x.movedim(2, 0),  # the rank of an input is known: a transpose
+    lambda x: torch.nn.functional.pad(x.relu(), (1, 2)),
+    lambda x: torch.nn.functional.pad(x.relu(), (0, 1, 2, 0)),
+    lambda x: torch.nn.functional.pad(x.relu(), (-1, 1, 0, 0, 1, 1)),
+    lambda x: torch.nn.functional.pad(x.relu(), [1, 1], mode="constant", value=0.5),
+]
+
+
+@pytest.mark.parametrize("fn", RANK_FREE, ids=[f"r{i}" for i in range(len(RANK_FREE))])
+def test_literal_axes_of_a_computed_tensor(fn: Any) -> None:
+    check_fn(fn_module(fn, 1), X, SIZES)
+
+
+def test_movedim_out_of_range_of_a_computed_tensor() -> None:
+    """torch raises for an axis out of range once the rank is known; so does inference."""
+    model = fn_module(lambda x: x.relu().movedim(0, 3), 1)
+    with pytest.raises(IndexError):
+        model(torch.zeros(2, 6, 4))
+    res = sst.infer(model, types_of(X))
+    assert res.status == "error"
+    assert res.errors[0].code == "axis-out-of-range", res.report()
+
+
+@pytest.mark.parametrize(
+    "positions",
+    [
+        lambda ids: torch.arange(ids.size(1)).unsqueeze(0).expand(ids.size(0), -1),
+        lambda ids: torch.arange(ids.relu().size(1)).unsqueeze(0).expand(ids.size(0), -1),
+        lambda ids: torch.arange(ids.size(1))[None].expand(-1, -1),
+    ],
+)
+def test_expand_keeps_an_index_range(positions: Any) -> None:
+    """``expand`` with ``-1`` of a computed tensor keeps its entries' range: positions
+    ``arange(t)`` index an embedding of 10 rows only while ``t <= 10`` (torch raises past it)."""
+
+    class Positions(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = torch.nn.Embedding(10, 4)
+
+        def forward(self, ids: torch.Tensor) -> torch.Tensor:
+            return self.emb(positions(ids))  # type: ignore[no-any-return]
+
+    model = Positions()
+    res = sst.infer(model, types_of({"ids": (("b", "t"), "int64")}))
+    assert res.status == "guarded", res.report()
+    for t in (3, 10, 11, 14):
+        ok = res.valid_at({"b": 2, "t": t})
+        try:
+            model(torch.zeros(2, t, dtype=torch.int64))
+            ran = True
+        except IndexError:
+            ran = False
+        assert ok == ran, (t, res.report())

@@ -7,6 +7,7 @@ python        Python values: ``x.shape``, ``x.size(i)``, ``x.dim()``, ``x.dtype`
 promotion     torch's type promotion (``torch.result_type``) as an operator of the importer's own
 elementwise   arithmetic with scalars and broadcasting, comparisons, unary math, activations,
               ``where``/``masked_fill``/``clamp``, dtype conversions, pass-through calls
+axes          ``transpose``/``movedim`` of any rank: operators of the importer's own
 reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
 shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squeeze``/``expand``,
               ``cat``/``stack``/``split``/``chunk``/``unbind``, ``select``
@@ -24,6 +25,7 @@ aten          the aten overloads of exported programs (mostly onto the converter
 
 from symshape.torch.convert import (  # noqa: F401  (import registers)
     aten,
+    axes,
     conv,
     elementwise,
     factories,

@@ -170,17 +170,25 @@ def convolution(ctx: Ctx, input: Any, weight: Any, bias: Any, spec: ConvSpec) ->
 _MODULE_SPECS: dict[tuple[Any, ...], ConvSpec] = {}
 
 
-@converts(nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
-def conv_module(ctx: Ctx, input: Any, output_size: Any = None) -> Any:
-    """A convolution module: its parameters and attributes (``transposed`` and
-    ``output_padding`` included: a plain one has zeros)."""
-    if output_size is not None:
-        raise Unsupported("a transposed convolution with output_size is not supported")
-    m = ctx.module
+def _module_spec(ctx: Ctx, m: Any) -> ConvSpec:
+    """A convolution module's spec (``transposed`` and ``output_padding`` included: a plain one
+    has zeros), remembered per configuration."""
     attrs = (len(m.kernel_size), m.stride, m.padding, m.dilation, m.transposed, m.output_padding, m.groups)
-    spec = _MODULE_SPECS.get(attrs)
+    try:
+        spec = _MODULE_SPECS.get(attrs)
+    except TypeError:  # an attribute set to a list: not remembered
+        return conv_spec(ctx, *attrs)
     if spec is None:
         spec = _MODULE_SPECS[attrs] = conv_spec(ctx, *attrs)
+    return spec
+
+
+@converts(nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+def conv_module(ctx: Ctx, input: Any, output_size: Any = None) -> Any:
+    """A convolution module: its parameters and attributes."""
+    if output_size is not None:
+        raise Unsupported("a transposed convolution with output_size is not supported")
+    spec = _module_spec(ctx, ctx.module)
     return convolution(ctx, input, ctx.need_param("weight"), ctx.param("bias"), spec)
 
 

@@ -27,7 +27,8 @@ import torch.nn.functional as F
 
 import symshape as ss
 from symshape.torch.context import Ctx, by_name
-from symshape.torch.convert.shape import SWAPAXES, sized
+from symshape.torch.convert.axes import SWAPAXES
+from symshape.torch.convert.shape import sized
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value, shape_tensor
 from symshape.torch.values import Opaque, Unsupported

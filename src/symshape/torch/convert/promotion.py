@@ -2,7 +2,7 @@
 
 ``torch.promote(x, other, scalar=False, other_scalar=False, floating=False)`` is ``x`` converted
 to the dtype torch computes ``x op other`` in (``torch.result_type``), registered through the
-public custom-operator API as :mod:`symshape.torch.convert.shape` registers ``torch.swapaxes``;
+public custom-operator API as :mod:`symshape.torch.convert.axes` registers ``torch.swapaxes``;
 symshape's own binary operators require equal dtypes. The rule is torch's: operands are ranked
 dimensioned tensors > 0-d tensors > Python scalars (``scalar``), and a lower rank only decides
 the dtype when its category (bool < integer < floating) is higher: ``int64 tensor * 0.5`` is

@@ -94,6 +94,7 @@ def numel(ctx: Ctx, input: Any) -> Any:
 @converts(builtins.getattr)
 def attribute(ctx: Ctx, obj: Any, name: Any, default: Any = None) -> Any:
     """``x.shape``, ``x.ndim``, ``x.dtype``, ``x.device``, ``x.T``, ``x.mT``."""
+    from symshape.torch.convert import axes
     from symshape.torch.convert import shape as shape_ops
 
     if isinstance(obj, ss.Expr) or (isinstance(obj, Opaque) and obj.cascade):
@@ -109,7 +110,7 @@ def attribute(ctx: Ctx, obj: Any, name: Any, default: Any = None) -> Any:
             case "T":
                 return shape_ops.reverse_dims(ctx, obj)
             case "mT":
-                return shape_ops.transpose(ctx, obj, -2, -1)
+                return axes.transpose(ctx, obj, -2, -1)
             case "is_cuda" | "requires_grad":
                 return False
     if isinstance(obj, Opaque):

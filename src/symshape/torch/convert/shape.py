@@ -7,10 +7,8 @@ being reshaped, at the same position) is Relay's ``0``, which needs no value. ``
 counted from the end of a tensor whose rank only inference knows are reshapes read from its
 shape value (``x.shape[:start] + (-1,) + x.shape[end + 1:]``).
 
-``x.transpose(a, b)`` swaps two axes of a tensor whose rank only inference knows. symshape's
-``transpose`` takes a full permutation, so this module registers one operator of its own through
-the public custom-operator API, ``torch.swapaxes`` (rule: the two axes, normalized against the
-rank once it is known, trade places); see the gap list.
+``x.transpose(a, b)`` and ``x.movedim(s, d)`` of a tensor whose rank only inference knows are
+operators of the importer's own (:mod:`symshape.torch.convert.axes`).
 
 Indexing (``x[...]``, ``narrow``, ``select``, ``index_select``) is in
 :mod:`symshape.torch.convert.indexing`, factories (``zeros``, ``arange``, ...) in
@@ -42,12 +40,10 @@ from symshape.torch.shape_values import (
 from symshape.torch.values import Opaque, Unsupported, static_shape
 
 __all__ = [
-    "SWAPAXES",
     "view",
     "flatten",
     "unflatten",
     "permute",
-    "transpose",
     "reverse_dims",
     "expand",
     "cat",
@@ -59,51 +55,6 @@ __all__ = [
 
 aten = torch.ops.aten
 Size = int | ss.Dim
-
-
-# -- the one operator of our own ----------------------------------------------------------------
-
-
-@ss.relation("torch.swapaxes")
-def _swapaxes_rel(ctx: Any, args: Sequence[ss.Type], attrs: Any) -> bool:
-    """``swapaxes(x, axis1, axis2)``: the two axes (normalized against the rank) trade places."""
-    x, out = args[0], args[1]
-    if not isinstance(x, ss.TensorType):
-        return False
-    if x.ndim is None:
-        if not ctx.final:
-            return False
-        ctx.assign(out, ss.Tensor(None, x.dtype))
-        return True
-    r = x.ndim
-    axes = []
-    for name in ("axis1", "axis2"):
-        a = attrs.get(name)
-        if not isinstance(a, int) or not -r <= a < r:
-            ctx.fail("axis-out-of-range", f"swapaxes: axis {a} is out of range for `{x}` (rank {r})")
-        axes.append(a % r)
-    dims = list(x.dims)
-    dims[axes[0]], dims[axes[1]] = dims[axes[1]], dims[axes[0]]
-    ctx.assign(out, ss.Tensor(tuple(dims), x.dtype))
-    return True
-
-
-def _check_swapaxes(attrs: Any, nargs: int) -> None:
-    for name in ("axis1", "axis2"):
-        a = attrs.get(name)
-        if not isinstance(a, int) or isinstance(a, bool):
-            raise ss.SymshapeError("bad-attribute", f"torch.swapaxes: {name} must be an int, got {a!r}")
-
-
-#: ``torch.swapaxes(x, axis1=a, axis2=b)``: ``x.transpose(a, b)`` for a tensor of any rank
-SWAPAXES = ss.register_op(
-    "torch.swapaxes",
-    "torch.swapaxes",
-    1,
-    check_attrs=_check_swapaxes,
-    doc="swap two axes (negative axes count from the end)",
-    attr_types={"axis1": "int", "axis2": "int"},
-)
 
 
 # -- reshapes -----------------------------------------------------------------------------------
@@ -290,30 +241,10 @@ def permute(ctx: Ctx, input: Any, *dims: Any) -> Any:
     return ss.ops.transpose(x, ctx.ints(list(dims), "dims"))
 
 
-@converts(*keys("transpose", torch.swapaxes, torch.swapdims, "swapaxes", "swapdims"))
-def transpose(ctx: Ctx, input: Any, dim0: Any, dim1: Any) -> Any:
-    """``x.transpose(a, b)``: the ``torch.swapaxes`` operator (any rank)."""
-    return SWAPAXES(ctx.tensor(input), axis1=ctx.axis(dim0), axis2=ctx.axis(dim1))
-
-
 @converts(*keys("t", aten.numpy_T))
 def reverse_dims(ctx: Ctx, input: Any) -> Any:
     """``x.t()`` / ``x.T``: all axes reversed."""
     return ss.ops.transpose(ctx.tensor(input))
-
-
-@converts(*keys("movedim", torch.moveaxis, "moveaxis"))
-def movedim(ctx: Ctx, input: Any, source: Any, destination: Any) -> Any:
-    x = ctx.tensor(input)
-    rank = ctx.rank(x)
-    if rank is None:
-        raise Unsupported("movedim needs the rank, which only inference knows")
-    r = rank
-    src, dst = ctx.ints(source, "source"), ctx.ints(destination, "destination")
-    order = [i for i in range(r) if i not in {s % r for s in src}]
-    for s, d in sorted(zip((s % r for s in src), (d % r for d in dst)), key=lambda p: p[1]):
-        order.insert(d, s)
-    return ss.ops.transpose(x, order)
 
 
 @converts(*keys("unsqueeze"))
@@ -337,9 +268,9 @@ def squeeze(ctx: Ctx, input: Any, dim: Any = None) -> Any:
 @converts(*keys("expand", "broadcast_to", torch.broadcast_to, inplace=False))
 def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
     """``x.expand(*sizes)``: ``broadcast_to`` when every size is known (``-1`` of an input or a
-    parameter is its dimension). Otherwise ``x + zeros(sizes with -1 as 1)``, with an axis given
-    as 1 required to be 1: exactly torch's rule (each axis of ``x`` is 1 or the target, ``-1``
-    keeps it)."""
+    parameter is its dimension). Otherwise ``expand`` by the sizes as a valued shape (``-1``
+    keeps ``x``'s dimension), with an axis given as 1 required to be 1: torch's rule (each axis
+    of ``x`` is 1 or the target). Both keep what is known of ``x``'s entries (an index range)."""
     x = ctx.tensor(input)
     if "size" in kwargs:
         sizes = (kwargs["size"],)
@@ -355,8 +286,9 @@ def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
             for i, s in enumerate(target):
                 if isinstance(s, int) and s == 1:
                     out = sized(out, i - len(target), 1)
-            ones = [1 if i in keep else s for i, s in enumerate(target)]
-            return ss.ops.add(out, ss.ops.cast_like(ss.ops.zeros(ones, "float32"), x))
+            sizes_value = shape_tensor(target)
+            assert sizes_value is not None  # ints and dimensions only
+            return ss.ops.expand(out, sizes_value)
         lead = len(target) - len(shape)
         for i in keep:
             if i < lead:
