@@ -96,7 +96,7 @@ VALID: dict[str, Callable[[dict[str, Any]], Args]] = {
     "infer": lambda s: ([s["fn"]], {"strict": False, "timeout_ms": 1000}),
     "normalize": lambda s: ([s["fn"]], {}),
     "well_formed": lambda s: ([s["fn"]], {}),
-    "register_op": lambda s: (["test_bad_input.op", "identity", 1], {"pure": True}),
+    "register_op": lambda s: (["test.bad_input_op", "identity", 1], {"pure": True}),
     "structural_equal": lambda s: ([s["x"], s["x"]], {}),
     "to_dot": lambda s: ([ss.infer(s["fn"])], {}),
     "var": lambda s: (["x", s["t"]], {}),
