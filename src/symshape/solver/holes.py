@@ -17,11 +17,30 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from symshape.encoding.conds import BoolConst, Cond, ge
 from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym, bounds, fresh_any
-from symshape.encoding.types import IncompleteType, TensorType, Type, iter_dims, iter_types, map_dims
+from symshape.encoding.types import (
+    FuncType,
+    IncompleteType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    iter_dims,
+    iter_types,
+    map_dims,
+    type_children,
+)
 from symshape.solver.instance import RelationInstance, RelationState
 from symshape.solver.unify import Unifier
 
-__all__ = ["types_deep", "holes_deep", "unknowns", "freshen_any", "nonneg_conditions", "Poison"]
+__all__ = [
+    "types_deep",
+    "holes_deep",
+    "unknowns",
+    "freshen_any",
+    "admission_scan",
+    "nonneg_conditions",
+    "Poison",
+]
 
 
 def types_deep(u: Unifier, t: Type) -> Iterator[Type]:
@@ -102,6 +121,63 @@ def shape_dims(t: Type) -> tuple[bool, list[Dim]]:
                         anon = True
                         break
     return anon, dims
+
+
+def admission_scan(t: Type) -> list[Dim] | None:
+    """What admitting ``t`` must look at, in one walk: ``None`` when a ``?`` (``AnyDim(0)``) may
+    occur in ``t`` (as for :func:`shape_dims`: then it is numbered first), else the dimensions of
+    its shapes, in :func:`~symshape.encoding.types.iter_dims` order, that
+    :func:`nonneg_conditions` does not settle at a glance (usually none: constants and positive
+    multiples of a symbol or unknown are nonnegative).
+
+    >>> import symshape as ss
+    >>> t = ss.parse_type("(Tensor[(n, 3), int8], fn(Tensor[(2 * n,), int8]) -> Tensor[(n - 1,), int8])")
+    >>> [str(d) for d in admission_scan(t)]
+    ['n - 1']
+    >>> admission_scan(ss.parse_type("Tensor[(?, 3), float32]")) is None
+    True
+    """
+    out: list[Dim] = []
+    stack: list[Type] = [t]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        cls = x.__class__
+        if cls is TensorType:
+            if x.value is not None:  # type: ignore[union-attr]
+                return None  # a shape value: assumed to hold a ``?``
+            shape = x.shape  # type: ignore[union-attr]
+            if type(shape) is not tuple:
+                continue
+            for d in shape:
+                terms = d.terms
+                if len(terms) == 1:
+                    m, k = terms[0]
+                    if not m:
+                        continue  # a constant
+                    if len(m) == 1:
+                        a = m[0][0]
+                        ta = type(a)
+                        if ta is Sym or ta is DimVar:
+                            if k <= 0:
+                                out.append(d)
+                            continue
+                        if ta is AnyDim:
+                            if a.id == 0:  # type: ignore[union-attr]
+                                return None
+                            if k <= 0 or a.alts:  # type: ignore[union-attr]
+                                out.append(d)
+                            continue
+                elif not terms:
+                    continue  # zero
+                if _anon_in(d):
+                    return None
+                out.append(d)
+        elif cls is TupleType:
+            extend(reversed(x.fields))  # type: ignore[union-attr]
+        elif cls is FuncType or cls is TypeCall:
+            extend(reversed(type_children(x)))
+    return out
 
 
 def _mentions_anon(t: Type) -> bool:

@@ -73,7 +73,7 @@ from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, c
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.graph import DependencyGraph
-from symshape.solver.holes import Poison, freshen_any, nonneg_conditions, shape_dims
+from symshape.solver.holes import Poison, admission_scan, freshen_any, nonneg_conditions
 from symshape.solver.instance import (
     LoggingUnifier,
     RelationInstance,
@@ -222,11 +222,14 @@ class TypeSolver:
         if not annotation and self._admitted.get(id(t)) is t:
             return t  # admitted before: its ``?`` are numbered and its dimensions checked
         check_type(t)
-        anon, dims = shape_dims(t)
-        if anon:
+        todo = admission_scan(t)  # the dimensions to check, or None: a ``?`` may occur
+        if todo is None:
             t = freshen_any(t)
-        for c, message in nonneg_conditions(t, self._nonneg_checked, None if anon else dims):
-            self.require(c, origin, NEGATIVE_DIM, message)
+            for c, message in nonneg_conditions(t, self._nonneg_checked):
+                self.require(c, origin, NEGATIVE_DIM, message)
+        elif todo:
+            for c, message in nonneg_conditions(t, self._nonneg_checked, todo):
+                self.require(c, origin, NEGATIVE_DIM, message)
         if annotation:
             hit = self.sources.get(id(t))
             if hit is not None and hit[1] is not origin:
