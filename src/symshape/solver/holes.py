@@ -137,6 +137,8 @@ def admission_scan(t: Type) -> list[Dim] | None:
     >>> admission_scan(ss.parse_type("Tensor[(?, 3), float32]")) is None
     True
     """
+    if _settled(t):
+        return []
     out: list[Dim] = []
     stack: list[Type] = [t]
     pop, extend = stack.pop, stack.extend
@@ -178,6 +180,65 @@ def admission_scan(t: Type) -> list[Dim] | None:
         elif cls is FuncType or cls is TypeCall:
             extend(reversed(type_children(x)))
     return out
+
+
+def _shape_settled(x: TensorType) -> bool:
+    """Whether tensor ``x`` holds no ``?`` and its dimensions are nonnegative at a glance."""
+    if x.value is not None:
+        return False
+    shape = x.shape
+    if type(shape) is tuple:
+        for d in shape:
+            terms = d.terms
+            if len(terms) != 1:
+                if terms:
+                    return False
+                continue  # zero
+            m, k = terms[0]
+            if m:
+                if len(m) != 1 or k <= 0:
+                    return False
+                ta = type(m[0][0])
+                if ta is not Sym and ta is not DimVar:
+                    return False
+    return True
+
+
+def _settled(t: Type) -> bool:
+    """Whether admitting ``t`` has nothing to do: no ``?`` may occur and every dimension of its
+    shapes is a constant or a positive multiple of a symbol's or unknown's power. Walks in any
+    order (:func:`admission_scan` walks again, in order, when this is false)."""
+    if t.__class__ is TensorType:
+        return _shape_settled(t)
+    stack: list[Type] = [t]
+    pop, push = stack.pop, stack.append
+    while stack:
+        x = pop()
+        cls = x.__class__
+        if cls is TupleType:
+            kids: Sequence[Type] = x.fields  # type: ignore[union-attr]
+        elif cls is FuncType:
+            if x.relations:  # type: ignore[union-attr]
+                kids = type_children(x)
+            else:
+                kids = x.params  # type: ignore[union-attr]
+                push(x.ret)  # type: ignore[union-attr]
+        elif cls is TensorType:
+            if not _shape_settled(x):  # type: ignore[arg-type]
+                return False
+            continue
+        elif cls is TypeCall:
+            kids = x.args  # type: ignore[union-attr]
+        else:
+            continue
+        for k in kids:
+            ck = k.__class__
+            if ck is TensorType:
+                if not _shape_settled(k):  # type: ignore[arg-type]
+                    return False
+            elif ck is not IncompleteType:
+                push(k)
+    return True
 
 
 def _mentions_anon(t: Type) -> bool:
