@@ -23,12 +23,12 @@ from symshape.encoding.types import (
     TensorType,
     TupleType,
     Type,
-    TypeCall,
     iter_dims,
     iter_types,
     map_dims,
     type_children,
 )
+from symshape.solver.bindings import COMPOSITE
 from symshape.solver.instance import RelationInstance, RelationState
 from symshape.solver.unify import Unifier
 
@@ -137,53 +137,28 @@ def admission_scan(t: Type) -> list[Dim] | None:
     >>> admission_scan(ss.parse_type("Tensor[(?, 3), float32]")) is None
     True
     """
-    if _settled(t):
-        return []
     out: list[Dim] = []
     stack: list[Type] = [t]
-    pop, extend = stack.pop, stack.extend
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
         x = pop()
         cls = x.__class__
         if cls is TensorType:
-            if x.value is not None:  # type: ignore[union-attr]
-                return None  # a shape value: assumed to hold a ``?``
-            shape = x.shape  # type: ignore[union-attr]
-            if type(shape) is not tuple:
-                continue
-            for d in shape:
-                terms = d.terms
-                if len(terms) == 1:
-                    m, k = terms[0]
-                    if not m:
-                        continue  # a constant
-                    if len(m) == 1:
-                        a = m[0][0]
-                        ta = type(a)
-                        if ta is Sym or ta is DimVar:
-                            if k <= 0:
-                                out.append(d)
-                            continue
-                        if ta is AnyDim:
-                            if a.id == 0:  # type: ignore[union-attr]
-                                return None
-                            if k <= 0 or a.alts:  # type: ignore[union-attr]
-                                out.append(d)
-                            continue
-                elif not terms:
-                    continue  # zero
-                if _anon_in(d):
-                    return None
-                out.append(d)
+            if not _shape_settled(x) and _tensor_todo(x, out):  # type: ignore[arg-type]
+                return None
         elif cls is TupleType:
             extend(reversed(x.fields))  # type: ignore[union-attr]
-        elif cls is FuncType or cls is TypeCall:
+        elif cls is FuncType and not x.relations:  # type: ignore[union-attr]
+            push(x.ret)  # type: ignore[union-attr]
+            extend(reversed(x.params))  # type: ignore[union-attr]
+        elif cls in COMPOSITE:
             extend(reversed(type_children(x)))
     return out
 
 
 def _shape_settled(x: TensorType) -> bool:
-    """Whether tensor ``x`` holds no ``?`` and its dimensions are nonnegative at a glance."""
+    """Whether tensor ``x`` has nothing to admit (the common case, checked first): no value, and
+    each dimension a constant or a positive multiple of a power of a symbol or unknown."""
     if x.value is not None:
         return False
     shape = x.shape
@@ -204,41 +179,39 @@ def _shape_settled(x: TensorType) -> bool:
     return True
 
 
-def _settled(t: Type) -> bool:
-    """Whether admitting ``t`` has nothing to do: no ``?`` may occur and every dimension of its
-    shapes is a constant or a positive multiple of a symbol's or unknown's power. Walks in any
-    order (:func:`admission_scan` walks again, in order, when this is false)."""
-    if t.__class__ is TensorType:
-        return _shape_settled(t)
-    stack: list[Type] = [t]
-    pop, push = stack.pop, stack.append
-    while stack:
-        x = pop()
-        cls = x.__class__
-        if cls is TupleType:
-            kids: Sequence[Type] = x.fields  # type: ignore[union-attr]
-        elif cls is FuncType:
-            if x.relations:  # type: ignore[union-attr]
-                kids = type_children(x)
-            else:
-                kids = x.params  # type: ignore[union-attr]
-                push(x.ret)  # type: ignore[union-attr]
-        elif cls is TensorType:
-            if not _shape_settled(x):  # type: ignore[arg-type]
-                return False
-            continue
-        elif cls is TypeCall:
-            kids = x.args  # type: ignore[union-attr]
-        else:
-            continue
-        for k in kids:
-            ck = k.__class__
-            if ck is TensorType:
-                if not _shape_settled(k):  # type: ignore[arg-type]
-                    return False
-            elif ck is not IncompleteType:
-                push(k)
-    return True
+def _tensor_todo(x: TensorType, out: list[Dim]) -> bool:
+    """Append to ``out`` the dimensions of tensor ``x`` that :func:`nonneg_conditions` does not
+    settle at a glance; true (and ``out`` incomplete) when a ``?`` may occur in ``x``."""
+    if x.value is not None:
+        return True  # a shape value: assumed to hold a ``?``
+    shape = x.shape
+    if type(shape) is not tuple:
+        return False
+    for d in shape:
+        terms = d.terms
+        if len(terms) == 1:
+            m, k = terms[0]
+            if not m:
+                continue  # a constant
+            if len(m) == 1:
+                a = m[0][0]
+                ta = type(a)
+                if ta is Sym or ta is DimVar:
+                    if k <= 0:
+                        out.append(d)
+                    continue
+                if ta is AnyDim:
+                    if a.id == 0:  # type: ignore[union-attr]
+                        return True
+                    if k <= 0 or a.alts:  # type: ignore[union-attr]
+                        out.append(d)
+                    continue
+        elif not terms:
+            continue  # zero
+        if _anon_in(d):
+            return True
+        out.append(d)
+    return False
 
 
 def _mentions_anon(t: Type) -> bool:
