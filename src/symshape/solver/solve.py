@@ -111,6 +111,7 @@ def gc_paused() -> Iterator[None]:
 # the states the scheduler tests and sets on every run, bound once (looking a member up on its
 # enum class costs several times the comparison)
 _PENDING, _SOLVED, _FAILED = RelationState.PENDING, RelationState.SOLVED, RelationState.FAILED
+_ANNOTATION, _UNIFY = OriginKind.ANNOTATION, OriginKind.UNIFY  # (likewise, per admitted type)
 
 _NO_ATTRS = Attrs()  # the attributes of a relation given none (immutable: shared)
 
@@ -218,7 +219,7 @@ class TypeSolver:
         """Prepare a type entering the solver: number every ``?`` and check its dimensions."""
         if type(t) is IncompleteType:
             return t
-        annotation = origin.kind == OriginKind.ANNOTATION
+        annotation = origin.kind == _ANNOTATION
         if not annotation and self._admitted.get(id(t)) is t:
             return t  # admitted before: its ``?`` are numbered and its dimensions checked
         check_type(t)
@@ -241,7 +242,7 @@ class TypeSolver:
 
     def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
         """Unify two types; a conflict is recorded (reported by :meth:`solve`), not raised."""
-        o = self._origin(OriginKind.UNIFY, "unification", origin)
+        o = self._origin(_UNIFY, "unification", origin)
         a, b = self.admit(a, o), self.admit(b, o)
         if self.report_holes:
             self._note_user_holes((a, b), o.span)
