@@ -174,3 +174,24 @@ def test_gqa_interleave_factor(q: int, kv: int) -> None:
     assert isinstance(got, tuple) and len(got) == 1 and got[0] is not None
     want = q // kv if q != kv and q % kv == 0 else 1
     assert int(got[0].subs({qh: q, kvh: kv})) == want
+
+
+@given(st.data(), envs)
+def test_core_logical_operators_are_numpy(data: Any, env: dict[str, int]) -> None:
+    """``logical_and``/``logical_or``/``logical_not`` of bool values (comparisons) and of int
+    values (an entry counts as ``!= 0``): every entry known and numpy's."""
+    k = data.draw(st.integers(1, 3))
+    u, v, x = (tuple(data.draw(entry()) for _ in range(k)) for _ in range(3))
+    ut, vt, xt = (ss.ops.int_tensor(t) for t in (u, v, x))
+    ua, va, xa = (np.array([_at(d, env) for d in t], "int64") for t in (u, v, x))
+    p = ss.ops.less(ut, vt)
+    for e, want in (
+        (ss.ops.logical_and(p, ss.ops.cast(xt, "bool")), np.logical_and(ua < va, xa)),
+        (ss.ops.logical_or(p, ss.ops.cast(xt, "bool")), np.logical_or(ua < va, xa)),
+        (ss.ops.logical_not(p), np.logical_not(ua < va)),
+        (ss.ops.logical_and(ut, xt), np.logical_and(ua, xa)),
+        (ss.ops.logical_not(xt), np.logical_not(xa)),
+    ):
+        got = _value(e)
+        assert isinstance(got, tuple) and len(got) == k
+        assert [_at(g, env) for g in got] == want.astype("int64").tolist()

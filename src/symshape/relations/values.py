@@ -26,6 +26,7 @@ constant int array       its entries (0-d or 1-d, at most ``MAX_VALUE_LEN`` entr
                          b - a))``; ``a < b``: ``min(1, max(0, b - a))``)
 ``where(c, x, y)``       ``x``'s entry where ``c``'s is 1, ``y``'s where it is 0; for a symbolic 0/1
                          entry ``c``: ``c*x + (1 - c)*y``
+``logical_and`` ...      on 0/1 entries: ``min``; ``logical_or``: ``max``; ``logical_not``: ``1 - c``
 ``cast``                 to ``bool``: each entry ``!= 0``; from ``bool``: the same 0/1
 =======================  ==========================================================================
 
@@ -65,6 +66,9 @@ __all__ = [
     "EXACT_COMPARE",
     "step",
     "where_value",
+    "logical_value",
+    "not_value",
+    "LOGICAL_VALUE_OPS",
     "cast_value",
     "COMPARE_VALUE_OPS",
     "take_value",
@@ -356,6 +360,39 @@ def where_value(c: TensorType, x: TensorType, y: TensorType, out_shape: Sequence
             out_shape,
         )
     return _entrywise(_pick, (c, x, y), out_shape)
+
+
+def _truthy(t: TensorType, e: Dim) -> Dim:
+    """An entry of ``t`` as 0/1: itself for a bool value, else ``e != 0``."""
+    return e if t.dtype == "bool" else compare_entry("not_equal", e, as_dim(0))
+
+
+LOGICAL_VALUE_OPS: dict[str, Callable[[Dim, Dim], Dim]] = {
+    "logical_and": lambda x, y: dmin(x, y),
+    "logical_or": lambda x, y: dmax(x, y),
+}
+"""Logical operators on 0/1 entries by operator name: ``and`` is ``min``, ``or`` is ``max``."""
+
+
+def logical_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim]) -> Value | None:
+    """The value of ``logical_and``/``logical_or`` (entries 0/1; a non-bool entry counts as
+    ``!= 0``)."""
+    fn = LOGICAL_VALUE_OPS[op]
+    if a.value is None and b.value is None:
+        return None
+    return _entrywise(
+        lambda x, y: None if x is None or y is None else fn(_truthy(a, x), _truthy(b, y)), (a, b), out_shape
+    )
+
+
+def not_value(x: TensorType) -> Value | None:
+    """The value of ``logical_not(x)``: ``1 - e`` for each 0/1 entry ``e`` (a non-bool entry
+    counts as ``!= 0``)."""
+    if x.value is None or x.dtype not in VALUE_DTYPES:
+        return None
+    if isinstance(x.value, Dim):
+        return 1 - _truthy(x, x.value)
+    return value_from_entries(None if e is None else 1 - _truthy(x, e) for e in x.value)
 
 
 def cast_value(x: TensorType, dtype: str) -> Value | None:
