@@ -98,8 +98,9 @@ def test_every_unary_and_binary_op_is_registered() -> None:
         assert OPS[name].relation == "unary" and OPS[name].pure
     for name in ("zeros_like", "ones_like"):
         assert OPS[name].relation == "init_like"
-    for name in ("power", "logical_and", "logical_or"):
-        assert OPS[name].relation == "broadcast"
+    assert OPS["power"].relation == "broadcast"
+    for name in ("logical_and", "logical_or", "logical_not"):  # the value of the result too
+        assert OPS[name].relation == name
     # the arithmetic that computes shape values: broadcast plus the value (one relation each, so
     # that results memoized per relation never mix two operators)
     # and the comparisons (bool values 0/1: `expand(b, -1, -1)` as exporters write it)

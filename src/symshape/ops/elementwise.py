@@ -110,7 +110,10 @@ _UNARY = (
 
 # arithmetic that computes shape values has a relation of its own (the broadcast rule plus the
 # value of the result: symshape.relations.values); the others share ``broadcast``
-_VALUED = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "maximum", "minimum")
+_VALUED = (
+    "add", "subtract", "multiply", "divide", "floor_divide", "mod", "maximum", "minimum",
+    "logical_and", "logical_or", "logical_not",
+)  # fmt: skip
 
 
 _BINARY_DOC = "numpy-broadcasting elementwise operator"
@@ -123,7 +126,10 @@ SPECS: tuple[OpSpec, ...] = (
     ),
     # each computes the value of its result too (bool entries 0/1: symshape.relations.values)
     *(OpSpec(n, n, 2, NO_ATTRS, doc="comparison with a bool result") for n in _COMPARE),
-    *(OpSpec(n, "unary", 1, NO_ATTRS, doc="elementwise unary operator") for n in _UNARY),
+    *(
+        OpSpec(n, n if n in _VALUED else "unary", 1, NO_ATTRS, doc="elementwise unary operator")
+        for n in _UNARY
+    ),
     *(
         OpSpec(n, "unary_float", 1, NO_ATTRS, doc="elementwise unary operator on float tensors")
         for n in _UNARY_FLOAT

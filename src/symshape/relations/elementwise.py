@@ -44,9 +44,12 @@ from symshape.relations.operands import tensor_args, tensor_or_defer, unknown_ra
 from symshape.relations.values import (
     BINARY_VALUE_OPS,
     COMPARE_VALUE_OPS,
+    LOGICAL_VALUE_OPS,
     binary_value,
     cast_value,
     compare_value,
+    logical_value,
+    not_value,
     where_value,
     with_value,
 )
@@ -64,6 +67,7 @@ __all__ = [
     "where_rel",
     "cast_rel",
     "cast_like_rel",
+    "logical_not_rel",
 ]
 
 
@@ -260,6 +264,18 @@ for _op in BINARY_VALUE_OPS:
         register_relation(_op, _valued_rel(_op, binary_value))
 for _op in COMPARE_VALUE_OPS:
     register_relation(_op, _valued_rel(_op, compare_value, "bool"))
+for _op in LOGICAL_VALUE_OPS:
+    register_relation(_op, _valued_rel(_op, logical_value))
+
+
+@relation("logical_not")
+def logical_not_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = x`` (as ``unary``); the value of the result is each 0/1 entry's negation."""
+    x = tensor_or_defer(args[0], ctx, 0)
+    if x is None or x.value is None:
+        return _unary(ctx, args, False)
+    ctx.assign(args[1], TensorType(x.shape, x.dtype, not_value(x)))
+    return True
 
 
 @relation("broadcast_bool")

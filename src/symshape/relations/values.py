@@ -21,8 +21,12 @@ constant int array       its entries (0-d or 1-d, at most ``MAX_VALUE_LEN`` entr
                          ``//`` and ``%`` by a divisor of unknown sign (or 0): unknown
 ``divide``               on ints, division truncated toward zero (C, ONNX ``Div``), when the
                          signs of both operands are known
-``equal`` ...            entrywise comparisons as bool values 0/1, where bounds decide them
-``where(c, x, y)``       ``x``'s entry where ``c``'s is 1, ``y``'s where it is 0
+``equal`` ...            entrywise comparisons as bool values 0/1: constants where bounds decide
+                         them, else exact 0/1 expressions (``a == b``: ``1 - min(1, max(0, a - b,
+                         b - a))``; ``a < b``: ``min(1, max(0, b - a))``)
+``where(c, x, y)``       ``x``'s entry where ``c``'s is 1, ``y``'s where it is 0; for a symbolic 0/1
+                         entry ``c``: ``c*x + (1 - c)*y``
+``logical_and`` ...      on 0/1 entries: ``min``; ``logical_or``: ``max``; ``logical_not``: ``1 - c``
 ``cast``                 to ``bool``: each entry ``!= 0``; from ``bool``: the same 0/1
 =======================  ==========================================================================
 
@@ -58,7 +62,13 @@ __all__ = [
     "entries_of",
     "binary_value",
     "compare_value",
+    "compare_entry",
+    "EXACT_COMPARE",
+    "step",
     "where_value",
+    "logical_value",
+    "not_value",
+    "LOGICAL_VALUE_OPS",
     "cast_value",
     "COMPARE_VALUE_OPS",
     "take_value",
@@ -267,7 +277,36 @@ COMPARE_VALUE_OPS: dict[str, Callable[[Dim, Dim], Cond]] = {
     "greater_equal": ge,
 }
 """Entrywise comparisons of values by operator name (an entry is 1 or 0 where the dimensions'
-canonical forms and bounds decide it)."""
+canonical forms and bounds decide it, else the exact 0/1 expression of :data:`EXACT_COMPARE`)."""
+
+
+def step(d: Dim) -> Dim:
+    """``1`` where the integer ``d`` is at least 1, ``0`` where it is at most 0:
+    ``min(1, max(0, d))``."""
+    return dmin(1, dmax(0, d))
+
+
+def _differ(x: Dim, y: Dim) -> Dim:
+    """``x != y`` as 0/1 for integers: ``min(1, max(0, x - y, y - x))`` (``|x - y|`` capped)."""
+    return dmin(1, dmax(0, x - y, y - x))
+
+
+EXACT_COMPARE: dict[str, Callable[[Dim, Dim], Dim]] = {
+    "equal": lambda x, y: 1 - _differ(x, y),
+    "not_equal": _differ,
+    "less": lambda x, y: step(y - x),
+    "less_equal": lambda x, y: step(y - x + 1),
+    "greater": lambda x, y: step(x - y),
+    "greater_equal": lambda x, y: step(x - y + 1),
+}
+"""Each comparison of two integers as an exact dimension that is 0 or 1 (for any integer values of
+its symbols): the value of an entry that bounds do not decide.
+
+>>> import symshape as ss
+>>> a, b = ss.dims("a b")
+>>> str(EXACT_COMPARE["equal"](a, b)), str(EXACT_COMPARE["less"](a, b))
+('-min(1, max(0, -a + b, a - b)) + 1', 'min(1, max(0, -a + b))')
+"""
 
 
 def _truth(c: Cond) -> Dim | None:
@@ -275,27 +314,85 @@ def _truth(c: Cond) -> Dim | None:
     return None if v is None else as_dim(1 if v else 0)
 
 
+def compare_entry(op: str, x: Dim, y: Dim) -> Dim:
+    """The comparison ``op(x, y)`` as 0/1: the constant where bounds decide it, else the exact
+    expression (:data:`EXACT_COMPARE`)."""
+    t = _truth(COMPARE_VALUE_OPS[op](x, y))
+    return EXACT_COMPARE[op](x, y) if t is None else t
+
+
 def compare_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim]) -> Value | None:
-    """The value of the comparison ``op(a, b)`` (a bool tensor: entries 0/1) where each entry is
-    decided: ``(b, -1, -1) == -1`` is ``(0, 1, 1)`` since ``b >= 1``."""
-    fn = COMPARE_VALUE_OPS[op]
+    """The value of the comparison ``op(a, b)`` (a bool tensor: entries 0/1): ``(b, -1, -1) == -1``
+    is ``(0, 1, 1)`` since ``b >= 1``; ``a == b`` for two symbols is ``1 - min(1, max(0, a - b,
+    b - a))``."""
+    COMPARE_VALUE_OPS[op]  # an unknown operator name: KeyError
     if a.value is None and b.value is None:
         return None
     return _entrywise(
-        lambda x, y: None if x is None or y is None else _truth(fn(x, y)), (a, b), out_shape
+        lambda x, y: None if x is None or y is None else compare_entry(op, x, y), (a, b), out_shape
     )
 
 
 def _pick(c: Dim | None, x: Dim | None, y: Dim | None) -> Dim | None:
-    cv = None if c is None else c.constant_value
-    return None if cv is None else x if cv else y
+    """``x`` where the 0/1 entry ``c`` is 1, ``y`` where it is 0; for a symbolic ``c``,
+    ``c*x + (1 - c)*y``."""
+    if c is None:
+        return None
+    cv = c.constant_value
+    if cv is not None:
+        return x if cv else y
+    if x is None or y is None:
+        return None
+    if x == y:
+        return x
+    return c * x + (1 - c) * y
 
 
 def where_value(c: TensorType, x: TensorType, y: TensorType, out_shape: Sequence[Dim]) -> Value | None:
-    """The value of ``where(c, x, y)``: ``x``'s entry where ``c``'s is 1, ``y``'s where it is 0."""
+    """The value of ``where(c, x, y)``: ``x``'s entry where ``c``'s is 1, ``y``'s where it is 0,
+    ``c*x + (1 - c)*y`` where ``c``'s entry is a symbolic 0/1 expression (a ``bool`` value)."""
     if c.value is None or (x.value is None and y.value is None):
         return None
+    if c.dtype != "bool":  # only a bool value's entries are known to be 0 or 1
+        return _entrywise(
+            lambda ce, xe, ye: None if ce is None or ce.constant_value is None else _pick(ce, xe, ye),
+            (c, x, y),
+            out_shape,
+        )
     return _entrywise(_pick, (c, x, y), out_shape)
+
+
+def _truthy(t: TensorType, e: Dim) -> Dim:
+    """An entry of ``t`` as 0/1: itself for a bool value, else ``e != 0``."""
+    return e if t.dtype == "bool" else compare_entry("not_equal", e, as_dim(0))
+
+
+LOGICAL_VALUE_OPS: dict[str, Callable[[Dim, Dim], Dim]] = {
+    "logical_and": lambda x, y: dmin(x, y),
+    "logical_or": lambda x, y: dmax(x, y),
+}
+"""Logical operators on 0/1 entries by operator name: ``and`` is ``min``, ``or`` is ``max``."""
+
+
+def logical_value(op: str, a: TensorType, b: TensorType, out_shape: Sequence[Dim]) -> Value | None:
+    """The value of ``logical_and``/``logical_or`` (entries 0/1; a non-bool entry counts as
+    ``!= 0``)."""
+    fn = LOGICAL_VALUE_OPS[op]
+    if a.value is None and b.value is None:
+        return None
+    return _entrywise(
+        lambda x, y: None if x is None or y is None else fn(_truthy(a, x), _truthy(b, y)), (a, b), out_shape
+    )
+
+
+def not_value(x: TensorType) -> Value | None:
+    """The value of ``logical_not(x)``: ``1 - e`` for each 0/1 entry ``e`` (a non-bool entry
+    counts as ``!= 0``)."""
+    if x.value is None or x.dtype not in VALUE_DTYPES:
+        return None
+    if isinstance(x.value, Dim):
+        return 1 - _truthy(x, x.value)
+    return value_from_entries(None if e is None else 1 - _truthy(x, e) for e in x.value)
 
 
 def cast_value(x: TensorType, dtype: str) -> Value | None:
@@ -306,8 +403,10 @@ def cast_value(x: TensorType, dtype: str) -> Value | None:
     if dtype != "bool" or x.dtype == "bool":
         return x.value
     if isinstance(x.value, Dim):
-        return _truth(ne(x.value, 0))
-    return value_from_entries(None if e is None else _truth(ne(e, 0)) for e in x.value)
+        return compare_entry("not_equal", x.value, as_dim(0))
+    return value_from_entries(
+        None if e is None else compare_entry("not_equal", e, as_dim(0)) for e in x.value
+    )
 
 
 # ----------------------------------------------------------------------------------------------
