@@ -45,7 +45,8 @@ def _clamp(v: int, lo: int, hi: int | None) -> int:
 
 def _candidates(leaves: Sequence[Leaf]) -> Iterator[dict[Leaf, int]]:
     """All at their least values; all distinct; each at its least value with the others distinct;
-    all at their least value plus one."""
+    all at their least value plus one; that, with one at its distinct value (a broadcast guard
+    ``a == b or a == 1 or b == 1`` fails when every size is 2 but one)."""
     ranges = [_range(y) for y in leaves]
     low = {y: lo for y, (lo, _) in zip(leaves, ranges)}
     spread = {y: _clamp(_SPREAD[i] + lo - 1, lo, hi) for i, (y, (lo, hi)) in enumerate(zip(leaves, ranges))}
@@ -54,7 +55,11 @@ def _candidates(leaves: Sequence[Leaf]) -> Iterator[dict[Leaf, int]]:
     for y in leaves:
         if spread[y] != low[y]:
             yield {**spread, y: low[y]}
-    yield {y: _clamp(lo + 1, lo, hi) for y, (lo, hi) in zip(leaves, ranges)}
+    two = {y: _clamp(lo + 1, lo, hi) for y, (lo, hi) in zip(leaves, ranges)}
+    yield two
+    for y in leaves:
+        if spread[y] != two[y]:
+            yield {**two, y: spread[y]}
 
 
 class _Undefined(Exception):
