@@ -38,6 +38,11 @@ def _range(y: Leaf) -> tuple[int, int | None]:
     return 0, None
 
 
+def _spread(i: int) -> int:
+    """The ``i``-th of a sequence of distinct values > 1 (primes first)."""
+    return _SPREAD[i] if i < len(_SPREAD) else _SPREAD[-1] + 2 * (i - len(_SPREAD) + 1)
+
+
 def _clamp(v: int, lo: int, hi: int | None) -> int:
     v = max(v, lo)
     return v if hi is None else min(v, hi)
@@ -45,11 +50,12 @@ def _clamp(v: int, lo: int, hi: int | None) -> int:
 
 def _candidates(leaves: Sequence[Leaf]) -> Iterator[dict[Leaf, int]]:
     """All at their least values; all distinct; each at its least value with the others distinct;
-    all at their least value plus one; that, with one at its distinct value (a broadcast guard
-    ``a == b or a == 1 or b == 1`` fails when every size is 2 but one)."""
+    all at their least value plus one; that, and all at their least values, with one at its
+    distinct value (a broadcast guard ``a == b or a == 1 or b == 1`` fails when every size is 2
+    but one; ``max(m, n) == n`` fails when all are 1 but ``m``)."""
     ranges = [_range(y) for y in leaves]
     low = {y: lo for y, (lo, _) in zip(leaves, ranges)}
-    spread = {y: _clamp(_SPREAD[i] + lo - 1, lo, hi) for i, (y, (lo, hi)) in enumerate(zip(leaves, ranges))}
+    spread = {y: _clamp(_spread(i) + lo - 1, lo, hi) for i, (y, (lo, hi)) in enumerate(zip(leaves, ranges))}
     yield low
     yield spread
     for y in leaves:
@@ -57,9 +63,10 @@ def _candidates(leaves: Sequence[Leaf]) -> Iterator[dict[Leaf, int]]:
             yield {**spread, y: low[y]}
     two = {y: _clamp(lo + 1, lo, hi) for y, (lo, hi) in zip(leaves, ranges)}
     yield two
-    for y in leaves:
-        if spread[y] != two[y]:
-            yield {**two, y: spread[y]}
+    for base in (two, low):
+        for y in leaves:
+            if spread[y] != base[y]:
+                yield {**base, y: spread[y]}
 
 
 class _Undefined(Exception):
@@ -114,12 +121,17 @@ def _holds(c: Cond, env: dict[Leaf, int]) -> bool:
 
 
 def search(
-    c: Cond, facts: Sequence[Cond], divisors: Sequence[Dim], leaves: Sequence[Leaf], want: tuple[bool, bool]
+    c: Cond,
+    facts: Sequence[Cond],
+    divisors: Sequence[Dim],
+    leaves: Sequence[Leaf],
+    want: tuple[bool, bool],
+    max_leaves: int = MAX_LEAVES,
 ) -> tuple[bool, bool]:
     """Whether a candidate model of ``facts`` and ``divisors > 0`` makes ``c`` true, and whether
     one makes it false (``leaves``: every leaf atom of them all; ``want``: which of the two to
     look for; the search stops when those are found)."""
-    if len(leaves) > MAX_LEAVES or any(isinstance(y, AnyDim) and y.alts for y in leaves):
+    if len(leaves) > max_leaves or any(isinstance(y, AnyDim) and y.alts for y in leaves):
         return False, False
     found_t, found_f = not want[0], not want[1]
     for env in _candidates(leaves):

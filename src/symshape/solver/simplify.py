@@ -33,6 +33,9 @@ from symshape.encoding.dims import Dim, Sym
 from symshape.encoding.simplify import is_plain, rewrite, scan_one_symbol, single_symbol
 from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.diagnostics import Guard
+from symshape.solver.models import search
+from symshape.solver.relevance import Leaf
+from symshape.solver.session import _divisors, _leaves
 
 __all__ = [
     "simplify_guards",
@@ -40,6 +43,8 @@ __all__ = [
     "simplify_cond",
     "pinned_symbol",
     "MAX_IMPLICATION_GUARDS",
+    "MAX_MODEL_LEAVES",
+    "MAX_UNPROVED_IMPLICATIONS",
     "RLIMIT",
     "TIMEOUT_MS",
 ]
@@ -66,6 +71,7 @@ class _Prover:
         self._enc: Z3Encoder | None = None
         self.axioms: list[z3.BoolRef] = []
         self.memo: dict[Cond, Cond] = {}
+        self.unproved_implications = 0
 
     @property
     def enc(self) -> Z3Encoder:
@@ -94,7 +100,36 @@ class _Prover:
     def implies(self, premises: Sequence[Cond], c: Cond) -> bool:
         if not premises:
             return False
-        return self._valid(z3.Implies(z3.And(*(self.enc.cond(p) for p in premises)), self.enc.cond(c)))
+        if _counter_model(premises, c):
+            return False  # what Z3 would find, at a fraction of the cost
+        if self.unproved_implications >= MAX_UNPROVED_IMPLICATIONS:
+            return False  # Z3 has been asked enough: the rest stay (they are true, maybe redundant)
+        premise = z3.And(*(self.enc.cond(p) for p in premises))
+        if self._valid(z3.Implies(premise, self.enc.cond(c))):
+            return True
+        self.unproved_implications += 1
+        return False
+
+
+MAX_UNPROVED_IMPLICATIONS = 4
+"""After this many implications Z3 did not prove, no more are asked of it in one simplification
+(each costs up to :data:`RLIMIT`; a program with hundreds of independent guards would otherwise
+spend minutes proving that none is redundant). Counter-models are still looked for."""
+
+MAX_MODEL_LEAVES = 64
+"""Above this many symbols, a candidate counter-model is not looked for before Z3."""
+
+
+def _counter_model(premises: Sequence[Cond], c: Cond) -> bool:
+    """A candidate assignment (:func:`symshape.solver.models.search`) where every premise holds
+    and ``c`` fails: then the premises do not imply ``c``, and Z3 need not be asked."""
+    leaves: set[Leaf] = set(_leaves(c))
+    divisors = _divisors(c)
+    for p in premises:
+        leaves |= _leaves(p)
+        divisors.extend(d for d in _divisors(p) if d not in divisors)
+    order = sorted(leaves, key=lambda a: a._key)
+    return search(c, premises, divisors, order, (False, True), max_leaves=MAX_MODEL_LEAVES)[1]
 
 
 def _size(c: Cond) -> int:
