@@ -13,10 +13,12 @@ from __future__ import annotations
 import pytest
 from node_oracle import BUG_CATEGORIES, run_all, summarize
 
-# measured with onnx 1.23.2 (1884 cases over 197 operator types)
+# measured with onnx 1.23.2 (1884 cases over 197 operator types); symbolic measured 1790 (95.0 %):
+# its floor leaves room for the expanded Attention cases whose verdict hangs on a Z3 timeout
+# under a loaded machine
 FLOORS = {
     "static": {"passed": 1819, "ops_covered": 189},
-    "symbolic": {"passed": 1730, "ops_covered": 187},
+    "symbolic": {"passed": 1770, "ops_covered": 188},
 }
 # (symbolic: measured 1748 / 188, 0 wrong, once comparison values became exact 0/1 expressions:
 # the grouped-query Attention bodies' interleave factor `where(q != kv and q % kv == 0, q // kv, 1)`
