@@ -8,7 +8,9 @@ the same set of sizes, under the symbols' declared ranges) that reads better:
    rewrite is kept only when Z3 proves it equivalent to the original;
 2. conjunctions are split into their members, and repeats are dropped;
 3. a condition implied by the others (``h >= 2`` beside ``h >= 4``) is dropped, when Z3 proves
-   the implication.
+   the implication; a candidate counter-model (:func:`symshape.solver.models.search`) settles
+   "not implied" before Z3 is asked, and Z3 is asked at most
+   :data:`MAX_UNPROVED_IMPLICATIONS` times in vain.
 
 Z3 runs with a resource limit (deterministic, so a report is the same on every run) and a
 timeout as a backstop; whatever Z3 does not prove stays as it was. :func:`simplify_guard_list`
@@ -61,6 +63,14 @@ decides a result on a loaded machine."""
 MAX_IMPLICATION_GUARDS = 200
 """Above this many guards, redundant ones are not looked for (repeats are still dropped)."""
 
+MAX_UNPROVED_IMPLICATIONS = 4
+"""After this many implications Z3 did not prove, no more are asked of it in one simplification
+(each costs up to :data:`RLIMIT`; a program with hundreds of independent guards would otherwise
+spend minutes proving that none is redundant). Counter-models are still looked for."""
+
+MAX_MODEL_LEAVES = 64
+"""Above this many symbols, a candidate counter-model is not looked for before Z3."""
+
 
 class _Prover:
     """Z3 checks over one encoder (one context, made on the first check, so atoms are lowered
@@ -109,15 +119,6 @@ class _Prover:
             return True
         self.unproved_implications += 1
         return False
-
-
-MAX_UNPROVED_IMPLICATIONS = 4
-"""After this many implications Z3 did not prove, no more are asked of it in one simplification
-(each costs up to :data:`RLIMIT`; a program with hundreds of independent guards would otherwise
-spend minutes proving that none is redundant). Counter-models are still looked for."""
-
-MAX_MODEL_LEAVES = 64
-"""Above this many symbols, a candidate counter-model is not looked for before Z3."""
 
 
 def _counter_model(premises: Sequence[Cond], c: Cond) -> bool:
