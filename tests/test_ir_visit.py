@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import pytest
 
 import symshape as ss
@@ -141,6 +142,25 @@ def test_reflected_operators_keep_the_operand_order(name: str, fn: Callable[[Any
     e = fn(2.0, x)  # a number on the left: x's reflected method
     assert isinstance(e, ss.Call) and e.callee.name == name  # type: ignore[union-attr]
     assert isinstance(e.args[0], ss.Constant) and e.args[1] is x
+
+
+@pytest.mark.parametrize("name, fn", REFLECTED, ids=[n for n, _ in REFLECTED])
+def test_numpy_array_on_the_left_defers_to_the_expression(name: str, fn: Callable[[Any, Any], Any]) -> None:
+    """numpy would broadcast its own operator over the array's elements (an object array of
+    calls); ``__array_ufunc__ = None`` makes it hand the operation to the expression instead."""
+    x = ss.var("x", ss.Tensor((3, 3), F))
+    a = np.full((3, 3), 2.0, dtype=np.float32)
+    e = fn(a, x)
+    assert isinstance(e, ss.Call) and e.callee.name == name  # type: ignore[union-attr]
+    assert isinstance(e.args[0], ss.Constant) and e.args[1] is x
+    assert np.array_equal(e.args[0].data, a)
+    assert ss.infer(e).status == "ok"
+
+
+def test_numpy_comparison_on_the_left_is_the_mirrored_call() -> None:
+    x = ss.var("x", ss.Tensor((3,), F))
+    e = np.zeros(3, dtype=np.float32) < x
+    assert isinstance(e, ss.Call) and e.callee.name == "greater" and e.args[0] is x  # type: ignore[union-attr]
 
 
 def test_logical_operators_and_methods() -> None:

@@ -107,6 +107,9 @@ class ExprSugar:
 
     __slots__ = ()
 
+    __array_ufunc__ = None
+    """numpy defers to the expression: ``np.ones(3) + x`` is ``x.__radd__``, a call, not an array."""
+
     __add__ = _binary("add")
     __radd__ = _reflected("add")
     __sub__ = _binary("subtract")
