@@ -10,9 +10,10 @@ also be computed at run time (symshape reads their shape values). ONNX semantics
 * ``Reshape``: 0 copies the input dimension at the same index (unless ``allowzero``), -1 is
   inferred; symshape's ``reshape`` has the same rule for these two values and checks the element
   count (a guard where it depends on symbols).
-* ``Split`` by sizes splits at their running sums; without sizes into equal parts (one per output;
-  the axis must divide); opset 18's ``num_outputs`` makes the last part smaller when the axis does
-  not divide, which needs the axis' size as a constant.
+* ``Split`` by sizes splits at their running sums, and the sizes must add up to the axis' length
+  (an error, or a guard ``d == sum`` where the axis is symbolic); without sizes into equal parts
+  (one per output; the axis must divide); opset 18's ``num_outputs`` makes the last part smaller
+  when the axis does not divide, which needs the axis' size as a constant.
 * ``Slice`` is numpy slicing per axis (clamped, negative indices and steps), ``strided_slice``.
 * ``Pad``: ``pads`` are all begins then all ends; negative pads crop (a slice after the padding).
 * ``Tile``: ``(d0, d1) * (r0, r1)`` is ``(r0*d0, r1*d1)``: a size-1 axis before each axis,
@@ -131,7 +132,7 @@ def _split(ctx: NodeContext, sizes: tuple[int, ...] | None, num_outputs: int | N
         if any(s < 0 for s in sizes):
             ctx.fail(BAD_ATTRIBUTE, f"split sizes must be non-negative, got {list(sizes)}")
         cuts = tuple(int(v) for v in np.cumsum(sizes[:-1])) if n > 1 else ()
-        parts = ss.ops.split(x, cuts if cuts else 1, axis=axis)
+        parts = ss.ops.split(x, cuts, axis=axis, total=sum(sizes))  # the sizes must fill the axis
         return [parts[i] for i in range(n)]
     if num_outputs is not None:
         if num_outputs != n:
