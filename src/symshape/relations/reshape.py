@@ -283,19 +283,20 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
         ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {tuple(map(str, spec))}: {err}")
-    conds = [*extra, *conds]
-    if conds:
-        chk = Checks()
-        for c, msg in conds:
-            chk.require(
-                c,  # type: ignore[arg-type]
-                RESHAPE_SIZE,
-                f"cannot reshape `{x}` to newshape {shape_str(spec)}: {msg}",
-            )
-        if not chk.commit(ctx):
-            return False
+    if not _require(ctx, x, shape_str(spec), [*extra, *conds]):
+        return False
     ctx.assign(out, with_value(Tensor(dims, x.dtype), reshape_value(x, dims)))
     return True
+
+
+def _require(ctx: Context, x: TensorType, newshape: str, conds: Sequence[tuple[object, str]]) -> bool:
+    """Commits the conditions of reshaping ``x`` to ``newshape`` (``reshape-size``; False: defer)."""
+    if not conds:
+        return True
+    chk = Checks()
+    for c, msg in conds:
+        chk.require(c, RESHAPE_SIZE, f"cannot reshape `{x}` to newshape {newshape}: {msg}")  # type: ignore[arg-type]
+    return chk.commit(ctx)
 
 
 def _dynamic_spec(
@@ -358,18 +359,9 @@ def _reshape_unknown(
     result's count divides the input's count: a guard (:func:`_known_part_divides`), false
     exactly where no value of the unknown entries makes the reshape run."""
     if x.ndim is not None:
-        conds = [*extra, *_known_part_divides(x, spec, unknown, allowzero)]
-        if conds:
-            chk = Checks()
-            shown = shape_str(["?" if i in unknown else s for i, s in enumerate(spec)])
-            for c, msg in conds:
-                chk.require(
-                    c,  # type: ignore[arg-type]
-                    RESHAPE_SIZE,
-                    f"cannot reshape `{x}` to newshape {shown}: {msg}",
-                )
-            if not chk.commit(ctx):
-                return False
+        shown = shape_str(["?" if i in unknown else s for i, s in enumerate(spec)])
+        if not _require(ctx, x, shown, [*extra, *_known_part_divides(x, spec, unknown, allowzero)]):
+            return False
     dims: list[Dim] = []
     for i, s in enumerate(spec):
         if i in unknown or (isinstance(s, int) and s == -1):
