@@ -152,6 +152,22 @@ SPLIT_ROWS = [
 ]
 
 
+_SIZES_OF_Y = [node("Shape", ["y"], ["shy"]), node("Concat", ["shy", "shy"], ["s"], axis=0)]
+_SPLIT_BY_Y = node("Split", ["x", "s"], ["a", "b"], name="sp", axis=1)
+NM = [{"n": n, "m": m} for n in (2, 3, 4, 6) for m in (1, 2, 3)]
+
+SPLIT_ROWS += [
+    # sizes (m, m) computed from another input's shape: the guard n == 2*m
+    Row("shape-values", [*_SIZES_OF_Y, _SPLIT_BY_Y], [In("x", F, (2, "n")), In("y", F, ("m",))],
+        ["a", "b"], NM, opset=18, status="guarded", node_name="sp"),
+    Row("shape-values-never", [*_SIZES_OF_Y, _SPLIT_BY_Y], [In("x", F, (2, 3)), In("y", F, ("m",))],
+        ["a", "b"], [{"m": m} for m in (1, 2)], opset=18, status="error", node_name="sp"),
+    # sizes that are a graph input: nothing known to check
+    Row("run-time-sizes", [_SPLIT_BY_Y], [In("x", F, (2, "n")), In("s", I64, (2,))], ["a", "b"],
+        [{"n": n} for n in (1, 4)], opset=18, targets={"s": 2}, status="ok"),
+]
+
+
 @pytest.mark.parametrize("row", SPLIT_ROWS, ids=str)
 def test_split_sizes_must_fill_the_axis(row: Row) -> None:
     check_row(row)

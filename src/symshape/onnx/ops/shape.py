@@ -199,18 +199,33 @@ def _split_ceil(ctx: NodeContext, x: Expr, axis: int, n: int) -> Outputs:
 
 def _split_values(ctx: NodeContext) -> Outputs:
     """``Split`` by sizes computed at run time: part ``i`` is the slice from the sum of the sizes
-    before it, as long as size ``i`` (their values; one size per output)."""
-    x = ctx.input(0)
+    before it, as long as size ``i`` (their values; one size per output). The sizes must add up
+    to the axis' length (:func:`_filled`)."""
     sizes = ss.ops.reshape(ctx.input(1), (ctx.num_outputs,))  # one size per output (checked)
     axis = ctx.attr_int("axis", 0)
-    begin: Expr = ctx.constant([0], "int64")
-    outs: list[Expr] = []
+    ends: list[Expr] = [ctx.constant([0], "int64")]
     for i in range(ctx.num_outputs):
-        size = value_slice(sizes, [i], [i + 1])  # (1,): its value
-        end = ss.ops.add(begin, size)
-        outs.append(value_slice(x, begin, end, axes=[axis]))
-        begin = end
-    return outs
+        ends.append(ss.ops.add(ends[-1], value_slice(sizes, [i], [i + 1])))  # (1,): its value
+    x = _filled(ctx, ctx.input(0), axis, ends[-1])
+    return [value_slice(x, ends[i], ends[i + 1], axes=[axis]) for i in range(ctx.num_outputs)]
+
+
+def _filled(ctx: NodeContext, x: Expr, axis: int, total: Expr) -> Expr:
+    """``x`` reshaped to its own shape with the axis' length replaced by ``total`` (a value): the
+    element counts agree exactly where ``total`` is that length, a guard (or an error) where the
+    sizes' values are known, nothing to check where they are not. ``x`` where its rank is unknown."""
+    r = ctx.rank(0)
+    if r is None or not -r <= axis < r:
+        return x
+    ax = axis + r if axis < 0 else axis
+    sh = ss.ops.shape_of(x)
+    parts: list[Expr] = [total]
+    if ax > 0:
+        parts.insert(0, value_slice(sh, [0], [ax]))
+    if ax < r - 1:
+        parts.append(value_slice(sh, [ax + 1], [r]))
+    target = parts[0] if len(parts) == 1 else ss.ops.concatenate(parts, axis=0)
+    return ss.ops.reshape(x, target, allowzero=True)  # allowzero: a total of 0 is 0, not a copy
 
 
 def _slice(
