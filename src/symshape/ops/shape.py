@@ -40,7 +40,7 @@ from symshape.relations.common import (
     attr_shape,
     bad,
 )
-from symshape.relations.concat import parse_split
+from symshape.relations.concat import parse_split, parse_total
 from symshape.relations.reshape import parse_newshape, reshape_dims
 from symshape.relations.sizes import parse_pad_width
 
@@ -166,7 +166,7 @@ def _chk_expand(attrs: Attrs, op: str) -> None:
 
 
 def _chk_split(attrs: Attrs, op: str) -> None:
-    parse_split(attrs, op)
+    parse_total(attrs, parse_split(attrs, op), op)
     attr_int(attrs, "axis", 0, op)
 
 
@@ -216,7 +216,9 @@ SPECS: tuple[OpSpec, ...] = (
     OpSpec("reshape_like", "reshape_like", 2, NO_ATTRS),
     OpSpec("concatenate", "concatenate", 1, {"axis": "int"}, chk_axis, _axis),
     OpSpec("stack", "stack", 1, {"axis": "int"}, chk_axis, axis_normalizer("axis", extra=1)),
-    OpSpec("split", "split", 1, {"indices_or_sections": "ints", "axis": "int"}, _chk_split, _axis),
+    OpSpec(
+        "split", "split", 1, {"indices_or_sections": "ints", "axis": "int", "total": "int"}, _chk_split, _axis
+    ),
     OpSpec("transpose", "transpose", 1, {"axes": "ints"}, _chk_transpose, _normalize_transpose),
     OpSpec("squeeze", "squeeze", 1, {"axis": "ints"}, _chk_squeeze, _normalize_squeeze),
     OpSpec(
@@ -293,9 +295,12 @@ def stack(xs: Exprs, axis: int = 0) -> Call:
     return get_op("stack")(xs, axis=axis)
 
 
-def split(x: Expr, indices_or_sections: IntOrInts, axis: int = 0) -> Call:
-    """A tuple of pieces of ``x`` along ``axis`` (equal sections or at split indices)."""
-    return get_op("split")(x, indices_or_sections=indices_or_sections, axis=axis)
+def split(x: Expr, indices_or_sections: IntOrInts, axis: int = 0, total: int | None = None) -> Call:
+    """A tuple of pieces of ``x`` along ``axis`` (equal sections or at split indices; with
+    ``total``, the last piece ends there and the axis must be ``total`` long)."""
+    if total is None:
+        return get_op("split")(x, indices_or_sections=indices_or_sections, axis=axis)
+    return get_op("split")(x, indices_or_sections=indices_or_sections, axis=axis, total=total)
 
 
 def transpose(x: Expr, axes: Sequence[int] | None = None) -> Call:

@@ -5,7 +5,8 @@ relation               rule (Relay semantics; every optimistic Relay check is a 
 =====================  =========================================================================
 ``concatenate``        a tuple of tensors; sizes add up on ``axis``, the other axes must agree
 ``stack``              all shapes equal; a new axis of size ``len(xs)``
-``split``              ``sections`` (must divide the axis) or ascending ``indices`` -> a tuple
+``split``              ``sections`` (must divide the axis) or ascending ``indices`` -> a tuple;
+                       with ``total`` (ONNX's sizes) the axis must be ``total`` long
 =====================  =========================================================================
 
 A concatenation or stack with one field of known rank has that rank (unknown dimensions where
@@ -43,7 +44,7 @@ from symshape.relations.values import (
     with_value,
 )
 
-__all__ = ["concatenate_rel", "stack_rel", "parse_split", "split_rel"]
+__all__ = ["concatenate_rel", "stack_rel", "parse_split", "parse_total", "split_rel"]
 
 
 def _tuple_fields(ctx: Context, t: Type, what: str) -> list[TensorType] | None:
@@ -179,11 +180,34 @@ def parse_split(attrs: Attrs, op: str = "split") -> int | tuple[int, ...]:
     raise bad(op, f"indices_or_sections must be an int or a sequence of ints, got {v!r}")
 
 
+def parse_total(attrs: Attrs, ios: int | tuple[int, ...], op: str = "split") -> int | None:
+    """``total``: the length the pieces add up to (the last piece ends there; the axis must be as
+    long), given with split indices only, at least the last index; None: not given."""
+    v = attrs.get("total")
+    if v is None:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise bad(op, f"total must be an int, got {v!r}")
+    if isinstance(ios, int):
+        raise bad(op, "total is given with split indices only, not with a number of sections")
+    if v < (ios[-1] if ios else 0):
+        raise bad(op, f"total {v} is less than the split index {ios[-1] if ios else 0}")
+    return v
+
+
+def _sizes_text(ios: tuple[int, ...], total: int) -> str:
+    """The sizes of the pieces, as a list: ``[2, 3]`` for indices ``(2,)`` and total 5."""
+    cuts = (0, *ios, total)
+    return str([b - a for a, b in itertools.pairwise(cuts)])
+
+
 @relation("split")
 def split_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """A tuple of pieces along ``axis``: ``N`` equal sections or pieces between split indices."""
+    """A tuple of pieces along ``axis``: ``N`` equal sections or pieces between split indices
+    (with ``total``, the last piece ends there and the axis must be ``total`` long)."""
     out = args[1]
     ios = parse_split(attrs, ctx.name)
+    total = parse_total(attrs, ios, ctx.name)
     axis = attr_int(attrs, "axis", 0, ctx.name)
     npieces = ios if isinstance(ios, int) else len(ios) + 1
     x = ranked_or_defer(ctx, args, out, lambda x: TupleType((Tensor(None, x.dtype),) * npieces))
@@ -201,7 +225,14 @@ def split_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         )
         sizes = [exact_div(d, as_dim(ios))] * ios
     else:
-        if ios:
+        if total is not None:
+            chk.require(
+                eq(d, total),
+                SHAPE_MISMATCH,
+                f"split: the sizes {_sizes_text(ios, total)} add up to {total}, but axis {ax} of"
+                f" `{x}` is {d} long",
+            )
+        elif ios:
             chk.require(
                 le(ios[-1], d),
                 SHAPE_MISMATCH,
@@ -212,7 +243,7 @@ def split_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         for k in ios:
             sizes.append(as_dim(k - prev))
             prev = k
-        sizes.append(d - prev)
+        sizes.append(d - prev if total is None else as_dim(total - prev))
     if not chk.commit(ctx):
         return False
     fields = []

@@ -37,6 +37,7 @@ from symshape.relations.common import (
     attr_bool,
     attr_int,
     bad,
+    cancel_common,
     equal_counts,
     exact_div,
     norm_axis,
@@ -264,7 +265,7 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             return True
         spec, unknown = got
         if unknown:
-            return _reshape_unknown(ctx, x, spec, unknown, allowzero, out)
+            return _reshape_unknown(ctx, x, spec, unknown, allowzero, out, extra)
     else:
         spec = parse_newshape(attrs, ctx.name)
     if x is None:
@@ -282,19 +283,20 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
         ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {tuple(map(str, spec))}: {err}")
-    conds = [*extra, *conds]
-    if conds:
-        chk = Checks()
-        for c, msg in conds:
-            chk.require(
-                c,  # type: ignore[arg-type]
-                RESHAPE_SIZE,
-                f"cannot reshape `{x}` to newshape {shape_str(spec)}: {msg}",
-            )
-        if not chk.commit(ctx):
-            return False
+    if not _require(ctx, x, shape_str(spec), [*extra, *conds]):
+        return False
     ctx.assign(out, with_value(Tensor(dims, x.dtype), reshape_value(x, dims)))
     return True
+
+
+def _require(ctx: Context, x: TensorType, newshape: str, conds: Sequence[tuple[object, str]]) -> bool:
+    """Commits the conditions of reshaping ``x`` to ``newshape`` (``reshape-size``; False: defer)."""
+    if not conds:
+        return True
+    chk = Checks()
+    for c, msg in conds:
+        chk.require(c, RESHAPE_SIZE, f"cannot reshape `{x}` to newshape {newshape}: {msg}")  # type: ignore[arg-type]
+    return chk.commit(ctx)
 
 
 def _dynamic_spec(
@@ -343,10 +345,23 @@ def _dynamic_spec(
 
 
 def _reshape_unknown(
-    ctx: Context, x: TensorType, spec: Sequence[Spec], unknown: Sequence[int], allowzero: bool, out: Type
+    ctx: Context,
+    x: TensorType,
+    spec: Sequence[Spec],
+    unknown: Sequence[int],
+    allowzero: bool,
+    out: Type,
+    extra: Sequence[tuple[object, str]] = (),
 ) -> bool:
     """A reshape to a new shape with several unknown entries (or one beside a -1): the result has
-    the new shape's rank; known sizes and copied dimensions are known, the rest fresh."""
+    the new shape's rank; known sizes and copied dimensions are known, the rest fresh. Whatever
+    the unknown entries are at run time (sizes, 0 to copy, -1 to infer), the known part of the
+    result's count divides the input's count: a guard (:func:`_known_part_divides`), false
+    exactly where no value of the unknown entries makes the reshape run."""
+    if x.ndim is not None:
+        shown = shape_str(["?" if i in unknown else s for i, s in enumerate(spec)])
+        if not _require(ctx, x, shown, [*extra, *_known_part_divides(x, spec, unknown, allowzero)]):
+            return False
     dims: list[Dim] = []
     for i, s in enumerate(spec):
         if i in unknown or (isinstance(s, int) and s == -1):
@@ -362,6 +377,33 @@ def _reshape_unknown(
             ctx.fail(RESHAPE_SIZE, f"reshape of `{x}`: {msg}")
     ctx.assign(out, Tensor(tuple(dims), x.dtype))
     return True
+
+
+def _known_part_divides(
+    x: TensorType, spec: Sequence[Spec], unknown: Sequence[int], allowzero: bool
+) -> list[tuple[object, str]]:
+    """The condition that the entries of the new shape known before run time (sizes, and the
+    input dimensions a 0 copies) multiply to a divisor of ``x``'s element count: each unknown
+    entry is a positive size at run time (or 0 with ``allowzero``, then both counts are 0), so the
+    result's count is that product times a positive integer. Copied dimensions cancel where they
+    are provably positive (:func:`cancel_common`)."""
+    known: list[Dim] = []
+    for i, s in enumerate(spec):
+        if i in unknown or (isinstance(s, int) and s == -1):
+            continue
+        if isinstance(s, Dim) or s > 0 or (s == 0 and allowzero):
+            known.append(as_dim(s))
+        elif i < len(x.dims):  # 0 copies (past the rank: an error the result reports)
+            known.append(x.dims[i])
+    total, part = cancel_common(product(x.dims), product(known))
+    if part == 0:
+        c = eq(total, 0)
+    else:
+        c = eq(mod(total, dmax(part, 1) if _may_be_zero(part) else part), 0)
+    if c == TRUE:
+        return []
+    return [(c, f"the known entries multiply to {product(known)}, which must divide {product(x.dims)}"
+             " (the run-time entries multiply to the quotient)")]
 
 
 def _rank_only(ctx: Context, spec: Sequence[Spec], allowzero: bool) -> tuple[Dim, ...]:

@@ -8,6 +8,10 @@ asks Z3):
   fact and axiom holds is a model: with ``c`` true it shows ``c`` satisfiable together with the
   facts, with ``c`` false it shows that the facts do not imply ``c``. A guard such as
   ``n == m or n == 1 or m == 1`` is shown to be one by ``m = n = 1`` and ``n = 2, m = 3``.
+  When no assignment with one size apart breaks ``c``, a size of ``c`` and one other size move
+  together (a fact ``s5 == s2`` ties the other to it): a bounded, ordered list, at most twice
+  the number of ``c``'s leaves times the number of leaves. Up to :data:`MAX_LEAVES` leaves
+  (the Attention bodies of a KV cache have 20).
 * :func:`implied` proves ``facts => c`` by cases on one fact that is an equation, or a
   disjunction of equations, that each solve for a leaf: ``c`` with the leaf replaced is decided
   true by canonical forms in every case. Under ``n == m or n == 1 or m == 1`` the condition
@@ -18,14 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, decide, map_cond
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, cond_dims, decide, map_cond
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Max, Min, Mod, Sym
 from symshape.errors import SymshapeError
 from symshape.solver.relevance import Leaf
 
 __all__ = ["search", "implied", "MAX_LEAVES", "MAX_CASE_FACTS"]
 
-MAX_LEAVES = 12  # larger problems go to Z3 directly
+MAX_LEAVES = 24  # larger problems go to Z3 directly
 MAX_CASE_FACTS = 8  # :func:`implied` splits on at most this many facts (the newest)
 _SPREAD = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
 
@@ -48,11 +52,17 @@ def _clamp(v: int, lo: int, hi: int | None) -> int:
     return v if hi is None else min(v, hi)
 
 
-def _candidates(leaves: Sequence[Leaf]) -> Iterator[dict[Leaf, int]]:
+def _candidates(leaves: Sequence[Leaf], focus: Sequence[Leaf] = ()) -> Iterator[dict[Leaf, int]]:
     """All at their least values; all distinct; each at its least value with the others distinct;
     all at their least value plus one; that, and all at their least values, with one at its
     distinct value (a broadcast guard ``a == b or a == 1 or b == 1`` fails when every size is 2
-    but one; ``max(m, n) == n`` fails when all are 1 but ``m``)."""
+    but one; ``max(m, n) == n`` fails when all are 1 but ``m``); then, for each leaf of ``focus``
+    (the condition's) and each other leaf, those two one above the rest (:func:`_pairs`)."""
+    yield from _singles(leaves)
+    yield from _pairs(leaves, focus)
+
+
+def _singles(leaves: Sequence[Leaf]) -> Iterator[dict[Leaf, int]]:
     ranges = [_range(y) for y in leaves]
     low = {y: lo for y, (lo, _) in zip(leaves, ranges)}
     spread = {y: _clamp(_spread(i) + lo - 1, lo, hi) for i, (y, (lo, hi)) in enumerate(zip(leaves, ranges))}
@@ -67,6 +77,31 @@ def _candidates(leaves: Sequence[Leaf]) -> Iterator[dict[Leaf, int]]:
         for y in leaves:
             if spread[y] != base[y]:
                 yield {**base, y: spread[y]}
+
+
+def _pairs(leaves: Sequence[Leaf], focus: Sequence[Leaf]) -> Iterator[dict[Leaf, int]]:
+    """All at their least values plus one, then all at their least values, with a leaf ``y`` of
+    ``focus`` and one other leaf ``z`` both one above: a counter-model that must change a size of
+    the condition and, with it, a size a fact equates to it (``s5 == s1 or s5 == 1 or s1 == 1``
+    fails at ``s5 = 3``, all others 2, only if ``s2 = 3`` too under the fact ``s5 == s2``). At
+    most ``len(focus) * len(leaves)`` per base, in the order given (deterministic)."""
+    ranges = {y: _range(y) for y in leaves}
+    for step in (1, 0):
+        base = {y: _clamp(lo + step, lo, hi) for y, (lo, hi) in ranges.items()}
+        for y in focus:
+            if y not in ranges:
+                continue
+            lo, hi = ranges[y]
+            v = _clamp(base[y] + 1, lo, hi)
+            if v == base[y]:
+                continue
+            for z in leaves:
+                if z == y:
+                    continue
+                zlo, zhi = ranges[z]
+                w = _clamp(v, zlo, zhi)
+                if w != base[z]:
+                    yield {**base, y: v, z: w}
 
 
 class _Undefined(Exception):
@@ -134,7 +169,8 @@ def search(
     if len(leaves) > max_leaves or any(isinstance(y, AnyDim) and y.alts for y in leaves):
         return False, False
     found_t, found_f = not want[0], not want[1]
-    for env in _candidates(leaves):
+    focus = [y for y in leaves if y in _cond_leaves(c)]
+    for env in _candidates(leaves, focus):
         try:
             if not all(_dim_value(d, env) > 0 for d in divisors):
                 continue
@@ -152,6 +188,11 @@ def search(
         if found_t and found_f:
             break
     return found_t and want[0], found_f and want[1]
+
+
+def _cond_leaves(c: Cond) -> frozenset[Leaf]:
+    """The leaf atoms of ``c``, also those inside ``//``, ``%``, ``max`` and ``min`` atoms."""
+    return frozenset(a for d in cond_dims(c) for a in d.atoms() if isinstance(a, (Sym, AnyDim, DimVar)))
 
 
 def _solved(eqn: Cond) -> tuple[Leaf, Dim] | None:

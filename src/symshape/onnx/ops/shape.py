@@ -10,9 +10,10 @@ also be computed at run time (symshape reads their shape values). ONNX semantics
 * ``Reshape``: 0 copies the input dimension at the same index (unless ``allowzero``), -1 is
   inferred; symshape's ``reshape`` has the same rule for these two values and checks the element
   count (a guard where it depends on symbols).
-* ``Split`` by sizes splits at their running sums; without sizes into equal parts (one per output;
-  the axis must divide); opset 18's ``num_outputs`` makes the last part smaller when the axis does
-  not divide, which needs the axis' size as a constant.
+* ``Split`` by sizes splits at their running sums, and the sizes must add up to the axis' length
+  (an error, or a guard ``d == sum`` where the axis is symbolic); without sizes into equal parts
+  (one per output; the axis must divide); opset 18's ``num_outputs`` makes the last part smaller
+  when the axis does not divide, which needs the axis' size as a constant.
 * ``Slice`` is numpy slicing per axis (clamped, negative indices and steps), ``strided_slice``.
 * ``Pad``: ``pads`` are all begins then all ends; negative pads crop (a slice after the padding).
 * ``Tile``: ``(d0, d1) * (r0, r1)`` is ``(r0*d0, r1*d1)``: a size-1 axis before each axis,
@@ -131,7 +132,7 @@ def _split(ctx: NodeContext, sizes: tuple[int, ...] | None, num_outputs: int | N
         if any(s < 0 for s in sizes):
             ctx.fail(BAD_ATTRIBUTE, f"split sizes must be non-negative, got {list(sizes)}")
         cuts = tuple(int(v) for v in np.cumsum(sizes[:-1])) if n > 1 else ()
-        parts = ss.ops.split(x, cuts if cuts else 1, axis=axis)
+        parts = ss.ops.split(x, cuts, axis=axis, total=sum(sizes))  # the sizes must fill the axis
         return [parts[i] for i in range(n)]
     if num_outputs is not None:
         if num_outputs != n:
@@ -198,18 +199,33 @@ def _split_ceil(ctx: NodeContext, x: Expr, axis: int, n: int) -> Outputs:
 
 def _split_values(ctx: NodeContext) -> Outputs:
     """``Split`` by sizes computed at run time: part ``i`` is the slice from the sum of the sizes
-    before it, as long as size ``i`` (their values; one size per output)."""
-    x = ctx.input(0)
+    before it, as long as size ``i`` (their values; one size per output). The sizes must add up
+    to the axis' length (:func:`_filled`)."""
     sizes = ss.ops.reshape(ctx.input(1), (ctx.num_outputs,))  # one size per output (checked)
     axis = ctx.attr_int("axis", 0)
-    begin: Expr = ctx.constant([0], "int64")
-    outs: list[Expr] = []
+    ends: list[Expr] = [ctx.constant([0], "int64")]
     for i in range(ctx.num_outputs):
-        size = value_slice(sizes, [i], [i + 1])  # (1,): its value
-        end = ss.ops.add(begin, size)
-        outs.append(value_slice(x, begin, end, axes=[axis]))
-        begin = end
-    return outs
+        ends.append(ss.ops.add(ends[-1], value_slice(sizes, [i], [i + 1])))  # (1,): its value
+    x = _filled(ctx, ctx.input(0), axis, ends[-1])
+    return [value_slice(x, ends[i], ends[i + 1], axes=[axis]) for i in range(ctx.num_outputs)]
+
+
+def _filled(ctx: NodeContext, x: Expr, axis: int, total: Expr) -> Expr:
+    """``x`` reshaped to its own shape with the axis' length replaced by ``total`` (a value): the
+    element counts agree exactly where ``total`` is that length, a guard (or an error) where the
+    sizes' values are known, nothing to check where they are not. ``x`` where its rank is unknown."""
+    r = ctx.rank(0)
+    if r is None or not -r <= axis < r:
+        return x
+    ax = axis + r if axis < 0 else axis
+    sh = ss.ops.shape_of(x)
+    parts: list[Expr] = [total]
+    if ax > 0:
+        parts.insert(0, value_slice(sh, [0], [ax]))
+    if ax < r - 1:
+        parts.append(value_slice(sh, [ax + 1], [r]))
+    target = parts[0] if len(parts) == 1 else ss.ops.concatenate(parts, axis=0)
+    return ss.ops.reshape(x, target, allowzero=True)  # allowzero: a total of 0 is 0, not a copy
 
 
 def _slice(
