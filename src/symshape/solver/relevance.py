@@ -28,14 +28,58 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Union
 
-from symshape.encoding.dims import AnyDim, DimVar, Sym
+from symshape.encoding.conds import Cond, cond_dims
+from symshape.encoding.dims import AnyDim, Dim, DimVar, FloorDiv, Mod, Sym
 
-__all__ = ["Leaf", "RelevanceIndex", "BOTH_MODES"]
+__all__ = [
+    "Leaf",
+    "RelevanceIndex",
+    "BOTH_MODES",
+    "leaves_of_dims",
+    "cond_leaves",
+    "cond_divisors",
+    "witness",
+]
 
 Leaf = Union[Sym, AnyDim, DimVar]
 
 #: Both witness modes (bit ``1 << m`` for mode ``m``); a leaf no member mentions is dead in both.
 BOTH_MODES = 3
+
+
+def leaves_of_dims(dims: Iterable[Dim]) -> frozenset[Leaf]:
+    """The leaf atoms of ``dims``, also those inside ``//``, ``%``, ``max`` and ``min`` atoms."""
+    out: set[Leaf] = set()
+    for d in dims:
+        for a in d.atoms():
+            if isinstance(a, (Sym, AnyDim, DimVar)):
+                out.add(a)
+    return frozenset(out)
+
+
+def cond_leaves(c: Cond) -> frozenset[Leaf]:
+    """The leaf atoms of ``c`` (see :func:`leaves_of_dims`)."""
+    return leaves_of_dims(cond_dims(c))
+
+
+def cond_divisors(c: Cond) -> list[Dim]:
+    """The non-constant divisors of ``c``'s ``//`` and ``%`` atoms, each once, in order of
+    appearance (the Z3 encoder asserts each ``> 0`` as an axiom, unconditionally)."""
+    out: list[Dim] = []
+    for d in cond_dims(c):
+        for a in d.atoms():
+            if isinstance(a, (FloorDiv, Mod)) and a.b.constant_value is None and a.b not in out:
+                out.append(a.b)
+    return out
+
+
+def witness(y: Leaf, mode: int) -> int:
+    """A constant for atom ``y`` within its range: its least value (``mode`` 0), or 1 (``mode`` 1)
+    when the range allows."""
+    lo = y.min if isinstance(y, Sym) else 1 if isinstance(y, AnyDim) else 0
+    if mode == 1 and lo <= 1 and (not isinstance(y, Sym) or y.max is None or y.max >= 1):
+        return 1
+    return lo
 
 
 class RelevanceIndex:

@@ -30,14 +30,21 @@ from collections.abc import Sequence
 
 import z3
 
-from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, cond_dims
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, decide, map_cond
 from symshape.encoding.dims import Dim, Sym
 from symshape.encoding.simplify import is_plain, rewrite, scan_one_symbol, single_symbol
 from symshape.encoding.z3 import Z3Encoder
+from symshape.errors import SymshapeError
 from symshape.solver.diagnostics import Guard
 from symshape.solver.models import search
-from symshape.solver.relevance import Leaf
-from symshape.solver.session import _divisors, _leaves
+from symshape.solver.relevance import (
+    BOTH_MODES,
+    Leaf,
+    RelevanceIndex,
+    cond_divisors,
+    cond_leaves,
+    witness,
+)
 
 __all__ = [
     "simplify_guards",
@@ -73,31 +80,29 @@ MAX_MODEL_LEAVES = 64
 
 
 class _Prover:
-    """Z3 checks over one encoder (one context, made on the first check, so atoms are lowered
-    once), and the simplified form of each condition seen (guards repeat across layers)."""
+    """Z3 checks in one context (made on the first check), and the simplified form of each
+    condition seen (guards repeat across layers). Each check lowers its conditions afresh and
+    asserts the range and divisor axioms of their atoms only, so that it is as small as the
+    conditions it is about, whatever else was checked before."""
 
     def __init__(self) -> None:
         self._ctx: z3.Context | None = None
-        self._enc: Z3Encoder | None = None
-        self.axioms: list[z3.BoolRef] = []
         self.memo: dict[Cond, Cond] = {}
         self.unproved_implications = 0
 
-    @property
-    def enc(self) -> Z3Encoder:
-        if self._enc is None:
+    def _valid(self, premises: Sequence[Cond], goal: Cond, iff: bool = False) -> bool:
+        """``premises => goal`` (``premises[0] <=> goal`` with ``iff``) holds for every value of
+        the symbols in their ranges (proved; False when Z3 finds a counterexample or gives up)."""
+        if self._ctx is None:
             self._ctx = z3.Context()
-            self._enc = Z3Encoder(self._ctx)
-        return self._enc
-
-    def _valid(self, f: z3.BoolRef) -> bool:
-        """``f`` holds for every value of the symbols in their ranges (proved; False when Z3
-        finds a counterexample or gives up)."""
-        self.axioms.extend(self.enc.take_axioms())
+        enc = Z3Encoder(self._ctx)
+        prem = [enc.cond(p) for p in premises]
+        g = enc.cond(goal)
+        f = prem[0] == g if iff else z3.Implies(z3.And(*prem), g)
         s = z3.Solver(ctx=self._ctx)
         s.set("rlimit", RLIMIT)
         s.set("timeout", TIMEOUT_MS)
-        s.add(*self.axioms)
+        s.add(*enc.take_axioms())
         s.add(z3.Not(f))
         try:
             return bool(s.check() == z3.unsat)
@@ -105,7 +110,7 @@ class _Prover:
             return False
 
     def equivalent(self, a: Cond, b: Cond) -> bool:
-        return self._valid(self.enc.cond(a) == self.enc.cond(b))
+        return self._valid([a], b, iff=True)
 
     def implies(self, premises: Sequence[Cond], c: Cond) -> bool:
         if not premises:
@@ -114,8 +119,7 @@ class _Prover:
             return False  # what Z3 would find, at a fraction of the cost
         if self.unproved_implications >= MAX_UNPROVED_IMPLICATIONS:
             return False  # Z3 has been asked enough: the rest stay (they are true, maybe redundant)
-        premise = z3.And(*(self.enc.cond(p) for p in premises))
-        if self._valid(z3.Implies(premise, self.enc.cond(c))):
+        if self._valid(premises, c):
             return True
         self.unproved_implications += 1
         return False
@@ -124,13 +128,42 @@ class _Prover:
 def _counter_model(premises: Sequence[Cond], c: Cond) -> bool:
     """A candidate assignment (:func:`symshape.solver.models.search`) where every premise holds
     and ``c`` fails: then the premises do not imply ``c``, and Z3 need not be asked."""
-    leaves: set[Leaf] = set(_leaves(c))
-    divisors = _divisors(c)
+    leaves: set[Leaf] = set(cond_leaves(c))
+    divisors = cond_divisors(c)
     for p in premises:
-        leaves |= _leaves(p)
-        divisors.extend(d for d in _divisors(p) if d not in divisors)
+        leaves |= cond_leaves(p)
+        if len(leaves) > MAX_MODEL_LEAVES:
+            return False
+        divisors.extend(d for d in cond_divisors(p) if d not in divisors)
     order = sorted(leaves, key=lambda a: a._key)
     return search(c, premises, divisors, order, (False, True), max_leaves=MAX_MODEL_LEAVES)[1]
+
+
+def _index(conds: Sequence[Cond]) -> tuple[RelevanceIndex, list[frozenset[Leaf]]]:
+    """The conditions as members of a :class:`~symshape.solver.relevance.RelevanceIndex` (the
+    modes in which each leaf kills each condition decided by canonical forms), and their leaves."""
+    index = RelevanceIndex()
+    all_leaves = [cond_leaves(c) for c in conds]
+    for i, (c, leaves) in enumerate(zip(conds, all_leaves)):
+        kills: dict[Leaf, int] = {}
+        for y in sorted(leaves, key=lambda a: a._key):
+            dead = index.dead.get(y, BOTH_MODES)
+            mask = 0
+            for mode in (0, 1):
+                if dead >> mode & 1 and _true_with(c, y, witness(y, mode)):
+                    mask |= 1 << mode
+            kills[y] = mask
+        index.add(i, leaves, kills)
+    return index, all_leaves
+
+
+def _true_with(c: Cond, y: Leaf, value: int) -> bool:
+    """``c`` is true by canonical forms once ``y`` is ``value``, whatever its other atoms are."""
+    env = {y: value}
+    try:
+        return decide(map_cond(c, lambda d: d.subs(env))) is True  # type: ignore[arg-type]
+    except (SymshapeError, ArithmeticError):
+        return False
 
 
 def _size(c: Cond) -> int:
@@ -174,12 +207,6 @@ def simplify_cond(c: Cond) -> Cond:
     return _simplify_one(c, _Prover())
 
 
-def _symbols(c: Cond) -> frozenset[object]:
-    """The keys of every atom of ``c`` (two conditions can bear on each other only if they
-    share one)."""
-    return frozenset(a._key for d in cond_dims(c) for a in d.atoms())
-
-
 def _members(c: Cond) -> list[Cond]:
     return list(c.args) if isinstance(c, BoolOp) and c.op == "and" else [c]
 
@@ -197,15 +224,12 @@ def _simplify(items: Sequence[tuple[Cond, int]], prover: _Prover) -> list[tuple[
                 out.append((part, who))
     if len(out) > MAX_IMPLICATION_GUARDS:
         return out
-    by_atom: dict[object, list[int]] = {}
-    keys = [_symbols(c) for c, _ in out]
-    for i, ks in enumerate(keys):
-        for k in ks:
-            by_atom.setdefault(k, []).append(i)
+    index, leaves = _index([c for c, _ in out])
     keep = [True] * len(out)
     for i, (c, _) in enumerate(out):
-        near = sorted({j for k in keys[i] for j in by_atom[k] if j != i})
-        others = [out[j][0] for j in near if keep[j]]
+        # the relevance cone of c among the others (solver/relevance.py): a group of guards that
+        # constants for its own symbols make true has no bearing on c, so it is left out
+        others = [out[j][0] for j in sorted(index.cone(leaves[i])) if j != i and keep[j]]
         if others and prover.implies(others, c):
             keep[i] = False
     return [x for x, k in zip(out, keep) if k]
