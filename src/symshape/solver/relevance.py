@@ -120,6 +120,12 @@ class RelevanceIndex:
     def cone(self, xs: Iterable[Leaf]) -> set[int]:
         """The members connected to the atoms ``xs`` through kept members (see the module
         docstring): every member not killed by a dead leaf outside ``xs``."""
+        out = self.bounded_cone(xs, None)
+        assert out is not None
+        return out
+
+    def bounded_cone(self, xs: Iterable[Leaf], limit: int | None) -> set[int] | None:
+        """:meth:`cone`, or None as soon as it has more than ``limit`` members."""
         start = frozenset(xs)
         seen = set(start)
         todo = sorted(start, key=lambda a: a._key)
@@ -133,6 +139,8 @@ class RelevanceIndex:
                 if f in out:
                     continue
                 out.add(f)
+                if limit is not None and len(out) > limit:
+                    return None
                 for y in self.leaves[f]:
                     if y not in seen:
                         seen.add(y)

@@ -31,10 +31,11 @@ from collections.abc import Sequence
 import z3
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, decide, map_cond
-from symshape.encoding.dims import Dim, Sym
+from symshape.encoding.dims import Atom, Dim, Sym
 from symshape.encoding.simplify import is_plain, rewrite, scan_one_symbol, single_symbol
 from symshape.encoding.z3 import Z3Encoder
 from symshape.errors import SymshapeError
+from symshape.solver.alpha import AlphaKey, alpha_key_leaves
 from symshape.solver.diagnostics import Guard
 from symshape.solver.models import search
 from symshape.solver.relevance import (
@@ -68,7 +69,9 @@ TIMEOUT_MS = 30_000
 decides a result on a loaded machine."""
 
 MAX_IMPLICATION_GUARDS = 200
-"""Above this many guards, redundant ones are not looked for (repeats are still dropped)."""
+"""A guard whose relevance cone (:meth:`~symshape.solver.relevance.RelevanceIndex.cone`: the
+guards that can bear on it) holds more than this many guards is kept without asking whether
+they imply it (repeats are still dropped)."""
 
 MAX_UNPROVED_IMPLICATIONS = 4
 """After this many implications Z3 did not prove, no more are asked of it in one simplification
@@ -88,6 +91,10 @@ class _Prover:
     def __init__(self) -> None:
         self._ctx: z3.Context | None = None
         self.memo: dict[Cond, Cond] = {}
+        # conditions up to renaming their symbols (solver/alpha.py): a block repeated over fresh
+        # symbols states the same guards again, each over other symbols
+        self.alpha_memo: dict[AlphaKey, tuple[Cond | None, list[Atom]]] = {}  # None: unchanged
+        self.kill_memo: dict[tuple[AlphaKey, int, int], bool] = {}
         self.unproved_implications = 0
 
     def _valid(self, premises: Sequence[Cond], goal: Cond, iff: bool = False) -> bool:
@@ -112,10 +119,11 @@ class _Prover:
     def equivalent(self, a: Cond, b: Cond) -> bool:
         return self._valid([a], b, iff=True)
 
-    def implies(self, premises: Sequence[Cond], c: Cond) -> bool:
+    def implies(self, premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
+        """Whether ``premises`` imply ``c`` (``leaves``: the leaves of each, ``c``'s last)."""
         if not premises:
             return False
-        if _counter_model(premises, c):
+        if _counter_model(premises, c, leaves):
             return False  # what Z3 would find, at a fraction of the cost
         if self.unproved_implications >= MAX_UNPROVED_IMPLICATIONS:
             return False  # Z3 has been asked enough: the rest stay (they are true, maybe redundant)
@@ -125,32 +133,46 @@ class _Prover:
         return False
 
 
-def _counter_model(premises: Sequence[Cond], c: Cond) -> bool:
+def _counter_model(premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
     """A candidate assignment (:func:`symshape.solver.models.search`) where every premise holds
     and ``c`` fails: then the premises do not imply ``c``, and Z3 need not be asked."""
-    leaves: set[Leaf] = set(cond_leaves(c))
+    every: frozenset[Leaf] = frozenset().union(*leaves)
+    if len(every) > MAX_MODEL_LEAVES:
+        return False
     divisors = cond_divisors(c)
     for p in premises:
-        leaves |= cond_leaves(p)
-        if len(leaves) > MAX_MODEL_LEAVES:
-            return False
         divisors.extend(d for d in cond_divisors(p) if d not in divisors)
-    order = sorted(leaves, key=lambda a: a._key)
+    order = sorted(every, key=lambda a: a._key)
     return search(c, premises, divisors, order, (False, True), max_leaves=MAX_MODEL_LEAVES)[1]
 
 
-def _index(conds: Sequence[Cond]) -> tuple[RelevanceIndex, list[frozenset[Leaf]]]:
+def _index(conds: Sequence[Cond], prover: _Prover) -> tuple[RelevanceIndex, list[frozenset[Leaf]]]:
     """The conditions as members of a :class:`~symshape.solver.relevance.RelevanceIndex` (the
-    modes in which each leaf kills each condition decided by canonical forms), and their leaves."""
+    modes in which each leaf kills each condition, decided by canonical forms; the same for
+    conditions that differ by a renaming of symbols), and their leaves."""
     index = RelevanceIndex()
     all_leaves = [cond_leaves(c) for c in conds]
     for i, (c, leaves) in enumerate(zip(conds, all_leaves)):
         kills: dict[Leaf, int] = {}
+        akey: AlphaKey | None = None
+        pos: dict[Atom, int] = {}
         for y in sorted(leaves, key=lambda a: a._key):
             dead = index.dead.get(y, BOTH_MODES)
+            if not dead:
+                continue  # alive for good: whether y kills c no longer matters
+            if not pos:
+                akey, pos = alpha_key_leaves("kill", [c])
             mask = 0
             for mode in (0, 1):
-                if dead >> mode & 1 and _true_with(c, y, witness(y, mode)):
+                if not dead >> mode & 1:
+                    continue
+                key = None if akey is None else (akey, pos[y], mode)
+                hit = None if key is None else prover.kill_memo.get(key)
+                if hit is None:
+                    hit = _true_with(c, y, witness(y, mode))
+                    if key is not None:
+                        prover.kill_memo[key] = hit
+                if hit:
                     mask |= 1 << mode
             kills[y] = mask
         index.add(i, leaves, kills)
@@ -185,8 +207,28 @@ def _simplify_one(c: Cond, prover: _Prover) -> Cond:
         return c
     hit = prover.memo.get(c)
     if hit is None:
-        hit = prover.memo[c] = _rewrite_proved(c, prover)
+        hit = prover.memo[c] = _rewrite_renamed(c, prover)
     return hit
+
+
+def _rewrite_renamed(c: Cond, prover: _Prover) -> Cond:
+    """:func:`_rewrite_proved`, or the rewrite of a condition seen before that ``c`` renames (the
+    renaming keeps the symbols' ranges, so it keeps the equivalence proved for that one)."""
+    akey, pos = alpha_key_leaves("simplify", [c])
+    if akey is None:
+        return _rewrite_proved(c, prover)
+    order = sorted(pos, key=pos.__getitem__)
+    hit = prover.alpha_memo.get(akey)
+    if hit is None:
+        best = _rewrite_proved(c, prover)
+        prover.alpha_memo[akey] = (None if best is c else best, order)
+        return best
+    best0, order0 = hit
+    if best0 is None:
+        return c  # unchanged there, so unchanged here
+    env = {a: Dim(((((b, 1),), 1),)) for a, b in zip(order0, order)}
+    renamed = map_cond(best0, lambda d: d.subs(env))  # type: ignore[arg-type]
+    return renamed if _size(renamed) <= _size(c) else _rewrite_proved(c, prover)
 
 
 def _rewrite_proved(c: Cond, prover: _Prover) -> Cond:
@@ -222,15 +264,16 @@ def _simplify(items: Sequence[tuple[Cond, int]], prover: _Prover) -> list[tuple[
                     continue
                 seen.add(part)
                 out.append((part, who))
-    if len(out) > MAX_IMPLICATION_GUARDS:
-        return out
-    index, leaves = _index([c for c, _ in out])
+    index, leaves = _index([c for c, _ in out], prover)
     keep = [True] * len(out)
     for i, (c, _) in enumerate(out):
-        # the relevance cone of c among the others (solver/relevance.py): a group of guards that
+        # the relevance cone of c among the guards (solver/relevance.py): a group of guards that
         # constants for its own symbols make true has no bearing on c, so it is left out
-        others = [out[j][0] for j in sorted(index.cone(leaves[i])) if j != i and keep[j]]
-        if others and prover.implies(others, c):
+        cone = index.bounded_cone(leaves[i], MAX_IMPLICATION_GUARDS + 1)
+        if cone is None:
+            continue
+        near = [j for j in sorted(cone) if j != i and keep[j]]
+        if near and prover.implies([out[j][0] for j in near], c, [leaves[j] for j in near] + [leaves[i]]):
             keep[i] = False
     return [x for x, k in zip(out, keep) if k]
 
