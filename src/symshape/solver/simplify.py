@@ -8,9 +8,12 @@ the same set of sizes, under the symbols' declared ranges) that reads better:
    rewrite is kept only when Z3 proves it equivalent to the original;
 2. conjunctions are split into their members, and repeats are dropped;
 3. a condition implied by the others (``h >= 2`` beside ``h >= 4``) is dropped, when Z3 proves
-   the implication; a candidate counter-model (:func:`symshape.solver.models.search`) settles
-   "not implied" before Z3 is asked, and Z3 is asked at most
-   :data:`MAX_UNPROVED_IMPLICATIONS` times in vain.
+   the implication. The premises are the condition's relevance cone only
+   (:class:`symshape.solver.relevance.RelevanceIndex`: the conditions sharing symbols with it,
+   transitively, less the groups that constants for their own symbols make true), so a program
+   that states a guard per block over a fresh batch ``m_i`` asks about one block at a time; a
+   candidate counter-model (:func:`symshape.solver.models.search`) settles "not implied" before
+   Z3 is asked, and Z3 is asked at most :data:`MAX_UNPROVED_IMPLICATIONS` times in vain.
 
 Z3 runs with a resource limit (deterministic, so a report is the same on every run) and a
 timeout as a backstop; whatever Z3 does not prove stays as it was. :func:`simplify_guard_list`
@@ -94,7 +97,9 @@ class _Prover:
         # conditions up to renaming their symbols (solver/alpha.py): a block repeated over fresh
         # symbols states the same guards again, each over other symbols
         self.alpha_memo: dict[AlphaKey, tuple[Cond | None, list[Atom]]] = {}  # None: unchanged
-        self.kill_memo: dict[tuple[AlphaKey, int, int], bool] = {}
+        self.kill_memo: dict[tuple[AlphaKey, int, int], bool] = {}  # (c's key, leaf, mode)
+        self.implied_memo: dict[tuple[object, ...], bool] = {}
+        self._alpha: dict[Cond, tuple[AlphaKey, list[Atom]] | None] = {}
         self.unproved_implications = 0
 
     def _valid(self, premises: Sequence[Cond], goal: Cond, iff: bool = False) -> bool:
@@ -119,10 +124,45 @@ class _Prover:
     def equivalent(self, a: Cond, b: Cond) -> bool:
         return self._valid([a], b, iff=True)
 
+    def alpha(self, c: Cond) -> tuple[AlphaKey, list[Atom]] | None:
+        """The key of ``c`` up to renaming its leaves (:mod:`symshape.solver.alpha`) and its leaves
+        in the order of their positions in the key; None when it has none."""
+        try:
+            return self._alpha[c]
+        except KeyError:
+            pass
+        akey, pos = alpha_key_leaves("", [c])
+        out = None if akey is None else (akey, sorted(pos, key=pos.__getitem__))
+        self._alpha[c] = out
+        return out
+
+    def joint_alpha(self, conds: Sequence[Cond]) -> tuple[object, ...] | None:
+        """A key of the conditions together up to renaming leaves: each one's key, and which of
+        their leaves are the same (numbered in order of first occurrence)."""
+        ids: dict[Atom, int] = {}
+        out: list[object] = []
+        for c in conds:
+            k = self.alpha(c)
+            if k is None:
+                return None
+            out.append(k[0])
+            out.append(tuple(ids.setdefault(a, len(ids)) for a in k[1]))
+        return tuple(out)
+
     def implies(self, premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
-        """Whether ``premises`` imply ``c`` (``leaves``: the leaves of each, ``c``'s last)."""
+        """Whether ``premises`` imply ``c`` (``leaves``: the leaves of each, ``c``'s last); the
+        answer is remembered for the problem up to renaming its symbols."""
         if not premises:
             return False
+        key = self.joint_alpha([c, *premises])
+        hit = None if key is None else self.implied_memo.get(key)
+        if hit is None:
+            hit = self._implies(premises, c, leaves)
+            if key is not None:
+                self.implied_memo[key] = hit
+        return hit
+
+    def _implies(self, premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
         if _counter_model(premises, c, leaves):
             return False  # what Z3 would find, at a fraction of the cost
         if self.unproved_implications >= MAX_UNPROVED_IMPLICATIONS:
@@ -154,19 +194,18 @@ def _index(conds: Sequence[Cond], prover: _Prover) -> tuple[RelevanceIndex, list
     all_leaves = [cond_leaves(c) for c in conds]
     for i, (c, leaves) in enumerate(zip(conds, all_leaves)):
         kills: dict[Leaf, int] = {}
-        akey: AlphaKey | None = None
-        pos: dict[Atom, int] = {}
+        k: tuple[AlphaKey, list[Atom]] | None = None
         for y in sorted(leaves, key=lambda a: a._key):
             dead = index.dead.get(y, BOTH_MODES)
             if not dead:
                 continue  # alive for good: whether y kills c no longer matters
-            if not pos:
-                akey, pos = alpha_key_leaves("kill", [c])
+            if k is None:
+                k = prover.alpha(c)
             mask = 0
             for mode in (0, 1):
                 if not dead >> mode & 1:
                     continue
-                key = None if akey is None else (akey, pos[y], mode)
+                key = None if k is None else (k[0], k[1].index(y), mode)
                 hit = None if key is None else prover.kill_memo.get(key)
                 if hit is None:
                     hit = _true_with(c, y, witness(y, mode))
@@ -214,10 +253,10 @@ def _simplify_one(c: Cond, prover: _Prover) -> Cond:
 def _rewrite_renamed(c: Cond, prover: _Prover) -> Cond:
     """:func:`_rewrite_proved`, or the rewrite of a condition seen before that ``c`` renames (the
     renaming keeps the symbols' ranges, so it keeps the equivalence proved for that one)."""
-    akey, pos = alpha_key_leaves("simplify", [c])
-    if akey is None:
+    k = prover.alpha(c)
+    if k is None:
         return _rewrite_proved(c, prover)
-    order = sorted(pos, key=pos.__getitem__)
+    akey, order = k
     hit = prover.alpha_memo.get(akey)
     if hit is None:
         best = _rewrite_proved(c, prover)
