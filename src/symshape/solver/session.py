@@ -53,9 +53,9 @@ from typing import Literal
 import z3
 
 from symshape.encoding.conds import Cond, decide, gt, map_cond, negate
-from symshape.encoding.dims import Dim
+from symshape.encoding.dims import Atom, Dim
 from symshape.encoding.z3 import Z3Encoder
-from symshape.solver.alpha import AlphaKey, alpha_key, alpha_key_leaves
+from symshape.solver.alpha import AlphaKey, AlphaMemo
 from symshape.solver.diagnostics import Origin
 from symshape.solver.models import implied, search
 from symshape.solver.relevance import (
@@ -124,6 +124,9 @@ class Session:
         # verdicts of problems up to renaming of leaves (solver/alpha.py), and of kill tests
         self._alpha_cache: dict[AlphaKey, Verdict | bool] = {}
         self._kill_cache: dict[tuple[AlphaKey, int, int], bool] = {}
+        self._alpha_memo = AlphaMemo()  # the key of each condition and divisor, computed once
+        self._leaf_memo: dict[Cond, frozenset[Leaf]] = {}
+        self._noted: set[Cond] = set()  # the conditions whose divisors are members
         self._alpha_last: tuple[tuple[Cond, tuple[int, ...], tuple[int, ...]], AlphaKey | None] | None = None
         self.alpha_hits = 0
         self._divs: list[tuple[Dim, frozenset[Leaf]]] = []
@@ -255,9 +258,19 @@ class Session:
         return r
 
     # -- relevance -----------------------------------------------------------------------------
+    def _leaves(self, c: Cond) -> frozenset[Leaf]:
+        """:func:`~symshape.solver.relevance.cond_leaves`, once per condition."""
+        hit = self._leaf_memo.get(c)
+        if hit is None:
+            hit = self._leaf_memo[c] = cond_leaves(c)
+        return hit
+
     def _note(self, c: Cond) -> None:
         """Add the axioms ``divisor > 0`` of ``c``'s divisors as members: each is asserted for
         good once ``c`` is lowered, so it acts as a fact that every check assumes."""
+        if c in self._noted:
+            return
+        self._noted.add(c)
         for den in cond_divisors(c):
             if den in self._div_seen:
                 continue
@@ -270,23 +283,24 @@ class Session:
         """Index fact ``member`` (divisor axiom ``~member``) with the modes in which each of its
         leaves kills it (:mod:`symshape.solver.relevance`)."""
         kills: dict[Leaf, int] = {}
-        akey: AlphaKey | None = None
-        pos: dict[object, int] = {}
+        keyed = False
+        ak: tuple[AlphaKey, tuple[Atom, ...]] | None = None
         for y in sorted(leaves, key=lambda a: a._key):
             dead = self._index.dead.get(y, BOTH_MODES)
             if not dead:
                 continue  # alive for good: whether y kills this member no longer matters
-            if self.models and not pos:
+            if self.models and not keyed:
+                keyed = True
                 if member >= 0:
-                    akey, pos = alpha_key_leaves("kill", [self.facts[member].cond])  # type: ignore[assignment]
+                    ak = self._alpha_memo.cond(self.facts[member].cond)
                 else:
-                    akey, pos = alpha_key_leaves("kill", [], [self._divs[~member][0]])  # type: ignore[assignment]
+                    ak = self._alpha_memo.dim(self._divs[~member][0])
             single = frozenset((y,))
             mask = 0
             for mode in (0, 1):
                 if not dead >> mode & 1:
                     continue
-                ck = None if akey is None else (akey, pos[y], mode)
+                ck = None if ak is None else (ak[0], ak[1].index(y), mode)
                 hit = None if ck is None else self._kill_cache.get(ck)
                 if hit is None:
                     hit = self._true_at(member, single, mode)
@@ -309,7 +323,7 @@ class Session:
         stated), and a fact the solver assumes without a check only defines a fresh symbol.
         """
         self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
-        xs = cond_leaves(c)
+        xs = self._leaves(c)
         kept = self._index.cone(xs)
         cone = sorted(i for i in kept if i >= 0)
         divs = sorted(~i for i in kept if i < 0)
@@ -386,7 +400,7 @@ class Session:
         f = Fact(c, origin, len(self.facts))
         self.facts.append(f)
         self._note(c)
-        leaves = cond_leaves(c)
+        leaves = self._leaves(c)
         self._fact_leaves.append(leaves)
         if leaves:
             self._add_member(f.index, leaves)
@@ -430,10 +444,9 @@ class Session:
         if last is not None and last[0] == problem:
             body = last[1]  # check() and its _prove() ask about the same problem
         else:
-            key = alpha_key(
-                "", [c, *(self.facts[i].cond for i in rel)], [self._divs[j][0] for j in self._rel_divs]
+            body = self._alpha_memo.joint(
+                [c, *(self.facts[i].cond for i in rel)], [self._divs[j][0] for j in self._rel_divs]
             )
-            body = None if key is None else key[1:]
             self._alpha_last = (problem, body)
         return None if body is None else (tag, *body)
 

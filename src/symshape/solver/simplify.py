@@ -38,7 +38,7 @@ from symshape.encoding.dims import Atom, Dim, Sym
 from symshape.encoding.simplify import is_plain, rewrite, scan_one_symbol, single_symbol
 from symshape.encoding.z3 import Z3Encoder
 from symshape.errors import SymshapeError
-from symshape.solver.alpha import AlphaKey, alpha_key_leaves
+from symshape.solver.alpha import AlphaKey, AlphaMemo
 from symshape.solver.diagnostics import Guard
 from symshape.solver.models import search
 from symshape.solver.relevance import (
@@ -96,10 +96,10 @@ class _Prover:
         self.memo: dict[Cond, Cond] = {}
         # conditions up to renaming their symbols (solver/alpha.py): a block repeated over fresh
         # symbols states the same guards again, each over other symbols
-        self.alpha_memo: dict[AlphaKey, tuple[Cond | None, list[Atom]]] = {}  # None: unchanged
+        self.rewrite_memo: dict[AlphaKey, tuple[Cond | None, tuple[Atom, ...]]] = {}  # None: unchanged
         self.kill_memo: dict[tuple[AlphaKey, int, int], bool] = {}  # (c's key, leaf, mode)
-        self.implied_memo: dict[tuple[object, ...], bool] = {}
-        self._alpha: dict[Cond, tuple[AlphaKey, list[Atom]] | None] = {}
+        self.implied_memo: dict[AlphaKey, bool] = {}
+        self.alpha = AlphaMemo()
         self.unproved_implications = 0
 
     def _valid(self, premises: Sequence[Cond], goal: Cond, iff: bool = False) -> bool:
@@ -124,37 +124,12 @@ class _Prover:
     def equivalent(self, a: Cond, b: Cond) -> bool:
         return self._valid([a], b, iff=True)
 
-    def alpha(self, c: Cond) -> tuple[AlphaKey, list[Atom]] | None:
-        """The key of ``c`` up to renaming its leaves (:mod:`symshape.solver.alpha`) and its leaves
-        in the order of their positions in the key; None when it has none."""
-        try:
-            return self._alpha[c]
-        except KeyError:
-            pass
-        akey, pos = alpha_key_leaves("", [c])
-        out = None if akey is None else (akey, sorted(pos, key=pos.__getitem__))
-        self._alpha[c] = out
-        return out
-
-    def joint_alpha(self, conds: Sequence[Cond]) -> tuple[object, ...] | None:
-        """A key of the conditions together up to renaming leaves: each one's key, and which of
-        their leaves are the same (numbered in order of first occurrence)."""
-        ids: dict[Atom, int] = {}
-        out: list[object] = []
-        for c in conds:
-            k = self.alpha(c)
-            if k is None:
-                return None
-            out.append(k[0])
-            out.append(tuple(ids.setdefault(a, len(ids)) for a in k[1]))
-        return tuple(out)
-
     def implies(self, premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
         """Whether ``premises`` imply ``c`` (``leaves``: the leaves of each, ``c``'s last); the
         answer is remembered for the problem up to renaming its symbols."""
         if not premises:
             return False
-        key = self.joint_alpha([c, *premises])
+        key = self.alpha.joint([c, *premises])
         hit = None if key is None else self.implied_memo.get(key)
         if hit is None:
             hit = self._implies(premises, c, leaves)
@@ -194,13 +169,13 @@ def _index(conds: Sequence[Cond], prover: _Prover) -> tuple[RelevanceIndex, list
     all_leaves = [cond_leaves(c) for c in conds]
     for i, (c, leaves) in enumerate(zip(conds, all_leaves)):
         kills: dict[Leaf, int] = {}
-        k: tuple[AlphaKey, list[Atom]] | None = None
+        k: tuple[AlphaKey, tuple[Atom, ...]] | None = None
         for y in sorted(leaves, key=lambda a: a._key):
             dead = index.dead.get(y, BOTH_MODES)
             if not dead:
                 continue  # alive for good: whether y kills c no longer matters
             if k is None:
-                k = prover.alpha(c)
+                k = prover.alpha.cond(c)
             mask = 0
             for mode in (0, 1):
                 if not dead >> mode & 1:
@@ -253,14 +228,14 @@ def _simplify_one(c: Cond, prover: _Prover) -> Cond:
 def _rewrite_renamed(c: Cond, prover: _Prover) -> Cond:
     """:func:`_rewrite_proved`, or the rewrite of a condition seen before that ``c`` renames (the
     renaming keeps the symbols' ranges, so it keeps the equivalence proved for that one)."""
-    k = prover.alpha(c)
+    k = prover.alpha.cond(c)
     if k is None:
         return _rewrite_proved(c, prover)
     akey, order = k
-    hit = prover.alpha_memo.get(akey)
+    hit = prover.rewrite_memo.get(akey)
     if hit is None:
         best = _rewrite_proved(c, prover)
-        prover.alpha_memo[akey] = (None if best is c else best, order)
+        prover.rewrite_memo[akey] = (None if best is c else best, order)
         return best
     best0, order0 = hit
     if best0 is None:
