@@ -25,11 +25,12 @@ that no other dead leaf kills become live.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Union
 
 from symshape.encoding.conds import Cond, cond_dims
-from symshape.encoding.dims import AnyDim, Dim, DimVar, FloorDiv, Mod, Sym
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Mod, Sym
+from symshape.solver.alpha import AlphaKey
 
 __all__ = [
     "Leaf",
@@ -112,6 +113,42 @@ class RelevanceIndex:
                 self.killed_by.setdefault(y, set()).add(member)
         else:
             self._make_live(member)
+
+    def kill_modes(
+        self,
+        leaves: Iterable[Leaf],
+        true_at: Callable[[Leaf, int], bool],
+        key: Callable[[], tuple[AlphaKey, tuple[Atom, ...]] | None],
+        memo: dict[tuple[AlphaKey, int, int], bool],
+    ) -> dict[Leaf, int]:
+        """The ``kills`` argument of :meth:`add` for a new member over ``leaves``: the modes, among
+        those in which leaf ``y`` is still dead, where ``true_at(y, mode)`` (the member is true
+        once ``y`` takes its witness). ``key()`` is the member's key up to renaming leaves
+        (:class:`symshape.solver.alpha.AlphaMemo`), or None; ``memo`` keeps the answers by it, so
+        a member that renames an earlier one is not tested again."""
+        kills: dict[Leaf, int] = {}
+        keyed = False
+        k: tuple[AlphaKey, tuple[Atom, ...]] | None = None
+        for y in sorted(leaves, key=lambda a: a._key):
+            dead = self.dead.get(y, BOTH_MODES)
+            if not dead:
+                continue  # alive for good: whether y kills the member no longer matters
+            if not keyed:
+                keyed, k = True, key()
+            mask = 0
+            for mode in (0, 1):
+                if not dead >> mode & 1:
+                    continue
+                ck = None if k is None else (k[0], k[1].index(y), mode)
+                hit = None if ck is None else memo.get(ck)
+                if hit is None:
+                    hit = true_at(y, mode)
+                    if ck is not None:
+                        memo[ck] = hit
+                if hit:
+                    mask |= 1 << mode
+            kills[y] = mask
+        return kills
 
     def _make_live(self, member: int) -> None:
         for y in self.leaves[member]:

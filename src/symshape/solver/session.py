@@ -59,7 +59,6 @@ from symshape.solver.alpha import AlphaKey, AlphaMemo
 from symshape.solver.diagnostics import Origin
 from symshape.solver.models import implied, search
 from symshape.solver.relevance import (
-    BOTH_MODES,
     Leaf,
     RelevanceIndex,
     cond_divisors,
@@ -282,33 +281,18 @@ class Session:
     def _add_member(self, member: int, leaves: frozenset[Leaf]) -> None:
         """Index fact ``member`` (divisor axiom ``~member``) with the modes in which each of its
         leaves kills it (:mod:`symshape.solver.relevance`)."""
-        kills: dict[Leaf, int] = {}
-        keyed = False
-        ak: tuple[AlphaKey, tuple[Atom, ...]] | None = None
-        for y in sorted(leaves, key=lambda a: a._key):
-            dead = self._index.dead.get(y, BOTH_MODES)
-            if not dead:
-                continue  # alive for good: whether y kills this member no longer matters
-            if self.models and not keyed:
-                keyed = True
-                if member >= 0:
-                    ak = self._alpha_memo.cond(self.facts[member].cond)
-                else:
-                    ak = self._alpha_memo.dim(self._divs[~member][0])
-            single = frozenset((y,))
-            mask = 0
-            for mode in (0, 1):
-                if not dead >> mode & 1:
-                    continue
-                ck = None if ak is None else (ak[0], ak[1].index(y), mode)
-                hit = None if ck is None else self._kill_cache.get(ck)
-                if hit is None:
-                    hit = self._true_at(member, single, mode)
-                    if ck is not None:
-                        self._kill_cache[ck] = hit
-                if hit:
-                    mask |= 1 << mode
-            kills[y] = mask
+
+        def key() -> tuple[AlphaKey, tuple[Atom, ...]] | None:
+            if not self.models:
+                return None
+            if member >= 0:
+                return self._alpha_memo.cond(self.facts[member].cond)
+            return self._alpha_memo.dim(self._divs[~member][0])
+
+        def true_at(y: Leaf, mode: int) -> bool:
+            return self._true_at(member, frozenset((y,)), mode)
+
+        kills = self._index.kill_modes(leaves, true_at, key, self._kill_cache)
         self._index.add(member, leaves, kills)
 
     def _relevant(self, c: Cond) -> tuple[int, ...]:

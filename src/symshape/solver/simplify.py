@@ -29,6 +29,7 @@ condition's origin; :func:`pinned_symbols` finds the guards that pin a symbol to
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import z3
@@ -42,7 +43,6 @@ from symshape.solver.alpha import AlphaKey, AlphaMemo
 from symshape.solver.diagnostics import Guard
 from symshape.solver.models import search
 from symshape.solver.relevance import (
-    BOTH_MODES,
     Leaf,
     RelevanceIndex,
     cond_divisors,
@@ -168,34 +168,20 @@ def _index(conds: Sequence[Cond], prover: _Prover) -> tuple[RelevanceIndex, list
     index = RelevanceIndex()
     all_leaves = [cond_leaves(c) for c in conds]
     for i, (c, leaves) in enumerate(zip(conds, all_leaves)):
-        kills: dict[Leaf, int] = {}
-        k: tuple[AlphaKey, tuple[Atom, ...]] | None = None
-        for y in sorted(leaves, key=lambda a: a._key):
-            dead = index.dead.get(y, BOTH_MODES)
-            if not dead:
-                continue  # alive for good: whether y kills c no longer matters
-            if k is None:
-                k = prover.alpha.cond(c)
-            mask = 0
-            for mode in (0, 1):
-                if not dead >> mode & 1:
-                    continue
-                key = None if k is None else (k[0], k[1].index(y), mode)
-                hit = None if key is None else prover.kill_memo.get(key)
-                if hit is None:
-                    hit = _true_with(c, y, witness(y, mode))
-                    if key is not None:
-                        prover.kill_memo[key] = hit
-                if hit:
-                    mask |= 1 << mode
-            kills[y] = mask
+        kills = index.kill_modes(
+            leaves,
+            functools.partial(_true_at, c),
+            functools.partial(prover.alpha.cond, c),
+            prover.kill_memo,
+        )
         index.add(i, leaves, kills)
     return index, all_leaves
 
 
-def _true_with(c: Cond, y: Leaf, value: int) -> bool:
-    """``c`` is true by canonical forms once ``y`` is ``value``, whatever its other atoms are."""
-    env = {y: value}
+def _true_at(c: Cond, y: Leaf, mode: int) -> bool:
+    """``c`` is true by canonical forms once ``y`` takes its witness in ``mode``
+    (:func:`~symshape.solver.relevance.witness`), whatever its other atoms are."""
+    env = {y: witness(y, mode)}
     try:
         return decide(map_cond(c, lambda d: d.subs(env))) is True  # type: ignore[arg-type]
     except (SymshapeError, ArithmeticError):
