@@ -21,6 +21,10 @@ shared one (``n``) keeps each query's cone to its own block, instead of every bl
 Deadness is maintained as members arrive: a leaf stays dead while each new member that mentions
 it is killed by it in a common mode; otherwise it comes alive for good, and the members it killed
 that no other dead leaf kills become live.
+
+The session indexes its facts here, and the guard simplifier (:mod:`symshape.solver.simplify`)
+its guards, to find the premises of an implication. Both use the helpers below: the leaves and
+divisors of a condition, the witness constants, and :meth:`RelevanceIndex.kill_modes`.
 """
 
 from __future__ import annotations
