@@ -16,6 +16,11 @@ operators should cost at most 11x). The notes add the CPU times (minimum over th
 this process: a peer's C++ threads included) and their ratios, which a shared, loaded machine
 disturbs far less than the wall times. A workload whose operators or API are not there yet is
 reported as ``n/a (missing: ...)``.
+
+Every symshape run (the warm-up, each repetition, and the ``z3-free`` yardstick's) starts with
+:func:`benchmarks.workloads.fresh_caches`, untimed: no repetition reuses the memo caches an
+earlier run of the same program left in the process (dimension products, reshape results, call-site
+spans). The peers run as they are.
 """
 
 from __future__ import annotations
@@ -223,17 +228,27 @@ def _fmt_exc(e: BaseException) -> str:
 
 
 def _measure(
-    fn: Callable[[], Any], reps: int, warmup: bool, timeout: float, cpu: list[float] | None = None
+    fn: Callable[[], Any],
+    reps: int,
+    warmup: bool,
+    timeout: float,
+    cpu: list[float] | None = None,
+    fresh: Callable[[], object] | None = None,
 ) -> tuple[list[float], list[Any]]:
     """Wall times of ``reps`` runs of ``fn`` (after an untimed warm-up) and their results; the
     CPU time of this process for each run is appended to ``cpu`` (on a shared machine the CPU
-    times are what compare: waiting for a core counts in the wall time only)."""
+    times are what compare: waiting for a core counts in the wall time only). ``fresh`` is called,
+    untimed, before every run (symshape's: :func:`benchmarks.workloads.fresh_caches`)."""
     times, results = [], []
     with _deadline(timeout):
         if warmup:
+            if fresh is not None:
+                fresh()
             gc.collect()
             fn()
         for _ in range(reps):
+            if fresh is not None:
+                fresh()
             gc.collect()
             c0, t0 = time.process_time(), time.perf_counter()
             r = fn()
@@ -256,6 +271,7 @@ def _instrumented(fn: Callable[[], Any], timeout: float, memory: bool) -> tuple[
         count[0] += 1
         return real(self, *args)
 
+    wl.fresh_caches()
     gc.collect()
     z3.Solver.check = counting
     if memory:
@@ -287,7 +303,7 @@ def run_case(
     else:
         try:
             ss_cpu: list[float] = []
-            _, results = _measure(case.ss, reps, reps > 1, timeout, ss_cpu)
+            _, results = _measure(case.ss, reps, reps > 1, timeout, ss_cpu, wl.fresh_caches)
             last: wl.RunResult = results[-1]
             total = statistics.median(r.total_s for r in results)
             row.update(
@@ -319,7 +335,8 @@ def run_case(
         p: dict[str, Any] = {}
         try:
             cpu: list[float] = []
-            times, results = _measure(fn, reps, reps > 1, timeout, cpu)
+            fresh = wl.fresh_caches if name == Z3FREE else None  # symshape's own chain
+            times, results = _measure(fn, reps, reps > 1, timeout, cpu, fresh)
             p.update(ms=statistics.median(times) * 1e3, status=results[-1]["status"], cpu_ms=min(cpu) * 1e3)
             p["times_ms"] = [x * 1e3 for x in times]
             p["detail"] = results[-1].get("type") or results[-1].get("message") or ""

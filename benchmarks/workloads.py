@@ -20,11 +20,13 @@ Solver-level problems (:class:`symshape.TypeSolver` directly; they need no ``ss.
 * :func:`relation_chain` — a forward chain of ``broadcast``/``flatten`` relation instances.
 
 Each ``run_*`` function builds and solves one instance and returns a :class:`RunResult` with the
-build and solve times split.
+build and solve times split. :func:`fresh_caches` empties symshape's process-wide memo caches, so
+that a measured run does not reuse what an earlier run of the same program left there.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +52,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "RunResult",
+    "fresh_caches",
     "REQUIREMENTS",
     "missing_api",
     "relation_chain",
@@ -124,6 +127,32 @@ def missing_api(workload: str) -> list[str]:
                 out.append(f"ss.{path}")
                 break
     return out
+
+
+def fresh_caches() -> list[str]:
+    """Empty symshape's process-wide memo caches and return their names (sorted).
+
+    Those are the ``functools.lru_cache`` functions of every loaded ``symshape`` module (products
+    of dimensions, reshape results, ...) and the cache of call-site spans. Each is keyed by the
+    program's own values (its symbols, shapes, call sites), so a repetition of the same program in
+    the same process would find its results there; a user's one inference of a program would not.
+    What stays: interned small constants, and each operator's memo of normalized attributes
+    (bounded, keyed by attribute values; refilled by the first operators of a run).
+    """
+    names: list[str] = []
+    for mod_name, mod in sorted(sys.modules.items()):
+        if mod is None or not (mod_name == "symshape" or mod_name.startswith("symshape.")):
+            continue
+        for attr_name, obj in sorted(vars(mod).items()):
+            clear = getattr(obj, "cache_clear", None)
+            if callable(clear) and getattr(obj, "__module__", None) == mod_name:
+                clear()
+                names.append(f"{mod_name}.{attr_name}")
+    spans = getattr(sys.modules.get("symshape.source"), "_SITE_SPANS", None)
+    if isinstance(spans, dict):
+        spans.clear()
+        names.append("symshape.source._SITE_SPANS")
+    return sorted(names)
 
 
 def z3_calls(res: Any) -> int | None:

@@ -21,7 +21,7 @@ from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Max, Min, Mod, Sym
 from symshape.encoding.types import TensorType, TupleType, Type
 
-__all__ = ["alpha_key", "alpha_key_leaves", "alpha_types_key", "AlphaKey"]
+__all__ = ["alpha_key", "alpha_key_leaves", "alpha_types_key", "AlphaKey", "AlphaMemo"]
 
 AlphaKey = tuple[object, ...]
 
@@ -106,3 +106,46 @@ def _type_key(k: _Keyer, t: Type) -> object:
     shape = t.shape  # type: ignore[union-attr]
     dims = tuple(k.dim(d) for d in shape) if type(shape) is tuple else shape
     return (dims, t.dtype)  # type: ignore[union-attr]
+
+
+class AlphaMemo:
+    """Keys of single conditions and dimensions, each computed once, and keys of several of them
+    together composed from those: each part's key and which of their leaves are the same
+    (numbered in order of first occurrence). Two problems with the same composed key are the same
+    problem up to a bijective renaming of leaves that keeps ranges, like :func:`alpha_key`'s."""
+
+    __slots__ = ("_conds", "_dims")
+
+    def __init__(self) -> None:
+        self._conds: dict[Cond, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
+        self._dims: dict[Dim, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
+
+    def cond(self, c: Cond) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
+        """The key of ``c`` and its leaves in the order of their positions; None without one."""
+        try:
+            return self._conds[c]
+        except KeyError:
+            out = self._conds[c] = _with_order(*alpha_key_leaves("", [c]))
+            return out
+
+    def dim(self, d: Dim) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
+        try:
+            return self._dims[d]
+        except KeyError:
+            out = self._dims[d] = _with_order(*alpha_key_leaves("", [], [d]))
+            return out
+
+    def joint(self, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
+        """The key of ``conds`` and ``dims`` together, or None when one of them has none."""
+        ids: dict[Atom, int] = {}
+        out: list[object] = [len(conds), len(dims)]
+        for k in [self.cond(c) for c in conds] + [self.dim(d) for d in dims]:
+            if k is None:
+                return None
+            out.append(k[0])
+            out.append(tuple([ids.setdefault(a, len(ids)) for a in k[1]]))
+        return tuple(out)
+
+
+def _with_order(key: AlphaKey | None, pos: dict[Atom, int]) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
+    return None if key is None else (key, tuple(sorted(pos, key=pos.__getitem__)))

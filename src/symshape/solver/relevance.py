@@ -21,21 +21,70 @@ shared one (``n``) keeps each query's cone to its own block, instead of every bl
 Deadness is maintained as members arrive: a leaf stays dead while each new member that mentions
 it is killed by it in a common mode; otherwise it comes alive for good, and the members it killed
 that no other dead leaf kills become live.
+
+The session indexes its facts here, and the guard simplifier (:mod:`symshape.solver.simplify`)
+its guards, to find the premises of an implication. Both use the helpers below: the leaves and
+divisors of a condition, the witness constants, and :meth:`RelevanceIndex.kill_modes`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Union
 
-from symshape.encoding.dims import AnyDim, DimVar, Sym
+from symshape.encoding.conds import Cond, cond_dims
+from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Mod, Sym
+from symshape.solver.alpha import AlphaKey
 
-__all__ = ["Leaf", "RelevanceIndex", "BOTH_MODES"]
+__all__ = [
+    "Leaf",
+    "RelevanceIndex",
+    "BOTH_MODES",
+    "leaves_of_dims",
+    "cond_leaves",
+    "cond_divisors",
+    "witness",
+]
 
 Leaf = Union[Sym, AnyDim, DimVar]
 
 #: Both witness modes (bit ``1 << m`` for mode ``m``); a leaf no member mentions is dead in both.
 BOTH_MODES = 3
+
+
+def leaves_of_dims(dims: Iterable[Dim]) -> frozenset[Leaf]:
+    """The leaf atoms of ``dims``, also those inside ``//``, ``%``, ``max`` and ``min`` atoms."""
+    out: set[Leaf] = set()
+    for d in dims:
+        for a in d.atoms():
+            if isinstance(a, (Sym, AnyDim, DimVar)):
+                out.add(a)
+    return frozenset(out)
+
+
+def cond_leaves(c: Cond) -> frozenset[Leaf]:
+    """The leaf atoms of ``c`` (see :func:`leaves_of_dims`)."""
+    return leaves_of_dims(cond_dims(c))
+
+
+def cond_divisors(c: Cond) -> list[Dim]:
+    """The non-constant divisors of ``c``'s ``//`` and ``%`` atoms, each once, in order of
+    appearance (the Z3 encoder asserts each ``> 0`` as an axiom, unconditionally)."""
+    out: list[Dim] = []
+    for d in cond_dims(c):
+        for a in d.atoms():
+            if isinstance(a, (FloorDiv, Mod)) and a.b.constant_value is None and a.b not in out:
+                out.append(a.b)
+    return out
+
+
+def witness(y: Leaf, mode: int) -> int:
+    """A constant for atom ``y`` within its range: its least value (``mode`` 0), or 1 (``mode`` 1)
+    when the range allows."""
+    lo = y.min if isinstance(y, Sym) else 1 if isinstance(y, AnyDim) else 0
+    if mode == 1 and lo <= 1 and (not isinstance(y, Sym) or y.max is None or y.max >= 1):
+        return 1
+    return lo
 
 
 class RelevanceIndex:
@@ -69,6 +118,42 @@ class RelevanceIndex:
         else:
             self._make_live(member)
 
+    def kill_modes(
+        self,
+        leaves: Iterable[Leaf],
+        true_at: Callable[[Leaf, int], bool],
+        key: Callable[[], tuple[AlphaKey, tuple[Atom, ...]] | None],
+        memo: dict[tuple[AlphaKey, int, int], bool],
+    ) -> dict[Leaf, int]:
+        """The ``kills`` argument of :meth:`add` for a new member over ``leaves``: the modes, among
+        those in which leaf ``y`` is still dead, where ``true_at(y, mode)`` (the member is true
+        once ``y`` takes its witness). ``key()`` is the member's key up to renaming leaves
+        (:class:`symshape.solver.alpha.AlphaMemo`), or None; ``memo`` keeps the answers by it, so
+        a member that renames an earlier one is not tested again."""
+        kills: dict[Leaf, int] = {}
+        keyed = False
+        k: tuple[AlphaKey, tuple[Atom, ...]] | None = None
+        for y in sorted(leaves, key=lambda a: a._key):
+            dead = self.dead.get(y, BOTH_MODES)
+            if not dead:
+                continue  # alive for good: whether y kills the member no longer matters
+            if not keyed:
+                keyed, k = True, key()
+            mask = 0
+            for mode in (0, 1):
+                if not dead >> mode & 1:
+                    continue
+                ck = None if k is None else (k[0], k[1].index(y), mode)
+                hit = None if ck is None else memo.get(ck)
+                if hit is None:
+                    hit = true_at(y, mode)
+                    if ck is not None:
+                        memo[ck] = hit
+                if hit:
+                    mask |= 1 << mode
+            kills[y] = mask
+        return kills
+
     def _make_live(self, member: int) -> None:
         for y in self.leaves[member]:
             self.live.setdefault(y, []).append(member)
@@ -76,6 +161,12 @@ class RelevanceIndex:
     def cone(self, xs: Iterable[Leaf]) -> set[int]:
         """The members connected to the atoms ``xs`` through kept members (see the module
         docstring): every member not killed by a dead leaf outside ``xs``."""
+        out = self.bounded_cone(xs, None)
+        assert out is not None
+        return out
+
+    def bounded_cone(self, xs: Iterable[Leaf], limit: int | None) -> set[int] | None:
+        """:meth:`cone`, or None as soon as it has more than ``limit`` members."""
         start = frozenset(xs)
         seen = set(start)
         todo = sorted(start, key=lambda a: a._key)
@@ -89,6 +180,8 @@ class RelevanceIndex:
                 if f in out:
                     continue
                 out.add(f)
+                if limit is not None and len(out) > limit:
+                    return None
                 for y in self.leaves[f]:
                     if y not in seen:
                         seen.add(y)

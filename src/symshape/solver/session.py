@@ -46,19 +46,26 @@ forms (or by the cheap procedures) never touches Z3 (``Session.z3_calls`` stays 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import z3
 
-from symshape.encoding.conds import Cond, cond_dims, decide, gt, map_cond, negate
-from symshape.encoding.dims import AnyDim, Dim, DimVar, FloorDiv, Mod, Sym
+from symshape.encoding.conds import Cond, decide, gt, map_cond, negate
+from symshape.encoding.dims import Atom, Dim
 from symshape.encoding.z3 import Z3Encoder
-from symshape.solver.alpha import AlphaKey, alpha_key, alpha_key_leaves
+from symshape.solver.alpha import AlphaKey, AlphaMemo
 from symshape.solver.diagnostics import Origin
 from symshape.solver.models import implied, search
-from symshape.solver.relevance import BOTH_MODES, Leaf, RelevanceIndex
+from symshape.solver.relevance import (
+    Leaf,
+    RelevanceIndex,
+    cond_divisors,
+    cond_leaves,
+    leaves_of_dims,
+    witness,
+)
 
 __all__ = ["Session", "Verdict", "Fact"]
 
@@ -81,38 +88,7 @@ class Verdict:
     reason: str = ""
 
 
-def _leaves_of_dims(dims: Iterable[Dim]) -> frozenset[Leaf]:
-    out: set[Leaf] = set()
-    for d in dims:
-        for a in d.atoms():
-            if isinstance(a, (Sym, AnyDim, DimVar)):
-                out.add(a)
-    return frozenset(out)
-
-
-def _leaves(c: Cond) -> frozenset[Leaf]:
-    """The leaf atoms of ``c``, also those inside ``//``, ``%``, ``max`` and ``min`` atoms."""
-    return _leaves_of_dims(cond_dims(c))
-
-
-def _divisors(c: Cond) -> list[Dim]:
-    """The non-constant divisors of ``c``'s ``//`` and ``%`` atoms (the encoder asserts each
-    ``> 0`` as an axiom, unconditionally)."""
-    out: list[Dim] = []
-    for d in cond_dims(c):
-        for a in d.atoms():
-            if isinstance(a, (FloorDiv, Mod)) and a.b.constant_value is None and a.b not in out:
-                out.append(a.b)
-    return out
-
-
-def _witness(y: Leaf, mode: int) -> int:
-    """A constant for atom ``y`` within its range: its least value (``mode`` 0), or 1 (``mode`` 1)
-    when the range allows."""
-    lo = y.min if isinstance(y, Sym) else 1 if isinstance(y, AnyDim) else 0
-    if mode == 1 and lo <= 1 and (not isinstance(y, Sym) or y.max is None or y.max >= 1):
-        return 1
-    return lo
+_leaves = cond_leaves  # the old private name, for importers that still use it
 
 
 class Session:
@@ -147,6 +123,9 @@ class Session:
         # verdicts of problems up to renaming of leaves (solver/alpha.py), and of kill tests
         self._alpha_cache: dict[AlphaKey, Verdict | bool] = {}
         self._kill_cache: dict[tuple[AlphaKey, int, int], bool] = {}
+        self._alpha_memo = AlphaMemo()  # the key of each condition and divisor, computed once
+        self._leaf_memo: dict[Cond, frozenset[Leaf]] = {}
+        self._noted: set[Cond] = set()  # the conditions whose divisors are members
         self._alpha_last: tuple[tuple[Cond, tuple[int, ...], tuple[int, ...]], AlphaKey | None] | None = None
         self.alpha_hits = 0
         self._divs: list[tuple[Dim, frozenset[Leaf]]] = []
@@ -278,46 +257,42 @@ class Session:
         return r
 
     # -- relevance -----------------------------------------------------------------------------
+    def _leaves(self, c: Cond) -> frozenset[Leaf]:
+        """:func:`~symshape.solver.relevance.cond_leaves`, once per condition."""
+        hit = self._leaf_memo.get(c)
+        if hit is None:
+            hit = self._leaf_memo[c] = cond_leaves(c)
+        return hit
+
     def _note(self, c: Cond) -> None:
         """Add the axioms ``divisor > 0`` of ``c``'s divisors as members: each is asserted for
         good once ``c`` is lowered, so it acts as a fact that every check assumes."""
-        for den in _divisors(c):
+        if c in self._noted:
+            return
+        self._noted.add(c)
+        for den in cond_divisors(c):
             if den in self._div_seen:
                 continue
             self._div_seen.add(den)
-            leaves = _leaves_of_dims([den])
+            leaves = leaves_of_dims([den])
             self._divs.append((den, leaves))
             self._add_member(~(len(self._divs) - 1), leaves)
 
     def _add_member(self, member: int, leaves: frozenset[Leaf]) -> None:
         """Index fact ``member`` (divisor axiom ``~member``) with the modes in which each of its
         leaves kills it (:mod:`symshape.solver.relevance`)."""
-        kills: dict[Leaf, int] = {}
-        akey: AlphaKey | None = None
-        pos: dict[object, int] = {}
-        for y in sorted(leaves, key=lambda a: a._key):
-            dead = self._index.dead.get(y, BOTH_MODES)
-            if not dead:
-                continue  # alive for good: whether y kills this member no longer matters
-            if self.models and not pos:
-                if member >= 0:
-                    akey, pos = alpha_key_leaves("kill", [self.facts[member].cond])  # type: ignore[assignment]
-                else:
-                    akey, pos = alpha_key_leaves("kill", [], [self._divs[~member][0]])  # type: ignore[assignment]
-            single = frozenset((y,))
-            mask = 0
-            for mode in (0, 1):
-                if not dead >> mode & 1:
-                    continue
-                ck = None if akey is None else (akey, pos[y], mode)
-                hit = None if ck is None else self._kill_cache.get(ck)
-                if hit is None:
-                    hit = self._true_at(member, single, mode)
-                    if ck is not None:
-                        self._kill_cache[ck] = hit
-                if hit:
-                    mask |= 1 << mode
-            kills[y] = mask
+
+        def key() -> tuple[AlphaKey, tuple[Atom, ...]] | None:
+            if not self.models:
+                return None
+            if member >= 0:
+                return self._alpha_memo.cond(self.facts[member].cond)
+            return self._alpha_memo.dim(self._divs[~member][0])
+
+        def true_at(y: Leaf, mode: int) -> bool:
+            return self._true_at(member, frozenset((y,)), mode)
+
+        kills = self._index.kill_modes(leaves, true_at, key, self._kill_cache)
         self._index.add(member, leaves, kills)
 
     def _relevant(self, c: Cond) -> tuple[int, ...]:
@@ -332,7 +307,7 @@ class Session:
         stated), and a fact the solver assumes without a check only defines a fresh symbol.
         """
         self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
-        xs = _leaves(c)
+        xs = self._leaves(c)
         kept = self._index.cone(xs)
         cone = sorted(i for i in kept if i >= 0)
         divs = sorted(~i for i in kept if i < 0)
@@ -382,10 +357,10 @@ class Session:
 
     def _true_at(self, member: int, ys: frozenset[Leaf], mode: int) -> bool:
         """Whether fact ``member`` (divisor axiom ``~member`` when negative) is true, by canonical
-        forms, once each atom of ``ys`` takes its constant (:func:`_witness`)."""
+        forms, once each atom of ``ys`` takes its constant (:func:`~symshape.solver.relevance.witness`)."""
         if not ys and member >= 0:
             return False  # a fact is never true on its own (``assume`` drops those)
-        env = {y: _witness(y, mode) for y in ys}
+        env = {y: witness(y, mode) for y in ys}
         key = (member, frozenset(env.items()))
         hit = self._witness_cache.get(key)
         if hit is not None:
@@ -409,7 +384,7 @@ class Session:
         f = Fact(c, origin, len(self.facts))
         self.facts.append(f)
         self._note(c)
-        leaves = _leaves(c)
+        leaves = self._leaves(c)
         self._fact_leaves.append(leaves)
         if leaves:
             self._add_member(f.index, leaves)
@@ -453,10 +428,9 @@ class Session:
         if last is not None and last[0] == problem:
             body = last[1]  # check() and its _prove() ask about the same problem
         else:
-            key = alpha_key(
-                "", [c, *(self.facts[i].cond for i in rel)], [self._divs[j][0] for j in self._rel_divs]
+            body = self._alpha_memo.joint(
+                [c, *(self.facts[i].cond for i in rel)], [self._divs[j][0] for j in self._rel_divs]
             )
-            body = None if key is None else key[1:]
             self._alpha_last = (problem, body)
         return None if body is None else (tag, *body)
 
@@ -524,7 +498,7 @@ class Session:
         hit = self._model_memo.get(key)
         if hit is None:
             divs = [self._divs[j][0] for j in self._rel_divs]
-            leaves: set[Leaf] = set(_leaves(c))
+            leaves: set[Leaf] = set(cond_leaves(c))
             for i in rel:
                 leaves |= self._fact_leaves[i]
             for j in self._rel_divs:

@@ -8,9 +8,12 @@ the same set of sizes, under the symbols' declared ranges) that reads better:
    rewrite is kept only when Z3 proves it equivalent to the original;
 2. conjunctions are split into their members, and repeats are dropped;
 3. a condition implied by the others (``h >= 2`` beside ``h >= 4``) is dropped, when Z3 proves
-   the implication; a candidate counter-model (:func:`symshape.solver.models.search`) settles
-   "not implied" before Z3 is asked, and Z3 is asked at most
-   :data:`MAX_UNPROVED_IMPLICATIONS` times in vain.
+   the implication. The premises are the condition's relevance cone only
+   (:class:`symshape.solver.relevance.RelevanceIndex`: the conditions sharing symbols with it,
+   transitively, less the groups that constants for their own symbols make true), so a program
+   that states a guard per block over a fresh batch ``m_i`` asks about one block at a time; a
+   candidate counter-model (:func:`symshape.solver.models.search`) settles "not implied" before
+   Z3 is asked, and Z3 is asked at most :data:`MAX_UNPROVED_IMPLICATIONS` times in vain.
 
 Z3 runs with a resource limit (deterministic, so a report is the same on every run) and a
 timeout as a backstop; whatever Z3 does not prove stays as it was. :func:`simplify_guard_list`
@@ -26,18 +29,26 @@ condition's origin; :func:`pinned_symbols` finds the guards that pin a symbol to
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import z3
 
-from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, cond_dims
-from symshape.encoding.dims import Dim, Sym
+from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, decide, map_cond
+from symshape.encoding.dims import Atom, Dim, Sym
 from symshape.encoding.simplify import is_plain, rewrite, scan_one_symbol, single_symbol
 from symshape.encoding.z3 import Z3Encoder
+from symshape.errors import SymshapeError
+from symshape.solver.alpha import AlphaKey, AlphaMemo
 from symshape.solver.diagnostics import Guard
 from symshape.solver.models import search
-from symshape.solver.relevance import Leaf
-from symshape.solver.session import _divisors, _leaves
+from symshape.solver.relevance import (
+    Leaf,
+    RelevanceIndex,
+    cond_divisors,
+    cond_leaves,
+    witness,
+)
 
 __all__ = [
     "simplify_guards",
@@ -61,7 +72,9 @@ TIMEOUT_MS = 30_000
 decides a result on a loaded machine."""
 
 MAX_IMPLICATION_GUARDS = 200
-"""Above this many guards, redundant ones are not looked for (repeats are still dropped)."""
+"""A guard whose relevance cone (:meth:`~symshape.solver.relevance.RelevanceIndex.cone`: the
+guards that can bear on it) holds more than this many guards is kept without asking whether
+they imply it (repeats are still dropped)."""
 
 MAX_UNPROVED_IMPLICATIONS = 4
 """After this many implications Z3 did not prove, no more are asked of it in one simplification
@@ -73,31 +86,35 @@ MAX_MODEL_LEAVES = 64
 
 
 class _Prover:
-    """Z3 checks over one encoder (one context, made on the first check, so atoms are lowered
-    once), and the simplified form of each condition seen (guards repeat across layers)."""
+    """Z3 checks in one context (made on the first check), and the simplified form of each
+    condition seen (guards repeat across layers). Each check lowers its conditions afresh and
+    asserts the range and divisor axioms of their atoms only, so that it is as small as the
+    conditions it is about, whatever else was checked before."""
 
     def __init__(self) -> None:
         self._ctx: z3.Context | None = None
-        self._enc: Z3Encoder | None = None
-        self.axioms: list[z3.BoolRef] = []
         self.memo: dict[Cond, Cond] = {}
+        # conditions up to renaming their symbols (solver/alpha.py): a block repeated over fresh
+        # symbols states the same guards again, each over other symbols
+        self.rewrite_memo: dict[AlphaKey, tuple[Cond | None, tuple[Atom, ...]]] = {}  # None: unchanged
+        self.kill_memo: dict[tuple[AlphaKey, int, int], bool] = {}  # (c's key, leaf, mode)
+        self.implied_memo: dict[AlphaKey, bool] = {}
+        self.alpha = AlphaMemo()
         self.unproved_implications = 0
 
-    @property
-    def enc(self) -> Z3Encoder:
-        if self._enc is None:
+    def _valid(self, premises: Sequence[Cond], goal: Cond, iff: bool = False) -> bool:
+        """``premises => goal`` (``premises[0] <=> goal`` with ``iff``) holds for every value of
+        the symbols in their ranges (proved; False when Z3 finds a counterexample or gives up)."""
+        if self._ctx is None:
             self._ctx = z3.Context()
-            self._enc = Z3Encoder(self._ctx)
-        return self._enc
-
-    def _valid(self, f: z3.BoolRef) -> bool:
-        """``f`` holds for every value of the symbols in their ranges (proved; False when Z3
-        finds a counterexample or gives up)."""
-        self.axioms.extend(self.enc.take_axioms())
+        enc = Z3Encoder(self._ctx)
+        prem = [enc.cond(p) for p in premises]
+        g = enc.cond(goal)
+        f = prem[0] == g if iff else z3.Implies(z3.And(*prem), g)
         s = z3.Solver(ctx=self._ctx)
         s.set("rlimit", RLIMIT)
         s.set("timeout", TIMEOUT_MS)
-        s.add(*self.axioms)
+        s.add(*enc.take_axioms())
         s.add(z3.Not(f))
         try:
             return bool(s.check() == z3.unsat)
@@ -105,32 +122,70 @@ class _Prover:
             return False
 
     def equivalent(self, a: Cond, b: Cond) -> bool:
-        return self._valid(self.enc.cond(a) == self.enc.cond(b))
+        return self._valid([a], b, iff=True)
 
-    def implies(self, premises: Sequence[Cond], c: Cond) -> bool:
+    def implies(self, premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
+        """Whether ``premises`` imply ``c`` (``leaves``: the leaves of each, ``c``'s last); the
+        answer is remembered for the problem up to renaming its symbols."""
         if not premises:
             return False
-        if _counter_model(premises, c):
+        key = self.alpha.joint([c, *premises])
+        hit = None if key is None else self.implied_memo.get(key)
+        if hit is None:
+            hit = self._implies(premises, c, leaves)
+            if key is not None:
+                self.implied_memo[key] = hit
+        return hit
+
+    def _implies(self, premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
+        if _counter_model(premises, c, leaves):
             return False  # what Z3 would find, at a fraction of the cost
         if self.unproved_implications >= MAX_UNPROVED_IMPLICATIONS:
             return False  # Z3 has been asked enough: the rest stay (they are true, maybe redundant)
-        premise = z3.And(*(self.enc.cond(p) for p in premises))
-        if self._valid(z3.Implies(premise, self.enc.cond(c))):
+        if self._valid(premises, c):
             return True
         self.unproved_implications += 1
         return False
 
 
-def _counter_model(premises: Sequence[Cond], c: Cond) -> bool:
+def _counter_model(premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
     """A candidate assignment (:func:`symshape.solver.models.search`) where every premise holds
     and ``c`` fails: then the premises do not imply ``c``, and Z3 need not be asked."""
-    leaves: set[Leaf] = set(_leaves(c))
-    divisors = _divisors(c)
+    every: frozenset[Leaf] = frozenset().union(*leaves)
+    if len(every) > MAX_MODEL_LEAVES:
+        return False
+    divisors = cond_divisors(c)
     for p in premises:
-        leaves |= _leaves(p)
-        divisors.extend(d for d in _divisors(p) if d not in divisors)
-    order = sorted(leaves, key=lambda a: a._key)
+        divisors.extend(d for d in cond_divisors(p) if d not in divisors)
+    order = sorted(every, key=lambda a: a._key)
     return search(c, premises, divisors, order, (False, True), max_leaves=MAX_MODEL_LEAVES)[1]
+
+
+def _index(conds: Sequence[Cond], prover: _Prover) -> tuple[RelevanceIndex, list[frozenset[Leaf]]]:
+    """The conditions as members of a :class:`~symshape.solver.relevance.RelevanceIndex` (the
+    modes in which each leaf kills each condition, decided by canonical forms; the same for
+    conditions that differ by a renaming of symbols), and their leaves."""
+    index = RelevanceIndex()
+    all_leaves = [cond_leaves(c) for c in conds]
+    for i, (c, leaves) in enumerate(zip(conds, all_leaves)):
+        kills = index.kill_modes(
+            leaves,
+            functools.partial(_true_at, c),
+            functools.partial(prover.alpha.cond, c),
+            prover.kill_memo,
+        )
+        index.add(i, leaves, kills)
+    return index, all_leaves
+
+
+def _true_at(c: Cond, y: Leaf, mode: int) -> bool:
+    """``c`` is true by canonical forms once ``y`` takes its witness in ``mode``
+    (:func:`~symshape.solver.relevance.witness`), whatever its other atoms are."""
+    env = {y: witness(y, mode)}
+    try:
+        return decide(map_cond(c, lambda d: d.subs(env))) is True  # type: ignore[arg-type]
+    except (SymshapeError, ArithmeticError):
+        return False
 
 
 def _size(c: Cond) -> int:
@@ -152,8 +207,28 @@ def _simplify_one(c: Cond, prover: _Prover) -> Cond:
         return c
     hit = prover.memo.get(c)
     if hit is None:
-        hit = prover.memo[c] = _rewrite_proved(c, prover)
+        hit = prover.memo[c] = _rewrite_renamed(c, prover)
     return hit
+
+
+def _rewrite_renamed(c: Cond, prover: _Prover) -> Cond:
+    """:func:`_rewrite_proved`, or the rewrite of a condition seen before that ``c`` renames (the
+    renaming keeps the symbols' ranges, so it keeps the equivalence proved for that one)."""
+    k = prover.alpha.cond(c)
+    if k is None:
+        return _rewrite_proved(c, prover)
+    akey, order = k
+    hit = prover.rewrite_memo.get(akey)
+    if hit is None:
+        best = _rewrite_proved(c, prover)
+        prover.rewrite_memo[akey] = (None if best is c else best, order)
+        return best
+    best0, order0 = hit
+    if best0 is None:
+        return c  # unchanged there, so unchanged here
+    env = {a: Dim(((((b, 1),), 1),)) for a, b in zip(order0, order)}
+    renamed = map_cond(best0, lambda d: d.subs(env))  # type: ignore[arg-type]
+    return renamed if _size(renamed) <= _size(c) else _rewrite_proved(c, prover)
 
 
 def _rewrite_proved(c: Cond, prover: _Prover) -> Cond:
@@ -174,12 +249,6 @@ def simplify_cond(c: Cond) -> Cond:
     return _simplify_one(c, _Prover())
 
 
-def _symbols(c: Cond) -> frozenset[object]:
-    """The keys of every atom of ``c`` (two conditions can bear on each other only if they
-    share one)."""
-    return frozenset(a._key for d in cond_dims(c) for a in d.atoms())
-
-
 def _members(c: Cond) -> list[Cond]:
     return list(c.args) if isinstance(c, BoolOp) and c.op == "and" else [c]
 
@@ -195,18 +264,16 @@ def _simplify(items: Sequence[tuple[Cond, int]], prover: _Prover) -> list[tuple[
                     continue
                 seen.add(part)
                 out.append((part, who))
-    if len(out) > MAX_IMPLICATION_GUARDS:
-        return out
-    by_atom: dict[object, list[int]] = {}
-    keys = [_symbols(c) for c, _ in out]
-    for i, ks in enumerate(keys):
-        for k in ks:
-            by_atom.setdefault(k, []).append(i)
+    index, leaves = _index([c for c, _ in out], prover)
     keep = [True] * len(out)
     for i, (c, _) in enumerate(out):
-        near = sorted({j for k in keys[i] for j in by_atom[k] if j != i})
-        others = [out[j][0] for j in near if keep[j]]
-        if others and prover.implies(others, c):
+        # the relevance cone of c among the guards (solver/relevance.py): a group of guards that
+        # constants for its own symbols make true has no bearing on c, so it is left out
+        cone = index.bounded_cone(leaves[i], MAX_IMPLICATION_GUARDS + 1)
+        if cone is None:
+            continue
+        near = [j for j in sorted(cone) if j != i and keep[j]]
+        if near and prover.implies([out[j][0] for j in near], c, [leaves[j] for j in near] + [leaves[i]]):
             keep[i] = False
     return [x for x, k in zip(out, keep) if k]
 
