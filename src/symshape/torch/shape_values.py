@@ -44,6 +44,7 @@ __all__ = [
     "item_of",
     "arith",
     "SENTINEL",
+    "index_entry",
 ]
 
 #: a slice bound past either end (``strided_slice``'s sentinel magnitude, Relay's ``2**31``)
@@ -131,6 +132,17 @@ def bound_tensor(entries: Sequence[Any], begin: bool) -> ss.Expr | None:
     bound (None) is the sentinel before the start or past the end."""
     past = -SENTINEL if begin else SENTINEL
     return _entries_tensor(entries, lambda e: past if e is None else e if is_int(e) else None)
+
+
+def index_entry(i: ss.Dim | Opaque) -> ss.Expr:
+    """An integer index that is a symbolic dimension or a run-time size with a value (``x[:, -t]``,
+    ``x.select(1, t)``) as a one-entry int64 tensor. Indexing takes by it (``take`` in mode
+    ``raise``, which keeps the axis, of size 1, to be squeezed): the index's value range then
+    states Python's bounds ``-n <= i < n`` along an axis of ``n`` (for ``-t``: ``t <= n``)."""
+    if isinstance(i, ss.Dim):
+        return ss.ops.int_tensor((i,))
+    assert i.value is not None and i.kind == "int"
+    return ss.ops.expand_dims(i.value, axis=0)
 
 
 def size_of(ctx: _Lets, x: ss.Expr, i: int, base: Opaque) -> Opaque:

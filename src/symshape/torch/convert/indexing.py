@@ -3,7 +3,9 @@
 Indexing ``x[...]`` with ints, slices, ``None`` and ``...`` is a ``strided_slice`` over the
 indexed axes (axes after ``...`` counted from the end), a ``squeeze`` of the int-indexed axes
 (which makes ``x[5]`` require ``x.shape[0] > 5``) and ``expand_dims`` for each ``None``; one
-integer-tensor index is a ``take`` (several: :mod:`symshape.torch.convert.gather`).
+integer-tensor index is a ``take`` (several: :mod:`symshape.torch.convert.gather`). An integer
+index that is a run-time size or a symbolic dimension (``x[:, -t]``) is a ``take`` by a
+one-entry tensor in mode ``raise``, whose value range states Python's bounds (``-n <= i < n``).
 
 A slice bound that is a run-time size (``x[:, :t]`` with ``t = y.size(1)``) makes the
 ``strided_slice`` bounds valued tensors (:mod:`symshape.torch.shape_values`); a bound that is a
@@ -23,7 +25,7 @@ from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
 from symshape.torch.convert.shape import sized
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import bound_tensor, has_value, item_of
+from symshape.torch.shape_values import bound_tensor, has_value, index_entry, item_of
 from symshape.torch.values import Opaque, Unsupported
 
 __all__ = ["getitem", "index_tensor", "narrow", "index_select", "aten_slice", "aten_index"]
@@ -59,9 +61,7 @@ def _from_end(ctx: Ctx, x: ss.Expr, axis: int, b: Bound) -> Bound:
     else:
         return b
     n = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(axis), axis=0, mode="fast")
-    index = ss.ops.multiply(
-        ss.ops.minimum(u, ss.ops.int_tensor(1)), ss.ops.subtract(n, ss.ops.minimum(u, n))
-    )
+    index = ss.ops.multiply(ss.ops.minimum(u, ss.ops.int_tensor(1)), ss.ops.subtract(n, ss.ops.minimum(u, n)))
     what = b.what if isinstance(b, Opaque) else str(b)
     return Opaque(ctx.node_name, what, ctx.span, "int", value=ctx.let(index, "bound"))
 
@@ -147,6 +147,7 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
     slice_axes: list[int] = []
     squeeze_axes: list[int] = []
     take: tuple[ss.Expr, int] | None = None
+    picks: list[tuple[ss.Expr, int]] = []  # indices by run-time sizes, with their axes
     for it, axis in axes:
         if isinstance(it, slice):
             if it.start is None and it.stop is None and it.step is None:
@@ -163,8 +164,10 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         else:
             i = _bound(ctx, it, "an index")
             assert i is not None
-            if isinstance(i, Opaque):
-                raise Unsupported(f"indexing by a run-time size {i.describe()} is not supported")
+            if isinstance(i, Opaque) or (isinstance(i, ss.Dim) and not i.is_constant):
+                picks.append((index_entry(i), axis))
+                squeeze_axes.append(axis)
+                continue
             begin.append(i)
             end.append(i + 1 if not (isinstance(i, int) and i == -1) else None)
             strides.append(1)
@@ -175,6 +178,8 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
     out = x
     if slice_axes:
         out = _slice(out, begin, end, strides, slice_axes)
+    for idx, axis in picks:
+        out = ss.ops.take(out, idx, axis=axis, mode="raise")
     if squeeze_axes:
         out = ss.ops.squeeze(out, axis=squeeze_axes)
     if take is not None:
@@ -220,7 +225,9 @@ def aten_slice(ctx: Ctx, input: Any, dim: Any = 0, start: Any = None, end: Any =
     if isinstance(e, int) and e >= 2**62:
         e = None
     b = _bound(ctx, start, "a slice start")
-    return _slice(x, [0 if b is None else b], [e], [ctx.integer(step, "step")], [ctx.axis(dim)])
+    axis = ctx.axis(dim)
+    b, e = _from_end(ctx, x, axis, b), _from_end(ctx, x, axis, e)  # (`x[-t:]`: Python's clamping)
+    return _slice(x, [0 if b is None else b], [e], [ctx.integer(step, "step")], [axis])
 
 
 @converts(aten.index)
