@@ -25,7 +25,7 @@ import symshape as ss
 from symshape.torch.context import Ctx, dtype_name, scalar_dtype
 from symshape.torch.convert.promotion import PROMOTE
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import arith
+from symshape.torch.shape_values import arith, has_value, scalar_value
 from symshape.torch.values import DtypeOf, Opaque, Unsupported
 
 __all__ = [
@@ -92,6 +92,7 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
 def _promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Expr]:
     """Both operands in the dtype torch computes ``a op b`` in (:mod:`.promotion`): a Python
     number (or a run-time size) is a 0-d constant ranked as a scalar."""
+
     def side(v: Any, name: str) -> tuple[ss.Expr, bool]:
         if isinstance(v, ss.Expr) or (isinstance(v, Opaque) and v.cascade):
             t = ctx.tensor(v)
@@ -403,21 +404,36 @@ def masked_fill(ctx: Ctx, input: Any, mask: Any, value: Any) -> Any:
     return ss.ops.where(ctx.tensor(mask, "mask"), ctx.operand(value, x), x)
 
 
-@converts(
-    *keys("clamp", torch.clip, "clip", aten.clip, "clamp_min", "clamp_max", aten.clamp_min, aten.clamp_max)
-)
+_CLAMP_MAX = keys("clamp_max")
+
+
+def _is_size(v: object) -> bool:
+    """A run-time size with a value or a symbolic dimension (not a literal number)."""
+    return (isinstance(v, ss.Dim) and not v.is_constant) or (
+        isinstance(v, Opaque) and has_value(v) and v.kind == "int"
+    )
+
+
+@converts(*keys("clamp", torch.clip, "clip", aten.clip), *keys("clamp_min"), *_CLAMP_MAX)
 def clamp(ctx: Ctx, input: Any, min: Any = None, max: Any = None, **kwargs: Any) -> Any:
-    """``clamp`` with numbers is ``clip``; with tensors ``maximum``/``minimum`` (broadcasting)."""
+    """``clamp`` with numbers is ``clip``; with tensors ``maximum``/``minimum`` (broadcasting), and
+    so with a run-time size or a symbolic dimension (``ids.clamp(max=t - 1)``), as a 0-d tensor
+    carrying its value (of ``x``'s dtype, as torch's result): an index range passes through."""
     x = ctx.tensor(input)
     target = ctx.node_target
-    if target in ("clamp_max", aten.clamp_max) or getattr(target, "overloadpacket", None) is aten.clamp_max:
+    if target in _CLAMP_MAX or getattr(target, "overloadpacket", None) in _CLAMP_MAX:
         min, max = None, min
-    out = x
-    if isinstance(min, ss.Expr) or isinstance(max, ss.Expr):
+
+    def operand(v: Any) -> ss.Expr:
+        size = None if isinstance(v, (int, float)) else scalar_value(v)
+        return ss.ops.cast_like(size, x) if size is not None else ctx.operand(v, x)
+
+    if any(isinstance(v, ss.Expr) or (v is not None and _is_size(v)) for v in (min, max)):
+        out = x
         if min is not None:
-            out = ss.ops.maximum(out, ctx.operand(min, out))
+            out = ss.ops.maximum(out, operand(min))
         if max is not None:
-            out = ss.ops.minimum(out, ctx.operand(max, out))
+            out = ss.ops.minimum(out, operand(max))
         return out
     lo = float(ctx.static(min, "min")) if min is not None else float("-inf")
     hi = float(ctx.static(max, "max")) if max is not None else float("inf")
