@@ -111,9 +111,14 @@ def _promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Exp
 
 def _scalar(ctx: Ctx, v: Any) -> ss.Expr:
     """A Python number as a 0-d operand: an int keeps its value (so ``arange(t) + 1`` has a
-    range), other numbers are typed constants."""
+    range), and so does a size (a symbolic dimension, a run-time size: ``(t - 1) - arange(t)``
+    of torch's reflect-padding decomposition); other numbers are typed constants."""
     if isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63:
         return ss.const(np.array(v, dtype=np.int64))
+    if _is_size(v):
+        size = scalar_value(v)
+        assert size is not None
+        return size
     return ctx.scalar_tensor(v)
 
 
@@ -424,20 +429,22 @@ def clamp(ctx: Ctx, input: Any, min: Any = None, max: Any = None, **kwargs: Any)
     if target in _CLAMP_MAX or getattr(target, "overloadpacket", None) in _CLAMP_MAX:
         min, max = None, min
 
+    def tensor_bound(v: Any) -> bool:
+        return isinstance(v, ss.Expr) or (v is not None and _is_size(v))
+
     def operand(v: Any) -> ss.Expr:
-        size = None if isinstance(v, (int, float)) else scalar_value(v)
+        size = scalar_value(v) if _is_size(v) else None
         return ss.ops.cast_like(size, x) if size is not None else ctx.operand(v, x)
 
-    if any(isinstance(v, ss.Expr) or (v is not None and _is_size(v)) for v in (min, max)):
-        out = x
-        if min is not None:
-            out = ss.ops.maximum(out, operand(min))
-        if max is not None:
-            out = ss.ops.minimum(out, operand(max))
-        return out
-    lo = float(ctx.static(min, "min")) if min is not None else float("-inf")
-    hi = float(ctx.static(max, "max")) if max is not None else float("inf")
-    return ss.ops.clip(x, lo, hi)
+    # numbers clip (their range is known), then tensors and sizes bound by maximum/minimum
+    lo = float(ctx.static(min, "min")) if min is not None and not tensor_bound(min) else float("-inf")
+    hi = float(ctx.static(max, "max")) if max is not None and not tensor_bound(max) else float("inf")
+    out = ss.ops.clip(x, lo, hi) if (lo, hi) != (float("-inf"), float("inf")) else x
+    if tensor_bound(min):
+        out = ss.ops.maximum(out, operand(min))
+    if tensor_bound(max):
+        out = ss.ops.minimum(out, operand(max))
+    return out
 
 
 # -- dtypes -------------------------------------------------------------------------------------
