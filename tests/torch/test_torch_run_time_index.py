@@ -204,3 +204,54 @@ def _inferred(name: str) -> Any:
         f = dict(CASES)[name]
         _CACHE[name] = sst.infer(fn_module(f, 2), types_of(XY))
     return _CACHE[name]
+
+
+# x[..., -t:] and x[..., :-t]: the sizes read min(n, t) and n - min(n, t) (clamped at 0)
+TAILS: list[tuple[str, Callable[..., Any], str]] = [
+    ("last_run_time", lambda x, y: x.relu()[:, -_rt(y) :], "min(n, t)"),
+    ("last_dim", lambda x, y: x[:, -y.shape[0] :], "min(n, t)"),
+    ("all_but_last_run_time", lambda x, y: x.relu()[:, : -_rt(y)], "max(0, n - min(n, t))"),
+    ("all_but_last_dim", lambda x, y: x[:, : -y.shape[0]], "max(0, n - min(n, t))"),
+    ("last_two_axes", lambda x, y: x.relu()[-_rt(y) :, -y.shape[0] :], "min(n, t)"),
+]
+
+
+@pytest.mark.parametrize("case", TAILS, ids=[c[0] for c in TAILS])
+def test_tail_slices_print_simplified_and_equal_eager_torch(case: Any) -> None:
+    name, f, size = case
+    model = fn_module(f, 2)
+    res = sst.infer(model, types_of(XY))
+    assert res.status == "ok", res.report()
+    node = [n for n in res.fx_graph.nodes if n.op == "call_function"][-1]
+    out = res.type_of(node.name)
+    assert isinstance(out, ss.TensorType)
+    assert str(out.dims[1]) == size, out
+    if name == "last_two_axes":
+        assert str(out.dims[0]) == "min(b, t)", out
+    for p in _points()[::3]:
+        assert check_model(res, model, example_of(XY, p), p) == [], p
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 7), t=st.integers(0, 9), last=st.booleans())
+def test_tail_slices_with_a_size_that_may_be_zero(n: int, t: int, last: bool) -> None:
+    """With ``t`` declared ``>= 0``: ``x[:, -0:]`` is all of ``x`` and ``x[:, :-0]`` none of it
+    (Python's ``-0`` is 0), as torch computes."""
+    res = _tail_inferred(last)
+    node = [nd for nd in res.fx_graph.nodes if nd.op == "call_function"][-1]
+    out = res.type_of(node.name)
+    assert isinstance(out, ss.TensorType)
+    x = torch.zeros(2, n, 2)
+    want = (x[:, -t:] if last else x[:, :-t]).shape
+    env = {ss.dim("b"): 2, ss.dim("n"): n, ss.dim("t", min=0): t}
+    assert tuple(int(d.subs(env)) for d in out.dims) == tuple(want), (n, t, out)
+
+
+def _tail_inferred(last: bool) -> Any:
+    key = f"tail{last}"
+    if key not in _CACHE:
+        f = (lambda x, y: x[:, -y.shape[0] :]) if last else (lambda x, y: x[:, : -y.shape[0]])
+        b, n, t = ss.dim("b"), ss.dim("n"), ss.dim("t", min=0)
+        types = {"x": ss.Tensor((b, n, 2), "float32"), "y": ss.Tensor((t,), "float32")}
+        _CACHE[key] = sst.infer(fn_module(f, 2), types)
+    return _CACHE[key]
