@@ -45,6 +45,7 @@ __all__ = [
     "arith",
     "SENTINEL",
     "index_entry",
+    "is_size",
 ]
 
 #: a slice bound past either end (``strided_slice``'s sentinel magnitude, Relay's ``2**31``)
@@ -72,6 +73,14 @@ PY_VALUE_OPS: dict[Callable[..., Any], ss.Op] = {
 def is_int(v: object) -> bool:
     """A literal size: an int (not a bool) or a dimension."""
     return (isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, ss.Dim)
+
+
+def is_size(v: object) -> bool:
+    """A size that is not a literal number: a symbolic dimension, or a run-time size with a value
+    (an int)."""
+    return (isinstance(v, ss.Dim) and not v.is_constant) or (
+        isinstance(v, Opaque) and has_value(v) and v.kind == "int"
+    )
 
 
 def has_value(v: object) -> bool:

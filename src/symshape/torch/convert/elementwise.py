@@ -1,6 +1,7 @@
 """Elementwise calls: arithmetic with scalars and broadcasting, comparisons, unary math,
-activations, ``where``/``masked_fill``/``clamp``, dtype conversions, and calls that keep their
-input's type (``contiguous``, ``dropout`` in a shape check, ...).
+activations, dtype conversions, and calls that keep their input's type (``contiguous``,
+``dropout`` in a shape check, ...). ``where``/``masked_fill``/``clamp`` are in
+:mod:`symshape.torch.convert.selection`.
 
 Arithmetic on two tensors broadcasts (``ss.ops.add``) after torch's type promotion of both
 operands (:mod:`symshape.torch.convert.promotion`; a Python number or a run-time size is a 0-d
@@ -22,10 +23,10 @@ import torch
 import torch.nn.functional as F
 
 import symshape as ss
-from symshape.torch.context import Ctx, dtype_name, scalar_dtype
+from symshape.torch.context import Ctx, dtype_name
 from symshape.torch.convert.promotion import PROMOTE
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import arith, has_value, scalar_value
+from symshape.torch.shape_values import arith, is_size, scalar_value
 from symshape.torch.values import DtypeOf, Opaque, Unsupported
 
 __all__ = [
@@ -33,9 +34,6 @@ __all__ = [
     "binary",
     "same",
     "cast",
-    "where",
-    "masked_fill",
-    "clamp",
     "gelu",
     "activation",
     "UNARY",
@@ -115,7 +113,7 @@ def _scalar(ctx: Ctx, v: Any) -> ss.Expr:
     of torch's reflect-padding decomposition); other numbers are typed constants."""
     if isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63:
         return ss.const(np.array(v, dtype=np.int64))
-    if _is_size(v):
+    if is_size(v):
         size = scalar_value(v)
         assert size is not None
         return size
@@ -376,75 +374,6 @@ def prelu(ctx: Ctx, input: Any, weight: Any) -> Any:
     if ws is not None and len(ws) == 1 and ws[0] == 1:
         return ss.ops.where(ss.ops.greater(x, _c(ctx, 0.0, x)), x, ss.ops.multiply(x, w))
     return ss.ops.bias_add(x, w, axis=1)
-
-
-# -- selection ----------------------------------------------------------------------------------
-
-
-@converts(*keys("where", inplace=False))
-def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any:
-    """``torch.where(cond, x, y)`` broadcasts the three; the one-argument form has a
-    data-dependent size."""
-    if input is None and other is None:
-        raise Unsupported("the one-argument form (nonzero) has a data-dependent size")
-    c = ctx.tensor(condition, "the condition")
-    if isinstance(input, ss.Expr):
-        x = input
-        y = ctx.operand(other, x)
-    elif isinstance(other, ss.Expr):
-        y = other
-        x = ctx.operand(input, y)
-    else:  # two numbers: torch's promotion of Python scalars
-        kinds = {scalar_dtype(v) for v in (input, other)}
-        dt = "float32" if "float32" in kinds else "int64" if "int64" in kinds else "bool"
-        x = ss.Constant(shape=(), dtype=dt)
-        y = ss.Constant(shape=(), dtype=dt)
-    return ss.ops.where(c, x, y)
-
-
-@converts(*keys("masked_fill"))
-def masked_fill(ctx: Ctx, input: Any, mask: Any, value: Any) -> Any:
-    """``x`` with ``value`` where ``mask``: a ``where`` (the mask broadcasts against ``x``)."""
-    x = ctx.tensor(input)
-    return ss.ops.where(ctx.tensor(mask, "mask"), ctx.operand(value, x), x)
-
-
-_CLAMP_MAX = keys("clamp_max")
-
-
-def _is_size(v: object) -> bool:
-    """A run-time size with a value or a symbolic dimension (not a literal number)."""
-    return (isinstance(v, ss.Dim) and not v.is_constant) or (
-        isinstance(v, Opaque) and has_value(v) and v.kind == "int"
-    )
-
-
-@converts(*keys("clamp", torch.clip, "clip", aten.clip), *keys("clamp_min"), *_CLAMP_MAX)
-def clamp(ctx: Ctx, input: Any, min: Any = None, max: Any = None, **kwargs: Any) -> Any:
-    """``clamp`` with numbers is ``clip``; with tensors ``maximum``/``minimum`` (broadcasting), and
-    so with a run-time size or a symbolic dimension (``ids.clamp(max=t - 1)``), as a 0-d tensor
-    carrying its value (of ``x``'s dtype, as torch's result): an index range passes through."""
-    x = ctx.tensor(input)
-    target = ctx.node_target
-    if target in _CLAMP_MAX or getattr(target, "overloadpacket", None) in _CLAMP_MAX:
-        min, max = None, min
-
-    def tensor_bound(v: Any) -> bool:
-        return isinstance(v, ss.Expr) or (v is not None and _is_size(v))
-
-    def operand(v: Any) -> ss.Expr:
-        size = scalar_value(v) if _is_size(v) else None
-        return ss.ops.cast_like(size, x) if size is not None else ctx.operand(v, x)
-
-    # numbers clip (their range is known), then tensors and sizes bound by maximum/minimum
-    lo = float(ctx.static(min, "min")) if min is not None and not tensor_bound(min) else float("-inf")
-    hi = float(ctx.static(max, "max")) if max is not None and not tensor_bound(max) else float("inf")
-    out = ss.ops.clip(x, lo, hi) if (lo, hi) != (float("-inf"), float("inf")) else x
-    if tensor_bound(min):
-        out = ss.ops.maximum(out, operand(min))
-    if tensor_bound(max):
-        out = ss.ops.minimum(out, operand(max))
-    return out
 
 
 # -- dtypes -------------------------------------------------------------------------------------
