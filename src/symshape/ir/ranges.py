@@ -17,6 +17,7 @@ exact value                the hull of its entries (``shape_of(x)`` holds ``x``'
 ``floor_divide``/``mod``   by a positive constant ``c``: ``[lo//c, hi//c]``; ``[0, c - 1]``
 ``maximum``/``minimum``    the max/min of the bounds (one known side suffices where it bounds)
 ``clip``                   ``[max(lo, a_min), min(hi, a_max)]``
+``nn.relu``/``abs``        ``[max(lo, 0), max(hi, 0)]``; ``[0, max(-lo, hi)]`` (tighter by sign)
 ``cast``                   the same (to an integer dtype)
 moves and copies           the same: ``expand_dims``, ``squeeze``, ``reshape``, ``broadcast_to``,
                            ``expand``, ``strided_slice``, ``transpose``, ``flatten``, ``copy``,
@@ -170,6 +171,8 @@ class Ranges:
             return RangeFact((None if hi is None else -hi, None if lo is None else -lo), f.source, f.how)
         if name == "clip" and args:
             return self._clip(c)
+        if name in ("nn.relu", "abs") and args:
+            return self._magnitude(c, name)
         if name in ("concatenate", "stack") and args:
             fields = args[0].fields if isinstance(args[0], Tuple) else args
             return self._hull([self.of(x) for x in fields])
@@ -262,6 +265,24 @@ class Ranges:
         hi = None if a[1] is None else a[1] * k
         return (lo, hi) if k >= 0 else (hi, lo)
 
+    def _magnitude(self, c: Call, name: str) -> RangeFact | None:
+        """``relu``: ``[max(lo, 0), max(hi, 0)]``; ``abs``: the same range where ``lo >= 0``,
+        ``[-hi, -lo]`` where ``hi <= 0``, else ``[0, max(-lo, hi)]`` (each side where known)."""
+        f = self.of(c.args[0])
+        if f is None:
+            return None
+        lo, hi = f.range
+        zero = as_dim(0)
+        if name == "nn.relu":
+            r: Range = (zero if lo is None else dmax(lo, zero), None if hi is None else dmax(hi, zero))
+        elif lo is not None and bounds(lo)[0] >= 0:
+            r = (lo, hi)
+        elif hi is not None and bounds(hi)[1] <= 0:
+            r = (-hi, None if lo is None else -lo)
+        else:
+            r = (zero, None if lo is None or hi is None else dmax(-lo, hi))
+        return RangeFact(r, f.source, f.how)
+
     def _clip(self, c: Call) -> RangeFact | None:
         f = self.of(c.args[0])
         a_min, a_max = c.attrs.get("a_min"), c.attrs.get("a_max")
@@ -271,6 +292,12 @@ class Ranges:
         r = meet_ranges(f.range if f is not None else None, clip if clip != (None, None) else None)
         if r is None:
             return None
+        # every entry is at least a_min and at most a_max, also where the input's range lies
+        # wholly outside them (the meet's side would cross: clip(arange(t) - 1, 0) at t = 1 is [0])
+        r = (
+            r[0] if r[0] is None or clip[1] is None else dmin(r[0], clip[1]),
+            r[1] if r[1] is None or clip[0] is None else dmax(r[1], clip[0]),
+        )
         if f is None:
             return RangeFact(r, c, "`clip`")
         return RangeFact(r, f.source, f.how)

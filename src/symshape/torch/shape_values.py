@@ -44,6 +44,8 @@ __all__ = [
     "item_of",
     "arith",
     "SENTINEL",
+    "index_entry",
+    "is_size",
 ]
 
 #: a slice bound past either end (``strided_slice``'s sentinel magnitude, Relay's ``2**31``)
@@ -71,6 +73,14 @@ PY_VALUE_OPS: dict[Callable[..., Any], ss.Op] = {
 def is_int(v: object) -> bool:
     """A literal size: an int (not a bool) or a dimension."""
     return (isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, ss.Dim)
+
+
+def is_size(v: object) -> bool:
+    """A size that is not a literal number: a symbolic dimension, or a run-time size with a value
+    (an int)."""
+    return (isinstance(v, ss.Dim) and not v.is_constant) or (
+        isinstance(v, Opaque) and has_value(v) and v.kind == "int"
+    )
 
 
 def has_value(v: object) -> bool:
@@ -131,6 +141,17 @@ def bound_tensor(entries: Sequence[Any], begin: bool) -> ss.Expr | None:
     bound (None) is the sentinel before the start or past the end."""
     past = -SENTINEL if begin else SENTINEL
     return _entries_tensor(entries, lambda e: past if e is None else e if is_int(e) else None)
+
+
+def index_entry(i: ss.Dim | Opaque) -> ss.Expr:
+    """An integer index that is a symbolic dimension or a run-time size with a value (``x[:, -t]``,
+    ``x.select(1, t)``) as a one-entry int64 tensor. Indexing takes by it (``take`` in mode
+    ``raise``, which keeps the axis, of size 1, to be squeezed): the index's value range then
+    states Python's bounds ``-n <= i < n`` along an axis of ``n`` (for ``-t``: ``t <= n``)."""
+    if isinstance(i, ss.Dim):
+        return ss.ops.int_tensor((i,))
+    assert i.value is not None and i.kind == "int"
+    return ss.ops.expand_dims(i.value, axis=0)
 
 
 def size_of(ctx: _Lets, x: ss.Expr, i: int, base: Opaque) -> Opaque:

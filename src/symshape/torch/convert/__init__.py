@@ -6,7 +6,8 @@ module        what
 python        Python values: ``x.shape``, ``x.size(i)``, ``x.dim()``, ``x.dtype``, ``math.*``
 promotion     torch's type promotion (``torch.result_type``) as an operator of the importer's own
 elementwise   arithmetic with scalars and broadcasting, comparisons, unary math, activations,
-              ``where``/``masked_fill``/``clamp``, dtype conversions, pass-through calls
+              dtype conversions, pass-through calls
+selection     ``where``/``masked_fill``/``clamp`` (by numbers, tensors or sizes)
 axes          ``transpose``/``movedim`` of any rank: operators of the importer's own
 reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
 shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squeeze``/``expand``,
@@ -38,6 +39,7 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     python,
     reduce,
     resize,
+    selection,
     shape,
 )
 

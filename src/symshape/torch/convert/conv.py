@@ -5,7 +5,9 @@ their attributes), ``F.conv{1,2,3}d``/``F.conv_transpose{1,2,3}d``, ``aten.conv*
 
 A convolution is symshape's ``conv{1,2,3}d`` with torch's ``padding="same"``/``"valid"``
 (``same`` needs the kernel size, known when the weight is a parameter), the bias a ``bias_add``
-on the channel axis.
+on the channel axis. A module with ``padding_mode`` ``reflect``/``replicate``/``circular`` pads
+first, as torch does (:func:`symshape.torch.convert.nn.mode_pad`, which states torch's condition
+on the sizes: ``reflect`` needs the padding smaller than the input), then convolves unpadded.
 
 symshape has no transposed-convolution operator (see the gap list), so a transposed one is
 composed of existing operators, the way the operation is usually explained: along every spatial
@@ -25,7 +27,7 @@ and the convolution checks the channels against the weight (``self.up1.weight`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -34,7 +36,7 @@ import torch.nn.functional as F
 
 import symshape as ss
 from symshape.torch.context import Ctx, by_name
-from symshape.torch.convert.nn import per_axis
+from symshape.torch.convert.nn import mode_pad, per_axis
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported, static_shape
 
@@ -188,8 +190,28 @@ def conv_module(ctx: Ctx, input: Any, output_size: Any = None) -> Any:
     """A convolution module: its parameters and attributes."""
     if output_size is not None:
         raise Unsupported("a transposed convolution with output_size is not supported")
-    spec = _module_spec(ctx, ctx.module)
+    m = ctx.module
+    spec = _module_spec(ctx, m)
+    mode = getattr(m, "padding_mode", "zeros")
+    if mode != "zeros" and not spec.transposed:
+        # torch pads first (F.pad with the mode), then convolves without padding
+        w = ctx.need_param("weight")
+        padded = mode_pad(ctx, ctx.tensor(input), _pad_amounts(spec, w), mode)
+        return conv(padded, w, ctx.param("bias"), replace(spec, padding=(0,) * spec.nd))
     return convolution(ctx, input, ctx.need_param("weight"), ctx.param("bias"), spec)
+
+
+def _pad_amounts(spec: ConvSpec, w: ss.Expr) -> tuple[int, ...]:
+    """A convolution's padding as F.pad's amounts (last axis first, before and after each): torch's
+    ``_reversed_padding_repeated_twice``; ``"same"`` puts the odd one after."""
+    if spec.padding == "valid":
+        return (0, 0) * spec.nd
+    if spec.padding == "same":
+        ks = _kernel(w, spec.nd, "padding='same'")
+        total = [dl * (k - 1) for dl, k in zip(spec.dilation, ks)]
+        return tuple(a for t in reversed(total) for a in (t // 2, t - t // 2))
+    assert not isinstance(spec.padding, str)
+    return tuple(a for p in reversed(spec.padding) for a in (p, p))
 
 
 #: the arguments of ``F.conv{nd}d`` / ``F.conv_transpose{nd}d`` after ``(input, weight)``

@@ -1,6 +1,7 @@
 """Elementwise calls: arithmetic with scalars and broadcasting, comparisons, unary math,
-activations, ``where``/``masked_fill``/``clamp``, dtype conversions, and calls that keep their
-input's type (``contiguous``, ``dropout`` in a shape check, ...).
+activations, dtype conversions, and calls that keep their input's type (``contiguous``,
+``dropout`` in a shape check, ...). ``where``/``masked_fill``/``clamp`` are in
+:mod:`symshape.torch.convert.selection`.
 
 Arithmetic on two tensors broadcasts (``ss.ops.add``) after torch's type promotion of both
 operands (:mod:`symshape.torch.convert.promotion`; a Python number or a run-time size is a 0-d
@@ -22,10 +23,10 @@ import torch
 import torch.nn.functional as F
 
 import symshape as ss
-from symshape.torch.context import Ctx, dtype_name, scalar_dtype
+from symshape.torch.context import Ctx, dtype_name
 from symshape.torch.convert.promotion import PROMOTE
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import arith
+from symshape.torch.shape_values import arith, is_size, scalar_value
 from symshape.torch.values import DtypeOf, Opaque, Unsupported
 
 __all__ = [
@@ -33,9 +34,6 @@ __all__ = [
     "binary",
     "same",
     "cast",
-    "where",
-    "masked_fill",
-    "clamp",
     "gelu",
     "activation",
     "UNARY",
@@ -92,6 +90,7 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
 def _promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Expr]:
     """Both operands in the dtype torch computes ``a op b`` in (:mod:`.promotion`): a Python
     number (or a run-time size) is a 0-d constant ranked as a scalar."""
+
     def side(v: Any, name: str) -> tuple[ss.Expr, bool]:
         if isinstance(v, ss.Expr) or (isinstance(v, Opaque) and v.cascade):
             t = ctx.tensor(v)
@@ -110,9 +109,14 @@ def _promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Exp
 
 def _scalar(ctx: Ctx, v: Any) -> ss.Expr:
     """A Python number as a 0-d operand: an int keeps its value (so ``arange(t) + 1`` has a
-    range), other numbers are typed constants."""
+    range), and so does a size (a symbolic dimension, a run-time size: ``(t - 1) - arange(t)``
+    of torch's reflect-padding decomposition); other numbers are typed constants."""
     if isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63:
         return ss.const(np.array(v, dtype=np.int64))
+    if is_size(v):
+        size = scalar_value(v)
+        assert size is not None
+        return size
     return ctx.scalar_tensor(v)
 
 
@@ -370,58 +374,6 @@ def prelu(ctx: Ctx, input: Any, weight: Any) -> Any:
     if ws is not None and len(ws) == 1 and ws[0] == 1:
         return ss.ops.where(ss.ops.greater(x, _c(ctx, 0.0, x)), x, ss.ops.multiply(x, w))
     return ss.ops.bias_add(x, w, axis=1)
-
-
-# -- selection ----------------------------------------------------------------------------------
-
-
-@converts(*keys("where", inplace=False))
-def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any:
-    """``torch.where(cond, x, y)`` broadcasts the three; the one-argument form has a
-    data-dependent size."""
-    if input is None and other is None:
-        raise Unsupported("the one-argument form (nonzero) has a data-dependent size")
-    c = ctx.tensor(condition, "the condition")
-    if isinstance(input, ss.Expr):
-        x = input
-        y = ctx.operand(other, x)
-    elif isinstance(other, ss.Expr):
-        y = other
-        x = ctx.operand(input, y)
-    else:  # two numbers: torch's promotion of Python scalars
-        kinds = {scalar_dtype(v) for v in (input, other)}
-        dt = "float32" if "float32" in kinds else "int64" if "int64" in kinds else "bool"
-        x = ss.Constant(shape=(), dtype=dt)
-        y = ss.Constant(shape=(), dtype=dt)
-    return ss.ops.where(c, x, y)
-
-
-@converts(*keys("masked_fill"))
-def masked_fill(ctx: Ctx, input: Any, mask: Any, value: Any) -> Any:
-    """``x`` with ``value`` where ``mask``: a ``where`` (the mask broadcasts against ``x``)."""
-    x = ctx.tensor(input)
-    return ss.ops.where(ctx.tensor(mask, "mask"), ctx.operand(value, x), x)
-
-
-@converts(
-    *keys("clamp", torch.clip, "clip", aten.clip, "clamp_min", "clamp_max", aten.clamp_min, aten.clamp_max)
-)
-def clamp(ctx: Ctx, input: Any, min: Any = None, max: Any = None, **kwargs: Any) -> Any:
-    """``clamp`` with numbers is ``clip``; with tensors ``maximum``/``minimum`` (broadcasting)."""
-    x = ctx.tensor(input)
-    target = ctx.node_target
-    if target in ("clamp_max", aten.clamp_max) or getattr(target, "overloadpacket", None) is aten.clamp_max:
-        min, max = None, min
-    out = x
-    if isinstance(min, ss.Expr) or isinstance(max, ss.Expr):
-        if min is not None:
-            out = ss.ops.maximum(out, ctx.operand(min, out))
-        if max is not None:
-            out = ss.ops.minimum(out, ctx.operand(max, out))
-        return out
-    lo = float(ctx.static(min, "min")) if min is not None else float("-inf")
-    hi = float(ctx.static(max, "max")) if max is not None else float("inf")
-    return ss.ops.clip(x, lo, hi)
 
 
 # -- dtypes -------------------------------------------------------------------------------------

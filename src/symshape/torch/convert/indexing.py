@@ -3,7 +3,9 @@
 Indexing ``x[...]`` with ints, slices, ``None`` and ``...`` is a ``strided_slice`` over the
 indexed axes (axes after ``...`` counted from the end), a ``squeeze`` of the int-indexed axes
 (which makes ``x[5]`` require ``x.shape[0] > 5``) and ``expand_dims`` for each ``None``; one
-integer-tensor index is a ``take`` (several: :mod:`symshape.torch.convert.gather`).
+integer-tensor index is a ``take`` (several: :mod:`symshape.torch.convert.gather`). An integer
+index that is a run-time size or a symbolic dimension (``x[:, -t]``) is a ``take`` by a
+one-entry tensor in mode ``raise``, whose value range states Python's bounds (``-n <= i < n``).
 
 A slice bound that is a run-time size (``x[:, :t]`` with ``t = y.size(1)``) makes the
 ``strided_slice`` bounds valued tensors (:mod:`symshape.torch.shape_values`); a bound that is a
@@ -23,7 +25,7 @@ from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
 from symshape.torch.convert.shape import sized
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import bound_tensor, has_value, item_of
+from symshape.torch.shape_values import bound_tensor, has_value, index_entry, item_of
 from symshape.torch.values import Opaque, Unsupported
 
 __all__ = ["getitem", "index_tensor", "narrow", "index_select", "aten_slice", "aten_index"]
@@ -46,24 +48,50 @@ def _bound(ctx: Ctx, v: Any, what: str) -> Bound:
     return ctx.size(v, what)
 
 
-def _from_end(ctx: Ctx, x: ss.Expr, axis: int, b: Bound) -> Bound:
-    """A slice bound ``-u`` of a size ``u >= 0`` (``x[:, -t:]``, a run-time ``t`` or a dimension
-    ``t`` of an annotation) as the index Python makes of it, counted from the start: ``n -
-    min(u, n)`` along an axis of ``n``, and ``0`` when ``u == 0`` (``x[:, -0:]`` is all of it):
-    ``min(u, 1) * (n - min(u, n))``, a shape value."""
-    u: ss.Expr
+def _negated(b: Bound) -> ss.Expr | None:
+    """``u`` (a 0-d int64 expression) of a bound ``-u`` of a size ``u >= 0`` (a run-time ``t`` or
+    a dimension ``t`` of an annotation), else None."""
     if isinstance(b, Opaque) and b.negates is not None and b.negates.value is not None:
-        u = b.negates.value
-    elif isinstance(b, ss.Dim) and not b.is_constant and all(c < 0 for _, c in b.terms):
-        u = ss.ops.int_tensor(-b)
-    else:
+        return b.negates.value
+    if isinstance(b, ss.Dim) and not b.is_constant and all(c < 0 for _, c in b.terms):
+        return ss.ops.int_tensor(-b)
+    return None
+
+
+def _from_end_index(ctx: Ctx, x: ss.Expr, axis: int, u: ss.Expr) -> tuple[ss.Expr, ss.Expr]:
+    """The index Python makes of a slice bound ``-u`` along an axis of ``n``, counted from the
+    start: ``n - min(u, n)``, and ``0`` when ``u == 0`` (``x[:, -0:]`` is all of it), i.e.
+    ``min(u, 1) * (n - min(u, n))``; and ``n``."""
+    n = ctx.let(ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(axis), axis=0, mode="fast"), "n")
+    one = ss.ops.minimum(u, ss.ops.int_tensor(1))
+    return ss.ops.multiply(one, ss.ops.subtract(n, ss.ops.minimum(u, n))), n
+
+
+def _from_end(ctx: Ctx, x: ss.Expr, axis: int, b: Bound) -> Bound:
+    """A slice bound ``-u`` of a size (``x[:, -t:-1]``) as the index counted from the start
+    (:func:`_from_end_index`), a shape value."""
+    u = _negated(b)
+    if u is None:
         return b
-    n = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(axis), axis=0, mode="fast")
-    index = ss.ops.multiply(
-        ss.ops.minimum(u, ss.ops.int_tensor(1)), ss.ops.subtract(n, ss.ops.minimum(u, n))
-    )
+    index, _ = _from_end_index(ctx, x, axis, u)
     what = b.what if isinstance(b, Opaque) else str(b)
     return Opaque(ctx.node_name, what, ctx.span, "int", value=ctx.let(index, "bound"))
+
+
+def _tail(ctx: Ctx, x: ss.Expr, axis: int, u: ss.Expr, last: bool) -> ss.Expr:
+    """``x[..., -u:]`` (``last``) or ``x[..., :-u]`` along ``axis``: the first ``L`` entries of
+    the reversed axis (or the rest of them), reversed back, where ``L = n - index`` counts the
+    entries from the index of ``-u`` to the end. Slicing the reversed axis from its start needs
+    no clamp that the dimensions' bounds cannot remove, so the sizes read ``min(n, t)`` and
+    ``n - min(n, t)`` (slicing at the index gave ``max(0, n - min(n, max(0, n - min(n, t))))``)."""
+    v = x if isinstance(x, ss.Var) else ctx.let(x, "tail")
+    index, n = _from_end_index(ctx, v, axis, u)
+    length = Opaque(
+        ctx.node_name, "length", ctx.span, "int", value=ctx.let(ss.ops.subtract(n, index), "length")
+    )
+    flipped = ss.ops.strided_slice(v, [None], [None], strides=[-1], axes=[axis])
+    part = _slice(flipped, [0 if last else length], [length if last else None], [1], [axis])
+    return ss.ops.strided_slice(part, [None], [None], strides=[-1], axes=[axis])
 
 
 def _int_bound(ctx: Ctx, v: Any, what: str) -> int | None:
@@ -147,6 +175,8 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
     slice_axes: list[int] = []
     squeeze_axes: list[int] = []
     take: tuple[ss.Expr, int] | None = None
+    picks: list[tuple[ss.Expr, int]] = []  # indices by run-time sizes, with their axes
+    tails: list[tuple[int, ss.Expr, bool]] = []  # x[..., -t:] and x[..., :-t] (see _tail)
     for it, axis in axes:
         if isinstance(it, slice):
             if it.start is None and it.stop is None and it.step is None:
@@ -154,8 +184,16 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
             step = _int_bound(ctx, it.step, "a slice step")
             if step is not None and step <= 0:
                 raise Unsupported("slice steps must be positive")
-            begin.append(_from_end(ctx, x, axis, _bound(ctx, it.start, "a slice start")))
-            end.append(_from_end(ctx, x, axis, _bound(ctx, it.stop, "a slice end")))
+            lo, hi = _bound(ctx, it.start, "a slice start"), _bound(ctx, it.stop, "a slice end")
+            u_lo, u_hi = _negated(lo), _negated(hi)
+            if step in (None, 1) and u_lo is not None and hi is None:
+                tails.append((axis, u_lo, True))  # x[..., -t:]
+                continue
+            if step in (None, 1) and u_hi is not None and lo in (None, 0):
+                tails.append((axis, u_hi, False))  # x[..., :-t]
+                continue
+            begin.append(_from_end(ctx, x, axis, lo))
+            end.append(_from_end(ctx, x, axis, hi))
             strides.append(step or 1)
             slice_axes.append(axis)
         elif isinstance(it, ss.Expr):
@@ -163,8 +201,10 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         else:
             i = _bound(ctx, it, "an index")
             assert i is not None
-            if isinstance(i, Opaque):
-                raise Unsupported(f"indexing by a run-time size {i.describe()} is not supported")
+            if isinstance(i, Opaque) or (isinstance(i, ss.Dim) and not i.is_constant):
+                picks.append((index_entry(i), axis))
+                squeeze_axes.append(axis)
+                continue
             begin.append(i)
             end.append(i + 1 if not (isinstance(i, int) and i == -1) else None)
             strides.append(1)
@@ -175,6 +215,10 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
     out = x
     if slice_axes:
         out = _slice(out, begin, end, strides, slice_axes)
+    for axis, u, last in tails:
+        out = _tail(ctx, out, axis, u, last)
+    for idx, axis in picks:
+        out = ss.ops.take(out, idx, axis=axis, mode="raise")
     if squeeze_axes:
         out = ss.ops.squeeze(out, axis=squeeze_axes)
     if take is not None:
@@ -220,7 +264,9 @@ def aten_slice(ctx: Ctx, input: Any, dim: Any = 0, start: Any = None, end: Any =
     if isinstance(e, int) and e >= 2**62:
         e = None
     b = _bound(ctx, start, "a slice start")
-    return _slice(x, [0 if b is None else b], [e], [ctx.integer(step, "step")], [ctx.axis(dim)])
+    axis = ctx.axis(dim)
+    b, e = _from_end(ctx, x, axis, b), _from_end(ctx, x, axis, e)  # (`x[-t:]`: Python's clamping)
+    return _slice(x, [0 if b is None else b], [e], [ctx.integer(step, "step")], [axis])
 
 
 @converts(aten.index)

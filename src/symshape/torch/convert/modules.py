@@ -151,7 +151,13 @@ for _nd in (1, 2, 3):
     nn.CircularPad3d,
 )
 def pad(ctx: Ctx, input: Any) -> Any:
-    return fn.pad(ctx, input, tuple(ctx.module.padding))
+    return fn.pad(
+        ctx, input, tuple(ctx.module.padding), _PAD_MODES.get(type(ctx.module).__name__[:-5], "constant")
+    )
+
+
+#: padding modules -> F.pad's mode (by the class name without ``Pad{n}d``)
+_PAD_MODES = {"Reflection": "reflect", "Replication": "replicate", "Circular": "circular"}
 
 
 # -- activations --------------------------------------------------------------------------------

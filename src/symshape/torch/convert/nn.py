@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -43,6 +44,7 @@ __all__ = [
     "group_norm",
     "embedding",
     "attention",
+    "mode_pad",
 ]
 
 aten = torch.ops.aten
@@ -396,6 +398,11 @@ def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = Non
         raise Unsupported(f"F.pad: an odd number ({len(entries)}) of padding values")
     rank = ctx.rank(x)
     literal = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in entries)
+    mode = ctx.static(mode, "mode")
+    if mode in _READS and literal:
+        return mode_pad(ctx, x, ctx.ints(entries, "pad"), mode)
+    if mode not in ("constant", *_READS):
+        raise Unsupported(f"F.pad: mode {mode!r} is not supported")
     if rank is None or not literal:
         return _valued_pad(ctx, x, entries)
     p = ctx.ints(entries, "pad")
@@ -405,6 +412,55 @@ def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = Non
     for i in range(len(p) // 2):
         pairs[rank - 1 - i] = (p[2 * i], p[2 * i + 1])
     return ss.ops.pad(x, tuple(pairs))
+
+
+def _reads(mode: str, before: int, after: int) -> tuple[list[int], list[int]]:
+    """The entries of an axis a padding mode copies into the ``before`` and ``after`` pads, counted
+    from the start (``>= 0``) or from the end (``< 0``), in order."""
+    match mode:
+        case "reflect":  # x[p], ..., x[1] | x | x[-2], ..., x[-1 - p]
+            return list(range(before, 0, -1)), list(range(-2, -2 - after, -1))
+        case "circular":  # x[-p], ..., x[-1] | x | x[0], ..., x[p - 1]
+            return list(range(-before, 0)), list(range(after))
+        case "replicate":  # x[0] ... | x | x[-1] ...
+            return [0] * before, [-1] * after
+    raise AssertionError(mode)
+
+
+#: padding modes that copy entries of the input (F.pad's names)
+_READS = ("reflect", "circular", "replicate")
+
+
+def mode_pad(ctx: Ctx, x: ss.Expr, amounts: tuple[int, ...], mode: str) -> ss.Expr:
+    """``F.pad(x, amounts, mode)`` for the modes that copy entries of ``x``: along each padded axis
+    (the last ones, ``amounts`` as F.pad orders them) the pads are ``take`` of the entries the
+    mode reads (mode ``raise``), concatenated around ``x``. The indices' ranges state torch's
+    conditions: ``reflect`` reads ``x[p]`` (``p < n``), ``circular`` ``x[-p]`` (``p <= n``: it
+    wraps at most once), ``replicate`` ``x[0]`` (``n >= 1``)."""
+    k = len(amounts) // 2
+    rank = ctx.rank(x)
+    if rank is not None and rank not in (k + 1, k + 2):
+        # torch's NotImplementedError (a rank only inference knows is not checked)
+        raise Unsupported(
+            f"F.pad: mode {mode!r} with {2 * k} padding values needs a {k + 1}-d or {k + 2}-d input "
+            f"(torch's rule), not a {rank}-d one"
+        )
+    out = x
+    for i in range(k):
+        before, after = amounts[2 * i], amounts[2 * i + 1]
+        if before == 0 and after == 0:
+            continue
+        axis = -1 - i
+        v = ctx.let(out, f"{mode}_axis{axis}")
+        parts: list[ss.Expr] = []
+        left, right = _reads(mode, before, after)
+        if left:
+            parts.append(ss.ops.take(v, ss.const(np.array(left, dtype="int64")), axis=axis, mode="raise"))
+        parts.append(v)
+        if right:
+            parts.append(ss.ops.take(v, ss.const(np.array(right, dtype="int64")), axis=axis, mode="raise"))
+        out = ss.ops.concatenate(parts, axis=axis)
+    return out
 
 
 def _valued_pad(ctx: Ctx, x: ss.Expr, entries: list[Any]) -> ss.Expr:

@@ -33,10 +33,7 @@ import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import (
-    has_value,
-    shape_tensor,
-)
+from symshape.torch.shape_values import has_value, index_entry, shape_tensor
 from symshape.torch.values import Opaque, Unsupported, static_shape
 
 __all__ = [
@@ -270,13 +267,20 @@ def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
     """``x.expand(*sizes)``: ``broadcast_to`` when every size is known (``-1`` of an input or a
     parameter is its dimension). Otherwise ``expand`` by the sizes as a valued shape (``-1``
     keeps ``x``'s dimension), with an axis given as 1 required to be 1: torch's rule (each axis
-    of ``x`` is 1 or the target). Both keep what is known of ``x``'s entries (an index range)."""
+    of ``x`` is 1 or the target). Both keep what is known of ``x``'s entries (an index range).
+
+    torch's expand is one way (an axis of size 1 grows to any size, any other stays), the core's
+    ``expand`` is ONNX's, which broadcasts both ways: ``x.expand(t, -1)`` of a size-3 ``x`` with a
+    run-time ``t = 1`` would give 3. So sizes that hold run-time values are read twice:
+    ``expand`` resolves the ``-1`` entries (its result's size there is ``x``'s), and
+    ``broadcast_to`` ``x`` to the sizes with those entries replaced (``where(s == -1,
+    shape_of(expand(x, s)), s)``) states torch's rule, ``x``'s axis is 1 or the target."""
     x = ctx.tensor(input)
     if "size" in kwargs:
         sizes = (kwargs["size"],)
     valued = valued_shape(ctx, sizes, "the sizes")
     if valued is not None:
-        return ss.ops.expand(x, valued)
+        return _expand_one_way(ctx, x, valued)
     target = list(ctx.sizes(sizes, "the sizes"))
     keep = [i for i, s in enumerate(target) if isinstance(s, int) and s == -1]
     if keep:
@@ -288,12 +292,24 @@ def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
                     out = sized(out, i - len(target), 1)
             sizes_value = shape_tensor(target)
             assert sizes_value is not None  # ints and dimensions only
+            if any(isinstance(s, ss.Dim) and not s.is_constant for s in target):
+                return _expand_one_way(ctx, out, sizes_value)  # (a symbolic size may be 1)
             return ss.ops.expand(out, sizes_value)
         lead = len(target) - len(shape)
         for i in keep:
             if i < lead:
                 raise Unsupported("-1 is not allowed for a new leading dimension")
             target[i] = shape[i - lead]
+    return ss.ops.broadcast_to(x, target)
+
+
+def _expand_one_way(ctx: Ctx, x: ss.Expr, sizes: ss.Expr) -> ss.Expr:
+    """``x.expand(sizes)`` by a valued shape, one way (see :func:`expand`)."""
+    x = ctx.let(x, "input")
+    s = ctx.let(sizes, "sizes")
+    both_ways = ctx.let(ss.ops.expand(x, s), "expanded")
+    keep = ss.ops.equal(s, ss.ops.int_tensor(-1))
+    target = ctx.let(ss.ops.where(keep, ss.ops.shape_of(both_ways), s), "target")
     return ss.ops.broadcast_to(x, target)
 
 
@@ -460,7 +476,14 @@ def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
 def select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
     """``x.select(dim, i)``: ``x[..., i, ...]`` at ``dim``."""
     x = ctx.tensor(input)
-    axis, i = ctx.axis(dim), ctx.integer(index, "index")
+    axis = ctx.axis(dim)
+    if (isinstance(index, Opaque) and has_value(index) and index.kind == "int") or (
+        isinstance(index, ss.Dim) and not index.is_constant
+    ):
+        # a run-time size or a symbolic dimension: Python's bounds from the index's range
+        out = ss.ops.take(x, index_entry(index), axis=axis, mode="raise")
+        return ss.ops.squeeze(out, axis=[axis])
+    i = ctx.integer(index, "index")
     out = ss.ops.strided_slice(x, [i], [i + 1 if i != -1 else None], axes=[axis])
     return ss.ops.squeeze(out, axis=[axis])
 
