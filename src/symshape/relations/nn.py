@@ -165,6 +165,12 @@ def _windows(
             continue
         pad = a.pad_before[i] + a.pad_after[i]
         dil = a.dilation[i]
+        dv, kv = xd[c].constant_value, k.constant_value
+        if dv is not None and kv is not None and kv >= 1 and dv + pad >= dil * (kv - 1) + 1:
+            # known sizes whose window fits (the conditions below would be true): in ints
+            span = dv + pad - dil * (kv - 1) - 1 + (a.strides[i] - 1 if ceil else 0)
+            od[c] = as_dim(span // a.strides[i] + 1)
+            continue
         if not k.is_constant and bounds(k)[0] < 1:
             chk.require(ge(k, 1), SHAPE_MISMATCH, f"{ctx.name}: the {what} size {k} on axis {c} may be 0")
         chk.require(
@@ -248,26 +254,30 @@ def make_conv_rel(nd: int) -> None:
             kernel = [wd[c] for c in sp]
             if a.kernel_size is not None:
                 for c, k in zip(sp, a.kernel_size):
+                    if wd[c] == k:  # (Checks.equal states nothing then: no message to format)
+                        continue
                     chk.equal(
                         wd[c],
                         as_dim(k),
                         SHAPE_MISMATCH,
                         f"{ctx.name}: weight `{w}` is inconsistent with kernel_size={a.kernel_size}",
                     )
-            if a.channels is not None:
+            if a.channels is not None and channels != a.channels:
                 chk.equal(
                     channels,
                     as_dim(a.channels),
                     SHAPE_MISMATCH,
                     f"{ctx.name}: weight `{w}` has {channels} output channels, channels={a.channels}",
                 )
-            chk.equal(
-                wd["I"] * g,
-                c_in,
-                SHAPE_MISMATCH,
-                f"{ctx.name}: input channels {c_in} of `{x}` divided by groups={g} must match the "
-                f"weight's input channels {wd['I']}",
-            )
+            w_in = wd["I"] * g if g != 1 else wd["I"]
+            if w_in != c_in:
+                chk.equal(
+                    w_in,
+                    c_in,
+                    SHAPE_MISMATCH,
+                    f"{ctx.name}: input channels {c_in} of `{x}` divided by groups={g} must match the "
+                    f"weight's input channels {wd['I']}",
+                )
         if g > 1:
             chk.require(
                 eq(mod(channels, g), 0),
