@@ -99,15 +99,34 @@ def span_tracer(proxy_buffers: bool = True) -> Any:
     call (torch's ``record_stack_traces`` formats a whole traceback per node instead).
     ``proxy_buffers``: buffers are graph nodes, as parameters are (so a buffer can be sliced by a
     traced size), rather than constants (so Python code may branch on one)."""
+    import collections
+
     import torch
     import torch.fx
+    from torch.fx.proxy import Scope
 
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+
+    # torch copies the tracer's module stack into every node's ``nn_module_stack`` and its scope
+    # on every module call with ``copy.copy``, whose generic path (``__reduce_ex__``) costs a
+    # tenth of a trace: the same copies, made directly
+    class _ModuleStack(collections.OrderedDict[str, Any]):
+        def __copy__(self) -> collections.OrderedDict[str, Any]:
+            return collections.OrderedDict(self)
+
+    class _Scope(Scope):
+        def __copy__(self) -> _Scope:
+            return _Scope(self.module_path, self.module_type)
 
     class SpanTracer(torch.fx.Tracer):
         # buffers are graph nodes (``get_attr``), as parameters are: a model that slices one by a
         # traced size (HF's ``self.position_ids[:, :t]``) can then be traced
         proxy_buffer_attributes = proxy_buffers
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.scope = _Scope("", None)
+            self.module_stack = _ModuleStack()
 
         def create_node(self, *args: Any, **kwargs: Any) -> torch.fx.Node:
             node = super().create_node(*args, **kwargs)
