@@ -20,6 +20,8 @@ All of it is read from source text with :mod:`ast`, deterministically; what cann
 from __future__ import annotations
 
 import ast
+import bisect
+import dis
 import functools
 import inspect
 import linecache
@@ -30,7 +32,7 @@ import sys
 import textwrap
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
+from types import CodeType, MappingProxyType
 from typing import Any
 
 import symshape as ss
@@ -39,6 +41,7 @@ from symshape.source import frame_span
 __all__ = [
     "SPAN_META",
     "SpanFinder",
+    "unpack_count",
     "span_tracer",
     "user_frame_span",
     "call_needles",
@@ -84,13 +87,48 @@ SPAN_META = "symshape_span"
 def user_frame_span(torch_dir: str) -> ss.Span | None:
     """The call being executed in the innermost frame outside torch and symshape."""
     f = sys._getframe(1)
+    known = _USER_FILES.get(torch_dir)
+    if known is None:
+        known = _USER_FILES[torch_dir] = {}
     while f is not None:
         file = f.f_code.co_filename
-        if _is_user_file(file, torch_dir):
+        user = known.get(file)
+        if user is None:
+            user = known[file] = _is_user_file(file, torch_dir)
+        if user:
             # cached per call site (a model's line is traced once per run, and again per run)
             return frame_span(f)
         f = f.f_back  # type: ignore[assignment]
     return None
+
+
+#: torch's directory -> file name -> whether it is the user's (asked per frame per traced node)
+_USER_FILES: dict[str, dict[str, bool]] = {}
+
+#: (id(code), offset) -> (code, the count of the UNPACK_SEQUENCE at that offset, else None); the
+#: code object is kept with its entry, so its id is not reused meanwhile
+_UNPACKS: dict[tuple[int, int], tuple[CodeType, int | None]] = {}
+
+
+def unpack_count(code: CodeType, lasti: int) -> int | None:
+    """The number of targets when the instruction at ``lasti`` unpacks a sequence, else None:
+    what ``torch.fx.Proxy.__iter__`` asks of its caller, which disassembles the caller's whole
+    function each time (``B, T, C = x.size()`` in every block of a model); remembered per call
+    site."""
+    key = (id(code), lasti)
+    hit = _UNPACKS.get(key)
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    insts = list(dis.get_instructions(code))
+    if sys.version_info >= (3, 11):
+        inst = insts[bisect.bisect_left(insts, lasti, key=lambda x: x.offset)]
+    else:  # pragma: no cover - torch's rule before 3.11
+        inst = insts[lasti // 2]
+    n = inst.argval if inst.opname == "UNPACK_SEQUENCE" else None
+    if len(_UNPACKS) >= 4096:
+        _UNPACKS.clear()
+    _UNPACKS[key] = (code, n)
+    return n
 
 
 def span_tracer(proxy_buffers: bool = True) -> Any:
@@ -99,6 +137,12 @@ def span_tracer(proxy_buffers: bool = True) -> Any:
     call (torch's ``record_stack_traces`` formats a whole traceback per node instead).
     ``proxy_buffers``: buffers are graph nodes, as parameters are (so a buffer can be sliced by a
     traced size), rather than constants (so Python code may branch on one)."""
+    return _tracer_class(proxy_buffers)()
+
+
+@functools.lru_cache(maxsize=2)
+def _tracer_class(proxy_buffers: bool) -> Any:
+    """The class of :func:`span_tracer`'s tracers (made once: torch is imported lazily)."""
     import collections
 
     import torch
@@ -118,6 +162,17 @@ def span_tracer(proxy_buffers: bool = True) -> Any:
         def __copy__(self) -> _Scope:
             return _Scope(self.module_path, self.module_type)
 
+    class SpanProxy(torch.fx.Proxy):
+        """A proxy whose unpacking (``a, b = proxy``) looks up its call site's instruction once
+        (:func:`unpack_count`), as ``torch.fx.Proxy.__iter__`` decides it."""
+
+        def __iter__(self) -> Any:
+            caller = sys._getframe(1)
+            n = unpack_count(caller.f_code, caller.f_lasti)
+            if n is not None:
+                return (self[i] for i in range(n))  # type: ignore[index]
+            return self.tracer.iter(self)
+
     class SpanTracer(torch.fx.Tracer):
         # buffers are graph nodes (``get_attr``), as parameters are: a model that slices one by a
         # traced size (HF's ``self.position_ids[:, :t]``) can then be traced
@@ -128,13 +183,16 @@ def span_tracer(proxy_buffers: bool = True) -> Any:
             self.scope = _Scope("", None)
             self.module_stack = _ModuleStack()
 
+        def proxy(self, node: torch.fx.Node) -> torch.fx.Proxy:
+            return SpanProxy(node, self)
+
         def create_node(self, *args: Any, **kwargs: Any) -> torch.fx.Node:
             node = super().create_node(*args, **kwargs)
             if node.op != "placeholder":
                 node.meta[SPAN_META] = user_frame_span(torch_dir)
             return node
 
-    return SpanTracer()
+    return SpanTracer
 
 
 def pythonic_path(qualname: str) -> str:
