@@ -102,6 +102,9 @@ def user_frame_span(torch_dir: str) -> ss.Span | None:
     return None
 
 
+#: argument types torch's ``create_arg`` keeps as they are
+_PLAIN = frozenset({int, float, bool, str, type(None)})
+
 #: torch's directory -> file name -> whether it is the user's (asked per frame per traced node)
 _USER_FILES: dict[str, dict[str, bool]] = {}
 
@@ -185,6 +188,18 @@ def _tracer_class(proxy_buffers: bool) -> Any:
 
         def proxy(self, node: torch.fx.Node) -> torch.fx.Proxy:
             return SpanProxy(node, self)
+
+        def create_arg(self, a: Any) -> Any:
+            # the common arguments first: a proxy is its node, a plain constant itself, a tuple
+            # its items (what torch's create_arg makes of them after a dozen type checks)
+            cls = a.__class__
+            if cls is SpanProxy:
+                return a.node
+            if cls in _PLAIN:
+                return a
+            if cls is tuple:
+                return tuple([self.create_arg(x) for x in a])
+            return super().create_arg(a)
 
         def create_node(self, *args: Any, **kwargs: Any) -> torch.fx.Node:
             node = super().create_node(*args, **kwargs)
