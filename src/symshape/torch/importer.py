@@ -52,6 +52,7 @@ from symshape.torch.values import (
 __all__ = ["Imported", "Importer", "ExportInfo"]
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+_NO_PARAMS: Mapping[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,9 @@ class Importer:
         owner, _, name = path.rpartition(".")
         module = self._module(owner)
         if module is not None:
-            return getattr(module, name, None)
+            # a registered parameter is what ``getattr`` finds (nn.Module.__getattr__, slower)
+            hit = module.__dict__.get("_parameters", _NO_PARAMS).get(name)
+            return hit if hit is not None else getattr(module, name, None)
         obj = self.root
         for part in path.split("."):
             obj = getattr(obj, part, None)

@@ -210,6 +210,7 @@ def _tracer_class(proxy_buffers: bool) -> Any:
     return SpanTracer
 
 
+@functools.lru_cache(maxsize=8192)
 def pythonic_path(qualname: str) -> str:
     """``layer1.0.conv1.weight`` as the model's source spells it: ``self.layer1[0].conv1.weight``."""
     out = "self"
@@ -407,6 +408,8 @@ class SpanFinder:
         #: module path ('' for the root) -> the class of the module at that path
         self.classes: dict[str, type] = dict(classes)
         self.torch_dir = torch_dir
+        self._defs: dict[str, ss.Span | None] = {}  # path -> definition (see definition)
+        self._attr_spans: dict[tuple[type, str], ss.Span | None] = {}
 
     # -- classes ------------------------------------------------------------------------------
     def learn_module_stack(self, stack: Mapping[str, Any] | None) -> None:
@@ -426,6 +429,7 @@ class SpanFinder:
                 cls = resolved
             if isinstance(cls, type):
                 self.classes[path] = cls
+                self._defs.clear()
 
     def _is_user_class(self, cls: type) -> bool:
         f = getattr(sys.modules.get(cls.__module__), "__file__", None)
@@ -437,6 +441,14 @@ class SpanFinder:
         return _CLASS_DEFS[cls]
 
     def _attr_span(self, cls: type, attr: str) -> ss.Span | None:
+        # this model's classes first (a plain dict: the shared one is keyed weakly, slower)
+        try:
+            return self._attr_spans[cls, attr]
+        except KeyError:
+            span = self._attr_spans[cls, attr] = self._class_attr_span(cls, attr)
+            return span
+
+    def _class_attr_span(self, cls: type, attr: str) -> ss.Span | None:
         known = _ATTR_SPANS.get(cls)
         if known is None:
             known = _ATTR_SPANS[cls] = {}
@@ -461,16 +473,22 @@ class SpanFinder:
     # -- parameters ----------------------------------------------------------------------------
     def definition(self, qualname: str) -> ss.Span | None:
         """Where the parameter/buffer/submodule ``qualname`` is defined in the model's source."""
-        parts = qualname.split(".")
-        while parts:
-            owner = ".".join(parts[:-1])
-            cls = self.classes.get(owner)
-            if cls is not None:
-                span = self._attr_span(cls, parts[-1])
-                if span is not None:
-                    return span
-            parts = parts[:-1]
-        return None
+        # the attribute of its owner's class, else the owner's definition (a parameter of a
+        # module inside a container: the container's), remembered per path (a module's
+        # parameters share their owners')
+        try:
+            return self._defs[qualname]
+        except KeyError:
+            pass
+        owner, dot, attr = qualname.rpartition(".")
+        span = None
+        cls = self.classes.get(owner)
+        if cls is not None:
+            span = self._attr_span(cls, attr)
+        if span is None and dot:
+            span = self.definition(owner)
+        self._defs[qualname] = span
+        return span
 
     # -- inputs --------------------------------------------------------------------------------
     def forward_args(self, fn: Any) -> Mapping[str, ss.Span]:
