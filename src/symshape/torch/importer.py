@@ -251,11 +251,11 @@ class Importer:
             key: Any = type(module)
         else:
             key = node.target
-        name = target_name(node.op, key)
         conv = lookup(node.op, key)
         args = torch.fx.node.map_arg(node.args, lambda n: self.env[n.name])
         kwargs = torch.fx.node.map_arg(node.kwargs, lambda n: self.env[n.name])
         if conv is None:
+            name = target_name(node.op, key)  # (how messages name the call: made on need)
             if node.op == "call_module":
                 msg = f"unsupported module `{name}` (`{pythonic_path(path)}`)"
             else:
@@ -277,18 +277,20 @@ class Importer:
             del self.bindings[n_bindings:]
             if e.value.cascade:
                 return self._unknown(node)
-            return self._fail(node, f"`{name}`: {e.message}", span, e.notes)
+            return self._fail(node, f"`{target_name(node.op, key)}`: {e.message}", span, e.notes)
         except Unsupported as e:
             del self.bindings[n_bindings:]
-            return self._fail(node, f"`{name}`: {e.message}", span, e.notes)
+            return self._fail(node, f"`{target_name(node.op, key)}`: {e.message}", span, e.notes)
         except ss.SymshapeError as e:
             del self.bindings[n_bindings:]
-            self.diagnostics.append(ss.Diagnostic(e.code, f"`{name}`: {e.message}", span))
+            msg = f"`{target_name(node.op, key)}`: {e.message}"
+            self.diagnostics.append(ss.Diagnostic(e.code, msg, span))
             return self._unknown(node)
         except Exception as e:  # never a traceback from inside a converter
             del self.bindings[n_bindings:]
+            what = f"{type(e).__name__}: {e}"
             return self._fail(
-                node, f"`{name}` with these arguments is not supported ({type(e).__name__}: {e})", span
+                node, f"`{target_name(node.op, key)}` with these arguments is not supported ({what})", span
             )
         for _, bound in self.bindings[n_bindings:]:
             self._own(bound, span)
