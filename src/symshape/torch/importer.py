@@ -99,7 +99,10 @@ class Importer:
         self.export = export
         #: module path -> module (filled from named_modules, or per lookup)
         self._modules: dict[str, Any] = {}
-        if classes is None and root is not None:
+        # every module of the root is known by its path: the module stacks of its graph (named
+        # from the same named_modules) add nothing
+        self._all_modules = classes is None and root is not None
+        if self._all_modules:
             self._modules = dict(root.named_modules())
         if classes is None:
             classes = {name: type(m) for name, m in self._modules.items()}
@@ -126,8 +129,9 @@ class Importer:
             return self._run()
 
     def _run(self) -> Imported:
-        for node in self.graph.nodes:
-            self.spans.learn_module_stack(node.meta.get("nn_module_stack"))
+        if not self._all_modules:
+            for node in self.graph.nodes:
+                self.spans.learn_module_stack(node.meta.get("nn_module_stack"))
         for node in self.graph.nodes:
             self._visit(node)
         body: ss.Expr = self._output
