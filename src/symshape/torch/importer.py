@@ -38,7 +38,7 @@ import torch.fx
 import symshape as ss
 from symshape.errors import INVALID_ARGUMENT
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
-from symshape.torch.context import Cascade, Ctx, dtype_name, scalar_dtype
+from symshape.torch.context import Cascade, Ctx, dtype_name, module_attr, scalar_dtype
 from symshape.torch.registry import lookup, target_name
 from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path, source_lines
 from symshape.torch.values import (
@@ -52,7 +52,6 @@ from symshape.torch.values import (
 __all__ = ["Imported", "Importer", "ExportInfo"]
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
-_NO_PARAMS: Mapping[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -196,9 +195,7 @@ class Importer:
         owner, _, name = path.rpartition(".")
         module = self._module(owner)
         if module is not None:
-            # a registered parameter is what ``getattr`` finds (nn.Module.__getattr__, slower)
-            hit = module.__dict__.get("_parameters", _NO_PARAMS).get(name)
-            return hit if hit is not None else getattr(module, name, None)
+            return module_attr(module, name)
         obj = self.root
         for part in path.split("."):
             obj = getattr(obj, part, None)
