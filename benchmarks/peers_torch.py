@@ -17,7 +17,12 @@ model and a 12-layer GPT-2 (small) block stack, beside ``symshape.torch.infer`` 
 
 Every row has ``total_s`` (wall time) and ``cpu_s`` (the process's CPU time for the same call:
 the machine may be shared, and the ratio of CPU times moves less with its load); the table ends
-each model with symshape's speed-up over each peer, by both.
+each model with symshape's speed-up over each peer, by both. symshape's rows also have
+``cpu_min_s``, the least CPU time of the runs.
+
+Before each timed call the garbage earlier calls left is collected (``gc.collect()``, not timed),
+for every peer: no call pays for collecting another's cyclic garbage (a traced fx graph is
+cyclic; a full collection walks all of torch's objects, ~0.1 s).
 
 Models are built once, outside the timings (ResNet-50 has 25 M parameters, the GPT-2 stack 163 M;
 only their shapes matter).
@@ -26,6 +31,7 @@ only their shapes matter).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -81,11 +87,17 @@ def _first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0][:200]}" if text else type(e).__name__
 
 
+def _start() -> tuple[float, float]:
+    """Collect the garbage of earlier calls, then the wall and CPU clocks of a timed call."""
+    gc.collect()
+    return time.perf_counter(), time.process_time()
+
+
 def time_export(model: Any, example: dict[str, Any], dynamic: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     from torch.export import Dim, export
 
     dyn = {k: {ax: Dim.DYNAMIC for ax in v} for k, v in dynamic.items()}
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = _start()
     ep = None
     try:
         ep = export(model, (), example, dynamic_shapes=dyn)
@@ -103,7 +115,7 @@ def time_mgt(model: Any) -> dict[str, Any]:
     from torch.fx.tensor_type import Dyn
 
     out: dict[str, Any] = {}
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = _start()
     try:
         traced = symbolic_trace(model)
         for n in traced.graph.nodes:
@@ -145,7 +157,7 @@ def time_symshape(model: Any, types: Callable[[], dict[str, Any]], reps: int = 1
     traces: list[float] = []
     status, detail = "", ""
     for _ in range(max(1, reps)):
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0 = _start()
         try:
             res = sst.infer(model, types())
             status = res.status
@@ -161,6 +173,7 @@ def time_symshape(model: Any, types: Callable[[], dict[str, Any]], reps: int = 1
     out: dict[str, Any] = {
         "total_s": statistics.median(totals),
         "cpu_s": statistics.median(cpus),
+        "cpu_min_s": min(cpus),
         "status": status,
         "detail": detail,
     }
@@ -195,7 +208,7 @@ def time_mgt_any(model: Any) -> dict[str, Any]:
     from torch.fx.experimental.migrate_gradual_types.transform_to_z3 import transform_all_constraints
     from torch.fx.tensor_type import Dyn
 
-    t0 = time.perf_counter()
+    t0, _ = _start()
     try:
         traced = symbolic_trace(model)
         for n in traced.graph.nodes:

@@ -105,6 +105,7 @@ class GenScope:
         self.unbacked: list[UnbackedSize] = []
         self.sym_clash: set[str] = set()
         self.scanned: set[int] = set()
+        self.ann_text: dict[int, str] = {}  # id(annotation) -> its text (scanned: kept alive)
         # unannotated global functions with type parameters, generalized once generated: a call
         # made after that instantiates them (so recursion through the signature stays monomorphic)
         self.generalized: dict[str, FuncType] = {}
@@ -132,10 +133,14 @@ class GenScope:
         hit = self.types.get(id(v))
         if hit is not None:
             return hit
-        if v.type_annotation is not None:
-            self.scan_type(v.type_annotation, v.span)
-            o = Origin("annotation", f"`{v.name}` is annotated `{v.type_annotation}`", v.span, expr=v)
-            t = self.s.admit(v.type_annotation, o)
+        ann = v.type_annotation
+        if ann is not None:
+            self.scan_type(ann, v.span)  # (keeps ``ann`` alive: its id keys ``ann_text``)
+            text = self.ann_text.get(id(ann))
+            if text is None:  # an annotation object is printed once (parameters share theirs)
+                text = self.ann_text[id(ann)] = str(ann)
+            o = Origin("annotation", f"`{v.name}` is annotated `{text}`", v.span, expr=v)
+            t = self.s.admit(ann, o)
         else:
             t = self.s.hole()
             self.unreferenced[id(v)] = t

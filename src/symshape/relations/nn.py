@@ -28,6 +28,7 @@ them); a weight of unknown rank gives what the attributes determine (``kernel_si
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from symshape.encoding.conds import eq, ge
 from symshape.encoding.dims import Dim, as_dim, bounds, floordiv, mod
@@ -132,7 +133,31 @@ class ConvAttrs(WindowAttrs):
 
 
 def parse_conv_attrs(attrs: Attrs, nd: int, op: str) -> ConvAttrs:
-    return ConvAttrs(attrs, nd, op)
+    return _parsed(ConvAttrs, attrs, nd, op)
+
+
+_W = TypeVar("_W", bound=WindowAttrs)
+
+#: (class, rank, id(attributes)) -> (the attributes, their parse): the attributes of a relation
+#: are parsed once per attribute object (calls with the same attributes share one); by identity,
+#: since equal mappings may still differ in their values' types (``groups=True`` and ``1``)
+_PARSED: dict[tuple[type, int, int], tuple[Attrs, WindowAttrs]] = {}
+
+
+def _parsed(cls: type[_W], attrs: Attrs, nd: int, op: str) -> _W:
+    """``cls(attrs, nd, op)`` (validated attributes, never changed after), remembered per
+    attribute object; an error is raised again every time."""
+    key = (cls, nd, id(attrs))
+    hit = _PARSED.get(key)
+    if hit is not None and hit[0] is attrs:
+        out = hit[1]
+    else:
+        out = cls(attrs, nd, op)  # type: ignore[call-arg]
+        if len(_PARSED) >= 1024:
+            _PARSED.clear()
+        _PARSED[key] = (attrs, out)
+    assert isinstance(out, cls)
+    return out
 
 
 def _spatial(attrs: Attrs, name: str, default: object, nd: int, op: str, lo: int) -> tuple[int, ...]:
@@ -165,6 +190,12 @@ def _windows(
             continue
         pad = a.pad_before[i] + a.pad_after[i]
         dil = a.dilation[i]
+        dv, kv = xd[c].constant_value, k.constant_value
+        if dv is not None and kv is not None and kv >= 1 and dv + pad >= dil * (kv - 1) + 1:
+            # known sizes whose window fits (the conditions below would be true): in ints
+            span = dv + pad - dil * (kv - 1) - 1 + (a.strides[i] - 1 if ceil else 0)
+            od[c] = as_dim(span // a.strides[i] + 1)
+            continue
         if not k.is_constant and bounds(k)[0] < 1:
             chk.require(ge(k, 1), SHAPE_MISMATCH, f"{ctx.name}: the {what} size {k} on axis {c} may be 0")
         chk.require(
@@ -184,7 +215,7 @@ def make_conv_rel(nd: int) -> None:
     def conv_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         """Convolution over ``nd`` spatial axes (see the module docstring)."""
         out = args[2]
-        a = ConvAttrs(attrs, nd, ctx.name)
+        a = _parsed(ConvAttrs, attrs, nd, ctx.name)
         x = tensor_or_defer(args[0], ctx, 0)
         w = tensor_or_defer(args[1], ctx, 1)
         if x is None:
@@ -248,26 +279,30 @@ def make_conv_rel(nd: int) -> None:
             kernel = [wd[c] for c in sp]
             if a.kernel_size is not None:
                 for c, k in zip(sp, a.kernel_size):
+                    if wd[c] == k:  # (Checks.equal states nothing then: no message to format)
+                        continue
                     chk.equal(
                         wd[c],
                         as_dim(k),
                         SHAPE_MISMATCH,
                         f"{ctx.name}: weight `{w}` is inconsistent with kernel_size={a.kernel_size}",
                     )
-            if a.channels is not None:
+            if a.channels is not None and channels != a.channels:
                 chk.equal(
                     channels,
                     as_dim(a.channels),
                     SHAPE_MISMATCH,
                     f"{ctx.name}: weight `{w}` has {channels} output channels, channels={a.channels}",
                 )
-            chk.equal(
-                wd["I"] * g,
-                c_in,
-                SHAPE_MISMATCH,
-                f"{ctx.name}: input channels {c_in} of `{x}` divided by groups={g} must match the "
-                f"weight's input channels {wd['I']}",
-            )
+            w_in = wd["I"] * g if g != 1 else wd["I"]
+            if w_in != c_in:
+                chk.equal(
+                    w_in,
+                    c_in,
+                    SHAPE_MISMATCH,
+                    f"{ctx.name}: input channels {c_in} of `{x}` divided by groups={g} must match the "
+                    f"weight's input channels {wd['I']}",
+                )
         if g > 1:
             chk.require(
                 eq(mod(channels, g), 0),
@@ -300,7 +335,7 @@ class PoolAttrs(WindowAttrs):
 
 
 def parse_pool_attrs(attrs: Attrs, nd: int, op: str) -> PoolAttrs:
-    return PoolAttrs(attrs, nd, op)
+    return _parsed(PoolAttrs, attrs, nd, op)
 
 
 def parse_out_layout(attrs: Attrs, layout: str, nd: int, op: str) -> str:
@@ -351,7 +386,7 @@ def make_pool_rel(nd: int) -> None:
     @relation(f"pool{nd}d")
     def pool_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         """Max/avg pooling over ``nd`` spatial axes (the window formula of the module docstring)."""
-        a = PoolAttrs(attrs, nd, ctx.name)
+        a = _parsed(PoolAttrs, attrs, nd, ctx.name)
 
         def windows(xd: dict[str, Dim]) -> dict[str, Dim] | None:
             chk = Checks()

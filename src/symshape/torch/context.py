@@ -29,7 +29,7 @@ from typing import Any, NoReturn, Protocol
 import symshape as ss
 from symshape.torch.values import NeedsShapeValues, Opaque, Unsupported
 
-__all__ = ["Ctx", "Host", "Cascade", "DTYPES", "by_name", "dtype_name", "scalar_dtype"]
+__all__ = ["Ctx", "Host", "Cascade", "DTYPES", "by_name", "dtype_name", "module_attr", "scalar_dtype"]
 
 #: torch dtype names (``str(torch.float32)`` without ``torch.``) -> symshape dtypes
 DTYPES: dict[str, str] = {
@@ -138,7 +138,7 @@ class Ctx:
         ones have one concrete shape and dtype (a batch norm's weight, bias and running
         statistics), the first present one stands for all: checking it against the input
         checks them all, and the program binds one variable instead of several."""
-        tensors = [getattr(self.module, n, None) for n in names]
+        tensors = [module_attr(self.module, n) for n in names]
         present = [t for t in tensors if t is not None and hasattr(t, "shape")]
         first = present[0] if present else None
         if first is not None and all(t.shape == first.shape and t.dtype == first.dtype for t in present):
@@ -253,3 +253,20 @@ def _show(v: object) -> str:
     if isinstance(v, Sequence) and not isinstance(v, str):
         return f"a {type(v).__name__} of {len(v)}"
     return type(v).__name__ if not isinstance(v, (int, float, str, type(None))) else repr(v)
+
+
+_NO_TABLE: Mapping[str, Any] = {}
+
+
+def module_attr(module: Any, name: str) -> Any:
+    """``getattr(module, name, None)``, looked up first among a module's registered parameters
+    and buffers (where ``nn.Module.__getattr__``, slower, finds them: a registered name cannot
+    also be a plain attribute)."""
+    d = getattr(module, "__dict__", None)
+    if d is not None:
+        hit = d.get("_parameters", _NO_TABLE).get(name)
+        if hit is None:
+            hit = d.get("_buffers", _NO_TABLE).get(name)
+        if hit is not None:
+            return hit
+    return getattr(module, name, None)

@@ -38,7 +38,7 @@ import torch.fx
 import symshape as ss
 from symshape.errors import INVALID_ARGUMENT
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
-from symshape.torch.context import Cascade, Ctx, dtype_name, scalar_dtype
+from symshape.torch.context import Cascade, Ctx, dtype_name, module_attr, scalar_dtype
 from symshape.torch.registry import lookup, target_name
 from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path, source_lines
 from symshape.torch.values import (
@@ -98,7 +98,10 @@ class Importer:
         self.export = export
         #: module path -> module (filled from named_modules, or per lookup)
         self._modules: dict[str, Any] = {}
-        if classes is None and root is not None:
+        # every module of the root is known by its path: the module stacks of its graph (named
+        # from the same named_modules) add nothing
+        self._all_modules = classes is None and root is not None
+        if self._all_modules:
             self._modules = dict(root.named_modules())
         if classes is None:
             classes = {name: type(m) for name, m in self._modules.items()}
@@ -125,8 +128,9 @@ class Importer:
             return self._run()
 
     def _run(self) -> Imported:
-        for node in self.graph.nodes:
-            self.spans.learn_module_stack(node.meta.get("nn_module_stack"))
+        if not self._all_modules:
+            for node in self.graph.nodes:
+                self.spans.learn_module_stack(node.meta.get("nn_module_stack"))
         for node in self.graph.nodes:
             self._visit(node)
         body: ss.Expr = self._output
@@ -191,7 +195,7 @@ class Importer:
         owner, _, name = path.rpartition(".")
         module = self._module(owner)
         if module is not None:
-            return getattr(module, name, None)
+            return module_attr(module, name)
         obj = self.root
         for part in path.split("."):
             obj = getattr(obj, part, None)
@@ -248,11 +252,11 @@ class Importer:
             key: Any = type(module)
         else:
             key = node.target
-        name = target_name(node.op, key)
         conv = lookup(node.op, key)
         args = torch.fx.node.map_arg(node.args, lambda n: self.env[n.name])
         kwargs = torch.fx.node.map_arg(node.kwargs, lambda n: self.env[n.name])
         if conv is None:
+            name = target_name(node.op, key)  # (how messages name the call: made on need)
             if node.op == "call_module":
                 msg = f"unsupported module `{name}` (`{pythonic_path(path)}`)"
             else:
@@ -274,18 +278,20 @@ class Importer:
             del self.bindings[n_bindings:]
             if e.value.cascade:
                 return self._unknown(node)
-            return self._fail(node, f"`{name}`: {e.message}", span, e.notes)
+            return self._fail(node, f"`{target_name(node.op, key)}`: {e.message}", span, e.notes)
         except Unsupported as e:
             del self.bindings[n_bindings:]
-            return self._fail(node, f"`{name}`: {e.message}", span, e.notes)
+            return self._fail(node, f"`{target_name(node.op, key)}`: {e.message}", span, e.notes)
         except ss.SymshapeError as e:
             del self.bindings[n_bindings:]
-            self.diagnostics.append(ss.Diagnostic(e.code, f"`{name}`: {e.message}", span))
+            msg = f"`{target_name(node.op, key)}`: {e.message}"
+            self.diagnostics.append(ss.Diagnostic(e.code, msg, span))
             return self._unknown(node)
         except Exception as e:  # never a traceback from inside a converter
             del self.bindings[n_bindings:]
+            what = f"{type(e).__name__}: {e}"
             return self._fail(
-                node, f"`{name}` with these arguments is not supported ({type(e).__name__}: {e})", span
+                node, f"`{target_name(node.op, key)}` with these arguments is not supported ({what})", span
             )
         for _, bound in self.bindings[n_bindings:]:
             self._own(bound, span)

@@ -20,6 +20,8 @@ All of it is read from source text with :mod:`ast`, deterministically; what cann
 from __future__ import annotations
 
 import ast
+import bisect
+import dis
 import functools
 import inspect
 import linecache
@@ -30,7 +32,7 @@ import sys
 import textwrap
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
+from types import CodeType, MappingProxyType
 from typing import Any
 
 import symshape as ss
@@ -39,6 +41,7 @@ from symshape.source import frame_span
 __all__ = [
     "SPAN_META",
     "SpanFinder",
+    "unpack_count",
     "span_tracer",
     "user_frame_span",
     "call_needles",
@@ -84,13 +87,51 @@ SPAN_META = "symshape_span"
 def user_frame_span(torch_dir: str) -> ss.Span | None:
     """The call being executed in the innermost frame outside torch and symshape."""
     f = sys._getframe(1)
+    known = _USER_FILES.get(torch_dir)
+    if known is None:
+        known = _USER_FILES[torch_dir] = {}
     while f is not None:
         file = f.f_code.co_filename
-        if _is_user_file(file, torch_dir):
+        user = known.get(file)
+        if user is None:
+            user = known[file] = _is_user_file(file, torch_dir)
+        if user:
             # cached per call site (a model's line is traced once per run, and again per run)
             return frame_span(f)
         f = f.f_back  # type: ignore[assignment]
     return None
+
+
+#: argument types torch's ``create_arg`` keeps as they are
+_PLAIN = frozenset({int, float, bool, str, type(None)})
+
+#: torch's directory -> file name -> whether it is the user's (asked per frame per traced node)
+_USER_FILES: dict[str, dict[str, bool]] = {}
+
+#: (id(code), offset) -> (code, the count of the UNPACK_SEQUENCE at that offset, else None); the
+#: code object is kept with its entry, so its id is not reused meanwhile
+_UNPACKS: dict[tuple[int, int], tuple[CodeType, int | None]] = {}
+
+
+def unpack_count(code: CodeType, lasti: int) -> int | None:
+    """The number of targets when the instruction at ``lasti`` unpacks a sequence, else None:
+    what ``torch.fx.Proxy.__iter__`` asks of its caller, which disassembles the caller's whole
+    function each time (``B, T, C = x.size()`` in every block of a model); remembered per call
+    site."""
+    key = (id(code), lasti)
+    hit = _UNPACKS.get(key)
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    insts = list(dis.get_instructions(code))
+    if sys.version_info >= (3, 11):
+        inst = insts[bisect.bisect_left(insts, lasti, key=lambda x: x.offset)]
+    else:  # pragma: no cover - torch's rule before 3.11
+        inst = insts[lasti // 2]
+    n = inst.argval if inst.opname == "UNPACK_SEQUENCE" else None
+    if len(_UNPACKS) >= 4096:
+        _UNPACKS.clear()
+    _UNPACKS[key] = (code, n)
+    return n
 
 
 def span_tracer(proxy_buffers: bool = True) -> Any:
@@ -99,15 +140,66 @@ def span_tracer(proxy_buffers: bool = True) -> Any:
     call (torch's ``record_stack_traces`` formats a whole traceback per node instead).
     ``proxy_buffers``: buffers are graph nodes, as parameters are (so a buffer can be sliced by a
     traced size), rather than constants (so Python code may branch on one)."""
+    return _tracer_class(proxy_buffers)()
+
+
+@functools.lru_cache(maxsize=2)
+def _tracer_class(proxy_buffers: bool) -> Any:
+    """The class of :func:`span_tracer`'s tracers (made once: torch is imported lazily)."""
+    import collections
+
     import torch
     import torch.fx
+    from torch.fx.proxy import Scope
 
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+
+    # torch copies the tracer's module stack into every node's ``nn_module_stack`` and its scope
+    # on every module call with ``copy.copy``, whose generic path (``__reduce_ex__``) costs a
+    # tenth of a trace: the same copies, made directly
+    class _ModuleStack(collections.OrderedDict[str, Any]):
+        def __copy__(self) -> collections.OrderedDict[str, Any]:
+            return collections.OrderedDict(self)
+
+    class _Scope(Scope):
+        def __copy__(self) -> _Scope:
+            return _Scope(self.module_path, self.module_type)
+
+    class SpanProxy(torch.fx.Proxy):
+        """A proxy whose unpacking (``a, b = proxy``) looks up its call site's instruction once
+        (:func:`unpack_count`), as ``torch.fx.Proxy.__iter__`` decides it."""
+
+        def __iter__(self) -> Any:
+            caller = sys._getframe(1)
+            n = unpack_count(caller.f_code, caller.f_lasti)
+            if n is not None:
+                return (self[i] for i in range(n))  # type: ignore[index]
+            return self.tracer.iter(self)
 
     class SpanTracer(torch.fx.Tracer):
         # buffers are graph nodes (``get_attr``), as parameters are: a model that slices one by a
         # traced size (HF's ``self.position_ids[:, :t]``) can then be traced
         proxy_buffer_attributes = proxy_buffers
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.scope = _Scope("", None)
+            self.module_stack = _ModuleStack()
+
+        def proxy(self, node: torch.fx.Node) -> torch.fx.Proxy:
+            return SpanProxy(node, self)
+
+        def create_arg(self, a: Any) -> Any:
+            # the common arguments first: a proxy is its node, a plain constant itself, a tuple
+            # its items (what torch's create_arg makes of them after a dozen type checks)
+            cls = a.__class__
+            if cls is SpanProxy:
+                return a.node
+            if cls in _PLAIN:
+                return a
+            if cls is tuple:
+                return tuple([self.create_arg(x) for x in a])
+            return super().create_arg(a)
 
         def create_node(self, *args: Any, **kwargs: Any) -> torch.fx.Node:
             node = super().create_node(*args, **kwargs)
@@ -115,9 +207,10 @@ def span_tracer(proxy_buffers: bool = True) -> Any:
                 node.meta[SPAN_META] = user_frame_span(torch_dir)
             return node
 
-    return SpanTracer()
+    return SpanTracer
 
 
+@functools.lru_cache(maxsize=8192)
 def pythonic_path(qualname: str) -> str:
     """``layer1.0.conv1.weight`` as the model's source spells it: ``self.layer1[0].conv1.weight``."""
     out = "self"
@@ -315,6 +408,8 @@ class SpanFinder:
         #: module path ('' for the root) -> the class of the module at that path
         self.classes: dict[str, type] = dict(classes)
         self.torch_dir = torch_dir
+        self._defs: dict[str, ss.Span | None] = {}  # path -> definition (see definition)
+        self._attr_spans: dict[tuple[type, str], ss.Span | None] = {}
 
     # -- classes ------------------------------------------------------------------------------
     def learn_module_stack(self, stack: Mapping[str, Any] | None) -> None:
@@ -334,6 +429,7 @@ class SpanFinder:
                 cls = resolved
             if isinstance(cls, type):
                 self.classes[path] = cls
+                self._defs.clear()
 
     def _is_user_class(self, cls: type) -> bool:
         f = getattr(sys.modules.get(cls.__module__), "__file__", None)
@@ -345,6 +441,14 @@ class SpanFinder:
         return _CLASS_DEFS[cls]
 
     def _attr_span(self, cls: type, attr: str) -> ss.Span | None:
+        # this model's classes first (a plain dict: the shared one is keyed weakly, slower)
+        try:
+            return self._attr_spans[cls, attr]
+        except KeyError:
+            span = self._attr_spans[cls, attr] = self._class_attr_span(cls, attr)
+            return span
+
+    def _class_attr_span(self, cls: type, attr: str) -> ss.Span | None:
         known = _ATTR_SPANS.get(cls)
         if known is None:
             known = _ATTR_SPANS[cls] = {}
@@ -369,16 +473,22 @@ class SpanFinder:
     # -- parameters ----------------------------------------------------------------------------
     def definition(self, qualname: str) -> ss.Span | None:
         """Where the parameter/buffer/submodule ``qualname`` is defined in the model's source."""
-        parts = qualname.split(".")
-        while parts:
-            owner = ".".join(parts[:-1])
-            cls = self.classes.get(owner)
-            if cls is not None:
-                span = self._attr_span(cls, parts[-1])
-                if span is not None:
-                    return span
-            parts = parts[:-1]
-        return None
+        # the attribute of its owner's class, else the owner's definition (a parameter of a
+        # module inside a container: the container's), remembered per path (a module's
+        # parameters share their owners')
+        try:
+            return self._defs[qualname]
+        except KeyError:
+            pass
+        owner, dot, attr = qualname.rpartition(".")
+        span = None
+        cls = self.classes.get(owner)
+        if cls is not None:
+            span = self._attr_span(cls, attr)
+        if span is None and dot:
+            span = self.definition(owner)
+        self._defs[qualname] = span
+        return span
 
     # -- inputs --------------------------------------------------------------------------------
     def forward_args(self, fn: Any) -> Mapping[str, ss.Span]:
