@@ -248,6 +248,27 @@ def test_negative_indices_bound_below() -> None:
         assert res.valid_at({t: tt}) == ok, tt
 
 
+def test_nonnegative_mode_refuses_negative_indices() -> None:
+    # torch's embedding/index_select/gather: 0 <= i < d. Indices 5 - k for k < t are in [6 - t, 5]
+    # (fine while t <= 6); in mode raise the same take counts them from the end (t <= 22)
+    q = ss.var("q", ss.Tensor((t,), "float32"))
+    w = ss.var("w", ss.Tensor((16,), "float32"))
+    idx = ss.ops.subtract(i64(5), ss.ops.arange(t))
+    for mode, when in (("nonnegative", "t <= 6"), ("raise", "t <= 22")):
+        res = ss.infer(ss.Function([q, w], ss.ops.add(q, ss.ops.take(w, idx, axis=0, mode=mode))))
+        assert res.valid_when() == when, (mode, res.valid_when())
+        for tt in range(1, 24):
+            ok = 0 <= 6 - tt if mode == "nonnegative" else -16 <= 6 - tt
+            assert res.valid_at({t: tt}) == ok, (mode, tt)
+    # a constant negative index: an error in mode nonnegative, the last entry in mode raise
+    x = ss.var("x", ss.Tensor((n, t, 64), "float32"))
+    sh = ss.ops.shape_of(x)
+    bad = ss.infer(ss.Function([x], ss.ops.take(sh, i64(-1), mode="nonnegative")))
+    assert bad.status == "error" and bad.errors[0].code == "constraint-violated", bad.report()
+    last = ss.infer(ss.Function([x], ss.ops.take(sh, i64(-1), mode="raise")))
+    assert last.ok and "64" in str(last.type_of(last.program.body)), last.report()
+
+
 def test_strict_mode_makes_index_guards_errors() -> None:
     x = ss.var("x", ss.Tensor((t,), "float32"))
     w = ss.var("w", ss.Tensor((16,), "float32"))

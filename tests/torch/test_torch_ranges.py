@@ -75,6 +75,13 @@ CASES: list[tuple[str, Callable[..., Any], tuple[int, int] | None, torch.nn.Modu
     ("ids_abs", lambda m, ids: ids.abs(), (-9, 8), None),
     ("ids_abs_too_big", lambda m, ids: ids.abs(), (-10, 8), None),
     ("ids_hardtanh", lambda m, ids: F.hardtanh(ids, 0, 9), (-20, 30), None),
+    # embedding, index_select and gather refuse negative indices (x[i] counts them from the end)
+    ("negative_after_relu", lambda m, ids: torch.relu(12 - _pos(ids)) - 3, None, None),
+    ("negative_positions", lambda m, ids: _pos(ids) - 3, None, None),
+    ("ids_negative", lambda m, ids: ids, (-1, 9), None),
+    ("index_select_rows", lambda m, ids: torch.index_select(m.emb.weight, 0, 5 - _pos(ids)), None, None),
+    ("gather_rows", lambda m, ids: torch.gather(m.emb.weight, 0, (5 - _pos(ids)).unsqueeze(1).expand(-1, 4)), None, None),
+    ("getitem_negative_rows", lambda m, ids: m.emb.weight[5 - _pos(ids)], None, None),
 ]
 
 
@@ -89,7 +96,7 @@ def _runs(model: torch.nn.Module, t: int, declared: tuple[int, int] | None) -> b
         with torch.no_grad():
             for v in fills:
                 model(torch.full((B, t), v, dtype=torch.int64))
-    except IndexError:
+    except (IndexError, RuntimeError):  # gather's out-of-bounds index is a RuntimeError
         return False
     return True
 

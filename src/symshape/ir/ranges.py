@@ -25,10 +25,11 @@ moves and copies           the same: ``expand_dims``, ``squeeze``, ``reshape``, 
 joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches)
 =========================  =======================================================================
 
-**Index bounds.** ``take(x, indices, axis, mode=...)`` in mode ``raise`` or ``fast`` (numpy's
+**Index bounds.** ``take(x, indices, axis, mode=...)`` in mode ``raise``, ``fast`` (numpy's
 and torch's indexing: an index out of range is an error) with indices of known range reads
 ``x``'s axis of size ``d`` only at ``-d <= i < d``: the guard ``hi < d`` and ``lo >= -d`` (each
-where that side is known), unless the indices are empty. ``clip`` and ``wrap`` never fail.
+where that side is known), unless the indices are empty; in mode ``nonnegative`` (torch's
+``embedding``) at ``0 <= i < d``, the guard ``lo >= 0``. ``clip`` and ``wrap`` never fail.
 Each such guard is classified by the solver's session like any condition (proved, a guard,
 refuted, or unknown) and carries notes: the table and where the indices' range was born.
 """
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RangeFact", "Ranges", "IndexCheck", "index_checks", "INDEX_MODES"]
 
-INDEX_MODES: frozenset[str] = frozenset({"raise", "fast"})
+INDEX_MODES: frozenset[str] = frozenset({"raise", "fast", "nonnegative"})
 """The ``take`` modes in which an index out of range is an error."""
 
 _SAME = frozenset(
@@ -384,9 +385,10 @@ def _take_check(res: InferenceResult, rs: Ranges, c: Call) -> IndexCheck | None:
     if hi is not None:
         parts.append(lt(hi, size))
         texts.append(_text(parts[-1], f"{hi} <= {size - 1}"))
+    least = 0 if c.attrs.get("mode") == "nonnegative" else -size
     if lo is not None:
-        parts.append(ge(lo, -size))
-        texts.append(_text(parts[-1], f"{lo} >= {-size}"))
+        parts.append(ge(lo, least))
+        texts.append(_text(parts[-1], f"{lo} >= {least}"))
     if not parts:
         return None
     cond = all_of(*parts)

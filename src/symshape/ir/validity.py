@@ -88,8 +88,9 @@ class GuardInfo:
 
 def cond_text(c: C.Cond) -> str:
     """``c`` as a person writes it: a strict comparison with a constant reads non-strict
-    (``t <= 256`` for ``t < 257``, ``t >= 2`` for ``1 < t``) and a negated side is turned around
-    (``t <= 16`` for ``-t >= -16``); otherwise ``str(c)``. Iterative over ``and``/``or``/``not``."""
+    (``t <= 256`` for ``t < 257``, ``t >= 2`` for ``1 < t``), a negated side is turned around
+    (``t <= 16`` for ``-t >= -16``) and its constant moves to the other side (``t <= 6`` for
+    ``-t + 6 >= 0``); otherwise ``str(c)``. Iterative over ``and``/``or``/``not``."""
     done: list[str] = []  # the texts of the sub-conditions finished so far, in order
     stack: list[tuple[C.Cond, bool]] = [(c, False)]
     while stack:
@@ -125,6 +126,9 @@ def _cmp_text(c: C.Cond) -> str:
                 expr, rel, k = b, ">=", a + 1 if op == "<" else a
             if expr_negated(expr):
                 expr, k, rel = -expr, -k, "<=" if rel == ">=" else ">="
+            c0 = sum(coef for mono, coef in expr.terms if not mono)
+            if c0 and expr_negated(-expr):  # the constant to the other side: t <= 6, not t - 6 <= 0
+                expr, k = expr - c0, k - c0
             return f"{expr} {rel} {k}"
         case C.Cmp("==", a, b) if b.is_constant and expr_negated(a):
             return f"{-a} == {-b}"

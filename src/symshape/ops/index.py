@@ -16,7 +16,7 @@ from symshape.relations.common import (
     attr_str,
     bad,
 )
-from symshape.relations.index import BIG, parse_slice_attrs
+from symshape.relations.index import BIG, TAKE_MODES, parse_slice_attrs
 
 __all__ = ["take", "strided_slice"]
 
@@ -25,7 +25,7 @@ def _chk_take(attrs: Attrs, op: str) -> None:
     if attrs.get("axis") is not None:
         attr_int(attrs, "axis", None, op)
     attr_int(attrs, "batch_dims", 0, op)
-    attr_str(attrs, "mode", "clip", op, ("clip", "wrap", "fast", "raise"))
+    attr_str(attrs, "mode", "clip", op, TAKE_MODES)
 
 
 def _chk_slice_nargs(attrs: Attrs, nargs: int) -> None:

@@ -33,7 +33,12 @@ from symshape.relations.common import Checks, attr_int, attr_str, bad, is_int_dt
 from symshape.relations.operands import ranked_or_defer, tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.values import size_entries, slice_value, take_value, with_value
 
-__all__ = ["take_rel", "strided_slice_rel", "slice_len", "parse_slice_attrs", "SliceSpec"]
+__all__ = ["take_rel", "strided_slice_rel", "slice_len", "parse_slice_attrs", "SliceSpec", "TAKE_MODES"]
+
+TAKE_MODES: tuple[str, ...] = ("clip", "wrap", "fast", "raise", "nonnegative")
+"""``take``'s modes for an index out of range: ``clip`` to the ends, ``wrap`` around, ``fast`` and
+``raise`` (an error; numpy's and Python's reading, ``-d <= i < d``), ``nonnegative`` (an error
+below 0 too: ``0 <= i < d``, torch's ``embedding``)."""
 
 BIG = 2**31
 
@@ -45,7 +50,7 @@ def take_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     axis_v = attrs.get("axis")
     axis = None if axis_v is None else attr_int(attrs, "axis", None, ctx.name)
     bd = attr_int(attrs, "batch_dims", 0, ctx.name)
-    mode = attr_str(attrs, "mode", "clip", ctx.name, ("clip", "wrap", "fast", "raise")) or "clip"
+    mode = attr_str(attrs, "mode", "clip", ctx.name, TAKE_MODES) or "clip"
     ts = tensor_args(ctx, args, 2)
     if ts is None:
         return False

@@ -424,7 +424,7 @@ def _index(i: Dim | None, k: int, mode: str) -> int | None:
         return min(max(c, 0), k - 1)
     if mode == "wrap":
         return c % k
-    if c < 0:
+    if c < 0 and mode != "nonnegative":
         c += k
     return c if 0 <= c < k else None
 

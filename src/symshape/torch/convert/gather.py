@@ -11,9 +11,9 @@
   ``index.size(k) <= x.size(k)`` for ``k != d``. Composed as ``d`` moved last, ``x`` sliced to
   ``index``'s sizes on the other axes (a slice clamps, so the ``take`` that follows, with those
   axes as batch axes that must agree, states exactly the ``<=``), ``take(.., axis=r-1,
-  batch_dims=r-1, mode="raise")`` given ``index``'s shape (``reshape_like``), and ``d`` moved
-  back. (Negative indices, which torch refuses,
-  are allowed down to ``-size`` as ``take`` allows them.)
+  batch_dims=r-1, mode="nonnegative")`` given ``index``'s shape (``reshape_like``), and ``d``
+  moved back: torch refuses negative indices here, so an index's range must lie in
+  ``[0, size)``.
 * ``torch.diff(x, n, dim, prepend, append)``: ``cat([prepend, x, append], dim)``, then ``n``
   times ``a[1:] - a[:-1]`` along ``dim``.
 """
@@ -73,7 +73,7 @@ def gather(ctx: Ctx, input: Any, dim: Any, index: Any, sparse_grad: Any = False,
     if not 0 <= d < r:
         raise Unsupported(f"torch.gather: dim {d} is out of range for rank {r}")
     if r == 1:
-        return ss.ops.take(x, ind, axis=0, mode="raise")
+        return ss.ops.take(x, ind, axis=0, mode="nonnegative")
     perm = [k for k in range(r) if k != d] + [d]
     moved = perm != list(range(r))
     xt = ss.ops.transpose(x, perm) if moved else x
@@ -82,7 +82,7 @@ def gather(ctx: Ctx, input: Any, dim: Any, index: Any, sparse_grad: Any = False,
     xs = ss.ops.strided_slice(xt, [0] * (r - 1), ends, None, list(range(r - 1)))  # type: ignore[arg-type]
     # the batch axes agree (min(x.size(k), index.size(k)) == index.size(k)); the result has
     # index's shape
-    out = ss.ops.reshape_like(ss.ops.take(xs, it, axis=r - 1, batch_dims=r - 1, mode="raise"), it)
+    out = ss.ops.reshape_like(ss.ops.take(xs, it, axis=r - 1, batch_dims=r - 1, mode="nonnegative"), it)
     if not moved:
         return out
     inverse = [perm.index(k) for k in range(r)]

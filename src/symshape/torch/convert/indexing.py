@@ -253,7 +253,8 @@ def narrow(ctx: Ctx, input: Any, dim: Any, start: Any, length: Any) -> Any:
 
 @converts(*keys("index_select", inplace=False))
 def index_select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
-    return ss.ops.take(ctx.tensor(input), ctx.tensor(index, "index"), axis=ctx.axis(dim), mode="raise")
+    # torch refuses negative indices here (unlike x[index])
+    return ss.ops.take(ctx.tensor(input), ctx.tensor(index, "index"), axis=ctx.axis(dim), mode="nonnegative")
 
 
 @converts(aten.slice)

@@ -325,9 +325,9 @@ def f_group_norm(
 
 
 def embedding(x: ss.Expr, weight: ss.Expr) -> ss.Expr:
-    """``weight[ids]``: ``take(weight, ids, axis=0, mode="raise")`` (torch raises on an index out
-    of range; it does not clamp)."""
-    return ss.ops.take(weight, x, axis=0, mode="raise")
+    """``weight[ids]``: ``take(weight, ids, axis=0, mode="nonnegative")`` (torch raises on an index
+    out of range, negative ones included; it neither clamps nor counts from the end)."""
+    return ss.ops.take(weight, x, axis=0, mode="nonnegative")
 
 
 @converts(F.embedding)
