@@ -32,6 +32,11 @@ def _pos(ids: torch.Tensor) -> torch.Tensor:
     return torch.arange(ids.size(1))
 
 
+def _rows_back(ids: torch.Tensor) -> torch.Tensor:
+    """Row indices 5, 4, ... (negative past t = 6), one per column of a 4-wide table."""
+    return (5 - _pos(ids)).unsqueeze(1).expand(-1, 4)
+
+
 class Indexed(torch.nn.Module):
     """``emb(f(ids))`` (or ``f(self, ids)`` itself with ``direct``), ``f`` free to use the module's
     own ``act`` (an activation module) and ``emb``."""
@@ -80,7 +85,7 @@ CASES: list[tuple[str, Callable[..., Any], tuple[int, int] | None, torch.nn.Modu
     ("negative_positions", lambda m, ids: _pos(ids) - 3, None, None),
     ("ids_negative", lambda m, ids: ids, (-1, 9), None),
     ("index_select_rows", lambda m, ids: torch.index_select(m.emb.weight, 0, 5 - _pos(ids)), None, None),
-    ("gather_rows", lambda m, ids: torch.gather(m.emb.weight, 0, (5 - _pos(ids)).unsqueeze(1).expand(-1, 4)), None, None),
+    ("gather_rows", lambda m, ids: torch.gather(m.emb.weight, 0, _rows_back(ids)), None, None),
     ("getitem_negative_rows", lambda m, ids: m.emb.weight[5 - _pos(ids)], None, None),
 ]
 
