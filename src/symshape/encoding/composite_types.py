@@ -22,6 +22,7 @@ from symshape.encoding.leaf_types import (
     _set_field,
     check_identifier,
     map_tensor_dims,
+    tensor_settled,
     tensor_str,
 )
 from symshape.errors import (
@@ -45,6 +46,7 @@ __all__ = [
     "tuple_of_checked",
     "type_children",
     "type_rebuild",
+    "type_settled",
     "type_str",
     "type_tuple",
 ]
@@ -52,6 +54,14 @@ __all__ = [
 
 def type_tuple(items: object, what: str) -> tuple[Type, ...]:
     """``items`` (a list or tuple of types) as a tuple; anything else is ``invalid-argument``."""
+    seq = _as_tuple(items, what)
+    for x in seq:
+        check_type(x)
+    return seq
+
+
+def _as_tuple(items: object, what: str) -> tuple[Type, ...]:
+    """``items`` (a list or tuple) as a tuple, its items not checked yet (see :func:`type_tuple`)."""
     if type(items) is tuple:
         seq: tuple[object, ...] = items
     elif type(items) is list:  # the common spelling: no abstract-base-class check needed
@@ -64,8 +74,6 @@ def type_tuple(items: object, what: str) -> tuple[Type, ...]:
         )
     else:
         seq = tuple(items)
-    for x in seq:
-        check_type(x)
     return seq  # type: ignore[return-value]
 
 
@@ -87,8 +95,9 @@ class _Structural(Shown):
         return h if h is not None else _type_hash(self)  # type: ignore[arg-type]
 
     def __getstate__(self) -> dict[str, object]:
-        # the cached hash depends on the process's string hashing: never pickle it
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+        # the cached hash depends on the process's string hashing: never pickle it (nor the cached
+        # flag of :func:`type_settled`: a copy computes it again)
+        return {k: v for k, v in self.__dict__.items() if k != "_hash" and k != "_settled"}
 
     def __repr__(self) -> str:
         return _type_repr(self)
@@ -101,7 +110,9 @@ class TupleType(_Structural):
     fields: tuple[Type, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", type_tuple(self.fields, "a tuple type's fields"))
+        fs = _as_tuple(self.fields, "a tuple type's fields")
+        _set_field(self, "fields", fs)
+        _set_field(self, "_settled", _checked_settled(fs))
 
     def __len__(self) -> int:
         return len(self.fields)
@@ -176,13 +187,18 @@ class FuncType(_Structural):
     pure: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "params", type_tuple(self.params, "a function type's parameters"))
-        check_type(self.ret)
+        ps = _as_tuple(self.params, "a function type's parameters")
+        _set_field(self, "params", ps)
+        settled = _checked_settled(ps)
+        settled = _checked_settled((self.ret,)) and settled
         tps = _tuple_of(self.type_params, TypeVar, "type parameter")
         object.__setattr__(self, "type_params", tps)
         object.__setattr__(self, "relations", _tuple_of(self.relations, TypeRelation, "relation"))
         if not isinstance(self.pure, bool):
             raise SymshapeError(INVALID_ARGUMENT, f"pure must be a bool, got {self.pure!r}")
+        for r in self.relations:
+            settled = settled and _checked_settled(r.args)
+        _set_field(self, "_settled", settled)
 
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
@@ -229,7 +245,9 @@ class TypeCall(_Structural):
             raise SymshapeError(
                 INVALID_ARGUMENT, f"a type call applies a GlobalTypeVar or TypeVar, got {self.func!r}"
             )
-        object.__setattr__(self, "args", type_tuple(self.args, "a type call's arguments"))
+        args = _as_tuple(self.args, "a type call's arguments")
+        _set_field(self, "args", args)
+        _set_field(self, "_settled", _checked_settled(args))
 
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
         return map_dims(self, lambda d: d.subs(mapping))
@@ -302,6 +320,65 @@ def type_rebuild(t: Type, kids: Sequence[Type]) -> Type:
 
 
 _COMPOSITE = (TupleType, FuncType, TypeCall)
+
+
+def type_settled(t: Type) -> bool:
+    """Whether admitting ``t`` into a solver has nothing to do: no ``?`` dimension may occur in it
+    and every dimension of its shapes is nonnegative at a glance (:func:`tensor_settled` for each
+    tensor type in it; see :func:`~symshape.solver.holes.admission_scan`, which skips such parts).
+
+    Composite types compute the flag from their children's when they are built (kept in the node;
+    the solver's unchecked constructors leave it to be computed here, iteratively, on demand).
+    """
+    cls = t.__class__
+    if cls is TensorType:
+        return tensor_settled(t)  # type: ignore[arg-type]
+    if cls not in _COMPOSITE:
+        return True
+    hit: bool | None = t.__dict__.get("_settled")
+    if hit is not None:
+        return hit
+    stack: list[tuple[Type, bool]] = [(t, False)]
+    while stack:
+        x, post = stack.pop()
+        if post:
+            _set_field(x, "_settled", _checked_settled(type_children(x)))  # (each kid's flag is set)
+        elif "_settled" not in x.__dict__:
+            stack.append((x, True))
+            stack.extend((k, False) for k in type_children(x) if k.__class__ in _COMPOSITE)
+    return t.__dict__["_settled"]  # type: ignore[no-any-return]
+
+
+def _checked_settled(kids: tuple[Type, ...]) -> bool:
+    """Check that each of ``kids`` is a type (as :func:`check_type`), and return whether every one
+    is settled (see :func:`type_settled`): one pass, as a composite type is built."""
+    settled = True
+    for x in kids:
+        form = _FORM.get(x.__class__)
+        if form is _TENSOR:
+            if settled and not tensor_settled(x):  # type: ignore[arg-type]
+                settled = False
+        elif form is _NODE:
+            if settled:
+                s = x.__dict__.get("_settled")
+                settled = type_settled(x) if s is None else s
+        elif form is None:
+            check_type(x)  # raises, unless a subclass of a type's class (then a leaf, as for the walks)
+    return settled
+
+
+_TENSOR, _NODE, _LEAF = "tensor", "node", "leaf"
+_FORM: dict[type, str] = {
+    TensorType: _TENSOR,
+    TupleType: _NODE,
+    FuncType: _NODE,
+    TypeCall: _NODE,
+    TypeVar: _LEAF,
+    IncompleteType: _LEAF,
+    GlobalTypeVar: _LEAF,
+    ObjectType: _LEAF,
+    ShapeType: _LEAF,
+}
 
 
 def _child_hash(t: Type) -> int:
