@@ -13,7 +13,7 @@ from typing import TypeVar as TypeVar_
 from symshape.encoding.composite_types import _COMPOSITE as COMPOSITE
 from symshape.encoding.dims import Dim, DimVar
 from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar, type_children, type_rebuild
-from symshape.encoding.values import map_value
+from symshape.encoding.values import map_range, map_value
 from symshape.solver.diagnostics import Origin
 
 __all__ = ["Bindings", "COMPOSITE"]
@@ -105,14 +105,15 @@ class Bindings:
         if self.flex:
             fs, fd = self._flex(shape), self._flex(dtype)
             if fs is not shape or fd is not dtype:
-                t = TensorType(fs, fd, t.value)
+                t = TensorType(fs, fd, t.value, t.range)
                 shape, dtype = fs, fd
         if self.dim_bind and isinstance(shape, tuple):
             new = tuple(self.resolve_dim(d) for d in shape)
-            v = t.value
+            v, r = t.value, t.range
             nv = v if v is None else map_value(v, self.resolve_dim)
-            if nv is not v or any(a is not b for a, b in zip(new, shape)):
-                return TensorType(new, dtype, nv)
+            nr = r if r is None else map_range(r, self.resolve_dim)
+            if nv is not v or nr is not r or any(a is not b for a, b in zip(new, shape)):
+                return TensorType(new, dtype, nv, nr)
         return t
 
     def resolve(self, t: Type) -> Type:

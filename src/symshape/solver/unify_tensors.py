@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from symshape.encoding.conds import Cond, eq, ge
 from symshape.encoding.dims import ZERO, Dim, DimVar, bounds, const, floordiv, mod
 from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar
-from symshape.encoding.values import Value, value_str
+from symshape.encoding.values import RANGE_DTYPES, Range, Value, meet_ranges, range_str, value_str
 from symshape.errors import DTYPE_MISMATCH, NEGATIVE_DIM, RANK_MISMATCH, SHAPE_MISMATCH, ErrorCode
 from symshape.solver.bindings import Bindings
 from symshape.solver.diagnostics import Origin, conflict_message
@@ -76,15 +76,15 @@ class TensorUnifier(Bindings):
     def _unify_tensor(self, a: TensorType, b: TensorType, origin: Origin) -> TensorType:
         if self.flex:
             # bind instantiated shape/dtype parameters first (they stand for whatever they meet)
-            fa = TensorType(self._flex(a.shape), self._flex(a.dtype), a.value)
-            fb = TensorType(self._flex(b.shape), self._flex(b.dtype), b.value)
+            fa = TensorType(self._flex(a.shape), self._flex(a.dtype), a.value, a.range)
+            fb = TensorType(self._flex(b.shape), self._flex(b.dtype), b.value, b.range)
             for x, y in ((fa, fb), (fb, fa)):
                 if x.shape in self.flex and y.shape is not None and y.shape != x.shape:
                     self.flex[x.shape] = y.shape
                 if x.dtype in self.flex and y.dtype is not None and y.dtype != x.dtype:
                     self.flex[x.dtype] = y.dtype
-            fa = TensorType(self._flex(a.shape), self._flex(a.dtype), a.value)
-            fb = TensorType(self._flex(b.shape), self._flex(b.dtype), b.value)
+            fa = TensorType(self._flex(a.shape), self._flex(a.dtype), a.value, a.range)
+            fb = TensorType(self._flex(b.shape), self._flex(b.dtype), b.value, b.range)
             if fa != a or fb != b:
                 return self._unify_tensor_plain(fa, fb, origin)
         return self._unify_tensor_plain(a, b, origin)
@@ -120,18 +120,20 @@ class TensorUnifier(Bindings):
                     changed = True
             shape = tuple(out) if changed else sa
         va, vb = a.value, b.value
-        if va is None and vb is None:
+        ra, rb = a.range, b.range
+        if va is None and vb is None and ra is None and rb is None:
             if shape is sa and dtype == da:
                 return a
             if shape is sb and dtype == db:
                 return b
             return tensor_of_checked(shape, dtype)
         value = self._meet_values(va, vb, origin)
-        if shape is sa and dtype == da and value is va:
+        rng = _meet_ranges(ra, rb, dtype)
+        if shape is sa and dtype == da and value is va and rng is ra:
             return a
-        if shape is sb and dtype == db and value is vb:
+        if shape is sb and dtype == db and value is vb and rng is rb:
             return b
-        return TensorType(shape, dtype, value)
+        return TensorType(shape, dtype, value, rng)
 
     def _meet_values(self, va: Value | None, vb: Value | None, origin: Origin) -> Value | None:
         """The meet of two values (a value refines its type): an unknown entry takes the other
@@ -214,6 +216,20 @@ class TensorUnifier(Bindings):
         self.dim_bind[var] = val
         self.dim_why[var] = origin
         self.on_refine((), (var,))
+
+
+def _meet_ranges(ra: Range | None, rb: Range | None, dtype: str | TypeVar | None) -> Range | None:
+    """The range of the unified tensor: what both sides' ranges say (one side's own object when
+    the other says nothing more); a range met with a dtype that carries none is a conflict."""
+    if rb is None or rb == ra:
+        rng = ra
+    elif ra is None:
+        rng = rb
+    else:
+        rng = meet_ranges(ra, rb)
+    if rng is not None and type(dtype) is str and dtype not in RANGE_DTYPES:
+        raise Mismatch(DTYPE_MISMATCH, f"dtype {dtype} vs the integer range {range_str(rng)}")
+    return rng
 
 
 def _shape(s: object) -> str:
