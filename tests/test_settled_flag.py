@@ -88,7 +88,7 @@ def _scan_text(t: ss.Type) -> list[str] | None:
 @given(types)
 def test_flag_is_the_walks_answer(t: ss.Type) -> None:
     bare = copy.deepcopy(t)  # the same type, no node holding a cached flag
-    assert all("_settled" not in x.__dict__ for x in iter_types(bare) if hasattr(x, "__dict__"))
+    assert all("_settled" not in vars(x) for x in iter_types(bare) if hasattr(x, "__dict__"))
     want = _oracle(t)
     assert type_settled(t) == want
     assert type_settled(bare) == want
@@ -107,9 +107,9 @@ def test_tensor_flag_per_dimension(d: ss.Dim) -> None:
 
 def test_flag_is_not_pickled_and_bad_fields_still_fail() -> None:
     t = ss.TupleType([ss.Tensor((n - 1,), "float32")])
-    assert t.__dict__["_settled"] is False
+    assert t._settled is False
     assert "_settled" not in t.__getstate__()
-    assert ss.TupleType([ss.Tensor((n,), "float32"), ss.IncompleteType()]).__dict__["_settled"] is True
+    assert ss.TupleType([ss.Tensor((n,), "float32"), ss.IncompleteType()])._settled is True
     with pytest.raises(ss.SymshapeError, match="expected a type"):
         ss.TupleType([ss.Tensor((n,), "float32"), 3])  # type: ignore[arg-type]
     with pytest.raises(ss.SymshapeError, match="expected a type"):

@@ -82,6 +82,10 @@ class _Structural(Shown):
     deep compares, hashes and prints), the hash is computed once; ``repr`` is the dataclass form."""
 
     __slots__ = ()
+    #: :func:`type_settled`, kept in the node when it is built (None: not computed yet). Read as an
+    #: attribute, never through ``__dict__`` (which would turn the node's inline attribute values
+    #: into a dictionary: slower attribute reads in every later walk)
+    _settled: bool | None = None
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -335,7 +339,7 @@ def type_settled(t: Type) -> bool:
         return tensor_settled(t)  # type: ignore[arg-type]
     if cls not in _COMPOSITE:
         return True
-    hit: bool | None = t.__dict__.get("_settled")
+    hit = t._settled  # type: ignore[union-attr]
     if hit is not None:
         return hit
     stack: list[tuple[Type, bool]] = [(t, False)]
@@ -343,10 +347,10 @@ def type_settled(t: Type) -> bool:
         x, post = stack.pop()
         if post:
             _set_field(x, "_settled", _checked_settled(type_children(x)))  # (each kid's flag is set)
-        elif "_settled" not in x.__dict__:
+        elif x._settled is None:  # type: ignore[union-attr]
             stack.append((x, True))
             stack.extend((k, False) for k in type_children(x) if k.__class__ in _COMPOSITE)
-    return t.__dict__["_settled"]  # type: ignore[no-any-return]
+    return t._settled is True  # type: ignore[union-attr]
 
 
 def _checked_settled(kids: tuple[Type, ...]) -> bool:
@@ -360,7 +364,7 @@ def _checked_settled(kids: tuple[Type, ...]) -> bool:
                 settled = False
         elif form is _NODE:
             if settled:
-                s = x.__dict__.get("_settled")
+                s = x._settled  # type: ignore[union-attr]
                 settled = type_settled(x) if s is None else s
         elif form is None:
             check_type(x)  # raises, unless a subclass of a type's class (then a leaf, as for the walks)

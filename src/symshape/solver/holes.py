@@ -149,7 +149,7 @@ def admission_scan(t: Type) -> list[Dim] | None:
             if not tensor_settled(x) and _tensor_todo(x, out):  # type: ignore[arg-type]
                 return None
         elif cls in COMPOSITE:
-            if x.__dict__.get("_settled"):
+            if x._settled:  # type: ignore[union-attr]
                 continue  # flagged when built: nothing to admit inside
             if cls is TupleType:
                 extend(reversed(x.fields))  # type: ignore[union-attr]
