@@ -229,11 +229,7 @@ def func_of_checked(
     """``FuncType(...)`` from parts already known to be valid (tuples of types, type variables and
     relations; a bool), without re-validating them (see :func:`tuple_of_checked`)."""
     t: FuncType = object.__new__(FuncType)
-    _set_field(t, "params", params)
-    _set_field(t, "ret", ret)
-    _set_field(t, "type_params", type_params)
-    _set_field(t, "relations", relations)
-    _set_field(t, "pure", pure)
+    t.__dict__.update(params=params, ret=ret, type_params=type_params, relations=relations, pure=pure)
     return t
 
 

@@ -61,15 +61,18 @@ def instantiate(
     sub: dict[TypeVar, Type] = {}
     dsub: dict[object, Dim] = {}
     for tp in f.type_params:
-        if tp.kind == "shape":
+        kind = tp.kind
+        if kind == "type":  # (the common case first; each parameter takes one branch, in order)
+            sub[tp] = fresh_hole("type")
+        elif kind == "shape":
             v = TypeVar(f"{tp.name}'{len(flex) + 1}", "shape")
             flex[v] = None
             sub[tp] = TensorType(v, None)  # subst_typevars takes the tensor's shape
-        elif tp.kind == "dtype":
+        elif kind == "dtype":
             v = TypeVar(f"{tp.name}'{len(flex) + 1}", "dtype")
             flex[v] = None
             sub[tp] = TensorType(None, v)  # ... and its dtype
-        elif tp.kind == "dim":
+        elif kind == "dim":
             dsub[tp.name] = fresh_dimvar()  # the symbol of that name becomes an unknown
         else:
             sub[tp] = fresh_hole("type")
@@ -84,7 +87,9 @@ def instantiate(
         t = subst_typevars(t, sub)
         return map_dims(t, lambda d: d.subs(dsub)) if dsub else t  # type: ignore[arg-type]
 
-    rels = tuple(TypeRelation(r.name, tuple(map(inst, r.args)), r.attrs) for r in f.relations)
+    rels = f.relations
+    if rels:
+        rels = tuple(TypeRelation(r.name, tuple(map(inst, r.args)), r.attrs) for r in rels)
     return func_of_checked(tuple(map(inst, f.params)), inst(f.ret), (), rels, f.pure)
 
 

@@ -111,7 +111,7 @@ class TensorUnifier(Bindings):
             bound = self.dim_bind
             changed = False
             for i, (x, y) in enumerate(zip(sa, sb)):
-                if x is y and (not bound or not x.has_unknowns):
+                if x is y and (not bound or x._hv is False or not x.has_unknowns):
                     out.append(x)  # what unify_dim gives: nothing to resolve, equal
                     continue
                 d = self.unify_dim(x, y, origin, i)
@@ -173,14 +173,24 @@ class TensorUnifier(Bindings):
 
     def unify_dim(self, x: Dim, y: Dim, origin: Origin, index: int | None = None) -> Dim:
         """Equate two dimensions (see the module docstring); returns the agreed dimension."""
-        x, y = self.resolve_dim(x), self.resolve_dim(y)
-        if x == y:
+        # (``_hv``: whether a dimension has unknowns, cached in it; None until asked)
+        if x._hv is not False:
+            x = self.resolve_dim(x)
+        if y._hv is not False:
+            y = self.resolve_dim(y)
+        if x is y or x._key == y._key:  # (``x == y``)
             return x
         for u, v in ((x, y), (y, x)):
-            at = u.atom
-            if isinstance(at, DimVar) and (not v.has_unknowns or at not in v.unknowns):
-                self._bind(at, v, origin)
-                return v
+            t = u.terms
+            if len(t) == 1:  # ``u.atom``, written out: is ``u`` a lone unknown?
+                m, k = t[0]
+                if k == 1 and len(m) == 1 and m[0][1] == 1:
+                    at = m[0][0]
+                    if isinstance(at, DimVar):
+                        hv = v._hv
+                        if not (v.has_unknowns if hv is None else hv) or at not in v.unknowns:
+                            self._bind(at, v, origin)
+                            return v
         cx, cy = x.constant_value, y.constant_value
         where = f"dimension {index}: " if index is not None else ""
         if cx is not None and cy is not None:
@@ -209,7 +219,8 @@ class TensorUnifier(Bindings):
 
     def _bind(self, var: DimVar, val: Dim, origin: Origin) -> None:
         # an unknown dimension is >= 0: binding it to a value that may be negative states that
-        c = val.constant_value
+        t = val.terms
+        c = (t[0][1] if not t[0][0] else None) if len(t) == 1 else (None if t else 0)  # constant_value
         if (c < 0) if c is not None else (bounds(val)[0] < 0):
             msg = f"dimension `{val}` (the value of `?d{var.id}`) may be negative"
             self.on_condition(ge(val, 0), origin, NEGATIVE_DIM, msg)
