@@ -195,9 +195,11 @@ class FuncType(_Structural):
         _set_field(self, "params", ps)
         settled = _checked_settled(ps)
         settled = _checked_settled((self.ret,)) and settled
-        tps = _tuple_of(self.type_params, TypeVar, "type parameter")
-        object.__setattr__(self, "type_params", tps)
-        object.__setattr__(self, "relations", _tuple_of(self.relations, TypeRelation, "relation"))
+        tps, rels = self.type_params, self.relations
+        if type(tps) is not tuple or tps:  # (``()``, the default, needs no check)
+            _set_field(self, "type_params", _tuple_of(tps, TypeVar, "type parameter"))
+        if type(rels) is not tuple or rels:
+            _set_field(self, "relations", _tuple_of(rels, TypeRelation, "relation"))
         if not isinstance(self.pure, bool):
             raise SymshapeError(INVALID_ARGUMENT, f"pure must be a bool, got {self.pure!r}")
         for r in self.relations:

@@ -58,16 +58,21 @@ class Bindings:
     # -- resolution -----------------------------------------------------------------------------
     def resolve_dim(self, d: Dim) -> Dim:
         bind = self.dim_bind
-        if not bind or not d.has_unknowns:
+        if not bind:
             return d
-        at = d.atom
-        if type(at) is DimVar:  # exactly one unknown (the common case): its value
-            b = bind.get(at)
-            if b is None:
-                return d
-            if b.has_unknowns and any(u in bind for u in b.unknowns):
-                b = self._resolve_var(at)
-            return b
+        hv = d._hv  # (``d.has_unknowns``, cached in it; None until asked)
+        if hv is False or (hv is None and not d.has_unknowns):
+            return d
+        t = d.terms
+        if len(t) == 1 and t[0][1] == 1 and len(t[0][0]) == 1 and t[0][0][0][1] == 1:  # ``d.atom``
+            at = t[0][0][0][0]
+            if type(at) is DimVar:  # exactly one unknown (the common case): its value
+                b = bind.get(at)
+                if b is None:
+                    return d
+                if b.has_unknowns and any(u in bind for u in b.unknowns):
+                    b = self._resolve_var(at)
+                return b
         mapping: dict[object, Dim] = {}
         for a in d.unknowns:
             b = bind.get(a)
