@@ -140,7 +140,7 @@ def admission_scan(t: Type) -> list[Dim] | None:
     True
     """
     out: list[Dim] = []
-    if t.__class__ in COMPOSITE and t._settled:  # type: ignore[union-attr]
+    if t.__class__ in COMPOSITE and t._settled:
         return out  # (the common case: flagged when built)
     stack: list[Type] = [t]
     pop, push, extend = stack.pop, stack.append, stack.extend
