@@ -61,7 +61,7 @@ class Bindings:
         if not bind:
             return d
         hv = d._hv  # (``d.has_unknowns``, cached in it; None until asked)
-        if hv is False or (hv is None and not d.has_unknowns):
+        if hv is False:
             return d
         t = d.terms
         if len(t) == 1 and t[0][1] == 1 and len(t[0][0]) == 1 and t[0][0][0][1] == 1:  # ``d.atom``
@@ -73,6 +73,8 @@ class Bindings:
                 if b.has_unknowns and any(u in bind for u in b.unknowns):
                     b = self._resolve_var(at)
                 return b
+        if hv is None and not d.has_unknowns:
+            return d
         mapping: dict[object, Dim] = {}
         for a in d.unknowns:
             b = bind.get(a)

@@ -116,7 +116,18 @@ class Unifier(TensorUnifier):
                     out.append(x)
                     continue
                 try:
-                    r = self._rec(x, y, origin, d1)
+                    # a hole and a type: what _rec does for them, without its dispatch
+                    cx, cy = type(x), type(y)
+                    if cx is IncompleteType and cy is not IncompleteType:
+                        r = self._hole_to_type(x, y, origin)
+                        if r is None:
+                            r = self._hole_typed(x, y, True, origin, d1 + 1)
+                    elif cy is IncompleteType and cx is not IncompleteType:
+                        r = self._hole_to_type(y, x, origin)
+                        if r is None:
+                            r = self._hole_typed(y, x, False, origin, d1 + 1)
+                    else:
+                        r = self._rec(x, y, origin, d1)
                 except Mismatch as m:
                     raise Mismatch(m.code, f"{_field(i)}: {m.detail}") from None
                 out.append(r)
