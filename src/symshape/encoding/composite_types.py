@@ -39,11 +39,8 @@ __all__ = [
     "TypeCall",
     "TypeRelation",
     "check_type",
-    "func_of_checked",
-    "iter_types",
     "map_dims",
     "map_types",
-    "tuple_of_checked",
     "type_children",
     "type_rebuild",
     "type_settled",
@@ -82,9 +79,8 @@ class _Structural(Shown):
     deep compares, hashes and prints), the hash is computed once; ``repr`` is the dataclass form."""
 
     __slots__ = ()
-    #: :func:`type_settled`, kept in the node when it is built (None: not computed yet). Read as an
-    #: attribute, never through ``__dict__`` (which would turn the node's inline attribute values
-    #: into a dictionary: slower attribute reads in every later walk)
+    #: :func:`type_settled`, kept when built (None: not yet). Read as an attribute: reading
+    #: ``__dict__`` turns the inline attribute values into a dictionary (slower reads after)
     _settled: bool | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -211,28 +207,6 @@ class FuncType(_Structural):
 
     def __str__(self) -> str:
         return type_str(self)
-
-
-def tuple_of_checked(fields: tuple[Type, ...]) -> TupleType:
-    """``TupleType(fields)`` for a tuple of values already known to be types (the solver
-    rebuilding a type from unified parts): the same object, without re-validating the fields."""
-    t: TupleType = object.__new__(TupleType)
-    _set_field(t, "fields", fields)
-    return t
-
-
-def func_of_checked(
-    params: tuple[Type, ...],
-    ret: Type,
-    type_params: tuple[TypeVar, ...],
-    relations: tuple[TypeRelation, ...],
-    pure: bool,
-) -> FuncType:
-    """``FuncType(...)`` from parts already known to be valid (tuples of types, type variables and
-    relations; a bool), without re-validating them (see :func:`tuple_of_checked`)."""
-    t: FuncType = object.__new__(FuncType)
-    t.__dict__.update(params=params, ret=ret, type_params=type_params, relations=relations, pure=pure)
-    return t
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -370,17 +344,8 @@ def _checked_settled(kids: tuple[Type, ...]) -> bool:
 
 
 _TENSOR, _NODE, _LEAF = "tensor", "node", "leaf"
-_FORM: dict[type, str] = {
-    TensorType: _TENSOR,
-    TupleType: _NODE,
-    FuncType: _NODE,
-    TypeCall: _NODE,
-    TypeVar: _LEAF,
-    IncompleteType: _LEAF,
-    GlobalTypeVar: _LEAF,
-    ObjectType: _LEAF,
-    ShapeType: _LEAF,
-}
+_FORM: dict[type, str] = {TensorType: _TENSOR, TupleType: _NODE, FuncType: _NODE, TypeCall: _NODE}
+_FORM.update(dict.fromkeys((TypeVar, IncompleteType, GlobalTypeVar, ObjectType, ShapeType), _LEAF))
 
 
 def _child_hash(t: Type) -> int:
@@ -553,16 +518,6 @@ def map_dims(t: Type, f: Callable[[Dim], Dim]) -> Type:
         return map_tensor_dims(x, f) if isinstance(x, TensorType) else None
 
     return map_types(t, go)
-
-
-def iter_types(t: Type) -> Iterator[Type]:
-    """Every node of ``t``, pre-order (iterative)."""
-    stack: list[Type] = [t]
-    while stack:
-        x = stack.pop()
-        yield x
-        if x.__class__ in _COMPOSITE:
-            stack.extend(reversed(type_children(x)))
 
 
 # ----------------------------------------------------------------------------------------------
