@@ -79,9 +79,6 @@ class _Structural(Shown):
     deep compares, hashes and prints), the hash is computed once; ``repr`` is the dataclass form."""
 
     __slots__ = ()
-    #: :func:`type_settled`, kept when built (None: not yet). Read as an attribute: reading
-    #: ``__dict__`` turns the inline attribute values into a dictionary (slower reads after)
-    _settled: bool | None = None
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -103,8 +100,23 @@ class _Structural(Shown):
         return _type_repr(self)
 
 
+class _Composite(_Structural):
+    """A type with sub-types (tuple, function type, type call): substitution and the printed form."""
+
+    __slots__ = ()
+    #: :func:`type_settled`, kept when built (None: not yet). Read as an attribute: reading
+    #: ``__dict__`` turns the inline attribute values into a dictionary (slower reads after)
+    _settled: bool | None = None
+
+    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
+        return map_dims(self, lambda d: d.subs(mapping))  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return type_str(self)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class TupleType(_Structural):
+class TupleType(_Composite):
     """A tuple of types."""
 
     fields: tuple[Type, ...]
@@ -122,12 +134,6 @@ class TupleType(_Structural):
 
     def __iter__(self) -> Iterator[Type]:
         return iter(self.fields)
-
-    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
-        return map_dims(self, lambda d: d.subs(mapping))
-
-    def __str__(self) -> str:
-        return type_str(self)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -177,7 +183,7 @@ def _tuple_of(items: object, cls: type[_T], what: str) -> tuple[_T, ...]:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class FuncType(_Structural):
+class FuncType(_Composite):
     """``fn<type_params>(params) -> ret where relations``; impure when ``pure`` is False."""
 
     params: tuple[Type, ...]
@@ -202,15 +208,9 @@ class FuncType(_Structural):
             settled = settled and _checked_settled(r.args)
         _set_field(self, "_settled", settled)
 
-    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
-        return map_dims(self, lambda d: d.subs(mapping))
-
-    def __str__(self) -> str:
-        return type_str(self)
-
 
 @dataclass(frozen=True, eq=False, repr=False)
-class TypeCall(_Structural):
+class TypeCall(_Composite):
     """An ADT applied to type arguments: ``List[Tensor[(2,), int32]]``."""
 
     func: GlobalTypeVar | TypeVar
@@ -224,12 +224,6 @@ class TypeCall(_Structural):
         args = _as_tuple(self.args, "a type call's arguments")
         _set_field(self, "args", args)
         _set_field(self, "_settled", _checked_settled(args))
-
-    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
-        return map_dims(self, lambda d: d.subs(mapping))
-
-    def __str__(self) -> str:
-        return type_str(self)
 
 
 Type = Union[
