@@ -22,6 +22,7 @@ from symshape.encoding.leaf_types import (
     _set_field,
     check_identifier,
     map_tensor_dims,
+    tensor_settled,
     tensor_str,
 )
 from symshape.errors import (
@@ -38,13 +39,11 @@ __all__ = [
     "TypeCall",
     "TypeRelation",
     "check_type",
-    "func_of_checked",
-    "iter_types",
     "map_dims",
     "map_types",
-    "tuple_of_checked",
     "type_children",
     "type_rebuild",
+    "type_settled",
     "type_str",
     "type_tuple",
 ]
@@ -52,6 +51,14 @@ __all__ = [
 
 def type_tuple(items: object, what: str) -> tuple[Type, ...]:
     """``items`` (a list or tuple of types) as a tuple; anything else is ``invalid-argument``."""
+    seq = _as_tuple(items, what)
+    for x in seq:
+        check_type(x)
+    return seq
+
+
+def _as_tuple(items: object, what: str) -> tuple[Type, ...]:
+    """``items`` (a list or tuple) as a tuple, its items not checked yet (see :func:`type_tuple`)."""
     if type(items) is tuple:
         seq: tuple[object, ...] = items
     elif type(items) is list:  # the common spelling: no abstract-base-class check needed
@@ -64,8 +71,6 @@ def type_tuple(items: object, what: str) -> tuple[Type, ...]:
         )
     else:
         seq = tuple(items)
-    for x in seq:
-        check_type(x)
     return seq  # type: ignore[return-value]
 
 
@@ -87,21 +92,39 @@ class _Structural(Shown):
         return h if h is not None else _type_hash(self)  # type: ignore[arg-type]
 
     def __getstate__(self) -> dict[str, object]:
-        # the cached hash depends on the process's string hashing: never pickle it
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+        # the cached hash depends on the process's string hashing: never pickle it (nor the cached
+        # flag of :func:`type_settled`: a copy computes it again)
+        return {k: v for k, v in self.__dict__.items() if k != "_hash" and k != "_settled"}
 
     def __repr__(self) -> str:
         return _type_repr(self)
 
 
+class _Composite(_Structural):
+    """A type with sub-types (tuple, function type, type call): substitution and the printed form."""
+
+    __slots__ = ()
+    #: :func:`type_settled`, kept when built (None: not yet). Read as an attribute: reading
+    #: ``__dict__`` turns the inline attribute values into a dictionary (slower reads after)
+    _settled: bool | None = None
+
+    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
+        return map_dims(self, lambda d: d.subs(mapping))  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return type_str(self)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class TupleType(_Structural):
+class TupleType(_Composite):
     """A tuple of types."""
 
     fields: tuple[Type, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", type_tuple(self.fields, "a tuple type's fields"))
+        fs = _as_tuple(self.fields, "a tuple type's fields")
+        _set_field(self, "fields", fs)
+        _set_field(self, "_settled", _checked_settled(fs))
 
     def __len__(self) -> int:
         return len(self.fields)
@@ -111,12 +134,6 @@ class TupleType(_Structural):
 
     def __iter__(self) -> Iterator[Type]:
         return iter(self.fields)
-
-    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
-        return map_dims(self, lambda d: d.subs(mapping))
-
-    def __str__(self) -> str:
-        return type_str(self)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -166,7 +183,7 @@ def _tuple_of(items: object, cls: type[_T], what: str) -> tuple[_T, ...]:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class FuncType(_Structural):
+class FuncType(_Composite):
     """``fn<type_params>(params) -> ret where relations``; impure when ``pure`` is False."""
 
     params: tuple[Type, ...]
@@ -176,49 +193,24 @@ class FuncType(_Structural):
     pure: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "params", type_tuple(self.params, "a function type's parameters"))
-        check_type(self.ret)
-        tps = _tuple_of(self.type_params, TypeVar, "type parameter")
-        object.__setattr__(self, "type_params", tps)
-        object.__setattr__(self, "relations", _tuple_of(self.relations, TypeRelation, "relation"))
+        ps = _as_tuple(self.params, "a function type's parameters")
+        _set_field(self, "params", ps)
+        settled = _checked_settled(ps)
+        settled = _checked_settled((self.ret,)) and settled
+        tps, rels = self.type_params, self.relations
+        if type(tps) is not tuple or tps:  # (``()``, the default, needs no check)
+            _set_field(self, "type_params", _tuple_of(tps, TypeVar, "type parameter"))
+        if type(rels) is not tuple or rels:
+            _set_field(self, "relations", _tuple_of(rels, TypeRelation, "relation"))
         if not isinstance(self.pure, bool):
             raise SymshapeError(INVALID_ARGUMENT, f"pure must be a bool, got {self.pure!r}")
-
-    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
-        return map_dims(self, lambda d: d.subs(mapping))
-
-    def __str__(self) -> str:
-        return type_str(self)
-
-
-def tuple_of_checked(fields: tuple[Type, ...]) -> TupleType:
-    """``TupleType(fields)`` for a tuple of values already known to be types (the solver
-    rebuilding a type from unified parts): the same object, without re-validating the fields."""
-    t: TupleType = object.__new__(TupleType)
-    _set_field(t, "fields", fields)
-    return t
-
-
-def func_of_checked(
-    params: tuple[Type, ...],
-    ret: Type,
-    type_params: tuple[TypeVar, ...],
-    relations: tuple[TypeRelation, ...],
-    pure: bool,
-) -> FuncType:
-    """``FuncType(...)`` from parts already known to be valid (tuples of types, type variables and
-    relations; a bool), without re-validating them (see :func:`tuple_of_checked`)."""
-    t: FuncType = object.__new__(FuncType)
-    _set_field(t, "params", params)
-    _set_field(t, "ret", ret)
-    _set_field(t, "type_params", type_params)
-    _set_field(t, "relations", relations)
-    _set_field(t, "pure", pure)
-    return t
+        for r in self.relations:
+            settled = settled and _checked_settled(r.args)
+        _set_field(self, "_settled", settled)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class TypeCall(_Structural):
+class TypeCall(_Composite):
     """An ADT applied to type arguments: ``List[Tensor[(2,), int32]]``."""
 
     func: GlobalTypeVar | TypeVar
@@ -229,13 +221,9 @@ class TypeCall(_Structural):
             raise SymshapeError(
                 INVALID_ARGUMENT, f"a type call applies a GlobalTypeVar or TypeVar, got {self.func!r}"
             )
-        object.__setattr__(self, "args", type_tuple(self.args, "a type call's arguments"))
-
-    def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> Type:
-        return map_dims(self, lambda d: d.subs(mapping))
-
-    def __str__(self) -> str:
-        return type_str(self)
+        args = _as_tuple(self.args, "a type call's arguments")
+        _set_field(self, "args", args)
+        _set_field(self, "_settled", _checked_settled(args))
 
 
 Type = Union[
@@ -302,6 +290,56 @@ def type_rebuild(t: Type, kids: Sequence[Type]) -> Type:
 
 
 _COMPOSITE = (TupleType, FuncType, TypeCall)
+
+
+def type_settled(t: Type) -> bool:
+    """Whether admitting ``t`` into a solver has nothing to do: no ``?`` dimension may occur in it
+    and every dimension of its shapes is nonnegative at a glance (:func:`tensor_settled` for each
+    tensor type in it; see :func:`~symshape.solver.holes.admission_scan`, which skips such parts).
+
+    Composite types compute the flag from their children's when they are built (kept in the node;
+    the solver's unchecked constructors leave it to be computed here, iteratively, on demand).
+    """
+    cls = t.__class__
+    if cls is TensorType:
+        return tensor_settled(t)  # type: ignore[arg-type]
+    if cls not in _COMPOSITE:
+        return True
+    hit = t._settled  # type: ignore[union-attr]
+    if hit is not None:
+        return hit
+    stack: list[tuple[Type, bool]] = [(t, False)]
+    while stack:
+        x, post = stack.pop()
+        if post:
+            _set_field(x, "_settled", _checked_settled(type_children(x)))  # (each kid's flag is set)
+        elif x._settled is None:  # type: ignore[union-attr]
+            stack.append((x, True))
+            stack.extend((k, False) for k in type_children(x) if k.__class__ in _COMPOSITE)
+    return t._settled is True  # type: ignore[union-attr]
+
+
+def _checked_settled(kids: tuple[Type, ...]) -> bool:
+    """Check that each of ``kids`` is a type (as :func:`check_type`), and return whether every one
+    is settled (see :func:`type_settled`): one pass, as a composite type is built."""
+    settled = True
+    for x in kids:
+        form = _FORM.get(x.__class__)
+        if form is _TENSOR:
+            if settled and not tensor_settled(x):  # type: ignore[arg-type]
+                settled = False
+        elif form is _NODE:
+            if settled:
+                s = x._settled  # type: ignore[union-attr]
+                settled = type_settled(x) if s is None else s
+        elif form is None:
+            check_type(x)  # raises, unless a subclass of a type's class (then a leaf, as for the walks)
+    return settled
+
+
+_TENSOR, _NODE, _LEAF = "tensor", "node", "leaf"
+_FORM: dict[type, str] = {TensorType: _TENSOR, TupleType: _NODE, FuncType: _NODE, TypeCall: _NODE}
+_FORM.update(dict.fromkeys((TypeVar, IncompleteType, GlobalTypeVar, ObjectType, ShapeType), _LEAF))
 
 
 def _child_hash(t: Type) -> int:
@@ -474,16 +512,6 @@ def map_dims(t: Type, f: Callable[[Dim], Dim]) -> Type:
         return map_tensor_dims(x, f) if isinstance(x, TensorType) else None
 
     return map_types(t, go)
-
-
-def iter_types(t: Type) -> Iterator[Type]:
-    """Every node of ``t``, pre-order (iterative)."""
-    stack: list[Type] = [t]
-    while stack:
-        x = stack.pop()
-        yield x
-        if x.__class__ in _COMPOSITE:
-            stack.extend(reversed(type_children(x)))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -10,7 +10,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Union
 
-from symshape.encoding.dims import Atom, Dim, DimLike, as_dim, check_nonnegative_constant
+from symshape.encoding.dims import (
+    AnyDim,
+    Atom,
+    Dim,
+    DimLike,
+    DimVar,
+    Sym,
+    as_dim,
+    check_nonnegative_constant,
+)
 from symshape.encoding.dtypes import dtype_name
 from symshape.encoding.values import (
     Range,
@@ -44,6 +53,7 @@ __all__ = [
     "TypeVar",
     "check_identifier",
     "map_tensor_dims",
+    "tensor_settled",
     "tensor_str",
 ]
 
@@ -329,6 +339,32 @@ def tensor_str(tt: TensorType) -> str:
     if tt.range is not None:
         out += f" in {range_str(tt.range)}"
     return out
+
+
+def tensor_settled(x: TensorType) -> bool:
+    """Whether admitting tensor type ``x`` into a solver has nothing to do (see
+    :func:`~symshape.solver.holes.admission_scan`): it has no value (a shape value is assumed to
+    hold a ``?``) and each dimension of its shape is a constant or a positive multiple of a power
+    of a symbol, an unknown or a numbered ``?`` without alternatives (nonnegative at a glance)."""
+    if x.value is not None:
+        return False
+    shape = x.shape
+    if type(shape) is tuple:
+        for d in shape:
+            terms = d.terms
+            if len(terms) != 1:
+                if terms:
+                    return False
+                continue  # zero
+            m, k = terms[0]
+            if m:
+                if len(m) != 1 or k <= 0:
+                    return False
+                a = m[0][0]
+                ta = type(a)
+                if ta is not Sym and ta is not DimVar and (type(a) is not AnyDim or a.id == 0 or a.alts):
+                    return False
+    return True
 
 
 def map_tensor_dims(x: TensorType, f: Callable[[Dim], Dim]) -> TensorType:

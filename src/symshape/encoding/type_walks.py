@@ -1,5 +1,6 @@
-"""Walks over types built on :func:`~symshape.encoding.composite_types.type_children`: the kind of a
-type, the dimensions and holes it holds, and substitution of type variables."""
+"""Walks over types built on :func:`~symshape.encoding.composite_types.type_children`: every node,
+the kind of a type, the dimensions and holes it holds, and substitution of type variables; and
+the unchecked constructors the solver rebuilds types with."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from collections.abc import Iterator, Mapping
 from symshape.encoding.composite_types import (
     _COMPOSITE,
     FuncType,
+    TupleType,
     Type,
-    iter_types,
+    TypeRelation,
     type_children,
     type_rebuild,
 )
@@ -19,6 +21,7 @@ from symshape.encoding.leaf_types import (
     IncompleteType,
     TensorType,
     TypeVar,
+    _set_field,
 )
 from symshape.encoding.values import (
     range_dims,
@@ -26,12 +29,47 @@ from symshape.encoding.values import (
 )
 
 __all__ = [
+    "func_of_checked",
+    "iter_types",
+    "tuple_of_checked",
     "iter_dims",
     "iter_holes",
     "iter_value_dims",
     "subst_typevars",
     "type_kind",
 ]
+
+
+def tuple_of_checked(fields: tuple[Type, ...]) -> TupleType:
+    """``TupleType(fields)`` for a tuple of values already known to be types (the solver
+    rebuilding a type from unified parts): the same object, without re-validating the fields."""
+    t: TupleType = object.__new__(TupleType)
+    _set_field(t, "fields", fields)
+    return t
+
+
+def func_of_checked(
+    params: tuple[Type, ...],
+    ret: Type,
+    type_params: tuple[TypeVar, ...],
+    relations: tuple[TypeRelation, ...],
+    pure: bool,
+) -> FuncType:
+    """``FuncType(...)`` from parts already known to be valid (tuples of types, type variables and
+    relations; a bool), without re-validating them (see :func:`tuple_of_checked`)."""
+    t: FuncType = object.__new__(FuncType)
+    t.__dict__.update(params=params, ret=ret, type_params=type_params, relations=relations, pure=pure)
+    return t
+
+
+def iter_types(t: Type) -> Iterator[Type]:
+    """Every node of ``t``, pre-order (iterative)."""
+    stack: list[Type] = [t]
+    while stack:
+        x = stack.pop()
+        yield x
+        if x.__class__ in _COMPOSITE:
+            stack.extend(reversed(type_children(x)))
 
 
 def type_kind(t: Type) -> str:

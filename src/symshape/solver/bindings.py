@@ -13,7 +13,7 @@ from typing import TypeVar as TypeVar_
 from symshape.encoding.composite_types import _COMPOSITE as COMPOSITE
 from symshape.encoding.dims import Dim, DimVar
 from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar, type_children, type_rebuild
-from symshape.encoding.values import map_value
+from symshape.encoding.values import map_range, map_value
 from symshape.solver.diagnostics import Origin
 
 __all__ = ["Bindings", "COMPOSITE"]
@@ -58,16 +58,23 @@ class Bindings:
     # -- resolution -----------------------------------------------------------------------------
     def resolve_dim(self, d: Dim) -> Dim:
         bind = self.dim_bind
-        if not bind or not d.has_unknowns:
+        if not bind:
             return d
-        at = d.atom
-        if type(at) is DimVar:  # exactly one unknown (the common case): its value
-            b = bind.get(at)
-            if b is None:
-                return d
-            if b.has_unknowns and any(u in bind for u in b.unknowns):
-                b = self._resolve_var(at)
-            return b
+        hv = d._hv  # (``d.has_unknowns``, cached in it; None until asked)
+        if hv is False:
+            return d
+        t = d.terms
+        if len(t) == 1 and t[0][1] == 1 and len(t[0][0]) == 1 and t[0][0][0][1] == 1:  # ``d.atom``
+            at = t[0][0][0][0]
+            if type(at) is DimVar:  # exactly one unknown (the common case): its value
+                b = bind.get(at)
+                if b is None:
+                    return d
+                if b.has_unknowns and any(u in bind for u in b.unknowns):
+                    b = self._resolve_var(at)
+                return b
+        if hv is None and not d.has_unknowns:
+            return d
         mapping: dict[object, Dim] = {}
         for a in d.unknowns:
             b = bind.get(a)
@@ -105,14 +112,15 @@ class Bindings:
         if self.flex:
             fs, fd = self._flex(shape), self._flex(dtype)
             if fs is not shape or fd is not dtype:
-                t = TensorType(fs, fd, t.value)
+                t = TensorType(fs, fd, t.value, t.range)
                 shape, dtype = fs, fd
         if self.dim_bind and isinstance(shape, tuple):
             new = tuple(self.resolve_dim(d) for d in shape)
-            v = t.value
+            v, r = t.value, t.range
             nv = v if v is None else map_value(v, self.resolve_dim)
-            if nv is not v or any(a is not b for a, b in zip(new, shape)):
-                return TensorType(new, dtype, nv)
+            nr = r if r is None else map_range(r, self.resolve_dim)
+            if nv is not v or nr is not r or any(a is not b for a, b in zip(new, shape)):
+                return TensorType(new, dtype, nv, nr)
         return t
 
     def resolve(self, t: Type) -> Type:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from symshape.encoding.conds import BoolConst, Cond, ge
 from symshape.encoding.dims import AnyDim, Dim, DimVar, Sym, bounds, fresh_any
+from symshape.encoding.leaf_types import tensor_settled
 from symshape.encoding.types import (
     FuncType,
     IncompleteType,
@@ -128,7 +129,8 @@ def admission_scan(t: Type) -> list[Dim] | None:
     occur in ``t`` (as for :func:`shape_dims`: then it is numbered first), else the dimensions of
     its shapes, in :func:`~symshape.encoding.types.iter_dims` order, that
     :func:`nonneg_conditions` does not settle at a glance (usually none: constants and positive
-    multiples of a symbol or unknown are nonnegative).
+    multiples of a symbol or unknown are nonnegative). A part of ``t`` flagged settled when it was
+    built (:func:`~symshape.encoding.composite_types.type_settled`) is not walked.
 
     >>> import symshape as ss
     >>> t = ss.parse_type("(Tensor[(n, 3), int8], fn(Tensor[(2 * n,), int8]) -> Tensor[(n - 1,), int8])")
@@ -138,45 +140,27 @@ def admission_scan(t: Type) -> list[Dim] | None:
     True
     """
     out: list[Dim] = []
+    if t.__class__ in COMPOSITE and t._settled:
+        return out  # (the common case: flagged when built)
     stack: list[Type] = [t]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
         x = pop()
         cls = x.__class__
         if cls is TensorType:
-            if not _shape_settled(x) and _tensor_todo(x, out):  # type: ignore[arg-type]
+            if not tensor_settled(x) and _tensor_todo(x, out):  # type: ignore[arg-type]
                 return None
-        elif cls is TupleType:
-            extend(reversed(x.fields))  # type: ignore[union-attr]
-        elif cls is FuncType and not x.relations:  # type: ignore[union-attr]
-            push(x.ret)  # type: ignore[union-attr]
-            extend(reversed(x.params))  # type: ignore[union-attr]
         elif cls in COMPOSITE:
-            extend(reversed(type_children(x)))
+            if x._settled:  # type: ignore[union-attr]
+                continue  # flagged when built: nothing to admit inside
+            if cls is TupleType:
+                extend(reversed(x.fields))  # type: ignore[union-attr]
+            elif cls is FuncType and not x.relations:  # type: ignore[union-attr]
+                push(x.ret)  # type: ignore[union-attr]
+                extend(reversed(x.params))  # type: ignore[union-attr]
+            else:
+                extend(reversed(type_children(x)))
     return out
-
-
-def _shape_settled(x: TensorType) -> bool:
-    """Whether tensor ``x`` has nothing to admit (the common case, checked first): no value, and
-    each dimension a constant or a positive multiple of a power of a symbol or unknown."""
-    if x.value is not None:
-        return False
-    shape = x.shape
-    if type(shape) is tuple:
-        for d in shape:
-            terms = d.terms
-            if len(terms) != 1:
-                if terms:
-                    return False
-                continue  # zero
-            m, k = terms[0]
-            if m:
-                if len(m) != 1 or k <= 0:
-                    return False
-                ta = type(m[0][0])
-                if ta is not Sym and ta is not DimVar:
-                    return False
-    return True
 
 
 def _tensor_todo(x: TensorType, out: list[Dim]) -> bool:

@@ -35,6 +35,7 @@ from symshape.encoding.types import (
     TensorType,
     TupleType,
     TypeCall,
+    TypeVar,
     tuple_of_checked,
 )
 from symshape.errors import ARITY_MISMATCH, KIND_MISMATCH, OCCURS_CHECK, TYPE_MISMATCH, ErrorCode
@@ -98,7 +99,9 @@ class Unifier(TensorUnifier):
             return a
         ca, cb = type(a), type(b)
         if ca is TensorType and cb is TensorType:
-            return self._unify_tensor(a, b, origin)  # type: ignore[arg-type]
+            if self.flex:
+                return self._unify_tensor(a, b, origin)  # type: ignore[arg-type]
+            return self._unify_tensor_plain(a, b, origin)  # type: ignore[arg-type]
         if depth >= _REC_LIMIT:
             return self._unify_deep(a, b, origin)
         d1 = depth + 1
@@ -113,7 +116,18 @@ class Unifier(TensorUnifier):
                     out.append(x)
                     continue
                 try:
-                    r = self._rec(x, y, origin, d1)
+                    # a hole and a type: what _rec does for them, without its dispatch
+                    cx, cy = type(x), type(y)
+                    if cx is IncompleteType and cy is not IncompleteType:
+                        r = self._hole_to_type(x, y, origin)
+                        if r is None:
+                            r = self._hole_typed(x, y, True, origin, d1 + 1)
+                    elif cy is IncompleteType and cx is not IncompleteType:
+                        r = self._hole_to_type(y, x, origin)
+                        if r is None:
+                            r = self._hole_typed(y, x, False, origin, d1 + 1)
+                    else:
+                        r = self._rec(x, y, origin, d1)
                 except Mismatch as m:
                     raise Mismatch(m.code, f"{_field(i)}: {m.detail}") from None
                 out.append(r)
@@ -206,7 +220,10 @@ class Unifier(TensorUnifier):
                 return other  # what _hole_typed gives: the checks passed when it was bound
             return None
         if co is not TensorType or root.kind != "type":  # (a tensor type holds no hole)
-            if co in _OWN_KIND or root.kind != "type":
+            if co is TypeVar:
+                if root.kind != other.kind:  # type: ignore[union-attr]
+                    check_hole_kind(root, other)  # (raises)
+            elif co in _OWN_KIND or root.kind != "type":
                 check_hole_kind(root, other)
             if (co in _COMPOSITE or co is IncompleteType) and self.occurs(root, other):
                 raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")

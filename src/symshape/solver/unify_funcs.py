@@ -58,33 +58,46 @@ def instantiate(
 ) -> FuncType:
     """``f`` without type parameters: each replaced by a fresh hole (kind type), a fresh unknown
     dimension (kind dim) or a fresh flexible shape or dtype variable (recorded in ``flex``)."""
+    # each type parameter's replacement, in order; ``sub`` maps them for subst_typevars, made
+    # only when needed (the one parameter is found by identity first: no hashing)
+    pairs: list[tuple[TypeVar, Type]] = []
     sub: dict[TypeVar, Type] = {}
     dsub: dict[object, Dim] = {}
     for tp in f.type_params:
-        if tp.kind == "shape":
+        kind = tp.kind
+        if kind == "type":  # (the common case first; each parameter takes one branch, in order)
+            pairs.append((tp, fresh_hole("type")))
+        elif kind == "shape":
             v = TypeVar(f"{tp.name}'{len(flex) + 1}", "shape")
             flex[v] = None
-            sub[tp] = TensorType(v, None)  # subst_typevars takes the tensor's shape
-        elif tp.kind == "dtype":
+            pairs.append((tp, TensorType(v, None)))  # subst_typevars takes the tensor's shape
+        elif kind == "dtype":
             v = TypeVar(f"{tp.name}'{len(flex) + 1}", "dtype")
             flex[v] = None
-            sub[tp] = TensorType(None, v)  # ... and its dtype
-        elif tp.kind == "dim":
+            pairs.append((tp, TensorType(None, v)))  # ... and its dtype
+        elif kind == "dim":
             dsub[tp.name] = fresh_dimvar()  # the symbol of that name becomes an unknown
         else:
-            sub[tp] = fresh_hole("type")
+            pairs.append((tp, fresh_hole("type")))
 
     def inst(t: Type) -> Type:
         if not dsub:
             ct = type(t)
             if ct is TypeVar:  # what subst_typevars gives for a lone variable
-                return sub.get(t, t)  # type: ignore[arg-type]
-            if ct is TensorType and type(t.shape) is not TypeVar and type(t.dtype) is not TypeVar:  # type: ignore[union-attr]
+                if len(pairs) == 1 and pairs[0][0] is t:
+                    return pairs[0][1]
+            elif ct is TensorType and type(t.shape) is not TypeVar and type(t.dtype) is not TypeVar:  # type: ignore[union-attr]
                 return t  # no variable inside
+        if len(sub) != len(pairs):
+            sub.update(pairs)
+        if type(t) is TypeVar:
+            return sub.get(t, t)
         t = subst_typevars(t, sub)
         return map_dims(t, lambda d: d.subs(dsub)) if dsub else t  # type: ignore[arg-type]
 
-    rels = tuple(TypeRelation(r.name, tuple(map(inst, r.args)), r.attrs) for r in f.relations)
+    rels = f.relations
+    if rels:
+        rels = tuple(TypeRelation(r.name, tuple(map(inst, r.args)), r.attrs) for r in rels)
     return func_of_checked(tuple(map(inst, f.params)), inst(f.ret), (), rels, f.pure)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from symshape.encoding.conds import Cond, eq, ge
 from symshape.encoding.dims import ZERO, Dim, DimVar, bounds, const, floordiv, mod
 from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar
-from symshape.encoding.values import Value, value_str
+from symshape.encoding.values import RANGE_DTYPES, Range, Value, meet_ranges, range_str, value_str
 from symshape.errors import DTYPE_MISMATCH, NEGATIVE_DIM, RANK_MISMATCH, SHAPE_MISMATCH, ErrorCode
 from symshape.solver.bindings import Bindings
 from symshape.solver.diagnostics import Origin, conflict_message
@@ -76,15 +76,15 @@ class TensorUnifier(Bindings):
     def _unify_tensor(self, a: TensorType, b: TensorType, origin: Origin) -> TensorType:
         if self.flex:
             # bind instantiated shape/dtype parameters first (they stand for whatever they meet)
-            fa = TensorType(self._flex(a.shape), self._flex(a.dtype), a.value)
-            fb = TensorType(self._flex(b.shape), self._flex(b.dtype), b.value)
+            fa = TensorType(self._flex(a.shape), self._flex(a.dtype), a.value, a.range)
+            fb = TensorType(self._flex(b.shape), self._flex(b.dtype), b.value, b.range)
             for x, y in ((fa, fb), (fb, fa)):
                 if x.shape in self.flex and y.shape is not None and y.shape != x.shape:
                     self.flex[x.shape] = y.shape
                 if x.dtype in self.flex and y.dtype is not None and y.dtype != x.dtype:
                     self.flex[x.dtype] = y.dtype
-            fa = TensorType(self._flex(a.shape), self._flex(a.dtype), a.value)
-            fb = TensorType(self._flex(b.shape), self._flex(b.dtype), b.value)
+            fa = TensorType(self._flex(a.shape), self._flex(a.dtype), a.value, a.range)
+            fb = TensorType(self._flex(b.shape), self._flex(b.dtype), b.value, b.range)
             if fa != a or fb != b:
                 return self._unify_tensor_plain(fa, fb, origin)
         return self._unify_tensor_plain(a, b, origin)
@@ -111,7 +111,7 @@ class TensorUnifier(Bindings):
             bound = self.dim_bind
             changed = False
             for i, (x, y) in enumerate(zip(sa, sb)):
-                if x is y and (not bound or not x.has_unknowns):
+                if x is y and (not bound or x._hv is False or not x.has_unknowns):
                     out.append(x)  # what unify_dim gives: nothing to resolve, equal
                     continue
                 d = self.unify_dim(x, y, origin, i)
@@ -120,18 +120,20 @@ class TensorUnifier(Bindings):
                     changed = True
             shape = tuple(out) if changed else sa
         va, vb = a.value, b.value
-        if va is None and vb is None:
+        ra, rb = a.range, b.range
+        if va is None and vb is None and ra is None and rb is None:
             if shape is sa and dtype == da:
                 return a
             if shape is sb and dtype == db:
                 return b
             return tensor_of_checked(shape, dtype)
         value = self._meet_values(va, vb, origin)
-        if shape is sa and dtype == da and value is va:
+        rng = _meet_ranges(ra, rb, dtype)
+        if shape is sa and dtype == da and value is va and rng is ra:
             return a
-        if shape is sb and dtype == db and value is vb:
+        if shape is sb and dtype == db and value is vb and rng is rb:
             return b
-        return TensorType(shape, dtype, value)
+        return TensorType(shape, dtype, value, rng)
 
     def _meet_values(self, va: Value | None, vb: Value | None, origin: Origin) -> Value | None:
         """The meet of two values (a value refines its type): an unknown entry takes the other
@@ -171,14 +173,24 @@ class TensorUnifier(Bindings):
 
     def unify_dim(self, x: Dim, y: Dim, origin: Origin, index: int | None = None) -> Dim:
         """Equate two dimensions (see the module docstring); returns the agreed dimension."""
-        x, y = self.resolve_dim(x), self.resolve_dim(y)
-        if x == y:
+        # (``_hv``: whether a dimension has unknowns, cached in it; None until asked)
+        if x._hv is not False:
+            x = self.resolve_dim(x)
+        if y._hv is not False:
+            y = self.resolve_dim(y)
+        if x is y or x._key == y._key:  # (``x == y``)
             return x
         for u, v in ((x, y), (y, x)):
-            at = u.atom
-            if isinstance(at, DimVar) and (not v.has_unknowns or at not in v.unknowns):
-                self._bind(at, v, origin)
-                return v
+            t = u.terms
+            if len(t) == 1:  # ``u.atom``, written out: is ``u`` a lone unknown?
+                m, k = t[0]
+                if k == 1 and len(m) == 1 and m[0][1] == 1:
+                    at = m[0][0]
+                    if isinstance(at, DimVar):
+                        hv = v._hv
+                        if not (v.has_unknowns if hv is None else hv) or at not in v.unknowns:
+                            self._bind(at, v, origin)
+                            return v
         cx, cy = x.constant_value, y.constant_value
         where = f"dimension {index}: " if index is not None else ""
         if cx is not None and cy is not None:
@@ -207,13 +219,28 @@ class TensorUnifier(Bindings):
 
     def _bind(self, var: DimVar, val: Dim, origin: Origin) -> None:
         # an unknown dimension is >= 0: binding it to a value that may be negative states that
-        c = val.constant_value
+        t = val.terms
+        c = (t[0][1] if not t[0][0] else None) if len(t) == 1 else (None if t else 0)  # constant_value
         if (c < 0) if c is not None else (bounds(val)[0] < 0):
             msg = f"dimension `{val}` (the value of `?d{var.id}`) may be negative"
             self.on_condition(ge(val, 0), origin, NEGATIVE_DIM, msg)
         self.dim_bind[var] = val
         self.dim_why[var] = origin
         self.on_refine((), (var,))
+
+
+def _meet_ranges(ra: Range | None, rb: Range | None, dtype: str | TypeVar | None) -> Range | None:
+    """The range of the unified tensor: what both sides' ranges say (one side's own object when
+    the other says nothing more); a range met with a dtype that carries none is a conflict."""
+    if rb is None or rb == ra:
+        rng = ra
+    elif ra is None:
+        rng = rb
+    else:
+        rng = meet_ranges(ra, rb)
+    if rng is not None and type(dtype) is str and dtype not in RANGE_DTYPES:
+        raise Mismatch(DTYPE_MISMATCH, f"dtype {dtype} vs the integer range {range_str(rng)}")
+    return rng
 
 
 def _shape(s: object) -> str:
