@@ -163,11 +163,19 @@ class NodeContext:
         self.domain: str = node.domain
         self.opset = opset
         self.span = span
-        self._inputs = list(inputs)
-        self._raw = {a.name: a for a in node.attribute}
+        self._inputs = inputs
+        self._raw_attrs: dict[str, onnx.AttributeProto] | None = None
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
         #: the ONNX element types of outputs whose dtype symshape does not have (by output index)
         self.elem_types: dict[int, int] = {}
+
+    @property
+    def _raw(self) -> dict[str, onnx.AttributeProto]:
+        """The node's attributes by name (read from the node on first use)."""
+        raw = self._raw_attrs
+        if raw is None:
+            raw = self._raw_attrs = {a.name: a for a in self.node.attribute}
+        return raw
 
     @property
     def attrs(self) -> _Attrs:

@@ -42,7 +42,7 @@ import numpy as np
 import onnx
 
 import symshape as ss
-from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
+from symshape import Constant, Dataflow, Diagnostic, Dim, Expr, Function, Span, TensorType, Type, Var
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import operands
@@ -72,6 +72,7 @@ from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.relations.values import constant_type
 from symshape.solver.solve import gc_paused
+from symshape.source import enter_span_scope, exit_span_scope, span_scope, user_span
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
@@ -115,6 +116,7 @@ class Importer:
         self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
         self._types: dict[tuple[tuple[int, ...], str], Type] = {}
+        self._fills: dict[bytes, str | None] = {}  # ConstantOfShape fills by attribute (see _weight)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
         self.position = 0
@@ -128,6 +130,7 @@ class Importer:
         self.folded = 0
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
+        self._outer: Span | None = None
 
     @property
     def bindings(self) -> list[tuple[Var, Expr]]:
@@ -210,7 +213,11 @@ class Importer:
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
-        with gc_paused():  # like inference: many small acyclic objects, collections only cost
+        # like inference: many small acyclic objects, collections only cost. Every expression
+        # built here would take the span of the same caller frame (the first outside symshape):
+        # it is looked up once; a node's converter runs in a scope of the node's span
+        self._outer = user_span()
+        with gc_paused(), span_scope(self._outer):
             return self._run()
 
     def _run(self) -> Function:
@@ -276,8 +283,9 @@ class Importer:
         finally:
             self._scopes.pop()
             self.values = outer
-        body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
-        return Dataflow(bindings, body) if bindings else body
+        with span_scope(self._outer):  # (not the span of the node that has the subgraph)
+            body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
+            return Dataflow(bindings, body) if bindings else body
 
     def subgraph_apply(self, g: onnx.GraphProto, inputs: Sequence[Expr]) -> list[Expr]:
         """Subgraph ``g`` with its graph inputs bound to ``inputs`` (one iteration of a ``Scan``
@@ -296,9 +304,10 @@ class Importer:
         finally:
             self._scopes.pop()
             self.values = outer
-        tup = ss.Tuple(outs)
-        block: Expr = Dataflow(bindings, tup) if bindings else tup
-        return [ss.TupleGetItem(block, i) for i in range(len(outs))]
+        with span_scope(self._outer):  # (not the span of the node that has the subgraph)
+            tup = ss.Tuple(outs)
+            block: Expr = Dataflow(bindings, tup) if bindings else tup
+            return [ss.TupleGetItem(block, i) for i in range(len(outs))]
 
     def _add_input(self, vi: onnx.ValueInfoProto, init_names: set[str]) -> None:
         what = f"graph input '{vi.name}'"
@@ -468,8 +477,31 @@ class Importer:
                 self._stand_ins(node, span)
                 return
             inputs.append(v)
+        if node.op_type == "ConstantOfShape" and not dom and self._weight(node, inputs, span):
+            return
+        token = enter_span_scope(span)  # what the converter builds takes the node's span
+        try:
+            self._convert_node(node, cdef, ident, what, span, inputs, dom)
+        finally:
+            exit_span_scope(token)
+
+    def _convert_node(
+        self,
+        node: onnx.NodeProto,
+        cdef: ConverterDef,
+        ident: str,
+        what: str,
+        span: OnnxSpan,
+        inputs: list[Value | None],
+        dom: str,
+    ) -> None:
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs)
-        folded = fold(node, ctx, [None if v is None else v.const for v in inputs], self.opsets.get("", 1))
+        consts = [None if v is None else v.const for v in inputs]
+        folded = (
+            fold(node, ctx, consts, self.opsets.get("", 1))
+            if any(c is not None for c in consts) or node.op_type in _FOLD_NO_VALUES
+            else None  # (fold needs a value, except for these)
+        )
         if folded is not None:
             self.folded += 1
             self._bind(node, [None if a is None else ss.const(a) for a in folded], inputs, span)
@@ -504,8 +536,48 @@ class Importer:
             if i < len(node.output) and node.output[i] in self.named:
                 self.named[node.output[i]].elem_type = et
 
+    def _weight(self, node: onnx.NodeProto, inputs: Sequence[Value | None], span: OnnxSpan) -> bool:
+        """A ``ConstantOfShape`` of a constant shape filled with a float (a weight): bound as the
+        converter and :meth:`_bind` would bind it (a constant of that shape, without values, to a
+        variable annotated with its type), without a conversion context. False (nothing done)
+        for any other form: the converter then handles it (and reports what is wrong)."""
+        if len(inputs) != 1 or len(node.output) != 1 or not node.output[0]:
+            return False
+        v = inputs[0]
+        c = None if v is None else v.const
+        if c is None or c.dtype.kind not in "iu" or c.ndim != 1:
+            return False
+        dtype = "float32"
+        attrs = node.attribute
+        if attrs:
+            if len(attrs) != 1:
+                return False
+            a = attrs[0]
+            key = a.SerializeToString()
+            hit = self._fills.get(key, _NO_FILL)
+            if hit is _NO_FILL:
+                hit = self._fills[key] = _float_fill(a)
+            if hit is None:
+                return False
+            dtype = hit
+        shape = tuple(c.tolist())
+        if any(d < 0 for d in shape):
+            return False
+        # its own type object (as the converter makes one per constant: an annotation is admitted
+        # per type object), with the dimensions of the shared one
+        t = TensorType(self.tensor_type(shape, dtype).shape, dtype)  # type: ignore[union-attr]
+        e: Constant = _new_expr(Constant)
+        e.type, e.data, e.span = t, None, span
+        var: Var = _new_expr(Var)
+        var.name, var.type_annotation, var.span = node.output[0], t, span
+        self.bindings.append((var, e))
+        self.define(Value(var.name, var, None, t, 0))
+        return True
+
     def _outputs(self, node: onnx.NodeProto, result: Any) -> list[Expr | None]:
         if isinstance(result, Expr):
+            if len(node.output) == 1 and node.output[0]:
+                return [result]  # (the common case)
             outs: list[Expr | None] = [result]
         else:
             outs = list(result)
@@ -524,8 +596,7 @@ class Importer:
         inputs: Sequence[Value | None],
         span: OnnxSpan,
     ) -> None:
-        existing = {id(v._expr) for v in inputs if v is not None and v._expr is not None}
-        stamp(outs, existing, span)
+        stamp(outs, lambda: {id(v._expr) for v in inputs if v is not None and v._expr is not None}, span)
         top = len(self._scopes) == 1
         for name, e in zip(node.output, outs):
             if not name or e is None:
@@ -556,12 +627,17 @@ class Importer:
             return
         reached: set[int] = set()
         stack: list[Expr] = [body] + [e for _, e in self.bindings]
+        call, leaves = ss.Call, (Var, Constant)
         while stack:
             e = stack.pop()
             if id(e) in reached:
                 continue
             reached.add(id(e))
-            stack.extend(operands(e))
+            cls = type(e)
+            if cls is call and not isinstance(e.callee, Expr):  # type: ignore[attr-defined]
+                stack.extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
+            elif cls not in leaves:
+                stack.extend(operands(e))
         for name, e, span in self._unbound:
             if id(e) not in reached:
                 var = Var(name)
@@ -585,6 +661,25 @@ class Importer:
         self.issues.append(Issue(Diagnostic(code, message, span), None, "", ()))
 
 
+def _float_fill(a: onnx.AttributeProto) -> str | None:
+    """The dtype of a ``ConstantOfShape``'s ``value`` attribute when it is a float tensor the
+    converter reads without complaint, else None (the converter decides)."""
+    if a.name != "value" or a.type != onnx.AttributeProto.TENSOR:
+        return None
+    try:
+        v = np.asarray(tensor_value(a.t))
+    except Exception:
+        return None
+    dtype = str(v.dtype)
+    return dtype if v.dtype.kind == "f" and dtype in DTYPES else None
+
+
+#: expressions built without their constructors' checks and span lookup (the importer sets every
+#: field itself, from types it made)
+_new_expr: Final[Any] = object.__new__
+_NO_FILL: Final = "?"
+#: the operators :func:`~symshape.onnx.folding.fold` may fold without any input value
+_FOLD_NO_VALUES: Final = frozenset({"Shape", "Size"})
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
 _NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
 #: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to

@@ -69,6 +69,27 @@ def is_ground(t: Type) -> bool:
     return True
 
 
+def _constant_shape(t: Type) -> bool:
+    """Whether ``t`` (ground) is a tensor type whose dimensions are all constants, or a tuple of
+    such types."""
+    stack = [t]
+    while stack:
+        cur = stack.pop()
+        if type(cur) is TupleType:
+            stack.extend(cur.fields)
+            continue
+        if type(cur) is not TensorType:
+            return False
+        shape = cur.shape
+        if type(shape) is not tuple:
+            return False
+        for d in shape:
+            terms = d.terms
+            if terms and (len(terms) > 1 or terms[0][0]):
+                return False
+    return True
+
+
 def _nonnegative(t: Type) -> bool:
     """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
     general path states the condition)."""
@@ -217,10 +238,15 @@ class EagerMemo:
         else:
             self.hits += 1
             return hit
+        symbolic = False
         for t in inputs:
             if not is_ground(t):
                 return None  # not cached: a key with holes never recurs
-        akey = alpha_types_key(inputs)
+            if not symbolic and not _constant_shape(t):
+                symbolic = True
+        # inputs of constant shapes are their own key up to renaming (no leaves to rename): the
+        # cache above has seen them if any run had
+        akey = alpha_types_key(inputs) if symbolic else None
         shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
         if shape_key is not None and shape_key in self._gave_up:
             self.skipped += 1
