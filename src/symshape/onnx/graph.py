@@ -89,13 +89,18 @@ def ordered_nodes(g: onnx.GraphProto, known: set[str]) -> list[onnx.NodeProto]:
     """``g``'s nodes in graph order, or topologically sorted when the graph is not (stable);
     ``known``: the values defined before the graph's nodes (updated)."""
     nodes = list(g.node)
-    ok = True
+    add = known.add
     for n in nodes:
-        if any(i and i not in known for i in n.input):
-            ok = False
-            break
-        known.update(o for o in n.output if o)
-    if ok:
+        for i in n.input:
+            if i and i not in known:
+                break
+        else:
+            for o in n.output:
+                if o:
+                    add(o)
+            continue
+        break
+    else:
         return nodes
     producers: dict[str, int] = {}
     for k, n in enumerate(nodes):
