@@ -42,10 +42,9 @@ import numpy as np
 import onnx
 
 import symshape as ss
-from symshape import Constant, Dataflow, Diagnostic, Dim, Expr, Function, Span, TensorType, Type, Var
+from symshape import Dataflow, Diagnostic, Expr, Function, Span, TensorType, Type, Var
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.ir.expr import operands
 from symshape.onnx.attrs import sparse_value, tensor_value
 from symshape.onnx.context import (
     UNSUPPORTED_OP,
@@ -58,7 +57,7 @@ from symshape.onnx.context import (
 from symshape.onnx.declared import DimNames
 from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
-from symshape.onnx.folding import FOLD_LIMIT, fold
+from symshape.onnx.folding import FOLD_LIMIT, FOLDED_WITHOUT_VALUES, fold
 from symshape.onnx.graph import (
     Issue,
     all_nodes,
@@ -66,10 +65,12 @@ from symshape.onnx.graph import (
     missing_converter_issues,
     node_key,
     ordered_nodes,
+    reachable,
     subgraphs,
 )
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
+from symshape.onnx.weights import Weights
 from symshape.relations.values import constant_type
 from symshape.solver.solve import gc_paused
 from symshape.source import enter_span_scope, exit_span_scope, span_scope, user_span
@@ -116,7 +117,7 @@ class Importer:
         self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
         self._types: dict[tuple[tuple[int, ...], str], Type] = {}
-        self._fills: dict[bytes, str | None] = {}  # ConstantOfShape fills by attribute (see _weight)
+        self._weights = Weights(self.tensor_type, self.define)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
         self.position = 0
@@ -136,9 +137,6 @@ class Importer:
     def bindings(self) -> list[tuple[Var, Expr]]:
         """The bindings of the graph being converted (a subgraph's while one is)."""
         return self._scopes[-1]
-
-    def _all_bindings(self) -> list[tuple[Var, Expr]]:
-        return [b for scope in self._scopes for b in scope]
 
     def define(self, v: Value) -> Value:
         self.values[v.name] = v
@@ -174,24 +172,12 @@ class Importer:
         self._probe()
         return self._probed.get(id(v.expr))
 
-    def value_of_value(self, v: Value) -> np.ndarray[Any, Any] | None:
-        """``v``'s shape value as an int64 array when inference knows every entry as a constant
-        (``Shape`` of a tensor whose shape is static only after inference), else None."""
-        t = self.type_of_value(v)
-        if not isinstance(t, TensorType) or t.value is None:
-            return None
-        entries = (t.value,) if isinstance(t.value, Dim) else t.value
-        if not all(d is not None and d.is_constant for d in entries):
-            return None
-        arr = np.array([int(d) for d in entries if d is not None], dtype=np.int64)
-        return arr.reshape(()) if isinstance(t.value, Dim) else arr
-
     def _probe(self) -> None:
         """Infer the program converted so far and remember every bound variable's type. Only the
         types matter here (guards and errors are reported by the final inference): Z3 gets a
         short timeout, so a hard condition costs the probe little."""
         self.probes += 1
-        bindings = self._all_bindings()
+        bindings = [b for scope in self._scopes for b in scope]
         self._probed_upto = self._program_size()
         exprs: list[Expr] = [v for v, _ in bindings] + [e for _, e, _ in self._unbound]
         if not exprs:
@@ -275,14 +261,7 @@ class Importer:
     def subgraph_block(self, g: onnx.GraphProto) -> Expr:
         """A subgraph as one expression: a dataflow block whose value is its output (or the tuple
         of its outputs). Its inputs (``Loop``/``Scan`` bodies) are not supported here."""
-        outer = dict(self.values)
-        self._scopes.append([])
-        try:
-            outs = self._convert_graph(g)
-            bindings = self.bindings
-        finally:
-            self._scopes.pop()
-            self.values = outer
+        outs, bindings = self._in_scope(g, ())
         with span_scope(self._outer):  # (not the span of the node that has the subgraph)
             body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
             return Dataflow(bindings, body) if bindings else body
@@ -294,20 +273,26 @@ class Importer:
             raise ConversionError(
                 INVALID_ARGUMENT.code, f"the body has {len(g.input)} inputs, the node gives {len(inputs)}"
             )
+        outs, bindings = self._in_scope(g, inputs)
+        with span_scope(self._outer):  # (not the span of the node that has the subgraph)
+            tup = ss.Tuple(outs)
+            block: Expr = Dataflow(bindings, tup) if bindings else tup
+            return [ss.TupleGetItem(block, i) for i in range(len(outs))]
+
+    def _in_scope(
+        self, g: onnx.GraphProto, inputs: Sequence[Expr]
+    ) -> tuple[list[Expr], list[tuple[Var, Expr]]]:
+        """Convert ``g`` in a scope of its own (its inputs bound to ``inputs``): the expressions of
+        its outputs and its bindings."""
         outer = dict(self.values)
         self._scopes.append([])
         try:
             for vi, e in zip(g.input, inputs):
                 self.define(Value(vi.name, e))
-            outs = self._convert_graph(g)
-            bindings = self.bindings
+            return self._convert_graph(g), self.bindings
         finally:
             self._scopes.pop()
             self.values = outer
-        with span_scope(self._outer):  # (not the span of the node that has the subgraph)
-            tup = ss.Tuple(outs)
-            block: Expr = Dataflow(bindings, tup) if bindings else tup
-            return [ss.TupleGetItem(block, i) for i in range(len(outs))]
 
     def _add_input(self, vi: onnx.ValueInfoProto, init_names: set[str]) -> None:
         what = f"graph input '{vi.name}'"
@@ -477,29 +462,24 @@ class Importer:
                 self._stand_ins(node, span)
                 return
             inputs.append(v)
-        if node.op_type == "ConstantOfShape" and not dom and self._weight(node, inputs, span):
-            return
+        if node.op_type == "ConstantOfShape" and not dom:
+            if self._weights.bind(node, inputs, span, self.bindings):
+                return
         token = enter_span_scope(span)  # what the converter builds takes the node's span
         try:
-            self._convert_node(node, cdef, ident, what, span, inputs, dom)
+            self._convert_node(node, cdef, span, inputs)
         finally:
             exit_span_scope(token)
 
     def _convert_node(
-        self,
-        node: onnx.NodeProto,
-        cdef: ConverterDef,
-        ident: str,
-        what: str,
-        span: OnnxSpan,
-        inputs: list[Value | None],
-        dom: str,
+        self, node: onnx.NodeProto, cdef: ConverterDef, span: OnnxSpan, inputs: list[Value | None]
     ) -> None:
+        what, dom = span.what, canonical_domain(node.domain)
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs)
         consts = [None if v is None else v.const for v in inputs]
         folded = (
             fold(node, ctx, consts, self.opsets.get("", 1))
-            if any(c is not None for c in consts) or node.op_type in _FOLD_NO_VALUES
+            if any(c is not None for c in consts) or node.op_type in FOLDED_WITHOUT_VALUES
             else None  # (fold needs a value, except for these)
         )
         if folded is not None:
@@ -510,13 +490,8 @@ class Importer:
             result = cdef.fn(ctx)
             outs = self._outputs(node, result)
         except Unsupported as u:
-            self._unsupported(
-                u.cause,
-                f"{what}: {u.detail}",
-                span,
-                node.op_type,
-                (ident,),
-            )
+            ident = self._node_info(node)[0]
+            self._unsupported(u.cause, f"{what}: {u.detail}", span, node.op_type, (ident,))
             self._stand_ins(node, span)
             return
         except ConversionError as e:
@@ -535,44 +510,6 @@ class Importer:
         for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the ONNX type stays
             if i < len(node.output) and node.output[i] in self.named:
                 self.named[node.output[i]].elem_type = et
-
-    def _weight(self, node: onnx.NodeProto, inputs: Sequence[Value | None], span: OnnxSpan) -> bool:
-        """A ``ConstantOfShape`` of a constant shape filled with a float (a weight): bound as the
-        converter and :meth:`_bind` would bind it (a constant of that shape, without values, to a
-        variable annotated with its type), without a conversion context. False (nothing done)
-        for any other form: the converter then handles it (and reports what is wrong)."""
-        if len(inputs) != 1 or len(node.output) != 1 or not node.output[0]:
-            return False
-        v = inputs[0]
-        c = None if v is None else v.const
-        if c is None or c.dtype.kind not in "iu" or c.ndim != 1:
-            return False
-        dtype = "float32"
-        attrs = node.attribute
-        if attrs:
-            if len(attrs) != 1:
-                return False
-            a = attrs[0]
-            key = a.SerializeToString()
-            hit = self._fills.get(key, _NO_FILL)
-            if hit is _NO_FILL:
-                hit = self._fills[key] = _float_fill(a)
-            if hit is None:
-                return False
-            dtype = hit
-        shape = tuple(c.tolist())
-        if any(d < 0 for d in shape):
-            return False
-        # its own type object (as the converter makes one per constant: an annotation is admitted
-        # per type object), with the dimensions of the shared one
-        t = TensorType(self.tensor_type(shape, dtype).shape, dtype)  # type: ignore[union-attr]
-        e: Constant = _new_expr(Constant)
-        e.type, e.data, e.span = t, None, span
-        var: Var = _new_expr(Var)
-        var.name, var.type_annotation, var.span = node.output[0], t, span
-        self.bindings.append((var, e))
-        self.define(Value(var.name, var, None, t, 0))
-        return True
 
     def _outputs(self, node: onnx.NodeProto, result: Any) -> list[Expr | None]:
         if isinstance(result, Expr):
@@ -625,19 +562,7 @@ class Importer:
         and their errors reported, too)."""
         if not self._unbound:
             return
-        reached: set[int] = set()
-        stack: list[Expr] = [body] + [e for _, e in self.bindings]
-        call, leaves = ss.Call, (Var, Constant)
-        while stack:
-            e = stack.pop()
-            if id(e) in reached:
-                continue
-            reached.add(id(e))
-            cls = type(e)
-            if cls is call and not isinstance(e.callee, Expr):  # type: ignore[attr-defined]
-                stack.extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
-            elif cls not in leaves:
-                stack.extend(operands(e))
+        reached = reachable([body] + [e for _, e in self.bindings])
         for name, e, span in self._unbound:
             if id(e) not in reached:
                 var = Var(name)
@@ -661,25 +586,6 @@ class Importer:
         self.issues.append(Issue(Diagnostic(code, message, span), None, "", ()))
 
 
-def _float_fill(a: onnx.AttributeProto) -> str | None:
-    """The dtype of a ``ConstantOfShape``'s ``value`` attribute when it is a float tensor the
-    converter reads without complaint, else None (the converter decides)."""
-    if a.name != "value" or a.type != onnx.AttributeProto.TENSOR:
-        return None
-    try:
-        v = np.asarray(tensor_value(a.t))
-    except Exception:
-        return None
-    dtype = str(v.dtype)
-    return dtype if v.dtype.kind == "f" and dtype in DTYPES else None
-
-
-#: expressions built without their constructors' checks and span lookup (the importer sets every
-#: field itself, from types it made)
-_new_expr: Final[Any] = object.__new__
-_NO_FILL: Final = "?"
-#: the operators :func:`~symshape.onnx.folding.fold` may fold without any input value
-_FOLD_NO_VALUES: Final = frozenset({"Shape", "Size"})
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
 _NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
 #: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
