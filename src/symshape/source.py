@@ -34,6 +34,8 @@ from symshape.errors import INVALID_ARGUMENT, SymshapeError
 __all__ = [
     "Span",
     "span_scope",
+    "enter_span_scope",
+    "exit_span_scope",
     "user_span",
     "caller_span",
     "frame_span",
@@ -94,6 +96,17 @@ def span_scope(span: Span | None) -> AbstractContextManager[Span | None]:
             INVALID_ARGUMENT, f"span_scope takes a Span or None, got {type(span).__name__} {span!r}"
         )
     return _Scope(span)
+
+
+def enter_span_scope(span: Span | None) -> Token[Span | None]:
+    """What ``with span_scope(span):`` does on entry, without the context manager (a front-end's
+    per-node loop); give the token to :func:`exit_span_scope` when done, in a ``finally``."""
+    return _SCOPE.set(span)
+
+
+def exit_span_scope(token: Token[Span | None]) -> None:
+    """Leave the scope :func:`enter_span_scope` entered."""
+    _SCOPE.reset(token)
 
 
 class _Scope(AbstractContextManager["Span | None"]):

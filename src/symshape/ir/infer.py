@@ -73,7 +73,8 @@ class _Gen(CallGen):
         # ``(var, value)`` pair): a let-bound variable's type is known before its body is generated,
         # so a call of a let-bound (polymorphic) function in the body is instantiated; 3: a
         # match_cast's check; 4: the bindings of a dataflow block from an index on (``e`` is a
-        # ``(block, index)`` pair).
+        # ``(block, index)`` pair); 5 and 6: a match clause's pattern variables enter and leave the
+        # scope; 7: exit an operator call (entered by phase 0).
         stack: list[tuple[Any, int]] = [(root, 0)]
         types = self.types
         typed = self.typed
@@ -109,6 +110,10 @@ class _Gen(CallGen):
                 for v in e:
                     self.leave(v)
                 continue
+            if phase == 7:  # an operator call whose arguments are generated now (see phase 0)
+                self.open.discard(id(e))
+                self.set(e, self.op_call(e, e.callee, [self.ty(a) for a in e.args]))
+                continue
             if phase == 0:
                 if id(e) in types:
                     continue
@@ -118,6 +123,16 @@ class _Gen(CallGen):
                     if argtypes is not None:
                         types[id(e)] = self.op_call(e, e.callee, argtypes)
                         typed.append(e)
+                        continue
+                    if id(e) not in self.open:
+                        # else its arguments first (what enter and the general case below do
+                        # for a call of an operator)
+                        self.open.add(id(e))
+                        self.scan_attrs(e.attrs, e.span)
+                        stack.append((e, 7))
+                        args = e.args
+                        self.uses(args, e.span)
+                        stack.extend((c, 0) for c in reversed(args))
                         continue
                 if isinstance(e, X.Var):
                     self.bind_var(e)
@@ -213,6 +228,24 @@ class _Gen(CallGen):
                     typed += (x, v)
                     binders.append(v)
                     continue
+            if type(x) is X.Constant and id(x) not in types:
+                # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined
+                self.scan_type(x.type, x.span)
+                t = constant_type(x.type, x.data)
+                types[id(x)] = t
+                typed.append(x)
+                if id(v) not in types and v.type_annotation is None:
+                    types[id(v)] = t
+                    typed.append(v)
+                    binders.append(v)
+                elif self.unreferenced and self.unreferenced.pop(id(v), None) is not None:
+                    self.set(v, t)
+                else:
+                    tv = self.ty(v)
+                    if tv is not t:  # (unifying a type with itself does nothing)
+                        o = Origin("unify", f"binding `{v.name}`", x.span)
+                        self.s.unifier.unify(tv, t, o)
+                continue
             if x.__class__ is X.Var:
                 self.uses((x,), df.span)
             stack.append(((df, i), 4))

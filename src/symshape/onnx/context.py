@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 import numpy as np
 
 import symshape as ss
-from symshape import Expr, TensorType, Type
+from symshape import Dim, Expr, TensorType, Type
 from symshape.errors import BAD_ATTRIBUTE, ErrorCode
 from symshape.onnx.attrs import parse_attribute
 from symshape.onnx.dtypes import elem_type_name, to_dtype
@@ -163,11 +163,19 @@ class NodeContext:
         self.domain: str = node.domain
         self.opset = opset
         self.span = span
-        self._inputs = list(inputs)
-        self._raw = {a.name: a for a in node.attribute}
+        self._inputs = inputs
+        self._raw_attrs: dict[str, onnx.AttributeProto] | None = None
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
         #: the ONNX element types of outputs whose dtype symshape does not have (by output index)
         self.elem_types: dict[int, int] = {}
+
+    @property
+    def _raw(self) -> dict[str, onnx.AttributeProto]:
+        """The node's attributes by name (read from the node on first use)."""
+        raw = self._raw_attrs
+        if raw is None:
+            raw = self._raw_attrs = {a.name: a for a in self.node.attribute}
+        return raw
 
     @property
     def attrs(self) -> _Attrs:
@@ -240,7 +248,7 @@ class NodeContext:
         (see :meth:`require_const`), else None."""
         if not self.has_input(i):
             return None
-        return self._imp.value_of_value(self._value(i))
+        return _constant_entries(self._imp.type_of_value(self._value(i)))
 
     def require_const(self, i: int, what: str) -> np.ndarray[Any, Any]:
         """The constant value of input ``i``: a constant's, else the shape value inference gives
@@ -248,7 +256,7 @@ class NodeContext:
         concatenated); not known is an ``unsupported-op`` (shape values)."""
         c = self.const(i)
         if c is None and self.has_input(i):
-            c = self._imp.value_of_value(self._value(i))
+            c = _constant_entries(self._imp.type_of_value(self._value(i)))
         if c is None:
             self.unsupported(
                 SHAPE_VALUES,
@@ -421,6 +429,18 @@ class NodeContext:
     def fresh_dim(self, hint: str) -> ss.Dim:
         """A new given symbol, unique in the model, for a size only known at run time."""
         return self._imp.dim_names.fresh(hint)
+
+
+def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:
+    """The shape value of a type as an int64 array when every entry is a constant (``Shape`` of a
+    tensor whose shape is static only after inference), else None."""
+    if not isinstance(t, TensorType) or t.value is None:
+        return None
+    entries = (t.value,) if isinstance(t.value, Dim) else t.value
+    if not all(d is not None and d.is_constant for d in entries):
+        return None
+    arr = np.array([int(d) for d in entries if d is not None], dtype=np.int64)
+    return arr.reshape(()) if isinstance(t.value, Dim) else arr
 
 
 class _Attrs(Mapping[str, Any]):

@@ -31,10 +31,12 @@ from symshape.onnx.registry import canonical_domain
 if TYPE_CHECKING:
     from symshape.onnx.context import NodeContext
 
-__all__ = ["FOLD_LIMIT", "fold"]
+__all__ = ["FOLD_LIMIT", "FOLDED_WITHOUT_VALUES", "fold"]
 
 #: Nodes are folded when every input and output has at most this many elements.
 FOLD_LIMIT: Final = 1 << 12
+#: The operators folded without any input value (the others need one: the importer asks only then).
+FOLDED_WITHOUT_VALUES: Final = frozenset({"Shape", "Size"})
 
 _FOLDABLE: Final = frozenset(
     """Identity Cast CastLike Add Sub Mul Div Mod Pow Neg Abs Floor Ceil Round Sqrt Reciprocal Sign
@@ -59,7 +61,7 @@ def fold(
     if canonical_domain(node.domain) != "" or not node.output:
         return None
     op = node.op_type
-    if op in ("Shape", "Size"):
+    if op in FOLDED_WITHOUT_VALUES:
         return _fold_shape(node, ctx) if ctx.has_input(0) else None
     if op not in _FOLDABLE:
         return None

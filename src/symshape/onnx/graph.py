@@ -4,6 +4,7 @@
 * :func:`ordered_nodes` gives a graph's nodes in graph order, or topologically sorted when the
   graph is not (stable); :func:`all_nodes` includes the nodes of the subgraphs the importer
   converts (:data:`SUBGRAPH_OPS`).
+* :func:`reachable` gives the expressions a converted graph's outputs and bindings evaluate.
 * :func:`node_key` identifies a node (protobuf hands out new wrapper objects, so ``id`` does not).
 * :func:`missing_converter_issues` is the ``unsupported-op`` report of the nodes whose operator has
   no converter: one :class:`Issue` per operator type naming every node that uses it, with the cause
@@ -18,14 +19,17 @@ from typing import Any, Final
 
 import onnx
 
-from symshape import Diagnostic
+import symshape as ss
+from symshape import Diagnostic, Expr
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.ir.expr import operands
 from symshape.onnx.context import CONTROL_FLOW, CORE_OP, DTYPE, SEQUENCE, UNSUPPORTED_OP, Cause
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
 
 __all__ = [
+    "reachable",
     "Issue",
     "SUBGRAPH_OPS",
     "load_model",
@@ -89,13 +93,18 @@ def ordered_nodes(g: onnx.GraphProto, known: set[str]) -> list[onnx.NodeProto]:
     """``g``'s nodes in graph order, or topologically sorted when the graph is not (stable);
     ``known``: the values defined before the graph's nodes (updated)."""
     nodes = list(g.node)
-    ok = True
+    add = known.add
     for n in nodes:
-        if any(i and i not in known for i in n.input):
-            ok = False
-            break
-        known.update(o for o in n.output if o)
-    if ok:
+        for i in n.input:
+            if i and i not in known:
+                break
+        else:
+            for o in n.output:
+                if o:
+                    add(o)
+            continue
+        break
+    else:
         return nodes
     producers: dict[str, int] = {}
     for k, n in enumerate(nodes):
@@ -118,6 +127,24 @@ def ordered_nodes(g: onnx.GraphProto, known: set[str]) -> list[onnx.NodeProto]:
             order.extend(k for k in range(len(nodes)) if k not in done)
             break
     return [nodes[k] for k in order]
+
+
+def reachable(roots: Sequence[Expr]) -> set[int]:
+    """The ids of the expressions ``roots`` evaluate (operands of operands, ...)."""
+    reached: set[int] = set()
+    stack = list(roots)
+    call, leaves = ss.Call, (ss.Var, ss.Constant)
+    while stack:
+        e = stack.pop()
+        if id(e) in reached:
+            continue
+        reached.add(id(e))
+        cls = type(e)
+        if cls is call and not isinstance(e.callee, Expr):  # type: ignore[attr-defined]
+            stack.extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
+        elif cls not in leaves:
+            stack.extend(operands(e))
+    return reached
 
 
 def subgraphs(n: onnx.NodeProto) -> list[onnx.AttributeProto]:

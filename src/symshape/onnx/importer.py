@@ -42,10 +42,9 @@ import numpy as np
 import onnx
 
 import symshape as ss
-from symshape import Dataflow, Diagnostic, Dim, Expr, Function, TensorType, Type, Var
+from symshape import Dataflow, Diagnostic, Expr, Function, Span, TensorType, Type, Var
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.ir.expr import operands
 from symshape.onnx.attrs import sparse_value, tensor_value
 from symshape.onnx.context import (
     UNSUPPORTED_OP,
@@ -58,7 +57,7 @@ from symshape.onnx.context import (
 from symshape.onnx.declared import DimNames
 from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
-from symshape.onnx.folding import FOLD_LIMIT, fold
+from symshape.onnx.folding import FOLD_LIMIT, FOLDED_WITHOUT_VALUES, fold
 from symshape.onnx.graph import (
     Issue,
     all_nodes,
@@ -66,12 +65,15 @@ from symshape.onnx.graph import (
     missing_converter_issues,
     node_key,
     ordered_nodes,
+    reachable,
     subgraphs,
 )
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
+from symshape.onnx.weights import Weights
 from symshape.relations.values import constant_type
 from symshape.solver.solve import gc_paused
+from symshape.source import enter_span_scope, exit_span_scope, span_scope, user_span
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
@@ -115,6 +117,7 @@ class Importer:
         self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
         self._types: dict[tuple[tuple[int, ...], str], Type] = {}
+        self._weights = Weights(self.tensor_type, self.define)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
         self.position = 0
@@ -128,14 +131,12 @@ class Importer:
         self.folded = 0
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
+        self._outer: Span | None = None
 
     @property
     def bindings(self) -> list[tuple[Var, Expr]]:
         """The bindings of the graph being converted (a subgraph's while one is)."""
         return self._scopes[-1]
-
-    def _all_bindings(self) -> list[tuple[Var, Expr]]:
-        return [b for scope in self._scopes for b in scope]
 
     def define(self, v: Value) -> Value:
         self.values[v.name] = v
@@ -171,24 +172,12 @@ class Importer:
         self._probe()
         return self._probed.get(id(v.expr))
 
-    def value_of_value(self, v: Value) -> np.ndarray[Any, Any] | None:
-        """``v``'s shape value as an int64 array when inference knows every entry as a constant
-        (``Shape`` of a tensor whose shape is static only after inference), else None."""
-        t = self.type_of_value(v)
-        if not isinstance(t, TensorType) or t.value is None:
-            return None
-        entries = (t.value,) if isinstance(t.value, Dim) else t.value
-        if not all(d is not None and d.is_constant for d in entries):
-            return None
-        arr = np.array([int(d) for d in entries if d is not None], dtype=np.int64)
-        return arr.reshape(()) if isinstance(t.value, Dim) else arr
-
     def _probe(self) -> None:
         """Infer the program converted so far and remember every bound variable's type. Only the
         types matter here (guards and errors are reported by the final inference): Z3 gets a
         short timeout, so a hard condition costs the probe little."""
         self.probes += 1
-        bindings = self._all_bindings()
+        bindings = [b for scope in self._scopes for b in scope]
         self._probed_upto = self._program_size()
         exprs: list[Expr] = [v for v, _ in bindings] + [e for _, e, _ in self._unbound]
         if not exprs:
@@ -210,7 +199,11 @@ class Importer:
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
-        with gc_paused():  # like inference: many small acyclic objects, collections only cost
+        # like inference: many small acyclic objects, collections only cost. Every expression
+        # built here would take the span of the same caller frame (the first outside symshape):
+        # it is looked up once; a node's converter runs in a scope of the node's span
+        self._outer = user_span()
+        with gc_paused(), span_scope(self._outer):
             return self._run()
 
     def _run(self) -> Function:
@@ -268,16 +261,10 @@ class Importer:
     def subgraph_block(self, g: onnx.GraphProto) -> Expr:
         """A subgraph as one expression: a dataflow block whose value is its output (or the tuple
         of its outputs). Its inputs (``Loop``/``Scan`` bodies) are not supported here."""
-        outer = dict(self.values)
-        self._scopes.append([])
-        try:
-            outs = self._convert_graph(g)
-            bindings = self.bindings
-        finally:
-            self._scopes.pop()
-            self.values = outer
-        body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
-        return Dataflow(bindings, body) if bindings else body
+        outs, bindings = self._in_scope(g, ())
+        with span_scope(self._outer):  # (not the span of the node that has the subgraph)
+            body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
+            return Dataflow(bindings, body) if bindings else body
 
     def subgraph_apply(self, g: onnx.GraphProto, inputs: Sequence[Expr]) -> list[Expr]:
         """Subgraph ``g`` with its graph inputs bound to ``inputs`` (one iteration of a ``Scan``
@@ -286,19 +273,26 @@ class Importer:
             raise ConversionError(
                 INVALID_ARGUMENT.code, f"the body has {len(g.input)} inputs, the node gives {len(inputs)}"
             )
+        outs, bindings = self._in_scope(g, inputs)
+        with span_scope(self._outer):  # (not the span of the node that has the subgraph)
+            tup = ss.Tuple(outs)
+            block: Expr = Dataflow(bindings, tup) if bindings else tup
+            return [ss.TupleGetItem(block, i) for i in range(len(outs))]
+
+    def _in_scope(
+        self, g: onnx.GraphProto, inputs: Sequence[Expr]
+    ) -> tuple[list[Expr], list[tuple[Var, Expr]]]:
+        """Convert ``g`` in a scope of its own (its inputs bound to ``inputs``): the expressions of
+        its outputs and its bindings."""
         outer = dict(self.values)
         self._scopes.append([])
         try:
             for vi, e in zip(g.input, inputs):
                 self.define(Value(vi.name, e))
-            outs = self._convert_graph(g)
-            bindings = self.bindings
+            return self._convert_graph(g), self.bindings
         finally:
             self._scopes.pop()
             self.values = outer
-        tup = ss.Tuple(outs)
-        block: Expr = Dataflow(bindings, tup) if bindings else tup
-        return [ss.TupleGetItem(block, i) for i in range(len(outs))]
 
     def _add_input(self, vi: onnx.ValueInfoProto, init_names: set[str]) -> None:
         what = f"graph input '{vi.name}'"
@@ -468,8 +462,26 @@ class Importer:
                 self._stand_ins(node, span)
                 return
             inputs.append(v)
+        if node.op_type == "ConstantOfShape" and not dom:
+            if self._weights.bind(node, inputs, span, self.bindings):
+                return
+        token = enter_span_scope(span)  # what the converter builds takes the node's span
+        try:
+            self._convert_node(node, cdef, span, inputs)
+        finally:
+            exit_span_scope(token)
+
+    def _convert_node(
+        self, node: onnx.NodeProto, cdef: ConverterDef, span: OnnxSpan, inputs: list[Value | None]
+    ) -> None:
+        what, dom = span.what, canonical_domain(node.domain)
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs)
-        folded = fold(node, ctx, [None if v is None else v.const for v in inputs], self.opsets.get("", 1))
+        consts = [None if v is None else v.const for v in inputs]
+        folded = (
+            fold(node, ctx, consts, self.opsets.get("", 1))
+            if any(c is not None for c in consts) or node.op_type in FOLDED_WITHOUT_VALUES
+            else None  # (fold needs a value, except for these)
+        )
         if folded is not None:
             self.folded += 1
             self._bind(node, [None if a is None else ss.const(a) for a in folded], inputs, span)
@@ -478,13 +490,8 @@ class Importer:
             result = cdef.fn(ctx)
             outs = self._outputs(node, result)
         except Unsupported as u:
-            self._unsupported(
-                u.cause,
-                f"{what}: {u.detail}",
-                span,
-                node.op_type,
-                (ident,),
-            )
+            ident = self._node_info(node)[0]
+            self._unsupported(u.cause, f"{what}: {u.detail}", span, node.op_type, (ident,))
             self._stand_ins(node, span)
             return
         except ConversionError as e:
@@ -506,6 +513,8 @@ class Importer:
 
     def _outputs(self, node: onnx.NodeProto, result: Any) -> list[Expr | None]:
         if isinstance(result, Expr):
+            if len(node.output) == 1 and node.output[0]:
+                return [result]  # (the common case)
             outs: list[Expr | None] = [result]
         else:
             outs = list(result)
@@ -524,8 +533,7 @@ class Importer:
         inputs: Sequence[Value | None],
         span: OnnxSpan,
     ) -> None:
-        existing = {id(v._expr) for v in inputs if v is not None and v._expr is not None}
-        stamp(outs, existing, span)
+        stamp(outs, lambda: {id(v._expr) for v in inputs if v is not None and v._expr is not None}, span)
         top = len(self._scopes) == 1
         for name, e in zip(node.output, outs):
             if not name or e is None:
@@ -554,14 +562,7 @@ class Importer:
         and their errors reported, too)."""
         if not self._unbound:
             return
-        reached: set[int] = set()
-        stack: list[Expr] = [body] + [e for _, e in self.bindings]
-        while stack:
-            e = stack.pop()
-            if id(e) in reached:
-                continue
-            reached.add(id(e))
-            stack.extend(operands(e))
+        reached = reachable([body] + [e for _, e in self.bindings])
         for name, e, span in self._unbound:
             if id(e) not in reached:
                 var = Var(name)

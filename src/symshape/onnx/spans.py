@@ -17,7 +17,7 @@ the report renderer never tries to print a source line from it (a binary ``.onnx
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,9 +62,14 @@ class OnnxSpan(Span):
         return {"file": self.file, "line": self.line, "column": self.column, "what": self.what}
 
 
-def stamp(outs: Sequence[Expr | None], existing: set[int], span: OnnxSpan) -> None:
-    """Give every expression a converter built the node's span (stopping at its inputs)."""
-    stack: list[Expr] = [e for e in outs if e is not None]
+def stamp(outs: Sequence[Expr | None], inputs: Callable[[], set[int]], span: OnnxSpan) -> None:
+    """Give every expression a converter built the node's span (stopping at its inputs: the ids of
+    their expressions, asked for only when needed). Expressions that have an ``OnnxSpan``
+    already (built in the node's :func:`~symshape.source.span_scope`) are not walked."""
+    stack: list[Expr] = [e for e in outs if e is not None and type(e.span) is not OnnxSpan]
+    if not stack:
+        return
+    existing = inputs()
     seen: set[int] = set()
     while stack:
         e = stack.pop()

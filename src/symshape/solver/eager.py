@@ -24,8 +24,8 @@ caches it: a model that repeats a layer computes each distinct output type once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Iterator, Sequence
+from typing import Final, NoReturn
 
 from symshape.encoding.conds import BoolConst, Cond, decide
 from symshape.encoding.dims import Dim, bounds
@@ -69,23 +69,37 @@ def is_ground(t: Type) -> bool:
     return True
 
 
-def _nonnegative(t: Type) -> bool:
-    """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
-    general path states the condition)."""
+def _symbolic_dims(t: Type) -> Iterator[Dim | None]:
+    """The dimensions of ``t``'s tensors (a tuple's fields, nested) that are not constants; None
+    for a part that is not a tensor of known rank."""
     stack = [t]
     while stack:
         cur = stack.pop()
         if type(cur) is TupleType:
             stack.extend(cur.fields)
             continue
-        shape = cur.shape  # type: ignore[union-attr]
-        if type(shape) is not tuple:
+        if type(cur) is not TensorType or type(cur.shape) is not tuple:
+            yield None
             continue
-        for d in shape:
+        for d in cur.shape:
             terms = d.terms
-            if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
-                return False
-    return True
+            if terms and (len(terms) > 1 or terms[0][0]):
+                yield d
+
+
+def _constant_shape(t: Type) -> bool:
+    """Whether ``t`` (ground) is a tensor type whose dimensions are all constants, or a tuple of
+    such types."""
+    return next(_symbolic_dims(t), _NONE) is _NONE
+
+
+def _nonnegative(t: Type) -> bool:
+    """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
+    general path states the condition)."""
+    return all(d is None or bounds(d)[0] >= 0 for d in _symbolic_dims(t))
+
+
+_NONE: Final = object()
 
 
 class _EagerCtx(Context):
@@ -217,10 +231,15 @@ class EagerMemo:
         else:
             self.hits += 1
             return hit
+        symbolic = False
         for t in inputs:
             if not is_ground(t):
                 return None  # not cached: a key with holes never recurs
-        akey = alpha_types_key(inputs)
+            if not symbolic and not _constant_shape(t):
+                symbolic = True
+        # inputs of constant shapes are their own key up to renaming (no leaves to rename): the
+        # cache above has seen them if any run had
+        akey = alpha_types_key(inputs) if symbolic else None
         shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
         if shape_key is not None and shape_key in self._gave_up:
             self.skipped += 1

@@ -1,0 +1,99 @@
+"""Weights: ``ConstantOfShape`` nodes of a constant shape filled with a float.
+
+Models exported without their weights (the ``light_*`` models in onnx's wheel) make every weight a
+``ConstantOfShape`` of a constant shape: half of their nodes. :class:`Weights` binds such a node as
+its converter and the importer's ``_bind`` would (a constant of that shape, without values, bound to
+a variable annotated with its type, both with the node's span), without a conversion context. Any
+other form (an integer fill, a shape computed at run time, a negative size, an attribute it does not
+read) is left to the converter, which also reports what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import numpy as np
+import onnx
+
+from symshape import Constant, Expr, TensorType, Type, Var
+from symshape.onnx.attrs import tensor_value
+from symshape.onnx.context import Value
+from symshape.onnx.dtypes import DTYPES
+from symshape.onnx.spans import OnnxSpan
+
+__all__ = ["Weights"]
+
+
+class Weights:
+    """Binds weight nodes (see the module docstring) into ``bindings`` through ``define``; the
+    fill of each distinct ``value`` attribute is read once."""
+
+    def __init__(
+        self,
+        tensor_type: Callable[[tuple[int, ...], str], Type],
+        define: Callable[[Value], Value],
+    ) -> None:
+        self._tensor_type = tensor_type
+        self._define = define
+        self._fills: dict[bytes, str | None] = {}
+
+    def bind(
+        self,
+        node: onnx.NodeProto,
+        inputs: Sequence[Value | None],
+        span: OnnxSpan,
+        bindings: list[tuple[Var, Expr]],
+    ) -> bool:
+        """Bind ``node`` when it is a weight (True), else do nothing (False)."""
+        if len(inputs) != 1 or len(node.output) != 1 or not node.output[0]:
+            return False
+        v = inputs[0]
+        c = None if v is None else v.const
+        if c is None or c.dtype.kind not in "iu" or c.ndim != 1:
+            return False
+        dtype = "float32"
+        attrs = node.attribute
+        if attrs:
+            if len(attrs) != 1:
+                return False
+            a = attrs[0]
+            key = a.SerializeToString()
+            hit = self._fills.get(key, _NO_FILL)
+            if hit is _NO_FILL:
+                hit = self._fills[key] = _float_fill(a)
+            if hit is None:
+                return False
+            dtype = hit
+        shape = tuple(c.tolist())
+        if any(d < 0 for d in shape):
+            return False
+        # its own type object (the converter makes one per constant: an annotation is admitted per
+        # type object), with the dimensions of the shared one
+        t = TensorType(self._tensor_type(shape, dtype).shape, dtype)  # type: ignore[union-attr]
+        e: Constant = _new_expr(Constant)
+        e.type, e.data, e.span = t, None, span
+        var: Var = _new_expr(Var)
+        var.name, var.type_annotation, var.span = node.output[0], t, span
+        bindings.append((var, e))
+        self._define(Value(var.name, var, None, t, 0))
+        return True
+
+
+def _float_fill(a: onnx.AttributeProto) -> str | None:
+    """The dtype of a ``ConstantOfShape``'s ``value`` attribute when it is a float tensor the
+    converter reads without complaint, else None (the converter decides)."""
+    if a.name != "value" or a.type != onnx.AttributeProto.TENSOR:
+        return None
+    try:
+        v = np.asarray(tensor_value(a.t))
+    except Exception:
+        return None
+    dtype = str(v.dtype)
+    return dtype if v.dtype.kind == "f" and dtype in DTYPES else None
+
+
+#: expressions built without their constructors' checks and span lookup (every field is set here,
+#: from types the importer made)
+_new_expr: Final[Any] = object.__new__
+_NO_FILL: Final = "?"
