@@ -137,8 +137,16 @@ class LoggingUnifier(Unifier):
             self._solver.unify_log.append((a, b, origin))
         # the two sides as they were: a conflict found after two holes' classes were merged
         # would otherwise print the merged type on both sides
-        self.before = (self.shallow(a), self.shallow(b))
+        self.before = (
+            a if type(a) is not IncompleteType else self.shallow(a),
+            b if type(b) is not IncompleteType else self.shallow(b),
+        )
+        # what Unifier.unify does for an outermost pair, inline (a hot path)
+        self._frame = (a, b)
         try:
-            return super().unify(a, b, origin)
+            return self._rec(a, b, origin, 0)
+        except Mismatch as m:
+            return self._conflict(a, b, origin, m)
         finally:
+            self._frame = None
             self.before = None

@@ -69,6 +69,7 @@ from symshape.errors import (
 )
 from symshape.relations import get_relation
 from symshape.relations.base import RelationDef, RelationFailure
+from symshape.solver.bindings import COMPOSITE
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, conflict_message
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
@@ -167,6 +168,9 @@ class TypeSolver:
         self._attrs_cache: dict[tuple[tuple[str, type, Any], ...], Attrs] = {}
         # poisoned values: hole-class roots and unknown dimensions written by failed relations
         self._poison = Poison()
+        # _on_refine has nothing to do while nothing reads a hole or an unknown and nothing is
+        # poisoned (both objects are kept for the solver's life)
+        self.unifier.watch_refine(self.readers, self._poison.holes)
 
     # -- building ------------------------------------------------------------------------------
     def hole(self, kind: str = "type") -> IncompleteType:
@@ -217,11 +221,16 @@ class TypeSolver:
 
     def admit(self, t: Type, origin: Origin) -> Type:
         """Prepare a type entering the solver: number every ``?`` and check its dimensions."""
-        if type(t) is IncompleteType:
+        cls = type(t)
+        if cls is IncompleteType:
             return t
         annotation = origin.kind == _ANNOTATION
-        if not annotation and self._admitted.get(id(t)) is t:
-            return t  # admitted before: its ``?`` are numbered and its dimensions checked
+        if not annotation:
+            if self._admitted.get(id(t)) is t:
+                return t  # admitted before: its ``?`` are numbered and its dimensions checked
+            if cls in COMPOSITE and t._settled:  # type: ignore[union-attr]
+                self._admitted[id(t)] = t  # flagged when built: no ``?``, no dimension to check
+                return t
         check_type(t)
         todo = admission_scan(t)  # the dimensions to check, or None: a ``?`` may occur
         if todo is None:
@@ -242,9 +251,14 @@ class TypeSolver:
 
     def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
         """Unify two types; a conflict is recorded (reported by :meth:`solve`), not raised."""
-        o = self._origin(_UNIFY, "unification", origin)
-        a, b = self.admit(a, o), self.admit(b, o)
-        if self.report_holes:
+        # (the steps of _origin and admit for the common cases, inline: this is a hot path)
+        o = origin if origin is not None else make_origin(_UNIFY, "unification", caller_span(2))
+        admitted = self._admitted if o.kind != _ANNOTATION else {}  # (an annotation: always)
+        if type(a) is not IncompleteType and admitted.get(id(a)) is not a:
+            a = self.admit(a, o)
+        if type(b) is not IncompleteType and admitted.get(id(b)) is not b:
+            b = self.admit(b, o)
+        if self.report_holes and (type(a) is IncompleteType or type(b) is IncompleteType):
             self._note_user_holes((a, b), o.span)
         self.graph.add_unification(-o.seq, (a, b))
         return self.unifier.unify(a, b, o)

@@ -84,13 +84,17 @@ class Unifier(TensorUnifier):
         except Mismatch as m:
             if outer is not None:
                 raise
-            left, right = self.resolve(a), self.resolve(b)
-            msg = conflict_message("cannot unify", left, right, m.detail)
-            self.on_conflict(m.code, msg, origin, left, right)
-            return left
+            return self._conflict(a, b, origin, m)
         finally:
             if outer is None:
                 self._frame = None
+
+    def _conflict(self, a: Type, b: Type, origin: Origin, m: Mismatch) -> Type:
+        """Report the conflict ``m`` found unifying ``a`` and ``b`` (outermost); the left type."""
+        left, right = self.resolve(a), self.resolve(b)
+        msg = conflict_message("cannot unify", left, right, m.detail)
+        self.on_conflict(m.code, msg, origin, left, right)
+        return left
 
     def _rec(self, a: Type, b: Type, origin: Origin, depth: int) -> Type:
         """Structural unification: recursive for the first :data:`_REC_LIMIT` levels of nesting
@@ -233,7 +237,8 @@ class Unifier(TensorUnifier):
             self.why[root] = [origin]
         else:
             w.append(origin)
-        self.on_refine((root,), ())
+        if self._watch_a or self._watch_b:
+            self.on_refine((root,), ())
         return other
 
     # -- the steps on holes both forms share ------------------------------------------------------
@@ -271,7 +276,8 @@ class Unifier(TensorUnifier):
     def _unioned(self, ra: IncompleteType, rb: IncompleteType | None) -> Type:
         """The end of step 1: report the refinement; the class's type (or its root)."""
         if rb is not None:
-            self.on_refine((ra, rb), ())
+            if self._watch_a or self._watch_b:
+                self.on_refine((ra, rb), ())
         return self.resolved.get(ra, ra)
 
     def _hole_class(self, hole: IncompleteType, other: Type) -> tuple[IncompleteType, Type | None]:
@@ -287,7 +293,8 @@ class Unifier(TensorUnifier):
         if new is not prev:
             self.resolved[root] = new
             self.why.setdefault(root, []).append(origin)
-            self.on_refine((root,), ())
+            if self._watch_a or self._watch_b:
+                self.on_refine((root,), ())
         return new
 
     def _unify_deep(self, a: Type, b: Type, origin: Origin) -> Type:

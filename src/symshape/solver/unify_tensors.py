@@ -10,7 +10,7 @@ else is a condition handed to the solver through :attr:`TensorUnifier.on_conditi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 
 from symshape.encoding.conds import Cond, eq, ge
 from symshape.encoding.dims import ZERO, Dim, DimVar, bounds, const, floordiv, mod
@@ -21,6 +21,8 @@ from symshape.solver.bindings import Bindings
 from symshape.solver.diagnostics import Origin, conflict_message
 
 __all__ = ["Mismatch", "TensorUnifier"]
+
+_ALWAYS = (True,)  # non-empty: on_refine is always called
 
 
 class Mismatch(Exception):
@@ -72,6 +74,15 @@ class TensorUnifier(Bindings):
             lambda c, o, code, msg: None
         )
         self._frame: tuple[Type, Type] | None = None  # the outermost pair (messages name it)
+        # :attr:`on_refine` is called only while one of these is non-empty (see watch_refine);
+        # by default, always
+        self._watch_a: Sized = _ALWAYS
+        self._watch_b: Sized = _ALWAYS
+
+    def watch_refine(self, a: Sized, b: Sized) -> None:
+        """Call :attr:`on_refine` only while ``a`` or ``b`` is non-empty (the hook has nothing
+        to do otherwise): a cheap test instead of a call per refinement."""
+        self._watch_a, self._watch_b = a, b
 
     def _unify_tensor(self, a: TensorType, b: TensorType, origin: Origin) -> TensorType:
         if self.flex:
@@ -226,7 +237,8 @@ class TensorUnifier(Bindings):
             self.on_condition(ge(val, 0), origin, NEGATIVE_DIM, msg)
         self.dim_bind[var] = val
         self.dim_why[var] = origin
-        self.on_refine((), (var,))
+        if self._watch_a or self._watch_b:
+            self.on_refine((), (var,))
 
 
 def _meet_ranges(ra: Range | None, rb: Range | None, dtype: str | TypeVar | None) -> Range | None:
