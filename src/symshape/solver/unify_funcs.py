@@ -58,6 +58,13 @@ def instantiate(
 ) -> FuncType:
     """``f`` without type parameters: each replaced by a fresh hole (kind type), a fresh unknown
     dimension (kind dim) or a fresh flexible shape or dtype variable (recorded in ``flex``)."""
+    tps = f.type_params
+    if len(tps) == 1 and tps[0].kind == "type" and not f.relations:  # (the common case)
+        tp = tps[0]
+        h = fresh_hole("type")
+        params = tuple([h if p is tp else _subst_one(p, tp, h) for p in f.params])
+        ret = f.ret
+        return func_of_checked(params, h if ret is tp else _subst_one(ret, tp, h), (), f.relations, f.pure)
     # each type parameter's replacement, in order; ``sub`` maps them for subst_typevars, made
     # only when needed (the one parameter is found by identity first: no hashing)
     pairs: list[tuple[TypeVar, Type]] = []
@@ -101,12 +108,31 @@ def instantiate(
     return func_of_checked(tuple(map(inst, f.params)), inst(f.ret), (), rels, f.pure)
 
 
+def _subst_one(t: Type, tp: TypeVar, h: Type) -> Type:
+    """``t`` with type variable ``tp`` replaced by ``h`` (what :func:`instantiate`'s general path
+    gives for one type-kind parameter)."""
+    ct = type(t)
+    if ct is TypeVar:
+        return h if t == tp else t
+    if ct is TensorType and type(t.shape) is not TypeVar and type(t.dtype) is not TypeVar:  # type: ignore[union-attr]
+        return t  # no variable inside
+    return subst_typevars(t, {tp: h})
+
+
 def func_result(
     a: FuncType, b: FuncType, rigid: FuncType, gen: FuncType, params: list[Type], ret: Type
 ) -> FuncType:
     """The unification of function types ``a`` and ``b`` from their unified parameters and return
     type: the rigid side's type parameters, its relations (else the instantiated side's)."""
     rels = rigid.relations if rigid.relations else gen.relations
+    if (
+        rigid is a
+        and ret is a.ret
+        and rels is a.relations
+        and b.pure >= a.pure
+        and all(p is q for p, q in zip(params, a.params))
+    ):
+        return a  # nothing changed: the rigid side itself (as for an unchanged tuple)
     return func_of_checked(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)
 
 
