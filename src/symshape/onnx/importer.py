@@ -116,7 +116,7 @@ class Importer:
         # may hand out a new wrapper for the same node, then the key (node_key) finds it
         self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
-        self._types: dict[tuple[tuple[int, ...], str], Type] = {}
+        self._types: dict[tuple[tuple[int, ...], str], TensorType] = {}
         self._weights = Weights(self.tensor_type, self.define)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
@@ -149,7 +149,7 @@ class Importer:
         return OnnxSpan.at(self.label, self.position, what)
 
     # -- dimensions and types ---------------------------------------------------------------------
-    def tensor_type(self, shape: tuple[int, ...], dtype: str) -> Type:
+    def tensor_type(self, shape: tuple[int, ...], dtype: str) -> TensorType:
         """``Tensor[shape, dtype]`` for a constant shape (types are immutable: one per shape)."""
         key = (shape, dtype)
         t = self._types.get(key)

@@ -16,7 +16,8 @@ from typing import Any, Final
 import numpy as np
 import onnx
 
-from symshape import Constant, Expr, TensorType, Type, Var
+from symshape import Constant, Expr, TensorType, Var
+from symshape.encoding.leaf_types import plain_copy
 from symshape.onnx.attrs import tensor_value
 from symshape.onnx.context import Value
 from symshape.onnx.dtypes import DTYPES
@@ -31,7 +32,7 @@ class Weights:
 
     def __init__(
         self,
-        tensor_type: Callable[[tuple[int, ...], str], Type],
+        tensor_type: Callable[[tuple[int, ...], str], TensorType],
         define: Callable[[Value], Value],
     ) -> None:
         self._tensor_type = tensor_type
@@ -70,7 +71,7 @@ class Weights:
             return False
         # its own type object (the converter makes one per constant: an annotation is admitted per
         # type object), with the dimensions of the shared one
-        t = TensorType(self._tensor_type(shape, dtype).shape, dtype)  # type: ignore[union-attr]
+        t = plain_copy(self._tensor_type(shape, dtype))
         e: Constant = _new_expr(Constant)
         e.type, e.data, e.span = t, None, span
         var: Var = _new_expr(Var)
