@@ -43,7 +43,6 @@ import onnx
 
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Expr, Function, Span, TensorType, Type, Var
-from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.onnx.attrs import sparse_value, tensor_value
 from symshape.onnx.context import (
@@ -68,6 +67,7 @@ from symshape.onnx.graph import (
     reachable,
     subgraphs,
 )
+from symshape.onnx.lazy_constant import LazyConstant
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
@@ -340,27 +340,9 @@ class Importer:
         has a note naming it) when a converter first uses it as an expression: a constant whose
         value only is read never enters the program."""
         self.position += 1
-        position = self.position
-
         base = self.tensor_type(shape, dtype)
-
-        def typ() -> Type:
-            t = base
-            if arr is not None and len(shape) <= 1 and dtype in VALUE_DTYPES and isinstance(t, TensorType):
-                t = constant_type(t, arr)  # a small int tensor: its entries are its value
-            return t
-
-        def make() -> Expr:
-            span = OnnxSpan.at(self.label, position, what)
-            c = ss.Constant(shape=shape, dtype=dtype)
-            c.data = arr  # what ss.const(arr) makes, without inspecting the array again
-            c.span = span
-            v = ss.var(name, value.type)
-            v.span = span
-            self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
-            return v
-
-        value = self.define(Value(name, None, arr, None, et, _make=make, _type_fn=typ))
+        lazy = LazyConstant(name, shape, dtype, base, arr, what, self.label, self.position, self._scopes[0])
+        lazy.value = self.define(Value(name, None, arr, None, et, _make=lazy, _type_fn=lazy.typ))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"
