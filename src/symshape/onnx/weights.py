@@ -42,12 +42,14 @@ class Weights:
     def bind(
         self,
         node: onnx.NodeProto,
+        outputs: Sequence[str],
         inputs: Sequence[Value | None],
         span: OnnxSpan,
         bindings: list[tuple[Var, Expr]],
     ) -> bool:
-        """Bind ``node`` when it is a weight (True), else do nothing (False)."""
-        if len(inputs) != 1 or len(node.output) != 1 or not node.output[0]:
+        """Bind ``node`` (its ``outputs`` names given) when it is a weight (True), else do nothing
+        (False)."""
+        if len(inputs) != 1 or len(outputs) != 1 or not outputs[0]:
             return False
         v = inputs[0]
         c = None if v is None else v.const
@@ -75,7 +77,7 @@ class Weights:
         e: Constant = _new_expr(Constant)
         e.type, e.data, e.span = t, None, span
         var: Var = _new_expr(Var)
-        var.name, var.type_annotation, var.span = node.output[0], t, span
+        var.name, var.type_annotation, var.span = outputs[0], t, span
         bindings.append((var, e))
         self._define(Value(var.name, var, None, t, 0))
         return True
