@@ -53,6 +53,7 @@ __all__ = [
     "TypeVar",
     "check_identifier",
     "map_tensor_dims",
+    "plain_copy",
     "tensor_settled",
     "tensor_str",
 ]
@@ -247,6 +248,22 @@ class TensorType(Shown):
 
     def __str__(self) -> str:
         return tensor_str(self)
+
+
+def plain_copy(t: TensorType) -> TensorType:
+    """A new object equal to ``t``, a tensor type without ``value`` or ``range`` (which passed its
+    checks when it was built: they are not run again). For places that need a type object of their
+    own many times over (an annotation is admitted per type object), such as an ONNX model's
+    weights."""
+    if t.value is not None or t.range is not None or type(t) is not TensorType:
+        return TensorType(t.shape, t.dtype, t.value, t.range)
+    c: TensorType = _new(TensorType)
+    d = c.__dict__  # the fields in the order ``__init__`` sets them (no cached hash)
+    d["shape"], d["dtype"], d["value"], d["range"] = t.shape, t.dtype, None, None
+    return c
+
+
+_new = object.__new__
 
 
 def Tensor(

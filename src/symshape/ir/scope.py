@@ -22,6 +22,7 @@ from symshape.ir.module import Module
 from symshape.ir.nodes import Call, Expr, Function, Var
 from symshape.ir.unbacked import UnbackedSize
 from symshape.solver.diagnostics import Origin
+from symshape.solver.origins import make_origin
 from symshape.solver.solve import TypeSolver
 
 __all__ = ["FnFrame", "GenScope", "first_item", "sym_range", "syms_of"]
@@ -139,7 +140,7 @@ class GenScope:
             text = self.ann_text.get(id(ann))
             if text is None:  # an annotation object is printed once (parameters share theirs)
                 text = self.ann_text[id(ann)] = str(ann)
-            o = Origin("annotation", f"`{v.name}` is annotated `{text}`", v.span, expr=v)
+            o = make_origin("annotation", f"`{v.name}` is annotated `{text}`", v.span, None, v)
             t = self.s.admit(ann, o)
         else:
             t = self.s.hole()

@@ -70,7 +70,8 @@ def tensor_value(t: onnx.TensorProto) -> np.ndarray[Any, Any]:
         raw = t.raw_data
         if raw:
             if len(raw) == dt.itemsize * math.prod(shape):
-                return np.frombuffer(raw, dtype=dt).reshape(shape).astype(dt.newbyteorder("="), copy=False)
+                arr = np.frombuffer(raw, dtype=dt).reshape(shape)
+                return arr if dt.isnative else arr.astype(dt.newbyteorder("="), copy=False)
         else:
             data = getattr(t, _FIELD[t.data_type])
             if len(data) == math.prod(shape):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import onnx
 
@@ -31,6 +31,7 @@ from symshape.onnx.spans import OnnxSpan, node_what
 __all__ = [
     "reachable",
     "Issue",
+    "NodeInfo",
     "SUBGRAPH_OPS",
     "load_model",
     "node_key",
@@ -83,23 +84,44 @@ def load_model(model_or_path: Any) -> tuple[onnx.ModelProto, str]:
     )
 
 
+class NodeInfo(NamedTuple):
+    """What the importer reads from a node more than once (protobuf fields cost an access each):
+    its name for reports and converter, ``what`` (``node 'Reshape_12' (Reshape)``), its input and
+    output names, operator and canonical domain."""
+
+    node: onnx.NodeProto
+    ident: str
+    cdef: ConverterDef | None
+    what: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    op_type: str
+    domain: str
+
+
 def node_key(n: onnx.NodeProto) -> tuple[Any, ...]:
     """A node's identity (protobuf hands out new wrapper objects, so ``id`` is not one); outputs
     are unique in a well-formed graph."""
     return (n.op_type, n.name, tuple(n.input), tuple(n.output))
 
 
-def ordered_nodes(g: onnx.GraphProto, known: set[str]) -> list[onnx.NodeProto]:
+def ordered_nodes(
+    g: onnx.GraphProto,
+    known: set[str],
+    ports: Callable[[onnx.NodeProto], tuple[Sequence[str], Sequence[str]]] | None = None,
+) -> list[onnx.NodeProto]:
     """``g``'s nodes in graph order, or topologically sorted when the graph is not (stable);
-    ``known``: the values defined before the graph's nodes (updated)."""
+    ``known``: the values defined before the graph's nodes (updated); ``ports``: a node's input
+    and output names (read from the node when not given)."""
     nodes = list(g.node)
     add = known.add
     for n in nodes:
-        for i in n.input:
+        ins, outs = (n.input, n.output) if ports is None else ports(n)
+        for i in ins:
             if i and i not in known:
                 break
         else:
-            for o in n.output:
+            for o in outs:
                 if o:
                     add(o)
             continue

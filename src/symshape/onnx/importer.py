@@ -43,7 +43,6 @@ import onnx
 
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Expr, Function, Span, TensorType, Type, Var
-from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.onnx.attrs import sparse_value, tensor_value
 from symshape.onnx.context import (
@@ -59,7 +58,9 @@ from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
 from symshape.onnx.folding import FOLD_LIMIT, FOLDED_WITHOUT_VALUES, fold
 from symshape.onnx.graph import (
+    SUBGRAPH_OPS,
     Issue,
+    NodeInfo,
     all_nodes,
     load_model,
     missing_converter_issues,
@@ -68,6 +69,7 @@ from symshape.onnx.graph import (
     reachable,
     subgraphs,
 )
+from symshape.onnx.lazy_constant import LazyConstant
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
@@ -114,9 +116,9 @@ class Importer:
         self.missing: set[tuple[Any, ...]] = set()
         # per node (by id, the node object kept alive): its name for reports and converter; protobuf
         # may hand out a new wrapper for the same node, then the key (node_key) finds it
-        self._info: dict[int, tuple[onnx.NodeProto, str, ConverterDef | None]] = {}
+        self._info: dict[int, NodeInfo] = {}
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
-        self._types: dict[tuple[tuple[int, ...], str], Type] = {}
+        self._types: dict[tuple[tuple[int, ...], str], TensorType] = {}
         self._weights = Weights(self.tensor_type, self.define)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
@@ -149,7 +151,7 @@ class Importer:
         return OnnxSpan.at(self.label, self.position, what)
 
     # -- dimensions and types ---------------------------------------------------------------------
-    def tensor_type(self, shape: tuple[int, ...], dtype: str) -> Type:
+    def tensor_type(self, shape: tuple[int, ...], dtype: str) -> TensorType:
         """``Tensor[shape, dtype]`` for a constant shape (types are immutable: one per shape)."""
         key = (shape, dtype)
         t = self._types.get(key)
@@ -235,7 +237,7 @@ class Importer:
 
     def _convert_graph(self, g: onnx.GraphProto) -> list[Expr]:
         """Convert ``g``'s nodes into the current scope; the expressions of its outputs."""
-        for node in ordered_nodes(g, set(self.values)):
+        for node in ordered_nodes(g, set(self.values), self._ports):
             self._convert(node)
         outs: list[Expr] = []
         for vi in g.output:
@@ -340,27 +342,9 @@ class Importer:
         has a note naming it) when a converter first uses it as an expression: a constant whose
         value only is read never enters the program."""
         self.position += 1
-        position = self.position
-
         base = self.tensor_type(shape, dtype)
-
-        def typ() -> Type:
-            t = base
-            if arr is not None and len(shape) <= 1 and dtype in VALUE_DTYPES and isinstance(t, TensorType):
-                t = constant_type(t, arr)  # a small int tensor: its entries are its value
-            return t
-
-        def make() -> Expr:
-            span = OnnxSpan.at(self.label, position, what)
-            c = ss.Constant(shape=shape, dtype=dtype)
-            c.data = arr  # what ss.const(arr) makes, without inspecting the array again
-            c.span = span
-            v = ss.var(name, value.type)
-            v.span = span
-            self._scopes[0].append((v, c))  # the outermost graph: in scope everywhere
-            return v
-
-        value = self.define(Value(name, None, arr, None, et, _make=make, _type_fn=typ))
+        lazy = LazyConstant(name, shape, dtype, base, arr, what, self.label, self.position, self._scopes[0])
+        lazy.value = self.define(Value(name, None, arr, None, et, _make=lazy, _type_fn=lazy.typ))
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"
@@ -403,10 +387,15 @@ class Importer:
         """Names for reports: the node's own, else ``#k`` by position (``#3/then#0`` inside the
         ``then_branch`` of node 3); the branches of ``If`` nodes are named too."""
         for k, n in enumerate(g.node):
+            op, dom = n.op_type, canonical_domain(n.domain)
             ident = n.name or f"{prefix}#{k}"
-            self._info[id(n)] = (n, ident, self.converter_for(n))
-            for a in subgraphs(n):
-                self._name_nodes(a.g, f"{ident}/{a.name.replace('_branch', '')}")
+            what = node_what(ident, op, dom)
+            self._info[id(n)] = NodeInfo(
+                n, ident, self._converter(dom, op), what, tuple(n.input), tuple(n.output), op, dom
+            )
+            if op in SUBGRAPH_OPS:
+                for a in subgraphs(n):
+                    self._name_nodes(a.g, f"{ident}/{a.name.replace('_branch', '')}")
 
     def _node_info(self, node: onnx.NodeProto) -> tuple[str, ConverterDef | None]:
         """The node's name for reports and its converter."""
@@ -414,7 +403,7 @@ class Importer:
         if hit is not None and hit[0] is node:
             return hit[1], hit[2]
         if self._node_ids is None:
-            self._node_ids = {node_key(n): ident for n, ident, _ in self._info.values()}
+            self._node_ids = {node_key(i.node): i.ident for i in self._info.values()}
         return self._node_ids.get(node_key(node), node.name), self.converter_for(node)
 
     def what(self, node: onnx.NodeProto) -> str:
@@ -428,27 +417,41 @@ class Importer:
         self.issues.extend(issues)
 
     def converter_for(self, node: onnx.NodeProto) -> ConverterDef | None:
-        dom = canonical_domain(node.domain)
-        key = (dom, node.op_type)
+        return self._converter(canonical_domain(node.domain), node.op_type)
+
+    def _converter(self, dom: str, op_type: str) -> ConverterDef | None:
+        key = (dom, op_type)
         try:
             return self._cdefs[key]
         except KeyError:
             pass
         opset = self.opsets.get(dom)
-        cdef = None if opset is None else REGISTRY.lookup(dom, node.op_type, opset)
+        cdef = None if opset is None else REGISTRY.lookup(dom, op_type, opset)
         self._cdefs[key] = cdef
         return cdef
 
+    def _ports(self, node: onnx.NodeProto) -> tuple[Sequence[str], Sequence[str]]:
+        """The node's input and output names (read from the node once, by ``_name_nodes``)."""
+        info = self._info.get(id(node))
+        if info is not None and info.node is node:
+            return info.inputs, info.outputs
+        return node.input, node.output
+
     def _convert(self, node: onnx.NodeProto) -> None:
-        ident, cdef = self._node_info(node)
-        dom = canonical_domain(node.domain)
-        what = node_what(ident, node.op_type, dom)
+        info = self._info.get(id(node))
+        if info is None or info.node is not node:
+            ident, cdef = self._node_info(node)
+            op, dom = node.op_type, canonical_domain(node.domain)
+            info = NodeInfo(
+                node, ident, cdef, node_what(ident, op, dom), tuple(node.input), tuple(node.output), op, dom
+            )
+        cdef, what = info.cdef, info.what
         span = self.span(what)
         if cdef is None:
             self._stand_ins(node, span)
             return
         inputs: list[Value | None] = []
-        for name in node.input:
+        for name in info.inputs:
             if not name:
                 inputs.append(None)
                 continue
@@ -462,8 +465,8 @@ class Importer:
                 self._stand_ins(node, span)
                 return
             inputs.append(v)
-        if node.op_type == "ConstantOfShape" and not dom:
-            if self._weights.bind(node, inputs, span, self.bindings):
+        if info.op_type == "ConstantOfShape" and not info.domain:
+            if self._weights.bind(node, info.outputs, inputs, span, self.bindings):
                 return
         token = enter_span_scope(span)  # what the converter builds takes the node's span
         try:

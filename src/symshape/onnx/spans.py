@@ -18,8 +18,8 @@ the report renderer never tries to print a source line from it (a binary ``.onnx
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, Final
 
 import symshape as ss
 from symshape import Expr, Function, Span, Var
@@ -47,7 +47,14 @@ class OnnxSpan(Span):
     @staticmethod
     def at(model: str, position: int, what: str) -> OnnxSpan:
         """The span of the ``position``-th place (1-based) of ``model``, described by ``what``."""
-        return OnnxSpan(f"<{model}>", position, 1, what)
+        if not _FAST:
+            return OnnxSpan(f"<{model}>", position, 1, what)
+        # one per node, initializer and input: built without the frozen dataclass's ``__init__``
+        # (which sets each field through ``object.__setattr__``), the same fields in the same order
+        s: OnnxSpan = _new(OnnxSpan)
+        d = s.__dict__
+        d["file"], d["line"], d["column"], d["context"], d["what"] = f"<{model}>", position, 1, None, what
+        return s
 
     @property
     def model(self) -> str:
@@ -60,6 +67,11 @@ class OnnxSpan(Span):
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "column": self.column, "what": self.what}
+
+
+_new: Final[Any] = object.__new__
+#: whether :meth:`OnnxSpan.at` may fill the fields itself (else ``Span`` changed shape: the constructor)
+_FAST: Final = tuple(f.name for f in fields(OnnxSpan)) == ("file", "line", "column", "context", "what")
 
 
 def stamp(outs: Sequence[Expr | None], inputs: Callable[[], set[int]], span: OnnxSpan) -> None:

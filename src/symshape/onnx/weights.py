@@ -16,7 +16,8 @@ from typing import Any, Final
 import numpy as np
 import onnx
 
-from symshape import Constant, Expr, TensorType, Type, Var
+from symshape import Constant, Expr, TensorType, Var
+from symshape.encoding.leaf_types import plain_copy
 from symshape.onnx.attrs import tensor_value
 from symshape.onnx.context import Value
 from symshape.onnx.dtypes import DTYPES
@@ -31,7 +32,7 @@ class Weights:
 
     def __init__(
         self,
-        tensor_type: Callable[[tuple[int, ...], str], Type],
+        tensor_type: Callable[[tuple[int, ...], str], TensorType],
         define: Callable[[Value], Value],
     ) -> None:
         self._tensor_type = tensor_type
@@ -41,12 +42,14 @@ class Weights:
     def bind(
         self,
         node: onnx.NodeProto,
+        outputs: Sequence[str],
         inputs: Sequence[Value | None],
         span: OnnxSpan,
         bindings: list[tuple[Var, Expr]],
     ) -> bool:
-        """Bind ``node`` when it is a weight (True), else do nothing (False)."""
-        if len(inputs) != 1 or len(node.output) != 1 or not node.output[0]:
+        """Bind ``node`` (its ``outputs`` names given) when it is a weight (True), else do nothing
+        (False)."""
+        if len(inputs) != 1 or len(outputs) != 1 or not outputs[0]:
             return False
         v = inputs[0]
         c = None if v is None else v.const
@@ -70,11 +73,11 @@ class Weights:
             return False
         # its own type object (the converter makes one per constant: an annotation is admitted per
         # type object), with the dimensions of the shared one
-        t = TensorType(self._tensor_type(shape, dtype).shape, dtype)  # type: ignore[union-attr]
+        t = plain_copy(self._tensor_type(shape, dtype))
         e: Constant = _new_expr(Constant)
         e.type, e.data, e.span = t, None, span
         var: Var = _new_expr(Var)
-        var.name, var.type_annotation, var.span = node.output[0], t, span
+        var.name, var.type_annotation, var.span = outputs[0], t, span
         bindings.append((var, e))
         self._define(Value(var.name, var, None, t, 0))
         return True

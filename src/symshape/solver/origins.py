@@ -24,20 +24,24 @@ __all__ = ["make_origin", "relation_origin"]
 _ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
 
 
-def _origin_fast(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
-    """``Origin(kind, label, span, payload=payload)`` without the dataclass ``__init__``."""
+def _origin_fast(
+    kind: str, label: str, span: Span | None, payload: object = None, expr: object = None
+) -> Origin:
+    """``Origin(kind, label, span, payload=payload, expr=expr)`` without the dataclass ``__init__``."""
     o: Origin = _new(Origin)
     _set_kind(o, kind)
     _set_label(o, label)
     _set_span(o, span)
     _set_seq(o, _next_origin())
     _set_payload(o, payload)
-    _set_expr(o, None)
+    _set_expr(o, expr)
     return o
 
 
-def _origin_plain(kind: str, label: str, span: Span | None, payload: object = None) -> Origin:
-    return Origin(kind, label, span, payload=payload)
+def _origin_plain(
+    kind: str, label: str, span: Span | None, payload: object = None, expr: object = None
+) -> Origin:
+    return Origin(kind, label, span, payload=payload, expr=expr)
 
 
 def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
