@@ -53,12 +53,13 @@ __all__ = [
 class Dim(Shown):
     """A dimension in canonical form. Build with :func:`dim`, :func:`const`, arithmetic."""
 
-    __slots__ = ("terms", "_key", "_hash", "_str", "_hv")
+    __slots__ = ("terms", "_key", "_hash", "_str", "_hv", "_bounds")
     terms: Terms
     _key: Key
     _hash: int
     _str: str | None
     _hv: bool | None
+    _bounds: tuple[float, float] | None  # memo of :func:`~symshape.encoding.dim_bounds.bounds`
 
     def __init__(self, terms: Terms) -> None:
         # Callers guarantee ``terms`` is canonical; use the smart constructors.
@@ -79,6 +80,7 @@ class Dim(Shown):
             self._hash = hash(self._key)
         self._str = None
         self._hv = None
+        self._bounds = None
 
     # -- identity -------------------------------------------------------------------------
     def __hash__(self) -> int:
