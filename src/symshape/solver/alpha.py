@@ -108,6 +108,76 @@ def _type_key(k: _Keyer, t: Type) -> object:
     return (dims, t.dtype)  # type: ignore[union-attr]
 
 
+class _FlatKeyer:
+    """:class:`_Keyer`'s key written as one flat tuple of tags, counts, leaf positions, ranges,
+    exponents and coefficients (each count comes before what it counts, so the tuple determines
+    the structure): the same equality of keys, but one container per key instead of a tuple per
+    term, factor and leaf, so a long-lived memo of keys leaves little for the cyclic garbage
+    collector to traverse."""
+
+    __slots__ = ("leaves", "out")
+
+    def __init__(self) -> None:
+        self.leaves: dict[Atom, int] = {}
+        self.out: list[object] = []
+
+    def atom(self, a: Atom) -> None:
+        cls = type(a)
+        out = self.out
+        if cls is Sym or cls is DimVar or cls is AnyDim:
+            i = self.leaves.get(a)
+            if i is None:
+                if cls is AnyDim and a.alts:  # type: ignore[union-attr]
+                    raise _NoKey
+                i = self.leaves[a] = len(self.leaves)
+            if cls is Sym:
+                out += ("s", i, a.min, a.max)  # type: ignore[union-attr]
+            else:
+                out += ("v" if cls is DimVar else "a", i)
+        elif cls is FloorDiv or cls is Mod:
+            out.append("/" if cls is FloorDiv else "%")
+            self.dim(a.a)  # type: ignore[union-attr]
+            self.dim(a.b)  # type: ignore[union-attr]
+        elif cls is Max or cls is Min:
+            args = a.args  # type: ignore[union-attr]
+            out += ("M" if cls is Max else "m", len(args))
+            for x in args:
+                self.dim(x)
+        else:  # pragma: no cover - exhaustive
+            raise _NoKey
+
+    def dim(self, d: Dim) -> None:
+        out = self.out
+        out.append(len(d.terms))
+        for m, c in d.terms:
+            out.append(len(m))
+            for a, e in m:
+                self.atom(a)
+                out.append(e)
+            out.append(c)
+
+    def cond(self, c: Cond) -> None:
+        out = self.out
+        if isinstance(c, Cmp):
+            out += ("C", c.op)
+            self.dim(c.lhs)
+            self.dim(c.rhs)
+        elif isinstance(c, BoolOp):
+            out += ("B", c.op, len(c.args))
+            for x in c.args:
+                self.cond(x)
+        elif isinstance(c, Not):
+            out.append("N")
+            self.cond(c.arg)
+        else:
+            assert isinstance(c, BoolConst)
+            out += ("K", c.value)
+
+    def result(self) -> tuple[AlphaKey, tuple[Atom, ...]]:
+        """The key and the leaves in the order of their positions."""
+        return tuple(self.out), tuple(self.leaves)
+
+
 class AlphaMemo:
     """Keys of single conditions and dimensions, each computed once, and keys of several of them
     together composed from those: each part's key and which of their leaves are the same
@@ -125,14 +195,28 @@ class AlphaMemo:
         try:
             return self._conds[c]
         except KeyError:
-            out = self._conds[c] = _with_order(*alpha_key_leaves("", [c]))
+            k = _FlatKeyer()
+            try:
+                k.cond(c)
+            except _NoKey:
+                out = None
+            else:
+                out = k.result()
+            self._conds[c] = out
             return out
 
     def dim(self, d: Dim) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         try:
             return self._dims[d]
         except KeyError:
-            out = self._dims[d] = _with_order(*alpha_key_leaves("", [], [d]))
+            k = _FlatKeyer()
+            try:
+                k.dim(d)
+            except _NoKey:
+                out = None
+            else:
+                out = k.result()
+            self._dims[d] = out
             return out
 
     def joint(self, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
@@ -145,7 +229,3 @@ class AlphaMemo:
             out.append(k[0])
             out.append(tuple([ids.setdefault(a, len(ids)) for a in k[1]]))
         return tuple(out)
-
-
-def _with_order(key: AlphaKey | None, pos: dict[Atom, int]) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
-    return None if key is None else (key, tuple(sorted(pos, key=pos.__getitem__)))
