@@ -186,7 +186,8 @@ def _linear_in_plain_atoms(d: Dim) -> bool:
 
 def _cmp(op: CmpOp, a: DimLike, b: DimLike) -> Cond:
     x, y = as_dim(a), as_dim(b)
-    diff = x - y
+    yc = y.constant_value
+    diff = x - y if yc is None else x - yc  # (a constant: its negation is interned)
     r = _decide_cmp(op, diff)
     if r is not None:
         return TRUE if r else FALSE

@@ -205,7 +205,7 @@ def iter_atoms(terms: Terms) -> Iterator[Atom]:
 
 
 def _mono_key(m: Mono) -> Key:
-    return tuple((a._key, e) for a, e in m)
+    return tuple([(a._key, e) for a, e in m])
 
 
 # ----------------------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ class Dim(Shown):
         # Callers guarantee ``terms`` is canonical; use the smart constructors.
         self.terms = terms
         try:
-            self._key = tuple((_mono_key(m), c) for m, c in terms)
+            self._key = tuple([(_mono_key(m), c) for m, c in terms])
         except (TypeError, ValueError, AttributeError):
             raise SymshapeError(
                 BAD_DIM,
@@ -175,6 +175,8 @@ class Dim(Shown):
         return _add(as_dim(other), self)
 
     def __sub__(self, other: DimLike) -> Dim:
+        if type(other) is int:  # ``n - 1``: add the interned constant ``-1``
+            return _add(self, as_dim(-other))
         return _add(self, _scale(as_dim(other), -1))
 
     def __rsub__(self, other: DimLike) -> Dim:
