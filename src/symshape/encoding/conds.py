@@ -24,7 +24,20 @@ from typing import NoReturn, TypeVar, Union
 
 from symshape.encoding.arguments import check_mapping
 from symshape.encoding.dim_expr import _atom_dim, _atom_map, _divide_coefficients, _subst
-from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, Mod, as_dim, bounds, const, mod
+from symshape.encoding.dims import (
+    AnyDim,
+    Atom,
+    Dim,
+    DimLike,
+    FloorDiv,
+    Max,
+    Min,
+    Mod,
+    as_dim,
+    bounds,
+    const,
+    mod,
+)
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 
 __all__ = [
@@ -403,12 +416,24 @@ MAX_JOIN_EXPANSION = 64
 def _join_atoms(c: Cond) -> list[AnyDim]:
     out: dict[int, AnyDim] = {}
     for d in cond_dims(c):
-        if d.is_constant:
-            continue
-        for a in d.atoms():
-            if isinstance(a, AnyDim) and a.alts:
-                out.setdefault(a.id, a)
+        _add_joins(d, out)
     return [out[k] for k in sorted(out)]
+
+
+def _add_joins(d: Dim, out: dict[int, AnyDim]) -> None:
+    """The joins in ``d`` (each id's first in the order of :meth:`Dim.atoms`), by a direct walk."""
+    for m, _ in d.terms:
+        for a, _ in m:
+            cls = type(a)
+            if cls is AnyDim:
+                if a.alts:  # type: ignore[union-attr]
+                    out.setdefault(a.id, a)  # type: ignore[union-attr,arg-type]
+            elif cls is FloorDiv or cls is Mod:
+                _add_joins(a.a, out)  # type: ignore[union-attr]
+                _add_joins(a.b, out)  # type: ignore[union-attr]
+            elif cls is Max or cls is Min:
+                for x in a.args:  # type: ignore[union-attr]
+                    _add_joins(x, out)
 
 
 def expand_joins(c: Cond) -> Cond:
