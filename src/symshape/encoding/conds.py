@@ -112,6 +112,23 @@ class CmpOp(str, Enum):
 _FLIPPED = {CmpOp.LE: ">=", CmpOp.LT: ">"}
 
 
+def _remember_hash(c: object, fields: tuple[object, ...]) -> int:
+    """The hash a frozen dataclass computes from its ``fields``, kept on the condition: its
+    ``__hash__`` computes it once (conditions key the session's memo tables and are hashed over
+    and over)."""
+    h = hash(fields)
+    object.__setattr__(c, "_h", h)
+    return h
+
+
+def _state_without_hash(c: object) -> dict[str, object]:
+    """The pickled state: the fields without the remembered hash (string hashes differ between
+    processes)."""
+    state = dict(c.__dict__)
+    state.pop("_h", None)
+    return state
+
+
 @dataclass(frozen=True)
 class Cmp:
     """``lhs op rhs`` (``op`` a :class:`CmpOp`; its symbol ``"=="`` is accepted too)."""
@@ -123,6 +140,12 @@ class Cmp:
     def __post_init__(self) -> None:
         if self.op.__class__ is not CmpOp:
             object.__setattr__(self, "op", CmpOp(self.op))
+
+    def __hash__(self) -> int:
+        h: int | None = self.__dict__.get("_h")
+        return _remember_hash(self, (self.op, self.lhs, self.rhs)) if h is None else h
+
+    __getstate__ = _state_without_hash
 
     def __str__(self) -> str:
         flipped = _FLIPPED.get(self.op)
@@ -137,6 +160,12 @@ class BoolOp:
 
     op: str
     args: tuple[Cond, ...]
+
+    def __hash__(self) -> int:
+        h: int | None = self.__dict__.get("_h")
+        return _remember_hash(self, (self.op, self.args)) if h is None else h
+
+    __getstate__ = _state_without_hash
 
     def __str__(self) -> str:
         parts = []
