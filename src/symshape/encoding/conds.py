@@ -142,7 +142,7 @@ class Cmp:
             object.__setattr__(self, "op", CmpOp(self.op))
 
     def __hash__(self) -> int:
-        h: int | None = self.__dict__.get("_h")
+        h: int | None = getattr(self, "_h", None)  # (not ``__dict__``: it would materialize it)
         return _remember_hash(self, (self.op, self.lhs, self.rhs)) if h is None else h
 
     __getstate__ = _state_without_hash
@@ -162,7 +162,7 @@ class BoolOp:
     args: tuple[Cond, ...]
 
     def __hash__(self) -> int:
-        h: int | None = self.__dict__.get("_h")
+        h: int | None = getattr(self, "_h", None)  # (not ``__dict__``: it would materialize it)
         return _remember_hash(self, (self.op, self.args)) if h is None else h
 
     __getstate__ = _state_without_hash
