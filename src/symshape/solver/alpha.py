@@ -15,7 +15,8 @@ mentions one has no key.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Max, Min, Mod, Sym
@@ -24,10 +25,23 @@ from symshape.encoding.types import TensorType, TupleType, Type
 __all__ = ["alpha_key", "alpha_key_leaves", "alpha_types_key", "AlphaKey", "AlphaMemo"]
 
 AlphaKey = tuple[object, ...]
+_X = TypeVar("_X")
+_Keyed = tuple[AlphaKey, tuple[Atom, ...]]  # a key and its leaves in the order of their positions
 
 
 class _NoKey(Exception):
     pass
+
+
+def _position(leaves: dict[Atom, int], a: Atom) -> int:
+    """The position of leaf ``a`` (numbered in order of first occurrence); a join of branches
+    has none."""
+    i = leaves.get(a)
+    if i is None:
+        if type(a) is AnyDim and a.alts:
+            raise _NoKey
+        i = leaves[a] = len(leaves)
+    return i
 
 
 class _Keyer:
@@ -39,11 +53,7 @@ class _Keyer:
     def atom(self, a: Atom) -> object:
         cls = type(a)
         if cls is Sym or cls is DimVar or cls is AnyDim:
-            i = self.leaves.get(a)
-            if i is None:
-                if cls is AnyDim and a.alts:  # type: ignore[union-attr]
-                    raise _NoKey
-                i = self.leaves[a] = len(self.leaves)
+            i = _position(self.leaves, a)
             if cls is Sym:
                 return (i, a.min, a.max)  # type: ignore[union-attr]
             return (i, "v" if cls is DimVar else "a")
@@ -125,11 +135,7 @@ class _FlatKeyer:
         cls = type(a)
         out = self.out
         if cls is Sym or cls is DimVar or cls is AnyDim:
-            i = self.leaves.get(a)
-            if i is None:
-                if cls is AnyDim and a.alts:  # type: ignore[union-attr]
-                    raise _NoKey
-                i = self.leaves[a] = len(self.leaves)
+            i = _position(self.leaves, a)
             if cls is Sym:
                 out += ("s", i, a.min, a.max)  # type: ignore[union-attr]
             else:
@@ -184,39 +190,24 @@ class AlphaMemo:
     (numbered in order of first occurrence). Two problems with the same composed key are the same
     problem up to a bijective renaming of leaves that keeps ranges, like :func:`alpha_key`'s."""
 
-    __slots__ = ("_conds", "_dims")
+    __slots__ = ("_keys",)
 
     def __init__(self) -> None:
-        self._conds: dict[Cond, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
-        self._dims: dict[Dim, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
+        # conditions and dimensions together (a condition never equals a dimension)
+        self._keys: dict[Cond | Dim, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
 
     def cond(self, c: Cond) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         """The key of ``c`` and its leaves in the order of their positions; None without one."""
-        try:
-            return self._conds[c]
-        except KeyError:
-            k = _FlatKeyer()
-            try:
-                k.cond(c)
-            except _NoKey:
-                out = None
-            else:
-                out = k.result()
-            self._conds[c] = out
-            return out
+        return self._memo(c, _FlatKeyer.cond)
 
     def dim(self, d: Dim) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
+        return self._memo(d, _FlatKeyer.dim)
+
+    def _memo(self, x: _X, write: Callable[[_FlatKeyer, _X], None]) -> _Keyed | None:
         try:
-            return self._dims[d]
+            return self._keys[x]  # type: ignore[index]
         except KeyError:
-            k = _FlatKeyer()
-            try:
-                k.dim(d)
-            except _NoKey:
-                out = None
-            else:
-                out = k.result()
-            self._dims[d] = out
+            out = self._keys[x] = _flat_key(write, x)  # type: ignore[index]
             return out
 
     def joint(self, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
@@ -229,3 +220,13 @@ class AlphaMemo:
             out.append(k[0])
             out.append(tuple([ids.setdefault(a, len(ids)) for a in k[1]]))
         return tuple(out)
+
+
+def _flat_key(write: Callable[[_FlatKeyer, _X], None], x: _X) -> _Keyed | None:
+    """The flat key of ``x`` written by ``write`` and its leaves in order; None without one."""
+    k = _FlatKeyer()
+    try:
+        write(k, x)
+    except _NoKey:
+        return None
+    return k.result()
