@@ -24,7 +24,20 @@ from typing import NoReturn, TypeVar, Union
 
 from symshape.encoding.arguments import check_mapping
 from symshape.encoding.dim_expr import _atom_dim, _atom_map, _divide_coefficients, _subst
-from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, Mod, as_dim, bounds, const, mod
+from symshape.encoding.dims import (
+    AnyDim,
+    Atom,
+    Dim,
+    DimLike,
+    FloorDiv,
+    Max,
+    Min,
+    Mod,
+    as_dim,
+    bounds,
+    const,
+    mod,
+)
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 
 __all__ = [
@@ -99,6 +112,23 @@ class CmpOp(str, Enum):
 _FLIPPED = {CmpOp.LE: ">=", CmpOp.LT: ">"}
 
 
+def _remember_hash(c: object, fields: tuple[object, ...]) -> int:
+    """The hash a frozen dataclass computes from its ``fields``, kept on the condition: its
+    ``__hash__`` computes it once (conditions key the session's memo tables and are hashed over
+    and over)."""
+    h = hash(fields)
+    object.__setattr__(c, "_h", h)
+    return h
+
+
+def _state_without_hash(c: object) -> dict[str, object]:
+    """The pickled state: the fields without the remembered hash (string hashes differ between
+    processes)."""
+    state = dict(c.__dict__)
+    state.pop("_h", None)
+    return state
+
+
 @dataclass(frozen=True)
 class Cmp:
     """``lhs op rhs`` (``op`` a :class:`CmpOp`; its symbol ``"=="`` is accepted too)."""
@@ -110,6 +140,12 @@ class Cmp:
     def __post_init__(self) -> None:
         if self.op.__class__ is not CmpOp:
             object.__setattr__(self, "op", CmpOp(self.op))
+
+    def __hash__(self) -> int:
+        h: int | None = getattr(self, "_h", None)  # (not ``__dict__``: it would materialize it)
+        return _remember_hash(self, (self.op, self.lhs, self.rhs)) if h is None else h
+
+    __getstate__ = _state_without_hash
 
     def __str__(self) -> str:
         flipped = _FLIPPED.get(self.op)
@@ -124,6 +160,12 @@ class BoolOp:
 
     op: str
     args: tuple[Cond, ...]
+
+    def __hash__(self) -> int:
+        h: int | None = getattr(self, "_h", None)  # (not ``__dict__``: it would materialize it)
+        return _remember_hash(self, (self.op, self.args)) if h is None else h
+
+    __getstate__ = _state_without_hash
 
     def __str__(self) -> str:
         parts = []
@@ -186,7 +228,8 @@ def _linear_in_plain_atoms(d: Dim) -> bool:
 
 def _cmp(op: CmpOp, a: DimLike, b: DimLike) -> Cond:
     x, y = as_dim(a), as_dim(b)
-    diff = x - y
+    yc = y.constant_value
+    diff = x - y if yc is None else x - yc  # (a constant: its negation is interned)
     r = _decide_cmp(op, diff)
     if r is not None:
         return TRUE if r else FALSE
@@ -402,12 +445,24 @@ MAX_JOIN_EXPANSION = 64
 def _join_atoms(c: Cond) -> list[AnyDim]:
     out: dict[int, AnyDim] = {}
     for d in cond_dims(c):
-        if d.is_constant:
-            continue
-        for a in d.atoms():
-            if isinstance(a, AnyDim) and a.alts:
-                out.setdefault(a.id, a)
+        _add_joins(d, out)
     return [out[k] for k in sorted(out)]
+
+
+def _add_joins(d: Dim, out: dict[int, AnyDim]) -> None:
+    """The joins in ``d`` (each id's first in the order of :meth:`Dim.atoms`), by a direct walk."""
+    for m, _ in d.terms:
+        for a, _ in m:
+            cls = type(a)
+            if cls is AnyDim:
+                if a.alts:  # type: ignore[union-attr]
+                    out.setdefault(a.id, a)  # type: ignore[union-attr,arg-type]
+            elif cls is FloorDiv or cls is Mod:
+                _add_joins(a.a, out)  # type: ignore[union-attr]
+                _add_joins(a.b, out)  # type: ignore[union-attr]
+            elif cls is Max or cls is Min:
+                for x in a.args:  # type: ignore[union-attr]
+                    _add_joins(x, out)
 
 
 def expand_joins(c: Cond) -> Cond:

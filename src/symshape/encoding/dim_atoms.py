@@ -62,14 +62,16 @@ class _AtomBase:
     (0 for leaves; composite atoms deeper than :data:`MAX_NESTING` are a ``bad-dim`` error, which
     bounds every recursive walk over a dimension)."""
 
-    __slots__ = ("_key", "_hash", "depth")
+    __slots__ = ("_key", "_hash", "depth", "_mono1")
     _key: Key
     _hash: int
     depth: int
+    _mono1: Key  # the key of the monomial ``self**1``, shared by every dimension that has it
 
     def _init(self, key: Key, args: Iterable[Dim] = ()) -> None:
         self._key = key
         self._hash = hash(key)
+        self._mono1 = ((key, 1),)
         depth = 0
         for d in args:
             k = _dim_depth(d) + 1
@@ -205,7 +207,9 @@ def iter_atoms(terms: Terms) -> Iterator[Atom]:
 
 
 def _mono_key(m: Mono) -> Key:
-    return tuple((a._key, e) for a, e in m)
+    if len(m) == 1 and m[0][1] == 1:
+        return m[0][0]._mono1
+    return tuple([(a._key, e) for a, e in m])
 
 
 # ----------------------------------------------------------------------------------------------

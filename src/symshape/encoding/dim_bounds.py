@@ -18,14 +18,30 @@ _INF = math.inf
 
 
 def _imul(x: Interval, y: Interval) -> Interval:
-    def m(p: float, q: float) -> float:
-        return 0.0 if p == 0 or q == 0 else p * q
-
-    cands = (m(x[0], y[0]), m(x[0], y[1]), m(x[1], y[0]), m(x[1], y[1]))
+    # a product with a zero factor is 0.0 (also against an infinite bound)
+    x0, x1 = x
+    y0, y1 = y
+    z0, z1 = x0 == 0, x1 == 0
+    w0, w1 = y0 == 0, y1 == 0
+    cands = (
+        0.0 if z0 or w0 else x0 * y0,
+        0.0 if z0 or w1 else x0 * y1,
+        0.0 if z1 or w0 else x1 * y0,
+        0.0 if z1 or w1 else x1 * y1,
+    )
     return (min(cands), max(cands))
 
 
+def _scale(x: Interval, c: int) -> Interval:
+    """``_imul(x, (c, c))``, the same values (a zero product is ``0.0``) in fewer steps."""
+    p = 0.0 if x[0] == 0 or c == 0 else x[0] * c
+    q = 0.0 if x[1] == 0 or c == 0 else x[1] * c
+    return (p, q) if p < q else (q, p) if q < p else (p, p)
+
+
 def _ipow(x: Interval, e: int) -> Interval:
+    if e == 1:  # ``_imul((1, 1), x)``
+        return _scale(x, 1)
     out: Interval = (1, 1)
     for _ in range(e):
         out = _imul(out, x)
@@ -71,18 +87,25 @@ def _atom_bounds(a: Atom) -> Interval:
 
 def mono_bounds(m: Mono) -> Interval:
     """Interval bounds of the monomial ``m`` (coefficient 1)."""
-    iv: Interval = (1, 1)
+    iv: Interval | None = None
     for a, e in m:
-        iv = _imul(iv, _ipow(_atom_bounds(a), e))
-    return iv
+        b = _ipow(_atom_bounds(a), e)
+        iv = _scale(b, 1) if iv is None else _imul(iv, b)  # the first factor: ``_imul((1, 1), b)``
+    return (1, 1) if iv is None else iv
 
 
 def bounds(d: Dim) -> Interval:
-    """Interval bounds ``(lo, hi)`` of ``d`` from the symbols' declared ranges (may be infinite)."""
+    """Interval bounds ``(lo, hi)`` of ``d`` from the symbols' declared ranges (may be infinite).
+
+    Remembered on ``d`` (a dimension, its atoms and the symbols' ranges never change)."""
+    iv = d._bounds
+    if iv is not None:
+        return iv
     lo: float = 0
     hi: float = 0
     for m, c in d.terms:
-        iv = _imul(mono_bounds(m), (c, c))
-        lo += iv[0]
-        hi += iv[1]
-    return (lo, hi)
+        t = _scale(mono_bounds(m), c)
+        lo += t[0]
+        hi += t[1]
+    iv = d._bounds = (lo, hi)
+    return iv

@@ -53,18 +53,19 @@ __all__ = [
 class Dim(Shown):
     """A dimension in canonical form. Build with :func:`dim`, :func:`const`, arithmetic."""
 
-    __slots__ = ("terms", "_key", "_hash", "_str", "_hv")
+    __slots__ = ("terms", "_key", "_hash", "_str", "_hv", "_bounds")
     terms: Terms
     _key: Key
     _hash: int
     _str: str | None
     _hv: bool | None
+    _bounds: tuple[float, float] | None  # memo of :func:`~symshape.encoding.dim_bounds.bounds`
 
     def __init__(self, terms: Terms) -> None:
         # Callers guarantee ``terms`` is canonical; use the smart constructors.
         self.terms = terms
         try:
-            self._key = tuple((_mono_key(m), c) for m, c in terms)
+            self._key = tuple([(_mono_key(m), c) for m, c in terms])
         except (TypeError, ValueError, AttributeError):
             raise SymshapeError(
                 BAD_DIM,
@@ -79,6 +80,7 @@ class Dim(Shown):
             self._hash = hash(self._key)
         self._str = None
         self._hv = None
+        self._bounds = None
 
     # -- identity -------------------------------------------------------------------------
     def __hash__(self) -> int:
@@ -173,6 +175,8 @@ class Dim(Shown):
         return _add(as_dim(other), self)
 
     def __sub__(self, other: DimLike) -> Dim:
+        if type(other) is int:  # ``n - 1``: add the interned constant ``-1``
+            return _add(self, as_dim(-other))
         return _add(self, _scale(as_dim(other), -1))
 
     def __rsub__(self, other: DimLike) -> Dim:

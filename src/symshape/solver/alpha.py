@@ -15,7 +15,8 @@ mentions one has no key.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimVar, FloorDiv, Max, Min, Mod, Sym
@@ -24,10 +25,23 @@ from symshape.encoding.types import TensorType, TupleType, Type
 __all__ = ["alpha_key", "alpha_key_leaves", "alpha_types_key", "AlphaKey", "AlphaMemo"]
 
 AlphaKey = tuple[object, ...]
+_X = TypeVar("_X")
+_Keyed = tuple[AlphaKey, tuple[Atom, ...]]  # a key and its leaves in the order of their positions
 
 
 class _NoKey(Exception):
     pass
+
+
+def _position(leaves: dict[Atom, int], a: Atom) -> int:
+    """The position of leaf ``a`` (numbered in order of first occurrence); a join of branches
+    has none."""
+    i = leaves.get(a)
+    if i is None:
+        if type(a) is AnyDim and a.alts:
+            raise _NoKey
+        i = leaves[a] = len(leaves)
+    return i
 
 
 class _Keyer:
@@ -39,11 +53,7 @@ class _Keyer:
     def atom(self, a: Atom) -> object:
         cls = type(a)
         if cls is Sym or cls is DimVar or cls is AnyDim:
-            i = self.leaves.get(a)
-            if i is None:
-                if cls is AnyDim and a.alts:  # type: ignore[union-attr]
-                    raise _NoKey
-                i = self.leaves[a] = len(self.leaves)
+            i = _position(self.leaves, a)
             if cls is Sym:
                 return (i, a.min, a.max)  # type: ignore[union-attr]
             return (i, "v" if cls is DimVar else "a")
@@ -108,31 +118,96 @@ def _type_key(k: _Keyer, t: Type) -> object:
     return (dims, t.dtype)  # type: ignore[union-attr]
 
 
+class _FlatKeyer:
+    """:class:`_Keyer`'s key written as one flat tuple of tags, counts, leaf positions, ranges,
+    exponents and coefficients (each count comes before what it counts, so the tuple determines
+    the structure): the same equality of keys, but one container per key instead of a tuple per
+    term, factor and leaf, so a long-lived memo of keys leaves little for the cyclic garbage
+    collector to traverse."""
+
+    __slots__ = ("leaves", "out")
+
+    def __init__(self) -> None:
+        self.leaves: dict[Atom, int] = {}
+        self.out: list[object] = []
+
+    def atom(self, a: Atom) -> None:
+        cls = type(a)
+        out = self.out
+        if cls is Sym or cls is DimVar or cls is AnyDim:
+            i = _position(self.leaves, a)
+            if cls is Sym:
+                out += ("s", i, a.min, a.max)  # type: ignore[union-attr]
+            else:
+                out += ("v" if cls is DimVar else "a", i)
+        elif cls is FloorDiv or cls is Mod:
+            out.append("/" if cls is FloorDiv else "%")
+            self.dim(a.a)  # type: ignore[union-attr]
+            self.dim(a.b)  # type: ignore[union-attr]
+        elif cls is Max or cls is Min:
+            args = a.args  # type: ignore[union-attr]
+            out += ("M" if cls is Max else "m", len(args))
+            for x in args:
+                self.dim(x)
+        else:  # pragma: no cover - exhaustive
+            raise _NoKey
+
+    def dim(self, d: Dim) -> None:
+        out = self.out
+        out.append(len(d.terms))
+        for m, c in d.terms:
+            out.append(len(m))
+            for a, e in m:
+                self.atom(a)
+                out.append(e)
+            out.append(c)
+
+    def cond(self, c: Cond) -> None:
+        out = self.out
+        if isinstance(c, Cmp):
+            out += ("C", c.op)
+            self.dim(c.lhs)
+            self.dim(c.rhs)
+        elif isinstance(c, BoolOp):
+            out += ("B", c.op, len(c.args))
+            for x in c.args:
+                self.cond(x)
+        elif isinstance(c, Not):
+            out.append("N")
+            self.cond(c.arg)
+        else:
+            assert isinstance(c, BoolConst)
+            out += ("K", c.value)
+
+    def result(self) -> tuple[AlphaKey, tuple[Atom, ...]]:
+        """The key and the leaves in the order of their positions."""
+        return tuple(self.out), tuple(self.leaves)
+
+
 class AlphaMemo:
     """Keys of single conditions and dimensions, each computed once, and keys of several of them
     together composed from those: each part's key and which of their leaves are the same
     (numbered in order of first occurrence). Two problems with the same composed key are the same
     problem up to a bijective renaming of leaves that keeps ranges, like :func:`alpha_key`'s."""
 
-    __slots__ = ("_conds", "_dims")
+    __slots__ = ("_keys",)
 
     def __init__(self) -> None:
-        self._conds: dict[Cond, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
-        self._dims: dict[Dim, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
+        # conditions and dimensions together (a condition never equals a dimension)
+        self._keys: dict[Cond | Dim, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
 
     def cond(self, c: Cond) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         """The key of ``c`` and its leaves in the order of their positions; None without one."""
-        try:
-            return self._conds[c]
-        except KeyError:
-            out = self._conds[c] = _with_order(*alpha_key_leaves("", [c]))
-            return out
+        return self._memo(c, _FlatKeyer.cond)
 
     def dim(self, d: Dim) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
+        return self._memo(d, _FlatKeyer.dim)
+
+    def _memo(self, x: _X, write: Callable[[_FlatKeyer, _X], None]) -> _Keyed | None:
         try:
-            return self._dims[d]
+            return self._keys[x]  # type: ignore[index]
         except KeyError:
-            out = self._dims[d] = _with_order(*alpha_key_leaves("", [], [d]))
+            out = self._keys[x] = _flat_key(write, x)  # type: ignore[index]
             return out
 
     def joint(self, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
@@ -147,5 +222,11 @@ class AlphaMemo:
         return tuple(out)
 
 
-def _with_order(key: AlphaKey | None, pos: dict[Atom, int]) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
-    return None if key is None else (key, tuple(sorted(pos, key=pos.__getitem__)))
+def _flat_key(write: Callable[[_FlatKeyer, _X], None], x: _X) -> _Keyed | None:
+    """The flat key of ``x`` written by ``write`` and its leaves in order; None without one."""
+    k = _FlatKeyer()
+    try:
+        write(k, x)
+    except _NoKey:
+        return None
+    return k.result()

@@ -56,10 +56,24 @@ def leaves_of_dims(dims: Iterable[Dim]) -> frozenset[Leaf]:
     """The leaf atoms of ``dims``, also those inside ``//``, ``%``, ``max`` and ``min`` atoms."""
     out: set[Leaf] = set()
     for d in dims:
-        for a in d.atoms():
-            if isinstance(a, (Sym, AnyDim, DimVar)):
-                out.add(a)
+        _add_leaves(d, out)
     return frozenset(out)
+
+
+def _add_leaves(d: Dim, out: set[Leaf]) -> None:
+    """Add the leaves of ``d`` to ``out`` in the order of :meth:`Dim.atoms` (without its
+    generators: a dimension's atoms are mostly leaves)."""
+    for m, _ in d.terms:
+        for a, _ in m:
+            cls = type(a)
+            if cls is Sym or cls is AnyDim or cls is DimVar:
+                out.add(a)  # type: ignore[arg-type]
+            elif cls is FloorDiv or cls is Mod:
+                _add_leaves(a.a, out)  # type: ignore[union-attr]
+                _add_leaves(a.b, out)  # type: ignore[union-attr]
+            else:
+                for x in a.args:  # type: ignore[union-attr]
+                    _add_leaves(x, out)
 
 
 def cond_leaves(c: Cond) -> frozenset[Leaf]:
@@ -72,10 +86,24 @@ def cond_divisors(c: Cond) -> list[Dim]:
     appearance (the Z3 encoder asserts each ``> 0`` as an axiom, unconditionally)."""
     out: list[Dim] = []
     for d in cond_dims(c):
-        for a in d.atoms():
-            if isinstance(a, (FloorDiv, Mod)) and a.b.constant_value is None and a.b not in out:
-                out.append(a.b)
+        _add_divisors(d, out)
     return out
+
+
+def _add_divisors(d: Dim, out: list[Dim]) -> None:
+    """Add the divisors of ``d`` to ``out`` in the order of :meth:`Dim.atoms`."""
+    for m, _ in d.terms:
+        for a, _ in m:
+            cls = type(a)
+            if cls is FloorDiv or cls is Mod:
+                b = a.b  # type: ignore[union-attr]
+                if b.constant_value is None and b not in out:
+                    out.append(b)
+                _add_divisors(a.a, out)  # type: ignore[union-attr]
+                _add_divisors(b, out)
+            elif cls is not Sym and cls is not AnyDim and cls is not DimVar:
+                for x in a.args:  # type: ignore[union-attr]
+                    _add_divisors(x, out)
 
 
 def witness(y: Leaf, mode: int) -> int:
