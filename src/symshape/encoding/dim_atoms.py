@@ -86,6 +86,17 @@ class _AtomBase:
     def __hash__(self) -> int:
         return self._hash
 
+    def __getstate__(self) -> dict[str, object]:
+        # every slot but the hash, made again when unpickled (a string's hash differs between
+        # processes, so a stored hash would break dict lookups there)
+        names = (n for c in type(self).__mro__ for n in getattr(c, "__slots__", ()))
+        return {n: getattr(self, n) for n in names if n != "_hash" and hasattr(self, n)}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for n, v in state.items():
+            object.__setattr__(self, n, v)
+        self._hash = hash(self._key)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _AtomBase) and self._key == other._key
 

@@ -86,6 +86,14 @@ class Dim(Shown):
     def __hash__(self) -> int:
         return self._hash
 
+    def __getstate__(self) -> Terms:
+        # only the terms: the key and hash are made again when unpickled (a string's hash differs
+        # between processes, so a stored hash would break dict lookups there)
+        return self.terms
+
+    def __setstate__(self, terms: Terms) -> None:
+        Dim.__init__(self, terms)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Dim):
             return self is other or self._key == other._key
