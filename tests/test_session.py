@@ -9,12 +9,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-import z3
+from tests.z3_reference import z3_verdict as reference
 
 import symshape as ss
 from symshape.encoding.conds import Cond, any_of, eq, ge, le, lt, ne, negate
 from symshape.encoding.dims import Dim, dmax, floordiv, mod
-from symshape.encoding.z3 import Z3Encoder
 from symshape.solver import session as session_mod
 from symshape.solver.diagnostics import Origin
 from symshape.solver.session import Session
@@ -39,23 +38,6 @@ def spy(s: Session) -> list[tuple[int, ...]]:
     s._check = check  # type: ignore[method-assign]
     return seen
 
-
-def reference(facts: Sequence[Cond], c: Cond) -> str:
-    """The verdict against every fact at once (no relevance filtering)."""
-    enc = Z3Encoder()
-    s = z3.Solver()
-    s.set("timeout", 10000)
-    for f in facts:
-        s.add(enc.cond(f))
-    t = enc.cond(c)
-    s.add(*enc.take_axioms())
-    proved = s.check(z3.Not(t))
-    if proved == z3.unsat:
-        return "proved"
-    possible = s.check(t)
-    if possible == z3.unsat:
-        return "refuted"
-    return "unknown" if z3.unknown in (proved, possible) else "guard"
 
 
 # -- the cone of influence ---------------------------------------------------------------------

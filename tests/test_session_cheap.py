@@ -8,17 +8,16 @@ import random
 from collections.abc import Callable, Sequence
 
 import pytest
-import z3
+from tests.z3_reference import z3_verdict as reference
 
 import symshape as ss
 from symshape.encoding.conds import Cond, any_of, eq, le, lt, ne
 from symshape.encoding.dims import Dim, const, dmax, floordiv, fresh_join, mod
-from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.alpha import alpha_key
 from symshape.solver.diagnostics import Origin
 from symshape.solver.models import implied, search
-from symshape.solver.relevance import Leaf
-from symshape.solver.session import Session, _leaves
+from symshape.solver.relevance import Leaf, cond_leaves
+from symshape.solver.session import Session
 
 n, m, s, k = ss.dims("n m s k")
 
@@ -27,28 +26,11 @@ def o(label: str) -> Origin:
     return Origin("relation", label)
 
 
-def reference(facts: Sequence[Cond], c: Cond) -> str:
-    """The verdict of ``c`` against every fact at once, by Z3 alone."""
-    enc = Z3Encoder()
-    sv = z3.Solver()
-    sv.set("timeout", 10000)
-    for f in facts:
-        sv.add(enc.cond(f))
-    t = enc.cond(c)
-    sv.add(*enc.take_axioms())
-    proved = sv.check(z3.Not(t))
-    if proved == z3.unsat:
-        return "proved"
-    possible = sv.check(t)
-    if possible == z3.unsat:
-        return "refuted"
-    return "unknown" if z3.unknown in (proved, possible) else "guard"
-
 
 def _leaf_list(*cs: Cond) -> list[Leaf]:
     out: set[Leaf] = set()
     for c in cs:
-        out |= _leaves(c)
+        out |= cond_leaves(c)
     return sorted(out, key=lambda a: a._key)
 
 
@@ -145,7 +127,7 @@ def test_dead_atoms_keep_each_cone_to_its_block() -> None:
         assert sess.check(back).kind == "guard"
         sess.assume(back, o(f"reshape{i}"))
         # the walk visits this block's members and the divisor axiom, not the earlier blocks
-        assert len(sess._index.cone(_leaves(back))) <= 3
+        assert len(sess._index.cone(cond_leaves(back))) <= 3
     assert sess.z3_calls == 0
     assert sess.alpha_hits > 0  # later blocks ask the first block's questions, renamed
 

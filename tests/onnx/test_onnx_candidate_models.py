@@ -8,16 +8,14 @@ A candidate is a model only where every fact holds, so an answer is exact: check
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 import pytest
-import z3
+from tests.z3_reference import z3_verdict
 
 import symshape as ss
 from symshape.encoding.conds import Cond, any_of, eq, le
-from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.models import search
-from symshape.solver.session import _leaves
+from symshape.solver.relevance import cond_leaves
 
 a, b, c, n, p, q = ss.dims("a b c n p q")
 
@@ -25,25 +23,9 @@ a, b, c, n, p, q = ss.dims("a b c n p q")
 def _leaf_list(*cs: Cond) -> list[object]:
     out: set[object] = set()
     for x in cs:
-        out |= _leaves(x)
+        out |= cond_leaves(x)
     return sorted(out, key=lambda y: y._key)  # type: ignore[attr-defined]
 
-
-def z3_verdict(facts: Sequence[Cond], cond: Cond) -> str:
-    enc = Z3Encoder()
-    sv = z3.Solver()
-    sv.set("timeout", 10000)
-    for f in facts:
-        sv.add(enc.cond(f))
-    t = enc.cond(cond)
-    sv.add(*enc.take_axioms())
-    proved = sv.check(z3.Not(t))
-    if proved == z3.unsat:
-        return "proved"
-    possible = sv.check(t)
-    if possible == z3.unsat:
-        return "refuted"
-    return "unknown" if z3.unknown in (proved, possible) else "guard"
 
 
 def bcast(x: ss.Dim, y: ss.Dim) -> Cond:

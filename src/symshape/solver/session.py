@@ -88,9 +88,6 @@ class Verdict:
     reason: str = ""
 
 
-_leaves = cond_leaves  # the old private name, for importers that still use it
-
-
 class Session:
     """Tracked Z3 assertions for one solve."""
 
