@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
+import z3
 from hypothesis import HealthCheck, settings
 
 import symshape as ss
@@ -21,6 +23,20 @@ settings.register_profile(
 )
 # the default profile is derandomized (reproducible runs); SYMSHAPE_HYPOTHESIS=random explores
 settings.load_profile(os.environ.get("SYMSHAPE_HYPOTHESIS", "symshape"))
+
+
+@pytest.fixture
+def z3_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Counts every ``z3.Solver.check`` call (``z3_checks[0]``), whatever a result reports."""
+    count = [0]
+    real = z3.Solver.check
+
+    def counting(self: z3.Solver, *args: object) -> z3.CheckSatResult:
+        count[0] += 1
+        return real(self, *args)
+
+    monkeypatch.setattr(z3.Solver, "check", counting)
+    yield count
 
 
 @pytest.fixture

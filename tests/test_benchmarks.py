@@ -9,11 +9,9 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import z3
 
 import symshape as ss
 
@@ -102,20 +100,6 @@ def test_specs() -> None:
     ]
     assert chain_ops(1000)[error_index(1000)] == "matmul"
     assert error_index(1000) >= 1000 - len(set(chain_ops(6)))
-
-
-@pytest.fixture
-def z3_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Counts every ``z3.Solver.check`` call, whatever the result object exposes."""
-    count = [0]
-    real = z3.Solver.check
-
-    def counting(self: z3.Solver, *args: object) -> z3.CheckSatResult:
-        count[0] += 1
-        return real(self, *args)
-
-    monkeypatch.setattr(z3.Solver, "check", counting)
-    yield count
 
 
 def test_relation_chain_never_calls_z3(z3_checks: list[int]) -> None:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-from collections.abc import Sequence
 
 import pytest
-import z3
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.z3_reference import equivalent_by_z3
 
 import symshape as ss
 from symshape.encoding.conds import (
@@ -28,25 +27,11 @@ from symshape.encoding.conds import (
     ne,
 )
 from symshape.encoding.dims import Dim, dmax, dmin, floordiv, mod
-from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.diagnostics import Guard
 from symshape.solver.simplify import pinned_symbol, simplify_cond, simplify_guard_list, simplify_guards
 
 h, w, s, n, k0 = ss.dims("h w s n k0")
 b = ss.dim("b", max=16)
-
-
-def equivalent_by_z3(before: Sequence[Cond], after: Sequence[Cond]) -> bool:
-    """The conjunctions are equivalent for every value of the symbols in their ranges (a fresh
-    context each time: the shared one's history can change how Z3 searches)."""
-    ctx = z3.Context()
-    enc = Z3Encoder(ctx)
-    f = enc.cond(all_of(*before)) == enc.cond(all_of(*after))
-    solver = z3.Solver(ctx=ctx)
-    solver.set("timeout", 60_000)
-    solver.add(*enc.take_axioms())
-    solver.add(z3.Not(f))
-    return bool(solver.check() == z3.unsat)
 
 
 CASES: list[tuple[str, list[Cond], list[str]]] = [

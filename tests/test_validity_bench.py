@@ -5,29 +5,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
-
-import pytest
-import z3
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # benchmarks/ is a top-level package of the repository
     sys.path.insert(0, str(ROOT))
 
 from benchmarks import workloads as wl  # noqa: E402
-
-
-@pytest.fixture
-def z3_checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    count = [0]
-    orig = z3.Solver.check
-
-    def counting(self: Any, *args: Any) -> Any:
-        count[0] += 1
-        return orig(self, *args)
-
-    monkeypatch.setattr(z3.Solver, "check", counting)
-    return count
 
 
 def test_gpt2_valid_sizes_without_z3(z3_checks: list[int]) -> None:

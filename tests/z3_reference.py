@@ -1,8 +1,9 @@
-"""The reference verdict the session tests compare with: Z3 alone, every fact at once.
+"""Z3 alone, as the tests' reference: the verdict of a condition against every fact at once, and
+whether two guard lists are equivalent.
 
-No relevance filtering, no cheap procedure, no cache: ``proved`` when the facts imply the
-condition, ``refuted`` when they contradict it, ``guard`` when both are possible, ``unknown``
-when Z3 gives up (10 s).
+:func:`z3_verdict` uses no relevance filtering, no cheap procedure, no cache: ``proved`` when
+the facts imply the condition, ``refuted`` when they contradict it, ``guard`` when both are
+possible, ``unknown`` when Z3 gives up (10 s).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from collections.abc import Sequence
 
 import z3
 
-from symshape.encoding.conds import Cond
+from symshape.encoding.conds import Cond, all_of
 from symshape.encoding.z3 import Z3Encoder
 
-__all__ = ["z3_verdict"]
+__all__ = ["z3_verdict", "equivalent_by_z3"]
 
 
 def z3_verdict(facts: Sequence[Cond], cond: Cond) -> str:
@@ -33,3 +34,16 @@ def z3_verdict(facts: Sequence[Cond], cond: Cond) -> str:
     if possible == z3.unsat:
         return "refuted"
     return "unknown" if z3.unknown in (proved, possible) else "guard"
+
+
+def equivalent_by_z3(before: Sequence[Cond], after: Sequence[Cond]) -> bool:
+    """The conjunctions are equivalent for every value of the symbols in their ranges (a fresh
+    context each time: the shared one's history can change how Z3 searches)."""
+    ctx = z3.Context()
+    enc = Z3Encoder(ctx)
+    f = enc.cond(all_of(*before)) == enc.cond(all_of(*after))
+    solver = z3.Solver(ctx=ctx)
+    solver.set("timeout", 60_000)
+    solver.add(*enc.take_axioms())
+    solver.add(z3.Not(f))
+    return bool(solver.check() == z3.unsat)
