@@ -57,6 +57,7 @@ from symshape.encoding.types import (
     iter_dims,
     iter_holes,
     iter_types,
+    plain_copy,
 )
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -243,8 +244,9 @@ class TypeSolver:
         if annotation:
             hit = self.sources.get(id(t))
             if hit is not None and hit[1] is not origin:
-                # the same type object annotates two places: give each its own occurrence
-                t = copy.copy(t)
+                # the same type object annotates two places: give each its own occurrence (a
+                # tensor type without re-running its checks: shared parameter annotations)
+                t = plain_copy(t) if type(t) is TensorType else copy.copy(t)
             self.sources[id(t)] = (t, origin)
         self._admitted[id(t)] = t
         return t
