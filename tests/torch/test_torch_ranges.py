@@ -49,6 +49,8 @@ class Indexed(torch.nn.Module):
         self.f = f
         self.act = act if act is not None else torch.nn.Identity()
         self.direct = direct
+        self.register_buffer("cap", torch.tensor(9))  # small int buffers: constants with values
+        self.register_buffer("caps", torch.tensor([3, 9, 12]))
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         if self.direct:
@@ -72,6 +74,14 @@ CASES: list[tuple[str, Callable[..., Any], tuple[int, int] | None, torch.nn.Modu
     ("clamp_kw_min", lambda m, ids: (_pos(ids) - 4).clamp(min=0), None, None),
     ("clamp_by_size", lambda m, ids: _pos(ids).clamp(max=ids.relu().size(1) // 2), None, None),
     ("clamp_by_dim", lambda m, ids: (_pos(ids) + 4).clamp(0, ids.shape[0] + 7), None, None),
+    # by a tensor constant of the model (torch.tensor in forward, an int buffer): its value
+    ("clamp_by_tensor_constant", lambda m, ids: _pos(ids).clamp(max=torch.tensor(9)), None, None),
+    ("clamp_by_tensor_constant_too_big", lambda m, ids: _pos(ids).clamp(max=torch.tensor(10)), None, None),
+    ("clamp_by_buffer", lambda m, ids: _pos(ids).clamp(max=m.cap), None, None),
+    ("clamp_min_by_buffer", lambda m, ids: (_pos(ids) - 20).clamp(min=m.cap - 9), None, None),
+    ("clamp_by_buffer_entry", lambda m, ids: _pos(ids).clamp(max=m.caps[1]), None, None),
+    ("clamp_by_buffer_entry_too_big", lambda m, ids: _pos(ids).clamp(max=m.caps[2]), None, None),
+    ("rows_from_buffer", lambda m, ids: m.caps[_pos(ids).clamp(max=2)], None, None),
     ("ids_clamp", lambda m, ids: ids.clamp(0, 9), (-20, 30), None),
     ("ids_relu_clamp_max", lambda m, ids: ids.relu().clamp(max=9), (-20, 30), None),
     ("ids_relu", lambda m, ids: F.relu(ids), (-20, 9), None),
@@ -162,3 +172,29 @@ def test_range_of_matches_torch_values(shift: int, t: int, which: str) -> None:
     else:
         assert lo == int(values.min()), (which, shift, t, r)
     assert hi == int(values.max()), (which, shift, t, r)
+
+
+_CONSTANT_CASES = ("clamp_by_tensor_constant", "clamp_by_buffer", "rows_from_buffer")
+EXPORTED = [c for c in CASES if c[0].startswith(_CONSTANT_CASES)]
+
+
+@pytest.mark.parametrize("case", EXPORTED, ids=[c[0] for c in EXPORTED])
+def test_exported_constant_values_equal_eager_torch(case: Any) -> None:
+    """The same through ``torch.export``: buffers and lifted constants (``torch.tensor(9)`` in
+    ``forward``) carry their entries there too."""
+    name, f, declared, act = case
+    model = Indexed(f, act, direct="rows" in name)
+    t_dim = torch.export.Dim("t", min=2, max=64)
+    ep = torch.export.export(
+        model, (torch.zeros(B, 5, dtype=torch.int64),), dynamic_shapes={"ids": {1: t_dim}}
+    )
+    res = sst.infer(ep)
+    assert not res.import_errors, res.report()
+    program = res.report(program=True)
+    assert "lifted_tensor" in program or "caps" in program or "cap:" in program, program
+    truth = {t: _runs(model, t, declared) for t in LENGTHS if t >= 2}
+    ids_type = res.type_of("ids")
+    assert isinstance(ids_type, ss.TensorType) and isinstance(ids_type.shape, tuple)
+    (t_sym,) = (d for d in ids_type.shape if d.constant_value is None)
+    wrong = {t: ok for t, ok in truth.items() if bool(res.valid_at({t_sym: t})) != ok}
+    assert wrong == {}, f"valid_at differs from eager torch at {wrong}; valid_when {res.valid_when()}"

@@ -19,9 +19,10 @@ exact value                the hull of its entries (``shape_of(x)`` holds ``x``'
 ``clip``                   ``[max(lo, a_min), min(hi, a_max)]``
 ``nn.relu``/``abs``        ``[max(lo, 0), max(hi, 0)]``; ``[0, max(-lo, hi)]`` (tighter by sign)
 ``cast``                   the same (to an integer dtype)
-moves and copies           the same: ``expand_dims``, ``squeeze``, ``reshape``, ``broadcast_to``,
-                           ``expand``, ``strided_slice``, ``transpose``, ``flatten``, ``copy``,
-                           ``tile``, ``take`` (of a ranged tensor)
+moves and copies           the same (the result's own exact value where it has one, as
+                           ``caps[1]``): ``expand_dims``, ``squeeze``, ``reshape``,
+                           ``broadcast_to``, ``expand``, ``strided_slice``, ``transpose``,
+                           ``flatten``, ``copy``, ``tile``, ``take`` (of a ranged tensor)
 joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches)
 =========================  =======================================================================
 
@@ -161,7 +162,9 @@ class Ranges:
         if name == "arange":
             return self._arange(c)
         if name in _SAME and args:
-            return self.of(args[0])
+            t = self._type(c)  # a part of a tensor of known entries (`caps[1]`): its own value
+            r = value_range(t.value) if isinstance(t, TensorType) else None
+            return self.of(args[0]) if r is None else RangeFact(r, c, f"the value `{t}`")
         if name in ("add", "subtract", "multiply", "floor_divide", "mod", "floor_mod", "maximum", "minimum"):
             return self._binary(c, name)
         if name == "negative" and args:

@@ -36,7 +36,9 @@ import torch
 import torch.fx
 
 import symshape as ss
+from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT
+from symshape.relations.values import constant_type
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, module_attr, scalar_dtype
 from symshape.torch.registry import lookup, target_name
@@ -212,7 +214,7 @@ class Importer:
         if not isinstance(t, torch.Tensor):
             self._param_none.add(path)
             return None
-        v = ss.var(pythonic_path(path), _param_type(tuple(t.shape), t.dtype))
+        v = ss.var(pythonic_path(path), _tensor_type(t))
         v.span = self.spans.definition(path)
         self.owned.add(id(v))
         self.params[path] = v
@@ -389,6 +391,24 @@ class Importer:
         if isinstance(value, (bool, int, float, ss.Dim, Opaque)):
             return ss.Constant(shape=(), dtype=scalar_dtype(value))
         return ss.Tuple([])
+
+
+def _tensor_type(t: torch.Tensor) -> ss.TensorType:
+    """The annotation of the model's tensor ``t``: a buffer or constant that is a small integer
+    tensor of rank 0 or 1 (a cap, a table of sizes, ``torch.tensor(9)`` in ``forward``) carries its
+    entries as its value, as an ONNX initializer does, so that index ranges and reshape targets
+    through it stay exact; parameters (trained, so not constants of the model) and the rest are
+    typed by shape and dtype only."""
+    base = _param_type(tuple(t.shape), t.dtype)
+    if (
+        isinstance(t, torch.nn.Parameter)
+        or base.dtype not in VALUE_DTYPES
+        or t.dim() > 1
+        or t.device.type == "meta"
+        or type(t) is not torch.Tensor  # a fake or otherwise subclassed tensor has no entries
+    ):
+        return base
+    return constant_type(base, t.detach().cpu())
 
 
 @functools.lru_cache(maxsize=4096)
