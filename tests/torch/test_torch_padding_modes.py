@@ -1,7 +1,8 @@
 """Padding modes that copy the input (``reflect``, ``replicate``, ``circular``) against eager torch:
 convolution modules with ``padding_mode``, the padding modules and ``F.pad``. torch raises when
 reflect padding is not smaller than the input (``p < n``) or circular padding wraps more than once
-(``p <= n``); replicate pads any size. At every point of a grid of image sides ``valid_at``
+(``p <= n``); replicate pads any size. The amounts may be computed from sizes at run time
+(``F.pad(x, (h // 2, h - 1, 0, 0), mode="reflect")``). At every point of a grid of image sides ``valid_at``
 equals whether eager torch runs, and where it runs every node's shape equals torch's; the same for
 the programs ``torch.export`` gives (``aten.pad`` with the mode).
 """
@@ -38,6 +39,11 @@ CASES: list[tuple[str, Any]] = [
     ("F_pad_reflect_computed", lambda x: F.pad(x.relu(), (2, 1, 1, 3), mode="reflect")),
     ("F_pad_circular", lambda x: F.pad(x, (0, 4, 0, 0), mode="circular")),
     ("F_pad_replicate_computed", lambda x: F.pad(x * 2, (1, 1, 5, 0), mode="replicate")),
+    # amounts computed from sizes at run time: the same conditions, on those sizes
+    ("F_pad_reflect_by_size", lambda x: F.pad(x, (x.size(2) // 2, x.size(2) - 1, 0, 0), mode="reflect")),
+    ("F_pad_reflect_crop_by_size", lambda x: F.pad(x, (x.size(2) - 3, 1, 1, 0), mode="reflect")),
+    ("F_pad_circular_by_size", lambda x: F.pad(x, (x.size(2), 0, 0, x.size(3) // 2), mode="circular")),
+    ("F_pad_replicate_by_size", lambda x: F.pad(x.relu(), (x.size(2), 1, 2, x.size(3)), mode="replicate")),
 ]
 
 

@@ -18,6 +18,7 @@ gather        indexing by several tensors, ``torch.gather``, ``torch.diff``
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
 conv          convolutions, plain and transposed (modules, functions, aten), read in one place
 nn            functional layers: pooling, normalization, embedding, attention
+padding       ``F.pad`` in every mode; the copying modes state torch's conditions on the sizes
 resize        ``F.interpolate``/``nn.Upsample``/``aten.upsample_*``: the shape as a shape value
 modules       leaf ``nn.Module`` classes, typed from their parameters and attributes
 aten          the aten overloads of exported programs (mostly onto the converters above)
@@ -35,6 +36,7 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     linalg,
     modules,
     nn,
+    padding,
     promotion,
     python,
     reduce,

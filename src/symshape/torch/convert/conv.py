@@ -6,7 +6,7 @@ their attributes), ``F.conv{1,2,3}d``/``F.conv_transpose{1,2,3}d``, ``aten.conv*
 A convolution is symshape's ``conv{1,2,3}d`` with torch's ``padding="same"``/``"valid"``
 (``same`` needs the kernel size, known when the weight is a parameter), the bias a ``bias_add``
 on the channel axis. A module with ``padding_mode`` ``reflect``/``replicate``/``circular`` pads
-first, as torch does (:func:`symshape.torch.convert.nn.mode_pad`, which states torch's condition
+first, as torch does (:func:`symshape.torch.convert.padding.mode_pad`, which states torch's condition
 on the sizes: ``reflect`` needs the padding smaller than the input), then convolves unpadded.
 
 symshape has no transposed-convolution operator (see the gap list), so a transposed one is
@@ -36,7 +36,8 @@ import torch.nn.functional as F
 
 import symshape as ss
 from symshape.torch.context import Ctx, by_name
-from symshape.torch.convert.nn import mode_pad, per_axis
+from symshape.torch.convert.nn import per_axis
+from symshape.torch.convert.padding import mode_pad
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported, static_shape
 

@@ -29,6 +29,7 @@ from symshape.torch.context import Ctx
 from symshape.torch.convert import nn as fn
 from symshape.torch.convert.elementwise import UNARY, gelu, glu, leaky_relu, prelu, same
 from symshape.torch.convert.linalg import linear_expr
+from symshape.torch.convert.padding import pad as f_pad
 from symshape.torch.convert.reduce import log_softmax, softmax
 from symshape.torch.convert.shape import flatten, unflatten
 from symshape.torch.registry import converts, lookup
@@ -151,7 +152,7 @@ for _nd in (1, 2, 3):
     nn.CircularPad3d,
 )
 def pad(ctx: Ctx, input: Any) -> Any:
-    return fn.pad(
+    return f_pad(
         ctx, input, tuple(ctx.module.padding), _PAD_MODES.get(type(ctx.module).__name__[:-5], "constant")
     )
 

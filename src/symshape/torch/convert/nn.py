@@ -1,5 +1,4 @@
-"""Functional layers (``torch.nn.functional``): pooling, normalization, embedding, attention,
-padding.
+"""Functional layers (``torch.nn.functional``): pooling, normalization, embedding, attention.
 
 Each is the symshape operator with Relay's semantics, plus the checks torch makes:
 
@@ -13,16 +12,15 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
 * ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
 
 Convolutions (plain and transposed, and ``aten.convolution``) are in
-:mod:`symshape.torch.convert.conv`, resizing in :mod:`symshape.torch.convert.resize`. Calls with
-no symshape counterpart (``unfold``, ``grid_sample``, ...) are ``unsupported-op`` with the reason,
-listed in the gap list.
+:mod:`symshape.torch.convert.conv`, resizing in :mod:`symshape.torch.convert.resize`, padding in
+:mod:`symshape.torch.convert.padding`. Calls with no symshape counterpart (``unfold``,
+``grid_sample``, ...) are ``unsupported-op`` with the reason, listed in the gap list.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -31,8 +29,7 @@ from symshape.torch.context import Ctx, by_name
 from symshape.torch.convert.axes import SWAPAXES
 from symshape.torch.convert.shape import sized
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import has_value, shape_tensor
-from symshape.torch.values import Opaque, Unsupported
+from symshape.torch.values import Unsupported
 
 __all__ = [
     "per_axis",
@@ -44,7 +41,6 @@ __all__ = [
     "group_norm",
     "embedding",
     "attention",
-    "mode_pad",
 ]
 
 aten = torch.ops.aten
@@ -382,103 +378,7 @@ def sdpa(
     return out
 
 
-# -- padding and the rest -----------------------------------------------------------------------
-
-
-@converts(F.pad, aten.pad, aten.constant_pad_nd)
-def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = None) -> Any:
-    """``F.pad(x, (left, right, top, bottom, ...))`` pads the last axes: ``nn.pad`` when the rank
-    is known (inputs, parameters, exported nodes) and the amounts are non-negative ints;
-    otherwise (a computed tensor, amounts computed from sizes as in UNet's
-    ``F.pad(x1, [dx // 2, dx - dx // 2, ...])``, cropping) the result's shape as a shape value:
-    ``x.shape[:-k]`` then ``x.shape[-k:] + before + after``."""
-    x = ctx.tensor(input)
-    entries = list(pad) if isinstance(pad, (list, tuple)) else [pad]
-    if len(entries) % 2:
-        raise Unsupported(f"F.pad: an odd number ({len(entries)}) of padding values")
-    rank = ctx.rank(x)
-    literal = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in entries)
-    mode = ctx.static(mode, "mode")
-    if mode in _READS and literal:
-        return mode_pad(ctx, x, ctx.ints(entries, "pad"), mode)
-    if mode not in ("constant", *_READS):
-        raise Unsupported(f"F.pad: mode {mode!r} is not supported")
-    if rank is None or not literal:
-        return _valued_pad(ctx, x, entries)
-    p = ctx.ints(entries, "pad")
-    if len(p) // 2 > rank:
-        raise Unsupported(f"F.pad: {len(p)} padding values for rank {rank}")
-    pairs = [(0, 0)] * rank
-    for i in range(len(p) // 2):
-        pairs[rank - 1 - i] = (p[2 * i], p[2 * i + 1])
-    return ss.ops.pad(x, tuple(pairs))
-
-
-def _reads(mode: str, before: int, after: int) -> tuple[list[int], list[int]]:
-    """The entries of an axis a padding mode copies into the ``before`` and ``after`` pads, counted
-    from the start (``>= 0``) or from the end (``< 0``), in order."""
-    match mode:
-        case "reflect":  # x[p], ..., x[1] | x | x[-2], ..., x[-1 - p]
-            return list(range(before, 0, -1)), list(range(-2, -2 - after, -1))
-        case "circular":  # x[-p], ..., x[-1] | x | x[0], ..., x[p - 1]
-            return list(range(-before, 0)), list(range(after))
-        case "replicate":  # x[0] ... | x | x[-1] ...
-            return [0] * before, [-1] * after
-    raise AssertionError(mode)
-
-
-#: padding modes that copy entries of the input (F.pad's names)
-_READS = ("reflect", "circular", "replicate")
-
-
-def mode_pad(ctx: Ctx, x: ss.Expr, amounts: tuple[int, ...], mode: str) -> ss.Expr:
-    """``F.pad(x, amounts, mode)`` for the modes that copy entries of ``x``: along each padded axis
-    (the last ones, ``amounts`` as F.pad orders them) the pads are ``take`` of the entries the
-    mode reads (mode ``raise``), concatenated around ``x``. The indices' ranges state torch's
-    conditions: ``reflect`` reads ``x[p]`` (``p < n``), ``circular`` ``x[-p]`` (``p <= n``: it
-    wraps at most once), ``replicate`` ``x[0]`` (``n >= 1``)."""
-    k = len(amounts) // 2
-    rank = ctx.rank(x)
-    if rank is not None and rank not in (k + 1, k + 2):
-        # torch's NotImplementedError (a rank only inference knows is not checked)
-        raise Unsupported(
-            f"F.pad: mode {mode!r} with {2 * k} padding values needs a {k + 1}-d or {k + 2}-d input "
-            f"(torch's rule), not a {rank}-d one"
-        )
-    out = x
-    for i in range(k):
-        before, after = amounts[2 * i], amounts[2 * i + 1]
-        if before == 0 and after == 0:
-            continue
-        axis = -1 - i
-        v = ctx.let(out, f"{mode}_axis{axis}")
-        parts: list[ss.Expr] = []
-        left, right = _reads(mode, before, after)
-        if left:
-            parts.append(ss.ops.take(v, ss.const(np.array(left, dtype="int64")), axis=axis, mode="raise"))
-        parts.append(v)
-        if right:
-            parts.append(ss.ops.take(v, ss.const(np.array(right, dtype="int64")), axis=axis, mode="raise"))
-        out = ss.ops.concatenate(parts, axis=axis)
-    return out
-
-
-def _valued_pad(ctx: Ctx, x: ss.Expr, entries: list[Any]) -> ss.Expr:
-    k = len(entries) // 2
-    for v in entries:
-        if isinstance(v, Opaque):
-            if not has_value(v) or v.kind != "int":
-                ctx.static(v, "the padding")
-        else:
-            ctx.size(v, "the padding")
-    before = shape_tensor([entries[2 * (k - 1 - i)] for i in range(k)])
-    after = shape_tensor([entries[2 * (k - 1 - i) + 1] for i in range(k)])
-    if before is None or after is None:
-        raise Unsupported("F.pad: padding amounts of this kind are not supported")
-    sh = ctx.let(ss.ops.shape_of(x), "shape")
-    last = ss.ops.add(ss.ops.add(ss.ops.strided_slice(sh, [-k], [None]), before), after)
-    shape = ss.ops.concatenate([ss.ops.strided_slice(sh, [0], [-k]), last], axis=0)
-    return ss.ops.cast_like(ss.ops.zeros(shape, "float32"), x)
+# -- the rest ------------------------------------------------------------------------------------
 
 
 _NO_OPERATOR = {
