@@ -75,15 +75,21 @@ _LEAVE = object()  # on the walk's stack above a node: its operands are done whe
 
 
 def flatten(r: Rope) -> str:
-    """The string of a rope (iteratively: ropes nest as deep as the program)."""
+    """The string of a rope: its strings left to right, walked with a stack of iterators (ropes
+    nest as deep as the program)."""
+    if isinstance(r, str):
+        return r
     out: list[str] = []
-    stack: list[Rope] = [r]
-    while stack:
-        top = stack.pop()
-        if isinstance(top, str):
-            out.append(top)
+    its = [iter(r)]
+    while its:
+        for part in its[-1]:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                its.append(iter(part))
+                break
         else:
-            stack.extend(reversed(top))
+            its.pop()
     return "".join(out)
 
 
