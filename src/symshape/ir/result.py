@@ -304,7 +304,10 @@ class InferenceResult(Outcome):
         return out
 
     def report(self, program: bool = False) -> str:
-        """A human-readable report: status, errors with notes, guards, unresolved expressions."""
+        """A human-readable report: status, errors with notes, guards, unresolved expressions;
+        with ``program=True`` the program after them, each inferred type as a comment (a
+        sub-expression used twice is printed once, as ``%0 = ...;``: see
+        :mod:`symshape.ir.printer`)."""
         lines = [f"status: {self.status}"]
         for d in self.errors:
             lines.append(d.render())
