@@ -7,21 +7,31 @@ runs in inside the solver, and how operators are named in messages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import Cond, expand_joins
 from symshape.encoding.dims import Dim, fresh_dimvar
+from symshape.encoding.leaf_types import _next_hole_id
 from symshape.encoding.types import Attrs, IncompleteType, Type
 from symshape.errors import ErrorCode
 from symshape.relations.base import Context, RelationDef
-from symshape.solver.diagnostics import Origin, TextEnum
+from symshape.solver.diagnostics import Origin, OriginKind, TextEnum, _origin_ids
 from symshape.solver.unify import Mismatch, Unifier
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
+    from symshape.source import Span
 
-__all__ = ["RelationInstance", "RelationState", "SolverContext", "LoggingUnifier", "op_display_name"]
+__all__ = [
+    "RelationInstance",
+    "RelationState",
+    "SolverContext",
+    "LoggingUnifier",
+    "op_display_name",
+    "new_hole",
+    "HOLE_SETTERS",
+    "next_origin_seq",
+]
 
 
 class RelationState(TextEnum):
@@ -34,6 +44,30 @@ class RelationState(TextEnum):
 
 
 _OP_NAMES: dict[str, str] = {}
+
+_new = object.__new__
+_set_hole_kind = IncompleteType.__dict__["kind"].__set__
+_set_hole_id = IncompleteType.__dict__["id"].__set__
+#: what :func:`new_hole` does, for a caller that writes it out: ``object.__new__``, the setters of
+#: ``kind`` and ``id``, and the counter of hole ids
+HOLE_SETTERS = (_new, _set_hole_kind, _set_hole_id, _next_hole_id)
+#: the counter of origin numbers (an operator call's instance takes its number when it is made)
+next_origin_seq = _origin_ids.__next__
+
+
+def new_hole() -> IncompleteType:
+    """``IncompleteType()``: a fresh hole of kind ``type``, numbered from the same counter, without
+    the constructor's argument checks (the solver makes one per operator call).
+
+    >>> h = new_hole()
+    >>> (h.kind, type(h.id), str(h) == f"?t{h.id}")
+    ('type', <class 'int'>, True)
+    """
+    h: IncompleteType = _new(IncompleteType)
+    _set_hole_kind(h, "type")
+    _set_hole_id(h, _next_hole_id())
+    return h
+
 
 
 def op_display_name(name: str) -> str:
@@ -52,21 +86,87 @@ def op_display_name(name: str) -> str:
     return hit
 
 
-@dataclass(eq=False, slots=True)
 class RelationInstance:
-    """One use of a relation (an operator call site)."""
+    """One use of a relation (an operator call site).
+
+    The origin of an operator call's instance (:meth:`TypeSolver.add_call`) is made when it is
+    first read, from the operator, span and sequence number the call was given: most are never
+    read (an eagerly solved call reports nothing), and the object is the same either way.
+    """
+
+    __slots__ = (
+        "id",
+        "rdef",
+        "args",
+        "attrs",
+        "num_inputs",
+        "_origin",
+        "state",
+        "inq",
+        "runs",
+        "erred",
+        "op",
+        "span",
+        "seq",
+    )
 
     id: int
     rdef: RelationDef
     args: tuple[Type, ...]
     attrs: Attrs
     num_inputs: int
-    origin: Origin
-    state: RelationState = RelationState.PENDING
-    inq: bool = False
-    runs: int = 0
-    erred: bool = False  # it reported an error: the values it writes are poisoned
-    op: str | None = None  # the operator the user called (see :func:`op_display_name`)
+    _origin: Origin | None
+    state: RelationState
+    inq: bool
+    runs: int
+    erred: bool  # it reported an error: the values it writes are poisoned
+    op: str | None  # the operator the user called (see :func:`op_display_name`)
+    span: Span | None  # with ``seq``: the origin not made yet (see the class docstring)
+    seq: int
+
+    def __init__(
+        self,
+        id: int,
+        rdef: RelationDef,
+        args: tuple[Type, ...],
+        attrs: Attrs,
+        num_inputs: int,
+        origin: Origin,
+        state: RelationState = RelationState.PENDING,
+        inq: bool = False,
+        runs: int = 0,
+        erred: bool = False,
+        op: str | None = None,
+    ) -> None:
+        self.id = id
+        self.rdef = rdef
+        self.args = args
+        self.attrs = attrs
+        self.num_inputs = num_inputs
+        self._origin = origin
+        self.state = state
+        self.inq = inq
+        self.runs = runs
+        self.erred = erred
+        self.op = op
+        self.span = origin.span
+        self.seq = origin.seq
+
+    @property
+    def origin(self) -> Origin:
+        """Where the instance comes from (for an operator call: the call's relation origin)."""
+        o = self._origin
+        if o is None:
+            o = self._origin = Origin(OriginKind.RELATION, self.display, self.span, self.seq, self.id)
+        return o
+
+    def __repr__(self) -> str:
+        return (
+            f"RelationInstance(id={self.id!r}, rdef={self.rdef!r}, args={self.args!r}, "
+            f"attrs={self.attrs!r}, num_inputs={self.num_inputs!r}, origin={self.origin!r}, "
+            f"state={self.state!r}, inq={self.inq!r}, runs={self.runs!r}, erred={self.erred!r}, "
+            f"op={self.op!r})"
+        )
 
     @property
     def name(self) -> str:

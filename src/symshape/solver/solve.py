@@ -77,15 +77,17 @@ from symshape.solver.explain import explain_errors
 from symshape.solver.graph import DependencyGraph
 from symshape.solver.holes import Poison, admission_scan, freshen_any, nonneg_conditions
 from symshape.solver.instance import (
+    HOLE_SETTERS,
     LoggingUnifier,
     RelationInstance,
     RelationState,
     SolverContext,
+    next_origin_seq,
     op_display_name,
 )
 from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
-from symshape.solver.origins import make_origin, relation_origin
+from symshape.solver.origins import make_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.provenance import core_notes, provenance
 from symshape.solver.session import Fact, Session
@@ -124,6 +126,7 @@ def gc_paused() -> Iterator[None]:
 _PENDING, _SOLVED, _FAILED = RelationState.PENDING, RelationState.SOLVED, RelationState.FAILED
 _ANNOTATION, _UNIFY = OriginKind.ANNOTATION, OriginKind.UNIFY  # (likewise, per admitted type)
 
+_new, _set_hole_kind, _set_hole_id, _next_hole_id = HOLE_SETTERS  # new_hole, written out
 _NO_ATTRS = Attrs()  # the attributes of a relation given none (immutable: shared)
 
 
@@ -155,6 +158,7 @@ class TypeSolver:
         self.unifier.fresh_hole = lambda kind: IncompleteType(kind)
         self.session = Session(timeout_ms)
         self.graph = DependencyGraph()
+        self._graph_add = self.graph.add_instance
         self.rels: list[RelationInstance] = []
         self.readers: dict[object, set[int]] = {}
         self.errors: list[Diagnostic] = []
@@ -325,22 +329,32 @@ class TypeSolver:
         are ground and the relation needs no reasoning (see :mod:`symshape.solver.eager`) it is
         solved here — in program order, like every relation whose inputs are known; otherwise it
         is queued for :meth:`solve`."""
-        out = IncompleteType()
-        rid = len(self.rels)
-        op = op_display_name(label)
-        origin = relation_origin(op, span, rid)
-        rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin, op=op)
-        self.rels.append(rel)
-        self.producer[out] = rel
-        self.graph.add_instance(rel)
+        # (this runs once per operator call of a program: the hole's constructor, the instance's
+        # and the memo's hit path are written out; the instance makes its origin when read)
+        out = _new(IncompleteType)
+        _set_hole_kind(out, "type")
+        _set_hole_id(out, _next_hole_id())
+        rels = self.rels
+        rel = _new(RelationInstance)
+        rel.id = len(rels)
+        rel.rdef = rdef
+        rel.args = (*inputs, out)
+        rel.attrs = attrs
+        rel.num_inputs = len(inputs)
+        rel._origin = None
+        rel.inq = False
+        rel.erred = False
+        rel.op = op_display_name(label)
+        rel.span = span
+        rel.seq = next_origin_seq()
         u = self.unifier
         if u.flex or u.dim_bind:
-            ins = tuple([u.resolve(t) for t in inputs])
+            got = [u.resolve(t) for t in inputs]
         else:  # the resolve fast path, inlined: holes standing for tensors
             parent, resolved = u.parent, u.resolved
-            got: list[Type] = []
+            got = []
             for t in inputs:
-                if isinstance(t, IncompleteType):
+                if type(t) is IncompleteType:
                     r = u.find(t) if t in parent else t
                     t = resolved.get(r, r)
                     if type(t) is not TensorType:
@@ -348,14 +362,25 @@ class TypeSolver:
                 elif type(t) is not TensorType:
                     t = u.resolve(t)
                 got.append(t)
-            ins = tuple(got)
-        vals = self.memo.lookup(rdef, ins, attrs, 1)
+        memo = self.memo
+        ids = (rdef, id(attrs), *map(id, got))
+        hit = memo.by_id.get(ids)
+        if hit is not None:
+            vals = hit[2]
+            memo.hits += 1
+        else:
+            vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
+        rels.append(rel)
+        self.producer[out] = rel
+        self._graph_add(rel)
         if vals is None:
+            rel.state = _PENDING
+            rel.runs = 0
             self._enqueue(rel)
         else:
-            u.resolved[out] = vals[0]
             rel.state = _SOLVED
             rel.runs = 1
+            u.resolved[out] = vals[0]
             self.steps += 1
         return out
 
