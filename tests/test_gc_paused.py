@@ -23,14 +23,23 @@ def test_resumes_enabled_and_promotes() -> None:
     gc.collect()
     with gc_paused():
         assert not gc.isenabled()
-        kept = [[i] for i in range(2000)]  # young container objects
-        assert gc.get_count()[0] >= 2000
+        kept = [[i] for i in range(20_000)]  # young container objects
+        assert gc.get_count()[0] >= 20_000
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
     # in the oldest generation already (a young collection would only have moved them one up)
     oldest = {id(o) for o in gc.get_objects(generation=2)}
     assert all(id(x) in oldest for x in kept)
     assert str(ss.infer(_program()).status) == "ok"
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_a_small_program_is_left_to_the_collector() -> None:
+    gc.collect()
+    with gc_paused():
+        kept = [[i] for i in range(100)]
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert not any(id(x) in oldest for x in kept)
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
@@ -52,8 +61,12 @@ def test_frozen_objects_stay_frozen() -> None:
         assert frozen > 0
         res = ss.infer(_program())
         assert str(res.status) == "ok"
+        with gc_paused():
+            kept = [[i] for i in range(20_000)]
         assert gc.get_freeze_count() == frozen
         assert gc.isenabled()
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+        assert not any(id(x) in oldest for x in kept)  # left to the collector
     finally:
         gc.unfreeze()
 

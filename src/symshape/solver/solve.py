@@ -97,6 +97,9 @@ from symshape.source import Span, caller_span
 __all__ = ["TypeSolver", "gc_paused"]
 
 
+_PROMOTE_MIN = 10_000  # young objects from which gc_paused moves them to the oldest generation
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while solving (as mypy does): the solver allocates
@@ -106,8 +109,9 @@ def gc_paused() -> Iterator[None]:
     What was allocated meanwhile (the types and relations the result keeps) moves to the oldest
     generation on the way out (``gc.freeze`` then ``gc.unfreeze``: two list splices), as the
     first young collection after resuming would promote it, having traversed every object — a
-    few milliseconds per 10 000 operators. Not when the program froze objects itself (unfreezing
-    would release them)."""
+    few milliseconds per 10 000 operators. Only after a large program (below ``_PROMOTE_MIN``
+    young objects the collection costs little), and not when the program froze objects itself
+    (unfreezing would release them; counting them walks them, hence the size test first)."""
     was = gc.isenabled()
     if was:
         gc.disable()
@@ -115,7 +119,7 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was:
-            if not gc.get_freeze_count():
+            if gc.get_count()[0] >= _PROMOTE_MIN and not gc.get_freeze_count():
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
