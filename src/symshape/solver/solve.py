@@ -77,6 +77,7 @@ from symshape.solver.explain import explain_errors
 from symshape.solver.graph import DependencyGraph
 from symshape.solver.holes import Poison, admission_scan, freshen_any, nonneg_conditions
 from symshape.solver.instance import (
+    _OP_NAMES,
     HOLE_SETTERS,
     LoggingUnifier,
     RelationInstance,
@@ -162,7 +163,10 @@ class TypeSolver:
         self.unifier.fresh_hole = lambda kind: IncompleteType(kind)
         self.session = Session(timeout_ms)
         self.graph = DependencyGraph()
-        self._graph_add = self.graph.add_instance
+        self._graph_add = self.graph.instance_sink()
+        # the instances made pending (the others are solved when made and never pending again):
+        # the scheduler looks for pending ones among these
+        self._open: list[RelationInstance] = []
         self.rels: list[RelationInstance] = []
         self.readers: dict[object, set[int]] = {}
         self.errors: list[Diagnostic] = []
@@ -317,6 +321,7 @@ class TypeSolver:
         if o.payload is None:
             object.__setattr__(o, "payload", rel.id)
         self.rels.append(rel)
+        self._open.append(rel)
         for t in targs[ni:]:
             if isinstance(t, IncompleteType):
                 self.producer.setdefault(t, rel)
@@ -348,7 +353,7 @@ class TypeSolver:
         rel._origin = None
         rel.inq = False
         rel.erred = False
-        rel.op = op_display_name(label)
+        rel.op = _OP_NAMES.get(label) or op_display_name(label)
         rel.span = span
         rel.seq = next_origin_seq()
         u = self.unifier
@@ -380,6 +385,7 @@ class TypeSolver:
         if vals is None:
             rel.state = _PENDING
             rel.runs = 0
+            self._open.append(rel)
             self._enqueue(rel)
         else:
             rel.state = _SOLVED
@@ -586,7 +592,7 @@ class TypeSolver:
             return self._solve()
 
     def _solve(self) -> Solution:
-        pending = [r for r in self.rels if r.state == _PENDING]
+        pending = [r for r in self._open if r.state == _PENDING]
         self._rank = self.graph.order([r.id for r in pending])
         self._heap = [(self._rank[r.id], r.id) for r in pending]
         for r in pending:
@@ -609,7 +615,7 @@ class TypeSolver:
             if stopped:
                 break
             left = sorted(
-                (r for r in self.rels if r.state == _PENDING),
+                (r for r in self._open if r.state == _PENDING),
                 key=lambda r: (self._rank.get(r.id, 1 << 40), r.id),
             )
             if self._poison:
