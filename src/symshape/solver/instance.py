@@ -7,6 +7,8 @@ runs in inside the solver, and how operators are named in messages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import Cond, expand_joins
@@ -29,8 +31,7 @@ __all__ = [
     "LoggingUnifier",
     "op_display_name",
     "new_hole",
-    "HOLE_SETTERS",
-    "next_origin_seq",
+    "call_instance",
 ]
 
 
@@ -48,11 +49,7 @@ _OP_NAMES: dict[str, str] = {}
 _new = object.__new__
 _set_hole_kind = IncompleteType.__dict__["kind"].__set__
 _set_hole_id = IncompleteType.__dict__["id"].__set__
-#: what :func:`new_hole` does, for a caller that writes it out: ``object.__new__``, the setters of
-#: ``kind`` and ``id``, and the counter of hole ids
-HOLE_SETTERS = (_new, _set_hole_kind, _set_hole_id, _next_hole_id)
-#: the counter of origin numbers (an operator call's instance takes its number when it is made)
-next_origin_seq = _origin_ids.__next__
+_next_origin_seq = _origin_ids.__next__
 
 
 def new_hole() -> IncompleteType:
@@ -68,6 +65,29 @@ def new_hole() -> IncompleteType:
     _set_hole_id(h, _next_hole_id())
     return h
 
+
+def call_instance(
+    rid: int, rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, label: str, span: Span | None
+) -> tuple[RelationInstance, IncompleteType]:
+    """The instance ``rid`` of an operator call (``label``: the operator's registry name) over
+    ``inputs`` and a fresh output hole, and that hole: what ``RelationInstance(...)`` with a
+    relation origin makes, the origin made when first read (see :class:`RelationInstance`). Its
+    state and runs are the caller's to set. (Written out: it runs once per operator call.)"""
+    out: IncompleteType = _new(IncompleteType)
+    _set_hole_kind(out, "type")
+    _set_hole_id(out, _next_hole_id())
+    rel: RelationInstance = _new(RelationInstance)
+    rel.id = rid
+    rel.rdef = rdef
+    rel.args = (*inputs, out)
+    rel.attrs = attrs
+    rel.num_inputs = len(inputs)
+    rel._origin = None
+    rel.inq = rel.erred = False
+    rel.op = _OP_NAMES.get(label) or op_display_name(label)
+    rel.span = span
+    rel.seq = _next_origin_seq()
+    return rel, out
 
 
 def op_display_name(name: str) -> str:
@@ -86,29 +106,15 @@ def op_display_name(name: str) -> str:
     return hit
 
 
+@dataclass(eq=False, slots=True, repr=False)
 class RelationInstance:
     """One use of a relation (an operator call site).
 
     The origin of an operator call's instance (:meth:`TypeSolver.add_call`) is made when it is
-    first read, from the operator, span and sequence number the call was given: most are never
-    read (an eagerly solved call reports nothing), and the object is the same either way.
+    first read, from the operator, ``span`` and ``seq`` (the origin's number, taken when the call
+    was added): most are never read (an eagerly solved call reports nothing), and the object is
+    the same either way.
     """
-
-    __slots__ = (
-        "id",
-        "rdef",
-        "args",
-        "attrs",
-        "num_inputs",
-        "_origin",
-        "state",
-        "inq",
-        "runs",
-        "erred",
-        "op",
-        "span",
-        "seq",
-    )
 
     id: int
     rdef: RelationDef
@@ -116,41 +122,19 @@ class RelationInstance:
     attrs: Attrs
     num_inputs: int
     _origin: Origin | None
-    state: RelationState
-    inq: bool
-    runs: int
-    erred: bool  # it reported an error: the values it writes are poisoned
-    op: str | None  # the operator the user called (see :func:`op_display_name`)
-    span: Span | None  # with ``seq``: the origin not made yet (see the class docstring)
-    seq: int
+    state: RelationState = RelationState.PENDING
+    inq: bool = False
+    runs: int = 0
+    erred: bool = False  # it reported an error: the values it writes are poisoned
+    op: str | None = None  # the operator the user called (see :func:`op_display_name`)
+    span: Span | None = None
+    seq: int = 0
 
-    def __init__(
-        self,
-        id: int,
-        rdef: RelationDef,
-        args: tuple[Type, ...],
-        attrs: Attrs,
-        num_inputs: int,
-        origin: Origin,
-        state: RelationState = RelationState.PENDING,
-        inq: bool = False,
-        runs: int = 0,
-        erred: bool = False,
-        op: str | None = None,
-    ) -> None:
-        self.id = id
-        self.rdef = rdef
-        self.args = args
-        self.attrs = attrs
-        self.num_inputs = num_inputs
-        self._origin = origin
-        self.state = state
-        self.inq = inq
-        self.runs = runs
-        self.erred = erred
-        self.op = op
-        self.span = origin.span
-        self.seq = origin.seq
+    def __post_init__(self) -> None:
+        o = self._origin
+        if o is not None:
+            self.span = o.span
+            self.seq = o.seq
 
     @property
     def origin(self) -> Origin:

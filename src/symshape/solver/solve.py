@@ -39,11 +39,9 @@ recorded, else ``ok``. With ``strict=True`` every guard is an ``unproven-guard``
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import gc
 import heapq
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from symshape.encoding.conds import BoolConst, Cond, expand_joins
@@ -74,17 +72,15 @@ from symshape.solver.bindings import COMPOSITE
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, conflict_message
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
+from symshape.solver.gc_pause import gc_paused
 from symshape.solver.graph import DependencyGraph
 from symshape.solver.holes import Poison, admission_scan, freshen_any, nonneg_conditions
 from symshape.solver.instance import (
-    _OP_NAMES,
-    HOLE_SETTERS,
     LoggingUnifier,
     RelationInstance,
     RelationState,
     SolverContext,
-    next_origin_seq,
-    op_display_name,
+    call_instance,
 )
 from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
@@ -95,35 +91,7 @@ from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
 
-__all__ = ["TypeSolver", "gc_paused"]
-
-
-_PROMOTE_MIN = 10_000  # young objects from which gc_paused moves them to the oldest generation
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while solving (as mypy does): the solver allocates
-    many small acyclic objects, and collections triggered by them make large programs
-    superlinear. Reference counting still frees everything; the collector resumes after.
-
-    What was allocated meanwhile (the types and relations the result keeps) moves to the oldest
-    generation on the way out (``gc.freeze`` then ``gc.unfreeze``: two list splices), as the
-    first young collection after resuming would promote it, having traversed every object — a
-    few milliseconds per 10 000 operators. Only after a large program (below ``_PROMOTE_MIN``
-    young objects the collection costs little), and not when the program froze objects itself
-    (unfreezing would release them; counting them walks them, hence the size test first)."""
-    was = gc.isenabled()
-    if was:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            if gc.get_count()[0] >= _PROMOTE_MIN and not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+__all__ = ["TypeSolver", "gc_paused"]  # (gc_paused lives in symshape.solver.gc_pause)
 
 
 # the states the scheduler tests and sets on every run, bound once (looking a member up on its
@@ -131,7 +99,6 @@ def gc_paused() -> Iterator[None]:
 _PENDING, _SOLVED, _FAILED = RelationState.PENDING, RelationState.SOLVED, RelationState.FAILED
 _ANNOTATION, _UNIFY = OriginKind.ANNOTATION, OriginKind.UNIFY  # (likewise, per admitted type)
 
-_new, _set_hole_kind, _set_hole_id, _next_hole_id = HOLE_SETTERS  # new_hole, written out
 _NO_ATTRS = Attrs()  # the attributes of a relation given none (immutable: shared)
 
 
@@ -338,24 +305,9 @@ class TypeSolver:
         are ground and the relation needs no reasoning (see :mod:`symshape.solver.eager`) it is
         solved here — in program order, like every relation whose inputs are known; otherwise it
         is queued for :meth:`solve`."""
-        # (this runs once per operator call of a program: the hole's constructor, the instance's
-        # and the memo's hit path are written out; the instance makes its origin when read)
-        out = _new(IncompleteType)
-        _set_hole_kind(out, "type")
-        _set_hole_id(out, _next_hole_id())
+        # (once per operator call of a program: the memo's hit path is written out)
         rels = self.rels
-        rel = _new(RelationInstance)
-        rel.id = len(rels)
-        rel.rdef = rdef
-        rel.args = (*inputs, out)
-        rel.attrs = attrs
-        rel.num_inputs = len(inputs)
-        rel._origin = None
-        rel.inq = False
-        rel.erred = False
-        rel.op = _OP_NAMES.get(label) or op_display_name(label)
-        rel.span = span
-        rel.seq = next_origin_seq()
+        rel, out = call_instance(len(rels), rdef, inputs, attrs, label, span)
         u = self.unifier
         if u.flex or u.dim_bind:
             got = [u.resolve(t) for t in inputs]
