@@ -94,3 +94,33 @@ def test_order_of_nothing_pending() -> None:
     g = DependencyGraph()
     g.add_unification(-1, (ss.Tensor((3,)),))
     assert g.order([]) == {}
+
+
+def test_op_call_method_is_calling_the_op() -> None:
+    """``op.call`` (what the wrappers use) builds what ``op(...)`` builds, span included."""
+    import symshape as ss
+    from symshape.ir.op import OPS
+
+    x = ss.var("x", ss.Tensor((2, 3), "float32"))
+    op = OPS["nn.softmax"]
+    a, b = op(x, axis=-1), op.call(x, axis=-1)  # (one line: the same span)
+    assert (a.callee, a.args, a.attrs) == (b.callee, b.args, b.attrs)
+    assert a.span is not None and b.span is not None
+    assert a.span.file == b.span.file == __file__ and b.span.line == a.span.line
+    c = ss.ops.softmax(x, axis=-1)
+    assert c.span is not None and c.span.file == __file__
+
+
+def test_dataflow_checks_every_binding() -> None:
+    import pytest
+
+    import symshape as ss
+
+    x = ss.var("x", ss.Tensor((2,), "float32"))
+    v = ss.var("v")
+    good = ss.Dataflow([(v, ss.ops.relu(x))], v)
+    assert len(good.bindings) == 1
+    for bad in ([(v, 1)], [(x,)], [[v, x]], [(1, x)], [(v, x, x)]):
+        with pytest.raises(ss.SymshapeError) as e:
+            ss.Dataflow(bad, v)  # type: ignore[arg-type]
+        assert e.value.code == "invalid-argument"

@@ -54,7 +54,7 @@ from symshape.ir.result import InferenceResult
 from symshape.ir.scope import FnFrame, first_item, syms_of
 from symshape.ir.unbacked import UnbackedSize
 from symshape.ir.visit import operands, pattern_vars
-from symshape.relations.base import get_relation
+from symshape.relations.base import RelationDef, get_relation
 from symshape.relations.dynamic import SIZE_OPS
 from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Origin
@@ -62,6 +62,8 @@ from symshape.solver.outcome import Solution
 from symshape.solver.solve import TypeSolver, gc_paused
 
 __all__ = ["infer", "InferenceResult", "UnbackedSize"]
+
+_SIZED: Any = object()  # (bindings) an operator whose result has a data-dependent size
 
 
 class _Gen(CallGen):
@@ -189,21 +191,25 @@ class _Gen(CallGen):
         binds = df.bindings
         n = len(binds)
         typed, binders, calls = self.typed, self.binders, self.calls
+        # (the sets and maps below are only ever changed in place, and not by what this loop does
+        # for an operator call; an operator's relation is looked up once per block)
+        var_left, unreferenced, scanned = self.var_left, self.unreferenced, self.scanned
+        add_call = self.s.add_call
+        rdefs: dict[Op, RelationDef] = {}
+        call_cls, op_cls = X.Call, Op
         while i < n:
             v, x = binds[i]
             i += 1
             if (
-                type(x) is X.Call
-                and isinstance(x.callee, Op)
+                type(x) is call_cls
+                and (type(c := x.callee) is op_cls or isinstance(c, Op))
                 and v.type_annotation is None
-                and id(v) not in types
-                and id(x) not in types
+                and (iv := id(v)) not in types
+                and (ix := id(x)) not in types
             ):
                 # typed_args and op_call inlined (the common case: plain operators whose
                 # arguments are typed and in scope)
-                c = x.callee
                 argtypes: list[Type] | None = []
-                var_left = self.var_left
                 for a in x.args:
                     hit = get_type(id(a))
                     if hit is None or (var_left and id(a) in var_left):
@@ -211,20 +217,25 @@ class _Gen(CallGen):
                         break
                     argtypes.append(hit)  # type: ignore[union-attr]
                 if argtypes is not None:
-                    if self.unreferenced:
+                    if unreferenced:
                         for a in x.args:
-                            self.unreferenced.pop(id(a), None)
-                    if c.relation in SIZE_OPS or (
-                        x.attrs is not _EMPTY_ATTRS and id(x.attrs) not in self.scanned
-                    ):
+                            unreferenced.pop(id(a), None)
+                    attrs = x.attrs
+                    rdef = rdefs.get(c)
+                    if rdef is None:
+                        if c.relation in SIZE_OPS:
+                            rdef = rdefs[c] = _SIZED
+                        else:
+                            rdef = rdefs[c] = get_relation(c.relation)
+                    if rdef is _SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in scanned):
                         t = self.op_call(x, c, argtypes)
                     else:
                         calls.append(x)
-                        t = self.s.add_call(get_relation(c.relation), argtypes, x.attrs, c.name, x.span)
+                        t = add_call(rdef, argtypes, attrs, c.name, x.span)
                         if not c.pure:
                             self.note_impure(x, self.frames[-1])
-                    types[id(x)] = t
-                    types[id(v)] = t
+                    types[ix] = t
+                    types[iv] = t
                     typed += (x, v)
                     binders.append(v)
                     continue

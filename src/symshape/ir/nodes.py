@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from symshape.encoding.dims import DimLike, as_dim, check_nonnegative_constant
@@ -512,16 +514,28 @@ class Dataflow(Expr):
     __slots__ = ("bindings", "body")
 
     def __init__(self, bindings: Sequence[tuple[Var, Expr]], body: Expr) -> None:
-        bs = []
-        for b in _items(bindings, "Dataflow bindings"):
-            if not (
-                isinstance(b, tuple) and len(b) == 2 and isinstance(b[0], Var) and isinstance(b[1], Expr)
-            ):
-                raise SymshapeError(INVALID_ARGUMENT, f"Dataflow bindings are (Var, Expr) pairs, got {b!r}")
-            bs.append(b)
-        self.bindings: tuple[tuple[Var, Expr], ...] = tuple(bs)
+        bs = _items(bindings, "Dataflow bindings")
+        # (blocks are long: the common case is checked by loops in C, a failure item by item)
+        if not (
+            set(map(type, bs)) <= _TUPLE
+            and set(map(len, bs)) <= _TWO
+            and set(map(type, map(_first, bs))) <= _VAR
+            and all(map(isinstance, map(_second, bs), repeat(Expr)))
+        ):
+            for b in bs:
+                if not (
+                    isinstance(b, tuple) and len(b) == 2 and isinstance(b[0], Var) and isinstance(b[1], Expr)
+                ):
+                    raise SymshapeError(
+                        INVALID_ARGUMENT, f"Dataflow bindings are (Var, Expr) pairs, got {b!r}"
+                    )
+        self.bindings: tuple[tuple[Var, Expr], ...] = bs
         self.body = _expr(body, "a dataflow block's body")
         self.span = user_span()
+
+
+_TUPLE, _TWO, _VAR = frozenset({tuple}), frozenset({2}), frozenset({Var})
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 def call_pure(callee: Any, *args: Expr) -> Call:

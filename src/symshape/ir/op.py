@@ -288,11 +288,8 @@ class Op(Callee):
             raise SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
         a: Attrs | None
         if attrs:
-            ids: list[object] = [nargs]
-            for k, v in attrs.items():
-                ids.append(k)
-                ids.append(id(v))
-            idk = tuple(ids)
+            # the names, then the values' ids (names are strings, ids ints: never confused)
+            idk = (nargs, *attrs, *map(id, attrs.values()))
             hit = self._by_id.get(idk)
             if hit is not None:
                 a = hit[1]
@@ -324,6 +321,10 @@ class Op(Callee):
         call.pure_override = False
         call.span = user_span()
         return call
+
+    #: ``op.call(*args, **attrs)`` is ``op(*args, **attrs)`` through a method (a method call is
+    #: cheaper than calling an instance; the wrappers of :mod:`symshape.ops` use it)
+    call = __call__
 
     @staticmethod
     def get(name: str) -> Op:

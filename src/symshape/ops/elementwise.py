@@ -155,243 +155,243 @@ register_ops(SPECS)
 
 def add(x: Expr, y: Expr) -> Call:
     """Elementwise ``x + y`` with numpy broadcasting."""
-    return get_op("add")(x, y)
+    return get_op("add").call(x, y)
 
 
 def subtract(x: Expr, y: Expr) -> Call:
     """Elementwise ``x - y`` with numpy broadcasting."""
-    return get_op("subtract")(x, y)
+    return get_op("subtract").call(x, y)
 
 
 def multiply(x: Expr, y: Expr) -> Call:
     """Elementwise ``x * y`` with numpy broadcasting."""
-    return get_op("multiply")(x, y)
+    return get_op("multiply").call(x, y)
 
 
 def divide(x: Expr, y: Expr) -> Call:
     """Elementwise ``x / y`` with numpy broadcasting."""
-    return get_op("divide")(x, y)
+    return get_op("divide").call(x, y)
 
 
 def power(x: Expr, y: Expr) -> Call:
     """Elementwise ``x ** y`` with numpy broadcasting."""
-    return get_op("power")(x, y)
+    return get_op("power").call(x, y)
 
 
 def maximum(x: Expr, y: Expr) -> Call:
     """Elementwise maximum with numpy broadcasting."""
-    return get_op("maximum")(x, y)
+    return get_op("maximum").call(x, y)
 
 
 def minimum(x: Expr, y: Expr) -> Call:
     """Elementwise minimum with numpy broadcasting."""
-    return get_op("minimum")(x, y)
+    return get_op("minimum").call(x, y)
 
 
 def floor_divide(x: Expr, y: Expr) -> Call:
     """Elementwise ``x // y`` with numpy broadcasting."""
-    return get_op("floor_divide")(x, y)
+    return get_op("floor_divide").call(x, y)
 
 
 def mod(x: Expr, y: Expr) -> Call:
     """Elementwise ``x % y`` with numpy broadcasting."""
-    return get_op("mod")(x, y)
+    return get_op("mod").call(x, y)
 
 
 def logical_and(x: Expr, y: Expr) -> Call:
     """Elementwise logical and with numpy broadcasting."""
-    return get_op("logical_and")(x, y)
+    return get_op("logical_and").call(x, y)
 
 
 def logical_or(x: Expr, y: Expr) -> Call:
     """Elementwise logical or with numpy broadcasting."""
-    return get_op("logical_or")(x, y)
+    return get_op("logical_or").call(x, y)
 
 
 def equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x == y`` (bool) with numpy broadcasting."""
-    return get_op("equal")(x, y)
+    return get_op("equal").call(x, y)
 
 
 def not_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x != y`` (bool) with numpy broadcasting."""
-    return get_op("not_equal")(x, y)
+    return get_op("not_equal").call(x, y)
 
 
 def less(x: Expr, y: Expr) -> Call:
     """Elementwise ``x < y`` (bool) with numpy broadcasting."""
-    return get_op("less")(x, y)
+    return get_op("less").call(x, y)
 
 
 def less_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x <= y`` (bool) with numpy broadcasting."""
-    return get_op("less_equal")(x, y)
+    return get_op("less_equal").call(x, y)
 
 
 def greater(x: Expr, y: Expr) -> Call:
     """Elementwise ``x > y`` (bool) with numpy broadcasting."""
-    return get_op("greater")(x, y)
+    return get_op("greater").call(x, y)
 
 
 def greater_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x >= y`` (bool) with numpy broadcasting."""
-    return get_op("greater_equal")(x, y)
+    return get_op("greater_equal").call(x, y)
 
 
 def relu(x: Expr) -> Call:
     """``max(x, 0)`` elementwise (``nn.relu``)."""
-    return get_op("nn.relu")(x)
+    return get_op("nn.relu").call(x)
 
 
 def sigmoid(x: Expr) -> Call:
     """Logistic sigmoid, elementwise."""
-    return get_op("sigmoid")(x)
+    return get_op("sigmoid").call(x)
 
 
 def tanh(x: Expr) -> Call:
     """Hyperbolic tangent, elementwise."""
-    return get_op("tanh")(x)
+    return get_op("tanh").call(x)
 
 
 def exp(x: Expr) -> Call:
     """Exponential, elementwise."""
-    return get_op("exp")(x)
+    return get_op("exp").call(x)
 
 
 def log(x: Expr) -> Call:
     """Natural logarithm, elementwise."""
-    return get_op("log")(x)
+    return get_op("log").call(x)
 
 
 def sqrt(x: Expr) -> Call:
     """Square root, elementwise."""
-    return get_op("sqrt")(x)
+    return get_op("sqrt").call(x)
 
 
 def negative(x: Expr) -> Call:
     """``-x`` elementwise."""
-    return get_op("negative")(x)
+    return get_op("negative").call(x)
 
 
 def abs(x: Expr) -> Call:
     """Absolute value, elementwise."""
-    return get_op("abs")(x)
+    return get_op("abs").call(x)
 
 
 def floor(x: Expr) -> Call:
     """Floor, elementwise."""
-    return get_op("floor")(x)
+    return get_op("floor").call(x)
 
 
 def ceil(x: Expr) -> Call:
     """Ceiling, elementwise."""
-    return get_op("ceil")(x)
+    return get_op("ceil").call(x)
 
 
 def round(x: Expr) -> Call:
     """Round to nearest, elementwise."""
-    return get_op("round")(x)
+    return get_op("round").call(x)
 
 
 def sign(x: Expr) -> Call:
     """Sign (-1, 0, 1), elementwise."""
-    return get_op("sign")(x)
+    return get_op("sign").call(x)
 
 
 def erf(x: Expr) -> Call:
     """Error function, elementwise."""
-    return get_op("erf")(x)
+    return get_op("erf").call(x)
 
 
 def rsqrt(x: Expr) -> Call:
     """``1 / sqrt(x)`` elementwise."""
-    return get_op("rsqrt")(x)
+    return get_op("rsqrt").call(x)
 
 
 def copy(x: Expr) -> Call:
     """A copy of ``x``."""
-    return get_op("copy")(x)
+    return get_op("copy").call(x)
 
 
 def trunc(x: Expr) -> Call:
     """Truncation toward zero, elementwise."""
-    return get_op("trunc")(x)
+    return get_op("trunc").call(x)
 
 
 def sin(x: Expr) -> Call:
     """Sine, elementwise."""
-    return get_op("sin")(x)
+    return get_op("sin").call(x)
 
 
 def cos(x: Expr) -> Call:
     """Cosine, elementwise."""
-    return get_op("cos")(x)
+    return get_op("cos").call(x)
 
 
 def log2(x: Expr) -> Call:
     """Base-2 logarithm, elementwise."""
-    return get_op("log2")(x)
+    return get_op("log2").call(x)
 
 
 def log10(x: Expr) -> Call:
     """Base-10 logarithm, elementwise."""
-    return get_op("log10")(x)
+    return get_op("log10").call(x)
 
 
 def logical_not(x: Expr) -> Call:
     """Logical not, elementwise."""
-    return get_op("logical_not")(x)
+    return get_op("logical_not").call(x)
 
 
 def zeros_like(x: Expr, dtype: str | None = None) -> Call:
     """Zeros of ``x``'s shape and ``dtype`` (None: ``x``'s dtype)."""
     if dtype is None:
-        return get_op("zeros_like")(x)
-    return get_op("zeros_like")(x, dtype=dtype)
+        return get_op("zeros_like").call(x)
+    return get_op("zeros_like").call(x, dtype=dtype)
 
 
 def ones_like(x: Expr, dtype: str | None = None) -> Call:
     """Ones of ``x``'s shape and ``dtype`` (None: ``x``'s dtype)."""
     if dtype is None:
-        return get_op("ones_like")(x)
-    return get_op("ones_like")(x, dtype=dtype)
+        return get_op("ones_like").call(x)
+    return get_op("ones_like").call(x, dtype=dtype)
 
 
 def leaky_relu(x: Expr, alpha: float = 0.01) -> Call:
     """``x if x > 0 else alpha * x`` elementwise (``nn.leaky_relu``)."""
-    return get_op("nn.leaky_relu")(x, alpha=alpha)
+    return get_op("nn.leaky_relu").call(x, alpha=alpha)
 
 
 def clip(x: Expr, a_min: float, a_max: float) -> Call:
     """Clamp every element to ``[a_min, a_max]``."""
-    return get_op("clip")(x, a_min=a_min, a_max=a_max)
+    return get_op("clip").call(x, a_min=a_min, a_max=a_max)
 
 
 def isnan(x: Expr) -> Call:
     """Elementwise NaN test (bool)."""
-    return get_op("isnan")(x)
+    return get_op("isnan").call(x)
 
 
 def isinf(x: Expr) -> Call:
     """Elementwise infinity test (bool)."""
-    return get_op("isinf")(x)
+    return get_op("isinf").call(x)
 
 
 def isfinite(x: Expr) -> Call:
     """Elementwise finiteness test (bool)."""
-    return get_op("isfinite")(x)
+    return get_op("isfinite").call(x)
 
 
 def where(cond: Expr, x: Expr, y: Expr) -> Call:
     """``x`` where ``cond`` else ``y``; the three shapes broadcast; ``cond`` is bool."""
-    return get_op("where")(cond, x, y)
+    return get_op("where").call(cond, x, y)
 
 
 def cast(x: Expr, dtype: str) -> Call:
     """``x`` converted to ``dtype``."""
-    return get_op("cast")(x, dtype=dtype)
+    return get_op("cast").call(x, dtype=dtype)
 
 
 def cast_like(x: Expr, like: Expr) -> Call:
     """``x`` converted to ``like``'s dtype."""
-    return get_op("cast_like")(x, like)
+    return get_op("cast_like").call(x, like)

@@ -65,7 +65,7 @@ register_ops(SPECS)
 
 def take(x: Expr, indices: Expr, axis: int | None = None, batch_dims: int = 0, mode: str = "clip") -> Call:
     """Gather ``x`` at integer ``indices`` along ``axis`` (None: from the flattened tensor)."""
-    return get_op("take")(x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
+    return get_op("take").call(x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
 
 
 def strided_slice(
@@ -80,7 +80,9 @@ def strided_slice(
     ``strides`` may be 1-d int tensors (their values are read; the others are made tensors)."""
     if py_any(isinstance(v, Expr) for v in (begin, end, strides)):
         return _dyn_slice(x, begin, end, strides, axes, slice_mode)
-    return get_op("strided_slice")(x, begin=begin, end=end, strides=strides, axes=axes, slice_mode=slice_mode)
+    return get_op("strided_slice").call(
+        x, begin=begin, end=end, strides=strides, axes=axes, slice_mode=slice_mode
+    )
 
 
 def _dyn_slice(x: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mode: str) -> Call:
@@ -92,7 +94,7 @@ def _dyn_slice(x: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mod
     elif strides is None:
         st_expr = None
     else:
-        st_expr = get_op("int_tensor")(value=st)
+        st_expr = get_op("int_tensor").call(value=st)
 
     def sign(j: int) -> int:
         if strides is None:
@@ -111,9 +113,9 @@ def _dyn_slice(x: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mod
                 out.append(past * sign(j))
             else:
                 out.append(b)
-        return get_op("int_tensor")(value=tuple(out))
+        return get_op("int_tensor").call(value=tuple(out))
 
     args = [x, bound(begin, True), bound(end, False)]
     if st_expr is not None:
         args.append(st_expr)
-    return get_op("strided_slice")(*args, axes=axes, slice_mode=slice_mode)
+    return get_op("strided_slice").call(*args, axes=axes, slice_mode=slice_mode)

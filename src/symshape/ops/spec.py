@@ -186,7 +186,7 @@ def size_arg(v: Any, dtype: str = "int64") -> Expr:
         return v
     if isinstance(v, float):
         return number_const(v, None)
-    return get_op("int_tensor")(value=v, dtype=dtype)
+    return get_op("int_tensor").call(value=v, dtype=dtype)
 
 
 AttrCheck = Callable[[Attrs, str], object]

@@ -208,10 +208,16 @@ class EagerMemo:
     general path. That only saves time: the general path computes what an eager run would.
     """
 
-    __slots__ = ("_cache", "_gave_up", "hits", "misses", "skipped")
+    __slots__ = ("cache", "by_id", "_gave_up", "hits", "misses", "skipped")
 
     def __init__(self) -> None:
-        self._cache: dict[tuple[object, ...], tuple[Type, ...] | None] = {}
+        #: ``(relation, attributes, number of outputs, inputs)`` -> outputs (None: not eager)
+        self.cache: dict[tuple[object, ...], tuple[Type, ...] | None] = {}
+        #: what :meth:`lookup_ids` remembered: ``(relation, id(attributes), *map(id, inputs))`` ->
+        #: ``(attributes, inputs, outputs)``. The entry keeps the objects whose ids its key holds,
+        #: so a key that matches names the very same objects; no type is hashed or compared (the
+        #: solver reads a hit here itself, counting it in ``hits``)
+        self.by_id: dict[tuple[object, ...], tuple[Attrs, tuple[Type, ...], tuple[Type, ...] | None]] = {}
         self._gave_up: set[tuple[object, ...]] = set()
         self.hits = 0
         self.misses = 0
@@ -221,20 +227,36 @@ class EagerMemo:
         self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
     ) -> tuple[Type, ...] | None:
         """The eager outputs (computed once per distinct key), or None."""
+        return self._lookup(rdef, inputs, attrs, num_outputs)[0]
+
+    def lookup_ids(
+        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, ids: tuple[object, ...]
+    ) -> tuple[Type, ...] | None:
+        """:meth:`lookup` of one output, also remembered by ``ids`` (``(rdef, id(attrs),
+        *map(id, inputs))``, see ``by_id``) when the memo keeps the result."""
+        val, kept = self._lookup(rdef, inputs, attrs, 1)
+        if kept:
+            self.by_id[ids] = (attrs, inputs, val)
+        return val
+
+    def _lookup(
+        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
+    ) -> tuple[tuple[Type, ...] | None, bool]:
+        """:meth:`lookup`, and whether the memo keeps the result under its key."""
         key = (rdef, attrs, num_outputs, inputs)
         try:
-            hit = self._cache[key]
+            hit = self.cache[key]
         except KeyError:
             pass
         except TypeError:  # an unhashable attribute value
-            return None
+            return None, False
         else:
             self.hits += 1
-            return hit
+            return hit, True
         symbolic = False
         for t in inputs:
             if not is_ground(t):
-                return None  # not cached: a key with holes never recurs
+                return None, False  # not cached: a key with holes never recurs
             if not symbolic and not _constant_shape(t):
                 symbolic = True
         # inputs of constant shapes are their own key up to renaming (no leaves to rename): the
@@ -243,10 +265,10 @@ class EagerMemo:
         shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
         if shape_key is not None and shape_key in self._gave_up:
             self.skipped += 1
-            return None
+            return None, False
         self.misses += 1
         val = eager_outputs(rdef, inputs, attrs, num_outputs)
-        self._cache[key] = val
+        self.cache[key] = val
         if val is None and shape_key is not None:
             self._gave_up.add(shape_key)
-        return val
+        return val, True

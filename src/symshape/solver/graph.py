@@ -11,7 +11,7 @@ path between them in the undirected view.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 import networkx as nx
@@ -106,6 +106,10 @@ class DependencyGraph:
         """A relation instance: it reads its inputs and writes its outputs (kept as the instance
         itself, which the solver holds anyway, until the graph is read)."""
         self._rels.append(rel)
+
+    def instance_sink(self) -> Callable[[Instance], None]:
+        """What :meth:`add_instance` does, as one bound call (the solver's per-call path)."""
+        return self._rels.append
 
     def _entries(self, start: int = 0) -> Iterator[Entry]:
         for e in self._rels[start:]:

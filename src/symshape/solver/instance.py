@@ -7,21 +7,32 @@ runs in inside the solver, and how operators are named in messages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import Cond, expand_joins
 from symshape.encoding.dims import Dim, fresh_dimvar
+from symshape.encoding.leaf_types import _next_hole_id
 from symshape.encoding.types import Attrs, IncompleteType, Type
 from symshape.errors import ErrorCode
 from symshape.relations.base import Context, RelationDef
-from symshape.solver.diagnostics import Origin, TextEnum
+from symshape.solver.diagnostics import Origin, OriginKind, TextEnum, _origin_ids
 from symshape.solver.unify import Mismatch, Unifier
 
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
+    from symshape.source import Span
 
-__all__ = ["RelationInstance", "RelationState", "SolverContext", "LoggingUnifier", "op_display_name"]
+__all__ = [
+    "RelationInstance",
+    "RelationState",
+    "SolverContext",
+    "LoggingUnifier",
+    "op_display_name",
+    "new_hole",
+    "call_instance",
+]
 
 
 class RelationState(TextEnum):
@@ -34,6 +45,49 @@ class RelationState(TextEnum):
 
 
 _OP_NAMES: dict[str, str] = {}
+
+_new = object.__new__
+_set_hole_kind = IncompleteType.__dict__["kind"].__set__
+_set_hole_id = IncompleteType.__dict__["id"].__set__
+_next_origin_seq = _origin_ids.__next__
+
+
+def new_hole() -> IncompleteType:
+    """``IncompleteType()``: a fresh hole of kind ``type``, numbered from the same counter, without
+    the constructor's argument checks (the solver makes one per operator call).
+
+    >>> h = new_hole()
+    >>> (h.kind, type(h.id), str(h) == f"?t{h.id}")
+    ('type', <class 'int'>, True)
+    """
+    h: IncompleteType = _new(IncompleteType)
+    _set_hole_kind(h, "type")
+    _set_hole_id(h, _next_hole_id())
+    return h
+
+
+def call_instance(
+    rid: int, rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, label: str, span: Span | None
+) -> tuple[RelationInstance, IncompleteType]:
+    """The instance ``rid`` of an operator call (``label``: the operator's registry name) over
+    ``inputs`` and a fresh output hole, and that hole: what ``RelationInstance(...)`` with a
+    relation origin makes, the origin made when first read (see :class:`RelationInstance`). Its
+    state and runs are the caller's to set. (Written out: it runs once per operator call.)"""
+    out: IncompleteType = _new(IncompleteType)
+    _set_hole_kind(out, "type")
+    _set_hole_id(out, _next_hole_id())
+    rel: RelationInstance = _new(RelationInstance)
+    rel.id = rid
+    rel.rdef = rdef
+    rel.args = (*inputs, out)
+    rel.attrs = attrs
+    rel.num_inputs = len(inputs)
+    rel._origin = None
+    rel.inq = rel.erred = False
+    rel.op = _OP_NAMES.get(label) or op_display_name(label)
+    rel.span = span
+    rel.seq = _next_origin_seq()
+    return rel, out
 
 
 def op_display_name(name: str) -> str:
@@ -52,21 +106,51 @@ def op_display_name(name: str) -> str:
     return hit
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, repr=False)
 class RelationInstance:
-    """One use of a relation (an operator call site)."""
+    """One use of a relation (an operator call site).
+
+    The origin of an operator call's instance (:meth:`TypeSolver.add_call`) is made when it is
+    first read, from the operator, ``span`` and ``seq`` (the origin's number, taken when the call
+    was added): most are never read (an eagerly solved call reports nothing), and the object is
+    the same either way.
+    """
 
     id: int
     rdef: RelationDef
     args: tuple[Type, ...]
     attrs: Attrs
     num_inputs: int
-    origin: Origin
+    _origin: Origin | None
     state: RelationState = RelationState.PENDING
     inq: bool = False
     runs: int = 0
     erred: bool = False  # it reported an error: the values it writes are poisoned
     op: str | None = None  # the operator the user called (see :func:`op_display_name`)
+    span: Span | None = None
+    seq: int = 0
+
+    def __post_init__(self) -> None:
+        o = self._origin
+        if o is not None:
+            self.span = o.span
+            self.seq = o.seq
+
+    @property
+    def origin(self) -> Origin:
+        """Where the instance comes from (for an operator call: the call's relation origin)."""
+        o = self._origin
+        if o is None:
+            o = self._origin = Origin(OriginKind.RELATION, self.display, self.span, self.seq, self.id)
+        return o
+
+    def __repr__(self) -> str:
+        return (
+            f"RelationInstance(id={self.id!r}, rdef={self.rdef!r}, args={self.args!r}, "
+            f"attrs={self.attrs!r}, num_inputs={self.num_inputs!r}, origin={self.origin!r}, "
+            f"state={self.state!r}, inq={self.inq!r}, runs={self.runs!r}, erred={self.erred!r}, "
+            f"op={self.op!r})"
+        )
 
     @property
     def name(self) -> str:

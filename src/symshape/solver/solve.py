@@ -39,11 +39,9 @@ recorded, else ``ok``. With ``strict=True`` every guard is an ``unproven-guard``
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import gc
 import heapq
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from symshape.encoding.conds import BoolConst, Cond, expand_joins
@@ -74,6 +72,7 @@ from symshape.solver.bindings import COMPOSITE
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, conflict_message
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
+from symshape.solver.gc_pause import gc_paused
 from symshape.solver.graph import DependencyGraph
 from symshape.solver.holes import Poison, admission_scan, freshen_any, nonneg_conditions
 from symshape.solver.instance import (
@@ -81,33 +80,18 @@ from symshape.solver.instance import (
     RelationInstance,
     RelationState,
     SolverContext,
-    op_display_name,
+    call_instance,
 )
 from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
-from symshape.solver.origins import make_origin, relation_origin
+from symshape.solver.origins import make_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.provenance import core_notes, provenance
 from symshape.solver.session import Fact, Session
 from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
 
-__all__ = ["TypeSolver", "gc_paused"]
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while solving (as mypy does): the solver allocates
-    many small acyclic objects, and collections triggered by them make large programs
-    superlinear. Reference counting still frees everything; the collector resumes after."""
-    was = gc.isenabled()
-    if was:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+__all__ = ["TypeSolver", "gc_paused"]  # (gc_paused lives in symshape.solver.gc_pause)
 
 
 # the states the scheduler tests and sets on every run, bound once (looking a member up on its
@@ -146,6 +130,10 @@ class TypeSolver:
         self.unifier.fresh_hole = lambda kind: IncompleteType(kind)
         self.session = Session(timeout_ms)
         self.graph = DependencyGraph()
+        self._graph_add = self.graph.instance_sink()
+        # the instances made pending (the others are solved when made and never pending again):
+        # the scheduler looks for pending ones among these
+        self._open: list[RelationInstance] = []
         self.rels: list[RelationInstance] = []
         self.readers: dict[object, set[int]] = {}
         self.errors: list[Diagnostic] = []
@@ -300,6 +288,7 @@ class TypeSolver:
         if o.payload is None:
             object.__setattr__(o, "payload", rel.id)
         self.rels.append(rel)
+        self._open.append(rel)
         for t in targs[ni:]:
             if isinstance(t, IncompleteType):
                 self.producer.setdefault(t, rel)
@@ -316,22 +305,17 @@ class TypeSolver:
         are ground and the relation needs no reasoning (see :mod:`symshape.solver.eager`) it is
         solved here — in program order, like every relation whose inputs are known; otherwise it
         is queued for :meth:`solve`."""
-        out = IncompleteType()
-        rid = len(self.rels)
-        op = op_display_name(label)
-        origin = relation_origin(op, span, rid)
-        rel = RelationInstance(rid, rdef, (*inputs, out), attrs, len(inputs), origin, op=op)
-        self.rels.append(rel)
-        self.producer[out] = rel
-        self.graph.add_instance(rel)
+        # (once per operator call of a program: the memo's hit path is written out)
+        rels = self.rels
+        rel, out = call_instance(len(rels), rdef, inputs, attrs, label, span)
         u = self.unifier
         if u.flex or u.dim_bind:
-            ins = tuple([u.resolve(t) for t in inputs])
+            got = [u.resolve(t) for t in inputs]
         else:  # the resolve fast path, inlined: holes standing for tensors
             parent, resolved = u.parent, u.resolved
-            got: list[Type] = []
+            got = []
             for t in inputs:
-                if isinstance(t, IncompleteType):
+                if type(t) is IncompleteType:
                     r = u.find(t) if t in parent else t
                     t = resolved.get(r, r)
                     if type(t) is not TensorType:
@@ -339,14 +323,26 @@ class TypeSolver:
                 elif type(t) is not TensorType:
                     t = u.resolve(t)
                 got.append(t)
-            ins = tuple(got)
-        vals = self.memo.lookup(rdef, ins, attrs, 1)
+        memo = self.memo
+        ids = (rdef, id(attrs), *map(id, got))
+        hit = memo.by_id.get(ids)
+        if hit is not None:
+            vals = hit[2]
+            memo.hits += 1
+        else:
+            vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
+        rels.append(rel)
+        self.producer[out] = rel
+        self._graph_add(rel)
         if vals is None:
+            rel.state = _PENDING
+            rel.runs = 0
+            self._open.append(rel)
             self._enqueue(rel)
         else:
-            u.resolved[out] = vals[0]
             rel.state = _SOLVED
             rel.runs = 1
+            u.resolved[out] = vals[0]
             self.steps += 1
         return out
 
@@ -548,7 +544,7 @@ class TypeSolver:
             return self._solve()
 
     def _solve(self) -> Solution:
-        pending = [r for r in self.rels if r.state == _PENDING]
+        pending = [r for r in self._open if r.state == _PENDING]
         self._rank = self.graph.order([r.id for r in pending])
         self._heap = [(self._rank[r.id], r.id) for r in pending]
         for r in pending:
@@ -571,7 +567,7 @@ class TypeSolver:
             if stopped:
                 break
             left = sorted(
-                (r for r in self.rels if r.state == _PENDING),
+                (r for r in self._open if r.state == _PENDING),
                 key=lambda r: (self._rank.get(r.id, 1 << 40), r.id),
             )
             if self._poison:

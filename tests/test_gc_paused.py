@@ -1,0 +1,78 @@
+"""gc_paused: the collector is paused while solving and resumes after, in the state it was in;
+what was allocated meanwhile moves to the oldest generation, and objects the program froze stay
+frozen."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+import symshape as ss
+from symshape.solver.solve import gc_paused
+
+
+def _program() -> ss.Expr:
+    n = ss.dim("n")
+    x = ss.var("x", ss.Tensor((n, 4), "float32"))
+    return ss.Function([x], ss.ops.relu(ss.ops.add(x, x)))
+
+
+def test_resumes_enabled_and_promotes() -> None:
+    assert gc.isenabled()
+    gc.collect()
+    with gc_paused():
+        assert not gc.isenabled()
+        kept = [[i] for i in range(20_000)]  # young container objects
+        assert gc.get_count()[0] >= 20_000
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+    # in the oldest generation already (a young collection would only have moved them one up)
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(x) in oldest for x in kept)
+    assert str(ss.infer(_program()).status) == "ok"
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_a_small_program_is_left_to_the_collector() -> None:
+    gc.collect()
+    with gc_paused():
+        kept = [[i] for i in range(100)]
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert not any(id(x) in oldest for x in kept)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_stays_disabled_when_disabled() -> None:
+    gc.disable()
+    try:
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_frozen_objects_stay_frozen() -> None:
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        res = ss.infer(_program())
+        assert str(res.status) == "ok"
+        with gc_paused():
+            kept = [[i] for i in range(20_000)]
+        assert gc.get_freeze_count() == frozen
+        assert gc.isenabled()
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+        assert not any(id(x) in oldest for x in kept)  # left to the collector
+    finally:
+        gc.unfreeze()
+
+
+def test_resumes_after_an_exception() -> None:
+    with pytest.raises(RuntimeError):
+        with gc_paused():
+            raise RuntimeError("boom")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
