@@ -1,5 +1,5 @@
 """What unification has learned, and reading types through it: the union-find over holes (each
-class with its resolved type and the origins that shaped it), the values bound to unknown
+class with its resolved type), the values bound to unknown
 dimensions, the bindings of instantiated shape and dtype type parameters, and :meth:`resolve`,
 which replaces all of them inside a type (iteratively, at any depth).
 
@@ -14,7 +14,6 @@ from symshape.encoding.composite_types import _COMPOSITE as COMPOSITE
 from symshape.encoding.dims import Dim, DimVar
 from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar, type_children, type_rebuild
 from symshape.encoding.values import map_range, map_value
-from symshape.solver.diagnostics import Origin
 
 __all__ = ["Bindings", "COMPOSITE"]
 
@@ -27,9 +26,7 @@ class Bindings:
     def __init__(self) -> None:
         self.parent: dict[IncompleteType, IncompleteType] = {}
         self.resolved: dict[IncompleteType, Type] = {}
-        self.why: dict[IncompleteType, list[Origin]] = {}
         self.dim_bind: dict[DimVar, Dim] = {}
-        self.dim_why: dict[DimVar, Origin] = {}
         # instantiated shape- and dtype-kind type parameters: their binding, or None while unbound
         self.flex: dict[TypeVar, tuple[Dim, ...] | TypeVar | str | None] = {}
 

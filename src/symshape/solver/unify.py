@@ -123,11 +123,11 @@ class Unifier(TensorUnifier):
                     # a hole and a type: what _rec does for them, without its dispatch
                     cx, cy = type(x), type(y)
                     if cx is IncompleteType and cy is not IncompleteType:
-                        r = self._hole_to_type(x, y, origin)
+                        r = self._hole_to_type(x, y)
                         if r is None:
                             r = self._hole_typed(x, y, True, origin, d1 + 1)
                     elif cy is IncompleteType and cx is not IncompleteType:
-                        r = self._hole_to_type(y, x, origin)
+                        r = self._hole_to_type(y, x)
                         if r is None:
                             r = self._hole_typed(y, x, False, origin, d1 + 1)
                     else:
@@ -143,7 +143,7 @@ class Unifier(TensorUnifier):
         if ca is IncompleteType or cb is IncompleteType:
             if ca is not cb:
                 hole, other = (a, b) if ca is IncompleteType else (b, a)
-                done = self._hole_to_type(hole, other, origin)  # type: ignore[arg-type]
+                done = self._hole_to_type(hole, other)  # type: ignore[arg-type]
                 if done is not None:
                     return done
                 return self._hole_typed(hole, other, hole is a, origin, d1)  # type: ignore[arg-type]
@@ -178,7 +178,7 @@ class Unifier(TensorUnifier):
     # share are the methods after them).
     def _hole_pair(self, a: IncompleteType, b: IncompleteType, origin: Origin, d1: int) -> Type:
         """Two holes (:meth:`_unify_hole`'s first case)."""
-        ra, rb, pair = self._union(a, b, origin)
+        ra, rb, pair = self._union(a, b)
         if pair is not None:
             self.resolved[ra] = self._rec(pair[0], pair[1], origin, d1)
         return self._unioned(ra, rb)
@@ -194,7 +194,7 @@ class Unifier(TensorUnifier):
             new = self._rec(prev, other, origin, d1)
         else:  # keep the sides in the caller's order, so that details read like the message
             new = self._rec(other, prev, origin, d1)
-        return self._settle(root, prev, new, origin)
+        return self._settle(root, prev, new)
 
     def _func_rec(self, a: FuncType, b: FuncType, origin: Origin, d1: int) -> Type:
         """Two function types (:meth:`_unify_func`)."""
@@ -211,7 +211,7 @@ class Unifier(TensorUnifier):
             raise Mismatch(m.code, f"return type: {m.detail}") from None
         return func_result(a, b, rigid, gen, params, ret)
 
-    def _hole_to_type(self, hole: IncompleteType, other: Type, origin: Origin) -> Type | None:
+    def _hole_to_type(self, hole: IncompleteType, other: Type) -> Type | None:
         """Case 2 of the algorithm when ``hole``'s class has no type yet (the common case): the
         class takes ``other``; or when its type *is* ``other`` and ``other`` has no sub-types
         (nothing changes). None otherwise (then the two are unified)."""
@@ -232,18 +232,13 @@ class Unifier(TensorUnifier):
             if (co in _COMPOSITE or co is IncompleteType) and self.occurs(root, other):
                 raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
         resolved[root] = other
-        w = self.why.get(root)
-        if w is None:
-            self.why[root] = [origin]
-        else:
-            w.append(origin)
         if self._watch_a or self._watch_b:
             self.on_refine((root,), ())
         return other
 
     # -- the steps on holes both forms share ------------------------------------------------------
     def _union(
-        self, a: IncompleteType, b: IncompleteType, origin: Origin
+        self, a: IncompleteType, b: IncompleteType
     ) -> tuple[IncompleteType, IncompleteType | None, tuple[Type, Type] | None]:
         """Step 1: union the classes of holes ``a`` and ``b`` (the root with the smaller id wins).
         Returns the root, the other former root (None when they were one class already) and, when
@@ -259,12 +254,6 @@ class Unifier(TensorUnifier):
         resolved = self.resolved
         ta, tb = resolved.get(ra), resolved.get(rb)
         self.parent[rb] = ra
-        why = self.why
-        w = why.get(ra)
-        if w is None:
-            w = why[ra] = []
-        w.append(origin)
-        w.extend(why.pop(rb, ()))
         if tb is None:
             return ra, rb, None
         del resolved[rb]
@@ -288,11 +277,10 @@ class Unifier(TensorUnifier):
             raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
         return root, self.resolved.get(root)
 
-    def _settle(self, root: IncompleteType, prev: Type | None, new: Type, origin: Origin) -> Type:
+    def _settle(self, root: IncompleteType, prev: Type | None, new: Type) -> Type:
         """The end of step 2: ``new`` becomes the class's type (if it changed); returns it."""
         if new is not prev:
             self.resolved[root] = new
-            self.why.setdefault(root, []).append(origin)
             if self._watch_a or self._watch_b:
                 self.on_refine((root,), ())
         return new
@@ -366,7 +354,7 @@ class Unifier(TensorUnifier):
 
     def _unify_hole(self, a: Type, b: Type, origin: Origin) -> _UnifyGen:
         if isinstance(a, IncompleteType) and isinstance(b, IncompleteType):
-            ra, rb, pair = self._union(a, b, origin)
+            ra, rb, pair = self._union(a, b)
             if pair is not None:
                 self.resolved[ra] = yield (pair[0], pair[1], "")
             return self._unioned(ra, rb)
@@ -379,7 +367,7 @@ class Unifier(TensorUnifier):
             new = yield (prev, other, "")
         else:  # keep the sides in the caller's order, so that details read like the message
             new = yield (other, prev, "")
-        return self._settle(root, prev, new, origin)
+        return self._settle(root, prev, new)
 
     def _unify_struct(self, a: Type, b: Type, origin: Origin) -> _UnifyGen:
         """Two composite types of the same form."""

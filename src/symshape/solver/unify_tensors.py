@@ -236,7 +236,6 @@ class TensorUnifier(Bindings):
             msg = f"dimension `{val}` (the value of `?d{var.id}`) may be negative"
             self.on_condition(ge(val, 0), origin, NEGATIVE_DIM, msg)
         self.dim_bind[var] = val
-        self.dim_why[var] = origin
         if self._watch_a or self._watch_b:
             self.on_refine((), (var,))
 
