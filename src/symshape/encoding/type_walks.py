@@ -58,7 +58,12 @@ def func_of_checked(
     """``FuncType(...)`` from parts already known to be valid (tuples of types, type variables and
     relations; a bool), without re-validating them (see :func:`tuple_of_checked`)."""
     t: FuncType = object.__new__(FuncType)
-    t.__dict__.update(params=params, ret=ret, type_params=type_params, relations=relations, pure=pure)
+    d = t.__dict__  # (item stores: cheaper than ``update`` with keywords)
+    d["params"] = params
+    d["ret"] = ret
+    d["type_params"] = type_params
+    d["relations"] = relations
+    d["pure"] = pure
     return t
 
 

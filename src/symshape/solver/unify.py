@@ -115,7 +115,7 @@ class Unifier(TensorUnifier):
                 raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
             out = []
             changed = False
-            for i, (x, y) in enumerate(zip(fa, fb)):
+            for x, y in zip(fa, fb):
                 if x is y:
                     out.append(x)
                     continue
@@ -132,8 +132,8 @@ class Unifier(TensorUnifier):
                             r = self._hole_typed(y, x, False, origin, d1 + 1)
                     else:
                         r = self._rec(x, y, origin, d1)
-                except Mismatch as m:
-                    raise Mismatch(m.code, f"{_field(i)}: {m.detail}") from None
+                except Mismatch as m:  # (``len(out)``: the field's index)
+                    raise Mismatch(m.code, f"{_field(len(out))}: {m.detail}") from None
                 out.append(r)
                 if r is not x:
                     changed = True
@@ -199,12 +199,12 @@ class Unifier(TensorUnifier):
     def _func_rec(self, a: FuncType, b: FuncType, origin: Origin, d1: int) -> Type:
         """Two function types (:meth:`_unify_func`)."""
         left, right, rigid, gen = func_sides(a, b, self.flex, self.fresh_hole)
-        params = []
-        for i, (x, y) in enumerate(zip(left.params, right.params)):
+        params: list[Type] = []
+        for x, y in zip(left.params, right.params):
             try:
                 params.append(x if x is y else self._rec(x, y, origin, d1))
-            except Mismatch as m:
-                raise Mismatch(m.code, f"{param_where(i)}: {m.detail}") from None
+            except Mismatch as m:  # (``len(params)``: the parameter's index)
+                raise Mismatch(m.code, f"{param_where(len(params))}: {m.detail}") from None
         try:
             ret = self._rec(left.ret, right.ret, origin, d1)
         except Mismatch as m:

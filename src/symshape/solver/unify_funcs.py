@@ -9,6 +9,7 @@ variable (recorded in the unifier's ``flex``, bound to whatever shape or dtype i
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import is_
 
 from symshape.encoding.dims import Dim, fresh_dimvar
 from symshape.encoding.types import (
@@ -130,7 +131,7 @@ def func_result(
         and ret is a.ret
         and rels is a.relations
         and b.pure >= a.pure
-        and all(p is q for p, q in zip(params, a.params))
+        and all(map(is_, params, a.params))
     ):
         return a  # nothing changed: the rigid side itself (as for an unchanged tuple)
     return func_of_checked(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)
