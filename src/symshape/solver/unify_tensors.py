@@ -44,11 +44,11 @@ def _tensor_checked(shape: tuple[Dim, ...] | TypeVar | None, dtype: str | TypeVa
             if terms and not terms[0][0] and terms[0][1] < 0:
                 return TensorType(shape, dtype)
     t: TensorType = _new(TensorType)
-    d = t.__dict__  # (item stores: cheaper than ``update`` with keywords)
-    d["shape"] = shape
-    d["dtype"] = dtype
-    d["value"] = None
-    d["range"] = None
+    attrs = t.__dict__  # (item stores: cheaper than ``update`` with keywords)
+    attrs["shape"] = shape
+    attrs["dtype"] = dtype
+    attrs["value"] = None
+    attrs["range"] = None
     return t
 
 
