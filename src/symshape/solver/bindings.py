@@ -67,7 +67,7 @@ class Bindings:
                 b = bind.get(at)
                 if b is None:
                     return d
-                if b.has_unknowns and any(u in bind for u in b.unknowns):
+                if b.has_unknowns and not bind.keys().isdisjoint(b.unknowns):
                     b = self._resolve_var(at)
                 return b
         if hv is None and not d.has_unknowns:
@@ -76,7 +76,7 @@ class Bindings:
         for a in d.unknowns:
             b = bind.get(a)
             if b is not None:
-                if b.has_unknowns and any(u in bind for u in b.unknowns):
+                if b.has_unknowns and not bind.keys().isdisjoint(b.unknowns):
                     b = self._resolve_var(a)
                 mapping[a] = b
         return d.subs(mapping) if mapping else d  # type: ignore[arg-type]
