@@ -21,7 +21,6 @@ from symshape.encoding.leaf_types import (
     IncompleteType,
     TensorType,
     TypeVar,
-    _set_field,
 )
 from symshape.encoding.values import (
     range_dims,
@@ -44,7 +43,7 @@ def tuple_of_checked(fields: tuple[Type, ...]) -> TupleType:
     """``TupleType(fields)`` for a tuple of values already known to be types (the solver
     rebuilding a type from unified parts): the same object, without re-validating the fields."""
     t: TupleType = object.__new__(TupleType)
-    _set_field(t, "fields", fields)
+    t.__dict__["fields"] = fields  # (an item store: cheaper than object.__setattr__)
     return t
 
 

@@ -121,15 +121,15 @@ class Unifier(TensorUnifier):
                     continue
                 try:
                     # a hole and a type: what _rec does for them, without its dispatch
-                    cx, cy = type(x), type(y)
-                    if cx is IncompleteType and cy is not IncompleteType:
-                        r = self._hole_to_type(x, y)
-                        if r is None:
-                            r = self._hole_typed(x, y, True, origin, d1 + 1)
-                    elif cy is IncompleteType and cx is not IncompleteType:
-                        r = self._hole_to_type(y, x)
-                        if r is None:
-                            r = self._hole_typed(y, x, False, origin, d1 + 1)
+                    if type(x) is IncompleteType:
+                        if type(y) is IncompleteType:
+                            r = self._rec(x, y, origin, d1)
+                        else:
+                            done = self._hole_to_type(x, y)
+                            r = done if done is not None else self._hole_typed(x, y, True, origin, d1 + 1)
+                    elif type(y) is IncompleteType:
+                        done = self._hole_to_type(y, x)
+                        r = done if done is not None else self._hole_typed(y, x, False, origin, d1 + 1)
                     else:
                         r = self._rec(x, y, origin, d1)
                 except Mismatch as m:  # (``len(out)``: the field's index)
@@ -244,7 +244,9 @@ class Unifier(TensorUnifier):
         Returns the root, the other former root (None when they were one class already) and, when
         both classes had a type, the two types: the caller stores their unification as the root's
         type, then calls :meth:`_unioned`."""
-        ra, rb = self.find(a), self.find(b)
+        parent = self.parent
+        ra = self.find(a) if a in parent else a  # (a root, the common case: no walk)
+        rb = self.find(b) if b in parent else b
         if ra is rb:
             return ra, None, None
         if ra.kind != rb.kind:
@@ -253,7 +255,7 @@ class Unifier(TensorUnifier):
             ra, rb = rb, ra
         resolved = self.resolved
         ta, tb = resolved.get(ra), resolved.get(rb)
-        self.parent[rb] = ra
+        parent[rb] = ra
         if tb is None:
             return ra, rb, None
         del resolved[rb]
