@@ -61,15 +61,17 @@ class Bindings:
         if hv is False:
             return d
         t = d.terms
-        if len(t) == 1 and t[0][1] == 1 and len(t[0][0]) == 1 and t[0][0][0][1] == 1:  # ``d.atom``
-            at = t[0][0][0][0]
-            if type(at) is DimVar:  # exactly one unknown (the common case): its value
-                b = bind.get(at)
-                if b is None:
-                    return d
-                if b.has_unknowns and not bind.keys().isdisjoint(b.unknowns):
-                    b = self._resolve_var(at)
-                return b
+        if len(t) == 1:  # ``d.atom``, written out (tuple unpacking: the fewest steps)
+            m, k = t[0]
+            if k == 1 and len(m) == 1:
+                at, p = m[0]
+                if p == 1 and type(at) is DimVar:  # exactly one unknown (the common case): its value
+                    b = bind.get(at)
+                    if b is None:
+                        return d
+                    if b.has_unknowns and not bind.keys().isdisjoint(b.unknowns):
+                        b = self._resolve_var(at)
+                    return b
         if hv is None and not d.has_unknowns:
             return d
         mapping: dict[object, Dim] = {}

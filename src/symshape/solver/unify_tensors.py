@@ -202,9 +202,9 @@ class TensorUnifier(Bindings):
             t = u.terms
             if len(t) == 1:  # ``u.atom``, written out: is ``u`` a lone unknown?
                 m, k = t[0]
-                if k == 1 and len(m) == 1 and m[0][1] == 1:
-                    at = m[0][0]
-                    if isinstance(at, DimVar):
+                if k == 1 and len(m) == 1:
+                    at, p = m[0]
+                    if p == 1 and isinstance(at, DimVar):
                         hv = v._hv
                         if not (v.has_unknowns if hv is None else hv) or at not in v.unknowns:
                             self._bind(at, v, origin)
