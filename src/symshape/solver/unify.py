@@ -120,10 +120,10 @@ class Unifier(TensorUnifier):
                     out.append(x)
                     continue
                 try:
-                    # a hole and a type: what _rec does for them, without its dispatch
+                    # a hole and a type, or two holes: what _rec does for them, without its dispatch
                     if type(x) is IncompleteType:
                         if type(y) is IncompleteType:
-                            r = self._rec(x, y, origin, d1)
+                            r = self._hole_pair(x, y, origin, d1 + 1)
                         else:
                             done = self._hole_to_type(x, y)
                             r = done if done is not None else self._hole_typed(x, y, True, origin, d1 + 1)
