@@ -21,7 +21,6 @@ from symshape.encoding.leaf_types import (
     IncompleteType,
     TensorType,
     TypeVar,
-    _set_field,
 )
 from symshape.encoding.values import (
     range_dims,
@@ -44,7 +43,7 @@ def tuple_of_checked(fields: tuple[Type, ...]) -> TupleType:
     """``TupleType(fields)`` for a tuple of values already known to be types (the solver
     rebuilding a type from unified parts): the same object, without re-validating the fields."""
     t: TupleType = object.__new__(TupleType)
-    _set_field(t, "fields", fields)
+    t.__dict__["fields"] = fields  # (an item store: cheaper than object.__setattr__)
     return t
 
 
@@ -58,7 +57,12 @@ def func_of_checked(
     """``FuncType(...)`` from parts already known to be valid (tuples of types, type variables and
     relations; a bool), without re-validating them (see :func:`tuple_of_checked`)."""
     t: FuncType = object.__new__(FuncType)
-    t.__dict__.update(params=params, ret=ret, type_params=type_params, relations=relations, pure=pure)
+    d = t.__dict__  # (item stores: cheaper than ``update`` with keywords)
+    d["params"] = params
+    d["ret"] = ret
+    d["type_params"] = type_params
+    d["relations"] = relations
+    d["pure"] = pure
     return t
 
 

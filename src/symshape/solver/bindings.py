@@ -1,5 +1,5 @@
 """What unification has learned, and reading types through it: the union-find over holes (each
-class with its resolved type and the origins that shaped it), the values bound to unknown
+class with its resolved type), the values bound to unknown
 dimensions, the bindings of instantiated shape and dtype type parameters, and :meth:`resolve`,
 which replaces all of them inside a type (iteratively, at any depth).
 
@@ -14,7 +14,6 @@ from symshape.encoding.composite_types import _COMPOSITE as COMPOSITE
 from symshape.encoding.dims import Dim, DimVar
 from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar, type_children, type_rebuild
 from symshape.encoding.values import map_range, map_value
-from symshape.solver.diagnostics import Origin
 
 __all__ = ["Bindings", "COMPOSITE"]
 
@@ -27,9 +26,7 @@ class Bindings:
     def __init__(self) -> None:
         self.parent: dict[IncompleteType, IncompleteType] = {}
         self.resolved: dict[IncompleteType, Type] = {}
-        self.why: dict[IncompleteType, list[Origin]] = {}
         self.dim_bind: dict[DimVar, Dim] = {}
-        self.dim_why: dict[DimVar, Origin] = {}
         # instantiated shape- and dtype-kind type parameters: their binding, or None while unbound
         self.flex: dict[TypeVar, tuple[Dim, ...] | TypeVar | str | None] = {}
 
@@ -64,22 +61,24 @@ class Bindings:
         if hv is False:
             return d
         t = d.terms
-        if len(t) == 1 and t[0][1] == 1 and len(t[0][0]) == 1 and t[0][0][0][1] == 1:  # ``d.atom``
-            at = t[0][0][0][0]
-            if type(at) is DimVar:  # exactly one unknown (the common case): its value
-                b = bind.get(at)
-                if b is None:
-                    return d
-                if b.has_unknowns and any(u in bind for u in b.unknowns):
-                    b = self._resolve_var(at)
-                return b
+        if len(t) == 1:  # ``d.atom``, written out (tuple unpacking: the fewest steps)
+            m, k = t[0]
+            if k == 1 and len(m) == 1:
+                at, p = m[0]
+                if p == 1 and type(at) is DimVar:  # exactly one unknown (the common case): its value
+                    b = bind.get(at)
+                    if b is None:
+                        return d
+                    if b.has_unknowns and not bind.keys().isdisjoint(b.unknowns):
+                        b = self._resolve_var(at)
+                    return b
         if hv is None and not d.has_unknowns:
             return d
         mapping: dict[object, Dim] = {}
         for a in d.unknowns:
             b = bind.get(a)
             if b is not None:
-                if b.has_unknowns and any(u in bind for u in b.unknowns):
+                if b.has_unknowns and not bind.keys().isdisjoint(b.unknowns):
                     b = self._resolve_var(a)
                 mapping[a] = b
         return d.subs(mapping) if mapping else d  # type: ignore[arg-type]

@@ -115,25 +115,25 @@ class Unifier(TensorUnifier):
                 raise Mismatch(ARITY_MISMATCH, f"tuples of {len(fa)} and {len(fb)} fields")
             out = []
             changed = False
-            for i, (x, y) in enumerate(zip(fa, fb)):
+            for x, y in zip(fa, fb):
                 if x is y:
                     out.append(x)
                     continue
                 try:
-                    # a hole and a type: what _rec does for them, without its dispatch
-                    cx, cy = type(x), type(y)
-                    if cx is IncompleteType and cy is not IncompleteType:
-                        r = self._hole_to_type(x, y, origin)
-                        if r is None:
-                            r = self._hole_typed(x, y, True, origin, d1 + 1)
-                    elif cy is IncompleteType and cx is not IncompleteType:
-                        r = self._hole_to_type(y, x, origin)
-                        if r is None:
-                            r = self._hole_typed(y, x, False, origin, d1 + 1)
+                    # a hole and a type, or two holes: what _rec does for them, without its dispatch
+                    if type(x) is IncompleteType:
+                        if type(y) is IncompleteType:
+                            r = self._hole_pair(x, y, origin, d1 + 1)
+                        else:
+                            done = self._hole_to_type(x, y)
+                            r = done if done is not None else self._hole_typed(x, y, True, origin, d1 + 1)
+                    elif type(y) is IncompleteType:
+                        done = self._hole_to_type(y, x)
+                        r = done if done is not None else self._hole_typed(y, x, False, origin, d1 + 1)
                     else:
                         r = self._rec(x, y, origin, d1)
-                except Mismatch as m:
-                    raise Mismatch(m.code, f"{_field(i)}: {m.detail}") from None
+                except Mismatch as m:  # (``len(out)``: the field's index)
+                    raise Mismatch(m.code, f"{_field(len(out))}: {m.detail}") from None
                 out.append(r)
                 if r is not x:
                     changed = True
@@ -143,7 +143,7 @@ class Unifier(TensorUnifier):
         if ca is IncompleteType or cb is IncompleteType:
             if ca is not cb:
                 hole, other = (a, b) if ca is IncompleteType else (b, a)
-                done = self._hole_to_type(hole, other, origin)  # type: ignore[arg-type]
+                done = self._hole_to_type(hole, other)  # type: ignore[arg-type]
                 if done is not None:
                     return done
                 return self._hole_typed(hole, other, hole is a, origin, d1)  # type: ignore[arg-type]
@@ -178,7 +178,7 @@ class Unifier(TensorUnifier):
     # share are the methods after them).
     def _hole_pair(self, a: IncompleteType, b: IncompleteType, origin: Origin, d1: int) -> Type:
         """Two holes (:meth:`_unify_hole`'s first case)."""
-        ra, rb, pair = self._union(a, b, origin)
+        ra, rb, pair = self._union(a, b)
         if pair is not None:
             self.resolved[ra] = self._rec(pair[0], pair[1], origin, d1)
         return self._unioned(ra, rb)
@@ -194,24 +194,24 @@ class Unifier(TensorUnifier):
             new = self._rec(prev, other, origin, d1)
         else:  # keep the sides in the caller's order, so that details read like the message
             new = self._rec(other, prev, origin, d1)
-        return self._settle(root, prev, new, origin)
+        return self._settle(root, prev, new)
 
     def _func_rec(self, a: FuncType, b: FuncType, origin: Origin, d1: int) -> Type:
         """Two function types (:meth:`_unify_func`)."""
         left, right, rigid, gen = func_sides(a, b, self.flex, self.fresh_hole)
-        params = []
-        for i, (x, y) in enumerate(zip(left.params, right.params)):
+        params: list[Type] = []
+        for x, y in zip(left.params, right.params):
             try:
                 params.append(x if x is y else self._rec(x, y, origin, d1))
-            except Mismatch as m:
-                raise Mismatch(m.code, f"{param_where(i)}: {m.detail}") from None
+            except Mismatch as m:  # (``len(params)``: the parameter's index)
+                raise Mismatch(m.code, f"{param_where(len(params))}: {m.detail}") from None
         try:
             ret = self._rec(left.ret, right.ret, origin, d1)
         except Mismatch as m:
             raise Mismatch(m.code, f"return type: {m.detail}") from None
         return func_result(a, b, rigid, gen, params, ret)
 
-    def _hole_to_type(self, hole: IncompleteType, other: Type, origin: Origin) -> Type | None:
+    def _hole_to_type(self, hole: IncompleteType, other: Type) -> Type | None:
         """Case 2 of the algorithm when ``hole``'s class has no type yet (the common case): the
         class takes ``other``; or when its type *is* ``other`` and ``other`` has no sub-types
         (nothing changes). None otherwise (then the two are unified)."""
@@ -232,24 +232,21 @@ class Unifier(TensorUnifier):
             if (co in _COMPOSITE or co is IncompleteType) and self.occurs(root, other):
                 raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
         resolved[root] = other
-        w = self.why.get(root)
-        if w is None:
-            self.why[root] = [origin]
-        else:
-            w.append(origin)
         if self._watch_a or self._watch_b:
             self.on_refine((root,), ())
         return other
 
     # -- the steps on holes both forms share ------------------------------------------------------
     def _union(
-        self, a: IncompleteType, b: IncompleteType, origin: Origin
+        self, a: IncompleteType, b: IncompleteType
     ) -> tuple[IncompleteType, IncompleteType | None, tuple[Type, Type] | None]:
         """Step 1: union the classes of holes ``a`` and ``b`` (the root with the smaller id wins).
         Returns the root, the other former root (None when they were one class already) and, when
         both classes had a type, the two types: the caller stores their unification as the root's
         type, then calls :meth:`_unioned`."""
-        ra, rb = self.find(a), self.find(b)
+        parent = self.parent
+        ra = self.find(a) if a in parent else a  # (a root, the common case: no walk)
+        rb = self.find(b) if b in parent else b
         if ra is rb:
             return ra, None, None
         if ra.kind != rb.kind:
@@ -258,13 +255,7 @@ class Unifier(TensorUnifier):
             ra, rb = rb, ra
         resolved = self.resolved
         ta, tb = resolved.get(ra), resolved.get(rb)
-        self.parent[rb] = ra
-        why = self.why
-        w = why.get(ra)
-        if w is None:
-            w = why[ra] = []
-        w.append(origin)
-        w.extend(why.pop(rb, ()))
+        parent[rb] = ra
         if tb is None:
             return ra, rb, None
         del resolved[rb]
@@ -288,11 +279,10 @@ class Unifier(TensorUnifier):
             raise Mismatch(OCCURS_CHECK, f"`{root}` occurs in `{self.resolve(other)}`")
         return root, self.resolved.get(root)
 
-    def _settle(self, root: IncompleteType, prev: Type | None, new: Type, origin: Origin) -> Type:
+    def _settle(self, root: IncompleteType, prev: Type | None, new: Type) -> Type:
         """The end of step 2: ``new`` becomes the class's type (if it changed); returns it."""
         if new is not prev:
             self.resolved[root] = new
-            self.why.setdefault(root, []).append(origin)
             if self._watch_a or self._watch_b:
                 self.on_refine((root,), ())
         return new
@@ -366,7 +356,7 @@ class Unifier(TensorUnifier):
 
     def _unify_hole(self, a: Type, b: Type, origin: Origin) -> _UnifyGen:
         if isinstance(a, IncompleteType) and isinstance(b, IncompleteType):
-            ra, rb, pair = self._union(a, b, origin)
+            ra, rb, pair = self._union(a, b)
             if pair is not None:
                 self.resolved[ra] = yield (pair[0], pair[1], "")
             return self._unioned(ra, rb)
@@ -379,7 +369,7 @@ class Unifier(TensorUnifier):
             new = yield (prev, other, "")
         else:  # keep the sides in the caller's order, so that details read like the message
             new = yield (other, prev, "")
-        return self._settle(root, prev, new, origin)
+        return self._settle(root, prev, new)
 
     def _unify_struct(self, a: Type, b: Type, origin: Origin) -> _UnifyGen:
         """Two composite types of the same form."""

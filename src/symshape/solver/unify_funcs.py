@@ -9,6 +9,7 @@ variable (recorded in the unifier's ``flex``, bound to whatever shape or dtype i
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import is_
 
 from symshape.encoding.dims import Dim, fresh_dimvar
 from symshape.encoding.types import (
@@ -25,7 +26,7 @@ from symshape.encoding.types import (
 from symshape.errors import ARITY_MISMATCH
 from symshape.solver.unify_tensors import Mismatch
 
-__all__ = ["func_result", "func_sides", "instantiate", "param_where"]
+__all__ = ["func_result", "func_sides", "instantiate", "param_where", "renames"]
 
 _PARAM = tuple(f"parameter {i}" for i in range(16))  # the ``where`` of parameter pairs, made once
 
@@ -38,17 +39,64 @@ def func_sides(
 ) -> tuple[FuncType, FuncType, FuncType, FuncType]:
     """``(left, right, rigid, gen)`` for unifying function types ``a`` and ``b``: the more
     general side (right on a tie) instantiated with fresh holes as ``gen``, the other kept
-    ``rigid``; ``left``/``right`` are the two in the caller's order."""
-    if len(a.params) != len(b.params):
-        raise Mismatch(ARITY_MISMATCH, f"functions of {len(a.params)} and {len(b.params)} parameters")
+    ``rigid``; ``left``/``right`` are the two in the caller's order.
+
+    When the general side is the rigid one with its type parameters renamed (see
+    :func:`renames`), its instantiation would only bind the fresh holes to the rigid side's own
+    parts: ``gen`` is then the rigid side itself (no holes are made; the unified parts and the
+    result are the same objects)."""
+    pa, pb = a.params, b.params
+    if len(pa) != len(pb):
+        raise Mismatch(ARITY_MISMATCH, f"functions of {len(pa)} and {len(pb)} parameters")
     # instantiate the more general side (right on a tie); the other side's parameters stay rigid
-    if len(a.type_params) > len(b.type_params):
+    ta, tb = a.type_params, b.type_params
+    if len(ta) > len(tb):
+        if renames(b, a):
+            return b, b, b, b
         gen = instantiate(a, flex, fresh_hole)
         return gen, b, b, gen
-    if b.type_params:
+    if tb:
+        if renames(a, b):
+            return a, a, a, a
         gen = instantiate(b, flex, fresh_hole)
         return a, gen, a, gen
     return a, b, a, b
+
+
+def renames(rigid: FuncType, gen: FuncType) -> bool:
+    """Whether instantiating ``gen`` and unifying it with ``rigid`` only binds each fresh hole to
+    the part of ``rigid`` at its places: ``gen``'s type parameters are all of kind ``type``,
+    neither side has relations, and position by position (parameters, then the return type)
+    ``gen`` has one of its type parameters where ``rigid`` has a tensor type or a type variable of
+    kind ``type`` (each parameter meeting one object of ``rigid`` wherever it occurs), or the very
+    object ``rigid`` has, a tensor type without shape or dtype variables. Anything else (nested
+    types, holes, other kinds) is left to instantiation: False."""
+    tps = gen.type_params
+    if rigid.relations or gen.relations:
+        return False
+    for tp in tps:
+        if tp.kind != "type":
+            return False
+    bound: list[Type | None] = [None] * len(tps)  # what each type parameter meets
+    for x, y in zip((*rigid.params, rigid.ret), (*gen.params, gen.ret)):
+        cy = type(y)
+        if cy is TypeVar:
+            if y not in tps:  # (as instantiation substitutes: by equality)
+                return False
+            i = tps.index(y)
+            cx = type(x)
+            if cx is not TensorType and (cx is not TypeVar or x.kind != "type"):  # type: ignore[union-attr]
+                return False
+            got = bound[i]
+            if got is None:
+                bound[i] = x
+            elif got is not x:
+                return False
+        elif x is not y or cy is not TensorType:
+            return False
+        elif type(y.shape) is TypeVar or type(y.dtype) is TypeVar:  # type: ignore[union-attr]
+            return False
+    return True
 
 
 def instantiate(
@@ -62,9 +110,22 @@ def instantiate(
     if len(tps) == 1 and tps[0].kind == "type" and not f.relations:  # (the common case)
         tp = tps[0]
         h = fresh_hole("type")
-        params = tuple([h if p is tp else _subst_one(p, tp, h) for p in f.params])
+        ps: list[Type] = []  # (a loop, not a comprehension: no closure over ``h`` and ``tp``)
+        for p in f.params:
+            ps.append(h if p is tp else _subst_one(p, tp, h))
+        params = tuple(ps)
         ret = f.ret
         return func_of_checked(params, h if ret is tp else _subst_one(ret, tp, h), (), f.relations, f.pure)
+    return _instantiate_all(f, flex, fresh_hole)
+
+
+def _instantiate_all(
+    f: FuncType,
+    flex: dict[TypeVar, tuple[Dim, ...] | TypeVar | str | None],
+    fresh_hole: Callable[[str], IncompleteType],
+) -> FuncType:
+    """:func:`instantiate` for any type parameters and relations (its closures live here, so
+    that the common case makes none)."""
     # each type parameter's replacement, in order; ``sub`` maps them for subst_typevars, made
     # only when needed (the one parameter is found by identity first: no hashing)
     pairs: list[tuple[TypeVar, Type]] = []
@@ -130,7 +191,7 @@ def func_result(
         and ret is a.ret
         and rels is a.relations
         and b.pure >= a.pure
-        and all(p is q for p, q in zip(params, a.params))
+        and all(map(is_, params, a.params))
     ):
         return a  # nothing changed: the rigid side itself (as for an unchanged tuple)
     return func_of_checked(tuple(params), ret, rigid.type_params, rels, a.pure and b.pure)

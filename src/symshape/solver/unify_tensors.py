@@ -44,7 +44,11 @@ def _tensor_checked(shape: tuple[Dim, ...] | TypeVar | None, dtype: str | TypeVa
             if terms and not terms[0][0] and terms[0][1] < 0:
                 return TensorType(shape, dtype)
     t: TensorType = _new(TensorType)
-    t.__dict__.update(shape=shape, dtype=dtype, value=None, range=None)
+    attrs = t.__dict__  # (item stores: cheaper than ``update`` with keywords)
+    attrs["shape"] = shape
+    attrs["dtype"] = dtype
+    attrs["value"] = None
+    attrs["range"] = None
     return t
 
 
@@ -120,16 +124,19 @@ class TensorUnifier(Bindings):
                 raise Mismatch(RANK_MISMATCH, f"rank {len(sa)} vs {len(sb)}")
             out = []
             bound = self.dim_bind
-            changed = False
-            for i, (x, y) in enumerate(zip(sa, sb)):
+            new_a = new_b = False  # whether a dimension differs from ``a``'s (``b``'s) object
+            for x, y in zip(sa, sb):
                 if x is y and (not bound or x._hv is False or not x.has_unknowns):
                     out.append(x)  # what unify_dim gives: nothing to resolve, equal
                     continue
-                d = self.unify_dim(x, y, origin, i)
+                d = self.unify_dim(x, y, origin, len(out))
                 out.append(d)
                 if d is not x:
-                    changed = True
-            shape = tuple(out) if changed else sa
+                    new_a = True
+                if d is not y:
+                    new_b = True
+            # one side's own shape when every agreed dimension is that side's (no new tuple)
+            shape = sa if not new_a else sb if not new_b else tuple(out)
         va, vb = a.value, b.value
         ra, rb = a.range, b.range
         if va is None and vb is None and ra is None and rb is None:
@@ -195,9 +202,9 @@ class TensorUnifier(Bindings):
             t = u.terms
             if len(t) == 1:  # ``u.atom``, written out: is ``u`` a lone unknown?
                 m, k = t[0]
-                if k == 1 and len(m) == 1 and m[0][1] == 1:
-                    at = m[0][0]
-                    if isinstance(at, DimVar):
+                if k == 1 and len(m) == 1:
+                    at, p = m[0]
+                    if p == 1 and isinstance(at, DimVar):
                         hv = v._hv
                         if not (v.has_unknowns if hv is None else hv) or at not in v.unknowns:
                             self._bind(at, v, origin)
@@ -236,7 +243,6 @@ class TensorUnifier(Bindings):
             msg = f"dimension `{val}` (the value of `?d{var.id}`) may be negative"
             self.on_condition(ge(val, 0), origin, NEGATIVE_DIM, msg)
         self.dim_bind[var] = val
-        self.dim_why[var] = origin
         if self._watch_a or self._watch_b:
             self.on_refine((), (var,))
 
