@@ -99,7 +99,10 @@ __all__ = ["TypeSolver", "gc_paused"]
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while solving (as mypy does): the solver allocates
     many small acyclic objects, and collections triggered by them make large programs
-    superlinear. Reference counting still frees everything; the collector resumes after."""
+    superlinear. Reference counting still frees everything; the collector resumes after, with
+    the solve's objects moved to the oldest generation (freeze then unfreeze, mypy's trick: a
+    list splice) rather than left young, where the first allocation after would traverse them
+    all (~12% of a solve that keeps 200 000 objects). Skipped when the caller froze objects."""
     was = gc.isenabled()
     if was:
         gc.disable()
@@ -107,6 +110,9 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
