@@ -96,26 +96,16 @@ def alpha_key_leaves(
 
 def alpha_types_key(types: Sequence[Type]) -> AlphaKey | None:
     """A key of ground tensor types (and tuples of them) up to renaming the leaves of their
-    dimensions; None for other types and for tensors with a known value."""
-    k = _Keyer()
-    out: list[object] = []
+    dimensions; None for other types and for tensors with a known value. One flat tuple
+    (:class:`_FlatKeyer`)."""
+    k = _FlatKeyer()
+    k.out.append(len(types))
     try:
         for t in types:
-            out.append(_type_key(k, t))
+            k.typ(t)
     except _NoKey:
         return None
-    return tuple(out)
-
-
-def _type_key(k: _Keyer, t: Type) -> object:
-    cls = type(t)
-    if cls is TupleType:
-        return ("t", tuple(_type_key(k, x) for x in t.fields))  # type: ignore[union-attr]
-    if cls is not TensorType or t.value is not None:  # type: ignore[union-attr]
-        raise _NoKey
-    shape = t.shape  # type: ignore[union-attr]
-    dims = tuple(k.dim(d) for d in shape) if type(shape) is tuple else shape
-    return (dims, t.dtype)  # type: ignore[union-attr]
+    return tuple(k.out)
 
 
 class _FlatKeyer:
@@ -178,6 +168,27 @@ class _FlatKeyer:
         else:
             assert isinstance(c, BoolConst)
             out += ("K", c.value)
+
+    def typ(self, t: Type) -> None:
+        """A ground tensor type or a tuple of them (others have no key)."""
+        cls = type(t)
+        out = self.out
+        if cls is TupleType:
+            fields = t.fields  # type: ignore[union-attr]
+            out += ("t", len(fields))
+            for x in fields:
+                self.typ(x)
+            return
+        if cls is not TensorType or t.value is not None:  # type: ignore[union-attr]
+            raise _NoKey
+        shape = t.shape  # type: ignore[union-attr]
+        if type(shape) is tuple:
+            out += ("T", len(shape))
+            for d in shape:
+                self.dim(d)
+        else:  # an unknown rank
+            out += ("R", shape)
+        out.append(t.dtype)  # type: ignore[union-attr]
 
     def result(self) -> tuple[AlphaKey, tuple[Atom, ...]]:
         """The key and the leaves in the order of their positions."""
