@@ -115,11 +115,14 @@ class _FlatKeyer:
     term, factor and leaf, so a long-lived memo of keys leaves little for the cyclic garbage
     collector to traverse."""
 
-    __slots__ = ("leaves", "out")
+    __slots__ = ("leaves", "out", "divisors")
 
     def __init__(self) -> None:
         self.leaves: dict[Atom, int] = {}
         self.out: list[object] = []
+        #: the non-constant divisors met, each once, in the order of
+        #: :func:`~symshape.solver.relevance.cond_divisors`
+        self.divisors: list[Dim] = []
 
     def atom(self, a: Atom) -> None:
         cls = type(a)
@@ -132,8 +135,11 @@ class _FlatKeyer:
                 out += ("v" if cls is DimVar else "a", i)
         elif cls is FloorDiv or cls is Mod:
             out.append("/" if cls is FloorDiv else "%")
+            b = a.b  # type: ignore[union-attr]
+            if b.constant_value is None and b not in self.divisors:
+                self.divisors.append(b)
             self.dim(a.a)  # type: ignore[union-attr]
-            self.dim(a.b)  # type: ignore[union-attr]
+            self.dim(b)
         elif cls is Max or cls is Min:
             args = a.args  # type: ignore[union-attr]
             out += ("M" if cls is Max else "m", len(args))
@@ -201,15 +207,38 @@ class AlphaMemo:
     (numbered in order of first occurrence). Two problems with the same composed key are the same
     problem up to a bijective renaming of leaves that keeps ranges, like :func:`alpha_key`'s."""
 
-    __slots__ = ("_keys",)
+    __slots__ = ("_keys", "_divisors")
 
     def __init__(self) -> None:
         # conditions and dimensions together (a condition never equals a dimension)
         self._keys: dict[Cond | Dim, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
+        self._divisors: dict[Cond, tuple[Dim, ...]] = {}  # of the conditions with a key
 
     def cond(self, c: Cond) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         """The key of ``c`` and its leaves in the order of their positions; None without one."""
-        return self._memo(c, _FlatKeyer.cond)
+        try:
+            return self._keys[c]
+        except KeyError:
+            pass
+        k = _FlatKeyer()
+        try:
+            k.cond(c)
+        except _NoKey:
+            self._keys[c] = None
+            return None
+        out = self._keys[c] = k.result()
+        if k.divisors:
+            self._divisors[c] = tuple(k.divisors)
+        return out
+
+    def leaves_divisors(self, c: Cond) -> tuple[frozenset[Atom], tuple[Dim, ...]] | None:
+        """The leaves of ``c`` (:func:`~symshape.solver.relevance.cond_leaves`) and its divisors
+        (:func:`~symshape.solver.relevance.cond_divisors`), read off the walk that made its key;
+        None when it has no key."""
+        k = self.cond(c)
+        if k is None:
+            return None
+        return frozenset(k[1]), self._divisors.get(c, ())
 
     def dim(self, d: Dim) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         return self._memo(d, _FlatKeyer.dim)
