@@ -46,7 +46,7 @@ forms (or by the cheap procedures) never touches Z3 (``Session.z3_calls`` stays 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -381,6 +381,14 @@ class Session:
             ok = decide(gt(sub(self._divs[~member][0]), 0)) is True
         self._witness_cache[key] = ok
         return ok
+
+    def simplifier_memos(
+        self,
+    ) -> tuple[dict[tuple[AlphaKey, int, int], bool], AlphaMemo, Callable[[Cond], frozenset[Leaf]]]:
+        """What the guard simplifier (:mod:`symshape.solver.simplify`) can reuse: the kill
+        modes by key (:meth:`RelevanceIndex.kill_modes`' memo), the keys up to renaming, and
+        :meth:`leaves`."""
+        return self._kill_cache, self._alpha_memo, self.leaves
 
     # -- public --------------------------------------------------------------------------------
     def assume(self, c: Cond, origin: Origin) -> None:
