@@ -15,6 +15,7 @@ FALSE
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -227,7 +228,14 @@ def _linear_in_plain_atoms(d: Dim) -> bool:
 
 
 def _cmp(op: CmpOp, a: DimLike, b: DimLike) -> Cond:
-    x, y = as_dim(a), as_dim(b)
+    return _cmp_dims(op, as_dim(a), as_dim(b))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _cmp_dims(op: CmpOp, x: Dim, y: Dim) -> Cond:
+    # memoized (keyed by dimensions only, so ``True`` or ``1.0`` never stands for ``1``): relations
+    # build the same comparison to prove it, then again inside the guard they state (a broadcast
+    # proves ``x == y``, ``x == 1``, ``y == 1``, then requires their disjunction)
     yc = y.constant_value
     diff = x - y if yc is None else x - yc  # (a constant: its negation is interned)
     r = _decide_cmp(op, diff)
