@@ -33,6 +33,9 @@ class _NoKey(Exception):
     pass
 
 
+_MISSING = object()  # a memo's miss (a raised KeyError costs more than the lookup)
+
+
 def _position(leaves: dict[Atom, int], a: Atom) -> int:
     """The position of leaf ``a`` (numbered in order of first occurrence); a join of branches
     has none."""
@@ -216,10 +219,9 @@ class AlphaMemo:
 
     def cond(self, c: Cond) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         """The key of ``c`` and its leaves in the order of their positions; None without one."""
-        try:
-            return self._keys[c]
-        except KeyError:
-            pass
+        hit = self._keys.get(c, _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
         k = _FlatKeyer()
         try:
             k.cond(c)
@@ -244,11 +246,11 @@ class AlphaMemo:
         return self._memo(d, _FlatKeyer.dim)
 
     def _memo(self, x: _X, write: Callable[[_FlatKeyer, _X], None]) -> _Keyed | None:
-        try:
-            return self._keys[x]  # type: ignore[index]
-        except KeyError:
-            out = self._keys[x] = _flat_key(write, x)  # type: ignore[index]
-            return out
+        hit = self._keys.get(x, _MISSING)  # type: ignore[call-overload]
+        if hit is not _MISSING:
+            return hit  # type: ignore[no-any-return]
+        out = self._keys[x] = _flat_key(write, x)  # type: ignore[index]
+        return out
 
     def joint(self, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
         """The key of ``conds`` and ``dims`` together, or None when one of them has none."""
