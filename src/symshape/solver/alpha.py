@@ -153,12 +153,20 @@ class _FlatKeyer:
 
     def dim(self, d: Dim) -> None:
         out = self.out
-        out.append(len(d.terms))
-        for m, c in d.terms:
+        terms = d.terms
+        out.append(len(terms))
+        for m, c in terms:
             out.append(len(m))
             for a, e in m:
-                self.atom(a)
-                out.append(e)
+                if type(a) is Sym:  # the common leaf, inline (what atom() writes for it)
+                    leaves = self.leaves
+                    i = leaves.get(a)
+                    if i is None:
+                        i = leaves[a] = len(leaves)
+                    out += ("s", i, a.min, a.max, e)
+                else:
+                    self.atom(a)
+                    out.append(e)
             out.append(c)
 
     def cond(self, c: Cond) -> None:
@@ -254,6 +262,11 @@ class AlphaMemo:
 
     def joint(self, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
         """The key of ``conds`` and ``dims`` together, or None when one of them has none."""
+        if len(conds) == 1 and not dims:
+            # one condition: its leaves' ids are their positions, 0, 1, ..., which its key
+            # determines (the composed key would add nothing)
+            k = self.cond(conds[0])
+            return None if k is None else (1, 0, k[0])
         ids: dict[Atom, int] = {}
         out: list[object] = [len(conds), len(dims)]
         for k in [self.cond(c) for c in conds] + [self.dim(d) for d in dims]:
