@@ -161,7 +161,7 @@ class RelevanceIndex:
         kills: dict[Leaf, int] = {}
         keyed = False
         k: tuple[AlphaKey, tuple[Atom, ...]] | None = None
-        for y in sorted(leaves, key=lambda a: a._key):
+        for y in leaves:  # (any order: each leaf is tested on its own)
             dead = self.dead.get(y, BOTH_MODES)
             if not dead:
                 continue  # alive for good: whether y kills the member no longer matters
