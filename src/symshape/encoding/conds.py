@@ -231,7 +231,7 @@ def _cmp(op: CmpOp, a: DimLike, b: DimLike) -> Cond:
     return _cmp_dims(op, as_dim(a), as_dim(b))
 
 
-@functools.lru_cache(maxsize=1 << 12)
+@functools.lru_cache(maxsize=1 << 9)
 def _cmp_dims(op: CmpOp, x: Dim, y: Dim) -> Cond:
     # memoized (keyed by dimensions only, so ``True`` or ``1.0`` never stands for ``1``): relations
     # build the same comparison to prove it, then again inside the guard they state (a broadcast
