@@ -75,3 +75,34 @@ def test_divisor_order_first_appearance() -> None:
     assert got is not None
     assert [str(d) for d in got[1]] == [str(d) for d in cond_divisors(c)]
     assert len(got[1]) == 2  # s + 1 once, m once
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_stand_ins_compare_like_the_keys(seed: int) -> None:
+    """Two conditions get the same key stand-in iff their flat keys are equal, which for these
+    is iff alpha_key (the nested reference) says they are the same up to renaming."""
+    from symshape.solver.alpha import alpha_key
+
+    rng = random.Random(100 + seed)
+    memo = AlphaMemo()
+    conds = [_random_cond(rng) for _ in range(40)]
+    # renamings of some of them: m -> a fresh symbol of the same range (same key), and one of
+    # another range (another key unless m does not occur)
+    fresh, other = dim(f"m{seed}", min=1), dim(f"q{seed}", min=2)
+    conds += [c for c in conds[:10] for c in (_rename(c, m, fresh), _rename(c, m, other))]
+    for a in conds:
+        for b in conds:
+            ka, kb = memo.cond(a), memo.cond(b)
+            assert ka is not None and kb is not None
+            same = alpha_key("q", [a]) == alpha_key("q", [b])
+            if same:  # the nested key is coarser in no case here: equal nested, equal flat
+                assert ka[0] == kb[0]
+            else:
+                assert ka[0] != kb[0]
+            assert memo.joint([a, b]) == memo.joint([a, b])
+
+
+def _rename(c: Cond, old: Dim, new: Dim) -> Cond:
+    from symshape.encoding.conds import map_cond
+
+    return map_cond(c, lambda d: d.subs({old: new}))

@@ -216,14 +216,20 @@ class AlphaMemo:
     """Keys of single conditions and dimensions, each computed once, and keys of several of them
     together composed from those: each part's key and which of their leaves are the same
     (numbered in order of first occurrence). Two problems with the same composed key are the same
-    problem up to a bijective renaming of leaves that keeps ranges, like :func:`alpha_key`'s."""
+    problem up to a bijective renaming of leaves that keeps ranges, like :func:`alpha_key`'s.
 
-    __slots__ = ("_keys", "_divisors")
+    Each distinct flat key is handed out as a short stand-in, ``(i,)`` with ``i`` its number in
+    this memo: equal keys get the same one, so the stand-ins compare like the keys, and the memo
+    tables keyed by them (and by keys composed of them) hash a pair of ints instead of a tuple of
+    dozens of tags each time they are looked up (CPython does not remember a tuple's hash)."""
+
+    __slots__ = ("_keys", "_divisors", "_ids")
 
     def __init__(self) -> None:
         # conditions and dimensions together (a condition never equals a dimension)
         self._keys: dict[Cond | Dim, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
         self._divisors: dict[Cond, tuple[Dim, ...]] = {}  # of the conditions with a key
+        self._ids: dict[AlphaKey, AlphaKey] = {}  # flat key -> its stand-in
 
     def cond(self, c: Cond) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         """The key of ``c`` and its leaves in the order of their positions; None without one."""
@@ -236,7 +242,7 @@ class AlphaMemo:
         except _NoKey:
             self._keys[c] = None
             return None
-        out = self._keys[c] = k.result()
+        out = self._keys[c] = self._interned(k.result())
         if k.divisors:
             self._divisors[c] = tuple(k.divisors)
         return out
@@ -257,8 +263,19 @@ class AlphaMemo:
         hit = self._keys.get(x, _MISSING)  # type: ignore[call-overload]
         if hit is not _MISSING:
             return hit  # type: ignore[no-any-return]
-        out = self._keys[x] = _flat_key(write, x)  # type: ignore[index]
+        out = self._keys[x] = self._interned(_flat_key(write, x))  # type: ignore[index]
         return out
+
+    def _interned(self, keyed: _Keyed | None) -> _Keyed | None:
+        """``keyed`` with its flat key replaced by the key's stand-in (see the class docstring)."""
+        if keyed is None:
+            return None
+        ids = self._ids
+        key = keyed[0]
+        stand_in = ids.get(key)
+        if stand_in is None:
+            stand_in = ids[key] = (len(ids),)
+        return stand_in, keyed[1]
 
     def joint(self, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
         """The key of ``conds`` and ``dims`` together, or None when one of them has none."""
