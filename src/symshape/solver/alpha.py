@@ -286,11 +286,16 @@ class AlphaMemo:
             return None if k is None else (1, 0, k[0])
         ids: dict[Atom, int] = {}
         out: list[object] = [len(conds), len(dims)]
-        for k in [self.cond(c) for c in conds] + [self.dim(d) for d in dims]:
+        keys = self._keys
+        for x in (*conds, *dims):
+            k = keys.get(x, _MISSING)  # type: ignore[arg-type]
+            if k is _MISSING:  # (a dimension never equals a condition: see __init__)
+                k = self.dim(x) if isinstance(x, Dim) else self.cond(x)
             if k is None:
                 return None
-            out.append(k[0])
-            out.append(tuple([ids.setdefault(a, len(ids)) for a in k[1]]))
+            key, leaves = k
+            out.append(key)
+            out.append(tuple([ids.setdefault(a, len(ids)) for a in leaves]))
         return tuple(out)
 
 
