@@ -98,7 +98,8 @@ class Dim(Shown):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Dim):
             return self is other or self._key == other._key
-        if isinstance(other, Integral) and not isinstance(other, bool):
+        if type(other) is int or (isinstance(other, Integral) and not isinstance(other, bool)):
+            # (a plain int first: the abstract-base-class check costs more than the comparison)
             c = self.constant_value
             return c is not None and c == int(other)
         return False
