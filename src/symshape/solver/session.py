@@ -315,6 +315,9 @@ class Session:
         """
         xs = self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
         kept = self._index.cone(xs)
+        if not kept:  # (the common case for a fresh block's first question)
+            self._rel_divs = ()
+            return ()
         cone = sorted(i for i in kept if i >= 0)
         divs = sorted(~i for i in kept if i < 0)
         self._rel_divs = tuple(divs)
