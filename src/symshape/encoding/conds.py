@@ -15,6 +15,7 @@ FALSE
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -227,7 +228,14 @@ def _linear_in_plain_atoms(d: Dim) -> bool:
 
 
 def _cmp(op: CmpOp, a: DimLike, b: DimLike) -> Cond:
-    x, y = as_dim(a), as_dim(b)
+    return _cmp_dims(op, as_dim(a), as_dim(b))
+
+
+@functools.lru_cache(maxsize=1 << 9)
+def _cmp_dims(op: CmpOp, x: Dim, y: Dim) -> Cond:
+    # memoized (keyed by dimensions only, so ``True`` or ``1.0`` never stands for ``1``): relations
+    # build the same comparison to prove it, then again inside the guard they state (a broadcast
+    # proves ``x == y``, ``x == 1``, ``y == 1``, then requires their disjunction)
     yc = y.constant_value
     diff = x - y if yc is None else x - yc  # (a constant: its negation is interned)
     r = _decide_cmp(op, diff)
@@ -426,16 +434,14 @@ def cond_dims(c: Cond) -> Iterator[Dim]:
     stack: list[Cond] = [c]
     while stack:
         x = stack.pop()
-        match x:
-            case Cmp(_, a, b):
-                yield a
-                yield b
-            case BoolOp(_, xs):
-                stack.extend(reversed(xs))
-            case Not(y):
-                stack.append(y)
-            case _:
-                pass
+        cls = type(x)  # (the condition classes have no subclasses)
+        if cls is Cmp:
+            yield x.lhs  # type: ignore[union-attr]
+            yield x.rhs  # type: ignore[union-attr]
+        elif cls is BoolOp:
+            stack.extend(reversed(x.args))  # type: ignore[union-attr]
+        elif cls is Not:
+            stack.append(x.arg)  # type: ignore[union-attr]
 
 
 MAX_JOIN_EXPANSION = 64
@@ -444,9 +450,24 @@ MAX_JOIN_EXPANSION = 64
 
 def _join_atoms(c: Cond) -> list[AnyDim]:
     out: dict[int, AnyDim] = {}
-    for d in cond_dims(c):
-        _add_joins(d, out)
-    return [out[k] for k in sorted(out)]
+    _cond_joins(c, out)
+    return [out[k] for k in sorted(out)] if out else []
+
+
+def _cond_joins(c: Cond, out: dict[int, AnyDim]) -> None:
+    """The joins in ``c`` (into ``out`` by id), by a direct walk (iterative; every required or
+    proved condition is looked over, and few have joins)."""
+    stack: list[Cond] = [c]
+    while stack:
+        x = stack.pop()
+        cls = type(x)
+        if cls is Cmp:
+            _add_joins(x.lhs, out)  # type: ignore[union-attr]
+            _add_joins(x.rhs, out)  # type: ignore[union-attr]
+        elif cls is BoolOp:
+            stack.extend(x.args)  # type: ignore[union-attr]
+        elif cls is Not:
+            stack.append(x.arg)  # type: ignore[union-attr]
 
 
 def _add_joins(d: Dim, out: dict[int, AnyDim]) -> None:

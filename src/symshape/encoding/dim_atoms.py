@@ -33,6 +33,7 @@ __all__ = [
     "Sym",
     "Terms",
     "iter_atoms",
+    "terms_have_unknowns",
 ]
 
 Key = tuple[object, ...]
@@ -215,6 +216,25 @@ def iter_atoms(terms: Terms) -> Iterator[Atom]:
             elif isinstance(a, _Extremum):
                 for x in a.args:
                     yield from iter_atoms(x.terms)
+
+
+def terms_have_unknowns(terms: Terms) -> bool:
+    """Whether a solver unknown occurs in a dimension's ``terms``, at any depth (an atom that
+    :func:`iter_atoms` would yield), reading the cached ``has_unknowns`` of each dimension inside
+    a composite atom."""
+    for m, _ in terms:
+        for a, _ in m:
+            cls = type(a)
+            if cls is DimVar:
+                return True
+            if cls is FloorDiv or cls is Mod:
+                if a.a.has_unknowns or a.b.has_unknowns:  # type: ignore[union-attr]
+                    return True
+            elif cls is Max or cls is Min:
+                for x in a.args:  # type: ignore[union-attr]
+                    if x.has_unknowns:
+                        return True
+    return False
 
 
 def _mono_key(m: Mono) -> Key:

@@ -87,6 +87,8 @@ def _atom_bounds(a: Atom) -> Interval:
 
 def mono_bounds(m: Mono) -> Interval:
     """Interval bounds of the monomial ``m`` (coefficient 1)."""
+    if len(m) == 1 and m[0][1] == 1:  # one atom, to the first power: the loop's result, directly
+        return _scale(_atom_bounds(m[0][0]), 1)
     iv: Interval | None = None
     for a, e in m:
         b = _ipow(_atom_bounds(a), e)

@@ -30,6 +30,7 @@ from symshape.encoding.dim_atoms import (
     _dim_str,
     _mono_key,
     iter_atoms,
+    terms_have_unknowns,
 )
 from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.dim_monos import common_factor, content, exact_quotient, mono_mul, split_multiples
@@ -97,7 +98,8 @@ class Dim(Shown):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Dim):
             return self is other or self._key == other._key
-        if isinstance(other, Integral) and not isinstance(other, bool):
+        if type(other) is int or (isinstance(other, Integral) and not isinstance(other, bool)):
+            # (a plain int first: the abstract-base-class check costs more than the comparison)
             c = self.constant_value
             return c is not None and c == int(other)
         return False
@@ -156,7 +158,7 @@ class Dim(Shown):
         """True when a solver unknown occurs (cached)."""
         hv = self._hv
         if hv is None:
-            hv = self._hv = any(isinstance(a, DimVar) for a in self.atoms())
+            hv = self._hv = terms_have_unknowns(self.terms)
         return hv
 
     def atoms(self) -> Iterator[Atom]:
@@ -304,7 +306,6 @@ ONE = const(1)
 
 def _atom_dim(a: Atom) -> Dim:
     return Dim(((((a, 1),), 1),))
-
 
 
 def as_dim(x: object) -> Dim:

@@ -33,6 +33,9 @@ class _NoKey(Exception):
     pass
 
 
+_MISSING = object()  # a memo's miss (a raised KeyError costs more than the lookup)
+
+
 def _position(leaves: dict[Atom, int], a: Atom) -> int:
     """The position of leaf ``a`` (numbered in order of first occurrence); a join of branches
     has none."""
@@ -96,26 +99,16 @@ def alpha_key_leaves(
 
 def alpha_types_key(types: Sequence[Type]) -> AlphaKey | None:
     """A key of ground tensor types (and tuples of them) up to renaming the leaves of their
-    dimensions; None for other types and for tensors with a known value."""
-    k = _Keyer()
-    out: list[object] = []
+    dimensions; None for other types and for tensors with a known value. One flat tuple
+    (:class:`_FlatKeyer`)."""
+    k = _FlatKeyer()
+    k.out.append(len(types))
     try:
         for t in types:
-            out.append(_type_key(k, t))
+            k.typ(t)
     except _NoKey:
         return None
-    return tuple(out)
-
-
-def _type_key(k: _Keyer, t: Type) -> object:
-    cls = type(t)
-    if cls is TupleType:
-        return ("t", tuple(_type_key(k, x) for x in t.fields))  # type: ignore[union-attr]
-    if cls is not TensorType or t.value is not None:  # type: ignore[union-attr]
-        raise _NoKey
-    shape = t.shape  # type: ignore[union-attr]
-    dims = tuple(k.dim(d) for d in shape) if type(shape) is tuple else shape
-    return (dims, t.dtype)  # type: ignore[union-attr]
+    return tuple(k.out)
 
 
 class _FlatKeyer:
@@ -125,11 +118,14 @@ class _FlatKeyer:
     term, factor and leaf, so a long-lived memo of keys leaves little for the cyclic garbage
     collector to traverse."""
 
-    __slots__ = ("leaves", "out")
+    __slots__ = ("leaves", "out", "divisors")
 
     def __init__(self) -> None:
         self.leaves: dict[Atom, int] = {}
         self.out: list[object] = []
+        #: the non-constant divisors met, each once, in the order of
+        #: :func:`~symshape.solver.relevance.cond_divisors`
+        self.divisors: list[Dim] = []
 
     def atom(self, a: Atom) -> None:
         cls = type(a)
@@ -142,8 +138,11 @@ class _FlatKeyer:
                 out += ("v" if cls is DimVar else "a", i)
         elif cls is FloorDiv or cls is Mod:
             out.append("/" if cls is FloorDiv else "%")
+            b = a.b  # type: ignore[union-attr]
+            if b.constant_value is None and b not in self.divisors:
+                self.divisors.append(b)
             self.dim(a.a)  # type: ignore[union-attr]
-            self.dim(a.b)  # type: ignore[union-attr]
+            self.dim(b)
         elif cls is Max or cls is Min:
             args = a.args  # type: ignore[union-attr]
             out += ("M" if cls is Max else "m", len(args))
@@ -154,12 +153,20 @@ class _FlatKeyer:
 
     def dim(self, d: Dim) -> None:
         out = self.out
-        out.append(len(d.terms))
-        for m, c in d.terms:
+        terms = d.terms
+        out.append(len(terms))
+        for m, c in terms:
             out.append(len(m))
             for a, e in m:
-                self.atom(a)
-                out.append(e)
+                if type(a) is Sym:  # the common leaf, inline (what atom() writes for it)
+                    leaves = self.leaves
+                    i = leaves.get(a)
+                    if i is None:
+                        i = leaves[a] = len(leaves)
+                    out += ("s", i, a.min, a.max, e)
+                else:
+                    self.atom(a)
+                    out.append(e)
             out.append(c)
 
     def cond(self, c: Cond) -> None:
@@ -179,6 +186,27 @@ class _FlatKeyer:
             assert isinstance(c, BoolConst)
             out += ("K", c.value)
 
+    def typ(self, t: Type) -> None:
+        """A ground tensor type or a tuple of them (others have no key)."""
+        cls = type(t)
+        out = self.out
+        if cls is TupleType:
+            fields = t.fields  # type: ignore[union-attr]
+            out += ("t", len(fields))
+            for x in fields:
+                self.typ(x)
+            return
+        if cls is not TensorType or t.value is not None:  # type: ignore[union-attr]
+            raise _NoKey
+        shape = t.shape  # type: ignore[union-attr]
+        if type(shape) is tuple:
+            out += ("T", len(shape))
+            for d in shape:
+                self.dim(d)
+        else:  # an unknown rank
+            out += ("R", shape)
+        out.append(t.dtype)  # type: ignore[union-attr]
+
     def result(self) -> tuple[AlphaKey, tuple[Atom, ...]]:
         """The key and the leaves in the order of their positions."""
         return tuple(self.out), tuple(self.leaves)
@@ -188,37 +216,86 @@ class AlphaMemo:
     """Keys of single conditions and dimensions, each computed once, and keys of several of them
     together composed from those: each part's key and which of their leaves are the same
     (numbered in order of first occurrence). Two problems with the same composed key are the same
-    problem up to a bijective renaming of leaves that keeps ranges, like :func:`alpha_key`'s."""
+    problem up to a bijective renaming of leaves that keeps ranges, like :func:`alpha_key`'s.
 
-    __slots__ = ("_keys",)
+    Each distinct flat key is handed out as a short stand-in, ``(i,)`` with ``i`` its number in
+    this memo: equal keys get the same one, so the stand-ins compare like the keys, and the memo
+    tables keyed by them (and by keys composed of them) hash a pair of ints instead of a tuple of
+    dozens of tags each time they are looked up (CPython does not remember a tuple's hash)."""
+
+    __slots__ = ("_keys", "_divisors", "_ids")
 
     def __init__(self) -> None:
         # conditions and dimensions together (a condition never equals a dimension)
         self._keys: dict[Cond | Dim, tuple[AlphaKey, tuple[Atom, ...]] | None] = {}
+        self._divisors: dict[Cond, tuple[Dim, ...]] = {}  # of the conditions with a key
+        self._ids: dict[AlphaKey, AlphaKey] = {}  # flat key -> its stand-in
 
     def cond(self, c: Cond) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         """The key of ``c`` and its leaves in the order of their positions; None without one."""
-        return self._memo(c, _FlatKeyer.cond)
+        hit = self._keys.get(c, _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
+        k = _FlatKeyer()
+        try:
+            k.cond(c)
+        except _NoKey:
+            self._keys[c] = None
+            return None
+        out = self._keys[c] = self._interned(k.result())
+        if k.divisors:
+            self._divisors[c] = tuple(k.divisors)
+        return out
+
+    def leaves_divisors(self, c: Cond) -> tuple[frozenset[Atom], tuple[Dim, ...]] | None:
+        """The leaves of ``c`` (:func:`~symshape.solver.relevance.cond_leaves`) and its divisors
+        (:func:`~symshape.solver.relevance.cond_divisors`), read off the walk that made its key;
+        None when it has no key."""
+        k = self.cond(c)
+        if k is None:
+            return None
+        return frozenset(k[1]), self._divisors.get(c, ())
 
     def dim(self, d: Dim) -> tuple[AlphaKey, tuple[Atom, ...]] | None:
         return self._memo(d, _FlatKeyer.dim)
 
     def _memo(self, x: _X, write: Callable[[_FlatKeyer, _X], None]) -> _Keyed | None:
-        try:
-            return self._keys[x]  # type: ignore[index]
-        except KeyError:
-            out = self._keys[x] = _flat_key(write, x)  # type: ignore[index]
-            return out
+        hit = self._keys.get(x, _MISSING)  # type: ignore[call-overload]
+        if hit is not _MISSING:
+            return hit  # type: ignore[no-any-return]
+        out = self._keys[x] = self._interned(_flat_key(write, x))  # type: ignore[index]
+        return out
+
+    def _interned(self, keyed: _Keyed | None) -> _Keyed | None:
+        """``keyed`` with its flat key replaced by the key's stand-in (see the class docstring)."""
+        if keyed is None:
+            return None
+        ids = self._ids
+        key = keyed[0]
+        stand_in = ids.get(key)
+        if stand_in is None:
+            stand_in = ids[key] = (len(ids),)
+        return stand_in, keyed[1]
 
     def joint(self, conds: Sequence[Cond], dims: Sequence[Dim] = ()) -> AlphaKey | None:
         """The key of ``conds`` and ``dims`` together, or None when one of them has none."""
+        if len(conds) == 1 and not dims:
+            # one condition: its leaves' ids are their positions, 0, 1, ..., which its key
+            # determines (the composed key would add nothing)
+            k = self.cond(conds[0])
+            return None if k is None else (1, 0, k[0])
         ids: dict[Atom, int] = {}
         out: list[object] = [len(conds), len(dims)]
-        for k in [self.cond(c) for c in conds] + [self.dim(d) for d in dims]:
+        keys = self._keys
+        for x in (*conds, *dims):
+            k = keys.get(x, _MISSING)  # type: ignore[arg-type]
+            if k is _MISSING:  # (a dimension never equals a condition: see __init__)
+                k = self.dim(x) if isinstance(x, Dim) else self.cond(x)
             if k is None:
                 return None
-            out.append(k[0])
-            out.append(tuple([ids.setdefault(a, len(ids)) for a in k[1]]))
+            key, leaves = k
+            out.append(key)
+            out.append(tuple([ids.setdefault(a, len(ids)) for a in leaves]))
         return tuple(out)
 
 

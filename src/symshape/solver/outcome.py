@@ -160,7 +160,7 @@ class Solution(Outcome):
         # fails, as a run would); simplified and deduplicated for the report (each rewrite
         # proved equivalent by Z3)
         self.stated_guards = self.guards
-        self.guards = simplify_guard_list(self.guards)
+        self.guards = simplify_guard_list(self.guards, solver.session)
         self.warnings = pinned_warnings(self.guards)
         self.inconclusive = list(solver.inconclusive)
         pending = [r for r in solver.rels if r.state == RelationState.PENDING]

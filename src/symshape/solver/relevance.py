@@ -161,7 +161,7 @@ class RelevanceIndex:
         kills: dict[Leaf, int] = {}
         keyed = False
         k: tuple[AlphaKey, tuple[Atom, ...]] | None = None
-        for y in sorted(leaves, key=lambda a: a._key):
+        for y in leaves:  # (any order: each leaf is tested on its own)
             dead = self.dead.get(y, BOTH_MODES)
             if not dead:
                 continue  # alive for good: whether y kills the member no longer matters
@@ -195,22 +195,26 @@ class RelevanceIndex:
 
     def bounded_cone(self, xs: Iterable[Leaf], limit: int | None) -> set[int] | None:
         """:meth:`cone`, or None as soon as it has more than ``limit`` members."""
-        start = frozenset(xs)
+        # (the walk's order does not matter: the cone is a set, and it outgrows ``limit`` or not)
+        start = xs if type(xs) is frozenset else frozenset(xs)
         seen = set(start)
-        todo = sorted(start, key=lambda a: a._key)
+        todo = list(start)
         out: set[int] = set()
+        live, killed_by, killers, leaves = self.live, self.killed_by, self.killers, self.leaves
         while todo:
             a = todo.pop()
-            cands: list[int] = list(self.live.get(a, ()))
+            cands: Iterable[int] = live.get(a, ())
             if a in start:
-                cands.extend(f for f in self.killed_by.get(a, ()) if self.killers[f] <= start)
+                kb = killed_by.get(a)
+                if kb:
+                    cands = [*cands, *(f for f in kb if killers[f] <= start)]
             for f in cands:
                 if f in out:
                     continue
                 out.add(f)
                 if limit is not None and len(out) > limit:
                     return None
-                for y in self.leaves[f]:
+                for y in leaves[f]:
                     if y not in seen:
                         seen.add(y)
                         todo.append(y)

@@ -46,7 +46,7 @@ forms (or by the cheap procedures) never touches Z3 (``Session.z3_calls`` stays 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -121,8 +121,8 @@ class Session:
         self._alpha_cache: dict[AlphaKey, Verdict | bool] = {}
         self._kill_cache: dict[tuple[AlphaKey, int, int], bool] = {}
         self._alpha_memo = AlphaMemo()  # the key of each condition and divisor, computed once
-        self._leaf_memo: dict[Cond, frozenset[Leaf]] = {}
-        self._noted: set[Cond] = set()  # the conditions whose divisors are members
+        # the leaves and divisors of each condition met (the divisors' axioms are members)
+        self._info: dict[Cond, tuple[frozenset[Leaf], tuple[Dim, ...]]] = {}
         self._alpha_last: tuple[tuple[Cond, tuple[int, ...], tuple[int, ...]], AlphaKey | None] | None = None
         self.alpha_hits = 0
         self._divs: list[tuple[Dim, frozenset[Leaf]]] = []
@@ -254,26 +254,36 @@ class Session:
         return r
 
     # -- relevance -----------------------------------------------------------------------------
-    def _leaves(self, c: Cond) -> frozenset[Leaf]:
-        """:func:`~symshape.solver.relevance.cond_leaves`, once per condition."""
-        hit = self._leaf_memo.get(c)
-        if hit is None:
-            hit = self._leaf_memo[c] = cond_leaves(c)
-        return hit
+    def leaves(self, c: Cond) -> frozenset[Leaf]:
+        """:func:`~symshape.solver.relevance.cond_leaves` (remembered for the conditions the
+        session has met)."""
+        hit = self._info.get(c)
+        return (hit if hit is not None else self._cond_info(c))[0]
 
-    def _note(self, c: Cond) -> None:
-        """Add the axioms ``divisor > 0`` of ``c``'s divisors as members: each is asserted for
-        good once ``c`` is lowered, so it acts as a fact that every check assumes."""
-        if c in self._noted:
-            return
-        self._noted.add(c)
-        for den in cond_divisors(c):
+    def _cond_info(self, c: Cond) -> tuple[frozenset[Leaf], tuple[Dim, ...]]:
+        """The leaves and the divisors of ``c``; with the cheap procedures, read off the walk that
+        makes its key up to renaming (which the checks about ``c`` need anyway)."""
+        got = self._alpha_memo.leaves_divisors(c) if self.models else None
+        if got is None:
+            return cond_leaves(c), tuple(cond_divisors(c))
+        return got  # type: ignore[return-value]
+
+    def _note(self, c: Cond) -> frozenset[Leaf]:
+        """Add the axioms ``divisor > 0`` of ``c``'s divisors as members (each is asserted for
+        good once ``c`` is lowered, so it acts as a fact that every check assumes); ``c``'s
+        leaves."""
+        hit = self._info.get(c)
+        if hit is not None:
+            return hit[0]
+        info = self._info[c] = self._cond_info(c)
+        for den in info[1]:
             if den in self._div_seen:
                 continue
             self._div_seen.add(den)
             leaves = leaves_of_dims([den])
             self._divs.append((den, leaves))
             self._add_member(~(len(self._divs) - 1), leaves)
+        return info[0]
 
     def _add_member(self, member: int, leaves: frozenset[Leaf]) -> None:
         """Index fact ``member`` (divisor axiom ``~member``) with the modes in which each of its
@@ -303,9 +313,11 @@ class Session:
         earlier fact), a refuted condition is never assumed (it is reported as an error when
         stated), and a fact the solver assumes without a check only defines a fresh symbol.
         """
-        self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
-        xs = self._leaves(c)
+        xs = self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
         kept = self._index.cone(xs)
+        if not kept:  # (the common case for a fresh block's first question)
+            self._rel_divs = ()
+            return ()
         cone = sorted(i for i in kept if i >= 0)
         divs = sorted(~i for i in kept if i < 0)
         self._rel_divs = tuple(divs)
@@ -373,6 +385,14 @@ class Session:
         self._witness_cache[key] = ok
         return ok
 
+    def simplifier_memos(
+        self,
+    ) -> tuple[dict[tuple[AlphaKey, int, int], bool], AlphaMemo, Callable[[Cond], frozenset[Leaf]]]:
+        """What the guard simplifier (:mod:`symshape.solver.simplify`) can reuse: the kill
+        modes by key (:meth:`RelevanceIndex.kill_modes`' memo), the keys up to renaming, and
+        :meth:`leaves`."""
+        return self._kill_cache, self._alpha_memo, self.leaves
+
     # -- public --------------------------------------------------------------------------------
     def assume(self, c: Cond, origin: Origin) -> None:
         """Accept ``c`` as a fact, tracked under ``origin``."""
@@ -380,8 +400,7 @@ class Session:
             return
         f = Fact(c, origin, len(self.facts))
         self.facts.append(f)
-        self._note(c)
-        leaves = self._leaves(c)
+        leaves = self._note(c)
         self._fact_leaves.append(leaves)
         if leaves:
             self._add_member(f.index, leaves)

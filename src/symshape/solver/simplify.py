@@ -30,7 +30,7 @@ condition's origin; :func:`pinned_symbols` finds the guards that pin a symbol to
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import z3
 
@@ -49,6 +49,7 @@ from symshape.solver.relevance import (
     cond_leaves,
     witness,
 )
+from symshape.solver.session import Session
 
 __all__ = [
     "simplify_guards",
@@ -91,16 +92,22 @@ class _Prover:
     asserts the range and divisor axioms of their atoms only, so that it is as small as the
     conditions it is about, whatever else was checked before."""
 
-    def __init__(self) -> None:
+    def __init__(self, session: Session | None = None) -> None:
         self._ctx: z3.Context | None = None
         self.memo: dict[Cond, Cond] = {}
         # conditions up to renaming their symbols (solver/alpha.py): a block repeated over fresh
         # symbols states the same guards again, each over other symbols
         self.rewrite_memo: dict[AlphaKey, tuple[Cond | None, tuple[Atom, ...]]] = {}  # None: unchanged
-        self.kill_memo: dict[tuple[AlphaKey, int, int], bool] = {}  # (c's key, leaf, mode)
         self.implied_memo: dict[AlphaKey, bool] = {}
-        self.alpha = AlphaMemo()
         self.unproved_implications = 0
+        if session is None:
+            self.kill_memo: dict[tuple[AlphaKey, int, int], bool] = {}  # (c's key, leaf, mode)
+            self.alpha = AlphaMemo()
+            self.leaves: Callable[[Cond], frozenset[Leaf]] = cond_leaves
+        else:
+            # the guards were the session's facts: their keys, leaves and kill modes are known
+            # (the same questions, asked the same way: see Session._add_member)
+            self.kill_memo, self.alpha, self.leaves = session.simplifier_memos()
 
     def _valid(self, premises: Sequence[Cond], goal: Cond, iff: bool = False) -> bool:
         """``premises => goal`` (``premises[0] <=> goal`` with ``iff``) holds for every value of
@@ -166,7 +173,7 @@ def _index(conds: Sequence[Cond], prover: _Prover) -> tuple[RelevanceIndex, list
     modes in which each leaf kills each condition, decided by canonical forms; the same for
     conditions that differ by a renaming of symbols), and their leaves."""
     index = RelevanceIndex()
-    all_leaves = [cond_leaves(c) for c in conds]
+    all_leaves = [prover.leaves(c) for c in conds]
     for i, (c, leaves) in enumerate(zip(conds, all_leaves)):
         kills = index.kill_modes(
             leaves,
@@ -285,12 +292,13 @@ def simplify_guards(conds: Sequence[Cond]) -> list[Cond]:
     return [c for c, _ in _simplify([(c, i) for i, c in enumerate(conds)], prover)]
 
 
-def simplify_guard_list(guards: Sequence[Guard]) -> list[Guard]:
+def simplify_guard_list(guards: Sequence[Guard], session: Session | None = None) -> list[Guard]:
     """:func:`simplify_guards` for guards: each kept condition keeps the origin and code of the
-    guard it came from (a guard that did not change is returned as it was)."""
+    guard it came from (a guard that did not change is returned as it was). ``session``: the
+    session that found the guards, whose memos of keys, leaves and kill modes are reused."""
     if not guards:
         return []
-    prover = _Prover()
+    prover = _Prover(session)
     out: list[Guard] = []
     for c, i in _simplify([(g.cond, i) for i, g in enumerate(guards)], prover):
         g = guards[i]
