@@ -9,8 +9,9 @@ fn (%x: Tensor[(2, 3), float32]) {
 
 A program is a DAG: a sub-expression used in more than one place (an ONNX value two nodes read,
 a residual branch) is printed once, as a definition ``%0 = ...;`` on its own line before the
-statement that first uses it, and by that name everywhere after, as Relay's printer does; a
-program without shared sub-expressions prints as a tree, as before. Printing a DAG as a tree
+statement that first uses it, and by that name everywhere after, as Relay's printer does (a
+tuple of variables and constants prints in place); a program without shared sub-expressions
+prints as a tree, as before. Printing a DAG as a tree
 would repeat each shared part once per path to it: exponential text for a stack of inception
 blocks or residual layers.
 
@@ -48,7 +49,9 @@ _COMPOUND = (X.Call, X.Tuple, X.TupleGetItem, X.Let, X.Function, X.If, X.Match, 
 def shared_nodes(root: Any) -> set[int]:
     """The ids of the compound sub-expressions of ``root`` reached along two or more edges (a
     back edge of a cyclic program, to an expression that contains itself, does not count: the
-    printer prints ``<cycle>`` there). One iterative walk over the distinct nodes."""
+    printer prints ``<cycle>`` there), except a tuple of atoms (``(%x, %x)``: it computes
+    nothing, and its text costs no more than a name would). One iterative walk over the distinct
+    nodes."""
     seen: set[int] = set()
     done: set[int] = set()  # the nodes whose operands are all walked
     shared: set[int] = set()
@@ -61,7 +64,7 @@ def shared_nodes(root: Any) -> set[int]:
             continue
         i = id(e)
         if i in seen:
-            if i in done:
+            if i in done and not (type(e) is X.Tuple and not any(isinstance(k, _COMPOUND) for k in e.fields)):
                 shared.add(i)  # a second edge into a finished node (not a back edge)
             continue
         seen.add(i)
