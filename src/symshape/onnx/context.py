@@ -155,12 +155,16 @@ class NodeContext:
         span: OnnxSpan,
         inputs: Sequence[Value | None],
         attrs: Mapping[str, Any] | None = None,
+        *,
+        op_type: str | None = None,
+        outputs: Sequence[str] | None = None,
     ) -> None:
+        """``op_type`` and ``outputs`` (the output names), when given, are the node's (read by
+        the caller already)."""
         self._imp = importer
         self.node = node
-        self.name: str = node.name
-        self.op_type: str = node.op_type
-        self.domain: str = node.domain
+        self.op_type: str = node.op_type if op_type is None else op_type
+        self._outputs: Sequence[str] = node.output if outputs is None else outputs
         self.opset = opset
         self.span = span
         self._inputs = inputs
@@ -197,6 +201,16 @@ class NodeContext:
 
     # -- the node ---------------------------------------------------------------------------------
     @property
+    def name(self) -> str:
+        """The node's own name (empty when it has none)."""
+        return self.node.name
+
+    @property
+    def domain(self) -> str:
+        """The node's operator domain, as the model writes it."""
+        return self.node.domain
+
+    @property
     def what(self) -> str:
         """How reports name the node: ``node 'Reshape_12' (Reshape)``."""
         return self.span.what
@@ -209,11 +223,11 @@ class NodeContext:
     @property
     def num_outputs(self) -> int:
         """The number of output slots, including empty ones."""
-        return len(self.node.output)
+        return len(self._outputs)
 
     def has_output(self, i: int) -> bool:
         """Whether output ``i`` is wanted (present and not the empty name)."""
-        return i < len(self.node.output) and bool(self.node.output[i])
+        return i < len(self._outputs) and bool(self._outputs[i])
 
     # -- inputs -----------------------------------------------------------------------------------
     def has_input(self, i: int) -> bool:

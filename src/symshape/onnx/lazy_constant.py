@@ -29,7 +29,7 @@ class LazyConstant:
     ``outer`` (the outermost graph's bindings: in scope everywhere) and returns the variable.
     ``value`` is the :class:`Value` it stands behind (set by the importer)."""
 
-    __slots__ = ("name", "shape", "dtype", "base", "arr", "what", "label", "position", "outer", "value")
+    __slots__ = ("name", "shape", "dtype", "base", "arr", "kind", "label", "position", "outer", "value")
 
     def __init__(
         self,
@@ -38,13 +38,13 @@ class LazyConstant:
         dtype: str,
         base: TensorType,
         arr: np.ndarray[Any, Any] | None,
-        what: str,
+        kind: str,
         label: str,
         position: int,
         outer: list[tuple[Var, Expr]],
     ) -> None:
         self.name, self.shape, self.dtype, self.base = name, shape, dtype, base
-        self.arr, self.what, self.label, self.position, self.outer = arr, what, label, position, outer
+        self.arr, self.kind, self.label, self.position, self.outer = arr, kind, label, position, outer
         self.value: Value | None = None
 
     def typ(self) -> Type:
@@ -55,7 +55,7 @@ class LazyConstant:
         return t
 
     def __call__(self) -> Expr:
-        span = OnnxSpan.at(self.label, self.position, self.what)
+        span = OnnxSpan.at(self.label, self.position, f"{self.kind} '{self.name}'")
         c = ss.Constant(shape=self.shape, dtype=self.dtype)
         c.data = self.arr  # what ss.const(arr) makes, without inspecting the array again
         c.span = span
