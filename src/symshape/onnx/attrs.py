@@ -71,7 +71,9 @@ def tensor_value(t: onnx.TensorProto, dims: tuple[int, ...] | None = None) -> np
         raw = t.raw_data
         if raw:
             if len(raw) == dt.itemsize * math.prod(shape):
-                arr = np.frombuffer(raw, dtype=dt).reshape(shape)
+                arr = np.frombuffer(raw, dtype=dt)
+                if len(shape) != 1:
+                    arr = arr.reshape(shape)
                 return arr if dt.isnative else arr.astype(dt.newbyteorder("="), copy=False)
         else:
             data = getattr(t, _FIELD[t.data_type])

@@ -128,7 +128,7 @@ def scan(
             dom = canonical_domain(dom)
         ident = n.name or f"{prefix}#{k}"
         what = node_what(ident, op, dom) if dom else f"node '{ident}' ({op})"
-        info = NodeInfo(n, ident, converter(dom, op), what, n.input[:], n.output[:], op, dom)
+        info = _new_info(NodeInfo, (n, ident, converter(dom, op), what, n.input[:], n.output[:], op, dom))
         mine.append(info)
         into[id(n)] = info
         if op in SUBGRAPH_OPS and not dom:
@@ -137,21 +137,20 @@ def scan(
     return mine
 
 
+#: ``NodeInfo(...)`` without the Python frame of the named tuple's ``__new__`` (one per node)
+_new_info: Final = tuple.__new__
+
+
 def ordered_nodes(infos: Sequence[NodeInfo], known: set[str]) -> Sequence[NodeInfo]:
     """The nodes of a graph (``infos``, in graph order) in graph order, or topologically sorted
     when the graph is not (stable); ``known``: the values defined before the graph's nodes
     (updated)."""
-    add = known.add
+    known.add("")  # (an empty name is an omitted optional input or output)
+    covers, update = known.issuperset, known.update
     for info in infos:
-        for i in info.inputs:
-            if i and i not in known:
-                break
-        else:
-            for o in info.outputs:
-                if o:
-                    add(o)
-            continue
-        break
+        if not covers(info.inputs):
+            break
+        update(info.outputs)
     else:
         return infos
     producers: dict[str, int] = {}

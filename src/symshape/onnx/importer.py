@@ -470,12 +470,14 @@ class Importer:
         what = span.what
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
         if not dom and (op in FOLDED_WITHOUT_VALUES or op in FOLDABLE):
-            consts = [None if v is None else v.const for v in inputs]
-            folded = (
-                fold(node, ctx, consts, self.opsets.get("", 1))
-                if op in FOLDED_WITHOUT_VALUES or any(c is not None for c in consts)
-                else None  # (fold needs a value, except for these)
-            )
+            consts: list[np.ndarray[Any, Any] | None] = []
+            known = op in FOLDED_WITHOUT_VALUES  # (fold needs a value, except for these)
+            for v in inputs:
+                c = None if v is None else v.const
+                if c is not None:
+                    known = True
+                consts.append(c)
+            folded = fold(node, ctx, consts, self.opsets.get("", 1)) if known else None
             if folded is not None:
                 self.folded += 1
                 self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
