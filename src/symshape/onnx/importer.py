@@ -233,6 +233,9 @@ class Importer:
         fn = Function(list(self.params), Dataflow(list(self.bindings), body))
         fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
         self.function = fn
+        # the per-node records are done with: released while the collector is paused, so that its
+        # first collection does not walk them (a model has thousands); _node_info reads them again
+        self._info, self._top, self._unbound = {}, [], []
         return fn
 
     def _convert_graph(self, g: onnx.GraphProto) -> list[Expr]:
@@ -347,8 +350,7 @@ class Importer:
         base = self._types.get((shape, dtype))
         if base is None:
             base = self.tensor_type(shape, dtype)
-        lazy = LazyConstant(name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0])
-        v = lazy.value = Value(name, None, arr, None, et, _make=lazy, _type_fn=lazy.typ)
+        v = LazyConstant(name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0], et)
         self.values[name] = self.named[name] = v
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
@@ -400,6 +402,8 @@ class Importer:
 
     def _node_info(self, node: onnx.NodeProto) -> tuple[str, ConverterDef | None]:
         """The node's name for reports and its converter."""
+        if not self._info and self.function is not None:  # (released at the end of run)
+            scan(self.graph, "", self._converter, self._info)
         hit = self._info.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1], hit[2]
