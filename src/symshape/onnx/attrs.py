@@ -67,7 +67,7 @@ def tensor_value(t: onnx.TensorProto, dims: tuple[int, ...] | None = None) -> np
     """
     dt = _RAW.get(t.data_type)
     if dt is not None and t.data_location != _TP.EXTERNAL and not t.HasField("segment"):
-        shape = tuple(t.dims) if dims is None else dims
+        shape = tuple(t.dims[:]) if dims is None else dims
         raw = t.raw_data
         if raw:
             if len(raw) == dt.itemsize * math.prod(shape):
@@ -118,7 +118,7 @@ def parse_attribute(a: AttributeProto) -> Any:
     """The Python value of one attribute (see the module docstring)."""
     t = a.type
     if t == _T_INTS:
-        return tuple(a.ints)
+        return tuple(a.ints[:])  # (a slice: iterating a repeated field ends in a costly IndexError)
     if t == _T_INT:
         return a.i
     read = _READERS.get(t)

@@ -178,7 +178,8 @@ class NodeContext:
         """The node's attributes by name (read from the node on first use)."""
         raw = self._raw_attrs
         if raw is None:
-            raw = self._raw_attrs = {a.name: a for a in self.node.attribute}
+            # (a slice: iterating a protobuf repeated field ends in an IndexError, costly)
+            raw = self._raw_attrs = {a.name: a for a in self.node.attribute[:]}
         return raw
 
     @property

@@ -315,7 +315,7 @@ class Importer:
         self.define(Value(name, v, None, t, et))
 
     def _add_initializer(self, t: onnx.TensorProto, name: str) -> None:
-        shape = tuple(t.dims)
+        shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
         et = t.data_type
         arr: np.ndarray[Any, Any] | None = None
         if t.data_location != _EXTERNAL and math.prod(shape) <= (
