@@ -370,6 +370,8 @@ class NodeContext:
         v = self._attribute(name, None)
         if v is None:
             return None if default is None else tuple(default)
+        if type(v) is tuple and _PLAIN_INT.issuperset(map(type, v)):
+            return v  # (the common case, an INTS attribute: checked without a generator)
         if isinstance(v, int) and not isinstance(v, bool):
             return (v,)
         if not isinstance(v, tuple) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
@@ -444,6 +446,10 @@ class NodeContext:
     def fresh_dim(self, hint: str) -> ss.Dim:
         """A new given symbol, unique in the model, for a size only known at run time."""
         return self._imp.dim_names.fresh(hint)
+
+
+#: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
+_PLAIN_INT: Final = frozenset({int})
 
 
 def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:
