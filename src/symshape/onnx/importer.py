@@ -506,9 +506,10 @@ class Importer:
             self._stand_ins(outputs, span)
             return
         self._bind(outputs, outs, inputs, span)
-        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the ONNX type stays
-            if i < len(outputs) and outputs[i] in self.named:
-                self.named[outputs[i]].elem_type = et
+        if ctx.elem_types:
+            for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
+                if i < len(outputs) and outputs[i] in self.named:
+                    self.named[outputs[i]].elem_type = et
 
     def _outputs(self, wanted: Sequence[str], result: Any) -> list[Expr | None]:
         if isinstance(result, Expr):
@@ -531,12 +532,17 @@ class Importer:
         inputs: Sequence[Value | None],
         span: OnnxSpan,
     ) -> None:
-        stamp(outs, lambda: {id(v._expr) for v in inputs if v is not None and v._expr is not None}, span)
+        for e in outs:  # (usually none: what the converter built has the node's span already)
+            if e is not None and type(e.span) is not OnnxSpan:
+                stamp(
+                    outs, lambda: {id(v._expr) for v in inputs if v is not None and v._expr is not None}, span
+                )
+                break
         top = len(self._scopes) == 1
         for name, e in zip(outputs, outs):
             if not name or e is None:
                 continue
-            if top and type(e) is ss.Call:
+            if top and type(e) is _CALL:
                 # the expression itself stands for the value (no variable): a node output of the
                 # outermost graph that the outputs do not reach is bound at the end
                 self._unbound.append((name, e, span))
@@ -585,6 +591,7 @@ class Importer:
 
 
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
+_CALL: Final = ss.Call
 _NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
 #: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
 #: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)
