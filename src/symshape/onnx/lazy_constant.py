@@ -9,12 +9,12 @@ hundreds), without closures.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
-import symshape as ss
-from symshape import Expr, TensorType, Type, Var
+from symshape import Constant, Expr, TensorType, Type, Var
+from symshape.encoding.leaf_types import plain_copy
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.onnx.context import Value
 from symshape.onnx.spans import OnnxSpan
@@ -70,11 +70,16 @@ class LazyConstant(Value):
         return e
 
     def _build(self) -> Expr:
+        # what ss.Constant(shape, dtype) with data, and ss.var, make: built from the fields, without
+        # checking again the shape, dtype and type the importer made (as the weights are built)
         span = OnnxSpan.at(self.label, self.position, f"{self.kind} '{self.name}'")
-        c = ss.Constant(shape=self.shape, dtype=self.dtype)
-        c.data = self.const  # what ss.const(arr) makes, without inspecting the array again
-        c.span = span
-        v = ss.var(self.name, self.type)
-        v.span = span
+        c: Constant = _new_expr(Constant)
+        c.type, c.data, c.span = plain_copy(self.base), self.const, span
+        v: Var = _new_expr(Var)
+        v.name, v.type_annotation, v.span = self.name, self.type, span
         self.outer.append((v, c))
         return v
+
+
+#: expressions built without their constructors' checks and span lookup (every field is set here)
+_new_expr: Final[Any] = object.__new__
