@@ -180,18 +180,24 @@ def ordered_nodes(infos: Sequence[NodeInfo], known: set[str]) -> Sequence[NodeIn
 def reachable(roots: Sequence[Expr]) -> set[int]:
     """The ids of the expressions ``roots`` evaluate (operands of operands, ...)."""
     reached: set[int] = set()
+    add = reached.add
     stack = list(roots)
-    call, leaves = ss.Call, (ss.Var, ss.Constant)
+    pop, extend = stack.pop, stack.extend
+    call, var, constant = ss.Call, ss.Var, ss.Constant
     while stack:
-        e = stack.pop()
-        if id(e) in reached:
+        e = pop()
+        i = id(e)
+        if i in reached:
             continue
-        reached.add(id(e))
+        add(i)
         cls = type(e)
-        if cls is call and not isinstance(e.callee, Expr):  # type: ignore[attr-defined]
-            stack.extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
-        elif cls not in leaves:
-            stack.extend(operands(e))
+        if cls is call:
+            if isinstance(e.callee, Expr):  # type: ignore[attr-defined]
+                extend(operands(e))
+            else:
+                extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
+        elif cls is not var and cls is not constant:
+            extend(operands(e))
     return reached
 
 
