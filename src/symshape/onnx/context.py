@@ -201,15 +201,15 @@ class NodeContext:
         return v
 
     # -- the node ---------------------------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        """The node's own name (empty when it has none)."""
-        return self.node.name
+    #: the node's own name (empty when it has none) and its operator's domain as the model writes
+    #: it: read from the node when asked (converters seldom do; protobuf fields cost an access each)
+    name: str
+    domain: str
 
-    @property
-    def domain(self) -> str:
-        """The node's operator domain, as the model writes it."""
-        return self.node.domain
+    def __getattr__(self, attr: str) -> Any:
+        if attr in _NODE_FIELDS:
+            return getattr(self.node, attr)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
     @property
     def what(self) -> str:
@@ -448,6 +448,8 @@ class NodeContext:
         return self._imp.dim_names.fresh(hint)
 
 
+#: the node's fields NodeContext reads on demand
+_NODE_FIELDS: Final = frozenset({"name", "domain"})
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
 _PLAIN_INT: Final = frozenset({int})
 
