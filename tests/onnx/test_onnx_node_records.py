@@ -5,6 +5,7 @@ NodeContext reads on demand, and INTS attributes read without iterating protobuf
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
 from onnx import TensorProto, helper
 from onnx_helpers import In, make_model
@@ -18,7 +19,7 @@ F = "float32"
 node = helper.make_node  # (unnamed nodes: onnx_helpers.node names them)
 
 
-def _model_with_unnamed_nodes() -> object:
+def _model_with_unnamed_nodes() -> onnx.ModelProto:
     then_g = helper.make_graph(
         [node("Relu", ["x"], ["t"])],
         "then",
@@ -81,14 +82,11 @@ def test_node_context_reads_name_and_domain_on_demand() -> None:
 
 
 @pytest.mark.parametrize(
-    ("attrs", "expected"),
-    [
-        ({"perm": [1, 0]}, (1, 0)),  # an INTS attribute
-        ({"perm": [0, 2, 1]}, (0, 2, 1)),
-    ],
+    ("perm", "expected"),
+    [([1, 0], (1, 0)), ([0, 2, 1], (0, 2, 1))],  # INTS attributes
 )
-def test_attr_ints_of_ints_attributes(attrs: dict, expected: tuple) -> None:
-    n = helper.make_node("Transpose", ["x"], ["y"], **attrs)
+def test_attr_ints_of_ints_attributes(perm: list[int], expected: tuple[int, ...]) -> None:
+    n = helper.make_node("Transpose", ["x"], ["y"], perm=perm)
     ctx = NodeContext(None, n, 17, None, [])  # type: ignore[arg-type]
     assert ctx.attr_ints("perm") == expected
     assert ctx.attr_ints("perm") == expected  # (parsed once, then read again)
@@ -98,7 +96,7 @@ def test_attr_ints_of_ints_attributes(attrs: dict, expected: tuple) -> None:
     ("given", "expected"),
     [((3,), (3,)), (5, (5,)), ((True, 1), None), ((1.5,), None)],
 )
-def test_attr_ints_of_given_values(given: object, expected: tuple | None) -> None:
+def test_attr_ints_of_given_values(given: object, expected: tuple[int, ...] | None) -> None:
     n = helper.make_node("Transpose", ["x"], ["y"])
     ctx = NodeContext(None, n, 17, None, [], {"perm": given})  # type: ignore[arg-type]
     if expected is None:
