@@ -54,8 +54,9 @@ _FIELD: Final[dict[int, str]] = {
 }  # fmt: skip
 
 
-def tensor_value(t: onnx.TensorProto) -> np.ndarray[Any, Any]:
-    """A ``TensorProto``'s value as a numpy array (external data must have been loaded).
+def tensor_value(t: onnx.TensorProto, dims: tuple[int, ...] | None = None) -> np.ndarray[Any, Any]:
+    """A ``TensorProto``'s value as a numpy array (external data must have been loaded); ``dims``:
+    ``t.dims`` when the caller has read them already.
 
     The common element types (float32/64, int32/64, uint64) are decoded with numpy directly (the
     array may be read-only); the others by ``onnx.numpy_helper``.
@@ -66,11 +67,13 @@ def tensor_value(t: onnx.TensorProto) -> np.ndarray[Any, Any]:
     """
     dt = _RAW.get(t.data_type)
     if dt is not None and t.data_location != _TP.EXTERNAL and not t.HasField("segment"):
-        shape = tuple(t.dims)
+        shape = tuple(t.dims[:]) if dims is None else dims
         raw = t.raw_data
         if raw:
             if len(raw) == dt.itemsize * math.prod(shape):
-                arr = np.frombuffer(raw, dtype=dt).reshape(shape)
+                arr = np.frombuffer(raw, dtype=dt)
+                if len(shape) != 1:
+                    arr = arr.reshape(shape)
                 return arr if dt.isnative else arr.astype(dt.newbyteorder("="), copy=False)
         else:
             data = getattr(t, _FIELD[t.data_type])
@@ -115,7 +118,7 @@ def parse_attribute(a: AttributeProto) -> Any:
     """The Python value of one attribute (see the module docstring)."""
     t = a.type
     if t == _T_INTS:
-        return tuple(a.ints)
+        return tuple(a.ints[:])  # (a slice: iterating a repeated field ends in a costly IndexError)
     if t == _T_INT:
         return a.i
     read = _READERS.get(t)

@@ -155,12 +155,16 @@ class NodeContext:
         span: OnnxSpan,
         inputs: Sequence[Value | None],
         attrs: Mapping[str, Any] | None = None,
+        *,
+        op_type: str | None = None,
+        outputs: Sequence[str] | None = None,
     ) -> None:
+        """``op_type`` and ``outputs`` (the output names), when given, are the node's (read by
+        the caller already)."""
         self._imp = importer
         self.node = node
-        self.name: str = node.name
-        self.op_type: str = node.op_type
-        self.domain: str = node.domain
+        self.op_type: str = node.op_type if op_type is None else op_type
+        self._outputs: Sequence[str] = node.output if outputs is None else outputs
         self.opset = opset
         self.span = span
         self._inputs = inputs
@@ -174,7 +178,8 @@ class NodeContext:
         """The node's attributes by name (read from the node on first use)."""
         raw = self._raw_attrs
         if raw is None:
-            raw = self._raw_attrs = {a.name: a for a in self.node.attribute}
+            # (a slice: iterating a protobuf repeated field ends in an IndexError, costly)
+            raw = self._raw_attrs = {a.name: a for a in self.node.attribute[:]}
         return raw
 
     @property
@@ -196,6 +201,16 @@ class NodeContext:
         return v
 
     # -- the node ---------------------------------------------------------------------------------
+    #: the node's own name (empty when it has none) and its operator's domain as the model writes
+    #: it: read from the node when asked (converters seldom do; protobuf fields cost an access each)
+    name: str
+    domain: str
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr in _NODE_FIELDS:
+            return getattr(self.node, attr)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+
     @property
     def what(self) -> str:
         """How reports name the node: ``node 'Reshape_12' (Reshape)``."""
@@ -209,11 +224,11 @@ class NodeContext:
     @property
     def num_outputs(self) -> int:
         """The number of output slots, including empty ones."""
-        return len(self.node.output)
+        return len(self._outputs)
 
     def has_output(self, i: int) -> bool:
         """Whether output ``i`` is wanted (present and not the empty name)."""
-        return i < len(self.node.output) and bool(self.node.output[i])
+        return i < len(self._outputs) and bool(self._outputs[i])
 
     # -- inputs -----------------------------------------------------------------------------------
     def has_input(self, i: int) -> bool:
@@ -355,6 +370,8 @@ class NodeContext:
         v = self._attribute(name, None)
         if v is None:
             return None if default is None else tuple(default)
+        if type(v) is tuple and _PLAIN_INT.issuperset(map(type, v)):
+            return v  # (the common case, an INTS attribute: checked without a generator)
         if isinstance(v, int) and not isinstance(v, bool):
             return (v,)
         if not isinstance(v, tuple) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
@@ -429,6 +446,12 @@ class NodeContext:
     def fresh_dim(self, hint: str) -> ss.Dim:
         """A new given symbol, unique in the model, for a size only known at run time."""
         return self._imp.dim_names.fresh(hint)
+
+
+#: the node's fields NodeContext reads on demand
+_NODE_FIELDS: Final = frozenset({"name", "domain"})
+#: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
+_PLAIN_INT: Final = frozenset({int})
 
 
 def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:

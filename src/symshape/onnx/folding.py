@@ -31,14 +31,15 @@ from symshape.onnx.registry import canonical_domain
 if TYPE_CHECKING:
     from symshape.onnx.context import NodeContext
 
-__all__ = ["FOLD_LIMIT", "FOLDED_WITHOUT_VALUES", "fold"]
+__all__ = ["FOLD_LIMIT", "FOLDABLE", "FOLDED_WITHOUT_VALUES", "fold"]
 
 #: Nodes are folded when every input and output has at most this many elements.
 FOLD_LIMIT: Final = 1 << 12
 #: The operators folded without any input value (the others need one: the importer asks only then).
 FOLDED_WITHOUT_VALUES: Final = frozenset({"Shape", "Size"})
 
-_FOLDABLE: Final = frozenset(
+#: The operators folded when their inputs' values are known (see the module docstring).
+FOLDABLE: Final = frozenset(
     """Identity Cast CastLike Add Sub Mul Div Mod Pow Neg Abs Floor Ceil Round Sqrt Reciprocal Sign
     Relu Clip Equal Less Greater LessOrEqual GreaterOrEqual Not And Or Xor Where Max Min Sum Mean
     Gather GatherElements GatherND Concat Unsqueeze Squeeze Reshape Flatten Transpose Slice Split
@@ -63,7 +64,7 @@ def fold(
     op = node.op_type
     if op in FOLDED_WITHOUT_VALUES:
         return _fold_shape(node, ctx) if ctx.has_input(0) else None
-    if op not in _FOLDABLE:
+    if op not in FOLDABLE:
         return None
     if op == "ConstantOfShape" and not _int_fill(node):
         return None  # a float fill (weights): the converter makes it, no values needed

@@ -1,7 +1,8 @@
 """An ONNX graph's nodes as the importer walks them, and what it reports about them up front.
 
 * :func:`load_model` reads a model (a ``ModelProto`` or a path) and names it for reports.
-* :func:`ordered_nodes` gives a graph's nodes in graph order, or topologically sorted when the
+* :func:`scan` reads what the importer needs of each node once (:class:`NodeInfo`);
+  :func:`ordered_nodes` gives a graph's nodes in graph order, or topologically sorted when the
   graph is not (stable); :func:`all_nodes` includes the nodes of the subgraphs the importer
   converts (:data:`SUBGRAPH_OPS`).
 * :func:`reachable` gives the expressions a converted graph's outputs and bindings evaluate.
@@ -36,6 +37,7 @@ __all__ = [
     "load_model",
     "node_key",
     "ordered_nodes",
+    "scan",
     "all_nodes",
     "subgraphs",
     "missing_converter_issues",
@@ -93,8 +95,8 @@ class NodeInfo(NamedTuple):
     ident: str
     cdef: ConverterDef | None
     what: str
-    inputs: tuple[str, ...]
-    outputs: tuple[str, ...]
+    inputs: Sequence[str]
+    outputs: Sequence[str]
     op_type: str
     domain: str
 
@@ -105,67 +107,97 @@ def node_key(n: onnx.NodeProto) -> tuple[Any, ...]:
     return (n.op_type, n.name, tuple(n.input), tuple(n.output))
 
 
-def ordered_nodes(
+def scan(
     g: onnx.GraphProto,
-    known: set[str],
-    ports: Callable[[onnx.NodeProto], tuple[Sequence[str], Sequence[str]]] | None = None,
-) -> list[onnx.NodeProto]:
-    """``g``'s nodes in graph order, or topologically sorted when the graph is not (stable);
-    ``known``: the values defined before the graph's nodes (updated); ``ports``: a node's input
-    and output names (read from the node when not given)."""
-    nodes = list(g.node)
-    add = known.add
-    for n in nodes:
-        ins, outs = (n.input, n.output) if ports is None else ports(n)
-        for i in ins:
-            if i and i not in known:
-                break
-        else:
-            for o in outs:
-                if o:
-                    add(o)
-            continue
-        break
+    prefix: str,
+    converter: Callable[[str, str], ConverterDef | None],
+    into: dict[int, NodeInfo],
+) -> list[NodeInfo]:
+    """What the importer reads of ``g``'s nodes, read from each node once (protobuf fields cost an
+    access each): their :class:`NodeInfo`, in graph order. A node is named for reports by its own
+    name, else ``#k`` by position after ``prefix`` (``#3/then#0`` inside the ``then_branch`` of node
+    3); ``converter(domain, op_type)`` gives its converter. ``into`` gets every node's info by the
+    node's ``id``, the nodes of the subgraphs the importer converts (:data:`SUBGRAPH_OPS`) included,
+    in the order of :func:`all_nodes`."""
+    mine: list[NodeInfo] = []
+    k = -1
+    for n in g.node:
+        k += 1
+        op, dom = n.op_type, n.domain
+        if dom:
+            dom = canonical_domain(dom)
+        ident = n.name or f"{prefix}#{k}"
+        what = node_what(ident, op, dom) if dom else f"node '{ident}' ({op})"
+        info = _new_info(NodeInfo, (n, ident, converter(dom, op), what, n.input[:], n.output[:], op, dom))
+        mine.append(info)
+        into[id(n)] = info
+        if op in SUBGRAPH_OPS and not dom:
+            for a in subgraphs(n):
+                scan(a.g, f"{ident}/{a.name.replace('_branch', '')}", converter, into)
+    return mine
+
+
+#: ``NodeInfo(...)`` without the Python frame of the named tuple's ``__new__`` (one per node)
+_new_info: Final = tuple.__new__
+
+
+def ordered_nodes(infos: Sequence[NodeInfo], known: set[str]) -> Sequence[NodeInfo]:
+    """The nodes of a graph (``infos``, in graph order) in graph order, or topologically sorted
+    when the graph is not (stable); ``known``: the values defined before the graph's nodes
+    (updated)."""
+    known.add("")  # (an empty name is an omitted optional input or output)
+    covers, update = known.issuperset, known.update
+    for info in infos:
+        if not covers(info.inputs):
+            break
+        update(info.outputs)
     else:
-        return nodes
+        return infos
     producers: dict[str, int] = {}
-    for k, n in enumerate(nodes):
-        for o in n.output:
+    for k, info in enumerate(infos):
+        for o in info.outputs:
             if o:
                 producers[o] = k
     deps = [
-        {producers[i] for i in n.input if i in producers and producers[i] != k} for k, n in enumerate(nodes)
+        {producers[i] for i in info.inputs if i in producers and producers[i] != k}
+        for k, info in enumerate(infos)
     ]
     done: set[int] = set()
     order: list[int] = []
-    while len(order) < len(nodes):
+    while len(order) < len(infos):
         progress = False
-        for k in range(len(nodes)):
+        for k in range(len(infos)):
             if k not in done and deps[k] <= done:
                 done.add(k)
                 order.append(k)
                 progress = True
         if not progress:  # a cycle: keep graph order for the rest
-            order.extend(k for k in range(len(nodes)) if k not in done)
+            order.extend(k for k in range(len(infos)) if k not in done)
             break
-    return [nodes[k] for k in order]
+    return [infos[k] for k in order]
 
 
 def reachable(roots: Sequence[Expr]) -> set[int]:
     """The ids of the expressions ``roots`` evaluate (operands of operands, ...)."""
     reached: set[int] = set()
+    add = reached.add
     stack = list(roots)
-    call, leaves = ss.Call, (ss.Var, ss.Constant)
+    pop, extend = stack.pop, stack.extend
+    call, var, constant = ss.Call, ss.Var, ss.Constant
     while stack:
-        e = stack.pop()
-        if id(e) in reached:
+        e = pop()
+        i = id(e)
+        if i in reached:
             continue
-        reached.add(id(e))
+        add(i)
         cls = type(e)
-        if cls is call and not isinstance(e.callee, Expr):  # type: ignore[attr-defined]
-            stack.extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
-        elif cls not in leaves:
-            stack.extend(operands(e))
+        if cls is call:
+            if isinstance(e.callee, Expr):  # type: ignore[attr-defined]
+                extend(operands(e))
+            else:
+                extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
+        elif cls is not var and cls is not constant:
+            extend(operands(e))
     return reached
 
 
@@ -199,25 +231,22 @@ def _cause(dom: str, op: str) -> Cause:
 
 
 def missing_converter_issues(
-    nodes: Sequence[onnx.NodeProto],
-    info: Callable[[onnx.NodeProto], tuple[str, ConverterDef | None]],
-    opsets: Mapping[str, int],
-    label: str,
+    infos: Sequence[NodeInfo], opsets: Mapping[str, int], label: str
 ) -> tuple[set[tuple[Any, ...]], list[Issue]]:
-    """The nodes whose operator has no converter (``info`` gives a node's name for reports and
-    converter), by :func:`node_key`, and one issue per operator type naming every node that uses
-    it."""
-    missing: dict[tuple[str, str], list[onnx.NodeProto]] = {}
-    for n in nodes:
-        if info(n)[1] is None:
-            missing.setdefault((canonical_domain(n.domain), n.op_type), []).append(n)
+    """The nodes whose operator has no converter (of ``infos``, the nodes in the order of
+    :func:`all_nodes`), by :func:`node_key`, and one issue per operator type naming every node that
+    uses it."""
+    missing: dict[tuple[str, str], list[NodeInfo]] = {}
+    for i in infos:
+        if i.cdef is None:
+            missing.setdefault((i.domain, i.op_type), []).append(i)
     keys: set[tuple[Any, ...]] = set()
     issues: list[Issue] = []
     for (dom, op), ns in missing.items():
-        keys.update(node_key(n) for n in ns)
+        keys.update(node_key(i.node) for i in ns)
         opset = opsets.get(dom)
         op_name = f"{dom}.{op}" if dom else op
-        names = [info(n)[0] for n in ns]
+        names = [i.ident for i in ns]
         if REGISTRY.knows(dom, op):
             detail = f"{op_name} of opset {opset} is older than every supported version"
         elif opset is None and dom:
@@ -226,7 +255,7 @@ def missing_converter_issues(
             detail = f"no converter for the ONNX operator {op_name}"
         count = f"used by {len(ns)} nodes" if len(ns) > 1 else "used by 1 node"
         shown = ", ".join(f"'{x}'" for x in names[:8]) + (", ..." if len(names) > 8 else "")
-        spans = [OnnxSpan.at(label, 0, node_what(name, n.op_type, dom)) for name, n in zip(names, ns)]
+        spans = [OnnxSpan.at(label, 0, i.what) for i in ns]
         notes = tuple(Note(f"{op_name} node", s) for s in spans[1:8])
         d = Diagnostic(UNSUPPORTED_OP_CODE, f"unsupported: {detail} ({count}: {shown})", spans[0], notes)
         issues.append(Issue(d, _cause(dom, op), op_name, tuple(names)))

@@ -54,20 +54,18 @@ from symshape.onnx.context import (
     Value,
 )
 from symshape.onnx.declared import DimNames
-from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, to_dtype
+from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, ONNX_TO_DTYPE
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
-from symshape.onnx.folding import FOLD_LIMIT, FOLDED_WITHOUT_VALUES, fold
+from symshape.onnx.folding import FOLD_LIMIT, FOLDABLE, FOLDED_WITHOUT_VALUES, fold
 from symshape.onnx.graph import (
-    SUBGRAPH_OPS,
     Issue,
     NodeInfo,
-    all_nodes,
     load_model,
     missing_converter_issues,
     node_key,
     ordered_nodes,
     reachable,
-    subgraphs,
+    scan,
 )
 from symshape.onnx.lazy_constant import LazyConstant
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
@@ -117,6 +115,7 @@ class Importer:
         # per node (by id, the node object kept alive): its name for reports and converter; protobuf
         # may hand out a new wrapper for the same node, then the key (node_key) finds it
         self._info: dict[int, NodeInfo] = {}
+        self._top: list[NodeInfo] = []  # the outermost graph's nodes
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
         self._types: dict[tuple[tuple[int, ...], str], TensorType] = {}
         self._weights = Weights(self.tensor_type, self.define)
@@ -210,35 +209,40 @@ class Importer:
 
     def _run(self) -> Function:
         g = self.graph
-        init_names = {t.name for t in g.initializer}
+        inits = list(g.initializer)
+        names = [t.name for t in inits]  # (protobuf fields cost an access each: read once)
+        init_names = set(names)
         constant_inits = self.model.ir_version < 4
+        values = self.values
         for vi in g.input:
-            if vi.name in init_names and constant_inits:
+            name = vi.name
+            if (constant_inits and name in init_names) or name in values:
                 continue
-            if vi.name in self.values:
-                continue
-            self._add_input(vi, init_names)
-        for t in g.initializer:
-            if t.name in self.values:
-                continue
-            self._add_initializer(t)
+            self._add_input(vi, name)
+        for t, name in zip(inits, names):
+            if name not in values:
+                self._add_initializer(t, name)
         for t in g.sparse_initializer:
             if t.values.name not in self.values:
                 self._add_constant(t.values.name, sparse_value(t), "sparse initializer")
-        self._name_nodes(g, "")
-        self._missing_converters(g)
+        self._top = scan(g, "", self._converter, self._info)
+        self._missing_converters()
         outs = self._convert_graph(g)
         body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
         self._bind_unreached(body)
         fn = Function(list(self.params), Dataflow(list(self.bindings), body))
         fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
         self.function = fn
+        # the per-node records are done with: released while the collector is paused, so that its
+        # first collection does not walk them (a model has thousands); _node_info reads them again
+        self._info, self._top, self._unbound = {}, [], []
         return fn
 
     def _convert_graph(self, g: onnx.GraphProto) -> list[Expr]:
         """Convert ``g``'s nodes into the current scope; the expressions of its outputs."""
-        for node in ordered_nodes(g, set(self.values), self._ports):
-            self._convert(node)
+        infos = self._top if g is self.graph else [self._info_of(n) for n in g.node]
+        for info in ordered_nodes(infos, set(self.values)):
+            self._convert(info)
         outs: list[Expr] = []
         for vi in g.output:
             v = self.values.get(vi.name)
@@ -296,38 +300,38 @@ class Importer:
             self._scopes.pop()
             self.values = outer
 
-    def _add_input(self, vi: onnx.ValueInfoProto, init_names: set[str]) -> None:
-        what = f"graph input '{vi.name}'"
+    def _add_input(self, vi: onnx.ValueInfoProto, name: str) -> None:
+        what = f"graph input '{name}'"
         span = self.span(what)
         try:
             t, et = self.type_from_proto(vi.type, what)
         except Unsupported as u:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, "", ())
-            self._stand_in(vi.name, what, span=span)
+            self._stand_in(name, what, span=span)
             return
-        v = ss.var(vi.name, t)
+        v = ss.var(name, t)
         v.span = span
         self.params.append(v)
-        self.define(Value(vi.name, v, None, t, et))
+        self.define(Value(name, v, None, t, et))
 
-    def _add_initializer(self, t: onnx.TensorProto) -> None:
-        shape = tuple(t.dims)
+    def _add_initializer(self, t: onnx.TensorProto, name: str) -> None:
+        shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
         et = t.data_type
         arr: np.ndarray[Any, Any] | None = None
-        n = math.prod(shape)
-        if t.data_location != _EXTERNAL and n <= (CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT):
+        if t.data_location != _EXTERNAL and math.prod(shape) <= (
+            CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT
+        ):
             try:
-                arr = tensor_value(t)
+                arr = tensor_value(t, shape)
             except Exception:
                 arr = None
-        dtype = to_dtype(et)
-        what = f"initializer '{t.name}'"
+        dtype = ONNX_TO_DTYPE.get(et)
         if dtype is None:
-            self._typed_stand_in(t.name, ss.Tensor(shape, None), et, self.span(what))
+            self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
             return
         if arr is not None and arr.dtype != _NP_DTYPES.get(dtype):
             arr = arr.astype(dtype, copy=False)
-        self._bind_constant(t.name, shape, dtype, arr, what, et)
+        self._bind_constant(name, shape, dtype, arr, "initializer", et)
 
     def _bind_constant(
         self,
@@ -335,16 +339,19 @@ class Importer:
         shape: tuple[int, ...],
         dtype: str,
         arr: np.ndarray[Any, Any] | None,
-        what: str,
+        kind: str,
         et: int,
     ) -> None:
-        """A constant, bound to a variable annotated with its type (so that an error involving it
-        has a note naming it) when a converter first uses it as an expression: a constant whose
-        value only is read never enters the program."""
+        """A constant (``kind``: what it is in the model, ``initializer``), bound to a variable
+        annotated with its type (so that an error involving it has a note naming it) when a
+        converter first uses it as an expression: a constant whose value only is read never
+        enters the program."""
         self.position += 1
-        base = self.tensor_type(shape, dtype)
-        lazy = LazyConstant(name, shape, dtype, base, arr, what, self.label, self.position, self._scopes[0])
-        lazy.value = self.define(Value(name, None, arr, None, et, _make=lazy, _type_fn=lazy.typ))
+        base = self._types.get((shape, dtype))
+        if base is None:
+            base = self.tensor_type(shape, dtype)
+        v = LazyConstant(name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0], et)
+        self.values[name] = self.named[name] = v
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
         what = f"{kind} '{name}'"
@@ -352,7 +359,7 @@ class Importer:
         if dtype not in DTYPES:
             self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, self.span(what))
             return
-        self._bind_constant(name, tuple(arr.shape), dtype, arr, what, 0)
+        self._bind_constant(name, tuple(arr.shape), dtype, arr, kind, 0)
 
     def dtype_stand_in(self) -> Expr:
         """The parameter :data:`DTYPE_STAND_IN` (``Tensor[(), ?]``, added on first use): what a
@@ -383,22 +390,20 @@ class Importer:
                 pass
         return self._typed_stand_in(name, t, et, span or self.span(what))
 
-    def _name_nodes(self, g: onnx.GraphProto, prefix: str) -> None:
-        """Names for reports: the node's own, else ``#k`` by position (``#3/then#0`` inside the
-        ``then_branch`` of node 3); the branches of ``If`` nodes are named too."""
-        for k, n in enumerate(g.node):
-            op, dom = n.op_type, canonical_domain(n.domain)
-            ident = n.name or f"{prefix}#{k}"
-            what = node_what(ident, op, dom)
-            self._info[id(n)] = NodeInfo(
-                n, ident, self._converter(dom, op), what, tuple(n.input), tuple(n.output), op, dom
-            )
-            if op in SUBGRAPH_OPS:
-                for a in subgraphs(n):
-                    self._name_nodes(a.g, f"{ident}/{a.name.replace('_branch', '')}")
+    def _info_of(self, node: onnx.NodeProto) -> NodeInfo:
+        """What :func:`~symshape.onnx.graph.scan` read of ``node`` (read again when protobuf handed
+        out a new wrapper for it)."""
+        info = self._info.get(id(node))
+        if info is not None and info.node is node:
+            return info
+        ident, cdef = self._node_info(node)
+        op, dom = node.op_type, canonical_domain(node.domain)
+        return NodeInfo(node, ident, cdef, node_what(ident, op, dom), node.input[:], node.output[:], op, dom)
 
     def _node_info(self, node: onnx.NodeProto) -> tuple[str, ConverterDef | None]:
         """The node's name for reports and its converter."""
+        if not self._info and self.function is not None:  # (released at the end of run)
+            scan(self.graph, "", self._converter, self._info)
         hit = self._info.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1], hit[2]
@@ -409,10 +414,10 @@ class Importer:
     def what(self, node: onnx.NodeProto) -> str:
         return node_what(self._node_info(node)[0], node.op_type, canonical_domain(node.domain))
 
-    def _missing_converters(self, g: onnx.GraphProto) -> None:
+    def _missing_converters(self) -> None:
         """Nodes whose operator has no converter (``If`` branches included), reported before
         conversion starts: one error per operator type naming every node that uses it."""
-        keys, issues = missing_converter_issues(all_nodes(g), self._node_info, self.opsets, self.label)
+        keys, issues = missing_converter_issues(list(self._info.values()), self.opsets, self.label)
         self.missing.update(keys)
         self.issues.extend(issues)
 
@@ -430,98 +435,89 @@ class Importer:
         self._cdefs[key] = cdef
         return cdef
 
-    def _ports(self, node: onnx.NodeProto) -> tuple[Sequence[str], Sequence[str]]:
-        """The node's input and output names (read from the node once, by ``_name_nodes``)."""
-        info = self._info.get(id(node))
-        if info is not None and info.node is node:
-            return info.inputs, info.outputs
-        return node.input, node.output
-
-    def _convert(self, node: onnx.NodeProto) -> None:
-        info = self._info.get(id(node))
-        if info is None or info.node is not node:
-            ident, cdef = self._node_info(node)
-            op, dom = node.op_type, canonical_domain(node.domain)
-            info = NodeInfo(
-                node, ident, cdef, node_what(ident, op, dom), tuple(node.input), tuple(node.output), op, dom
-            )
-        cdef, what = info.cdef, info.what
-        span = self.span(what)
+    def _convert(self, info: NodeInfo) -> None:
+        node, _, cdef, what, names, outputs, op, dom = info
+        self.position += 1
+        span = OnnxSpan.at(self.label, self.position, what)
         if cdef is None:
-            self._stand_ins(node, span)
+            self._stand_ins(outputs, span)
             return
         inputs: list[Value | None] = []
-        for name in info.inputs:
+        values = self.values
+        for name in names:
             if not name:
                 inputs.append(None)
                 continue
-            v = self.values.get(name)
+            v = values.get(name)
             if v is None:
                 self._error(
                     "undefined-var",
                     f"{what}: input '{name}' is not produced by any node, graph input or initializer",
                     span,
                 )
-                self._stand_ins(node, span)
+                self._stand_ins(outputs, span)
                 return
             inputs.append(v)
-        if info.op_type == "ConstantOfShape" and not info.domain:
-            if self._weights.bind(node, info.outputs, inputs, span, self.bindings):
+        if op == "ConstantOfShape" and not dom:
+            if self._weights.bind(node, outputs, inputs, span, self.bindings):
                 return
         token = enter_span_scope(span)  # what the converter builds takes the node's span
         try:
-            self._convert_node(node, cdef, span, inputs)
+            self._convert_node(info, cdef, span, inputs)
         finally:
             exit_span_scope(token)
 
     def _convert_node(
-        self, node: onnx.NodeProto, cdef: ConverterDef, span: OnnxSpan, inputs: list[Value | None]
+        self, info: NodeInfo, cdef: ConverterDef, span: OnnxSpan, inputs: list[Value | None]
     ) -> None:
-        what, dom = span.what, canonical_domain(node.domain)
-        ctx = NodeContext(self, node, self.opsets[dom], span, inputs)
-        consts = [None if v is None else v.const for v in inputs]
-        folded = (
-            fold(node, ctx, consts, self.opsets.get("", 1))
-            if any(c is not None for c in consts) or node.op_type in FOLDED_WITHOUT_VALUES
-            else None  # (fold needs a value, except for these)
-        )
-        if folded is not None:
-            self.folded += 1
-            self._bind(node, [None if a is None else ss.const(a) for a in folded], inputs, span)
-            return
+        node, ident, _, _, _, outputs, op, dom = info
+        what = span.what
+        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
+        if not dom and (op in FOLDED_WITHOUT_VALUES or op in FOLDABLE):
+            consts: list[np.ndarray[Any, Any] | None] = []
+            known = op in FOLDED_WITHOUT_VALUES  # (fold needs a value, except for these)
+            for v in inputs:
+                c = None if v is None else v.const
+                if c is not None:
+                    known = True
+                consts.append(c)
+            folded = fold(node, ctx, consts, self.opsets.get("", 1)) if known else None
+            if folded is not None:
+                self.folded += 1
+                self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
+                return
         try:
             result = cdef.fn(ctx)
-            outs = self._outputs(node, result)
+            outs = self._outputs(outputs, result)
         except Unsupported as u:
-            ident = self._node_info(node)[0]
-            self._unsupported(u.cause, f"{what}: {u.detail}", span, node.op_type, (ident,))
-            self._stand_ins(node, span)
+            self._unsupported(u.cause, f"{what}: {u.detail}", span, op, (ident,))
+            self._stand_ins(outputs, span)
             return
         except ConversionError as e:
             self._error(e.code, f"{what}: {e.message}", span)
-            self._stand_ins(node, span)
+            self._stand_ins(outputs, span)
             return
         except SymshapeError as e:
             self._error(e.code, f"{what}: {e.message}", span)
-            self._stand_ins(node, span)
+            self._stand_ins(outputs, span)
             return
         except Exception as e:  # a malformed node the converter did not foresee: never a crash
             self._error(INVALID_ARGUMENT.code, f"{what}: cannot convert: {type(e).__name__}: {e}", span)
-            self._stand_ins(node, span)
+            self._stand_ins(outputs, span)
             return
-        self._bind(node, outs, inputs, span)
-        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the ONNX type stays
-            if i < len(node.output) and node.output[i] in self.named:
-                self.named[node.output[i]].elem_type = et
+        self._bind(outputs, outs, inputs, span)
+        if ctx.elem_types:
+            for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
+                if i < len(outputs) and outputs[i] in self.named:
+                    self.named[outputs[i]].elem_type = et
 
-    def _outputs(self, node: onnx.NodeProto, result: Any) -> list[Expr | None]:
+    def _outputs(self, wanted: Sequence[str], result: Any) -> list[Expr | None]:
         if isinstance(result, Expr):
-            if len(node.output) == 1 and node.output[0]:
+            if len(wanted) == 1 and wanted[0]:
                 return [result]  # (the common case)
             outs: list[Expr | None] = [result]
         else:
             outs = list(result)
-        wanted = [o for o in node.output]
         if len(outs) < len(wanted):
             outs.extend([None] * (len(wanted) - len(outs)))
         for i, name in enumerate(wanted):
@@ -531,17 +527,22 @@ class Importer:
 
     def _bind(
         self,
-        node: onnx.NodeProto,
+        outputs: Sequence[str],
         outs: Sequence[Expr | None],
         inputs: Sequence[Value | None],
         span: OnnxSpan,
     ) -> None:
-        stamp(outs, lambda: {id(v._expr) for v in inputs if v is not None and v._expr is not None}, span)
+        for e in outs:  # (usually none: what the converter built has the node's span already)
+            if e is not None and type(e.span) is not OnnxSpan:
+                stamp(
+                    outs, lambda: {id(v._expr) for v in inputs if v is not None and v._expr is not None}, span
+                )
+                break
         top = len(self._scopes) == 1
-        for name, e in zip(node.output, outs):
+        for name, e in zip(outputs, outs):
             if not name or e is None:
                 continue
-            if top and type(e) is ss.Call:
+            if top and type(e) is _CALL:
                 # the expression itself stands for the value (no variable): a node output of the
                 # outermost graph that the outputs do not reach is bound at the end
                 self._unbound.append((name, e, span))
@@ -573,8 +574,8 @@ class Importer:
                 self.bindings.append((var, e))
                 reached.add(id(e))  # (stack empty: e's operands need no walk, e is bound now)
 
-    def _stand_ins(self, node: onnx.NodeProto, span: OnnxSpan) -> None:
-        for o in node.output:
+    def _stand_ins(self, outputs: Sequence[str], span: OnnxSpan) -> None:
+        for o in outputs:
             if o:
                 self._stand_in(o, f"output '{o}' of {span.what}", span)
 
@@ -590,6 +591,7 @@ class Importer:
 
 
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
+_CALL: Final = ss.Call
 _NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
 #: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
 #: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)

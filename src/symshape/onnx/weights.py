@@ -49,11 +49,13 @@ class Weights:
     ) -> bool:
         """Bind ``node`` (its ``outputs`` names given) when it is a weight (True), else do nothing
         (False)."""
-        if len(inputs) != 1 or len(outputs) != 1 or not outputs[0]:
+        if len(inputs) != 1 or len(outputs) != 1:
             return False
-        v = inputs[0]
-        c = None if v is None else v.const
-        if c is None or c.dtype.kind not in "iu" or c.ndim != 1:
+        name, v = outputs[0], inputs[0]
+        if not name or v is None:
+            return False
+        c = v.const
+        if c is None or c.ndim != 1 or c.dtype.kind not in "iu":
             return False
         dtype = "float32"
         attrs = node.attribute
@@ -69,7 +71,7 @@ class Weights:
                 return False
             dtype = hit
         shape = tuple(c.tolist())
-        if any(d < 0 for d in shape):
+        if shape and min(shape) < 0:
             return False
         # its own type object (the converter makes one per constant: an annotation is admitted per
         # type object), with the dimensions of the shared one
@@ -77,9 +79,9 @@ class Weights:
         e: Constant = _new_expr(Constant)
         e.type, e.data, e.span = t, None, span
         var: Var = _new_expr(Var)
-        var.name, var.type_annotation, var.span = outputs[0], t, span
+        var.name, var.type_annotation, var.span = name, t, span
         bindings.append((var, e))
-        self._define(Value(var.name, var, None, t, 0))
+        self._define(Value(name, var, None, t, 0))
         return True
 
 

@@ -124,11 +124,11 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
     """
     if len(set(axes)) != len(axes):
         ctx.fail(BAD_ATTRIBUTE, f"axes {list(axes)} repeat an axis")
-    if all(a >= 0 for a in axes):
+    if min(axes, default=0) >= 0:
         for a in sorted(axes):
             x = ss.ops.expand_dims(x, a)
         return x
-    if all(a < 0 for a in axes):
+    if max(axes) < 0:
         for a in sorted(axes, reverse=True):
             x = ss.ops.expand_dims(x, a)
         return x

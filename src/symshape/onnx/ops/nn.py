@@ -66,7 +66,7 @@ def window_plan(ctx: NodeContext, kernel: Sequence[int], *, pool: bool) -> Windo
     nd = len(kernel)
     strides = _spatial_attr(ctx, "strides", nd, 1)
     dil = _spatial_attr(ctx, "dilations", nd, 1)
-    if any(s < 1 for s in strides) or any(d < 1 for d in dil):
+    if min(strides, default=1) < 1 or min(dil, default=1) < 1:
         ctx.fail(BAD_ATTRIBUTE, "strides and dilations must be >= 1")
     auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
     pads = ctx.attr_ints("pads")
@@ -74,7 +74,7 @@ def window_plan(ctx: NodeContext, kernel: Sequence[int], *, pool: bool) -> Windo
         pads = (0,) * (2 * nd)
     if len(pads) != 2 * nd:
         ctx.fail(BAD_ATTRIBUTE, f"attribute 'pads' has {len(pads)} values for {nd} spatial axes")
-    if any(p < 0 for p in pads):
+    if min(pads, default=0) < 0:
         ctx.fail(BAD_ATTRIBUTE, f"pads must be non-negative, got {list(pads)}")
     pb, pa = list(pads[:nd]), list(pads[nd:])
     k = list(kernel)
