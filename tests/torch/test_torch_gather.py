@@ -66,6 +66,25 @@ CASES: list[tuple[str, Callable[..., Any], dict[str, Spec], dict[str, tuple[int,
         {"x": (("a", "n"), F32), "y": (("c", "m"), I64)},
         {"a": (1, 2), "n": (3, 4), "c": (3,), "m": (1, 3, 4, 5)},
     ),
+    # tensors computed in the traced module: neither rank is known at import time
+    (
+        "gather_computed_last",
+        lambda x, i: torch.gather(x.log_softmax(-1), 2, i.unsqueeze(2)).squeeze(2),
+        {"x": (("a", "n", "k"), F32), "y": (("c", "m"), I64)},
+        {"a": (1, 2), "n": (2, 3), "k": (1, 4), "c": (1, 2, 3), "m": (1, 3, 4)},
+    ),
+    (
+        "gather_computed_first",
+        lambda x, i: torch.gather(x * 2, 0, i + 0),
+        {"x": (("a", "n"), F32), "y": (("c", "m"), I64)},
+        {"a": (1, 3), "n": (2, 4), "c": (1, 5), "m": (1, 2, 4, 5)},
+    ),
+    (
+        "gather_computed_negative_dim",
+        lambda x, i: x.relu().gather(-2, i.relu()),
+        {"x": (("a", "n", "k"), F32), "y": (("c", "m", "j"), I64)},
+        {"a": (2,), "n": (3,), "k": (2, 3), "c": (1, 2, 3), "m": (1, 4), "j": (1, 3)},
+    ),
     (
         "diff",
         lambda x: torch.diff(x),

@@ -32,6 +32,11 @@ def _pos(ids: torch.Tensor) -> torch.Tensor:
     return torch.arange(ids.size(1))
 
 
+def _gather_computed(m: Any, ids: torch.Tensor) -> torch.Tensor:
+    """``torch.gather`` of a computed table by computed rows (ranks unknown at import time)."""
+    return torch.gather(m.emb.weight * 2, 0, _rows_back(ids) + 0)
+
+
 def _rows_back(ids: torch.Tensor) -> torch.Tensor:
     """Row indices 5, 4, ... (negative past t = 6), one per column of a 4-wide table."""
     return (5 - _pos(ids)).unsqueeze(1).expand(-1, 4)
@@ -96,6 +101,8 @@ CASES: list[tuple[str, Callable[..., Any], tuple[int, int] | None, torch.nn.Modu
     ("ids_negative", lambda m, ids: ids, (-1, 9), None),
     ("index_select_rows", lambda m, ids: torch.index_select(m.emb.weight, 0, 5 - _pos(ids)), None, None),
     ("gather_rows", lambda m, ids: torch.gather(m.emb.weight, 0, _rows_back(ids)), None, None),
+    # of a computed table (its rank unknown at import time: moved by torch.movedim)
+    ("gather_rows_computed", _gather_computed, None, None),
     ("getitem_negative_rows", lambda m, ids: m.emb.weight[5 - _pos(ids)], None, None),
 ]
 

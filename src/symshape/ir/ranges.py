@@ -66,11 +66,12 @@ _SAME = frozenset(
     {
         "cast", "expand_dims", "squeeze", "reshape", "reshape_like", "broadcast_to", "expand",
         "strided_slice", "transpose", "flatten", "nn.batch_flatten", "copy", "tile", "take",
-        "repeat", "torch.promote",
+        "repeat", "torch.promote", "torch.movedim", "torch.swapaxes",
     }
 )  # fmt: skip
 """Operators whose result's entries are entries of their first argument (``torch.promote``, the
-torch importer's type promotion, only widens: an integer keeps its value)."""
+torch importer's type promotion, only widens: an integer keeps its value; ``torch.movedim`` and
+``torch.swapaxes`` are its transposes of a tensor of any rank)."""
 
 
 @dataclass(frozen=True)

@@ -70,9 +70,9 @@ def take(x: Expr, indices: Expr, axis: int | None = None, batch_dims: int = 0, m
 
 def strided_slice(
     x: Expr,
-    begin: Sequence[int | None],
-    end: Sequence[int | None],
-    strides: Sequence[int] | None = None,
+    begin: Sequence[int | None] | Expr,
+    end: Sequence[int | None] | Expr,
+    strides: Sequence[int] | Expr | None = None,
     axes: Sequence[int] | None = None,
     slice_mode: str = "end",
 ) -> Call:

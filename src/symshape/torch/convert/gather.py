@@ -13,7 +13,8 @@
   axes as batch axes that must agree, states exactly the ``<=``), ``take(.., axis=r-1,
   batch_dims=r-1, mode="nonnegative")`` given ``index``'s shape (``reshape_like``), and ``d``
   moved back: torch refuses negative indices here, so an index's range must lie in
-  ``[0, size)``.
+  ``[0, size)``. Of tensors whose rank only inference knows (both computed in a traced module),
+  the same with ``torch.movedim`` and axes counted from the end.
 * ``torch.diff(x, n, dim, prepend, append)``: ``cat([prepend, x, append], dim)``, then ``n``
   times ``a[1:] - a[:-1]`` along ``dim``.
 """
@@ -27,6 +28,7 @@ import torch
 
 import symshape as ss
 from symshape.torch.context import Ctx
+from symshape.torch.convert.axes import MOVEDIM
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported
 
@@ -64,11 +66,11 @@ def gather(ctx: Ctx, input: Any, dim: Any, index: Any, sparse_grad: Any = False,
     r, ri = ctx.rank(x), ctx.rank(ind)
     if r is None:  # the ranks must be equal: a different one fails the transposes below
         r = ri
-    if r is None:
-        raise Unsupported("torch.gather of tensors whose rank is not known at import time")
+    d = ctx.integer(dim, "dim")
+    if r is None:  # (`gather(logits.log_softmax(-1), 2, labels.unsqueeze(2))` in a traced module)
+        return _gather_any_rank(ctx, x, ind, d)
     if ri is not None and r != ri:
         raise Unsupported(f"torch.gather: index has rank {ri}, the input {r} (torch requires them equal)")
-    d = ctx.integer(dim, "dim")
     d = d + r if d < 0 else d
     if not 0 <= d < r:
         raise Unsupported(f"torch.gather: dim {d} is out of range for rank {r}")
@@ -79,7 +81,7 @@ def gather(ctx: Ctx, input: Any, dim: Any, index: Any, sparse_grad: Any = False,
     xt = ss.ops.transpose(x, perm) if moved else x
     it = ctx.let(ss.ops.transpose(ind, perm) if moved else ind, "index")
     ends = ss.ops.strided_slice(ss.ops.shape_of(it), [0], [r - 1])
-    xs = ss.ops.strided_slice(xt, [0] * (r - 1), ends, None, list(range(r - 1)))  # type: ignore[arg-type]
+    xs = ss.ops.strided_slice(xt, [0] * (r - 1), ends, None, list(range(r - 1)))
     # the batch axes agree (min(x.size(k), index.size(k)) == index.size(k)); the result has
     # index's shape
     out = ss.ops.reshape_like(ss.ops.take(xs, it, axis=r - 1, batch_dims=r - 1, mode="nonnegative"), it)
@@ -104,3 +106,16 @@ def diff(ctx: Ctx, input: Any, n: Any = 1, dim: Any = -1, prepend: Any = None, a
         lo = ss.ops.strided_slice(a, [0], [-1], axes=[axis])
         a = ss.ops.subtract(hi, lo)
     return a
+
+
+def _gather_any_rank(ctx: Ctx, x: ss.Expr, ind: ss.Expr, d: int) -> ss.Expr:
+    """``torch.gather`` of tensors whose rank only inference knows: the composition above with
+    ``d`` moved last by ``torch.movedim`` (normalized against the rank once it is known), the
+    leading axes sliced to ``index``'s sizes by bounds computed from its shape, and the ``take``'s
+    axis and batch axes counted from the end."""
+    xt = MOVEDIM(x, source=[d], destination=[-1])
+    it = ctx.let(MOVEDIM(ind, source=[d], destination=[-1]), "index")
+    ends = ctx.let(ss.ops.strided_slice(ss.ops.shape_of(it), [0], [-1]), "sizes")
+    xs = ss.ops.strided_slice(xt, ss.ops.multiply(ends, ss.ops.int_tensor(0)), ends)
+    out = ss.ops.reshape_like(ss.ops.take(xs, it, axis=-1, batch_dims=-1, mode="nonnegative"), it)
+    return MOVEDIM(out, source=[-1], destination=[d])

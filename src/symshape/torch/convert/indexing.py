@@ -115,7 +115,7 @@ def _slice(
             raise Unsupported("a run-time slice bound with a negative step is not supported")
         b, e = bound_tensor(begin, True), bound_tensor(end, False)
         assert b is not None and e is not None
-        return ss.ops.strided_slice(x, b, e, strides=list(strides), axes=list(axes))  # type: ignore[arg-type]
+        return ss.ops.strided_slice(x, b, e, strides=list(strides), axes=list(axes))
     return ss.ops.strided_slice(x, list(begin), list(end), strides=list(strides), axes=list(axes))  # type: ignore[arg-type]
 
 

@@ -467,7 +467,7 @@ def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
         return ss.ops.expand_dims(ss.ops.multiply(c_val, ss.ops.int_tensor(i)), axis=0)
 
     return tuple(
-        ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis])  # type: ignore[arg-type]
+        ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis])
         for i in range(count)
     )
 
