@@ -15,6 +15,7 @@ shape         ``view``/``reshape``/``flatten``/``permute``/``transpose``/``squee
 indexing      ``x[...]`` (ints, slices, ``None``, ``...``, one tensor), ``narrow``, ``index_select``
 factories     ``zeros``/``ones``/``full``/``new_zeros``/``arange``/``torch.tensor``/``eye``
 gather        indexing by several tensors, ``torch.gather``, ``torch.diff``
+scatter       writes: ``copy_`` and ``aten.slice_scatter`` (``x[:, :3] = y`` in exported programs)
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
 conv          convolutions, plain and transposed (modules, functions, aten), read in one place
 nn            functional layers: pooling, normalization, embedding, attention
@@ -41,6 +42,7 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     python,
     reduce,
     resize,
+    scatter,
     selection,
     shape,
 )
