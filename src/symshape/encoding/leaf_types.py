@@ -40,6 +40,7 @@ from symshape.errors import (
 from symshape.views import Shown
 
 __all__ = [
+    "next_hole_id",
     "DTYPES",
     "DType",
     "GlobalTypeVar",
@@ -109,7 +110,8 @@ def _bad_hole(kind: object, id: object) -> None:
 
 
 _set_field = object.__setattr__
-_next_hole_id = _hole_ids.__next__
+next_hole_id = _hole_ids.__next__
+"""The id of the next hole (every hole, however made, is numbered by this one counter)."""
 
 
 @dataclass(frozen=True, eq=False, slots=True, init=False)
@@ -126,7 +128,7 @@ class IncompleteType(Shown):
         if kind != "type" and (kind.__class__ is not str or kind not in _KIND_SET):
             _bad_hole(kind, id)
         if id is None:
-            id = _next_hole_id()
+            id = next_hole_id()
         elif id.__class__ is not int:
             _bad_hole(kind, id)
         _set_field(self, "kind", kind)

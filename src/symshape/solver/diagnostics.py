@@ -42,6 +42,7 @@ from symshape.source import Span
 from symshape.views import Shown
 
 __all__ = [
+    "next_origin_seq",
     "TextEnum",
     "OriginKind",
     "assert_never",
@@ -94,6 +95,8 @@ class OriginKind(TextEnum):
 
 
 _origin_ids = itertools.count(1)
+next_origin_seq = _origin_ids.__next__
+"""The sequence number of the next origin (every origin, however made, is numbered by it)."""
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -111,7 +114,7 @@ class Origin:
     kind: str
     label: str
     span: Span | None = None
-    seq: int = field(default_factory=lambda: next(_origin_ids))
+    seq: int = field(default_factory=next_origin_seq)
     payload: object = None
     expr: object = None
 

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import Cond, expand_joins
 from symshape.encoding.dims import Dim, fresh_dimvar
-from symshape.encoding.leaf_types import _next_hole_id
+from symshape.encoding.leaf_types import next_hole_id
 from symshape.encoding.types import Attrs, IncompleteType, Type
 from symshape.errors import ErrorCode
 from symshape.relations.base import Context, RelationDef
-from symshape.solver.diagnostics import Origin, OriginKind, TextEnum, _origin_ids
+from symshape.solver.diagnostics import Origin, OriginKind, TextEnum, next_origin_seq
 from symshape.solver.unify import Mismatch, Unifier
 
 if TYPE_CHECKING:
@@ -49,7 +49,6 @@ _OP_NAMES: dict[str, str] = {}
 _new = object.__new__
 _set_hole_kind = IncompleteType.__dict__["kind"].__set__
 _set_hole_id = IncompleteType.__dict__["id"].__set__
-_next_origin_seq = _origin_ids.__next__
 
 
 def new_hole() -> IncompleteType:
@@ -62,7 +61,7 @@ def new_hole() -> IncompleteType:
     """
     h: IncompleteType = _new(IncompleteType)
     _set_hole_kind(h, "type")
-    _set_hole_id(h, _next_hole_id())
+    _set_hole_id(h, next_hole_id())
     return h
 
 
@@ -75,7 +74,7 @@ def call_instance(
     state and runs are the caller's to set. (Written out: it runs once per operator call.)"""
     out: IncompleteType = _new(IncompleteType)
     _set_hole_kind(out, "type")
-    _set_hole_id(out, _next_hole_id())
+    _set_hole_id(out, next_hole_id())
     rel: RelationInstance = _new(RelationInstance)
     rel.id = rid
     rel.rdef = rdef
@@ -86,7 +85,7 @@ def call_instance(
     rel.inq = rel.erred = False
     rel.op = _OP_NAMES.get(label) or op_display_name(label)
     rel.span = span
-    rel.seq = _next_origin_seq()
+    rel.seq = next_origin_seq()
     return rel, out
 
 

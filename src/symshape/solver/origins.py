@@ -53,7 +53,7 @@ def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
 
 
 _new = object.__new__
-_next_origin = _diagnostics._origin_ids.__next__
+_next_origin = _diagnostics.next_origin_seq
 if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
     f.default is None for f in dataclasses.fields(Origin)[4:]
 ):
