@@ -11,11 +11,11 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.hole_names import number_by_appearance
 
 import symshape as ss
 import symshape.solver.unify as unify_mod
@@ -26,19 +26,6 @@ from symshape.solver.solve import _relation_origin_fast, _relation_origin_plain
 T = ss.Tensor
 n, s = ss.dims("n s")
 _DIMS = [n, s, 2 * n, const(3), const(4)]
-
-
-def _normalize(text: str) -> str:
-    """Number holes (``?t<id>``) and unknowns (``?d<id>``) by first appearance."""
-    names: dict[str, str] = {}
-
-    def sub(m: re.Match[str]) -> str:
-        key = m.group(0)
-        if key not in names:
-            names[key] = f"{m.group(1)}#{sum(k.startswith(m.group(1)) for k in names)}"
-        return names[key]
-
-    return re.sub(r"(\?[td])\d+", sub, text)
 
 
 def _type_strategy(holes: list[ss.IncompleteType], dvars: list[ss.Dim]) -> st.SearchStrategy[ss.Type]:
@@ -69,7 +56,7 @@ def _run(pairs: list[tuple[ss.Type, ss.Type]], probes: list[ss.Type], limit: int
         out += [str(sol.resolve(p)) for p in probes]
         out += [f"{d.code}: {d.message}" for d in sol.errors]
         out += [str(g) for g in sol.guards]
-        return [_normalize(" | ".join(out))]
+        return [number_by_appearance(" | ".join(out))]
     finally:
         unify_mod._REC_LIMIT = old
 

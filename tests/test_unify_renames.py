@@ -9,12 +9,12 @@ be the same.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.hole_names import number_by_appearance
 
 import symshape as ss
 import symshape.solver.unify_funcs as funcs_mod
@@ -38,19 +38,6 @@ def Tup(fields: Sequence[ss.Type]) -> ss.TupleType:
     return ss.TupleType(tuple(fields))
 
 
-def _normalize(text: str) -> str:
-    """Number holes (``?t<id>``) and unknowns (``?d<id>``) by first appearance."""
-    names: dict[str, str] = {}
-
-    def sub(m: re.Match[str]) -> str:
-        key = m.group(0)
-        if key not in names:
-            names[key] = f"{m.group(1)}#{sum(k.startswith(m.group(1)) for k in names)}"
-        return names[key]
-
-    return re.sub(r"(\?[td])\d+", sub, text)
-
-
 def _run(pairs: list[tuple[ss.Type, ss.Type]], probes: list[ss.Type], fast: bool) -> str:
     old = funcs_mod.renames
     if not fast:
@@ -65,7 +52,7 @@ def _run(pairs: list[tuple[ss.Type, ss.Type]], probes: list[ss.Type], fast: bool
         out += [str(sol.resolve(p)) for p in probes]
         out += [f"{d.code}: {d.message}" for d in sol.errors]
         out += [str(g) for g in sol.guards]
-        return _normalize(" | ".join(out))
+        return number_by_appearance(" | ".join(out))
     finally:
         funcs_mod.renames = old
 
