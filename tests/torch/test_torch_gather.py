@@ -20,7 +20,7 @@ from torch.export import Dim, export
 
 import symshape as ss
 import symshape.torch as sst
-from torch_zoo.oracle import Spec, check_model, fn_module, substitute, types_of
+from torch_zoo.oracle import Spec, assert_verdicts, check_model, fn_module, substitute, types_of
 
 F32, I64 = "float32", "int64"
 
@@ -181,8 +181,7 @@ def test_traced_verdicts_and_shapes_equal_eager_torch(case: Any) -> None:
     points = _points(sizes)
     truth = [_runs(model, _example(specs, p)) for p in points]
     assert any(truth)
-    wrong = [p for p, t in zip(points, truth) if bool(res.valid_at(_env(specs, p))) != t]
-    assert wrong == [], f"valid_at differs from eager torch at {wrong[:4]}; valid_when {res.valid_when()}"
+    assert_verdicts(res, points, truth, lambda p: _env(specs, p))
     for p in [p for p, t in zip(points, truth) if t][:4]:
         assert check_model(res, model, _example(specs, p), p) == [], p
 
@@ -221,8 +220,7 @@ def test_exported_verdicts_and_shapes_equal_eager_torch(case: Any) -> None:
     assert res.errors == [] and res.unresolved == [], res.report()
     for p in [p for p, t in zip(points, truth) if t]:
         assert _output_shape(res, ep.graph, p) == _eager_shape(model, _example(specs, p)), p
-    wrong = [p for p, t in zip(points, truth) if bool(res.valid_at(_env(specs, p))) != t]
-    assert wrong == [], f"valid_at differs from eager torch at {wrong[:4]}; valid_when {res.valid_when()}"
+    assert_verdicts(res, points, truth, lambda p: _env(specs, p))
 
 
 def test_ranged_indices_state_their_bounds() -> None:

@@ -20,7 +20,16 @@ from torch.export import Dim, export
 
 import symshape as ss
 import symshape.torch as sst
-from torch_zoo.oracle import Spec, Wrap, check_model, example_of, fn_module, substitute, types_of
+from torch_zoo.oracle import (
+    Spec,
+    Wrap,
+    assert_verdicts,
+    check_model,
+    example_of,
+    fn_module,
+    substitute,
+    types_of,
+)
 
 X: dict[str, Spec] = {"x": ((1, 3, "h", "w"), "float32")}
 GRID = [{"h": h, "w": w} for h, w in itertools.product(range(1, 7), range(1, 7))]
@@ -80,8 +89,7 @@ def test_traced_verdicts_and_shapes_equal_eager_torch(case: Any) -> None:
     res = sst.infer(model, types_of(X))
     assert res.errors == [] and res.unresolved == [], res.report()
     truth = [_runs(model, p) for p in GRID]
-    wrong = [p for p, t in zip(GRID, truth) if bool(res.valid_at(p)) != t]
-    assert wrong == [], f"valid_at differs from eager torch at {wrong[:4]}; valid_when {res.valid_when()}"
+    assert_verdicts(res, GRID, truth)
     for p in [p for p, t in zip(GRID, truth) if t][::5]:
         assert check_model(res, model, example_of(X, p), p) == [], p
 

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
@@ -31,6 +31,7 @@ __all__ = [
     "types_of",
     "example_of",
     "check_fn",
+    "assert_verdicts",
     "Wrap",
 ]
 
@@ -243,6 +244,14 @@ class Wrap(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> Any:
         return self.m(x)
+
+
+def assert_verdicts(
+    res: Any, points: Sequence[Any], truth: Sequence[bool], env: Callable[[Any], Any] = lambda p: p
+) -> None:
+    """``res.valid_at(env(p))`` equals torch's verdict (whether it ran) at every point."""
+    wrong = [p for p, t in zip(points, truth) if bool(res.valid_at(env(p))) != t]
+    assert wrong == [], f"valid_at differs from eager torch at {wrong[:4]}; valid_when {res.valid_when()}"
 
 
 def check_fn(model: torch.nn.Module, specs: Mapping[str, Spec], sizes: list[dict[str, int]]) -> Any:
