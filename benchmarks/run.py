@@ -44,13 +44,18 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: python benchmarks/run.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import onnx_transformer, peers_onnx, peers_ort, peers_tvm
+from benchmarks import onnx_transformer, peers_floor, peers_onnx, peers_ort, peers_tvm
 from benchmarks import workloads as wl
 from benchmarks.specs import resnet50_op_count
 
 __all__ = ["Case", "cases", "main", "run_case"]
 
-PEERS = {peers_tvm.NAME: peers_tvm, peers_onnx.NAME: peers_onnx, peers_ort.NAME: peers_ort}
+PEERS = {
+    peers_tvm.NAME: peers_tvm,
+    peers_onnx.NAME: peers_onnx,
+    peers_ort.NAME: peers_ort,
+    peers_floor.NAME: peers_floor,
+}
 
 #: Not a peer: symshape's own Z3-free chain (a) of the same size, the yardstick of (e)'s
 #: per-operator cost (``ss/z3-free`` is the ratio of the per-operator costs, sizes being equal).
@@ -187,6 +192,7 @@ def _onnx_case(name: str, path: Callable[[], str], nodes: int) -> Case:
         {
             peers_onnx.NAME: lambda: peers_ort.onnx_infer(path()),
             peers_ort.NAME: lambda: peers_ort.ort_infer(path()),
+            peers_floor.NAME: lambda: peers_floor.read_floor(path()),
         },
         unit="node",
     )

@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:  # benchmarks/ is a top-level package of the repos
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from benchmarks import onnx_transformer, peers_ort, run  # noqa: E402
+from benchmarks import onnx_transformer, peers_floor, peers_ort, run  # noqa: E402
 from torch_models import run_all_values  # noqa: E402
 
 import symshape as ss  # noqa: E402
@@ -33,6 +33,9 @@ def test_light_models_and_peers() -> None:
     )
     assert peers_ort.onnx_infer(resnet) == {"status": "ok", "type": "(1, 1000)"}
     assert peers_ort.ort_infer(resnet) == {"status": "ok", "type": "(1, 1000)"}
+    # the floor reads every node's fields: as many op types as nodes, attributes included
+    floor = peers_floor.read_floor(resnet)
+    assert floor["status"] == "ok" and int(floor["type"].split()[0]) > 4 * peers_ort.node_count(resnet)
     squeeze = next(p for p in paths if "squeezenet" in p)
     assert peers_ort.ort_infer(squeeze)["status"] == "error"  # onnxruntime gives up on Dropout-9
 
@@ -42,7 +45,7 @@ def test_workload_f_rows() -> None:
     quick = [c for c in run.cases(quick=True) if c.workload.startswith("(f)")]
     assert [c.workload for c in quick] == ["(f) onnx squeezenet"]
     full = [c for c in run.cases(quick=False) if c.workload.startswith("(f)")]
-    assert len(full) == 10 and all(set(c.peers) == {"onnx", "ort-sym"} for c in full)
+    assert len(full) == 10 and all(set(c.peers) == {"onnx", "ort-sym", "read-floor"} for c in full)
     assert full[-1].workload == "(f) onnx transformer12" and full[-1].size == 417
 
 
