@@ -159,6 +159,13 @@ X_ = ss.var("x", ss.Tensor((2,), F))
 C_ = ss.var("c", ss.Tensor((), "bool"))
 V_ = ss.var("v")
 R_ = ss.ops.relu(X_)
+_Y = ss.var("y")
+_F = ss.Function([_Y], ss.ops.relu(_Y))
+_LIST = ss.GlobalTypeVar("List")
+_A = ss.TypeVar("a")
+_NIL = ss.Constructor("Nil", [], _LIST)
+_CONS = ss.Constructor("Cons", [_A, ss.TypeCall(_LIST, [_A])], _LIST)
+_XS, _H = ss.var("xs"), ss.var("h")
 SCOPES = {
     # a name is used only inside the block that defines it: each branch defines its own
     "two branches": (
@@ -177,6 +184,31 @@ SCOPES = {
         "  multiply(%v, %0)\n}",
     ),
     "top level": (ss.Tuple([R_, R_]), "%0 = nn.relu(%x);\n(%0, %0)"),
+    # a shared function used as a callee: its body one level in from its definition
+    "shared callee": (
+        ss.Function([X_], ss.Tuple([ss.Call(_F, [X_]), ss.Call(_F, [X_])])),
+        "fn (%x: Tensor[(2,), float32]) {\n  %0 = fn (%y) {\n    nn.relu(%y)\n  };\n  (%0(%x), %0(%x))\n}",
+    ),
+    # a match clause whose body has definitions or lets starts it on its own line
+    "match clauses": (
+        ss.Function(
+            [_XS, X_],
+            ss.Match(
+                _XS,
+                [
+                    ss.Clause(
+                        ss.PatternConstructor(_CONS, [ss.PatternVar(_H), ss.PatternWildcard()]),
+                        ss.ops.add(ss.ops.add(_H, R_), R_),
+                    ),
+                    ss.Clause(ss.PatternConstructor(_NIL, []), ss.Let(V_, ss.ops.multiply(X_, X_), V_)),
+                    ss.Clause(ss.PatternWildcard(), X_),
+                ],
+            ),
+        ),
+        "fn (%xs, %x: Tensor[(2,), float32]) {\n  match (%xs) {\n    | Cons(%h, _) =>\n"
+        "      %0 = nn.relu(%x);\n      add(add(%h, %0), %0)\n    | Nil =>\n"
+        "      let %v = multiply(%x, %x);\n      %v\n    | _ => %x\n  }\n}",
+    ),
     "a variable named 0": (
         ss.Function([X_], ss.Let(ss.var("0"), ss.ops.add(R_, R_), ss.ops.relu(R_))),
         "fn (%x: Tensor[(2,), float32]) {\n  %1 = nn.relu(%x);\n  let %0 = add(%1, %1);\n  nn.relu(%1)\n}",

@@ -250,7 +250,7 @@ class _Printer:
                 if isinstance(e.callee, (Op, X.Constructor)):
                     head: Rope = e.callee.name
                 else:
-                    head = yield (e.callee, 0)
+                    head = yield (e.callee, ind)
                 parts: list[Rope] = []
                 for a in e.args:
                     parts.append((yield (a, ind)))
@@ -305,9 +305,13 @@ class _Printer:
                     pat = self.pattern(cl.pattern)
                     blk = self.open()
                     body = yield (cl.body, ind + 2)
-                    body = (self.defs(0, "  " * (ind + 2)), body)
+                    inner = "  " * (ind + 2)
+                    d = self.defs(0, inner)
                     self.close(blk)
-                    clauses.append((f"{pad}  | {pat} => ", body, "\n"))
+                    # a body of statements (definitions, lets) starts on its own line
+                    own_line = d or isinstance(cl.body, (X.Let, X.MatchCast))
+                    arrow = f"{pad}  | {pat} =>" + (f"\n{inner}" if own_line else " ")
+                    clauses.append((arrow, d, body, "\n"))
                 return ("match (", val, ") {\n", tuple(clauses), f"{pad}}}")
             case X.MatchCast():
                 start = self.mark()
