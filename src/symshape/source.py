@@ -78,6 +78,9 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 _UNSCOPED: Any = object()
 _SCOPE: ContextVar[Span | None] = ContextVar("symshape_span_scope", default=_UNSCOPED)
+# Set (for good) when a scope is first entered: until then no context holds a scope, and
+# :func:`user_span` skips reading the context variable.
+_scoped = False
 
 
 def span_scope(span: Span | None) -> AbstractContextManager[Span | None]:
@@ -101,6 +104,8 @@ def span_scope(span: Span | None) -> AbstractContextManager[Span | None]:
 def enter_span_scope(span: Span | None) -> Token[Span | None]:
     """What ``with span_scope(span):`` does on entry, without the context manager (a front-end's
     per-node loop); give the token to :func:`exit_span_scope` when done, in a ``finally``."""
+    global _scoped
+    _scoped = True
     return _SCOPE.set(span)
 
 
@@ -117,37 +122,61 @@ class _Scope(AbstractContextManager["Span | None"]):
         self.tokens: list[Token[Span | None]] = []
 
     def __enter__(self) -> Span | None:
-        self.tokens.append(_SCOPE.set(self.span))
+        self.tokens.append(enter_span_scope(self.span))
         return self.span
 
     def __exit__(self, *exc: object) -> None:
         _SCOPE.reset(self.tokens.pop())
 
 
+_getframe = sys._getframe
+
+
 def user_span() -> Span | None:
     """The span an expression built now takes: the span of the innermost :func:`span_scope`, else
     the span of the first caller frame outside the symshape package (the column is that of the
     call being executed: Python 3.11+; else 1)."""
-    scoped = _SCOPE.get()
-    if scoped is not _UNSCOPED:
-        return scoped
-    f: FrameType | None = sys._getframe(2)
+    if _scoped:
+        scoped = _SCOPE.get()
+        if scoped is not _UNSCOPED:
+            return scoped
+    f: FrameType | None = _getframe(2)
     while f is not None:
         code = f.f_code
-        if not code.co_filename.startswith(_PKG_DIR):
-            hit = _SITE_SPANS.get((id(code), f.f_lasti, True))  # frame_span's cache, looked up here
-            if hit is not None and hit[0] is code:
-                return hit[1]
-            return frame_span(f)
+        site = _SITE_SPANS.get(id(code))
+        if site is None or site.code is not code:
+            site = _code_sites(code)
+        if site.outside:
+            hit = site.spans.get(f.f_lasti)
+            return hit if hit is not None else frame_span(f)
         f = f.f_back
     return None
 
 
-# (id(code), f_lasti, with column) -> (code, span): a call site's span, computed once (``f_lineno``
-# decodes the line table, the column walks ``co_positions``). The code object is kept with its
-# entry, so its id is not reused meanwhile (hashing a code object, unlike its id, costs time
-# proportional to its size).
-_SITE_SPANS: dict[tuple[int, int, bool], tuple[CodeType, Span]] = {}
+class _CodeSites:
+    """What the spans of one code object need: whether it is outside the package, and the spans
+    of its call sites by ``f_lasti`` (with their column; column 1 in ``line_spans``)."""
+
+    __slots__ = ("code", "outside", "spans", "line_spans")
+
+    def __init__(self, code: CodeType) -> None:
+        self.code = code  # kept, so that its id (the key) is not reused meanwhile
+        self.outside = not code.co_filename.startswith(_PKG_DIR)
+        self.spans: dict[int, Span] = {}
+        self.line_spans: dict[int, Span] = {}
+
+
+# id(code) -> the spans of its call sites, each computed once (``f_lineno`` decodes the line
+# table, the column walks ``co_positions``); keyed by id, as hashing a code object costs time
+# proportional to its size.
+_SITE_SPANS: dict[int, _CodeSites] = {}
+
+
+def _code_sites(code: CodeType) -> _CodeSites:
+    if len(_SITE_SPANS) >= 4096:
+        _SITE_SPANS.clear()
+    site = _SITE_SPANS[id(code)] = _CodeSites(code)
+    return site
 
 
 def _column(code: CodeType, lasti: int) -> int:
@@ -165,17 +194,18 @@ def frame_span(f: FrameType, column: bool = True) -> Span:
     """The span of the call executing in frame ``f`` (column 1 unless ``column``), cached per
     call site; spans are frozen, so call sites share them."""
     code = f.f_code
-    key = (id(code), f.f_lasti, column)
-    hit = _SITE_SPANS.get(key)
-    if hit is not None and hit[0] is code:
-        return hit[1]
+    site = _SITE_SPANS.get(id(code))
+    if site is None or site.code is not code:
+        site = _code_sites(code)
+    lasti = f.f_lasti
+    spans = site.spans if column else site.line_spans
+    hit = spans.get(lasti)
+    if hit is not None:
+        return hit
     filename = code.co_filename
     if "IPython" in sys.modules:
         filename = notebook_cell_name(filename) or filename
-    span = Span(filename, f.f_lineno, _column(code, f.f_lasti) if column else 1)
-    if len(_SITE_SPANS) >= 8192:
-        _SITE_SPANS.clear()
-    _SITE_SPANS[key] = (code, span)
+    span = spans[lasti] = Span(filename, f.f_lineno, _column(code, lasti) if column else 1)
     return span
 
 
