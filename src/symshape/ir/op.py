@@ -107,7 +107,17 @@ def check_declared(op: str, attrs: Attrs, declared: Mapping[str, str]) -> None:
         if not test(v):
             raise SymshapeError(BAD_ATTRIBUTE, f"{op}: attribute {name} must be {what}, got {v!r}")
 
-OPS: dict[str, Op] = {}
+class _Registry(dict[str, "Op"]):
+    """The operators by name; ``OPS[name]`` of an unknown name raises ``unknown-relation`` (the
+    wrappers of :mod:`symshape.ops` look their operator up at each call, by subscript)."""
+
+    __slots__ = ()
+
+    def __missing__(self, name: str) -> Op:
+        raise SymshapeError(UNKNOWN_RELATION, f"no operator named {name!r}")
+
+
+OPS: dict[str, Op] = _Registry()
 
 _new_call = object.__new__
 
@@ -329,10 +339,7 @@ class Op(Callee):
     @staticmethod
     def get(name: str) -> Op:
         """The registered operator ``name``."""
-        try:
-            return OPS[name]
-        except KeyError:
-            raise SymshapeError(UNKNOWN_RELATION, f"no operator named {name!r}") from None
+        return OPS[name]
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
