@@ -132,15 +132,19 @@ class _Scope(AbstractContextManager["Span | None"]):
 _getframe = sys._getframe
 
 
-def user_span() -> Span | None:
+def user_span(depth: int = 2) -> Span | None:
     """The span an expression built now takes: the span of the innermost :func:`span_scope`, else
     the span of the first caller frame outside the symshape package (the column is that of the
-    call being executed: Python 3.11+; else 1)."""
+    call being executed: Python 3.11+; else 1). The search starts ``depth`` frames up (2: the
+    caller of the function calling ``user_span``), so the frames it skips must be the package's."""
     if _scoped:
         scoped = _SCOPE.get()
         if scoped is not _UNSCOPED:
             return scoped
-    f: FrameType | None = _getframe(2)
+    try:
+        f: FrameType | None = _getframe(depth)
+    except ValueError:  # called with fewer frames above (from C)
+        return None
     while f is not None:
         code = f.f_code
         site = _SITE_SPANS.get(id(code))

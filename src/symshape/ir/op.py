@@ -195,6 +195,58 @@ def _attrs_key(nargs: int, attrs: dict[str, Any]) -> tuple[object, ...] | None:
     return tuple(out)
 
 
+def _make_call(depth: int) -> Callable[..., Call]:
+    """``Op.__call__``, whose span is that of :func:`~symshape.source.user_span` ``(depth)``: 2
+    when the caller may be user code, 3 when it is a function of this package (the wrappers)."""
+
+    def call(self: Op, *args: Any, **attrs: Any) -> Call:
+        conv: Sequence[Any] = args
+        for x in args:
+            if not isinstance(x, Expr):
+                conv = [_convert(a) for a in args]
+                break
+        nargs = len(conv)
+        if nargs != self.num_inputs and self.num_inputs >= 0:
+            raise SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
+        a: Attrs | None
+        if attrs:
+            # the names, then the values' ids (names are strings, ids ints: never confused);
+            # one or two attributes are unpacked (cheaper than the general form, the same key)
+            n = len(attrs)
+            if n == 1:
+                ((k, v),) = attrs.items()
+                idk: tuple[object, ...] = (nargs, k, id(v))
+            elif n == 2:
+                (k, v), (k2, v2) = attrs.items()
+                idk = (nargs, k, k2, id(v), id(v2))
+            else:
+                idk = (nargs, *attrs, *map(id, attrs.values()))
+            hit = self._by_id.get(idk)
+            a = hit[1] if hit is not None else self._attrs_by_id(attrs, nargs, idk)
+        elif self._check_attrs is None:
+            a = _EMPTY_ATTRS  # nothing to check: no attribute is ever unknown or mistyped
+        else:
+            a = self._attrs_cache.get(nargs)
+            if a is None:
+                a = self._attrs(attrs, nargs, nargs)
+        if conv is not args:
+            for x in conv:
+                if not isinstance(x, Expr):
+                    raise SymshapeError(
+                        INVALID_ARGUMENT, f"call arguments must be expressions, got {type(x).__name__}"
+                    )
+            args = tuple(conv)
+        c = _new_call(Call)
+        c.callee = self
+        c.args = args
+        c.attrs = a
+        c.pure_override = False
+        c.span = user_span(depth)
+        return c
+
+    return call
+
+
 class Op(Callee):
     """An operator: ``op(*args, **attrs)`` builds a :class:`~symshape.ir.expr.Call`."""
 
@@ -287,54 +339,29 @@ class Op(Callee):
             cache[key] = a
         return a
 
-    def __call__(self, *args: Any, **attrs: Any) -> Call:
-        conv: Sequence[Any] = args
-        for x in args:
-            if not isinstance(x, Expr):
-                conv = [_convert(a) for a in args]
-                break
-        nargs = len(conv)
-        if self.num_inputs >= 0 and nargs != self.num_inputs:
-            raise SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
-        a: Attrs | None
-        if attrs:
-            # the names, then the values' ids (names are strings, ids ints: never confused)
-            idk = (nargs, *attrs, *map(id, attrs.values()))
-            hit = self._by_id.get(idk)
-            if hit is not None:
-                a = hit[1]
-            else:
-                key: object = _attrs_key(nargs, attrs)
-                a = None if key is None else self._attrs_cache.get(key)
-                if a is None:
-                    a = self._attrs(attrs, nargs, key)
-                if key is not None and all(map(_immutable, attrs.values())):
-                    if len(self._by_id) >= _CACHE_MAX:
-                        self._by_id.clear()
-                    self._by_id[idk] = (tuple(attrs.values()), a)
-        elif self._check_attrs is None:
-            a = _EMPTY_ATTRS  # nothing to check: no attribute is ever unknown or mistyped
-        else:
-            a = self._attrs_cache.get(nargs)
-            if a is None:
-                a = self._attrs(attrs, nargs, nargs)
-        if conv is not args:
-            for x in conv:
-                if not isinstance(x, Expr):
-                    raise SymshapeError(
-                        INVALID_ARGUMENT, f"call arguments must be expressions, got {type(x).__name__}"
-                    )
-        call = _new_call(Call)
-        call.callee = self
-        call.args = tuple(conv)
-        call.attrs = a
-        call.pure_override = False
-        call.span = user_span()
-        return call
+    def _attrs_by_id(self, attrs: dict[str, Any], nargs: int, idk: tuple[object, ...]) -> Attrs:
+        """The checked attributes of a call whose identity key ``idk`` (see :func:`_make_call`)
+        is not remembered: by their value key, else checked; remembered under ``idk`` when every
+        value is immutable."""
+        key: object = _attrs_key(nargs, attrs)
+        a = None if key is None else self._attrs_cache.get(key)
+        if a is None:
+            a = self._attrs(attrs, nargs, key)
+        if key is not None and all(map(_immutable, attrs.values())):
+            if len(self._by_id) >= _CACHE_MAX:
+                self._by_id.clear()
+            self._by_id[idk] = (tuple(attrs.values()), a)
+        return a
+
+    __call__ = _make_call(2)
 
     #: ``op.call(*args, **attrs)`` is ``op(*args, **attrs)`` through a method (a method call is
-    #: cheaper than calling an instance; the wrappers of :mod:`symshape.ops` use it)
+    #: cheaper than calling an instance)
     call = __call__
+
+    #: ``op.call`` for the wrappers of :mod:`symshape.ops` (and other code of this package) only:
+    #: the span is looked up from the wrapper's caller on, the wrapper's own frame is not read
+    wrapper_call = _make_call(3)
 
     @staticmethod
     def get(name: str) -> Op:

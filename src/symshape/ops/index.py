@@ -66,7 +66,7 @@ register_ops(SPECS)
 
 def take(x: Expr, indices: Expr, axis: int | None = None, batch_dims: int = 0, mode: str = "clip") -> Call:
     """Gather ``x`` at integer ``indices`` along ``axis`` (None: from the flattened tensor)."""
-    return OPS["take"].call(x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
+    return OPS["take"].wrapper_call(x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
 
 
 def strided_slice(
@@ -81,7 +81,7 @@ def strided_slice(
     ``strides`` may be 1-d int tensors (their values are read; the others are made tensors)."""
     if py_any(isinstance(v, Expr) for v in (begin, end, strides)):
         return _dyn_slice(x, begin, end, strides, axes, slice_mode)
-    return OPS["strided_slice"].call(
+    return OPS["strided_slice"].wrapper_call(
         x, begin=begin, end=end, strides=strides, axes=axes, slice_mode=slice_mode
     )
 
@@ -95,7 +95,7 @@ def _dyn_slice(x: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mod
     elif strides is None:
         st_expr = None
     else:
-        st_expr = OPS["int_tensor"].call(value=st)
+        st_expr = OPS["int_tensor"].wrapper_call(value=st)
 
     def sign(j: int) -> int:
         if strides is None:
@@ -114,9 +114,9 @@ def _dyn_slice(x: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mod
                 out.append(past * sign(j))
             else:
                 out.append(b)
-        return OPS["int_tensor"].call(value=tuple(out))
+        return OPS["int_tensor"].wrapper_call(value=tuple(out))
 
     args = [x, bound(begin, True), bound(end, False)]
     if st_expr is not None:
         args.append(st_expr)
-    return OPS["strided_slice"].call(*args, axes=axes, slice_mode=slice_mode)
+    return OPS["strided_slice"].wrapper_call(*args, axes=axes, slice_mode=slice_mode)

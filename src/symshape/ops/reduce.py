@@ -46,7 +46,7 @@ register_ops(SPECS)
 
 def _reduce(op: str, x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
     """The wrapper of the reduction ``op``."""
-    return OPS[op].call(x, axis=axis, keepdims=keepdims, exclude=exclude)
+    return OPS[op].wrapper_call(x, axis=axis, keepdims=keepdims, exclude=exclude)
 
 
 sum = specialize(_reduce, "sum", "sum", "Sum over ``axis`` (None: all axes).")

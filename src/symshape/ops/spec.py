@@ -185,7 +185,7 @@ def size_arg(v: Any, dtype: str = "int64") -> Expr:
         return v
     if isinstance(v, float):
         return number_const(v, None)
-    return OPS["int_tensor"].call(value=v, dtype=dtype)
+    return OPS["int_tensor"].wrapper_call(value=v, dtype=dtype)
 
 
 AttrCheck = Callable[[Attrs, str], object]
