@@ -23,9 +23,11 @@ import itertools
 import linecache
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
+from operator import itemgetter
 from types import CodeType, FrameType
 from typing import Any
 
@@ -147,31 +149,58 @@ def user_span(depth: int = 2) -> Span | None:
         return None
     while f is not None:
         code = f.f_code
-        site = _SITE_SPANS.get(id(code))
-        if site is None or site.code is not code:
+        try:
+            site = _SITE_SPANS[id(code)]  # the entry keeps its code alive: the id is its code's
+        except KeyError:
             site = _code_sites(code)
         if site.outside:
-            hit = site.spans.get(f.f_lasti)
-            return hit if hit is not None else frame_span(f)
+            try:
+                return site.spans[f.f_lasti]
+            except KeyError:
+                return frame_span(f)
         f = f.f_back
     return None
 
 
 class _CodeSites:
-    """What the spans of one code object need: whether it is outside the package, and the spans
-    of its call sites by ``f_lasti`` (with their column; column 1 in ``line_spans``)."""
+    """What the spans of one code object need: whether it is outside the package, the spans of
+    its call sites by ``f_lasti`` (with their column; column 1 in ``line_spans``), and the columns
+    of its instructions read so far from ``co_positions``."""
 
-    __slots__ = ("code", "outside", "spans", "line_spans")
+    __slots__ = ("code", "outside", "spans", "line_spans", "columns", "positions")
 
     def __init__(self, code: CodeType) -> None:
         self.code = code  # kept, so that its id (the key) is not reused meanwhile
         self.outside = not code.co_filename.startswith(_PKG_DIR)
         self.spans: dict[int, Span] = {}
         self.line_spans: dict[int, Span] = {}
+        self.columns: list[int | None] = []
+        self.positions: Iterator[tuple[int | None, ...]] | None = None
 
+    def column(self, lasti: int) -> int:
+        """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+;
+        else 1); the positions are read once, up to the last instruction asked for."""
+        if lasti < 0:
+            return 1
+        i = lasti // 2
+        columns = self.columns
+        if i >= len(columns):
+            if self.positions is None:
+                positions = getattr(self.code, "co_positions", None)
+                if positions is None:
+                    return 1
+                self.positions = positions()
+            columns.extend(map(_third, itertools.islice(self.positions, i + 1 - len(columns))))
+            if i >= len(columns):
+                return 1
+        col = columns[i]
+        return 1 if col is None else int(col) + 1
+
+
+_third = itemgetter(2)
 
 # id(code) -> the spans of its call sites, each computed once (``f_lineno`` decodes the line
-# table, the column walks ``co_positions``); keyed by id, as hashing a code object costs time
+# table, the column reads ``co_positions``); keyed by id, as hashing a code object costs time
 # proportional to its size.
 _SITE_SPANS: dict[int, _CodeSites] = {}
 
@@ -183,23 +212,12 @@ def _code_sites(code: CodeType) -> _CodeSites:
     return site
 
 
-def _column(code: CodeType, lasti: int) -> int:
-    """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+)."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None or lasti < 0:
-        return 1
-    pos = next(itertools.islice(positions(), lasti // 2, None), None)
-    if pos is None or pos[2] is None:
-        return 1
-    return int(pos[2]) + 1
-
-
 def frame_span(f: FrameType, column: bool = True) -> Span:
     """The span of the call executing in frame ``f`` (column 1 unless ``column``), cached per
     call site; spans are frozen, so call sites share them."""
     code = f.f_code
     site = _SITE_SPANS.get(id(code))
-    if site is None or site.code is not code:
+    if site is None:
         site = _code_sites(code)
     lasti = f.f_lasti
     spans = site.spans if column else site.line_spans
@@ -209,7 +227,7 @@ def frame_span(f: FrameType, column: bool = True) -> Span:
     filename = code.co_filename
     if "IPython" in sys.modules:
         filename = notebook_cell_name(filename) or filename
-    span = spans[lasti] = Span(filename, f.f_lineno, _column(code, lasti) if column else 1)
+    span = spans[lasti] = Span(filename, f.f_lineno, site.column(lasti) if column else 1)
     return span
 
 
