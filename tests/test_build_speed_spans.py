@@ -234,3 +234,29 @@ def test_one_two_and_three_attributes_share_the_memo_layout() -> None:
         assert list(swapped.attrs) == list(Attrs({"b": "s", "a": 1}))
     finally:
         del OPS["test.speed.layout"]
+
+
+@pytest.mark.parametrize(
+    "build, code",
+    [
+        (lambda x: ss.ops.add(x, 3), "invalid-argument"),  # a non-expression argument
+        (lambda x: ss.ops.softmax(3, axis=True), "bad-attribute"),  # attributes before arguments
+        (lambda x: ss.Op.get("nn.softmax")(3, x, axis=-1), "invalid-argument"),  # the count first
+        (lambda x: ss.ops.relu([x, 3]), "invalid-argument"),  # a list with a non-expression
+        (lambda x: ss.Op.get("add")(x, x, x), "invalid-argument"),
+    ],
+)
+def test_argument_errors_keep_their_order(build: Callable[[Any], Any], code: str) -> None:
+    x = ss.var("x", ss.Tensor((2,), F32))
+    for _ in range(2):  # the second call meets what the first remembered
+        with pytest.raises(ss.SymshapeError) as e:
+            build(x)
+        assert e.value.code == code
+
+
+def test_a_list_of_expressions_is_a_tuple_argument() -> None:
+    x = ss.var("x", ss.Tensor((2,), F32))
+    c = ss.ops.concatenate([x, x], axis=0)  # S17
+    (t,) = c.args
+    assert isinstance(t, ss.Tuple) and t.fields == (x, x)
+    assert c.span == t.span == Span(__file__, *_where("# S17", "ss.ops.concatenate"))

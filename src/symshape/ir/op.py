@@ -200,14 +200,13 @@ def _make_call(depth: int) -> Callable[..., Call]:
     when the caller may be user code, 3 when it is a function of this package (the wrappers)."""
 
     def call(self: Op, *args: Any, **attrs: Any) -> Call:
-        conv: Sequence[Any] = args
         for x in args:
             if not isinstance(x, Expr):
-                conv = [_convert(a) for a in args]
+                args = self._converted(args, attrs)
                 break
-        nargs = len(conv)
+        nargs = len(args)
         if nargs != self.num_inputs and self.num_inputs >= 0:
-            raise SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
+            raise self._arity_error(nargs)
         a: Attrs | None
         if attrs:
             # the names, then the values' ids (names are strings, ids ints: never confused);
@@ -221,21 +220,16 @@ def _make_call(depth: int) -> Callable[..., Call]:
                 idk = (nargs, k, k2, id(v), id(v2))
             else:
                 idk = (nargs, *attrs, *map(id, attrs.values()))
-            hit = self._by_id.get(idk)
-            a = hit[1] if hit is not None else self._attrs_by_id(attrs, nargs, idk)
+            try:
+                a = self._by_id[idk][1]
+            except KeyError:
+                a = self._attrs_by_id(attrs, nargs, idk)
         elif self._check_attrs is None:
             a = _EMPTY_ATTRS  # nothing to check: no attribute is ever unknown or mistyped
         else:
             a = self._attrs_cache.get(nargs)
             if a is None:
                 a = self._attrs(attrs, nargs, nargs)
-        if conv is not args:
-            for x in conv:
-                if not isinstance(x, Expr):
-                    raise SymshapeError(
-                        INVALID_ARGUMENT, f"call arguments must be expressions, got {type(x).__name__}"
-                    )
-            args = tuple(conv)
         c = _new_call(Call)
         c.callee = self
         c.args = args
@@ -338,6 +332,26 @@ class Op(Callee):
                 cache.clear()
             cache[key] = a
         return a
+
+    def _converted(self, args: tuple[Any, ...], attrs: dict[str, Any]) -> tuple[Expr, ...]:
+        """``args`` with each list or tuple of expressions made a :class:`Tuple`; a call with
+        another argument that is not an expression is an error, raised after those of the
+        number of arguments and of the attributes (the call checks them again, in that order)."""
+        conv = tuple(map(_convert, args))
+        for x in conv:
+            if not isinstance(x, Expr):
+                nargs = len(conv)
+                if nargs != self.num_inputs and self.num_inputs >= 0:
+                    raise self._arity_error(nargs)
+                if attrs or self._check_attrs is not None:
+                    self._attrs(attrs, nargs, None)  # raises for bad attributes
+                raise SymshapeError(
+                    INVALID_ARGUMENT, f"call arguments must be expressions, got {type(x).__name__}"
+                )
+        return conv
+
+    def _arity_error(self, nargs: int) -> SymshapeError:
+        return SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
 
     def _attrs_by_id(self, attrs: dict[str, Any], nargs: int, idk: tuple[object, ...]) -> Attrs:
         """The checked attributes of a call whose identity key ``idk`` (see :func:`_make_call`)
