@@ -239,10 +239,10 @@ def test_one_two_and_three_attributes_share_the_memo_layout() -> None:
 @pytest.mark.parametrize(
     "build, code",
     [
-        (lambda x: ss.ops.add(x, 3), "invalid-argument"),  # a non-expression argument
-        (lambda x: ss.ops.softmax(3, axis=True), "bad-attribute"),  # attributes before arguments
+        (lambda x: ss.ops.add(x, 3), "invalid-argument"),  # type: ignore[arg-type]  # a non-expression argument
+        (lambda x: ss.ops.softmax(3, axis=True), "bad-attribute"),  # type: ignore[arg-type]  # attributes before arguments
         (lambda x: ss.Op.get("nn.softmax")(3, x, axis=-1), "invalid-argument"),  # the count first
-        (lambda x: ss.ops.relu([x, 3]), "invalid-argument"),  # a list with a non-expression
+        (lambda x: ss.ops.relu([x, 3]), "invalid-argument"),  # type: ignore[arg-type]  # a list with a non-expression
         (lambda x: ss.Op.get("add")(x, x, x), "invalid-argument"),
     ],
 )
