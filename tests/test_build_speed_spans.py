@@ -260,3 +260,22 @@ def test_a_list_of_expressions_is_a_tuple_argument() -> None:
     (t,) = c.args
     assert isinstance(t, ss.Tuple) and t.fields == (x, x)
     assert c.span == t.span == Span(__file__, *_where("# S17", "ss.ops.concatenate"))
+
+
+def _site_a() -> ss.Var:
+    return ss.var("a")  # S18
+
+
+def _site_b() -> ss.Var:
+    return ss.var("b")  # S19
+
+
+def test_two_codes_with_a_site_at_the_same_instruction(cold_caches: None) -> None:
+    """The site met last at an instruction is remembered with its code: another code's site at
+    the same instruction (these two functions compile alike) is not taken for it."""
+    assert _site_a.__code__.co_code == _site_b.__code__.co_code
+    want_a = Span(__file__, *_where("# S18", "ss.var"))
+    want_b = Span(__file__, *_where("# S19", "ss.var"))
+    for _ in range(3):
+        assert _site_a().span == want_a
+        assert _site_b().span == want_b

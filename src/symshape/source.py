@@ -147,17 +147,29 @@ def user_span(depth: int = 2) -> Span | None:
         f: FrameType | None = _getframe(depth)
     except ValueError:  # called with fewer frames above (from C)
         return None
+    assert f is not None
+    code = f.f_code
+    try:  # the common case: the frame is the user's, at the site met last at this instruction
+        last: tuple[CodeType, Span] = _SITE_SPANS[~f.f_lasti]
+        if last[0] is code:
+            return last[1]
+    except KeyError:
+        pass
+    first = f
     while f is not None:
         code = f.f_code
         try:
-            site = _SITE_SPANS[id(code)]  # the entry keeps its code alive: the id is its code's
+            site: _CodeSites = _SITE_SPANS[id(code)]  # the entry keeps its code alive: the id is its code's
         except KeyError:
             site = _code_sites(code)
         if site.outside:
-            try:
-                return site.spans[f.f_lasti]
-            except KeyError:
-                return frame_span(f)
+            lasti = f.f_lasti
+            span = site.spans.get(lasti)
+            if span is None:
+                span = frame_span(f)
+            if f is first:
+                _SITE_SPANS[~lasti] = (code, span)
+            return span
         f = f.f_back
     return None
 
@@ -201,8 +213,10 @@ _third = itemgetter(2)
 
 # id(code) -> the spans of its call sites, each computed once (``f_lineno`` decodes the line
 # table, the column reads ``co_positions``); keyed by id, as hashing a code object costs time
-# proportional to its size.
-_SITE_SPANS: dict[int, _CodeSites] = {}
+# proportional to its size. And ~f_lasti (a negative key) -> (code, span): the user's call site
+# met last at that instruction, which :func:`user_span` reads without the id (the entry keeps
+# its code alive, so an identical code is that code).
+_SITE_SPANS: dict[int, Any] = {}
 
 
 def _code_sites(code: CodeType) -> _CodeSites:
