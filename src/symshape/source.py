@@ -144,18 +144,16 @@ def user_span(depth: int = 2) -> Span | None:
         if scoped is not _UNSCOPED:
             return scoped
     try:
-        f: FrameType | None = _getframe(depth)
+        first = _getframe(depth)
     except ValueError:  # called with fewer frames above (from C)
         return None
-    assert f is not None
-    code = f.f_code
     try:  # the common case: the frame is the user's, at the site met last at this instruction
-        last: tuple[CodeType, Span] = _SITE_SPANS[~f.f_lasti]
-        if last[0] is code:
+        last: tuple[CodeType, Span] = _SITE_SPANS[~first.f_lasti]
+        if last[0] is first.f_code:
             return last[1]
     except KeyError:
         pass
-    first = f
+    f: FrameType | None = first
     while f is not None:
         code = f.f_code
         try:
