@@ -23,9 +23,11 @@ import itertools
 import linecache
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
+from operator import itemgetter
 from types import CodeType, FrameType
 from typing import Any
 
@@ -78,6 +80,9 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 _UNSCOPED: Any = object()
 _SCOPE: ContextVar[Span | None] = ContextVar("symshape_span_scope", default=_UNSCOPED)
+# Set (for good) when a scope is first entered: until then no context holds a scope, and
+# :func:`user_span` skips reading the context variable.
+_scoped = False
 
 
 def span_scope(span: Span | None) -> AbstractContextManager[Span | None]:
@@ -101,6 +106,8 @@ def span_scope(span: Span | None) -> AbstractContextManager[Span | None]:
 def enter_span_scope(span: Span | None) -> Token[Span | None]:
     """What ``with span_scope(span):`` does on entry, without the context manager (a front-end's
     per-node loop); give the token to :func:`exit_span_scope` when done, in a ``finally``."""
+    global _scoped
+    _scoped = True
     return _SCOPE.set(span)
 
 
@@ -117,65 +124,122 @@ class _Scope(AbstractContextManager["Span | None"]):
         self.tokens: list[Token[Span | None]] = []
 
     def __enter__(self) -> Span | None:
-        self.tokens.append(_SCOPE.set(self.span))
+        self.tokens.append(enter_span_scope(self.span))
         return self.span
 
     def __exit__(self, *exc: object) -> None:
         _SCOPE.reset(self.tokens.pop())
 
 
-def user_span() -> Span | None:
+_getframe = sys._getframe
+
+
+def user_span(depth: int = 2) -> Span | None:
     """The span an expression built now takes: the span of the innermost :func:`span_scope`, else
     the span of the first caller frame outside the symshape package (the column is that of the
-    call being executed: Python 3.11+; else 1)."""
-    scoped = _SCOPE.get()
-    if scoped is not _UNSCOPED:
-        return scoped
-    f: FrameType | None = sys._getframe(2)
+    call being executed: Python 3.11+; else 1). The search starts ``depth`` frames up (2: the
+    caller of the function calling ``user_span``), so the frames it skips must be the package's."""
+    if _scoped:
+        scoped = _SCOPE.get()
+        if scoped is not _UNSCOPED:
+            return scoped
+    try:
+        first = _getframe(depth)
+    except ValueError:  # called with fewer frames above (from C)
+        return None
+    try:  # the common case: the frame is the user's, at the site met last at this instruction
+        last: tuple[CodeType, Span] = _SITE_SPANS[~first.f_lasti]
+        if last[0] is first.f_code:
+            return last[1]
+    except KeyError:
+        pass
+    f: FrameType | None = first
     while f is not None:
         code = f.f_code
-        if not code.co_filename.startswith(_PKG_DIR):
-            hit = _SITE_SPANS.get((id(code), f.f_lasti, True))  # frame_span's cache, looked up here
-            if hit is not None and hit[0] is code:
-                return hit[1]
-            return frame_span(f)
+        try:
+            site: _CodeSites = _SITE_SPANS[id(code)]  # the entry keeps its code alive: the id is its code's
+        except KeyError:
+            site = _code_sites(code)
+        if site.outside:
+            lasti = f.f_lasti
+            span = site.spans.get(lasti)
+            if span is None:
+                span = frame_span(f)
+            if f is first:
+                _SITE_SPANS[~lasti] = (code, span)
+            return span
         f = f.f_back
     return None
 
 
-# (id(code), f_lasti, with column) -> (code, span): a call site's span, computed once (``f_lineno``
-# decodes the line table, the column walks ``co_positions``). The code object is kept with its
-# entry, so its id is not reused meanwhile (hashing a code object, unlike its id, costs time
-# proportional to its size).
-_SITE_SPANS: dict[tuple[int, int, bool], tuple[CodeType, Span]] = {}
+class _CodeSites:
+    """What the spans of one code object need: whether it is outside the package, the spans of
+    its call sites by ``f_lasti`` (with their column; column 1 in ``line_spans``), and the columns
+    of its instructions read so far from ``co_positions``."""
+
+    __slots__ = ("code", "outside", "spans", "line_spans", "columns", "positions")
+
+    def __init__(self, code: CodeType) -> None:
+        self.code = code  # kept, so that its id (the key) is not reused meanwhile
+        self.outside = not code.co_filename.startswith(_PKG_DIR)
+        self.spans: dict[int, Span] = {}
+        self.line_spans: dict[int, Span] = {}
+        self.columns: list[int | None] = []
+        self.positions: Iterator[tuple[int | None, ...]] | None = None
+
+    def column(self, lasti: int) -> int:
+        """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+;
+        else 1); the positions are read once, up to the last instruction asked for."""
+        if lasti < 0:
+            return 1
+        i = lasti // 2
+        columns = self.columns
+        if i >= len(columns):
+            if self.positions is None:
+                positions = getattr(self.code, "co_positions", None)
+                if positions is None:
+                    return 1
+                self.positions = positions()
+            columns.extend(map(_third, itertools.islice(self.positions, i + 1 - len(columns))))
+            if i >= len(columns):
+                return 1
+        col = columns[i]
+        return 1 if col is None else int(col) + 1
 
 
-def _column(code: CodeType, lasti: int) -> int:
-    """The 1-based column of the instruction at ``lasti`` (``co_positions``, Python 3.11+)."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None or lasti < 0:
-        return 1
-    pos = next(itertools.islice(positions(), lasti // 2, None), None)
-    if pos is None or pos[2] is None:
-        return 1
-    return int(pos[2]) + 1
+_third = itemgetter(2)
+
+# id(code) -> the spans of its call sites, each computed once (``f_lineno`` decodes the line
+# table, the column reads ``co_positions``); keyed by id, as hashing a code object costs time
+# proportional to its size. And ~f_lasti (a negative key) -> (code, span): the user's call site
+# met last at that instruction, which :func:`user_span` reads without the id (the entry keeps
+# its code alive, so an identical code is that code).
+_SITE_SPANS: dict[int, Any] = {}
+
+
+def _code_sites(code: CodeType) -> _CodeSites:
+    if len(_SITE_SPANS) >= 4096:
+        _SITE_SPANS.clear()
+    site = _SITE_SPANS[id(code)] = _CodeSites(code)
+    return site
 
 
 def frame_span(f: FrameType, column: bool = True) -> Span:
     """The span of the call executing in frame ``f`` (column 1 unless ``column``), cached per
     call site; spans are frozen, so call sites share them."""
     code = f.f_code
-    key = (id(code), f.f_lasti, column)
-    hit = _SITE_SPANS.get(key)
-    if hit is not None and hit[0] is code:
-        return hit[1]
+    site = _SITE_SPANS.get(id(code))
+    if site is None:
+        site = _code_sites(code)
+    lasti = f.f_lasti
+    spans = site.spans if column else site.line_spans
+    hit = spans.get(lasti)
+    if hit is not None:
+        return hit
     filename = code.co_filename
     if "IPython" in sys.modules:
         filename = notebook_cell_name(filename) or filename
-    span = Span(filename, f.f_lineno, _column(code, f.f_lasti) if column else 1)
-    if len(_SITE_SPANS) >= 8192:
-        _SITE_SPANS.clear()
-    _SITE_SPANS[key] = (code, span)
+    span = spans[lasti] = Span(filename, f.f_lineno, site.column(lasti) if column else 1)
     return span
 
 

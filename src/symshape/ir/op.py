@@ -107,7 +107,17 @@ def check_declared(op: str, attrs: Attrs, declared: Mapping[str, str]) -> None:
         if not test(v):
             raise SymshapeError(BAD_ATTRIBUTE, f"{op}: attribute {name} must be {what}, got {v!r}")
 
-OPS: dict[str, Op] = {}
+class _Registry(dict[str, "Op"]):
+    """The operators by name; ``OPS[name]`` of an unknown name raises ``unknown-relation`` (the
+    wrappers of :mod:`symshape.ops` look their operator up at each call, by subscript)."""
+
+    __slots__ = ()
+
+    def __missing__(self, name: str) -> Op:
+        raise SymshapeError(UNKNOWN_RELATION, f"no operator named {name!r}")
+
+
+OPS: dict[str, Op] = _Registry()
 
 _new_call = object.__new__
 
@@ -183,6 +193,52 @@ def _attrs_key(nargs: int, attrs: dict[str, Any]) -> tuple[object, ...] | None:
         else:
             return None
     return tuple(out)
+
+
+def _make_call(depth: int) -> Callable[..., Call]:
+    """``Op.__call__``, whose span is that of :func:`~symshape.source.user_span` ``(depth)``: 2
+    when the caller may be user code, 3 when it is a function of this package (the wrappers)."""
+
+    def call(self: Op, *args: Any, **attrs: Any) -> Call:
+        for x in args:
+            if not isinstance(x, Expr):
+                args = self._converted(args, attrs)
+                break
+        nargs = len(args)
+        if nargs != self.num_inputs and self.num_inputs >= 0:
+            raise self._arity_error(nargs)
+        a: Attrs | None
+        if attrs:
+            # the names, then the values' ids (names are strings, ids ints: never confused);
+            # one or two attributes are unpacked (cheaper than the general form, the same key)
+            n = len(attrs)
+            if n == 1:
+                ((k, v),) = attrs.items()
+                idk: tuple[object, ...] = (nargs, k, id(v))
+            elif n == 2:
+                (k, v), (k2, v2) = attrs.items()
+                idk = (nargs, k, k2, id(v), id(v2))
+            else:
+                idk = (nargs, *attrs, *map(id, attrs.values()))
+            try:
+                a = self._by_id[idk][1]
+            except KeyError:
+                a = self._attrs_by_id(attrs, nargs, idk)
+        elif self._check_attrs is None:
+            a = _EMPTY_ATTRS  # nothing to check: no attribute is ever unknown or mistyped
+        else:
+            a = self._attrs_cache.get(nargs)
+            if a is None:
+                a = self._attrs(attrs, nargs, nargs)
+        c = _new_call(Call)
+        c.callee = self
+        c.args = args
+        c.attrs = a
+        c.pure_override = False
+        c.span = user_span(depth)
+        return c
+
+    return call
 
 
 class Op(Callee):
@@ -277,62 +333,54 @@ class Op(Callee):
             cache[key] = a
         return a
 
-    def __call__(self, *args: Any, **attrs: Any) -> Call:
-        conv: Sequence[Any] = args
-        for x in args:
+    def _converted(self, args: tuple[Any, ...], attrs: dict[str, Any]) -> tuple[Expr, ...]:
+        """``args`` with each list or tuple of expressions made a :class:`Tuple`; a call with
+        another argument that is not an expression is an error, raised after those of the
+        number of arguments and of the attributes (the call checks them again, in that order)."""
+        conv = tuple(map(_convert, args))
+        for x in conv:
             if not isinstance(x, Expr):
-                conv = [_convert(a) for a in args]
-                break
-        nargs = len(conv)
-        if self.num_inputs >= 0 and nargs != self.num_inputs:
-            raise SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
-        a: Attrs | None
-        if attrs:
-            # the names, then the values' ids (names are strings, ids ints: never confused)
-            idk = (nargs, *attrs, *map(id, attrs.values()))
-            hit = self._by_id.get(idk)
-            if hit is not None:
-                a = hit[1]
-            else:
-                key: object = _attrs_key(nargs, attrs)
-                a = None if key is None else self._attrs_cache.get(key)
-                if a is None:
-                    a = self._attrs(attrs, nargs, key)
-                if key is not None and all(map(_immutable, attrs.values())):
-                    if len(self._by_id) >= _CACHE_MAX:
-                        self._by_id.clear()
-                    self._by_id[idk] = (tuple(attrs.values()), a)
-        elif self._check_attrs is None:
-            a = _EMPTY_ATTRS  # nothing to check: no attribute is ever unknown or mistyped
-        else:
-            a = self._attrs_cache.get(nargs)
-            if a is None:
-                a = self._attrs(attrs, nargs, nargs)
-        if conv is not args:
-            for x in conv:
-                if not isinstance(x, Expr):
-                    raise SymshapeError(
-                        INVALID_ARGUMENT, f"call arguments must be expressions, got {type(x).__name__}"
-                    )
-        call = _new_call(Call)
-        call.callee = self
-        call.args = tuple(conv)
-        call.attrs = a
-        call.pure_override = False
-        call.span = user_span()
-        return call
+                nargs = len(conv)
+                if nargs != self.num_inputs and self.num_inputs >= 0:
+                    raise self._arity_error(nargs)
+                if attrs or self._check_attrs is not None:
+                    self._attrs(attrs, nargs, None)  # raises for bad attributes
+                raise SymshapeError(
+                    INVALID_ARGUMENT, f"call arguments must be expressions, got {type(x).__name__}"
+                )
+        return conv
+
+    def _arity_error(self, nargs: int) -> SymshapeError:
+        return SymshapeError(INVALID_ARGUMENT, f"{self.name} takes {self.num_inputs} inputs, got {nargs}")
+
+    def _attrs_by_id(self, attrs: dict[str, Any], nargs: int, idk: tuple[object, ...]) -> Attrs:
+        """The checked attributes of a call whose identity key ``idk`` (see :func:`_make_call`)
+        is not remembered: by their value key, else checked; remembered under ``idk`` when every
+        value is immutable."""
+        key: object = _attrs_key(nargs, attrs)
+        a = None if key is None else self._attrs_cache.get(key)
+        if a is None:
+            a = self._attrs(attrs, nargs, key)
+        if key is not None and all(map(_immutable, attrs.values())):
+            if len(self._by_id) >= _CACHE_MAX:
+                self._by_id.clear()
+            self._by_id[idk] = (tuple(attrs.values()), a)
+        return a
+
+    __call__ = _make_call(2)
 
     #: ``op.call(*args, **attrs)`` is ``op(*args, **attrs)`` through a method (a method call is
-    #: cheaper than calling an instance; the wrappers of :mod:`symshape.ops` use it)
+    #: cheaper than calling an instance)
     call = __call__
+
+    #: ``op.call`` for the wrappers of :mod:`symshape.ops` (and other code of this package) only:
+    #: the span is looked up from the wrapper's caller on, the wrapper's own frame is not read
+    wrapper_call = _make_call(3)
 
     @staticmethod
     def get(name: str) -> Op:
         """The registered operator ``name``."""
-        try:
-            return OPS[name]
-        except KeyError:
-            raise SymshapeError(UNKNOWN_RELATION, f"no operator named {name!r}") from None
+        return OPS[name]
 
     def __repr__(self) -> str:
         return f"Op({self.name})"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from symshape.encoding.types import Attrs
 from symshape.ir.expr import Call, Expr
-from symshape.ops.spec import NO_ATTRS, OpSpec, get_op, register_ops
+from symshape.ir.op import OPS
+from symshape.ops.spec import NO_ATTRS, OpSpec, register_ops
 from symshape.relations.common import (
     attr_dtype,
     bad,
@@ -155,243 +156,243 @@ register_ops(SPECS)
 
 def add(x: Expr, y: Expr) -> Call:
     """Elementwise ``x + y`` with numpy broadcasting."""
-    return get_op("add").call(x, y)
+    return OPS["add"].wrapper_call(x, y)
 
 
 def subtract(x: Expr, y: Expr) -> Call:
     """Elementwise ``x - y`` with numpy broadcasting."""
-    return get_op("subtract").call(x, y)
+    return OPS["subtract"].wrapper_call(x, y)
 
 
 def multiply(x: Expr, y: Expr) -> Call:
     """Elementwise ``x * y`` with numpy broadcasting."""
-    return get_op("multiply").call(x, y)
+    return OPS["multiply"].wrapper_call(x, y)
 
 
 def divide(x: Expr, y: Expr) -> Call:
     """Elementwise ``x / y`` with numpy broadcasting."""
-    return get_op("divide").call(x, y)
+    return OPS["divide"].wrapper_call(x, y)
 
 
 def power(x: Expr, y: Expr) -> Call:
     """Elementwise ``x ** y`` with numpy broadcasting."""
-    return get_op("power").call(x, y)
+    return OPS["power"].wrapper_call(x, y)
 
 
 def maximum(x: Expr, y: Expr) -> Call:
     """Elementwise maximum with numpy broadcasting."""
-    return get_op("maximum").call(x, y)
+    return OPS["maximum"].wrapper_call(x, y)
 
 
 def minimum(x: Expr, y: Expr) -> Call:
     """Elementwise minimum with numpy broadcasting."""
-    return get_op("minimum").call(x, y)
+    return OPS["minimum"].wrapper_call(x, y)
 
 
 def floor_divide(x: Expr, y: Expr) -> Call:
     """Elementwise ``x // y`` with numpy broadcasting."""
-    return get_op("floor_divide").call(x, y)
+    return OPS["floor_divide"].wrapper_call(x, y)
 
 
 def mod(x: Expr, y: Expr) -> Call:
     """Elementwise ``x % y`` with numpy broadcasting."""
-    return get_op("mod").call(x, y)
+    return OPS["mod"].wrapper_call(x, y)
 
 
 def logical_and(x: Expr, y: Expr) -> Call:
     """Elementwise logical and with numpy broadcasting."""
-    return get_op("logical_and").call(x, y)
+    return OPS["logical_and"].wrapper_call(x, y)
 
 
 def logical_or(x: Expr, y: Expr) -> Call:
     """Elementwise logical or with numpy broadcasting."""
-    return get_op("logical_or").call(x, y)
+    return OPS["logical_or"].wrapper_call(x, y)
 
 
 def equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x == y`` (bool) with numpy broadcasting."""
-    return get_op("equal").call(x, y)
+    return OPS["equal"].wrapper_call(x, y)
 
 
 def not_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x != y`` (bool) with numpy broadcasting."""
-    return get_op("not_equal").call(x, y)
+    return OPS["not_equal"].wrapper_call(x, y)
 
 
 def less(x: Expr, y: Expr) -> Call:
     """Elementwise ``x < y`` (bool) with numpy broadcasting."""
-    return get_op("less").call(x, y)
+    return OPS["less"].wrapper_call(x, y)
 
 
 def less_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x <= y`` (bool) with numpy broadcasting."""
-    return get_op("less_equal").call(x, y)
+    return OPS["less_equal"].wrapper_call(x, y)
 
 
 def greater(x: Expr, y: Expr) -> Call:
     """Elementwise ``x > y`` (bool) with numpy broadcasting."""
-    return get_op("greater").call(x, y)
+    return OPS["greater"].wrapper_call(x, y)
 
 
 def greater_equal(x: Expr, y: Expr) -> Call:
     """Elementwise ``x >= y`` (bool) with numpy broadcasting."""
-    return get_op("greater_equal").call(x, y)
+    return OPS["greater_equal"].wrapper_call(x, y)
 
 
 def relu(x: Expr) -> Call:
     """``max(x, 0)`` elementwise (``nn.relu``)."""
-    return get_op("nn.relu").call(x)
+    return OPS["nn.relu"].wrapper_call(x)
 
 
 def sigmoid(x: Expr) -> Call:
     """Logistic sigmoid, elementwise."""
-    return get_op("sigmoid").call(x)
+    return OPS["sigmoid"].wrapper_call(x)
 
 
 def tanh(x: Expr) -> Call:
     """Hyperbolic tangent, elementwise."""
-    return get_op("tanh").call(x)
+    return OPS["tanh"].wrapper_call(x)
 
 
 def exp(x: Expr) -> Call:
     """Exponential, elementwise."""
-    return get_op("exp").call(x)
+    return OPS["exp"].wrapper_call(x)
 
 
 def log(x: Expr) -> Call:
     """Natural logarithm, elementwise."""
-    return get_op("log").call(x)
+    return OPS["log"].wrapper_call(x)
 
 
 def sqrt(x: Expr) -> Call:
     """Square root, elementwise."""
-    return get_op("sqrt").call(x)
+    return OPS["sqrt"].wrapper_call(x)
 
 
 def negative(x: Expr) -> Call:
     """``-x`` elementwise."""
-    return get_op("negative").call(x)
+    return OPS["negative"].wrapper_call(x)
 
 
 def abs(x: Expr) -> Call:
     """Absolute value, elementwise."""
-    return get_op("abs").call(x)
+    return OPS["abs"].wrapper_call(x)
 
 
 def floor(x: Expr) -> Call:
     """Floor, elementwise."""
-    return get_op("floor").call(x)
+    return OPS["floor"].wrapper_call(x)
 
 
 def ceil(x: Expr) -> Call:
     """Ceiling, elementwise."""
-    return get_op("ceil").call(x)
+    return OPS["ceil"].wrapper_call(x)
 
 
 def round(x: Expr) -> Call:
     """Round to nearest, elementwise."""
-    return get_op("round").call(x)
+    return OPS["round"].wrapper_call(x)
 
 
 def sign(x: Expr) -> Call:
     """Sign (-1, 0, 1), elementwise."""
-    return get_op("sign").call(x)
+    return OPS["sign"].wrapper_call(x)
 
 
 def erf(x: Expr) -> Call:
     """Error function, elementwise."""
-    return get_op("erf").call(x)
+    return OPS["erf"].wrapper_call(x)
 
 
 def rsqrt(x: Expr) -> Call:
     """``1 / sqrt(x)`` elementwise."""
-    return get_op("rsqrt").call(x)
+    return OPS["rsqrt"].wrapper_call(x)
 
 
 def copy(x: Expr) -> Call:
     """A copy of ``x``."""
-    return get_op("copy").call(x)
+    return OPS["copy"].wrapper_call(x)
 
 
 def trunc(x: Expr) -> Call:
     """Truncation toward zero, elementwise."""
-    return get_op("trunc").call(x)
+    return OPS["trunc"].wrapper_call(x)
 
 
 def sin(x: Expr) -> Call:
     """Sine, elementwise."""
-    return get_op("sin").call(x)
+    return OPS["sin"].wrapper_call(x)
 
 
 def cos(x: Expr) -> Call:
     """Cosine, elementwise."""
-    return get_op("cos").call(x)
+    return OPS["cos"].wrapper_call(x)
 
 
 def log2(x: Expr) -> Call:
     """Base-2 logarithm, elementwise."""
-    return get_op("log2").call(x)
+    return OPS["log2"].wrapper_call(x)
 
 
 def log10(x: Expr) -> Call:
     """Base-10 logarithm, elementwise."""
-    return get_op("log10").call(x)
+    return OPS["log10"].wrapper_call(x)
 
 
 def logical_not(x: Expr) -> Call:
     """Logical not, elementwise."""
-    return get_op("logical_not").call(x)
+    return OPS["logical_not"].wrapper_call(x)
 
 
 def zeros_like(x: Expr, dtype: str | None = None) -> Call:
     """Zeros of ``x``'s shape and ``dtype`` (None: ``x``'s dtype)."""
     if dtype is None:
-        return get_op("zeros_like").call(x)
-    return get_op("zeros_like").call(x, dtype=dtype)
+        return OPS["zeros_like"].wrapper_call(x)
+    return OPS["zeros_like"].wrapper_call(x, dtype=dtype)
 
 
 def ones_like(x: Expr, dtype: str | None = None) -> Call:
     """Ones of ``x``'s shape and ``dtype`` (None: ``x``'s dtype)."""
     if dtype is None:
-        return get_op("ones_like").call(x)
-    return get_op("ones_like").call(x, dtype=dtype)
+        return OPS["ones_like"].wrapper_call(x)
+    return OPS["ones_like"].wrapper_call(x, dtype=dtype)
 
 
 def leaky_relu(x: Expr, alpha: float = 0.01) -> Call:
     """``x if x > 0 else alpha * x`` elementwise (``nn.leaky_relu``)."""
-    return get_op("nn.leaky_relu").call(x, alpha=alpha)
+    return OPS["nn.leaky_relu"].wrapper_call(x, alpha=alpha)
 
 
 def clip(x: Expr, a_min: float, a_max: float) -> Call:
     """Clamp every element to ``[a_min, a_max]``."""
-    return get_op("clip").call(x, a_min=a_min, a_max=a_max)
+    return OPS["clip"].wrapper_call(x, a_min=a_min, a_max=a_max)
 
 
 def isnan(x: Expr) -> Call:
     """Elementwise NaN test (bool)."""
-    return get_op("isnan").call(x)
+    return OPS["isnan"].wrapper_call(x)
 
 
 def isinf(x: Expr) -> Call:
     """Elementwise infinity test (bool)."""
-    return get_op("isinf").call(x)
+    return OPS["isinf"].wrapper_call(x)
 
 
 def isfinite(x: Expr) -> Call:
     """Elementwise finiteness test (bool)."""
-    return get_op("isfinite").call(x)
+    return OPS["isfinite"].wrapper_call(x)
 
 
 def where(cond: Expr, x: Expr, y: Expr) -> Call:
     """``x`` where ``cond`` else ``y``; the three shapes broadcast; ``cond`` is bool."""
-    return get_op("where").call(cond, x, y)
+    return OPS["where"].wrapper_call(cond, x, y)
 
 
 def cast(x: Expr, dtype: str) -> Call:
     """``x`` converted to ``dtype``."""
-    return get_op("cast").call(x, dtype=dtype)
+    return OPS["cast"].wrapper_call(x, dtype=dtype)
 
 
 def cast_like(x: Expr, like: Expr) -> Call:
     """``x`` converted to ``like``'s dtype."""
-    return get_op("cast_like").call(x, like)
+    return OPS["cast_like"].wrapper_call(x, like)

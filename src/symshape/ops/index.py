@@ -9,7 +9,8 @@ from typing import Any
 from symshape.encoding.types import Attrs
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import Call, Expr
-from symshape.ops.spec import OpSpec, axis_normalizer, get_op, py_any, register_ops
+from symshape.ir.op import OPS
+from symshape.ops.spec import OpSpec, axis_normalizer, py_any, register_ops
 from symshape.relations.common import (
     attr_axes,
     attr_int,
@@ -65,7 +66,7 @@ register_ops(SPECS)
 
 def take(x: Expr, indices: Expr, axis: int | None = None, batch_dims: int = 0, mode: str = "clip") -> Call:
     """Gather ``x`` at integer ``indices`` along ``axis`` (None: from the flattened tensor)."""
-    return get_op("take").call(x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
+    return OPS["take"].wrapper_call(x, indices, axis=axis, batch_dims=batch_dims, mode=mode)
 
 
 def strided_slice(
@@ -80,7 +81,7 @@ def strided_slice(
     ``strides`` may be 1-d int tensors (their values are read; the others are made tensors)."""
     if py_any(isinstance(v, Expr) for v in (begin, end, strides)):
         return _dyn_slice(x, begin, end, strides, axes, slice_mode)
-    return get_op("strided_slice").call(
+    return OPS["strided_slice"].wrapper_call(
         x, begin=begin, end=end, strides=strides, axes=axes, slice_mode=slice_mode
     )
 
@@ -94,7 +95,7 @@ def _dyn_slice(x: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mod
     elif strides is None:
         st_expr = None
     else:
-        st_expr = get_op("int_tensor").call(value=st)
+        st_expr = OPS["int_tensor"].wrapper_call(value=st)
 
     def sign(j: int) -> int:
         if strides is None:
@@ -113,9 +114,9 @@ def _dyn_slice(x: Expr, begin: Any, end: Any, strides: Any, axes: Any, slice_mod
                 out.append(past * sign(j))
             else:
                 out.append(b)
-        return get_op("int_tensor").call(value=tuple(out))
+        return OPS["int_tensor"].wrapper_call(value=tuple(out))
 
     args = [x, bound(begin, True), bound(end, False)]
     if st_expr is not None:
         args.append(st_expr)
-    return get_op("strided_slice").call(*args, axes=axes, slice_mode=slice_mode)
+    return OPS["strided_slice"].wrapper_call(*args, axes=axes, slice_mode=slice_mode)

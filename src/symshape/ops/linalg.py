@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from symshape.encoding.types import Attrs
 from symshape.ir.expr import Call, Expr
-from symshape.ops.spec import OpSpec, get_op, register_ops
+from symshape.ir.op import OPS
+from symshape.ops.spec import OpSpec, register_ops
 from symshape.relations.common import (
     attr_bool,
     attr_dtype,
@@ -48,21 +49,21 @@ register_ops(SPECS)
 
 def dense(x: Expr, w: Expr, units: int | None = None, out_dtype: str = "") -> Call:
     """``x @ w.T`` with ``w`` of shape ``(units, K)`` (``nn.dense``)."""
-    return get_op("nn.dense").call(x, w, units=units, out_dtype=out_dtype)
+    return OPS["nn.dense"].wrapper_call(x, w, units=units, out_dtype=out_dtype)
 
 
 def matmul(a: Expr, b: Expr, out_dtype: str | None = None) -> Call:
     """numpy ``matmul`` (1-d promotion, broadcast batch dimensions); ``out_dtype`` (Relax) sets the
     result's dtype."""
     if out_dtype is None:
-        return get_op("matmul").call(a, b)
-    return get_op("matmul").call(a, b, out_dtype=out_dtype)
+        return OPS["matmul"].wrapper_call(a, b)
+    return OPS["matmul"].wrapper_call(a, b, out_dtype=out_dtype)
 
 
 def batch_matmul(
     x: Expr, y: Expr, transpose_a: bool = False, transpose_b: bool = True, out_dtype: str = ""
 ) -> Call:
     """Batched ``(B, I, K) x (B, J, K) -> (B, I, J)`` (``nn.batch_matmul``)."""
-    return get_op("nn.batch_matmul").call(
+    return OPS["nn.batch_matmul"].wrapper_call(
         x, y, transpose_a=transpose_a, transpose_b=transpose_b, out_dtype=out_dtype
     )

@@ -8,13 +8,13 @@ from typing import Any
 
 from symshape.encoding.types import Attrs
 from symshape.ir.expr import Call, Expr
+from symshape.ir.op import OPS
 from symshape.ops.spec import (
     Axes,
     IntOrInts,
     OpSpec,
     axis_normalizer,
     chk_axis,
-    get_op,
     register_ops,
     specialize,
 )
@@ -175,7 +175,7 @@ def _conv(
     out_layout: str = "",
 ) -> Call:
     """The wrapper of ``nn.conv{nd}d`` (an empty layout is the default one)."""
-    return get_op(f"nn.conv{nd}d").call(
+    return OPS[f"nn.conv{nd}d"].wrapper_call(
         x,
         w,
         **_window(strides, padding, dilation),
@@ -205,7 +205,7 @@ def _pool(
     dilation: IntOrInts = 1, ceil_mode: bool = False, layout: str = "NCHW", out_layout: str = "",
 ) -> Call:  # fmt: skip
     """The wrapper of a max or average pooling ``op``."""
-    return get_op(op).call(
+    return OPS[op].wrapper_call(
         x,
         pool_size=pool_size,
         **_window(strides, padding, dilation),
@@ -237,7 +237,7 @@ avg_pool3d = specialize(
 
 
 def _global_pool(op: str, x: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
-    return get_op(op).call(x, layout=layout, **_out_layout(out_layout))
+    return OPS[op].wrapper_call(x, layout=layout, **_out_layout(out_layout))
 
 
 global_avg_pool2d = specialize(
@@ -257,7 +257,7 @@ global_max_pool2d = specialize(
 def _adaptive_pool(
     op: str, x: Expr, output_size: Any = None, layout: str = "NCHW", out_layout: str = ""
 ) -> Call:
-    return get_op(op).call(x, output_size=output_size, layout=layout, **_out_layout(out_layout))
+    return OPS[op].wrapper_call(x, output_size=output_size, layout=layout, **_out_layout(out_layout))
 
 
 adaptive_avg_pool2d = specialize(
@@ -276,23 +276,23 @@ adaptive_max_pool2d = specialize(
 
 def softmax(x: Expr, axis: int = -1) -> Call:
     """Softmax along ``axis`` (``nn.softmax``)."""
-    return get_op("nn.softmax").call(x, axis=axis)
+    return OPS["nn.softmax"].wrapper_call(x, axis=axis)
 
 
 def log_softmax(x: Expr, axis: int = -1) -> Call:
     """Log-softmax along ``axis`` (``nn.log_softmax``)."""
-    return get_op("nn.log_softmax").call(x, axis=axis)
+    return OPS["nn.log_softmax"].wrapper_call(x, axis=axis)
 
 
 def bias_add(x: Expr, b: Expr, axis: int = 1) -> Call:
     """``x + b`` with the vector ``b`` along ``axis`` (``nn.bias_add``)."""
-    return get_op("nn.bias_add").call(x, b, axis=axis)
+    return OPS["nn.bias_add"].wrapper_call(x, b, axis=axis)
 
 
 def layer_norm(x: Expr, gamma: Expr, beta: Expr, axis: Axes = -1, epsilon: float = 1e-5) -> Call:
     """Layer normalization over ``axis``, an axis or a sequence of axes (Relax's ``axes``);
     ``gamma`` and ``beta`` have the shape of those axes (``nn.layer_norm``)."""
-    return get_op("nn.layer_norm").call(x, gamma, beta, axis=axis, epsilon=epsilon)
+    return OPS["nn.layer_norm"].wrapper_call(x, gamma, beta, axis=axis, epsilon=epsilon)
 
 
 def batch_norm(
@@ -305,4 +305,6 @@ def batch_norm(
     epsilon: float = 1e-5,
 ) -> Call:
     """Batch normalization over ``axis``; a tuple ``(out, mean, var)`` (``nn.batch_norm``)."""
-    return get_op("nn.batch_norm").call(x, gamma, beta, moving_mean, moving_var, axis=axis, epsilon=epsilon)
+    return OPS["nn.batch_norm"].wrapper_call(
+        x, gamma, beta, moving_mean, moving_var, axis=axis, epsilon=epsilon
+    )

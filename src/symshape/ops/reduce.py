@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from symshape.encoding.types import Attrs
 from symshape.ir.expr import Call, Expr
-from symshape.ops.spec import Axes, OpSpec, axis_normalizer, get_op, register_ops, specialize
+from symshape.ir.op import OPS
+from symshape.ops.spec import Axes, OpSpec, axis_normalizer, register_ops, specialize
 from symshape.relations.common import attr_axes, attr_bool
 
 __all__ = ["sum", "mean", "prod", "max", "min", "all", "any", "argmax", "argmin"]
@@ -45,7 +46,7 @@ register_ops(SPECS)
 
 def _reduce(op: str, x: Expr, axis: Axes = None, keepdims: bool = False, exclude: bool = False) -> Call:
     """The wrapper of the reduction ``op``."""
-    return get_op(op).call(x, axis=axis, keepdims=keepdims, exclude=exclude)
+    return OPS[op].wrapper_call(x, axis=axis, keepdims=keepdims, exclude=exclude)
 
 
 sum = specialize(_reduce, "sum", "sum", "Sum over ``axis`` (None: all axes).")

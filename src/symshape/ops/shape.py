@@ -15,6 +15,7 @@ from symshape.encoding.conds import BoolConst
 from symshape.encoding.dims import AnyDim, Dim
 from symshape.encoding.types import Attrs, TensorType, Type
 from symshape.ir.expr import Call, Expr
+from symshape.ir.op import OPS
 from symshape.ops.spec import (
     NO_ATTRS,
     Axes,
@@ -24,7 +25,6 @@ from symshape.ops.spec import (
     axis_normalizer,
     chk_axis,
     dimlike,
-    get_op,
     number_const,
     py_all,
     py_any,
@@ -262,12 +262,12 @@ register_ops(SPECS)
 
 def flatten(x: Expr, axis: int = 1) -> Call:
     """``(prod(x.shape[:axis]), prod(x.shape[axis:]))``."""
-    return get_op("flatten").call(x, axis=axis)
+    return OPS["flatten"].wrapper_call(x, axis=axis)
 
 
 def batch_flatten(x: Expr) -> Call:
     """``(x.shape[0], prod(x.shape[1:]))`` (``nn.batch_flatten``)."""
-    return get_op("nn.batch_flatten").call(x)
+    return OPS["nn.batch_flatten"].wrapper_call(x)
 
 
 def reshape(x: Expr, newshape: Any, allowzero: bool = False) -> Call:
@@ -276,74 +276,74 @@ def reshape(x: Expr, newshape: Any, allowzero: bool = False) -> Call:
     ``newshape`` may be an expression: a 1-d int tensor whose value is the new shape (0 copies,
     -1 infers; an unknown entry gives a fresh dimension), e.g. built from :func:`shape_of`."""
     if isinstance(newshape, Expr):
-        return get_op("reshape").call(x, newshape, allowzero=allowzero)
-    return get_op("reshape").call(x, newshape=newshape, allowzero=allowzero)
+        return OPS["reshape"].wrapper_call(x, newshape, allowzero=allowzero)
+    return OPS["reshape"].wrapper_call(x, newshape=newshape, allowzero=allowzero)
 
 
 def reshape_like(x: Expr, like: Expr) -> Call:
     """Reshape ``x`` to ``like``'s shape."""
-    return get_op("reshape_like").call(x, like)
+    return OPS["reshape_like"].wrapper_call(x, like)
 
 
 def concatenate(xs: Exprs, axis: int = 0) -> Call:
     """Join a tuple of tensors along ``axis``."""
-    return get_op("concatenate").call(xs, axis=axis)
+    return OPS["concatenate"].wrapper_call(xs, axis=axis)
 
 
 def stack(xs: Exprs, axis: int = 0) -> Call:
     """Stack equal-shaped tensors along a new ``axis``."""
-    return get_op("stack").call(xs, axis=axis)
+    return OPS["stack"].wrapper_call(xs, axis=axis)
 
 
 def split(x: Expr, indices_or_sections: IntOrInts, axis: int = 0, total: int | None = None) -> Call:
     """A tuple of pieces of ``x`` along ``axis`` (equal sections or at split indices; with
     ``total``, the last piece ends there and the axis must be ``total`` long)."""
     if total is None:
-        return get_op("split").call(x, indices_or_sections=indices_or_sections, axis=axis)
-    return get_op("split").call(x, indices_or_sections=indices_or_sections, axis=axis, total=total)
+        return OPS["split"].wrapper_call(x, indices_or_sections=indices_or_sections, axis=axis)
+    return OPS["split"].wrapper_call(x, indices_or_sections=indices_or_sections, axis=axis, total=total)
 
 
 def transpose(x: Expr, axes: Sequence[int] | None = None) -> Call:
     """Permute the axes (default: reverse them)."""
-    return get_op("transpose").call(x, axes=axes)
+    return OPS["transpose"].wrapper_call(x, axes=axes)
 
 
 def squeeze(x: Expr, axis: Axes = None) -> Call:
     """Remove axes of size 1 (``axis=None``: every provable 1)."""
-    return get_op("squeeze").call(x, axis=axis)
+    return OPS["squeeze"].wrapper_call(x, axis=axis)
 
 
 def expand_dims(x: Expr, axis: int, num_newaxis: int = 1) -> Call:
     """Insert ``num_newaxis`` axes of size 1 at ``axis``."""
-    return get_op("expand_dims").call(x, axis=axis, num_newaxis=num_newaxis)
+    return OPS["expand_dims"].wrapper_call(x, axis=axis, num_newaxis=num_newaxis)
 
 
 def broadcast_to(x: Expr, shape: Sequence[Any] | Expr) -> Call:
     """Broadcast ``x`` to ``shape`` (numpy rules); ``shape`` may be a valued int tensor."""
     if isinstance(shape, Expr):
-        return get_op("broadcast_to").call(x, shape)
-    return get_op("broadcast_to").call(x, shape=shape)
+        return OPS["broadcast_to"].wrapper_call(x, shape)
+    return OPS["broadcast_to"].wrapper_call(x, shape=shape)
 
 
 def pad(x: Expr, pad_width: Any, pad_value: float = 0.0, pad_mode: str = "constant") -> Call:
     """Pad every axis by ``(before, after)`` (``nn.pad``)."""
-    return get_op("nn.pad").call(x, pad_width=pad_width, pad_value=pad_value, pad_mode=pad_mode)
+    return OPS["nn.pad"].wrapper_call(x, pad_width=pad_width, pad_value=pad_value, pad_mode=pad_mode)
 
 
 def zeros(shape: Sequence[Any] | Expr, dtype: str = "float32") -> Call:
     """A tensor of zeros of ``shape`` and ``dtype`` (no inputs; or the shape as a valued int
     tensor)."""
     if isinstance(shape, Expr):
-        return get_op("zeros").call(shape, dtype=dtype)
-    return get_op("zeros").call(shape=shape, dtype=dtype)
+        return OPS["zeros"].wrapper_call(shape, dtype=dtype)
+    return OPS["zeros"].wrapper_call(shape=shape, dtype=dtype)
 
 
 def ones(shape: Sequence[Any] | Expr, dtype: str = "float32") -> Call:
     """A tensor of ones of ``shape`` and ``dtype`` (no inputs; or the shape as a valued int
     tensor)."""
     if isinstance(shape, Expr):
-        return get_op("ones").call(shape, dtype=dtype)
-    return get_op("ones").call(shape=shape, dtype=dtype)
+        return OPS["ones"].wrapper_call(shape, dtype=dtype)
+    return OPS["ones"].wrapper_call(shape=shape, dtype=dtype)
 
 
 def full(fill_value: Expr | float, shape: Sequence[Any] | Expr, dtype: str | None = None) -> Call:
@@ -351,20 +351,20 @@ def full(fill_value: Expr | float, shape: Sequence[Any] | Expr, dtype: str | Non
     the dtype is ``dtype`` or the fill's."""
     fill = fill_value if isinstance(fill_value, Expr) else number_const(fill_value, dtype)
     if isinstance(shape, Expr):
-        return get_op("full").call(fill, shape, dtype=dtype)
-    return get_op("full").call(fill, shape=shape, dtype=dtype)
+        return OPS["full"].wrapper_call(fill, shape, dtype=dtype)
+    return OPS["full"].wrapper_call(fill, shape=shape, dtype=dtype)
 
 
 def tile(x: Expr, reps: Sequence[Any] | Expr) -> Call:
     """numpy ``tile``: repeat ``x`` ``reps[i]`` times along each axis (``reps`` literal or a valued
     int tensor)."""
     if isinstance(reps, Expr):
-        return get_op("tile").call(x, reps)
-    return get_op("tile").call(x, reps=tuple(reps) if not isinstance(reps, (int, Dim)) else reps)
+        return OPS["tile"].wrapper_call(x, reps)
+    return OPS["tile"].wrapper_call(x, reps=tuple(reps) if not isinstance(reps, (int, Dim)) else reps)
 
 
 def expand(x: Expr, shape: Sequence[Any] | Expr) -> Call:
     """torch/ONNX ``expand``: broadcast ``x`` with ``shape`` (``-1`` keeps ``x``'s dimension)."""
     if isinstance(shape, Expr):
-        return get_op("expand").call(x, shape)
-    return get_op("expand").call(x, shape=tuple(shape) if not isinstance(shape, (int, Dim)) else shape)
+        return OPS["expand"].wrapper_call(x, shape)
+    return OPS["expand"].wrapper_call(x, shape=tuple(shape) if not isinstance(shape, (int, Dim)) else shape)

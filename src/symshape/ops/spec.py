@@ -158,8 +158,7 @@ NO_ATTRS: dict[str, str] = {}
 
 def get_op(name: str) -> Op:
     """The operator registered as ``name`` (looked up at each call: a re-registration counts)."""
-    op = OPS.get(name)
-    return op if op is not None else Op.get(name)
+    return OPS[name]
 
 
 IntOrInts = int | Sequence[int]
@@ -186,7 +185,7 @@ def size_arg(v: Any, dtype: str = "int64") -> Expr:
         return v
     if isinstance(v, float):
         return number_const(v, None)
-    return get_op("int_tensor").call(value=v, dtype=dtype)
+    return OPS["int_tensor"].wrapper_call(value=v, dtype=dtype)
 
 
 AttrCheck = Callable[[Attrs, str], object]

@@ -11,7 +11,8 @@ from symshape.encoding.dims import Dim
 from symshape.encoding.types import Attrs
 from symshape.encoding.values import SIZE_DTYPES
 from symshape.ir.expr import Call, Expr
-from symshape.ops.spec import OpSpec, get_op, register_ops, size_arg
+from symshape.ir.op import OPS
+from symshape.ops.spec import OpSpec, register_ops, size_arg
 from symshape.relations.common import (
     attr_dtype,
     bad,
@@ -85,19 +86,19 @@ register_ops(SPECS)
 
 def constant_of_shape(shape: Expr, value: float = 0.0, dtype: str = "float32") -> Call:
     """ONNX ``ConstantOfShape``: a tensor of the shape the 1-d int tensor ``shape`` holds."""
-    return get_op("constant_of_shape").call(shape, dtype=dtype, value=value)
+    return OPS["constant_of_shape"].wrapper_call(shape, dtype=dtype, value=value)
 
 
 def shape_of(x: Expr, dtype: str = "int64") -> Call:
     """``x``'s shape as a 1-d int tensor whose value is the shape: ``x: (n, s, 64)`` gives
     ``Tensor[(3,), int64] = (n, s, 64)``."""
-    return get_op("shape_of").call(x, dtype=dtype)
+    return OPS["shape_of"].wrapper_call(x, dtype=dtype)
 
 
 def int_tensor(value: Any, dtype: str = "int64") -> Call:
     """A literal int tensor whose entries may be dimensions: ``int_tensor((n, -1, 64))`` is
     ``Tensor[(3,), int64] = (n, -1, 64)``, ``int_tensor(n)`` is ``Tensor[(), int64] = n``."""
-    return get_op("int_tensor").call(value=value, dtype=dtype)
+    return OPS["int_tensor"].wrapper_call(value=value, dtype=dtype)
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str | None = None) -> Call:
@@ -108,20 +109,20 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str | None = None
         start, stop = 0, start
     dt = dtype if dtype in SIZE_DTYPES else "int64"
     args = [size_arg(v, dt) for v in (start, stop, step)]
-    return get_op("arange").call(*args, dtype=dtype)
+    return OPS["arange"].wrapper_call(*args, dtype=dtype)
 
 
 def nonzero(x: Expr, size: Dim | None = None) -> Call:
     """The indices of the non-zero elements, ``(rank(x), u)`` int64 (ONNX ``NonZero``); ``u`` is a
     fresh size (``size``, or named ``u0, u1, ...`` by :func:`symshape.infer`)."""
-    return get_op("nonzero").call(x, size=size)
+    return OPS["nonzero"].wrapper_call(x, size=size)
 
 
 def unique(x: Expr, axis: int | None = None, size: Dim | None = None) -> Call:
     """The distinct elements of ``x`` (flattened; or slices along ``axis``): a fresh size ``u``."""
-    return get_op("unique").call(x, axis=axis, size=size)
+    return OPS["unique"].wrapper_call(x, axis=axis, size=size)
 
 
 def boolean_mask(x: Expr, mask: Expr, size: Dim | None = None) -> Call:
     """``x[mask]`` for a bool ``mask`` of ``x``'s leading shape: ``(u, *x.shape[mask.ndim:])``."""
-    return get_op("boolean_mask").call(x, mask, size=size)
+    return OPS["boolean_mask"].wrapper_call(x, mask, size=size)
