@@ -28,7 +28,7 @@ import numpy as np
 import symshape as ss
 from symshape import Dim, Expr, TensorType, Type
 from symshape.errors import BAD_ATTRIBUTE, ErrorCode
-from symshape.onnx.attrs import parse_attribute
+from symshape.onnx.attrs import HASHABLE_TYPES, parse_attribute
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.spans import OnnxSpan
 
@@ -170,6 +170,7 @@ class NodeContext:
         self._inputs = inputs
         self._raw_attrs: dict[str, onnx.AttributeProto] | None = None
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
+        self._given = attrs is not None
         #: the ONNX element types of outputs whose dtype symshape does not have (by output index)
         self.elem_types: dict[int, int] = {}
 
@@ -340,6 +341,28 @@ class NodeContext:
         return t.dtype if t is not None and isinstance(t.dtype, str) else None
 
     # -- attributes -------------------------------------------------------------------------------
+    def attr_key(self) -> tuple[object, ...] | None:
+        """The node's attributes as one hashable key: ``(name, type, value)`` for each, in node
+        order, parsed (and remembered, as by the ``attr_*`` methods). A converter may remember
+        what it computes from the attributes alone under it. None when an attribute is not a
+        number, a string or a list of them, cannot be read, or the attributes were given."""
+        if self._given:
+            return None
+        parsed = self._parsed
+        out: list[object] = []
+        for name, a in self._raw.items():
+            t = a.type
+            if t not in HASHABLE_TYPES:
+                return None
+            v = parsed.get(name, _ABSENT)
+            if v is _ABSENT:
+                try:
+                    v = parsed[name] = parse_attribute(a)
+                except Exception:
+                    return None
+            out += (name, t, v)
+        return tuple(out)
+
     def has_attr(self, name: str) -> bool:
         return name in self._parsed or name in self._raw
 
@@ -452,6 +475,7 @@ class NodeContext:
 _NODE_FIELDS: Final = frozenset({"name", "domain"})
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
 _PLAIN_INT: Final = frozenset({int})
+_ABSENT: Final = object()
 
 
 def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:
