@@ -143,6 +143,15 @@ class Value:
     def __repr__(self) -> str:
         return f"Value({self.name!r}, type={self.type})"
 
+    @staticmethod
+    def of(name: str, expr: Expr, type: Type | None = None) -> Value:
+        """``Value(name, expr, None, type)``, made without the dataclass' ``__init__`` (one per
+        node output and weight of a model)."""
+        v: Value = _new(Value)
+        v.name, v._expr, v.const, v._type, v.elem_type = name, expr, None, type, 0
+        v.synthetic, v._make, v._type_fn = False, None, None
+        return v
+
 
 class NodeContext:
     """The interface of one converter call (see the module docstring)."""
@@ -476,6 +485,7 @@ _NODE_FIELDS: Final = frozenset({"name", "domain"})
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
 _PLAIN_INT: Final = frozenset({int})
 _ABSENT: Final = object()
+_new: Final[Any] = object.__new__
 
 
 def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:

@@ -488,6 +488,21 @@ class Importer:
                 return
         try:
             result = cdef.fn(ctx)
+            if (
+                type(result) is _CALL
+                and len(outputs) == 1
+                and outputs[0]
+                and type(result.span) is OnnxSpan
+                and len(self._scopes) == 1
+            ):
+                # (the common case: one call, built in the node's span scope, in the outermost
+                # graph: what _outputs and _bind do for it)
+                name = outputs[0]
+                self._unbound.append((name, result, span))
+                self.values[name] = self.named[name] = Value.of(name, result)
+                if ctx.elem_types:
+                    self._elem_types(ctx, outputs)
+                return
             outs = self._outputs(outputs, result)
         except Unsupported as u:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, op, (ident,))
@@ -507,9 +522,12 @@ class Importer:
             return
         self._bind(outputs, outs, inputs, span)
         if ctx.elem_types:
-            for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
-                if i < len(outputs) and outputs[i] in self.named:
-                    self.named[outputs[i]].elem_type = et
+            self._elem_types(ctx, outputs)
+
+    def _elem_types(self, ctx: NodeContext, outputs: Sequence[str]) -> None:
+        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
+            if i < len(outputs) and outputs[i] in self.named:
+                self.named[outputs[i]].elem_type = et
 
     def _outputs(self, wanted: Sequence[str], result: Any) -> list[Expr | None]:
         if isinstance(result, Expr):
@@ -546,7 +564,7 @@ class Importer:
                 # the expression itself stands for the value (no variable): a node output of the
                 # outermost graph that the outputs do not reach is bound at the end
                 self._unbound.append((name, e, span))
-                self.define(Value(name, e))
+                self.define(Value.of(name, e))
                 continue
             # a constant's variable is annotated with its type (and value), so that notes name it
             known = (

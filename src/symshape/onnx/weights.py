@@ -81,7 +81,7 @@ class Weights:
         var: Var = _new_expr(Var)
         var.name, var.type_annotation, var.span = name, t, span
         bindings.append((var, e))
-        self._define(Value(name, var, None, t, 0))
+        self._define(Value.of(name, var, t))
         return True
 
 
