@@ -566,16 +566,18 @@ class Importer:
                 self._unbound.append((name, e, span))
                 self.define(Value.of(name, e))
                 continue
+            if not isinstance(e, ss.Constant):
+                var = Var(name)
+                var.span = span
+                self.bindings.append((var, e))
+                self.define(Value.of(name, var))
+                continue
             # a constant's variable is annotated with its type (and value), so that notes name it
-            known = (
-                constant_type(e.type, e.data)
-                if isinstance(e, ss.Constant) and isinstance(e.type, TensorType)
-                else None
-            )
+            known = constant_type(e.type, e.data) if isinstance(e.type, TensorType) else None
             var = ss.var(name, known) if known is not None else Var(name)
             var.span = span
             self.bindings.append((var, e))
-            data = e.data if isinstance(e, ss.Constant) else None
+            data = e.data
             small = data if isinstance(data, np.ndarray) and data.size <= CONST_LIMIT else None
             self.define(Value(name, var, small, known, 0))
 
