@@ -253,7 +253,9 @@ class NodeContext:
 
     def input(self, i: int) -> Expr:
         """The expression of input ``i`` (a missing required input is an error)."""
-        return self._value(i).expr
+        inputs = self._inputs
+        v = inputs[i] if i < len(inputs) else None
+        return (v or self._value(i)).expr  # (_value raises)
 
     def inputs(self) -> list[Expr]:
         """The expressions of all given inputs (for variadic operators)."""

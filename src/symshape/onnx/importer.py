@@ -329,8 +329,10 @@ class Importer:
         if dtype is None:
             self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
             return
-        if arr is not None and arr.dtype != _NP_DTYPES.get(dtype):
-            arr = arr.astype(dtype, copy=False)
+        if arr is not None:
+            want = _NP_DTYPES.get(dtype)
+            if arr.dtype is not want and arr.dtype != want:  # (the same object, as a rule)
+                arr = arr.astype(dtype, copy=False)
         self._bind_constant(name, shape, dtype, arr, "initializer", et)
 
     def _bind_constant(
@@ -436,12 +438,59 @@ class Importer:
         return cdef
 
     def _convert(self, info: NodeInfo) -> None:
-        node, _, cdef, what, names, outputs, op, dom = info
+        node, ident, cdef, what, names, outputs, op, dom = info
         self.position += 1
         span = OnnxSpan.at(self.label, self.position, what)
         if cdef is None:
             self._stand_ins(outputs, span)
             return
+        values = self.values
+        inputs: list[Value | None] = list(map(values.get, names))
+        if None in inputs or "" in values:  # (an omitted optional input, or a missing one)
+            inputs = self._inputs(names, span, outputs)
+            if not inputs and names:
+                return
+        foldable = False
+        if not dom:
+            if op == "ConstantOfShape" and self._weights.bind(node, outputs, inputs, span, self._scopes[-1]):
+                return
+            foldable = op in _FOLDING
+        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
+        token = enter_span_scope(span)  # what the converter builds takes the node's span
+        try:
+            if not (foldable and self._folded(ctx, node, inputs, outputs, op, span)):
+                self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
+        finally:
+            exit_span_scope(token)
+
+    def _folded(
+        self,
+        ctx: NodeContext,
+        node: onnx.NodeProto,
+        inputs: list[Value | None],
+        outputs: Sequence[str],
+        op: str,
+        span: OnnxSpan,
+    ) -> bool:
+        """Whether the node (of an operator of ``_FOLDING``) was evaluated, its outputs bound to
+        constants (:mod:`symshape.onnx.folding`)."""
+        consts: list[np.ndarray[Any, Any] | None] = []
+        known = op in FOLDED_WITHOUT_VALUES  # (fold needs a value, except for these)
+        for v in inputs:
+            c = None if v is None else v.const
+            if c is not None:
+                known = True
+            consts.append(c)
+        folded = fold(node, ctx, consts, self.opsets.get("", 1)) if known else None
+        if folded is None:
+            return False
+        self.folded += 1
+        self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
+        return True
+
+    def _inputs(self, names: Sequence[str], span: OnnxSpan, outputs: Sequence[str]) -> list[Value | None]:
+        """A node's inputs (None for an omitted one); an input no node, graph input or
+        initializer produces is an error, the node's outputs stand-ins, and the list empty."""
         inputs: list[Value | None] = []
         values = self.values
         for name in names:
@@ -452,40 +501,25 @@ class Importer:
             if v is None:
                 self._error(
                     "undefined-var",
-                    f"{what}: input '{name}' is not produced by any node, graph input or initializer",
+                    f"{span.what}: input '{name}' is not produced by any node, graph input or initializer",
                     span,
                 )
                 self._stand_ins(outputs, span)
-                return
+                return []
             inputs.append(v)
-        if op == "ConstantOfShape" and not dom:
-            if self._weights.bind(node, outputs, inputs, span, self.bindings):
-                return
-        token = enter_span_scope(span)  # what the converter builds takes the node's span
-        try:
-            self._convert_node(info, cdef, span, inputs)
-        finally:
-            exit_span_scope(token)
+        return inputs
 
     def _convert_node(
-        self, info: NodeInfo, cdef: ConverterDef, span: OnnxSpan, inputs: list[Value | None]
+        self,
+        ctx: NodeContext,
+        ident: str,
+        cdef: ConverterDef,
+        span: OnnxSpan,
+        inputs: list[Value | None],
+        outputs: Sequence[str],
+        op: str,
     ) -> None:
-        node, ident, _, _, _, outputs, op, dom = info
         what = span.what
-        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
-        if not dom and (op in FOLDED_WITHOUT_VALUES or op in FOLDABLE):
-            consts: list[np.ndarray[Any, Any] | None] = []
-            known = op in FOLDED_WITHOUT_VALUES  # (fold needs a value, except for these)
-            for v in inputs:
-                c = None if v is None else v.const
-                if c is not None:
-                    known = True
-                consts.append(c)
-            folded = fold(node, ctx, consts, self.opsets.get("", 1)) if known else None
-            if folded is not None:
-                self.folded += 1
-                self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
-                return
         try:
             result = cdef.fn(ctx)
             if (
@@ -612,6 +646,8 @@ class Importer:
 
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
 _CALL: Final = ss.Call
+#: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
+_FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE
 _NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
 #: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
 #: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)
