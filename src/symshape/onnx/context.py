@@ -143,6 +143,13 @@ class Value:
     def __repr__(self) -> str:
         return f"Value({self.name!r}, type={self.type})"
 
+    def int_vector(self) -> tuple[int, ...] | None:
+        """The value as a tuple of ints when it is a known 1-d integer tensor, else None."""
+        c = self.const
+        if c is None or c.ndim != 1 or c.dtype.kind not in "iu":
+            return None
+        return tuple(c.tolist())
+
     @staticmethod
     def of(name: str, expr: Expr, type: Type | None = None) -> Value:
         """``Value(name, expr, None, type)``, made without the dataclass' ``__init__`` (one per

@@ -321,6 +321,9 @@ class Importer:
         if t.data_location != _EXTERNAL and math.prod(shape) <= (
             CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT
         ):
+            if et == _INT64 and len(shape) == 1:  # (a shape, as a rule: decoded when read)
+                self._bind_constant(name, shape, "int64", None, "initializer", et, t)
+                return
             try:
                 arr = tensor_value(t, shape)
             except Exception:
@@ -343,16 +346,20 @@ class Importer:
         arr: np.ndarray[Any, Any] | None,
         kind: str,
         et: int,
+        source: onnx.TensorProto | None = None,
     ) -> None:
         """A constant (``kind``: what it is in the model, ``initializer``), bound to a variable
         annotated with its type (so that an error involving it has a note naming it) when a
         converter first uses it as an expression: a constant whose value only is read never
-        enters the program."""
+        enters the program. ``source``: the int64 vector initializer ``arr`` is decoded from
+        when first read."""
         self.position += 1
         base = self._types.get((shape, dtype))
         if base is None:
             base = self.tensor_type(shape, dtype)
-        v = LazyConstant(name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0], et)
+        v = LazyConstant(
+            name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0], et, source
+        )
         self.values[name] = self.named[name] = v
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
@@ -645,6 +652,7 @@ class Importer:
 
 
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
+_INT64: Final = onnx.TensorProto.INT64
 _CALL: Final = ss.Call
 #: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
 _FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE

@@ -9,16 +9,21 @@ hundreds), without closures.
 
 from __future__ import annotations
 
-from typing import Any, Final
+import struct
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from symshape import Constant, Expr, TensorType, Type, Var
 from symshape.encoding.leaf_types import plain_copy
 from symshape.encoding.values import VALUE_DTYPES
+from symshape.onnx.attrs import tensor_value
 from symshape.onnx.context import Value
 from symshape.onnx.spans import OnnxSpan
 from symshape.relations.values import constant_type
+
+if TYPE_CHECKING:
+    import onnx
 
 __all__ = ["LazyConstant"]
 
@@ -28,9 +33,13 @@ class LazyConstant(Value):
     ``type`` is the constant's type (a small integer tensor's carries its entries as its value);
     ``expr`` builds the constant, binds it to a variable annotated with that type in ``outer`` (the
     outermost graph's bindings: in scope everywhere) and is that variable. ``kind`` is what it is
-    in the model (``initializer``), ``position`` its place (for its span)."""
+    in the model (``initializer``), ``position`` its place (for its span).
 
-    __slots__ = ("shape", "dtype", "base", "kind", "label", "position", "outer")
+    An int64 vector initializer (``source``: its ``TensorProto``) is decoded when its value is first
+    read; :meth:`int_vector` reads it without numpy (the shape of a weight).
+    """
+
+    __slots__ = ("shape", "dtype", "base", "kind", "label", "position", "outer", "_arr", "_source")
 
     def __init__(
         self,
@@ -44,12 +53,37 @@ class LazyConstant(Value):
         position: int,
         outer: list[tuple[Var, Expr]],
         elem_type: int,
+        source: onnx.TensorProto | None = None,
     ) -> None:
         # (Value's fields set here: its __init__ wants an expression or a maker)
-        self.name, self._expr, self.const, self._type, self.elem_type = name, None, arr, None, elem_type
+        self.name, self._expr, self._arr, self._type, self.elem_type = name, None, arr, None, elem_type
         self.synthetic, self._make, self._type_fn = False, None, None
         self.shape, self.dtype, self.base, self.kind = shape, dtype, base, kind
-        self.label, self.position, self.outer = label, position, outer
+        self.label, self.position, self.outer, self._source = label, position, outer, source
+
+    @property
+    def const(self) -> np.ndarray[Any, Any] | None:
+        src = self._source
+        if src is not None:
+            self._source = None
+            try:
+                self._arr = tensor_value(src, self.shape)
+            except Exception:
+                self._arr = None
+        return self._arr
+
+    @const.setter
+    def const(self, arr: np.ndarray[Any, Any] | None) -> None:
+        self._source, self._arr = None, arr
+
+    def int_vector(self) -> tuple[int, ...] | None:
+        src = self._source
+        if src is not None and not src.HasField("segment"):
+            raw = src.raw_data
+            n = self.shape[0]
+            if raw and len(raw) == 8 * n:  # (what tensor_value reads, without numpy)
+                return struct.unpack(f"<{n}q", raw)
+        return super().int_vector()
 
     @property
     def type(self) -> Type | None:

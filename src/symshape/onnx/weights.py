@@ -56,8 +56,8 @@ class Weights:
         name, v = outputs[0], inputs[0]
         if not name or v is None:
             return False
-        c = v.const
-        if c is None or c.ndim != 1 or c.dtype.kind not in "iu":
+        shape = v.int_vector()
+        if shape is None:
             return False
         attrs = node.attribute
         fill: bytes | None
@@ -67,7 +67,6 @@ class Weights:
             fill = attrs[0].SerializeToString()
         else:
             return False
-        shape = tuple(c.tolist())
         key = (shape, fill)
         base = self._bases.get(key, _UNSEEN)
         if base is _UNSEEN:
