@@ -461,7 +461,12 @@ class Importer:
         if not dom:
             if op == "ConstantOfShape" and self._weights.bind(node, outputs, inputs, span, self._scopes[-1]):
                 return
-            foldable = op in _FOLDING
+            if op in _FOLDING:  # (folded when an input's value is known, but Shape and Size)
+                foldable = op in FOLDED_WITHOUT_VALUES
+                for v in inputs:
+                    if foldable or (v is not None and v.const is not None):
+                        foldable = True
+                        break
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
         token = enter_span_scope(span)  # what the converter builds takes the node's span
         try:
@@ -479,8 +484,8 @@ class Importer:
         op: str,
         span: OnnxSpan,
     ) -> bool:
-        """Whether the node (of an operator of ``_FOLDING``) was evaluated, its outputs bound to
-        constants (:mod:`symshape.onnx.folding`)."""
+        """Whether the node (of an operator of ``_FOLDING``, an input's value known) was
+        evaluated, its outputs bound to constants (:mod:`symshape.onnx.folding`)."""
         consts: list[np.ndarray[Any, Any] | None] = []
         known = op in FOLDED_WITHOUT_VALUES  # (fold needs a value, except for these)
         for v in inputs:
@@ -529,18 +534,7 @@ class Importer:
         what = span.what
         try:
             result = cdef.fn(ctx)
-            if (
-                type(result) is _CALL
-                and len(outputs) == 1
-                and outputs[0]
-                and type(result.span) is OnnxSpan
-                and len(self._scopes) == 1
-            ):
-                # (the common case: one call, built in the node's span scope, in the outermost
-                # graph: what _outputs and _bind do for it)
-                name = outputs[0]
-                self._unbound.append((name, result, span))
-                self.values[name] = self.named[name] = Value.of(name, result)
+            if len(outputs) == 1 and outputs[0] and self._bind_one(outputs[0], result, span):
                 if ctx.elem_types:
                     self._elem_types(ctx, outputs)
                 return
@@ -564,6 +558,27 @@ class Importer:
         self._bind(outputs, outs, inputs, span)
         if ctx.elem_types:
             self._elem_types(ctx, outputs)
+
+    def _bind_one(self, name: str, result: Any, span: OnnxSpan) -> bool:
+        """The common case of ``_outputs`` and ``_bind``: the one output ``name`` of a node is an
+        expression built in the node's span scope (``result``, or a list of it) and not a constant.
+        Bound as ``_bind`` binds it (True), else nothing is done (False)."""
+        e = result[0] if type(result) is list and len(result) == 1 else result
+        cls = type(e)
+        if cls is _CALL:
+            if type(e.span) is not OnnxSpan:
+                return False
+            if len(self._scopes) == 1:
+                self._unbound.append((name, e, span))
+                self.values[name] = self.named[name] = Value.of(name, e)
+                return True
+        elif not isinstance(e, Expr) or isinstance(e, ss.Constant) or type(e.span) is not OnnxSpan:
+            return False
+        var = Var(name)
+        var.span = span
+        self._scopes[-1].append((var, e))
+        self.values[name] = self.named[name] = Value.of(name, var)
+        return True
 
     def _elem_types(self, ctx: NodeContext, outputs: Sequence[str]) -> None:
         for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
