@@ -199,3 +199,28 @@ def test_a_fill_attribute_of_default_fields_is_not_a_missing_one() -> None:
     imp.run()
     assert imp._weights.bind(plain, ["y2"], [imp.named["s"]], OnnxSpan.at("m", 1, "w"), [])
     assert not imp._weights.bind(odd, ["z2"], [imp.named["s"]], OnnxSpan.at("m", 2, "v"), [])
+
+
+def test_spans_around_a_subgraph() -> None:
+    # the walk leaves a node's span scope when the next node enters its own: after a branch's
+    # nodes, what the If converter builds (the If) takes the If node's span again, and a node
+    # after the If its own
+    def out(name: str) -> list[onnx.ValueInfoProto]:
+        return [helper.make_tensor_value_info(name, TensorProto.FLOAT, None)]
+
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"], name="inner")], "then", [], out("t"))
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"], name="other")], "else", [], out("e"))
+    nodes = [
+        helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g),
+        helper.make_node("Abs", ["y"], ["z"], name="after"),
+    ]
+    m = make_model(nodes, [In("x", "float32", ("n", 4)), In("c", "bool", ())], ["z"])
+    fn = Importer(m, "m").run()
+    assert isinstance(fn.body, ss.Dataflow)
+    (y_var, y), *_ = fn.body.bindings
+    assert isinstance(y, ss.If) and isinstance(y.then_branch, ss.Dataflow)
+    assert {str(e.span) for e in (y, y_var)} == {"m: node 'branch' (If)"}
+    (_, relu), *_ = y.then_branch.bindings
+    assert str(relu.span) == "m: node 'inner' (Relu)"
+    assert str(fn.body.body.span) == "m: node 'after' (Abs)"
+    assert not isinstance(fn.body.span, OnnxSpan)  # (the block: the caller's span, no node's)

@@ -73,7 +73,7 @@ from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
 from symshape.relations.values import constant_type
 from symshape.solver.solve import gc_paused
-from symshape.source import enter_span_scope, exit_span_scope, span_scope, user_span
+from symshape.source import enter_span_scope, span_scope, user_span
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
@@ -133,6 +133,7 @@ class Importer:
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
         self._outer: Span | None = None
+        self._scope: Span | None = None  # the span scope the walk entered last
 
     @property
     def bindings(self) -> list[tuple[Var, Expr]]:
@@ -203,7 +204,7 @@ class Importer:
         # like inference: many small acyclic objects, collections only cost. Every expression
         # built here would take the span of the same caller frame (the first outside symshape):
         # it is looked up once; a node's converter runs in a scope of the node's span
-        self._outer = user_span()
+        self._outer = self._scope = user_span()
         with gc_paused(), span_scope(self._outer):
             return self._run()
 
@@ -241,8 +242,13 @@ class Importer:
     def _convert_graph(self, g: onnx.GraphProto) -> list[Expr]:
         """Convert ``g``'s nodes into the current scope; the expressions of its outputs."""
         infos = self._top if g is self.graph else [self._info_of(n) for n in g.node]
-        for info in ordered_nodes(infos, set(self.values)):
-            self._convert(info)
+        outer = self._scope
+        try:
+            for info in ordered_nodes(infos, set(self.values)):
+                self._convert(info)
+        finally:  # (the span scope of the last node converted is left)
+            enter_span_scope(outer)
+            self._scope = outer
         outs: list[Expr] = []
         for vi in g.output:
             v = self.values.get(vi.name)
@@ -468,12 +474,12 @@ class Importer:
                         foldable = True
                         break
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
-        token = enter_span_scope(span)  # what the converter builds takes the node's span
-        try:
-            if not (foldable and self._folded(ctx, node, inputs, outputs, op, span)):
-                self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
-        finally:
-            exit_span_scope(token)
+        # what the converter builds takes the node's span: the scope is left by the next node's,
+        # and at the end of the graph (_convert_graph), not here (a context variable set costs)
+        enter_span_scope(span)
+        self._scope = span
+        if not (foldable and self._folded(ctx, node, inputs, outputs, op, span)):
+            self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
 
     def _folded(
         self,
