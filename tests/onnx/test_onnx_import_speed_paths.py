@@ -224,3 +224,25 @@ def test_spans_around_a_subgraph() -> None:
     assert str(relu.span) == "m: node 'inner' (Relu)"
     assert str(fn.body.body.span) == "m: node 'after' (Abs)"
     assert not isinstance(fn.body.span, OnnxSpan)  # (the block: the caller's span, no node's)
+
+
+def test_a_graph_out_of_order_is_converted_in_the_order_of_its_dependencies() -> None:
+    # graph order up to the first node whose input is not defined yet, then ordered_nodes' order
+    # for the rest: an undefined input (q) blocks nothing and is an error at its node
+    nodes = [
+        helper.make_node("Abs", ["x"], ["p"], name="p0"),
+        helper.make_node("Relu", ["a"], ["b"], name="uses_a"),
+        helper.make_node("Neg", ["x"], ["a"], name="makes_a"),
+        helper.make_node("Relu", ["q"], ["c"], name="undefined"),
+        helper.make_node("Abs", ["b"], ["d"], name="uses_b"),
+    ]
+    m = make_model(nodes, [In("x", "float32", ("n",))], ["d", "c", "p"])
+    imp = Importer(m, "m")
+    imp.run()
+    lines = {v: getattr(imp.named[v].expr.span, "line", None) for v in "pbacd"}
+    order = sorted(lines, key=lambda v: lines[v] or 0)
+    assert order == ["p", "a", "c", "b", "d"]
+    (issue,) = imp.issues
+    assert issue.diagnostic.code == "undefined-var" and "'undefined'" in str(issue.diagnostic.span)
+    res = sso.infer(m)
+    assert str(res.type_of("d")) == "Tensor[(n,), float32]"

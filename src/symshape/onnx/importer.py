@@ -244,8 +244,13 @@ class Importer:
         infos = self._top if g is self.graph else [self._info_of(n) for n in g.node]
         outer = self._scope
         try:
-            for info in ordered_nodes(infos, set(self.values)):
-                self._convert(info)
+            # in graph order while every node's inputs are defined before it (as a rule: no
+            # ordering pass); from the first that is not, in the order of ordered_nodes
+            for k, info in enumerate(infos):
+                if not self._convert(info):
+                    for later in ordered_nodes(infos[k:], set(self.values)):
+                        self._convert(later, in_order=True)
+                    break
         finally:  # (the span scope of the last node converted is left)
             enter_span_scope(outer)
             self._scope = outer
@@ -450,23 +455,35 @@ class Importer:
         self._cdefs[key] = cdef
         return cdef
 
-    def _convert(self, info: NodeInfo) -> None:
+    def _convert(self, info: NodeInfo, in_order: bool = False) -> bool:
+        """Convert one node; False (and nothing done) when an input is not defined yet, unless
+        ``in_order`` (the nodes come in an order that suits them: the input is an error)."""
         node, ident, cdef, what, names, outputs, op, dom = info
+        values = self.values
+        inputs: list[Value | None] = list(map(values.get, names))
+        missing = ""
+        if None in inputs or "" in values:  # (an omitted optional input, or a missing one)
+            missing = next((n for n in names if n and n not in values), "")
+            if missing and not in_order:
+                return False
+            inputs = [values.get(n) if n else None for n in names]
         self.position += 1
         span = OnnxSpan.at(self.label, self.position, what)
         if cdef is None:
             self._stand_ins(outputs, span)
-            return
-        values = self.values
-        inputs: list[Value | None] = list(map(values.get, names))
-        if None in inputs or "" in values:  # (an omitted optional input, or a missing one)
-            inputs = self._inputs(names, span, outputs)
-            if not inputs and names:
-                return
+            return True
+        if missing:
+            self._error(
+                "undefined-var",
+                f"{what}: input '{missing}' is not produced by any node, graph input or initializer",
+                span,
+            )
+            self._stand_ins(outputs, span)
+            return True
         foldable = False
         if not dom:
             if op == "ConstantOfShape" and self._weights.bind(node, outputs, inputs, span, self._scopes[-1]):
-                return
+                return True
             if op in _FOLDING:  # (folded when an input's value is known, but Shape and Size)
                 foldable = op in FOLDED_WITHOUT_VALUES
                 for v in inputs:
@@ -480,6 +497,7 @@ class Importer:
         self._scope = span
         if not (foldable and self._folded(ctx, node, inputs, outputs, op, span)):
             self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
+        return True
 
     def _folded(
         self,
@@ -505,27 +523,6 @@ class Importer:
         self.folded += 1
         self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
         return True
-
-    def _inputs(self, names: Sequence[str], span: OnnxSpan, outputs: Sequence[str]) -> list[Value | None]:
-        """A node's inputs (None for an omitted one); an input no node, graph input or
-        initializer produces is an error, the node's outputs stand-ins, and the list empty."""
-        inputs: list[Value | None] = []
-        values = self.values
-        for name in names:
-            if not name:
-                inputs.append(None)
-                continue
-            v = values.get(name)
-            if v is None:
-                self._error(
-                    "undefined-var",
-                    f"{span.what}: input '{name}' is not produced by any node, graph input or initializer",
-                    span,
-                )
-                self._stand_ins(outputs, span)
-                return []
-            inputs.append(v)
-        return inputs
 
     def _convert_node(
         self,
