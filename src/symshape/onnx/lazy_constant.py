@@ -82,7 +82,10 @@ class LazyConstant(Value):
             raw = src.raw_data
             n = self.shape[0]
             if raw and len(raw) == 8 * n:  # (what tensor_value reads, without numpy)
-                return struct.unpack(f"<{n}q", raw)
+                unpack = _UNPACK.get(n)
+                if unpack is None:
+                    unpack = _UNPACK[n] = struct.Struct(f"<{n}q").unpack
+                return unpack(raw)
         return super().int_vector()
 
     @property
@@ -117,3 +120,5 @@ class LazyConstant(Value):
 
 #: expressions built without their constructors' checks and span lookup (every field is set here)
 _new_expr: Final[Any] = object.__new__
+#: struct's readers of little-endian int64 vectors, by length (a model's shapes have few lengths)
+_UNPACK: Final[dict[int, Any]] = {}
