@@ -26,7 +26,7 @@ from onnx_helpers import In, make_model, reference
 import symshape as ss
 import symshape.onnx as sso
 from symshape.ir.expr import operands
-from symshape.onnx import importer as importer_mod
+from symshape.onnx import lazy_constant
 from symshape.onnx.context import NodeContext, Value
 from symshape.onnx.importer import Importer
 from symshape.onnx.lazy_constant import LazyConstant
@@ -84,7 +84,7 @@ def _everything(m: onnx.ModelProto) -> list[str]:
 
 def _plain_paths(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(nn_mod, "_planned", lambda ctx, tag, cacheable, make: make())
-    mp.setattr(importer_mod, "_INT64", -1)  # (no initializer is decoded lazily)
+    mp.setattr(lazy_constant, "_INT64", -1)  # (no initializer is decoded lazily)
     mp.setattr(LazyConstant, "int_vector", Value.int_vector)
 
 

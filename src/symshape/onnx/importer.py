@@ -34,7 +34,6 @@ them (``value_info``), else with unknown rank and dtype, so the rest of the mode
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -44,19 +43,20 @@ import onnx
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Expr, Function, Span, TensorType, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.onnx.attrs import sparse_value, tensor_value
+from symshape.onnx.attrs import sparse_value
 from symshape.onnx.context import (
-    UNSUPPORTED_OP,
     Cause,
     ConversionError,
     NodeContext,
     Unsupported,
     Value,
+    bound_types,
+    node_outputs,
 )
 from symshape.onnx.declared import DimNames
-from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, ONNX_TO_DTYPE
+from symshape.onnx.dtypes import DTYPES, ONNX_TO_DTYPE
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
-from symshape.onnx.folding import FOLD_LIMIT, FOLDABLE, FOLDED_WITHOUT_VALUES, fold
+from symshape.onnx.folding import FOLDABLE, FOLDED_WITHOUT_VALUES, fold_node
 from symshape.onnx.graph import (
     Issue,
     NodeInfo,
@@ -67,7 +67,7 @@ from symshape.onnx.graph import (
     reachable,
     scan,
 )
-from symshape.onnx.lazy_constant import LazyConstant
+from symshape.onnx.lazy_constant import CONST_LIMIT, LazyConstant, initializer_value
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
@@ -77,8 +77,6 @@ from symshape.source import enter_span_scope, span_scope, user_span
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
-#: Initializers and ``Constant`` values with at most this many elements keep their values.
-CONST_LIMIT: Final = 1 << 16
 #: The name of the parameter whose unknown dtype a value of an element type symshape does not have
 #: takes (a ``Cast`` to ``float8e4m3fn``): ``Tensor[(), ?]``, added only when a model needs it.
 DTYPE_STAND_IN: Final = "unknown_dtype"
@@ -163,38 +161,20 @@ class Importer:
         return self.dim_names.type_from_proto(tp, what)
 
     def type_of_value(self, v: Value) -> Type | None:
-        """``v``'s type: known without inference, else inferred from the program so far."""
+        """``v``'s type: known without inference, else inferred from the program so far (a probe,
+        :func:`~symshape.onnx.context.bound_types`, when the program grew since the last)."""
         if v.type is not None:
             return v.type
         hit = self._probed.get(id(v.expr))
-        if hit is not None:
+        size = self._program_size()
+        if hit is not None or self._probed_upto == size:
             return hit
-        if self._probed_upto == self._program_size():
-            return None
-        self._probe()
-        return self._probed.get(id(v.expr))
-
-    def _probe(self) -> None:
-        """Infer the program converted so far and remember every bound variable's type. Only the
-        types matter here (guards and errors are reported by the final inference): Z3 gets a
-        short timeout, so a hard condition costs the probe little."""
         self.probes += 1
-        bindings = [b for scope in self._scopes for b in scope]
-        self._probed_upto = self._program_size()
-        exprs: list[Expr] = [v for v, _ in bindings] + [e for _, e, _ in self._unbound]
-        if not exprs:
-            return
-        prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(exprs)))
-        try:
-            res = ss.infer(prog, timeout_ms=min(self.timeout_ms, PROBE_TIMEOUT_MS))
-        except SymshapeError:
-            return
-        for v in exprs:
-            try:
-                t = res.type_of(v)
-            except SymshapeError:
-                continue
-            self._probed[id(v)] = t
+        self._probed_upto = size
+        unbound = [e for _, e, _ in self._unbound]
+        timeout = min(self.timeout_ms, PROBE_TIMEOUT_MS)
+        self._probed.update(bound_types(self.params, self._scopes, unbound, timeout))
+        return self._probed.get(id(v.expr))
 
     def _program_size(self) -> int:
         return sum(len(b) for b in self._scopes) + len(self._unbound)
@@ -328,26 +308,12 @@ class Importer:
     def _add_initializer(self, t: onnx.TensorProto, name: str) -> None:
         shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
         et = t.data_type
-        arr: np.ndarray[Any, Any] | None = None
-        if t.data_location != _EXTERNAL and math.prod(shape) <= (
-            CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT
-        ):
-            if et == _INT64 and len(shape) == 1:  # (a shape, as a rule: decoded when read)
-                self._bind_constant(name, shape, "int64", None, "initializer", et, t)
-                return
-            try:
-                arr = tensor_value(t, shape)
-            except Exception:
-                arr = None
+        arr, source = initializer_value(t, shape, et)
         dtype = ONNX_TO_DTYPE.get(et)
         if dtype is None:
             self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
             return
-        if arr is not None:
-            want = _NP_DTYPES.get(dtype)
-            if arr.dtype is not want and arr.dtype != want:  # (the same object, as a rule)
-                arr = arr.astype(dtype, copy=False)
-        self._bind_constant(name, shape, dtype, arr, "initializer", et)
+        self._bind_constant(name, shape, dtype, arr, "initializer", et, source)
 
     def _bind_constant(
         self,
@@ -484,44 +450,18 @@ class Importer:
         if not dom:
             if op == "ConstantOfShape" and self._weights.bind(node, outputs, inputs, span, self._scopes[-1]):
                 return True
-            if op in _FOLDING:  # (folded when an input's value is known, but Shape and Size)
-                foldable = op in FOLDED_WITHOUT_VALUES
-                for v in inputs:
-                    if foldable or (v is not None and v.const is not None):
-                        foldable = True
-                        break
+            foldable = op in _FOLDING
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
         # what the converter builds takes the node's span: the scope is left by the next node's,
         # and at the end of the graph (_convert_graph), not here (a context variable set costs)
         enter_span_scope(span)
         self._scope = span
-        if not (foldable and self._folded(ctx, node, inputs, outputs, op, span)):
-            self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
-        return True
-
-    def _folded(
-        self,
-        ctx: NodeContext,
-        node: onnx.NodeProto,
-        inputs: list[Value | None],
-        outputs: Sequence[str],
-        op: str,
-        span: OnnxSpan,
-    ) -> bool:
-        """Whether the node (of an operator of ``_FOLDING``, an input's value known) was
-        evaluated, its outputs bound to constants (:mod:`symshape.onnx.folding`)."""
-        consts: list[np.ndarray[Any, Any] | None] = []
-        known = op in FOLDED_WITHOUT_VALUES  # (fold needs a value, except for these)
-        for v in inputs:
-            c = None if v is None else v.const
-            if c is not None:
-                known = True
-            consts.append(c)
-        folded = fold(node, ctx, consts, self.opsets.get("", 1)) if known else None
+        folded = fold_node(node, ctx, inputs, self.opsets.get("", 1)) if foldable else None
         if folded is None:
-            return False
-        self.folded += 1
-        self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
+            self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
+        else:  # (evaluated: its outputs are constants)
+            self.folded += 1
+            self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
         return True
 
     def _convert_node(
@@ -537,20 +477,13 @@ class Importer:
         what = span.what
         try:
             result = cdef.fn(ctx)
-            if len(outputs) == 1 and outputs[0] and self._bind_one(outputs[0], result, span):
-                if ctx.elem_types:
-                    self._elem_types(ctx, outputs)
-                return
-            outs = self._outputs(outputs, result)
+            one = len(outputs) == 1 and outputs[0] and self._bind_one(outputs[0], result, span)
+            outs = None if one else node_outputs(outputs, result)
         except Unsupported as u:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, op, (ident,))
             self._stand_ins(outputs, span)
             return
-        except ConversionError as e:
-            self._error(e.code, f"{what}: {e.message}", span)
-            self._stand_ins(outputs, span)
-            return
-        except SymshapeError as e:
+        except (ConversionError, SymshapeError) as e:
             self._error(e.code, f"{what}: {e.message}", span)
             self._stand_ins(outputs, span)
             return
@@ -558,9 +491,11 @@ class Importer:
             self._error(INVALID_ARGUMENT.code, f"{what}: cannot convert: {type(e).__name__}: {e}", span)
             self._stand_ins(outputs, span)
             return
-        self._bind(outputs, outs, inputs, span)
-        if ctx.elem_types:
-            self._elem_types(ctx, outputs)
+        if outs is not None:
+            self._bind(outputs, outs, inputs, span)
+        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
+            if i < len(outputs) and outputs[i] in self.named:
+                self.named[outputs[i]].elem_type = et
 
     def _bind_one(self, name: str, result: Any, span: OnnxSpan) -> bool:
         """The common case of ``_outputs`` and ``_bind``: the one output ``name`` of a node is an
@@ -577,30 +512,15 @@ class Importer:
                 return True
         elif not isinstance(e, Expr) or isinstance(e, ss.Constant) or type(e.span) is not OnnxSpan:
             return False
+        self._bind_var(name, e, span)
+        return True
+
+    def _bind_var(self, name: str, e: Expr, span: OnnxSpan) -> None:
+        """``e`` bound to a variable named ``name`` (an output that is not a constant)."""
         var = Var(name)
         var.span = span
         self._scopes[-1].append((var, e))
         self.values[name] = self.named[name] = Value.of(name, var)
-        return True
-
-    def _elem_types(self, ctx: NodeContext, outputs: Sequence[str]) -> None:
-        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
-            if i < len(outputs) and outputs[i] in self.named:
-                self.named[outputs[i]].elem_type = et
-
-    def _outputs(self, wanted: Sequence[str], result: Any) -> list[Expr | None]:
-        if isinstance(result, Expr):
-            if len(wanted) == 1 and wanted[0]:
-                return [result]  # (the common case)
-            outs: list[Expr | None] = [result]
-        else:
-            outs = list(result)
-        if len(outs) < len(wanted):
-            outs.extend([None] * (len(wanted) - len(outs)))
-        for i, name in enumerate(wanted):
-            if name and outs[i] is None:
-                raise Unsupported(UNSUPPORTED_OP, f"output {i} ('{name}') is not supported")
-        return outs[: len(wanted)]
 
     def _bind(
         self,
@@ -626,10 +546,7 @@ class Importer:
                 self.define(Value.of(name, e))
                 continue
             if not isinstance(e, ss.Constant):
-                var = Var(name)
-                var.span = span
-                self.bindings.append((var, e))
-                self.define(Value.of(name, var))
+                self._bind_var(name, e, span)
                 continue
             # a constant's variable is annotated with its type (and value), so that notes name it
             known = constant_type(e.type, e.data) if isinstance(e.type, TensorType) else None
@@ -669,12 +586,6 @@ class Importer:
         self.issues.append(Issue(Diagnostic(code, message, span), None, "", ()))
 
 
-_EXTERNAL: Final = onnx.TensorProto.EXTERNAL
-_INT64: Final = onnx.TensorProto.INT64
 _CALL: Final = ss.Call
 #: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
 _FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE
-_NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
-#: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
-#: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)
-_INT_TYPES: Final = frozenset(DTYPE_TO_ONNX[d] for d in INT_DTYPES | {"bool"})

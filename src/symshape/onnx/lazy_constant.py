@@ -9,23 +9,52 @@ hundreds), without closures.
 
 from __future__ import annotations
 
+import math
 import struct
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import numpy as np
+import onnx
 
 from symshape import Constant, Expr, TensorType, Type, Var
 from symshape.encoding.leaf_types import plain_copy
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.onnx.attrs import tensor_value
 from symshape.onnx.context import Value
+from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, ONNX_TO_DTYPE
+from symshape.onnx.folding import FOLD_LIMIT
 from symshape.onnx.spans import OnnxSpan
 from symshape.relations.values import constant_type
 
-if TYPE_CHECKING:
-    import onnx
+__all__ = ["LazyConstant", "CONST_LIMIT", "initializer_value"]
 
-__all__ = ["LazyConstant"]
+#: Initializers and ``Constant`` values with at most this many elements keep their values.
+CONST_LIMIT: Final = 1 << 16
+
+
+def initializer_value(
+    t: onnx.TensorProto, shape: tuple[int, ...], et: int
+) -> tuple[np.ndarray[Any, Any] | None, onnx.TensorProto | None]:
+    """What an initializer (``t``, its ``shape`` and element type ``et`` read already) keeps of
+    its value: ``(array, None)``; ``(None, t)`` for an int64 vector (a shape, as a rule), decoded
+    when first read (:class:`LazyConstant`); ``(None, None)`` when it is too large (integer ones
+    keep up to :data:`CONST_LIMIT` elements, others up to ``FOLD_LIMIT``: enough for what
+    converters read of them, scales, bounds, fill values), stored outside the model, or
+    unreadable."""
+    if t.data_location == _EXTERNAL or math.prod(shape) > (CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT):
+        return None, None
+    if et == _INT64 and len(shape) == 1:
+        return None, t
+    try:
+        arr = tensor_value(t, shape)
+    except Exception:
+        return None, None
+    dtype = ONNX_TO_DTYPE.get(et)
+    if dtype is not None:
+        want = _NP_DTYPES.get(dtype)
+        if arr.dtype is not want and arr.dtype != want:  # (the same object, as a rule)
+            arr = arr.astype(dtype, copy=False)
+    return arr, None
 
 
 class LazyConstant(Value):
@@ -120,5 +149,9 @@ class LazyConstant(Value):
 
 #: expressions built without their constructors' checks and span lookup (every field is set here)
 _new_expr: Final[Any] = object.__new__
+_EXTERNAL: Final = onnx.TensorProto.EXTERNAL
+_INT64: Final = onnx.TensorProto.INT64
+_NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
+_INT_TYPES: Final = frozenset(DTYPE_TO_ONNX[d] for d in INT_DTYPES | {"bool"})
 #: struct's readers of little-endian int64 vectors, by length (a model's shapes have few lengths)
 _UNPACK: Final[dict[int, Any]] = {}
