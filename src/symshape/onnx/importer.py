@@ -450,7 +450,10 @@ class Importer:
         if not dom:
             if op == "ConstantOfShape" and self._weights.bind(node, outputs, inputs, span, self._scopes[-1]):
                 return True
-            foldable = op in _FOLDING
+            first = inputs[0] if inputs else None  # (folding needs every input's value known)
+            foldable = op in _FOLDING and (
+                first is None or first.const is not None or op in FOLDED_WITHOUT_VALUES
+            )
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
         # what the converter builds takes the node's span: the scope is left by the next node's,
         # and at the end of the graph (_convert_graph), not here (a context variable set costs)
