@@ -97,6 +97,7 @@ class Importer:
         self.model = model
         self.graph = model.graph
         self.label = label
+        self._file = f"<{label}>"  # (the file field of the model's spans)
         self.timeout_ms = timeout_ms
         self.opsets: dict[str, int] = {}
         for o in model.opset_import:
@@ -434,7 +435,7 @@ class Importer:
                 return False
             inputs = [values.get(n) if n else None for n in names]
         self.position += 1
-        span = OnnxSpan.at(self.label, self.position, what)
+        span = OnnxSpan.in_file(self._file, self.position, what)
         if cdef is None:
             self._stand_ins(outputs, span)
             return True
