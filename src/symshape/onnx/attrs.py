@@ -29,7 +29,7 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, numpy_helper
 
-__all__ = ["parse_attribute", "parse_attributes", "tensor_value", "sparse_value"]
+__all__ = ["parse_attribute", "parse_attributes", "tensor_value", "sparse_value", "HASHABLE_TYPES"]
 
 _T = AttributeProto.AttributeType
 
@@ -95,6 +95,11 @@ def sparse_value(t: onnx.SparseTensorProto) -> np.ndarray[Any, Any]:
     return out
 
 
+#: the attribute types whose values hash (numbers, strings and tuples of them; a float hashes by
+#: its value, so ``0.0`` and ``-0.0`` are one key)
+HASHABLE_TYPES: Final = frozenset(
+    int(t) for t in (_T.INT, _T.FLOAT, _T.STRING, _T.INTS, _T.FLOATS, _T.STRINGS)
+)
 _T_INT: Final = int(_T.INT)
 _T_INTS: Final = int(_T.INTS)
 #: how each attribute type's value is read (INT and INTS, the most common, are tested first)

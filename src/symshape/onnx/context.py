@@ -27,8 +27,8 @@ import numpy as np
 
 import symshape as ss
 from symshape import Dim, Expr, TensorType, Type
-from symshape.errors import BAD_ATTRIBUTE, ErrorCode
-from symshape.onnx.attrs import parse_attribute
+from symshape.errors import BAD_ATTRIBUTE, ErrorCode, SymshapeError
+from symshape.onnx.attrs import HASHABLE_TYPES, parse_attribute
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.spans import OnnxSpan
 
@@ -51,6 +51,8 @@ __all__ = [
     "ConversionError",
     "Value",
     "NodeContext",
+    "node_outputs",
+    "bound_types",
 ]
 
 
@@ -143,6 +145,22 @@ class Value:
     def __repr__(self) -> str:
         return f"Value({self.name!r}, type={self.type})"
 
+    def int_vector(self) -> tuple[int, ...] | None:
+        """The value as a tuple of ints when it is a known 1-d integer tensor, else None."""
+        c = self.const
+        if c is None or c.ndim != 1 or c.dtype.kind not in "iu":
+            return None
+        return tuple(c.tolist())
+
+    @staticmethod
+    def of(name: str, expr: Expr, type: Type | None = None) -> Value:
+        """``Value(name, expr, None, type)``, made without the dataclass' ``__init__`` (one per
+        node output and weight of a model)."""
+        v: Value = _new(Value)
+        v.name, v._expr, v.const, v._type, v.elem_type = name, expr, None, type, 0
+        v.synthetic, v._make, v._type_fn = False, None, None
+        return v
+
 
 class NodeContext:
     """The interface of one converter call (see the module docstring)."""
@@ -170,6 +188,7 @@ class NodeContext:
         self._inputs = inputs
         self._raw_attrs: dict[str, onnx.AttributeProto] | None = None
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
+        self._given = attrs is not None
         #: the ONNX element types of outputs whose dtype symshape does not have (by output index)
         self.elem_types: dict[int, int] = {}
 
@@ -243,7 +262,9 @@ class NodeContext:
 
     def input(self, i: int) -> Expr:
         """The expression of input ``i`` (a missing required input is an error)."""
-        return self._value(i).expr
+        inputs = self._inputs
+        v = inputs[i] if i < len(inputs) else None
+        return (v or self._value(i)).expr  # (_value raises)
 
     def inputs(self) -> list[Expr]:
         """The expressions of all given inputs (for variadic operators)."""
@@ -340,6 +361,28 @@ class NodeContext:
         return t.dtype if t is not None and isinstance(t.dtype, str) else None
 
     # -- attributes -------------------------------------------------------------------------------
+    def attr_key(self) -> tuple[object, ...] | None:
+        """The node's attributes as one hashable key: ``(name, type, value)`` for each, in node
+        order, parsed (and remembered, as by the ``attr_*`` methods). A converter may remember
+        what it computes from the attributes alone under it. None when an attribute is not a
+        number, a string or a list of them, cannot be read, or the attributes were given."""
+        if self._given:
+            return None
+        parsed = self._parsed
+        out: list[object] = []
+        for name, a in self._raw.items():
+            t = a.type
+            if t not in HASHABLE_TYPES:
+                return None
+            v = parsed.get(name, _ABSENT)
+            if v is _ABSENT:
+                try:
+                    v = parsed[name] = parse_attribute(a)
+                except Exception:
+                    return None
+            out += (name, t, v)
+        return tuple(out)
+
     def has_attr(self, name: str) -> bool:
         return name in self._parsed or name in self._raw
 
@@ -452,6 +495,8 @@ class NodeContext:
 _NODE_FIELDS: Final = frozenset({"name", "domain"})
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
 _PLAIN_INT: Final = frozenset({int})
+_ABSENT: Final = object()
+_new: Final[Any] = object.__new__
 
 
 def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:
@@ -482,3 +527,50 @@ class _Attrs(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._ctx._raw)
+
+
+def node_outputs(wanted: Sequence[str], result: Any) -> list[Expr | None]:
+    """A converter's ``result`` (an expression, or a list with None for an output it does not
+    make) as one expression or None per output of ``wanted`` (the node's output names); a wanted
+    output it does not make is an ``unsupported-op``."""
+    if isinstance(result, Expr):
+        if len(wanted) == 1 and wanted[0]:
+            return [result]  # (the common case)
+        outs: list[Expr | None] = [result]
+    else:
+        outs = list(result)
+    if len(outs) < len(wanted):
+        outs.extend([None] * (len(wanted) - len(outs)))
+    for i, name in enumerate(wanted):
+        if name and outs[i] is None:
+            raise Unsupported(UNSUPPORTED_OP, f"output {i} ('{name}') is not supported")
+    return outs[: len(wanted)]
+
+
+def bound_types(
+    params: Sequence[ss.Var],
+    scopes: Sequence[Sequence[tuple[ss.Var, Expr]]],
+    unbound: Sequence[Expr],
+    timeout_ms: int,
+) -> dict[int, Type]:
+    """The types of a program converted so far (``params``; the bindings of the graph and of the
+    subgraphs being converted, ``scopes``; the calls not bound yet, ``unbound``), by the id of each
+    bound variable and call: what a converter asks of a type before inference runs. Only the types
+    matter (guards and errors are reported by the final inference): Z3 gets a short timeout, so a
+    hard condition costs little."""
+    bindings = [b for scope in scopes for b in scope]
+    exprs: list[Expr] = [v for v, _ in bindings] + list(unbound)
+    if not exprs:
+        return {}
+    prog = ss.Function(list(params), ss.Dataflow(bindings, ss.Tuple(exprs)))
+    try:
+        res = ss.infer(prog, timeout_ms=timeout_ms)
+    except SymshapeError:
+        return {}
+    out: dict[int, Type] = {}
+    for v in exprs:
+        try:
+            out[id(v)] = res.type_of(v)
+        except SymshapeError:
+            continue
+    return out

@@ -29,9 +29,9 @@ from symshape.onnx.dtypes import DTYPES
 from symshape.onnx.registry import canonical_domain
 
 if TYPE_CHECKING:
-    from symshape.onnx.context import NodeContext
+    from symshape.onnx.context import NodeContext, Value
 
-__all__ = ["FOLD_LIMIT", "FOLDABLE", "FOLDED_WITHOUT_VALUES", "fold"]
+__all__ = ["FOLD_LIMIT", "FOLDABLE", "FOLDED_WITHOUT_VALUES", "fold", "fold_node"]
 
 #: Nodes are folded when every input and output has at most this many elements.
 FOLD_LIMIT: Final = 1 << 12
@@ -47,6 +47,21 @@ FOLDABLE: Final = frozenset(
     Tile NonZero Trilu CumSum TopK Compress OneHot BitShift BitwiseAnd BitwiseOr BitwiseXor
     BitwiseNot IsNaN IsInf""".split()
 )
+
+
+def fold_node(
+    node: onnx.NodeProto, ctx: NodeContext, inputs: Sequence[Value | None], opset: int
+) -> list[np.ndarray[Any, Any] | None] | None:
+    """:func:`fold` with the values of the node's ``inputs`` (None for an absent one); None at
+    once when an input's value is not known (fold needs them all, but for ``Shape`` and ``Size``)."""
+    consts: list[np.ndarray[Any, Any] | None] = []
+    values_needed = ctx.op_type not in FOLDED_WITHOUT_VALUES
+    for v in inputs:
+        c = None if v is None else v.const
+        if c is None and v is not None and values_needed:
+            return None
+        consts.append(c)
+    return fold(node, ctx, consts, opset)
 
 
 def fold(

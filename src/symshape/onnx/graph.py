@@ -5,7 +5,8 @@
   :func:`ordered_nodes` gives a graph's nodes in graph order, or topologically sorted when the
   graph is not (stable); :func:`all_nodes` includes the nodes of the subgraphs the importer
   converts (:data:`SUBGRAPH_OPS`).
-* :func:`reachable` gives the expressions a converted graph's outputs and bindings evaluate.
+* :func:`reachable` gives the expressions a converted graph's outputs and bindings evaluate
+  (but variables and constants).
 * :func:`node_key` identifies a node (protobuf hands out new wrapper objects, so ``id`` does not).
 * :func:`missing_converter_issues` is the ``unsupported-op`` report of the nodes whose operator has
   no converter: one :class:`Issue` per operator type naming every node that uses it, with the cause
@@ -120,15 +121,22 @@ def scan(
     node's ``id``, the nodes of the subgraphs the importer converts (:data:`SUBGRAPH_OPS`) included,
     in the order of :func:`all_nodes`."""
     mine: list[NodeInfo] = []
+    plain: dict[str, ConverterDef | None] = {}  # the default domain's converters, by operator
     k = -1
     for n in g.node:
         k += 1
         op, dom = n.op_type, n.domain
+        ident = n.name or f"{prefix}#{k}"
         if dom:
             dom = canonical_domain(dom)
-        ident = n.name or f"{prefix}#{k}"
-        what = node_what(ident, op, dom) if dom else f"node '{ident}' ({op})"
-        info = _new_info(NodeInfo, (n, ident, converter(dom, op), what, n.input[:], n.output[:], op, dom))
+            cdef = converter(dom, op)
+            what = node_what(ident, op, dom)
+        else:
+            cdef = plain.get(op, _UNSEEN)
+            if cdef is _UNSEEN:
+                cdef = plain[op] = converter("", op)
+            what = f"node '{ident}' ({op})"
+        info = _new_info(NodeInfo, (n, ident, cdef, what, n.input[:], n.output[:], op, dom))
         mine.append(info)
         into[id(n)] = info
         if op in SUBGRAPH_OPS and not dom:
@@ -137,6 +145,7 @@ def scan(
     return mine
 
 
+_UNSEEN: Final[Any] = object()
 #: ``NodeInfo(...)`` without the Python frame of the named tuple's ``__new__`` (one per node)
 _new_info: Final = tuple.__new__
 
@@ -178,7 +187,8 @@ def ordered_nodes(infos: Sequence[NodeInfo], known: set[str]) -> Sequence[NodeIn
 
 
 def reachable(roots: Sequence[Expr]) -> set[int]:
-    """The ids of the expressions ``roots`` evaluate (operands of operands, ...)."""
+    """The ids of the expressions ``roots`` evaluate (operands of operands, ...), variables and
+    constants left out (leaves: half of a model's expressions, never unbound)."""
     reached: set[int] = set()
     add = reached.add
     stack = list(roots)
@@ -186,17 +196,19 @@ def reachable(roots: Sequence[Expr]) -> set[int]:
     call, var, constant = ss.Call, ss.Var, ss.Constant
     while stack:
         e = pop()
+        cls = type(e)
+        if cls is var or cls is constant:
+            continue
         i = id(e)
         if i in reached:
             continue
         add(i)
-        cls = type(e)
         if cls is call:
             if isinstance(e.callee, Expr):  # type: ignore[attr-defined]
                 extend(operands(e))
             else:
                 extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
-        elif cls is not var and cls is not constant:
+        else:
             extend(operands(e))
     return reached
 

@@ -34,7 +34,6 @@ them (``value_info``), else with unknown rank and dtype, so the rest of the mode
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -44,19 +43,20 @@ import onnx
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Expr, Function, Span, TensorType, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.onnx.attrs import sparse_value, tensor_value
+from symshape.onnx.attrs import sparse_value
 from symshape.onnx.context import (
-    UNSUPPORTED_OP,
     Cause,
     ConversionError,
     NodeContext,
     Unsupported,
     Value,
+    bound_types,
+    node_outputs,
 )
 from symshape.onnx.declared import DimNames
-from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, ONNX_TO_DTYPE
+from symshape.onnx.dtypes import DTYPES, ONNX_TO_DTYPE
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
-from symshape.onnx.folding import FOLD_LIMIT, FOLDABLE, FOLDED_WITHOUT_VALUES, fold
+from symshape.onnx.folding import FOLDABLE, FOLDED_WITHOUT_VALUES, fold_node
 from symshape.onnx.graph import (
     Issue,
     NodeInfo,
@@ -67,18 +67,16 @@ from symshape.onnx.graph import (
     reachable,
     scan,
 )
-from symshape.onnx.lazy_constant import LazyConstant
+from symshape.onnx.lazy_constant import CONST_LIMIT, LazyConstant, initializer_value
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
 from symshape.relations.values import constant_type
 from symshape.solver.solve import gc_paused
-from symshape.source import enter_span_scope, exit_span_scope, span_scope, user_span
+from symshape.source import enter_span_scope, span_scope, user_span
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
-#: Initializers and ``Constant`` values with at most this many elements keep their values.
-CONST_LIMIT: Final = 1 << 16
 #: The name of the parameter whose unknown dtype a value of an element type symshape does not have
 #: takes (a ``Cast`` to ``float8e4m3fn``): ``Tensor[(), ?]``, added only when a model needs it.
 DTYPE_STAND_IN: Final = "unknown_dtype"
@@ -99,6 +97,7 @@ class Importer:
         self.model = model
         self.graph = model.graph
         self.label = label
+        self._file = f"<{label}>"  # (the file field of the model's spans)
         self.timeout_ms = timeout_ms
         self.opsets: dict[str, int] = {}
         for o in model.opset_import:
@@ -133,6 +132,7 @@ class Importer:
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
         self._outer: Span | None = None
+        self._scope: Span | None = None  # the span scope the walk entered last
 
     @property
     def bindings(self) -> list[tuple[Var, Expr]]:
@@ -162,38 +162,20 @@ class Importer:
         return self.dim_names.type_from_proto(tp, what)
 
     def type_of_value(self, v: Value) -> Type | None:
-        """``v``'s type: known without inference, else inferred from the program so far."""
+        """``v``'s type: known without inference, else inferred from the program so far (a probe,
+        :func:`~symshape.onnx.context.bound_types`, when the program grew since the last)."""
         if v.type is not None:
             return v.type
         hit = self._probed.get(id(v.expr))
-        if hit is not None:
+        size = self._program_size()
+        if hit is not None or self._probed_upto == size:
             return hit
-        if self._probed_upto == self._program_size():
-            return None
-        self._probe()
-        return self._probed.get(id(v.expr))
-
-    def _probe(self) -> None:
-        """Infer the program converted so far and remember every bound variable's type. Only the
-        types matter here (guards and errors are reported by the final inference): Z3 gets a
-        short timeout, so a hard condition costs the probe little."""
         self.probes += 1
-        bindings = [b for scope in self._scopes for b in scope]
-        self._probed_upto = self._program_size()
-        exprs: list[Expr] = [v for v, _ in bindings] + [e for _, e, _ in self._unbound]
-        if not exprs:
-            return
-        prog = Function(list(self.params), Dataflow(bindings, ss.Tuple(exprs)))
-        try:
-            res = ss.infer(prog, timeout_ms=min(self.timeout_ms, PROBE_TIMEOUT_MS))
-        except SymshapeError:
-            return
-        for v in exprs:
-            try:
-                t = res.type_of(v)
-            except SymshapeError:
-                continue
-            self._probed[id(v)] = t
+        self._probed_upto = size
+        unbound = [e for _, e, _ in self._unbound]
+        timeout = min(self.timeout_ms, PROBE_TIMEOUT_MS)
+        self._probed.update(bound_types(self.params, self._scopes, unbound, timeout))
+        return self._probed.get(id(v.expr))
 
     def _program_size(self) -> int:
         return sum(len(b) for b in self._scopes) + len(self._unbound)
@@ -203,7 +185,7 @@ class Importer:
         # like inference: many small acyclic objects, collections only cost. Every expression
         # built here would take the span of the same caller frame (the first outside symshape):
         # it is looked up once; a node's converter runs in a scope of the node's span
-        self._outer = user_span()
+        self._outer = self._scope = user_span()
         with gc_paused(), span_scope(self._outer):
             return self._run()
 
@@ -241,8 +223,18 @@ class Importer:
     def _convert_graph(self, g: onnx.GraphProto) -> list[Expr]:
         """Convert ``g``'s nodes into the current scope; the expressions of its outputs."""
         infos = self._top if g is self.graph else [self._info_of(n) for n in g.node]
-        for info in ordered_nodes(infos, set(self.values)):
-            self._convert(info)
+        outer = self._scope
+        try:
+            # in graph order while every node's inputs are defined before it (as a rule: no
+            # ordering pass); from the first that is not, in the order of ordered_nodes
+            for k, info in enumerate(infos):
+                if not self._convert(info):
+                    for later in ordered_nodes(infos[k:], set(self.values)):
+                        self._convert(later, in_order=True)
+                    break
+        finally:  # (the span scope of the last node converted is left)
+            enter_span_scope(outer)
+            self._scope = outer
         outs: list[Expr] = []
         for vi in g.output:
             v = self.values.get(vi.name)
@@ -317,21 +309,12 @@ class Importer:
     def _add_initializer(self, t: onnx.TensorProto, name: str) -> None:
         shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
         et = t.data_type
-        arr: np.ndarray[Any, Any] | None = None
-        if t.data_location != _EXTERNAL and math.prod(shape) <= (
-            CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT
-        ):
-            try:
-                arr = tensor_value(t, shape)
-            except Exception:
-                arr = None
+        arr, source = initializer_value(t, shape, et)
         dtype = ONNX_TO_DTYPE.get(et)
         if dtype is None:
             self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
             return
-        if arr is not None and arr.dtype != _NP_DTYPES.get(dtype):
-            arr = arr.astype(dtype, copy=False)
-        self._bind_constant(name, shape, dtype, arr, "initializer", et)
+        self._bind_constant(name, shape, dtype, arr, "initializer", et, source)
 
     def _bind_constant(
         self,
@@ -341,16 +324,20 @@ class Importer:
         arr: np.ndarray[Any, Any] | None,
         kind: str,
         et: int,
+        source: onnx.TensorProto | None = None,
     ) -> None:
         """A constant (``kind``: what it is in the model, ``initializer``), bound to a variable
         annotated with its type (so that an error involving it has a note naming it) when a
         converter first uses it as an expression: a constant whose value only is read never
-        enters the program."""
+        enters the program. ``source``: the int64 vector initializer ``arr`` is decoded from
+        when first read."""
         self.position += 1
         base = self._types.get((shape, dtype))
         if base is None:
             base = self.tensor_type(shape, dtype)
-        v = LazyConstant(name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0], et)
+        v = LazyConstant(
+            name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0], et, source
+        )
         self.values[name] = self.named[name] = v
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
@@ -435,69 +422,72 @@ class Importer:
         self._cdefs[key] = cdef
         return cdef
 
-    def _convert(self, info: NodeInfo) -> None:
-        node, _, cdef, what, names, outputs, op, dom = info
+    def _convert(self, info: NodeInfo, in_order: bool = False) -> bool:
+        """Convert one node; False (and nothing done) when an input is not defined yet, unless
+        ``in_order`` (the nodes come in an order that suits them: the input is an error)."""
+        node, ident, cdef, what, names, outputs, op, dom = info
+        values = self.values
+        inputs: list[Value | None] = list(map(values.get, names))
+        missing = ""
+        if None in inputs or "" in values:  # (an omitted optional input, or a missing one)
+            missing = next((n for n in names if n and n not in values), "")
+            if missing and not in_order:
+                return False
+            inputs = [values.get(n) if n else None for n in names]
         self.position += 1
-        span = OnnxSpan.at(self.label, self.position, what)
+        span = OnnxSpan.in_file(self._file, self.position, what)
         if cdef is None:
             self._stand_ins(outputs, span)
-            return
-        inputs: list[Value | None] = []
-        values = self.values
-        for name in names:
-            if not name:
-                inputs.append(None)
-                continue
-            v = values.get(name)
-            if v is None:
-                self._error(
-                    "undefined-var",
-                    f"{what}: input '{name}' is not produced by any node, graph input or initializer",
-                    span,
-                )
-                self._stand_ins(outputs, span)
-                return
-            inputs.append(v)
-        if op == "ConstantOfShape" and not dom:
-            if self._weights.bind(node, outputs, inputs, span, self.bindings):
-                return
-        token = enter_span_scope(span)  # what the converter builds takes the node's span
-        try:
-            self._convert_node(info, cdef, span, inputs)
-        finally:
-            exit_span_scope(token)
+            return True
+        if missing:
+            self._error(
+                "undefined-var",
+                f"{what}: input '{missing}' is not produced by any node, graph input or initializer",
+                span,
+            )
+            self._stand_ins(outputs, span)
+            return True
+        foldable = False
+        if not dom:
+            if op == "ConstantOfShape" and self._weights.bind(node, outputs, inputs, span, self._scopes[-1]):
+                return True
+            first = inputs[0] if inputs else None  # (folding needs every input's value known)
+            foldable = op in _FOLDING and (
+                first is None or first.const is not None or op in FOLDED_WITHOUT_VALUES
+            )
+        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
+        # what the converter builds takes the node's span: the scope is left by the next node's,
+        # and at the end of the graph (_convert_graph), not here (a context variable set costs)
+        enter_span_scope(span)
+        self._scope = span
+        folded = fold_node(node, ctx, inputs, self.opsets.get("", 1)) if foldable else None
+        if folded is None:
+            self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
+        else:  # (evaluated: its outputs are constants)
+            self.folded += 1
+            self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
+        return True
 
     def _convert_node(
-        self, info: NodeInfo, cdef: ConverterDef, span: OnnxSpan, inputs: list[Value | None]
+        self,
+        ctx: NodeContext,
+        ident: str,
+        cdef: ConverterDef,
+        span: OnnxSpan,
+        inputs: list[Value | None],
+        outputs: Sequence[str],
+        op: str,
     ) -> None:
-        node, ident, _, _, _, outputs, op, dom = info
         what = span.what
-        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
-        if not dom and (op in FOLDED_WITHOUT_VALUES or op in FOLDABLE):
-            consts: list[np.ndarray[Any, Any] | None] = []
-            known = op in FOLDED_WITHOUT_VALUES  # (fold needs a value, except for these)
-            for v in inputs:
-                c = None if v is None else v.const
-                if c is not None:
-                    known = True
-                consts.append(c)
-            folded = fold(node, ctx, consts, self.opsets.get("", 1)) if known else None
-            if folded is not None:
-                self.folded += 1
-                self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
-                return
         try:
             result = cdef.fn(ctx)
-            outs = self._outputs(outputs, result)
+            one = len(outputs) == 1 and outputs[0] and self._bind_one(outputs[0], result, span)
+            outs = None if one else node_outputs(outputs, result)
         except Unsupported as u:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, op, (ident,))
             self._stand_ins(outputs, span)
             return
-        except ConversionError as e:
-            self._error(e.code, f"{what}: {e.message}", span)
-            self._stand_ins(outputs, span)
-            return
-        except SymshapeError as e:
+        except (ConversionError, SymshapeError) as e:
             self._error(e.code, f"{what}: {e.message}", span)
             self._stand_ins(outputs, span)
             return
@@ -505,25 +495,36 @@ class Importer:
             self._error(INVALID_ARGUMENT.code, f"{what}: cannot convert: {type(e).__name__}: {e}", span)
             self._stand_ins(outputs, span)
             return
-        self._bind(outputs, outs, inputs, span)
-        if ctx.elem_types:
-            for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
-                if i < len(outputs) and outputs[i] in self.named:
-                    self.named[outputs[i]].elem_type = et
+        if outs is not None:
+            self._bind(outputs, outs, inputs, span)
+        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
+            if i < len(outputs) and outputs[i] in self.named:
+                self.named[outputs[i]].elem_type = et
 
-    def _outputs(self, wanted: Sequence[str], result: Any) -> list[Expr | None]:
-        if isinstance(result, Expr):
-            if len(wanted) == 1 and wanted[0]:
-                return [result]  # (the common case)
-            outs: list[Expr | None] = [result]
-        else:
-            outs = list(result)
-        if len(outs) < len(wanted):
-            outs.extend([None] * (len(wanted) - len(outs)))
-        for i, name in enumerate(wanted):
-            if name and outs[i] is None:
-                raise Unsupported(UNSUPPORTED_OP, f"output {i} ('{name}') is not supported")
-        return outs[: len(wanted)]
+    def _bind_one(self, name: str, result: Any, span: OnnxSpan) -> bool:
+        """The common case of ``_outputs`` and ``_bind``: the one output ``name`` of a node is an
+        expression built in the node's span scope (``result``, or a list of it) and not a constant.
+        Bound as ``_bind`` binds it (True), else nothing is done (False)."""
+        e = result[0] if type(result) is list and len(result) == 1 else result
+        cls = type(e)
+        if cls is _CALL:
+            if type(e.span) is not OnnxSpan:
+                return False
+            if len(self._scopes) == 1:
+                self._unbound.append((name, e, span))
+                self.values[name] = self.named[name] = Value.of(name, e)
+                return True
+        elif not isinstance(e, Expr) or isinstance(e, ss.Constant) or type(e.span) is not OnnxSpan:
+            return False
+        self._bind_var(name, e, span)
+        return True
+
+    def _bind_var(self, name: str, e: Expr, span: OnnxSpan) -> None:
+        """``e`` bound to a variable named ``name`` (an output that is not a constant)."""
+        var = Var(name)
+        var.span = span
+        self._scopes[-1].append((var, e))
+        self.values[name] = self.named[name] = Value.of(name, var)
 
     def _bind(
         self,
@@ -546,18 +547,17 @@ class Importer:
                 # the expression itself stands for the value (no variable): a node output of the
                 # outermost graph that the outputs do not reach is bound at the end
                 self._unbound.append((name, e, span))
-                self.define(Value(name, e))
+                self.define(Value.of(name, e))
+                continue
+            if not isinstance(e, ss.Constant):
+                self._bind_var(name, e, span)
                 continue
             # a constant's variable is annotated with its type (and value), so that notes name it
-            known = (
-                constant_type(e.type, e.data)
-                if isinstance(e, ss.Constant) and isinstance(e.type, TensorType)
-                else None
-            )
+            known = constant_type(e.type, e.data) if isinstance(e.type, TensorType) else None
             var = ss.var(name, known) if known is not None else Var(name)
             var.span = span
             self.bindings.append((var, e))
-            data = e.data if isinstance(e, ss.Constant) else None
+            data = e.data
             small = data if isinstance(data, np.ndarray) and data.size <= CONST_LIMIT else None
             self.define(Value(name, var, small, known, 0))
 
@@ -590,9 +590,6 @@ class Importer:
         self.issues.append(Issue(Diagnostic(code, message, span), None, "", ()))
 
 
-_EXTERNAL: Final = onnx.TensorProto.EXTERNAL
 _CALL: Final = ss.Call
-_NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
-#: element types whose initializers keep their values up to CONST_LIMIT elements (the others: up to
-#: FOLD_LIMIT, enough for what converters read of them: scales, bounds, fill values)
-_INT_TYPES: Final = frozenset(DTYPE_TO_ONNX[d] for d in INT_DTYPES | {"bool"})
+#: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
+_FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE

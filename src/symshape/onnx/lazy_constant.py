@@ -9,18 +9,52 @@ hundreds), without closures.
 
 from __future__ import annotations
 
+import math
+import struct
 from typing import Any, Final
 
 import numpy as np
+import onnx
 
 from symshape import Constant, Expr, TensorType, Type, Var
 from symshape.encoding.leaf_types import plain_copy
 from symshape.encoding.values import VALUE_DTYPES
+from symshape.onnx.attrs import tensor_value
 from symshape.onnx.context import Value
+from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, ONNX_TO_DTYPE
+from symshape.onnx.folding import FOLD_LIMIT
 from symshape.onnx.spans import OnnxSpan
 from symshape.relations.values import constant_type
 
-__all__ = ["LazyConstant"]
+__all__ = ["LazyConstant", "CONST_LIMIT", "initializer_value"]
+
+#: Initializers and ``Constant`` values with at most this many elements keep their values.
+CONST_LIMIT: Final = 1 << 16
+
+
+def initializer_value(
+    t: onnx.TensorProto, shape: tuple[int, ...], et: int
+) -> tuple[np.ndarray[Any, Any] | None, onnx.TensorProto | None]:
+    """What an initializer (``t``, its ``shape`` and element type ``et`` read already) keeps of
+    its value: ``(array, None)``; ``(None, t)`` for an int64 vector (a shape, as a rule), decoded
+    when first read (:class:`LazyConstant`); ``(None, None)`` when it is too large (integer ones
+    keep up to :data:`CONST_LIMIT` elements, others up to ``FOLD_LIMIT``: enough for what
+    converters read of them, scales, bounds, fill values), stored outside the model, or
+    unreadable."""
+    if t.data_location == _EXTERNAL or math.prod(shape) > (CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT):
+        return None, None
+    if et == _INT64 and len(shape) == 1:
+        return None, t
+    try:
+        arr = tensor_value(t, shape)
+    except Exception:
+        return None, None
+    dtype = ONNX_TO_DTYPE.get(et)
+    if dtype is not None:
+        want = _NP_DTYPES.get(dtype)
+        if arr.dtype is not want and arr.dtype != want:  # (the same object, as a rule)
+            arr = arr.astype(dtype, copy=False)
+    return arr, None
 
 
 class LazyConstant(Value):
@@ -28,9 +62,13 @@ class LazyConstant(Value):
     ``type`` is the constant's type (a small integer tensor's carries its entries as its value);
     ``expr`` builds the constant, binds it to a variable annotated with that type in ``outer`` (the
     outermost graph's bindings: in scope everywhere) and is that variable. ``kind`` is what it is
-    in the model (``initializer``), ``position`` its place (for its span)."""
+    in the model (``initializer``), ``position`` its place (for its span).
 
-    __slots__ = ("shape", "dtype", "base", "kind", "label", "position", "outer")
+    An int64 vector initializer (``source``: its ``TensorProto``) is decoded when its value is first
+    read; :meth:`int_vector` reads it without numpy (the shape of a weight).
+    """
+
+    __slots__ = ("shape", "dtype", "base", "kind", "label", "position", "outer", "_arr", "_source")
 
     def __init__(
         self,
@@ -44,12 +82,40 @@ class LazyConstant(Value):
         position: int,
         outer: list[tuple[Var, Expr]],
         elem_type: int,
+        source: onnx.TensorProto | None = None,
     ) -> None:
         # (Value's fields set here: its __init__ wants an expression or a maker)
-        self.name, self._expr, self.const, self._type, self.elem_type = name, None, arr, None, elem_type
+        self.name, self._expr, self._arr, self._type, self.elem_type = name, None, arr, None, elem_type
         self.synthetic, self._make, self._type_fn = False, None, None
         self.shape, self.dtype, self.base, self.kind = shape, dtype, base, kind
-        self.label, self.position, self.outer = label, position, outer
+        self.label, self.position, self.outer, self._source = label, position, outer, source
+
+    @property
+    def const(self) -> np.ndarray[Any, Any] | None:
+        src = self._source
+        if src is not None:
+            self._source = None
+            try:
+                self._arr = tensor_value(src, self.shape)
+            except Exception:
+                self._arr = None
+        return self._arr
+
+    @const.setter
+    def const(self, arr: np.ndarray[Any, Any] | None) -> None:
+        self._source, self._arr = None, arr
+
+    def int_vector(self) -> tuple[int, ...] | None:
+        src = self._source
+        if src is not None and not src.HasField("segment"):
+            raw = src.raw_data
+            n = self.shape[0]
+            if raw and len(raw) == 8 * n:  # (what tensor_value reads, without numpy)
+                unpack = _UNPACK.get(n)
+                if unpack is None:
+                    unpack = _UNPACK[n] = struct.Struct(f"<{n}q").unpack
+                return unpack(raw)
+        return super().int_vector()
 
     @property
     def type(self) -> Type | None:
@@ -83,3 +149,9 @@ class LazyConstant(Value):
 
 #: expressions built without their constructors' checks and span lookup (every field is set here)
 _new_expr: Final[Any] = object.__new__
+_EXTERNAL: Final = onnx.TensorProto.EXTERNAL
+_INT64: Final = onnx.TensorProto.INT64
+_NP_DTYPES: Final = {d: np.dtype(d) for d in DTYPES if d != "bfloat16"}
+_INT_TYPES: Final = frozenset(DTYPE_TO_ONNX[d] for d in INT_DTYPES | {"bool"})
+#: struct's readers of little-endian int64 vectors, by length (a model's shapes have few lengths)
+_UNPACK: Final[dict[int, Any]] = {}

@@ -47,13 +47,18 @@ class OnnxSpan(Span):
     @staticmethod
     def at(model: str, position: int, what: str) -> OnnxSpan:
         """The span of the ``position``-th place (1-based) of ``model``, described by ``what``."""
+        return OnnxSpan.in_file(f"<{model}>", position, what)
+
+    @staticmethod
+    def in_file(file: str, position: int, what: str) -> OnnxSpan:
+        """:meth:`at` with the ``file`` field (``<model>``) made by the caller (once per model)."""
         if not _FAST:
-            return OnnxSpan(f"<{model}>", position, 1, what)
+            return OnnxSpan(file, position, 1, what)
         # one per node, initializer and input: built without the frozen dataclass's ``__init__``
         # (which sets each field through ``object.__setattr__``), the same fields in the same order
         s: OnnxSpan = _new(OnnxSpan)
         d = s.__dict__
-        d["file"], d["line"], d["column"], d["context"], d["what"] = f"<{model}>", position, 1, None, what
+        d["file"], d["line"], d["column"], d["context"], d["what"] = file, position, 1, None, what
         return s
 
     @property

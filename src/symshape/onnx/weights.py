@@ -38,6 +38,8 @@ class Weights:
         self._tensor_type = tensor_type
         self._define = define
         self._fills: dict[bytes, str | None] = {}
+        # the type of a weight by its shape and its serialized value attribute (None: not a weight)
+        self._bases: dict[tuple[tuple[int, ...], bytes | None], TensorType | None] = {}
 
     def bind(
         self,
@@ -54,35 +56,50 @@ class Weights:
         name, v = outputs[0], inputs[0]
         if not name or v is None:
             return False
-        c = v.const
-        if c is None or c.ndim != 1 or c.dtype.kind not in "iu":
+        shape = v.int_vector()
+        if shape is None:
             return False
-        dtype = "float32"
         attrs = node.attribute
-        if attrs:
-            if len(attrs) != 1:
-                return False
-            a = attrs[0]
-            key = a.SerializeToString()
-            hit = self._fills.get(key, _NO_FILL)
-            if hit is _NO_FILL:
-                hit = self._fills[key] = _float_fill(a)
-            if hit is None:
-                return False
-            dtype = hit
-        shape = tuple(c.tolist())
-        if shape and min(shape) < 0:
+        fill: bytes | None
+        if not attrs:
+            fill = None  # (not b"": an attribute of default fields serializes to that)
+        elif len(attrs) == 1:
+            fill = attrs[0].SerializeToString()
+        else:
+            return False
+        key = (shape, fill)
+        base = self._bases.get(key, _UNSEEN)
+        if base is _UNSEEN:
+            base = self._bases[key] = self._base(shape, fill, attrs)
+        if base is None:
             return False
         # its own type object (the converter makes one per constant: an annotation is admitted per
         # type object), with the dimensions of the shared one
-        t = plain_copy(self._tensor_type(shape, dtype))
+        t = plain_copy(base)
         e: Constant = _new_expr(Constant)
         e.type, e.data, e.span = t, None, span
         var: Var = _new_expr(Var)
         var.name, var.type_annotation, var.span = name, t, span
         bindings.append((var, e))
-        self._define(Value(name, var, None, t, 0))
+        self._define(Value.of(name, var, t))
         return True
+
+    def _base(
+        self, shape: tuple[int, ...], fill: bytes | None, attrs: Sequence[onnx.AttributeProto]
+    ) -> TensorType | None:
+        """The (shared) type of a weight of ``shape`` and ``attrs`` (``fill``: its one attribute
+        serialized, None for none), or None when the node is not a weight."""
+        if shape and min(shape) < 0:
+            return None
+        dtype: str | None = "float32"
+        if fill is not None:
+            dtype = self._fills.get(fill, _NO_FILL)
+            if dtype is _NO_FILL:
+                dtype = self._fills[fill] = _float_fill(attrs[0])
+            if dtype is None:
+                return None
+        assert dtype is not None
+        return self._tensor_type(shape, dtype)
 
 
 def _float_fill(a: onnx.AttributeProto) -> str | None:
@@ -102,3 +119,4 @@ def _float_fill(a: onnx.AttributeProto) -> str | None:
 #: from types the importer made)
 _new_expr: Final[Any] = object.__new__
 _NO_FILL: Final = "?"
+_UNSEEN: Final[Any] = object()

@@ -22,8 +22,9 @@ The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Final
 
 import symshape as ss
 from symshape import Expr
@@ -125,6 +126,15 @@ def _kernel_from_weight(ctx: NodeContext, w_index: int, nd: int) -> list[int]:
 
 
 def _conv(ctx: NodeContext, x: Expr, w: Expr, w_index: int, out_dtype: str = "") -> Expr:
+    # with kernel_shape given, the call's attributes follow from the node's alone
+    fn, kw = _planned(
+        ctx, ("conv", out_dtype), ctx.has_attr("kernel_shape"), lambda: _conv_plan(ctx, w_index, out_dtype)
+    )
+    return fn(x, w, **kw)
+
+
+def _conv_plan(ctx: NodeContext, w_index: int, out_dtype: str) -> _Plan:
+    """The symshape convolution and its attributes."""
     nd = _nd(ctx, ctx.attr_ints("kernel_shape"), w_index)
     _check_nd(ctx, nd)
     auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
@@ -138,16 +148,40 @@ def _conv(ctx: NodeContext, x: Expr, w: Expr, w_index: int, out_dtype: str = "")
         ctx.fail(BAD_ATTRIBUTE, f"group must be >= 1, got {group}")
     ks = ctx.attr_ints("kernel_shape")
     fn = {1: ss.ops.conv1d, 2: ss.ops.conv2d, 3: ss.ops.conv3d}[nd]
-    return fn(
-        x,
-        w,
-        strides=tuple(win.strides),
-        padding=win.padding,
-        dilation=tuple(win.dilation),
-        groups=group,
-        kernel_size=None if ks is None else tuple(ks),
-        out_dtype=out_dtype,
-    )
+    kw = {
+        "strides": tuple(win.strides),
+        "padding": win.padding,
+        "dilation": tuple(win.dilation),
+        "groups": group,
+        "kernel_size": None if ks is None else tuple(ks),
+        "out_dtype": out_dtype,
+    }
+    return fn, kw
+
+
+#: a symshape operator's wrapper and the attributes a node's call of it takes
+_Plan = tuple[Callable[..., Expr], dict[str, Any]]
+#: plans by what they follow from (a tag and the node's attributes, NodeContext.attr_key): a model
+#: has many nodes of the same attributes, and their calls then take the same tuples, which
+#: symshape's operator call finds its checked attributes for by identity
+_PLANS: dict[tuple[object, ...], _Plan] = {}
+_PLANS_MAX: Final = 512
+
+
+def _planned(ctx: NodeContext, tag: object, cacheable: bool, make: Callable[[], _Plan]) -> _Plan:
+    """``make()``, or the plan it gave before for the same ``tag`` and attributes (when
+    ``cacheable``: the plan follows from them alone). A plan whose making raised is not kept."""
+    key = ctx.attr_key() if cacheable else None
+    if key is None:
+        return make()
+    key = (tag, key)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = make()
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
 
 
 def conv_with_bias(ctx: NodeContext, bias: int) -> Expr:
@@ -335,20 +369,25 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
 
 
 def _pool(ctx: NodeContext, kind: str) -> Expr:
+    fn, kw = _planned(ctx, kind, True, lambda: _pool_plan(ctx, kind))
+    return fn(ctx.input(0), **kw)
+
+
+def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:
+    """The symshape pool and its attributes."""
     ks = ctx.attr_ints("kernel_shape")
     if ks is None:
         ctx.fail(BAD_ATTRIBUTE, "attribute 'kernel_shape' is required")
     nd = len(ks)
     _check_nd(ctx, nd)
     win = window_plan(ctx, ks, pool=True)
-    fn = getattr(ss.ops, f"{kind}_pool{nd}d")
-    return fn(  # type: ignore[no-any-return]
-        ctx.input(0),
-        pool_size=tuple(win.kernel),
-        strides=tuple(win.strides),
-        padding=win.padding,
-        dilation=tuple(win.dilation),
-    )
+    kw = {
+        "pool_size": tuple(win.kernel),
+        "strides": tuple(win.strides),
+        "padding": win.padding,
+        "dilation": tuple(win.dilation),
+    }
+    return getattr(ss.ops, f"{kind}_pool{nd}d"), kw
 
 
 @register("MaxPool", since=1)
