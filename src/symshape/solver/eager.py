@@ -96,7 +96,32 @@ def _constant_shape(t: Type) -> bool:
 def _nonnegative(t: Type) -> bool:
     """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
     general path states the condition)."""
+    if type(t) is TensorType and type(t.shape) is tuple:  # (the common case: no generator)
+        for d in t.shape:
+            terms = d.terms
+            if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
+                return False
+        return True
     return all(d is None or bounds(d)[0] >= 0 for d in _symbolic_dims(t))
+
+
+def _ground_tensor(t: Type) -> int:
+    """What :func:`is_ground` and :func:`_constant_shape` say of ``t`` in one walk, for a tensor
+    type of known rank and dtype: 0 not ground, 1 ground with a symbolic dimension, 2 ground of
+    constant shape; -1 for any other type (ask them)."""
+    if type(t) is not TensorType:
+        return -1
+    shape = t.shape
+    if type(shape) is not tuple or type(t.dtype) is not str:
+        return -1
+    out = 2
+    for d in shape:
+        terms = d.terms
+        if terms and (len(terms) > 1 or terms[0][0]):  # not a constant
+            if d._hv is not False and d.has_unknowns:
+                return 0
+            out = 1
+    return out
 
 
 _NONE: Final = object()
@@ -177,12 +202,20 @@ class _EagerCtx(Context):
         _give_up()
 
 
+def _placeholders(n: int) -> tuple[IncompleteType, ...]:
+    return tuple(IncompleteType("type", -1 - i) for i in range(n))
+
+
+_PLACEHOLDERS: Final = tuple(_placeholders(n) for n in range(8))
+
+
 def eager_outputs(
     rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, num_outputs: int
 ) -> tuple[Type, ...] | None:
     """The outputs of ``rdef`` over ground ``inputs`` when it needs no reasoning, else None."""
-    # placeholders with their own ids, so eager runs leave the numbering of holes alone
-    outs = tuple(IncompleteType("type", -1 - i) for i in range(num_outputs))
+    # placeholders with their own ids, so eager runs leave the numbering of holes alone (made
+    # once: a placeholder never leaves a run, whose values are ground)
+    outs = _PLACEHOLDERS[num_outputs] if num_outputs < len(_PLACEHOLDERS) else _placeholders(num_outputs)
     ctx = _EagerCtx(rdef.name, len(inputs), outs)
     try:
         done: object = rdef.fn(ctx, (*inputs, *outs), attrs)
@@ -255,7 +288,13 @@ class EagerMemo:
             return hit, True
         symbolic = False
         for t in inputs:
-            if not is_ground(t):
+            g = _ground_tensor(t)  # (a tensor: both walks in one)
+            if g == 2:
+                continue
+            if g == 1:
+                symbolic = True
+                continue
+            if g == 0 or not is_ground(t):
                 return None, False  # not cached: a key with holes never recurs
             if not symbolic and not _constant_shape(t):
                 symbolic = True
