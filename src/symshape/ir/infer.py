@@ -79,7 +79,9 @@ class _Gen(CallGen):
         # scope; 7: exit an operator call (entered by phase 0).
         stack: list[tuple[Any, int]] = [(root, 0)]
         types = self.types
+        get_type = types.get
         typed = self.typed
+        argtypes: list[Type] | None
         if isinstance(root, X.Var):
             self.use(root, root.span)
         while stack:
@@ -114,15 +116,37 @@ class _Gen(CallGen):
                 continue
             if phase == 7:  # an operator call whose arguments are generated now (see phase 0)
                 self.open.discard(id(e))
-                self.set(e, self.op_call(e, e.callee, [self.ty(a) for a in e.args]))
+                argtypes = []
+                unreferenced = self.unreferenced
+                for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
+                    hit = get_type(id(a))
+                    if hit is None:
+                        hit = self.ty(a)
+                    elif unreferenced:
+                        unreferenced.pop(id(a), None)
+                    argtypes.append(hit)
+                types[id(e)] = self.op_call(e, e.callee, argtypes)
+                typed.append(e)
                 continue
             if phase == 0:
                 if id(e) in types:
                     continue
                 if type(e) is X.Call and isinstance(e.callee, Op):
                     # the common case: an operator applied to expressions typed already
-                    argtypes = self.typed_args(e)
+                    # (``typed_args``, inline)
+                    var_left = self.var_left
+                    argtypes = []
+                    for a in e.args:
+                        hit = get_type(id(a))
+                        if hit is None or (var_left and id(a) in var_left):
+                            argtypes = None
+                            break
+                        argtypes.append(hit)
                     if argtypes is not None:
+                        unreferenced = self.unreferenced
+                        if unreferenced:
+                            for a in e.args:
+                                unreferenced.pop(id(a), None)
                         types[id(e)] = self.op_call(e, e.callee, argtypes)
                         typed.append(e)
                         continue
@@ -240,8 +264,10 @@ class _Gen(CallGen):
                     binders.append(v)
                     continue
             if type(x) is X.Constant and id(x) not in types:
-                # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined
-                self.scan_type(x.type, x.span)
+                # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined (its
+                # type is scanned for symbols unless it is its variable's, scanned when bound)
+                if x.type is not v.type_annotation or id(v) not in types:
+                    self.scan_type(x.type, x.span)
                 t = constant_type(x.type, x.data)
                 types[id(x)] = t
                 typed.append(x)

@@ -175,7 +175,12 @@ class GenScope:
             self.var_left.add(id(v))
 
     def var_in_scope(self, k: int) -> bool:
-        return k in self.var_scope or any(k in b for b in self.df_active)
+        if k in self.var_scope:
+            return True
+        for b in self.df_active:  # (a loop: cheaper than ``any`` over a generator)
+            if k in b:
+                return True
+        return False
 
     def use(self, v: Var, span: Any) -> None:
         """A variable read at ``span``: it must be bound by an enclosing binder."""

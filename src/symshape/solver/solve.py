@@ -46,6 +46,7 @@ from typing import Any
 
 from symshape.encoding.conds import BoolConst, Cond, expand_joins
 from symshape.encoding.dims import Dim, DimVar, fresh_dimvar
+from symshape.encoding.leaf_types import tensor_settled
 from symshape.encoding.types import (
     Attrs,
     IncompleteType,
@@ -214,6 +215,15 @@ class TypeSolver:
         if cls is IncompleteType:
             return t
         annotation = origin.kind == _ANNOTATION
+        if annotation and cls is TensorType and tensor_settled(t):  # type: ignore[arg-type]
+            # (a tensor annotation with nothing to check: a model's weight; what the general
+            # path below does for it)
+            hit = self.sources.get(id(t))
+            if hit is not None and hit[1] is not origin:
+                t = plain_copy(t)  # type: ignore[arg-type]
+            self.sources[id(t)] = (t, origin)
+            self._admitted[id(t)] = t
+            return t
         if not annotation:
             if self._admitted.get(id(t)) is t:
                 return t  # admitted before: its ``?`` are numbered and its dimensions checked
