@@ -66,6 +66,20 @@ __all__ = ["infer", "InferenceResult", "UnbackedSize"]
 _SIZED: Any = object()  # (bindings) an operator whose result has a data-dependent size
 
 
+_INDEX_ATTRS: dict[int, tuple[Attrs, str]] = {}
+
+
+def _index_attrs(index: int) -> tuple[Attrs, str]:
+    """The attributes and label of a tuple index's relation: one attributes object per index (a
+    model indexes many tuples alike; the solver's memo then knows each from its inputs' ids)."""
+    hit = _INDEX_ATTRS.get(index)
+    if hit is None:
+        hit = (Attrs({"index": index}), f"tuple index .{index}")
+        if len(_INDEX_ATTRS) < 1024:
+            _INDEX_ATTRS[index] = hit
+    return hit
+
+
 class _Gen(CallGen):
     """The constraint generator: one iterative pass over the program."""
 
@@ -154,11 +168,15 @@ class _Gen(CallGen):
                         # else its arguments first (what enter and the general case below do
                         # for a call of an operator)
                         self.open.add(id(e))
-                        self.scan_attrs(e.attrs, e.span)
+                        attrs = e.attrs
+                        if attrs is not _EMPTY_ATTRS and id(attrs) not in self.scanned:
+                            self.scan_attrs(attrs, e.span)
                         stack.append((e, 7))
                         args = e.args
                         self.uses(args, e.span)
-                        stack.extend((c, 0) for c in reversed(args))
+                        for c in reversed(args):  # (a typed one, a weight say, needs no visit)
+                            if id(c) not in types:
+                                stack.append((c, 0))
                         continue
                 if isinstance(e, X.Var):
                     self.bind_var(e)
@@ -381,9 +399,8 @@ class _Gen(CallGen):
                         return tt.fields[e.index]
                     # a relation (solved at once) even when the tuple is known: the field then
                     # stays linked to the call that made the tuple in explanations
-                    return s.add_call(
-                        TUPLE_GET_ITEM, [raw], Attrs({"index": e.index}), f"tuple index .{e.index}", e.span
-                    )
+                    attrs, label = _index_attrs(e.index)
+                    return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span)
                 out = s.hole()
                 s.add_relation(
                     "tuple_get_item",

@@ -135,7 +135,7 @@ def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return False
     shape = list(first)
     shape[ax] = sum((f.dims[ax] if f.ndim is not None else ctx.fresh_dim() for f in fs), ZERO)
-    result = Tensor(tuple(shape), dtype)
+    result = TensorType(tuple(shape), dtype)  # type: ignore[arg-type]  # (the inputs' dtype)
     if rank == 1 and any(f.value is not None for f in fs):
         result = with_value(result, concat_value(fs))
     ctx.assign(args[1], result)

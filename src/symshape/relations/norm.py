@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from symshape.encoding.dims import Dim
-from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
+from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH
 from symshape.relations.base import Context, relation
 from symshape.relations.common import attr_axes, attr_int, norm_axis, require_float
@@ -76,7 +76,7 @@ def _assign_params(
     ps = _params(ctx, x, args, first)
     for i, p in zip(range(first, ctx.num_inputs), ps):
         dtype = p.dtype if p is not None and p.dtype is not None else x.dtype
-        ctx.assign(args[i], Tensor(shape, dtype))
+        ctx.assign(args[i], TensorType(shape, dtype))
 
 
 @relation("bias_add")
@@ -155,6 +155,6 @@ def batch_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         else:
             return False
         _assign_params(ctx, x, args, 1, (c,))
-    vec = Tensor((c,), x.dtype)
+    vec = TensorType((c,), x.dtype)
     ctx.assign(out, TupleType((x, vec, vec)))
     return True
