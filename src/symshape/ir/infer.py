@@ -174,9 +174,9 @@ class _Gen(CallGen):
                         stack.append((e, 7))
                         args = e.args
                         self.uses(args, e.span)
-                        for c in reversed(args):  # (a typed one, a weight say, needs no visit)
-                            if id(c) not in types:
-                                stack.append((c, 0))
+                        for a in reversed(args):  # (a typed one, a weight say, needs no visit)
+                            if id(a) not in types:
+                                stack.append((a, 0))
                         continue
                 if isinstance(e, X.Var):
                     self.bind_var(e)
@@ -189,6 +189,16 @@ class _Gen(CallGen):
                         "or a DAG" + (f" ({e.span})" if e.span is not None else ""),
                     )
                 self.open.add(id(e))
+                cls = type(e)
+                if cls is X.TupleGetItem or cls is X.Tuple:
+                    # (what enter, nothing for them, and the general case below do, inline)
+                    stack.append((e, 1))
+                    ops = (e.tuple_value,) if cls is X.TupleGetItem else e.fields
+                    self.uses(ops, e.span)
+                    for a in reversed(ops):  # (a typed one needs no visit)
+                        if id(a) not in types:
+                            stack.append((a, 0))
+                    continue
                 self.enter(e)
                 stack.append((e, 1))
                 if isinstance(e, X.Let):
@@ -222,7 +232,12 @@ class _Gen(CallGen):
                     stack.extend((c, 0) for c in reversed(ops))
             else:
                 self.open.discard(id(e))
-                self.set(e, self.exit(e))
+                if type(e) is X.TupleGetItem:  # (exit's case for it, without the dispatch)
+                    t = self.tuple_item(e)
+                else:
+                    t = self.exit(e)
+                types[id(e)] = t
+                typed.append(e)
         return self.ty(root)
 
     def bindings(self, df: X.Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
@@ -385,30 +400,7 @@ class _Gen(CallGen):
             case X.Tuple():
                 return TupleType(tuple(self.ty(f) for f in e.fields))
             case X.TupleGetItem():
-                raw = self.ty(e.tuple_value)
-                tt = s.unifier.shallow(raw)  # only the outer form is needed
-                if isinstance(tt, TupleType):
-                    if not 0 <= e.index < len(tt.fields):
-                        self.error(
-                            ARITY_MISMATCH,
-                            f"tuple index {e.index} out of range for `{s.unifier.resolve(tt)}`",
-                            e.span,
-                        )
-                        return s.poison(s.hole())
-                    if not isinstance(e.tuple_value, X.Call):
-                        return tt.fields[e.index]
-                    # a relation (solved at once) even when the tuple is known: the field then
-                    # stays linked to the call that made the tuple in explanations
-                    attrs, label = _index_attrs(e.index)
-                    return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span)
-                out = s.hole()
-                s.add_relation(
-                    "tuple_get_item",
-                    [self.ty(e.tuple_value), out],
-                    {"index": e.index},
-                    origin=Origin("relation", f"tuple index .{e.index}", e.span),
-                )
-                return out
+                return self.tuple_item(e)
             case X.Let():
                 self.leave(e.var)
                 return self.ty(e.body)
@@ -437,6 +429,33 @@ class _Gen(CallGen):
                 return self.ty(e.body)
             case _:
                 raise SymshapeError(INVALID_ARGUMENT, f"not an expression: {type(e).__name__}")
+
+    def tuple_item(self, e: X.TupleGetItem) -> Type:
+        s = self.s
+        raw = self.ty(e.tuple_value)
+        tt = s.unifier.shallow(raw)  # only the outer form is needed
+        if isinstance(tt, TupleType):
+            if not 0 <= e.index < len(tt.fields):
+                self.error(
+                    ARITY_MISMATCH,
+                    f"tuple index {e.index} out of range for `{s.unifier.resolve(tt)}`",
+                    e.span,
+                )
+                return s.poison(s.hole())
+            if not isinstance(e.tuple_value, X.Call):
+                return tt.fields[e.index]
+            # a relation (solved at once) even when the tuple is known: the field then
+            # stays linked to the call that made the tuple in explanations
+            attrs, label = _index_attrs(e.index)
+            return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span)
+        out = s.hole()
+        s.add_relation(
+            "tuple_get_item",
+            [self.ty(e.tuple_value), out],
+            {"index": e.index},
+            origin=Origin("relation", f"tuple index .{e.index}", e.span),
+        )
+        return out
 
     def match_cast(self, e: X.MatchCast) -> None:
         o = Origin("relation", f"match_cast to `{e.type}`", e.span)

@@ -96,31 +96,36 @@ def _constant_shape(t: Type) -> bool:
 def _nonnegative(t: Type) -> bool:
     """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
     general path states the condition)."""
-    if type(t) is TensorType and type(t.shape) is tuple:  # (the common case: no generator)
-        for d in t.shape:
+    # (the common cases without a generator: a tensor, a tuple of tensors, of known ranks)
+    for x in t.fields if type(t) is TupleType else (t,):
+        if type(x) is not TensorType or type(x.shape) is not tuple:
+            break
+        for d in x.shape:
             terms = d.terms
             if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
                 return False
+    else:
         return True
     return all(d is None or bounds(d)[0] >= 0 for d in _symbolic_dims(t))
 
 
 def _ground_tensor(t: Type) -> int:
     """What :func:`is_ground` and :func:`_constant_shape` say of ``t`` in one walk, for a tensor
-    type of known rank and dtype: 0 not ground, 1 ground with a symbolic dimension, 2 ground of
-    constant shape; -1 for any other type (ask them)."""
-    if type(t) is not TensorType:
-        return -1
-    shape = t.shape
-    if type(shape) is not tuple or type(t.dtype) is not str:
-        return -1
+    type of known rank and dtype or a tuple of them: 0 not ground, 1 ground with a symbolic
+    dimension, 2 ground of constant shape; -1 for any other type (ask them)."""
     out = 2
-    for d in shape:
-        terms = d.terms
-        if terms and (len(terms) > 1 or terms[0][0]):  # not a constant
-            if d._hv is not False and d.has_unknowns:
-                return 0
-            out = 1
+    for x in t.fields if type(t) is TupleType else (t,):
+        if type(x) is not TensorType:
+            return -1
+        shape = x.shape
+        if type(shape) is not tuple or type(x.dtype) is not str:
+            return -1
+        for d in shape:
+            terms = d.terms
+            if terms and (len(terms) > 1 or terms[0][0]):  # not a constant
+                if d._hv is not False and d.has_unknowns:
+                    return 0
+                out = 1
     return out
 
 
