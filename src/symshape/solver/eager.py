@@ -163,6 +163,11 @@ class _EagerCtx(Context):
         return d
 
     def unify(self, a: Type, b: Type) -> Type:
+        if type(a) is not IncompleteType and type(b) is not IncompleteType:
+            # (what the general case below does for two types: a relation checking a parameter)
+            if a is b or a == b:
+                return a
+            _give_up()
         i, j = self._slot(a), self._slot(b)
         if i >= 0 and j >= 0:
             _give_up()
