@@ -100,48 +100,6 @@ class _Gen(CallGen):
             self.use(root, root.span)
         while stack:
             e, phase = stack.pop()
-            if phase == 2:
-                v, x = e
-                if id(v) not in types and v.type_annotation is None:
-                    # an unannotated variable nothing has read yet takes its value's type
-                    types[id(v)] = self.ty(x)
-                    typed.append(v)
-                    self.binders.append(v)
-                    continue
-                if self.unreferenced.pop(id(v), None) is not None:
-                    self.set(v, self.ty(x))
-                    continue
-                o = Origin("unify", f"binding `{v.name}`", x.span)
-                self.s.unifier.unify(self.ty(v), self.ty(x), o)
-                continue
-            if phase == 3:
-                self.match_cast(e)
-                continue
-            if phase == 4:
-                self.bindings(e[0], e[1], stack)
-                continue
-            if phase == 5:  # a match clause's pattern variables enter the scope
-                for v in e:
-                    self.introduce(v, "a match pattern", None)
-                continue
-            if phase == 6:  # ... and leave it
-                for v in e:
-                    self.leave(v)
-                continue
-            if phase == 7:  # an operator call whose arguments are generated now (see phase 0)
-                self.open.discard(id(e))
-                argtypes = []
-                unreferenced = self.unreferenced
-                for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
-                    hit = get_type(id(a))
-                    if hit is None:
-                        hit = self.ty(a)
-                    elif unreferenced:
-                        unreferenced.pop(id(a), None)
-                    argtypes.append(hit)
-                types[id(e)] = self.op_call(e, e.callee, argtypes)
-                typed.append(e)
-                continue
             if phase == 0:
                 if id(e) in types:
                     continue
@@ -230,7 +188,21 @@ class _Gen(CallGen):
                     ops = operands(e)
                     self.uses(ops, e.span)
                     stack.extend((c, 0) for c in reversed(ops))
-            else:
+            elif phase == 7:  # an operator call whose arguments are generated now (see phase 0)
+                self.open.discard(id(e))
+                argtypes = []
+                unreferenced = self.unreferenced
+                for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
+                    hit = get_type(id(a))
+                    if hit is None:
+                        hit = self.ty(a)
+                    elif unreferenced:
+                        unreferenced.pop(id(a), None)
+                    argtypes.append(hit)
+                types[id(e)] = self.op_call(e, e.callee, argtypes)
+                typed.append(e)
+                continue
+            elif phase == 1:
                 self.open.discard(id(e))
                 if type(e) is X.TupleGetItem:  # (exit's case for it, without the dispatch)
                     t = self.tuple_item(e)
@@ -238,7 +210,41 @@ class _Gen(CallGen):
                     t = self.exit(e)
                 types[id(e)] = t
                 typed.append(e)
+            else:
+                self.other_phase(e, phase, stack)
         return self.ty(root)
+
+    def other_phase(self, e: Any, phase: int, stack: list[tuple[Any, int]]) -> None:
+        """Phases 2 to 6 of :meth:`gen` (see there)."""
+        types, typed = self.types, self.typed
+        if phase == 2:
+            v, x = e
+            if id(v) not in types and v.type_annotation is None:
+                # an unannotated variable nothing has read yet takes its value's type
+                types[id(v)] = self.ty(x)
+                typed.append(v)
+                self.binders.append(v)
+                return
+            if self.unreferenced.pop(id(v), None) is not None:
+                self.set(v, self.ty(x))
+                return
+            o = Origin("unify", f"binding `{v.name}`", x.span)
+            self.s.unifier.unify(self.ty(v), self.ty(x), o)
+            return
+        if phase == 3:
+            self.match_cast(e)
+            return
+        if phase == 4:
+            self.bindings(e[0], e[1], stack)
+            return
+        if phase == 5:  # a match clause's pattern variables enter the scope
+            for v in e:
+                self.introduce(v, "a match pattern", None)
+            return
+        if phase == 6:  # ... and leave it
+            for v in e:
+                self.leave(v)
+            return
 
     def bindings(self, df: X.Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
         """Generate ``df``'s bindings from ``i`` on: operator calls on typed arguments bound to

@@ -192,6 +192,10 @@ def broadcast_shapes(ctx: Context, ta: TensorType, tb: TensorType) -> tuple[Dim,
             out.append(y)
         elif y is None or x is y:
             out.append(x)
+        elif (
+            len(xt := x.terms) == 1 and len(yt := y.terms) == 1 and not xt[0][0] and not yt[0][0]
+        ) and (xt[0][1] == yt[0][1] or yt[0][1] == 1):
+            out.append(x)  # (two nonzero constants, equal or the second 1: what _pair gives)
         else:
             r = _pair(ctx, x, y, i, ta, tb)
             if r is None:
