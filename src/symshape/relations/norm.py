@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from symshape.encoding.dims import Dim
-from symshape.encoding.types import Attrs, TensorType, TupleType, Type
+from symshape.encoding.types import Attrs, TensorType, Type, tuple_of_checked
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH
 from symshape.relations.base import Context, relation
 from symshape.relations.common import attr_axes, attr_int, norm_axis, require_float
@@ -156,5 +156,5 @@ def batch_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             return False
         _assign_params(ctx, x, args, 1, (c,))
     vec = TensorType((c,), x.dtype)
-    ctx.assign(out, TupleType((x, vec, vec)))
+    ctx.assign(out, tuple_of_checked((x, vec, vec)))  # (``TupleType``: its fields are types)
     return True

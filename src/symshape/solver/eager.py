@@ -176,7 +176,8 @@ class _EagerCtx(Context):
                 return a
             _give_up()
         k, v = (i, b) if i >= 0 else (j, a)
-        if not is_ground(v):
+        g = _ground_tensor(v)  # (a tensor or a tuple of them: is_ground in one loop)
+        if g == 0 or (g < 0 and not is_ground(v)):
             _give_up()
         prev = self.values[k]
         if prev is None:
