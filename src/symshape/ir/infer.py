@@ -100,8 +100,9 @@ class _Gen(CallGen):
             self.use(root, root.span)
         while stack:
             e, phase = stack.pop()
+            ie = id(e)
             if phase == 0:
-                if id(e) in types:
+                if ie in types:
                     continue
                 if type(e) is X.Call and isinstance(e.callee, Op):
                     # the common case: an operator applied to expressions typed already
@@ -119,13 +120,13 @@ class _Gen(CallGen):
                         if unreferenced:
                             for a in e.args:
                                 unreferenced.pop(id(a), None)
-                        types[id(e)] = self.op_call(e, e.callee, argtypes)
+                        types[ie] = self.op_call(e, e.callee, argtypes)
                         typed.append(e)
                         continue
-                    if id(e) not in self.open:
+                    if ie not in self.open:
                         # else its arguments first (what enter and the general case below do
                         # for a call of an operator)
-                        self.open.add(id(e))
+                        self.open.add(ie)
                         attrs = e.attrs
                         if attrs is not _EMPTY_ATTRS and id(attrs) not in self.scanned:
                             self.scan_attrs(attrs, e.span)
@@ -139,14 +140,14 @@ class _Gen(CallGen):
                 if isinstance(e, X.Var):
                     self.bind_var(e)
                     continue
-                if id(e) in self.open:
+                if ie in self.open:
                     raise SymshapeError(
                         INVALID_ARGUMENT,
                         f"the program is cyclic: a {type(e).__name__} contains itself (a node's "
                         "fields were assigned after it was built); expressions must form a tree "
                         "or a DAG" + (f" ({e.span})" if e.span is not None else ""),
                     )
-                self.open.add(id(e))
+                self.open.add(ie)
                 cls = type(e)
                 if cls is X.TupleGetItem or cls is X.Tuple:
                     # (what enter, nothing for them, and the general case below do, inline)
@@ -189,7 +190,7 @@ class _Gen(CallGen):
                     self.uses(ops, e.span)
                     stack.extend((c, 0) for c in reversed(ops))
             elif phase == 7:  # an operator call whose arguments are generated now (see phase 0)
-                self.open.discard(id(e))
+                self.open.discard(ie)
                 argtypes = []
                 unreferenced = self.unreferenced
                 for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
@@ -199,16 +200,16 @@ class _Gen(CallGen):
                     elif unreferenced:
                         unreferenced.pop(id(a), None)
                     argtypes.append(hit)
-                types[id(e)] = self.op_call(e, e.callee, argtypes)
+                types[ie] = self.op_call(e, e.callee, argtypes)
                 typed.append(e)
                 continue
             elif phase == 1:
-                self.open.discard(id(e))
+                self.open.discard(ie)
                 if type(e) is X.TupleGetItem:  # (exit's case for it, without the dispatch)
                     t = self.tuple_item(e)
                 else:
                     t = self.exit(e)
-                types[id(e)] = t
+                types[ie] = t
                 typed.append(e)
             else:
                 self.other_phase(e, phase, stack)

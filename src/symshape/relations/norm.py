@@ -74,9 +74,13 @@ def _assign_params(
 ) -> None:
     """Assign every parameter ``Tensor(shape, dtype)`` (an unannotated one is inferred)."""
     ps = _params(ctx, x, args, first)
+    made: dict[object, TensorType] = {}  # (one tensor type per dtype: parameters share theirs)
     for i, p in zip(range(first, ctx.num_inputs), ps):
         dtype = p.dtype if p is not None and p.dtype is not None else x.dtype
-        ctx.assign(args[i], TensorType(shape, dtype))
+        t = made.get(dtype)
+        if t is None:
+            t = made[dtype] = TensorType(shape, dtype)
+        ctx.assign(args[i], t)
 
 
 @relation("bias_add")
