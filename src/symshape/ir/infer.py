@@ -37,6 +37,7 @@ from symshape.encoding.types import (
     TypeVar,
     subst_typevars,
 )
+from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import (
     ARITY_MISMATCH,
     DUPLICATE_BINDING,
@@ -132,7 +133,14 @@ class _Gen(CallGen):
                             self.scan_attrs(attrs, e.span)
                         stack.append((e, 7))
                         args = e.args
-                        self.uses(args, e.span)
+                        var_scope, df_active = self.var_scope, self.df_active
+                        for a in args:  # (``self.uses(args, e.span)``, inline)
+                            if a.__class__ is X.Var and (ia := id(a)) not in var_scope:
+                                for b in df_active:
+                                    if ia in b:
+                                        break
+                                else:
+                                    self.use(a, e.span)
                         for a in reversed(args):  # (a typed one, a weight say, needs no visit)
                             if id(a) not in types:
                                 stack.append((a, 0))
@@ -306,9 +314,11 @@ class _Gen(CallGen):
             if type(x) is X.Constant and id(x) not in types:
                 # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined (its
                 # type is scanned for symbols unless it is its variable's, scanned when bound)
-                if x.type is not v.type_annotation or id(v) not in types:
-                    self.scan_type(x.type, x.span)
-                t = constant_type(x.type, x.data)
+                t = x.type
+                if t is not v.type_annotation or id(v) not in types:
+                    self.scan_type(t, x.span)
+                if t.dtype in VALUE_DTYPES:  # (else it carries no value: constant_type is t)
+                    t = constant_type(t, x.data)
                 types[id(x)] = t
                 typed.append(x)
                 if id(v) not in types and v.type_annotation is None:
@@ -318,7 +328,9 @@ class _Gen(CallGen):
                 elif self.unreferenced and self.unreferenced.pop(id(v), None) is not None:
                     self.set(v, t)
                 else:
-                    tv = self.ty(v)
+                    tv = get_type(id(v))
+                    if tv is None or unreferenced:
+                        tv = self.ty(v)
                     if tv is not t:  # (unifying a type with itself does nothing)
                         o = Origin("unify", f"binding `{v.name}`", x.span)
                         self.s.unifier.unify(tv, t, o)

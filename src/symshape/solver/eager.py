@@ -278,9 +278,18 @@ class EagerMemo:
     ) -> tuple[Type, ...] | None:
         """:meth:`lookup` of one output, also remembered by ``ids`` (``(rdef, id(attrs),
         *map(id, inputs))``, see ``by_id``) when the memo keeps the result."""
-        val, kept = self._lookup(rdef, inputs, attrs, 1)
-        if kept:
-            self.by_id[ids] = (attrs, inputs, val)
+        key = (rdef, attrs, 1, inputs)
+        try:  # (what _lookup does, inline: every call the solver has not met by ids comes here)
+            val = self.cache[key]
+        except KeyError:
+            val, kept = self._compute(key, rdef, inputs, attrs, 1)
+            if not kept:
+                return val
+        except TypeError:  # an unhashable attribute value
+            return None
+        else:
+            self.hits += 1
+        self.by_id[ids] = (attrs, inputs, val)
         return val
 
     def _lookup(
@@ -291,12 +300,21 @@ class EagerMemo:
         try:
             hit = self.cache[key]
         except KeyError:
-            pass
+            return self._compute(key, rdef, inputs, attrs, num_outputs)
         except TypeError:  # an unhashable attribute value
             return None, False
-        else:
-            self.hits += 1
-            return hit, True
+        self.hits += 1
+        return hit, True
+
+    def _compute(
+        self,
+        key: tuple[object, ...],
+        rdef: RelationDef,
+        inputs: tuple[Type, ...],
+        attrs: Attrs,
+        num_outputs: int,
+    ) -> tuple[tuple[Type, ...] | None, bool]:
+        """:meth:`_lookup` of a ``key`` the cache does not hold."""
         symbolic = False
         for t in inputs:
             g = _ground_tensor(t)  # (a tensor: both walks in one)
