@@ -113,6 +113,15 @@ def _ground_tensor(t: Type) -> int:
     """What :func:`is_ground` and :func:`_constant_shape` say of ``t`` in one walk, for a tensor
     type of known rank and dtype or a tuple of them: 0 not ground, 1 ground with a symbolic
     dimension, 2 ground of constant shape; -1 for any other type (ask them)."""
+    if type(t) is TensorType:  # (the common case first: a tensor of constant shape)
+        shape = t.shape
+        if type(shape) is tuple and type(t.dtype) is str:
+            for d in shape:
+                terms = d.terms
+                if terms and (len(terms) > 1 or terms[0][0]):  # not a constant: the loop below
+                    break
+            else:
+                return 2
     out = 2
     for x in t.fields if type(t) is TupleType else (t,):
         if type(x) is not TensorType:
