@@ -105,7 +105,7 @@ class _Gen(CallGen):
             if phase == 0:
                 if ie in types:
                     continue
-                if type(e) is X.Call and isinstance(e.callee, Op):
+                if type(e) is X.Call and (type(cal := e.callee) is Op or isinstance(cal, Op)):
                     # the common case: an operator applied to expressions typed already
                     # (``typed_args``, inline)
                     var_left = self.var_left
@@ -121,7 +121,7 @@ class _Gen(CallGen):
                         if unreferenced:
                             for a in e.args:
                                 unreferenced.pop(id(a), None)
-                        types[ie] = self.op_call(e, e.callee, argtypes)
+                        types[ie] = self.op_call(e, cal, argtypes)
                         typed.append(e)
                         continue
                     if ie not in self.open:

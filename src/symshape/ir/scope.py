@@ -130,19 +130,30 @@ class GenScope:
         return t
 
     def bind_var(self, v: Var) -> Type:
-        hit = self.types.get(id(v))
+        types = self.types
+        iv = id(v)
+        hit = types.get(iv)
         if hit is not None:
             return hit
         ann = v.type_annotation
         if ann is not None:
-            self.scan_type(ann, v.span)
+            span = v.span
+            if type(ann) is TensorType and type(shape := ann.shape) is tuple:
+                for d in shape:  # (scan_type's walk of a tensor type, inline: a model's weights)
+                    terms = d.terms
+                    if terms and (len(terms) > 1 or terms[0][0]):
+                        self.note_syms(d, span)
+            else:
+                self.scan_type(ann, span)
             # (the label "`x` is annotated `...`" is printed when a report reads it)
-            t = self.s.admit(ann, annotation_origin(v.name, ann, v.span, v))
+            t = self.s.admit(ann, annotation_origin(v.name, ann, span, v))
         else:
             t = self.s.hole()
-            self.unreferenced[id(v)] = t
+            self.unreferenced[iv] = t
         self.binders.append(v)
-        return self.set(v, t)
+        types[iv] = t  # (``self.set(v, t)``)
+        self.typed.append(v)
+        return t
 
     def error(self, code: Any, msg: str, span: Any) -> None:
         self.s._error(code.code, msg, Origin("expr", msg, span))
