@@ -196,6 +196,9 @@ class _EagerCtx(Context):
             return prev
         _give_up()
 
+    # (Relay's ``Assign`` is unification: without Context.assign's extra call)
+    assign = unify  # type: ignore[assignment]  # (positional: how relations call it)
+
     def unify_dim(self, a: Dim, b: Dim) -> Dim:
         if a == b:
             return a
