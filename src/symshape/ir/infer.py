@@ -311,24 +311,25 @@ class _Gen(CallGen):
                     typed += (x, v)
                     binders.append(v)
                     continue
-            if type(x) is X.Constant and id(x) not in types:
+            if type(x) is X.Constant and (ix := id(x)) not in types:
                 # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined (its
                 # type is scanned for symbols unless it is its variable's, scanned when bound)
                 t = x.type
-                if t is not v.type_annotation or id(v) not in types:
+                iv = id(v)
+                if t is not v.type_annotation or iv not in types:
                     self.scan_type(t, x.span)
                 if t.dtype in VALUE_DTYPES:  # (else it carries no value: constant_type is t)
                     t = constant_type(t, x.data)
-                types[id(x)] = t
+                types[ix] = t
                 typed.append(x)
-                if id(v) not in types and v.type_annotation is None:
-                    types[id(v)] = t
+                if iv not in types and v.type_annotation is None:
+                    types[iv] = t
                     typed.append(v)
                     binders.append(v)
-                elif self.unreferenced and self.unreferenced.pop(id(v), None) is not None:
+                elif self.unreferenced and self.unreferenced.pop(iv, None) is not None:
                     self.set(v, t)
                 else:
-                    tv = get_type(id(v))
+                    tv = get_type(iv)
                     if tv is None or unreferenced:
                         tv = self.ty(v)
                     if tv is not t:  # (unifying a type with itself does nothing)

@@ -215,30 +215,22 @@ class TypeSolver:
         if cls is IncompleteType:
             return t
         annotation = origin.kind == _ANNOTATION
-        if annotation and cls is TensorType and tensor_settled(t):  # type: ignore[arg-type]
-            # (a tensor annotation with nothing to check: a model's weight; what the general
-            # path below does for it)
-            hit = self.sources.get(id(t))
-            if hit is not None and hit[1] is not origin:
-                t = plain_copy(t)  # type: ignore[arg-type]
-            self.sources[id(t)] = (t, origin)
-            self._admitted[id(t)] = t
-            return t
         if not annotation:
             if self._admitted.get(id(t)) is t:
                 return t  # admitted before: its ``?`` are numbered and its dimensions checked
             if cls in COMPOSITE and t._settled:  # type: ignore[union-attr]
                 self._admitted[id(t)] = t  # flagged when built: no ``?``, no dimension to check
                 return t
-        check_type(t)
-        todo = admission_scan(t)  # the dimensions to check, or None: a ``?`` may occur
-        if todo is None:
-            t = freshen_any(t)
-            for c, message in nonneg_conditions(t, self._nonneg_checked):
-                self.require(c, origin, NEGATIVE_DIM, message)
-        elif todo:
-            for c, message in nonneg_conditions(t, self._nonneg_checked, todo):
-                self.require(c, origin, NEGATIVE_DIM, message)
+        if not (annotation and cls is TensorType and tensor_settled(t)):  # type: ignore[arg-type]
+            check_type(t)  # (a settled tensor annotation, a model's weight, has nothing to check)
+            todo = admission_scan(t)  # the dimensions to check, or None: a ``?`` may occur
+            if todo is None:
+                t = freshen_any(t)
+                for c, message in nonneg_conditions(t, self._nonneg_checked):
+                    self.require(c, origin, NEGATIVE_DIM, message)
+            elif todo:
+                for c, message in nonneg_conditions(t, self._nonneg_checked, todo):
+                    self.require(c, origin, NEGATIVE_DIM, message)
         if annotation:
             hit = self.sources.get(id(t))
             if hit is not None and hit[1] is not origin:
