@@ -142,7 +142,7 @@ Shape = Union[tuple[Dim, ...], None, TypeVar]
 DType = Union[str, None, TypeVar]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class TensorType(Shown):
     """A tensor: ``shape`` is a tuple of dimensions, ``None`` (unknown rank) or a shape-kind
     :class:`TypeVar`; ``dtype`` is a dtype string, ``None`` (unknown) or a dtype-kind TypeVar.
@@ -162,7 +162,23 @@ class TensorType(Shown):
     value: Value | None = None
     range: Range | None = None
 
+    def __init__(
+        self, shape: Shape, dtype: DType = "float32", value: Value | None = None, range: Range | None = None
+    ) -> None:
+        # written out (not generated): the generated one sets each field through
+        # ``object.__setattr__``; tensor types are made for nearly every operator call
+        d = self.__dict__
+        d["shape"] = shape
+        d["dtype"] = dtype
+        d["value"] = value
+        d["range"] = range
+        if value is not None or range is not None:
+            self._check_value()
+            return
+        self._check_shape_dtype()
+
     def __post_init__(self) -> None:
+        """The checks the constructor runs (kept for callers that build a tensor type without it)."""
         if self.value is not None or self.range is not None:
             self._check_value()
             return
@@ -170,12 +186,21 @@ class TensorType(Shown):
 
     def _check_shape_dtype(self) -> None:
         sh = self.shape
-        if type(sh) is tuple and all(type(d) is Dim for d in sh):
+        if type(sh) is tuple:
+            neg = None  # the first negative constant (one walk over a shape of Dims)
             for d in sh:
+                if type(d) is not Dim:
+                    break
                 t = d.terms
-                if t and not t[0][0] and t[0][1] < 0:
-                    check_nonnegative_constant(d)
-        elif sh is not None and not isinstance(sh, TypeVar):
+                if t and not t[0][0] and t[0][1] < 0 and neg is None:
+                    neg = d
+            else:
+                if neg is not None:
+                    check_nonnegative_constant(neg)
+                sh = None  # (checked)
+        if sh is None:
+            pass
+        elif not isinstance(sh, TypeVar):
             if type(sh) is not tuple and (isinstance(sh, (str, bytes)) or not isinstance(sh, Iterable)):
                 raise SymshapeError(
                     INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {sh!r}"

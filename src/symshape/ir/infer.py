@@ -37,6 +37,7 @@ from symshape.encoding.types import (
     TypeVar,
     subst_typevars,
 )
+from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import (
     ARITY_MISMATCH,
     DUPLICATE_BINDING,
@@ -66,6 +67,20 @@ __all__ = ["infer", "InferenceResult", "UnbackedSize"]
 _SIZED: Any = object()  # (bindings) an operator whose result has a data-dependent size
 
 
+_INDEX_ATTRS: dict[int, tuple[Attrs, str]] = {}
+
+
+def _index_attrs(index: int) -> tuple[Attrs, str]:
+    """The attributes and label of a tuple index's relation: one attributes object per index (a
+    model indexes many tuples alike; the solver's memo then knows each from its inputs' ids)."""
+    hit = _INDEX_ATTRS.get(index)
+    if hit is None:
+        hit = (Attrs({"index": index}), f"tuple index .{index}")
+        if len(_INDEX_ATTRS) < 1024:
+            _INDEX_ATTRS[index] = hit
+    return hit
+
+
 class _Gen(CallGen):
     """The constraint generator: one iterative pass over the program."""
 
@@ -79,74 +94,78 @@ class _Gen(CallGen):
         # scope; 7: exit an operator call (entered by phase 0).
         stack: list[tuple[Any, int]] = [(root, 0)]
         types = self.types
+        get_type = types.get
         typed = self.typed
+        argtypes: list[Type] | None
         if isinstance(root, X.Var):
             self.use(root, root.span)
         while stack:
             e, phase = stack.pop()
-            if phase == 2:
-                v, x = e
-                if id(v) not in types and v.type_annotation is None:
-                    # an unannotated variable nothing has read yet takes its value's type
-                    types[id(v)] = self.ty(x)
-                    typed.append(v)
-                    self.binders.append(v)
-                    continue
-                if self.unreferenced.pop(id(v), None) is not None:
-                    self.set(v, self.ty(x))
-                    continue
-                o = Origin("unify", f"binding `{v.name}`", x.span)
-                self.s.unifier.unify(self.ty(v), self.ty(x), o)
-                continue
-            if phase == 3:
-                self.match_cast(e)
-                continue
-            if phase == 4:
-                self.bindings(e[0], e[1], stack)
-                continue
-            if phase == 5:  # a match clause's pattern variables enter the scope
-                for v in e:
-                    self.introduce(v, "a match pattern", None)
-                continue
-            if phase == 6:  # ... and leave it
-                for v in e:
-                    self.leave(v)
-                continue
-            if phase == 7:  # an operator call whose arguments are generated now (see phase 0)
-                self.open.discard(id(e))
-                self.set(e, self.op_call(e, e.callee, [self.ty(a) for a in e.args]))
-                continue
+            ie = id(e)
             if phase == 0:
-                if id(e) in types:
+                if ie in types:
                     continue
-                if type(e) is X.Call and isinstance(e.callee, Op):
+                if type(e) is X.Call and (type(cal := e.callee) is Op or isinstance(cal, Op)):
                     # the common case: an operator applied to expressions typed already
-                    argtypes = self.typed_args(e)
+                    # (``typed_args``, inline)
+                    var_left = self.var_left
+                    argtypes = []
+                    for a in e.args:
+                        hit = get_type(id(a))
+                        if hit is None or (var_left and id(a) in var_left):
+                            argtypes = None
+                            break
+                        argtypes.append(hit)
                     if argtypes is not None:
-                        types[id(e)] = self.op_call(e, e.callee, argtypes)
+                        unreferenced = self.unreferenced
+                        if unreferenced:
+                            for a in e.args:
+                                unreferenced.pop(id(a), None)
+                        types[ie] = self.op_call(e, cal, argtypes)
                         typed.append(e)
                         continue
-                    if id(e) not in self.open:
+                    if ie not in self.open:
                         # else its arguments first (what enter and the general case below do
                         # for a call of an operator)
-                        self.open.add(id(e))
-                        self.scan_attrs(e.attrs, e.span)
+                        self.open.add(ie)
+                        attrs = e.attrs
+                        if attrs is not _EMPTY_ATTRS and id(attrs) not in self.scanned:
+                            self.scan_attrs(attrs, e.span)
                         stack.append((e, 7))
                         args = e.args
-                        self.uses(args, e.span)
-                        stack.extend((c, 0) for c in reversed(args))
+                        var_scope, df_active = self.var_scope, self.df_active
+                        for a in args:  # (``self.uses(args, e.span)``, inline)
+                            if a.__class__ is X.Var and (ia := id(a)) not in var_scope:
+                                for b in df_active:
+                                    if ia in b:
+                                        break
+                                else:
+                                    self.use(a, e.span)
+                        for a in reversed(args):  # (a typed one, a weight say, needs no visit)
+                            if id(a) not in types:
+                                stack.append((a, 0))
                         continue
                 if isinstance(e, X.Var):
                     self.bind_var(e)
                     continue
-                if id(e) in self.open:
+                if ie in self.open:
                     raise SymshapeError(
                         INVALID_ARGUMENT,
                         f"the program is cyclic: a {type(e).__name__} contains itself (a node's "
                         "fields were assigned after it was built); expressions must form a tree "
                         "or a DAG" + (f" ({e.span})" if e.span is not None else ""),
                     )
-                self.open.add(id(e))
+                self.open.add(ie)
+                cls = type(e)
+                if cls is X.TupleGetItem or cls is X.Tuple:
+                    # (what enter, nothing for them, and the general case below do, inline)
+                    stack.append((e, 1))
+                    ops = (e.tuple_value,) if cls is X.TupleGetItem else e.fields
+                    self.uses(ops, e.span)
+                    for a in reversed(ops):  # (a typed one needs no visit)
+                        if id(a) not in types:
+                            stack.append((a, 0))
+                    continue
                 self.enter(e)
                 stack.append((e, 1))
                 if isinstance(e, X.Let):
@@ -178,10 +197,63 @@ class _Gen(CallGen):
                     ops = operands(e)
                     self.uses(ops, e.span)
                     stack.extend((c, 0) for c in reversed(ops))
+            elif phase == 7:  # an operator call whose arguments are generated now (see phase 0)
+                self.open.discard(ie)
+                argtypes = []
+                unreferenced = self.unreferenced
+                for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
+                    hit = get_type(id(a))
+                    if hit is None:
+                        hit = self.ty(a)
+                    elif unreferenced:
+                        unreferenced.pop(id(a), None)
+                    argtypes.append(hit)
+                types[ie] = self.op_call(e, e.callee, argtypes)
+                typed.append(e)
+                continue
+            elif phase == 1:
+                self.open.discard(ie)
+                if type(e) is X.TupleGetItem:  # (exit's case for it, without the dispatch)
+                    t = self.tuple_item(e)
+                else:
+                    t = self.exit(e)
+                types[ie] = t
+                typed.append(e)
             else:
-                self.open.discard(id(e))
-                self.set(e, self.exit(e))
+                self.other_phase(e, phase, stack)
         return self.ty(root)
+
+    def other_phase(self, e: Any, phase: int, stack: list[tuple[Any, int]]) -> None:
+        """Phases 2 to 6 of :meth:`gen` (see there)."""
+        types, typed = self.types, self.typed
+        if phase == 2:
+            v, x = e
+            if id(v) not in types and v.type_annotation is None:
+                # an unannotated variable nothing has read yet takes its value's type
+                types[id(v)] = self.ty(x)
+                typed.append(v)
+                self.binders.append(v)
+                return
+            if self.unreferenced.pop(id(v), None) is not None:
+                self.set(v, self.ty(x))
+                return
+            o = Origin("unify", f"binding `{v.name}`", x.span)
+            self.s.unifier.unify(self.ty(v), self.ty(x), o)
+            return
+        if phase == 3:
+            self.match_cast(e)
+            return
+        if phase == 4:
+            self.bindings(e[0], e[1], stack)
+            return
+        if phase == 5:  # a match clause's pattern variables enter the scope
+            for v in e:
+                self.introduce(v, "a match pattern", None)
+            return
+        if phase == 6:  # ... and leave it
+            for v in e:
+                self.leave(v)
+            return
 
     def bindings(self, df: X.Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
         """Generate ``df``'s bindings from ``i`` on: operator calls on typed arguments bound to
@@ -239,20 +311,27 @@ class _Gen(CallGen):
                     typed += (x, v)
                     binders.append(v)
                     continue
-            if type(x) is X.Constant and id(x) not in types:
-                # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined
-                self.scan_type(x.type, x.span)
-                t = constant_type(x.type, x.data)
-                types[id(x)] = t
+            if type(x) is X.Constant and (ix := id(x)) not in types:
+                # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined (its
+                # type is scanned for symbols unless it is its variable's, scanned when bound)
+                t = x.type
+                iv = id(v)
+                if t is not v.type_annotation or iv not in types:
+                    self.scan_type(t, x.span)
+                if t.dtype in VALUE_DTYPES:  # (else it carries no value: constant_type is t)
+                    t = constant_type(t, x.data)
+                types[ix] = t
                 typed.append(x)
-                if id(v) not in types and v.type_annotation is None:
-                    types[id(v)] = t
+                if iv not in types and v.type_annotation is None:
+                    types[iv] = t
                     typed.append(v)
                     binders.append(v)
-                elif self.unreferenced and self.unreferenced.pop(id(v), None) is not None:
+                elif self.unreferenced and self.unreferenced.pop(iv, None) is not None:
                     self.set(v, t)
                 else:
-                    tv = self.ty(v)
+                    tv = get_type(iv)
+                    if tv is None or unreferenced:
+                        tv = self.ty(v)
                     if tv is not t:  # (unifying a type with itself does nothing)
                         o = Origin("unify", f"binding `{v.name}`", x.span)
                         self.s.unifier.unify(tv, t, o)
@@ -341,31 +420,7 @@ class _Gen(CallGen):
             case X.Tuple():
                 return TupleType(tuple(self.ty(f) for f in e.fields))
             case X.TupleGetItem():
-                raw = self.ty(e.tuple_value)
-                tt = s.unifier.shallow(raw)  # only the outer form is needed
-                if isinstance(tt, TupleType):
-                    if not 0 <= e.index < len(tt.fields):
-                        self.error(
-                            ARITY_MISMATCH,
-                            f"tuple index {e.index} out of range for `{s.unifier.resolve(tt)}`",
-                            e.span,
-                        )
-                        return s.poison(s.hole())
-                    if not isinstance(e.tuple_value, X.Call):
-                        return tt.fields[e.index]
-                    # a relation (solved at once) even when the tuple is known: the field then
-                    # stays linked to the call that made the tuple in explanations
-                    return s.add_call(
-                        TUPLE_GET_ITEM, [raw], Attrs({"index": e.index}), f"tuple index .{e.index}", e.span
-                    )
-                out = s.hole()
-                s.add_relation(
-                    "tuple_get_item",
-                    [self.ty(e.tuple_value), out],
-                    {"index": e.index},
-                    origin=Origin("relation", f"tuple index .{e.index}", e.span),
-                )
-                return out
+                return self.tuple_item(e)
             case X.Let():
                 self.leave(e.var)
                 return self.ty(e.body)
@@ -394,6 +449,33 @@ class _Gen(CallGen):
                 return self.ty(e.body)
             case _:
                 raise SymshapeError(INVALID_ARGUMENT, f"not an expression: {type(e).__name__}")
+
+    def tuple_item(self, e: X.TupleGetItem) -> Type:
+        s = self.s
+        raw = self.ty(e.tuple_value)
+        tt = s.unifier.shallow(raw)  # only the outer form is needed
+        if isinstance(tt, TupleType):
+            if not 0 <= e.index < len(tt.fields):
+                self.error(
+                    ARITY_MISMATCH,
+                    f"tuple index {e.index} out of range for `{s.unifier.resolve(tt)}`",
+                    e.span,
+                )
+                return s.poison(s.hole())
+            if not isinstance(e.tuple_value, X.Call):
+                return tt.fields[e.index]
+            # a relation (solved at once) even when the tuple is known: the field then
+            # stays linked to the call that made the tuple in explanations
+            attrs, label = _index_attrs(e.index)
+            return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span)
+        out = s.hole()
+        s.add_relation(
+            "tuple_get_item",
+            [self.ty(e.tuple_value), out],
+            {"index": e.index},
+            origin=Origin("relation", f"tuple index .{e.index}", e.span),
+        )
+        return out
 
     def match_cast(self, e: X.MatchCast) -> None:
         o = Origin("relation", f"match_cast to `{e.type}`", e.span)

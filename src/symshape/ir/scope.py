@@ -16,13 +16,13 @@ from operator import itemgetter
 from typing import Any
 
 from symshape.encoding.dims import Dim, Sym
-from symshape.encoding.types import Attrs, FuncType, IncompleteType, Type, iter_dims
+from symshape.encoding.types import Attrs, FuncType, IncompleteType, TensorType, Type, iter_dims
 from symshape.errors import DUPLICATE_BINDING, INVALID_ARGUMENT, UNDEFINED_VAR, SymshapeError
 from symshape.ir.module import Module
 from symshape.ir.nodes import Call, Expr, Function, Var
 from symshape.ir.unbacked import UnbackedSize
 from symshape.solver.diagnostics import Origin
-from symshape.solver.origins import make_origin
+from symshape.solver.origins import annotation_origin
 from symshape.solver.solve import TypeSolver
 
 __all__ = ["FnFrame", "GenScope", "first_item", "sym_range", "syms_of"]
@@ -106,7 +106,6 @@ class GenScope:
         self.unbacked: list[UnbackedSize] = []
         self.sym_clash: set[str] = set()
         self.scanned: set[int] = set()
-        self.ann_text: dict[int, str] = {}  # id(annotation) -> its text (scanned: kept alive)
         # unannotated global functions with type parameters, generalized once generated: a call
         # made after that instantiates them (so recursion through the signature stays monomorphic)
         self.generalized: dict[str, FuncType] = {}
@@ -131,22 +130,30 @@ class GenScope:
         return t
 
     def bind_var(self, v: Var) -> Type:
-        hit = self.types.get(id(v))
+        types = self.types
+        iv = id(v)
+        hit = types.get(iv)
         if hit is not None:
             return hit
         ann = v.type_annotation
         if ann is not None:
-            self.scan_type(ann, v.span)  # (keeps ``ann`` alive: its id keys ``ann_text``)
-            text = self.ann_text.get(id(ann))
-            if text is None:  # an annotation object is printed once (parameters share theirs)
-                text = self.ann_text[id(ann)] = str(ann)
-            o = make_origin("annotation", f"`{v.name}` is annotated `{text}`", v.span, None, v)
-            t = self.s.admit(ann, o)
+            span = v.span
+            if type(ann) is TensorType and type(shape := ann.shape) is tuple:
+                for d in shape:  # (scan_type's walk of a tensor type, inline: a model's weights)
+                    terms = d.terms
+                    if terms and (len(terms) > 1 or terms[0][0]):
+                        self.note_syms(d, span)
+            else:
+                self.scan_type(ann, span)
+            # (the label "`x` is annotated `...`" is printed when a report reads it)
+            t = self.s.admit(ann, annotation_origin(v.name, ann, span, v))
         else:
             t = self.s.hole()
-            self.unreferenced[id(v)] = t
+            self.unreferenced[iv] = t
         self.binders.append(v)
-        return self.set(v, t)
+        types[iv] = t  # (``self.set(v, t)``)
+        self.typed.append(v)
+        return t
 
     def error(self, code: Any, msg: str, span: Any) -> None:
         self.s._error(code.code, msg, Origin("expr", msg, span))
@@ -179,7 +186,12 @@ class GenScope:
             self.var_left.add(id(v))
 
     def var_in_scope(self, k: int) -> bool:
-        return k in self.var_scope or any(k in b for b in self.df_active)
+        if k in self.var_scope:
+            return True
+        for b in self.df_active:  # (a loop: cheaper than ``any`` over a generator)
+            if k in b:
+                return True
+        return False
 
     def use(self, v: Var, span: Any) -> None:
         """A variable read at ``span``: it must be bound by an enclosing binder."""
@@ -216,7 +228,18 @@ class GenScope:
     # -- symbols --------------------------------------------------------------------------------
     def scan_type(self, t: Type | None, span: Any) -> None:
         """Note the symbols of an annotation (each annotation object once)."""
-        if t is None or id(t) in self.scanned:
+        if t is None:
+            return
+        if type(t) is TensorType:
+            # (a tensor type is scanned again each time: as cheap as remembering it)
+            shape = t.shape
+            if type(shape) is tuple:
+                for d in shape:
+                    terms = d.terms  # (``not d.is_constant``, inline)
+                    if terms and (len(terms) > 1 or terms[0][0]):
+                        self.note_syms(d, span)
+            return
+        if id(t) in self.scanned:
             return
         self.scanned.add(id(t))
         self.typed.append(t)  # keep it alive: its id stays unique

@@ -89,7 +89,7 @@ def _agree(
     chk = Checks()
     for k, dims in ranked[1:]:
         for i in range(rank):
-            if i != skip:
+            if i != skip and first[i] != dims[i]:  # (equal ones state nothing: no message)
                 chk.equal(
                     first[i],
                     dims[i],
@@ -115,6 +115,22 @@ def _fields(ctx: Context, args: Sequence[Type], what: str) -> tuple[list[TensorT
     return fs, rank, dtype
 
 
+def _total(ctx: Context, fs: Sequence[TensorType], ax: int) -> Dim:
+    """The sum of the fields' sizes on axis ``ax`` (a fresh unknown for a field of unknown rank);
+    of constant sizes, in ints."""
+    total = 0
+    for f in fs:
+        if type(f.shape) is not tuple:
+            break
+        cv = f.shape[ax].constant_value
+        if cv is None:
+            break
+        total += cv
+    else:
+        return as_dim(total)
+    return sum((f.dims[ax] if f.ndim is not None else ctx.fresh_dim() for f in fs), ZERO)
+
+
 @relation("concatenate")
 def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """Sizes add up on ``axis``; the other axes must agree (``n`` vs ``m``: guard ``n == m``). One
@@ -134,8 +150,8 @@ def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if first is None:
         return False
     shape = list(first)
-    shape[ax] = sum((f.dims[ax] if f.ndim is not None else ctx.fresh_dim() for f in fs), ZERO)
-    result = Tensor(tuple(shape), dtype)
+    shape[ax] = _total(ctx, fs, ax)
+    result = TensorType(tuple(shape), dtype)  # type: ignore[arg-type]  # (the inputs' dtype)
     if rank == 1 and any(f.value is not None for f in fs):
         result = with_value(result, concat_value(fs))
     ctx.assign(args[1], result)

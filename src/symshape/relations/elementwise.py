@@ -190,8 +190,12 @@ def broadcast_shapes(ctx: Context, ta: TensorType, tb: TensorType) -> tuple[Dim,
         if x is None:
             assert y is not None
             out.append(y)
-        elif y is None:
+        elif y is None or x is y:
             out.append(x)
+        elif (
+            len(xt := x.terms) == 1 and len(yt := y.terms) == 1 and not xt[0][0] and not yt[0][0]
+        ) and (xt[0][1] == yt[0][1] or yt[0][1] == 1):
+            out.append(x)  # (two nonzero constants, equal or the second 1: what _pair gives)
         else:
             r = _pair(ctx, x, y, i, ta, tb)
             if r is None:
@@ -209,15 +213,18 @@ def _broadcast_result(
         return None
     dtype = join_dtype(ctx, [t.dtype for t in tensors], ctx.name)
     out_dtype = attrs.get("out_dtype", dtype)
-    if any(t.ndim is None for t in tensors):
-        return Tensor(None, out_dtype), tensors
+    for t in tensors:
+        if type(t.shape) is not tuple:  # (``t.ndim is None``)
+            return Tensor(None, out_dtype), tensors
     acc = tensors[0]
     for t in tensors[1:]:
         shape = broadcast_shapes(ctx, acc, t)
         if shape is None:
             return None
-        acc = Tensor(shape, dtype)
-    return Tensor(acc.dims, out_dtype), tensors
+        acc = TensorType(shape, dtype)  # type: ignore[arg-type]  # (a dtype the inputs have)
+    if acc is not tensors[0] and out_dtype == dtype:
+        return acc, tensors  # (built here, of the result's dtype)
+    return TensorType(acc.dims, out_dtype), tensors  # type: ignore[arg-type]  # (normalized there)
 
 
 @relation("broadcast")

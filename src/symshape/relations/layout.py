@@ -137,7 +137,7 @@ def expand_dims_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     ax = norm_axis(ctx, axis, len(x.dims), "expand_dims", extra=1)
     sh = list(x.dims)
     sh[ax:ax] = [as_dim(1)] * k
-    result = Tensor(tuple(sh), x.dtype)
+    result = TensorType(tuple(sh), x.dtype)
     if x.value is not None and len(sh) <= 1:  # d -> (d,), or no new axis
         result = with_value(result, reshape_value(x, sh))
     ctx.assign(out, result)

@@ -32,7 +32,7 @@ from typing import TypeVar
 
 from symshape.encoding.conds import eq, ge
 from symshape.encoding.dims import Dim, as_dim, bounds, floordiv, mod
-from symshape.encoding.types import Attrs, Tensor, Type
+from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
 from symshape.relations.base import Context, relation
 from symshape.relations.common import (
@@ -313,7 +313,7 @@ def make_conv_rel(nd: int) -> None:
         _windows(ctx, chk, xd, od, sp, kernel, a, False, "kernel")
         if not chk.commit(ctx):
             return False
-        ctx.assign(out, Tensor(_to_layout(od, a.out_layout), dtype))
+        ctx.assign(out, TensorType(_to_layout(od, a.out_layout), dtype))
         return True
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from symshape.encoding.dims import Dim
-from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
+from symshape.encoding.types import Attrs, TensorType, Type, tuple_of_checked
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH
 from symshape.relations.base import Context, relation
 from symshape.relations.common import attr_axes, attr_int, norm_axis, require_float
@@ -74,9 +74,13 @@ def _assign_params(
 ) -> None:
     """Assign every parameter ``Tensor(shape, dtype)`` (an unannotated one is inferred)."""
     ps = _params(ctx, x, args, first)
+    made: dict[object, TensorType] = {}  # (one tensor type per dtype: parameters share theirs)
     for i, p in zip(range(first, ctx.num_inputs), ps):
         dtype = p.dtype if p is not None and p.dtype is not None else x.dtype
-        ctx.assign(args[i], Tensor(shape, dtype))
+        t = made.get(dtype)
+        if t is None:
+            t = made[dtype] = TensorType(shape, dtype)
+        ctx.assign(args[i], t)
 
 
 @relation("bias_add")
@@ -155,6 +159,6 @@ def batch_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         else:
             return False
         _assign_params(ctx, x, args, 1, (c,))
-    vec = Tensor((c,), x.dtype)
-    ctx.assign(out, TupleType((x, vec, vec)))
+    vec = TensorType((c,), x.dtype)
+    ctx.assign(out, tuple_of_checked((x, vec, vec)))  # (``TupleType``: its fields are types)
     return True

@@ -12,7 +12,15 @@ from typing import TypeVar as TypeVar_
 
 from symshape.encoding.composite_types import _COMPOSITE as COMPOSITE
 from symshape.encoding.dims import Dim, DimVar
-from symshape.encoding.types import IncompleteType, TensorType, Type, TypeVar, type_children, type_rebuild
+from symshape.encoding.types import (
+    IncompleteType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeVar,
+    type_children,
+    type_rebuild,
+)
 from symshape.encoding.values import map_range, map_value
 
 __all__ = ["Bindings", "COMPOSITE"]
@@ -143,6 +151,12 @@ class Bindings:
                 return self._resolve_tensor(t)  # type: ignore[arg-type]
         if cls not in COMPOSITE:
             return t
+        if cls is TupleType and not self.flex and not self.dim_bind:
+            for f in t.fields:  # type: ignore[union-attr]
+                if type(f) is not TensorType:
+                    break
+            else:
+                return t  # a tuple of tensor types (a batch norm's result): nothing to replace
         done: dict[int, Type] = {}
         stack: list[tuple[Type, bool]] = [(t, False)]
         resolved = self.resolved

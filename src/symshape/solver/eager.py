@@ -96,7 +96,46 @@ def _constant_shape(t: Type) -> bool:
 def _nonnegative(t: Type) -> bool:
     """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
     general path states the condition)."""
+    # (the common cases without a generator: a tensor, a tuple of tensors, of known ranks)
+    for x in t.fields if type(t) is TupleType else (t,):
+        if type(x) is not TensorType or type(x.shape) is not tuple:
+            break
+        for d in x.shape:
+            terms = d.terms
+            if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
+                return False
+    else:
+        return True
     return all(d is None or bounds(d)[0] >= 0 for d in _symbolic_dims(t))
+
+
+def _ground_tensor(t: Type) -> int:
+    """What :func:`is_ground` and :func:`_constant_shape` say of ``t`` in one walk, for a tensor
+    type of known rank and dtype or a tuple of them: 0 not ground, 1 ground with a symbolic
+    dimension, 2 ground of constant shape; -1 for any other type (ask them)."""
+    if type(t) is TensorType:  # (the common case first: a tensor of constant shape)
+        shape = t.shape
+        if type(shape) is tuple and type(t.dtype) is str:
+            for d in shape:
+                terms = d.terms
+                if terms and (len(terms) > 1 or terms[0][0]):  # not a constant: the loop below
+                    break
+            else:
+                return 2
+    out = 2
+    for x in t.fields if type(t) is TupleType else (t,):
+        if type(x) is not TensorType:
+            return -1
+        shape = x.shape
+        if type(shape) is not tuple or type(x.dtype) is not str:
+            return -1
+        for d in shape:
+            terms = d.terms
+            if terms and (len(terms) > 1 or terms[0][0]):  # not a constant
+                if d._hv is not False and d.has_unknowns:
+                    return 0
+                out = 1
+    return out
 
 
 _NONE: Final = object()
@@ -133,6 +172,11 @@ class _EagerCtx(Context):
         return d
 
     def unify(self, a: Type, b: Type) -> Type:
+        if type(a) is not IncompleteType and type(b) is not IncompleteType:
+            # (what the general case below does for two types: a relation checking a parameter)
+            if a is b or a == b:
+                return a
+            _give_up()
         i, j = self._slot(a), self._slot(b)
         if i >= 0 and j >= 0:
             _give_up()
@@ -141,7 +185,8 @@ class _EagerCtx(Context):
                 return a
             _give_up()
         k, v = (i, b) if i >= 0 else (j, a)
-        if not is_ground(v):
+        g = _ground_tensor(v)  # (a tensor or a tuple of them: is_ground in one loop)
+        if g == 0 or (g < 0 and not is_ground(v)):
             _give_up()
         prev = self.values[k]
         if prev is None:
@@ -150,6 +195,9 @@ class _EagerCtx(Context):
         if prev == v:
             return prev
         _give_up()
+
+    # (Relay's ``Assign`` is unification: without Context.assign's extra call)
+    assign = unify  # type: ignore[assignment]  # (positional: how relations call it)
 
     def unify_dim(self, a: Dim, b: Dim) -> Dim:
         if a == b:
@@ -177,12 +225,20 @@ class _EagerCtx(Context):
         _give_up()
 
 
+def _placeholders(n: int) -> tuple[IncompleteType, ...]:
+    return tuple(IncompleteType("type", -1 - i) for i in range(n))
+
+
+_PLACEHOLDERS: Final = tuple(_placeholders(n) for n in range(8))
+
+
 def eager_outputs(
     rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, num_outputs: int
 ) -> tuple[Type, ...] | None:
     """The outputs of ``rdef`` over ground ``inputs`` when it needs no reasoning, else None."""
-    # placeholders with their own ids, so eager runs leave the numbering of holes alone
-    outs = tuple(IncompleteType("type", -1 - i) for i in range(num_outputs))
+    # placeholders with their own ids, so eager runs leave the numbering of holes alone (made
+    # once: a placeholder never leaves a run, whose values are ground)
+    outs = _PLACEHOLDERS[num_outputs] if num_outputs < len(_PLACEHOLDERS) else _placeholders(num_outputs)
     ctx = _EagerCtx(rdef.name, len(inputs), outs)
     try:
         done: object = rdef.fn(ctx, (*inputs, *outs), attrs)
@@ -234,9 +290,18 @@ class EagerMemo:
     ) -> tuple[Type, ...] | None:
         """:meth:`lookup` of one output, also remembered by ``ids`` (``(rdef, id(attrs),
         *map(id, inputs))``, see ``by_id``) when the memo keeps the result."""
-        val, kept = self._lookup(rdef, inputs, attrs, 1)
-        if kept:
-            self.by_id[ids] = (attrs, inputs, val)
+        key = (rdef, attrs, 1, inputs)
+        try:  # (what _lookup does, inline: every call the solver has not met by ids comes here)
+            val = self.cache[key]
+        except KeyError:
+            val, kept = self._compute(key, rdef, inputs, attrs, 1)
+            if not kept:
+                return val
+        except TypeError:  # an unhashable attribute value
+            return None
+        else:
+            self.hits += 1
+        self.by_id[ids] = (attrs, inputs, val)
         return val
 
     def _lookup(
@@ -247,15 +312,30 @@ class EagerMemo:
         try:
             hit = self.cache[key]
         except KeyError:
-            pass
+            return self._compute(key, rdef, inputs, attrs, num_outputs)
         except TypeError:  # an unhashable attribute value
             return None, False
-        else:
-            self.hits += 1
-            return hit, True
+        self.hits += 1
+        return hit, True
+
+    def _compute(
+        self,
+        key: tuple[object, ...],
+        rdef: RelationDef,
+        inputs: tuple[Type, ...],
+        attrs: Attrs,
+        num_outputs: int,
+    ) -> tuple[tuple[Type, ...] | None, bool]:
+        """:meth:`_lookup` of a ``key`` the cache does not hold."""
         symbolic = False
         for t in inputs:
-            if not is_ground(t):
+            g = _ground_tensor(t)  # (a tensor: both walks in one)
+            if g == 2:
+                continue
+            if g == 1:
+                symbolic = True
+                continue
+            if g == 0 or not is_ground(t):
                 return None, False  # not cached: a key with holes never recurs
             if not symbolic and not _constant_shape(t):
                 symbolic = True

@@ -18,7 +18,7 @@ from symshape.solver import diagnostics as _diagnostics
 from symshape.solver.diagnostics import Origin, OriginKind
 from symshape.source import Span
 
-__all__ = ["make_origin", "relation_origin"]
+__all__ = ["annotation_origin", "make_origin", "relation_origin", "AnnotationOrigin"]
 
 
 _ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
@@ -44,6 +44,48 @@ def _origin_plain(
     return Origin(kind, label, span, payload=payload, expr=expr)
 
 
+class AnnotationOrigin(Origin):
+    """The origin of a variable's annotation, ``"`x` is annotated `Tensor[(n, 3), float32]`"``,
+    whose label is printed when first read (a model binds hundreds of weights to annotated
+    variables, and their labels are read only when a report names them). The variable's name and
+    its annotation are taken when the origin is made, so the label is what an eager one reads."""
+
+    __slots__ = ("_name", "_ann")
+    _name: str
+    _ann: object
+
+    @property
+    def label(self) -> str:
+        text: str | None = _get_label(self)
+        if text is None:
+            text = f"`{self._name}` is annotated `{self._ann}`"
+            _set_label(self, text)
+        return text
+
+    @label.setter
+    def label(self, value: str) -> None:  # (``copy``/``pickle`` restore the printed label)
+        _set_label(self, value)
+
+
+def _annotation_origin_fast(name: str, ann: object, span: Span | None, expr: object) -> Origin:
+    """``Origin("annotation", f"`{name}` is annotated `{ann}`", span, expr=expr)``, the label
+    printed when first read (see :class:`AnnotationOrigin`)."""
+    o: AnnotationOrigin = _new(AnnotationOrigin)
+    _set_kind(o, "annotation")
+    _set_label(o, None)
+    _set_span(o, span)
+    _set_seq(o, _next_origin())
+    _set_payload(o, None)
+    _set_expr(o, expr)
+    _set_name(o, name)
+    _set_ann(o, ann)
+    return o
+
+
+def _annotation_origin_plain(name: str, ann: object, span: Span | None, expr: object) -> Origin:
+    return Origin("annotation", f"`{name}` is annotated `{ann}`", span, expr=expr)
+
+
 def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
     return _origin_fast(OriginKind.RELATION, op, span, rid)
 
@@ -60,8 +102,12 @@ if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
     _set_kind, _set_label, _set_span, _set_seq, _set_payload, _set_expr = (
         Origin.__dict__[f].__set__ for f in _ORIGIN_FIELDS
     )
+    _get_label = Origin.__dict__["label"].__get__
+    _set_name, _set_ann = (AnnotationOrigin.__dict__[f].__set__ for f in ("_name", "_ann"))
     relation_origin = _relation_origin_fast
     make_origin = _origin_fast
+    annotation_origin = _annotation_origin_fast
 else:  # Origin changed shape: the plain constructor
     relation_origin = _relation_origin_plain
     make_origin = _origin_plain
+    annotation_origin = _annotation_origin_plain

@@ -46,6 +46,7 @@ from typing import Any
 
 from symshape.encoding.conds import BoolConst, Cond, expand_joins
 from symshape.encoding.dims import Dim, DimVar, fresh_dimvar
+from symshape.encoding.leaf_types import tensor_settled
 from symshape.encoding.types import (
     Attrs,
     IncompleteType,
@@ -220,15 +221,16 @@ class TypeSolver:
             if cls in COMPOSITE and t._settled:  # type: ignore[union-attr]
                 self._admitted[id(t)] = t  # flagged when built: no ``?``, no dimension to check
                 return t
-        check_type(t)
-        todo = admission_scan(t)  # the dimensions to check, or None: a ``?`` may occur
-        if todo is None:
-            t = freshen_any(t)
-            for c, message in nonneg_conditions(t, self._nonneg_checked):
-                self.require(c, origin, NEGATIVE_DIM, message)
-        elif todo:
-            for c, message in nonneg_conditions(t, self._nonneg_checked, todo):
-                self.require(c, origin, NEGATIVE_DIM, message)
+        if not (annotation and cls is TensorType and tensor_settled(t)):  # type: ignore[arg-type]
+            check_type(t)  # (a settled tensor annotation, a model's weight, has nothing to check)
+            todo = admission_scan(t)  # the dimensions to check, or None: a ``?`` may occur
+            if todo is None:
+                t = freshen_any(t)
+                for c, message in nonneg_conditions(t, self._nonneg_checked):
+                    self.require(c, origin, NEGATIVE_DIM, message)
+            elif todo:
+                for c, message in nonneg_conditions(t, self._nonneg_checked, todo):
+                    self.require(c, origin, NEGATIVE_DIM, message)
         if annotation:
             hit = self.sources.get(id(t))
             if hit is not None and hit[1] is not origin:
