@@ -1,0 +1,141 @@
+"""The bugs the exported transformers models found (test_onnx_hf_models), each as a small graph
+checked against onnxruntime at concrete sizes.
+
+* ``Where(r < 4, r, 7)`` indexing an 8-row table (T5's relative position buckets, dynamo export):
+  where the condition holds ``r < 4``, so the index fits whatever the range of ``r``; symshape
+  joined the branches' ranges and guarded ``max(n - 1, 7) < 8`` (a false reject for ``n > 8``).
+* ``Resize`` to sizes computed at run time (ViT's ``interpolate_pos_encoding``:
+  ``interpolate(pos, size=(h // 8, w // 8), mode="bicubic")``) was ``unsupported-op``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from torch_models import run_all_values
+
+import symshape as ss
+import symshape.onnx as sso
+
+_I64 = np.int64
+
+
+def _init(name: str, v: Any, dtype: Any = _I64) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(v, dtype=dtype), name)
+
+
+def _model(nodes: list[onnx.NodeProto], x_dims: list[Any], inits: list[onnx.TensorProto]) -> onnx.ModelProto:
+    g = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_dims)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits,
+    )  # fmt: skip
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _bucket_model(op: str, r_is_then: bool, r_first: bool, c: int) -> onnx.ModelProto:
+    """r = arange(n); y = table[where(r OP c, r, 7)] (or the branches swapped, the operands too)."""
+    cmp = ["r", "c"] if r_first else ["c", "r"]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["sh"], start=0, end=1),
+        helper.make_node("Squeeze", ["sh"], ["n"]),
+        helper.make_node("Range", ["zero", "n", "one"], ["r"]),
+        helper.make_node(op, cmp, ["cond"]),
+        helper.make_node("Where", ["cond", "r", "seven"] if r_is_then else ["cond", "seven", "r"], ["idx"]),
+        helper.make_node("Gather", ["table", "idx"], ["y"], axis=0),
+    ]
+    inits = [_init("zero", 0), _init("one", 1), _init("c", c), _init("seven", 7),
+             _init("table", np.zeros((8, 3)), np.float32)]  # fmt: skip
+    return _model(nodes, ["n"], inits)
+
+
+def _runs(model: onnx.ModelProto, x: np.ndarray[Any, Any]) -> dict[str, tuple[int, ...]] | None:
+    try:
+        return run_all_values(model, {"x": x})
+    except Exception:  # onnxruntime refuses this size: the oracle's "invalid"
+        return None
+
+
+@pytest.mark.parametrize("op", ["Less", "LessOrEqual", "Greater", "GreaterOrEqual"])
+@pytest.mark.parametrize("r_is_then", [True, False])
+@pytest.mark.parametrize("r_first", [True, False])
+@pytest.mark.parametrize("c", [4, 6])
+def test_where_branch_keeps_the_conditions_bound(op: str, r_is_then: bool, r_first: bool, c: int) -> None:
+    model = _bucket_model(op, r_is_then, r_first, c)
+    n = ss.dim("n")
+    res = sso.infer(model, dims={"n": n})
+    assert res.ok, res.report()
+    for size in (1, 4, 5, 7, 8, 9, 12, 30):
+        actual = _runs(model, np.zeros(size, np.float32))
+        assert res.valid_at({n: size}) == (actual is not None), (size, [str(g) for g in res.guards])
+        if actual is not None:
+            assert res.type_of("y").subs({n: size}).shape == actual["y"]
+
+
+def test_where_bound_needs_the_same_value() -> None:
+    """A comparison of another value bounds nothing: where(r - 8 < 4, r, 7) with r = arange(n)
+    still needs n <= 8."""
+    model = _bucket_model("Less", True, True, 4)
+    g = model.graph
+    g.node.insert(3, helper.make_node("Sub", ["r", "eight"], ["s"]))
+    g.initializer.append(_init("eight", 8))
+    g.node[4].input[0] = "s"  # the Less now reads s = r - 8
+    n = ss.dim("n")
+    res = sso.infer(model, dims={"n": n})
+    assert res.status == "guarded", res.report()
+    assert res.valid_at({n: 8}) and not res.valid_at({n: 9})
+    assert _runs(model, np.zeros(9, np.float32)) is None
+
+
+def _resize_model(axes: list[int] | None) -> onnx.ModelProto:
+    """y = Resize(x, sizes=(h // 8, w // 8)) of x: (b, c, h, w) (every axis, or only 2 and 3)."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["sh"]),
+        helper.make_node("Slice", ["sh", "two", "four"], ["hw"]),
+        helper.make_node("Div", ["hw", "eight"], ["new"]),
+        helper.make_node("Slice", ["sh", "zero", "two"], ["bc"]),
+    ]
+    if axes is None:
+        nodes.append(helper.make_node("Concat", ["bc", "new"], ["sizes"], axis=0))
+    else:
+        nodes.append(helper.make_node("Identity", ["new"], ["sizes"]))
+    attrs = {} if axes is None else {"axes": axes}
+    nodes.append(helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="cubic", **attrs))
+    inits = [_init(name, [v]) for name, v in (("zero", 0), ("one", 1), ("two", 2), ("four", 4), ("eight", 8))]
+    m = _model(nodes, ["b", 3, "h", "w"], inits)
+    m.opset_import[0].version = 18
+    return m
+
+
+@pytest.mark.parametrize("axes", [None, [2, 3], [3, 2], [-2, -1]])
+def test_resize_to_sizes_computed_at_run_time(axes: list[int] | None) -> None:
+    model = _resize_model(axes)
+    if axes == [3, 2]:  # the sizes in the axes' order: (w // 8, h // 8)
+        model.graph.node.insert(3, helper.make_node("Concat", ["wdiv", "hdiv"], ["swapped"], axis=0))
+        model.graph.node.insert(3, helper.make_node("Slice", ["new", "zero", "one"], ["hdiv"]))
+        model.graph.node.insert(3, helper.make_node("Slice", ["new", "one", "two"], ["wdiv"]))
+        for node in model.graph.node:
+            if node.op_type == "Identity":
+                node.input[0] = "swapped"
+    syms = {k: ss.dim(k) for k in ("b", "h", "w")}
+    res = sso.infer(model, dims=syms)
+    assert res.status == "ok", res.report()
+    assert not res.unsupported
+    for b, h, w in ((1, 8, 8), (2, 39, 32), (1, 16, 64)):
+        actual = run_all_values(model, {"x": np.zeros((b, 3, h, w), np.float32)})
+        env = {syms["b"]: b, syms["h"]: h, syms["w"]: w}
+        assert res.type_of("y").subs(env).shape == actual["y"] == (b, 3, h // 8, w // 8)
+
+
+def test_resize_sizes_of_the_wrong_length() -> None:
+    """Four sizes are needed for a 4-d input (no axes): three is a rank mismatch."""
+    model = _resize_model(None)
+    for node in model.graph.node:
+        if node.op_type == "Slice" and node.output[0] == "bc":
+            node.input[2] = "one"  # (b,) instead of (b, 3)
+    res = sso.infer(model, dims={k: ss.dim(k) for k in ("b", "h", "w")})
+    assert res.status == "error", res.report()
+    assert any(e.code == "rank-mismatch" for e in res.errors), res.report()
