@@ -124,6 +124,11 @@ HF_MODELS: tuple[HFSpec, ...] = (
         "logits", _TOK, _seq_sizes(16), _tokens(),
     ),
     HFSpec(
+        "llama_sdpa", "LlamaForCausalLM", "LlamaConfig",
+        {**_DECODER, "max_position_embeddings": 16, "attn_implementation": "sdpa"},
+        "logits", _TOK, _seq_sizes(16), _tokens(),
+    ),
+    HFSpec(
         "qwen2", "Qwen2ForCausalLM", "Qwen2Config",
         {**_DECODER, "num_key_value_heads": 1, "max_position_embeddings": 16, "use_sliding_window": True,
          "sliding_window": 4, "max_window_layers": 0},
@@ -210,14 +215,14 @@ def build(spec: HFSpec) -> Any:
     return Wrapped().eval()
 
 
-def export(spec: HFSpec, directory: str, dynamo: bool) -> str:
+def export(spec: HFSpec, directory: str, dynamo: bool, opset: int | None = None) -> str:
     """Export ``spec``'s model to ``directory`` (at its second size, so that no dynamic axis is 1
-    in the example); the path of the ``.onnx`` file."""
+    in the example) at ``opset`` (default 18 with dynamo, 17 without); the path of the file."""
     import torch
 
     model = build(spec)
     example = tuple(torch.from_numpy(a) for a in spec.make_inputs(spec.sizes[1]).values())
-    path = os.path.join(directory, f"{spec.name}_{'dynamo' if dynamo else 'ts'}.onnx")
+    path = os.path.join(directory, f"{spec.name}_{'dynamo' if dynamo else 'ts'}{opset or ''}.onnx")
     names = list(spec.input_names)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -226,12 +231,12 @@ def export(spec: HFSpec, directory: str, dynamo: bool) -> str:
             shapes = {k: {a: dims[n] for a, n in axes.items()} for k, axes in spec.dynamic.items()}
             torch.onnx.export(
                 model, example, path, dynamo=True, input_names=names, output_names=["output"],
-                dynamic_shapes=(tuple(shapes.values()),), opset_version=18, verbose=False,
+                dynamic_shapes=(tuple(shapes.values()),), opset_version=opset or 18, verbose=False,
             )  # fmt: skip
         else:
             torch.onnx.export(
                 model, example, path, dynamo=False, input_names=names, output_names=["output"],
-                dynamic_axes={k: dict(v) for k, v in spec.dynamic.items()}, opset_version=17,
+                dynamic_axes={k: dict(v) for k, v in spec.dynamic.items()}, opset_version=opset or 17,
             )  # fmt: skip
     return path
 

@@ -139,3 +139,47 @@ def test_resize_sizes_of_the_wrong_length() -> None:
     res = sso.infer(model, dims={k: ss.dim(k) for k in ("b", "h", "w")})
     assert res.status == "error", res.report()
     assert any(e.code == "rank-mismatch" for e in res.errors), res.report()
+
+
+def _rotary_model(position_ids: bool, rank: int) -> onnx.ModelProto:
+    """RotaryEmbedding (opset 23) of x: (b, 2, s, 8) (or (b, s, 16) with num_heads 2): with
+    position_ids = [arange(s)] into 6-row caches, or with caches (1, s, 4) as torch 2.13 exports
+    Llama's (both have a batch of 1: valid at b == 1 only)."""
+    nodes = [
+        helper.make_node(
+            "Shape", ["x"], ["sh"], start=rank - 2 if rank == 4 else 1, end=rank - 1 if rank == 4 else 2
+        ),
+        helper.make_node("Squeeze", ["sh"], ["s"]),
+        helper.make_node("Range", ["zero", "s", "one"], ["r"]),
+        helper.make_node("Unsqueeze", ["r", "axes0"], ["pos"]),  # (1, s)
+    ]
+    inits = [_init("zero", 0), _init("one", 1), _init("axes0", [0]), _init("axes2", [2])]
+    table = np.ones((6, 4), np.float32)
+    inits += [numpy_helper.from_array(table, "cos"), numpy_helper.from_array(table, "sin")]
+    attrs = {"num_heads": 2} if rank == 3 else {}
+    if position_ids:
+        nodes.append(helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"], **attrs))
+    else:
+        nodes += [
+            helper.make_node("Gather", ["cos", "pos"], ["c3"], axis=0),  # (1, s, 4)
+            helper.make_node("Gather", ["sin", "pos"], ["s3"], axis=0),
+            helper.make_node("RotaryEmbedding", ["x", "c3", "s3"], ["y"], **attrs),
+        ]
+    m = _model(nodes, ["b", 2, "s", 8] if rank == 4 else ["b", "s", 16], inits)
+    m.opset_import[0].version = 23
+    return m
+
+
+@pytest.mark.parametrize("position_ids", [True, False])
+@pytest.mark.parametrize("rank", [4, 3])
+def test_rotary_embedding_caches_have_the_batch(position_ids: bool, rank: int) -> None:
+    model = _rotary_model(position_ids, rank)
+    b, s = ss.dim("b"), ss.dim("s")
+    res = sso.infer(model, dims={"b": b, "s": s})
+    assert res.status == "guarded", res.report()
+    for bv, sv in ((1, 1), (1, 6), (2, 3), (1, 7), (3, 1)):
+        shape = (bv, 2, sv, 8) if rank == 4 else (bv, sv, 16)
+        actual = _runs(model, np.zeros(shape, np.float32))
+        assert res.valid_at({b: bv, s: sv}) == (actual is not None), ((bv, sv), [str(g) for g in res.guards])
+        if actual is not None:
+            assert res.type_of("y").subs({b: bv, s: sv}).shape == actual["y"] == shape
