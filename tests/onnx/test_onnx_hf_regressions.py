@@ -183,3 +183,93 @@ def test_rotary_embedding_caches_have_the_batch(position_ids: bool, rank: int) -
         assert res.valid_at({b: bv, s: sv}) == (actual is not None), ((bv, sv), [str(g) for g in res.guards])
         if actual is not None:
             assert res.type_of("y").subs({b: bv, s: sv}).shape == actual["y"] == shape
+
+
+def _offsets_model(exclusive: int, reverse: int) -> onnx.ModelProto:
+    """c = concat(a, b) of (n + m,); y = c[offs[0]:offs[1]] with offs = CumSum((n, m))."""
+    nodes = [
+        helper.make_node("Concat", ["a", "b"], ["c"], axis=0),
+        helper.make_node("Shape", ["a"], ["na"]),
+        helper.make_node("Shape", ["b"], ["nb"]),
+        helper.make_node("Concat", ["na", "nb"], ["sizes"], axis=0),
+        helper.make_node("CumSum", ["sizes", "zero"], ["offs"], exclusive=exclusive, reverse=reverse),
+        helper.make_node("Slice", ["offs", "zero1", "one1"], ["start"]),
+        helper.make_node("Slice", ["offs", "one1", "two1"], ["end"]),
+        helper.make_node("Slice", ["c", "start", "end"], ["y"]),
+    ]
+    inits = [_init("zero", 0), _init("zero1", [0]), _init("one1", [1]), _init("two1", [2])]
+    g = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, ["n"]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, ["m"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits,
+    )  # fmt: skip
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(("exclusive", "reverse"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cumsum_of_a_shape_value_is_summed(exclusive: int, reverse: int) -> None:
+    """Offsets from sizes: CumSum((n, m)) is (n, n + m) (exclusive (0, n); reversed (n + m, m)),
+    not (n, m) as a copy of its input's value."""
+    model = _offsets_model(exclusive, reverse)
+    n, m = ss.dim("n"), ss.dim("m")
+    res = sso.infer(model, dims={"n": n, "m": m})
+    assert res.ok, res.report()
+    for nv, mv in ((1, 1), (3, 5), (6, 2)):
+        feeds = {"a": np.zeros(nv, np.float32), "b": np.zeros(mv, np.float32)}
+        actual = run_all_values(model, feeds)
+        env = {n: nv, m: mv}
+        for name in ("offs", "y"):
+            t = res.type_of(name).subs(env)
+            assert t.shape == actual[name], (name, str(res.type_of(name)), actual[name])
+
+
+def _bitwise_model(op: str) -> onnx.ModelProto:
+    """y = Reshape(x, (-1, shape(x)[1] OP 1)) of x: (2, m) (a shape computed with a bitwise op)."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["sh"], start=1, end=2),
+        helper.make_node(op, ["sh", "k"], ["h"]),
+        helper.make_node("Concat", ["m1", "h"], ["tgt"], axis=0),
+        helper.make_node("Reshape", ["x", "tgt"], ["y"]),
+    ]
+    m = _model(nodes, [2, "m"], [_init("k", [1]), _init("m1", [-1])])
+    m.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 2
+    m.opset_import[0].version = 18
+    return m
+
+
+@pytest.mark.parametrize("op", ["BitwiseAnd", "BitwiseOr", "BitwiseXor"])
+def test_bitwise_operators_compute_no_wrong_value(op: str) -> None:
+    """``add`` stood in for them and computed ``m + 1`` as the value: a wrong reshape target. Now
+    the value is not known (fresh dims), and every dimension that is known is right."""
+    model = _bitwise_model(op)
+    m = ss.dim("m")
+    res = sso.infer(model, dims={"m": m})
+    for mv in (4, 6):
+        actual = _runs(model, np.zeros((2, mv), np.float32))
+        if actual is None:
+            continue
+        for name, shape in actual.items():
+            t = res.type_of(name)
+            if isinstance(t, ss.TensorType) and t.ndim is not None:
+                dims = [d.subs({m: mv}) for d in t.dims]
+                assert all(not d.is_constant or int(d) == s for d, s in zip(dims, shape)), (
+                    name,
+                    str(t),
+                    shape,
+                )
+
+
+def test_bitwise_not_is_minus_x_minus_one() -> None:
+    """table[~arange(n)] reads rows -1 .. -n: valid iff n <= 8 (the range [-n, -1])."""
+    model = _bucket_model("Less", True, True, 4)
+    g = model.graph
+    del g.node[3:5]  # no Less, no Where: idx = ~r
+    g.node.insert(3, helper.make_node("BitwiseNot", ["r"], ["idx"]))
+    model.opset_import[0].version = 18
+    n = ss.dim("n")
+    res = sso.infer(model, dims={"n": n})
+    assert res.status == "guarded", res.report()
+    for size in (1, 8, 9):
+        actual = _runs(model, np.zeros(size, np.float32))
+        assert res.valid_at({n: size}) == (actual is not None), size
