@@ -273,3 +273,27 @@ def test_bitwise_not_is_minus_x_minus_one() -> None:
     for size in (1, 8, 9):
         actual = _runs(model, np.zeros(size, np.float32))
         assert res.valid_at({n: size}) == (actual is not None), size
+
+
+def test_integer_div_of_a_value_of_unknown_sign() -> None:
+    """``((h - 1)//4 - 1) / 2 + 1`` (Segformer's overlapping patch grid, dynamo export: torch's
+    ``//`` is ONNX's truncating ``Div``) had no value (the dividend's sign is not known), so a
+    reshape to it got fresh dims. Truncation is ``max(a, 0)//2 - max(-a, 0)//2``: exact for every
+    ``h``, negative dividends (h <= 4) included."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["sh"], start=0, end=1),
+        helper.make_node("Sub", ["sh", "one1"], ["a"]),
+        helper.make_node("Div", ["a", "four"], ["q"]),  # (h - 1)//4 (non-negative)
+        helper.make_node("Sub", ["q", "one1"], ["d"]),  # may be -1
+        helper.make_node("Div", ["d", "two"], ["t"]),  # truncated toward zero
+        helper.make_node("Add", ["t", "one1"], ["size"]),
+        helper.make_node("ConstantOfShape", ["size"], ["y"]),
+    ]
+    inits = [_init("one1", [1]), _init("four", 4), _init("two", 2)]
+    model = _model(nodes, ["h"], inits)
+    h = ss.dim("h")
+    res = sso.infer(model, dims={"h": h})
+    assert res.ok and "?" not in str(res.type_of("y")), (res.report(), str(res.type_of("y")))
+    for hv in (1, 2, 4, 5, 8, 9, 13, 40):
+        actual = run_all_values(model, {"x": np.zeros(hv, np.float32)})
+        assert res.type_of("y").subs({h: hv}).shape == actual["y"], (hv, str(res.type_of("y")))
