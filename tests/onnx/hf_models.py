@@ -135,6 +135,32 @@ HF_MODELS: tuple[HFSpec, ...] = (
         "logits", _TOK, _seq_sizes(16), _tokens(),
     ),
     HFSpec(
+        "gemma2", "Gemma2ForCausalLM", "Gemma2Config",
+        {**_DECODER, "head_dim": 8, "max_position_embeddings": 16, "sliding_window": 4,
+         "num_hidden_layers": 2},
+        "logits", _TOK, _seq_sizes(16), _tokens(),
+    ),
+    HFSpec(
+        "gpt_neox", "GPTNeoXForCausalLM", "GPTNeoXConfig",
+        {"vocab_size": VOCAB, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+         "intermediate_size": 64, "max_position_embeddings": 16, "rotary_pct": 0.5, "use_cache": False,
+         **_EAGER},
+        "logits", _TOK, _seq_sizes(16), _tokens(),
+    ),
+    HFSpec(
+        "deberta", "DebertaV2Model", "DebertaV2Config",
+        {"vocab_size": VOCAB, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+         "intermediate_size": 64, "max_position_embeddings": 20, "relative_attention": True,
+         "position_buckets": 8, "pos_att_type": ["p2c", "c2p"], **_EAGER},
+        "last_hidden_state", _TOK, _seq_sizes(20), _tokens(),
+    ),
+    HFSpec(
+        "clip_text", "CLIPTextModel", "CLIPTextConfig",
+        {"vocab_size": VOCAB, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+         "intermediate_size": 64, "max_position_embeddings": 20, "eos_token_id": 2, **_EAGER},
+        "pooler_output", _TOK, _seq_sizes(20), _tokens(),
+    ),
+    HFSpec(
         "t5", "T5Model", "T5Config",
         {"vocab_size": VOCAB, "d_model": 32, "d_kv": 8, "d_ff": 64, "num_layers": 1, "num_decoder_layers": 1,
          "num_heads": 4, "relative_attention_num_buckets": 8, "relative_attention_max_distance": 16,

@@ -37,6 +37,10 @@ EXPECTED: dict[tuple[str, str], tuple[str, int]] = {
     ("distilbert", "ts"): ("guarded", 181),  # seq <= 20
     ("llama", "ts"): ("ok", 349),  # rotary positions, grouped-query attention: no limit
     ("qwen2", "ts"): ("ok", 362),  # sliding-window mask, one key-value head
+    ("gemma2", "ts"): ("ok", 693),  # sliding-window and global layers, soft-capping
+    ("gpt_neox", "ts"): ("ok", 264),  # rotary positions on half of each head
+    ("deberta", "ts"): ("guarded", 480),  # disentangled attention, log-bucketed relative positions
+    ("clip_text", "ts"): ("guarded", 216),  # pooled at argmax(input_ids == eos): a run-time index
     ("t5", "ts"): ("ok", 551),  # relative position buckets: no limit
     ("bart", "ts"): ("guarded", 513),  # learned positions (offset 2) for both sequences
     ("vit", "ts"): ("guarded", 125),  # (height//8)*(width//8) patches must be 16
@@ -56,6 +60,10 @@ if os.environ.get("SYMSHAPE_HF_ALL") == "1":
         ("vit_interp", "dynamo"): ("guarded", 102),
         ("wav2vec2", "dynamo"): ("guarded", 127),
         ("llama_sdpa", "ts"): ("ok", 370),
+        ("gemma2", "dynamo"): ("ok", 270),
+        ("gpt_neox", "dynamo"): ("ok", 119),
+        ("deberta", "dynamo"): ("guarded", 155),
+        ("clip_text", "dynamo"): ("guarded", 100),
         ("llama_sdpa", "dynamo"): ("ok", 150),
         # opset 23: Attention, RotaryEmbedding, RMSNormalization; torch 2.13 writes the rotary
         # caches as (1, seq, 4), which onnxruntime accepts at batch 1 only: `batch == 1`
