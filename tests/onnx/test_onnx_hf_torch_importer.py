@@ -122,3 +122,23 @@ def test_weight_norm() -> None:
     assert res.ok, res.report()
     out_node = ep.graph_module.graph.output_node().args[0][0]
     assert res.type_of(out_node.name).subs({b: 3, t: 7}).shape == tuple(M()(torch.zeros(3, 4, 7)).shape)
+
+
+@pytest.mark.parametrize("kind", ["avg", "max"])
+@pytest.mark.parametrize("out", [1, 3])
+@pytest.mark.parametrize("batched", [True, False])
+def test_adaptive_pool_1d(kind: str, out: int, batched: bool) -> None:
+    """``AdaptiveAvgPool1d(1)`` (Swin's pooler over the tokens) was unsupported-op."""
+    pool = getattr(torch.nn.functional, f"adaptive_{kind}_pool1d")
+
+    class M(torch.nn.Module):  # type: ignore[misc]
+        def forward(self, x: Any) -> Any:
+            return pool(x, out)
+
+    n, length = ss.dims("n l")
+    shape = (n, 4, length) if batched else (4, length)
+    res = sst.infer(M(), {"x": ss.Tensor(shape, "float32")})
+    assert res.ok, res.report()
+    for nv, lv in ((1, 1), (2, 9)):
+        real = M()(torch.zeros((nv, 4, lv) if batched else (4, lv))).shape
+        assert res.type_of(res.program.body).subs({n: nv, length: lv}).shape == tuple(real)
