@@ -44,6 +44,9 @@ class HFSpec:
     sizes: tuple[Mapping[str, int], ...]
     make_inputs: Callable[[Mapping[str, int]], _Arrays]
     call: Mapping[str, Any] = field(default_factory=dict)
+    #: a decoding step: the inputs end with one layer's past keys and values (a ``DynamicCache``),
+    #: the outputs are the logits and the present keys and values
+    cache: bool = False
 
     @property
     def input_names(self) -> tuple[str, ...]:
@@ -68,6 +71,24 @@ def _tokens(*extra: str) -> Callable[[Mapping[str, int]], _Arrays]:
         if "decoder_input_ids" in extra:
             out["decoder_input_ids"] = rng.integers(1, VOCAB, (b, s["dec"])).astype(np.int64)
         return out
+
+    return make
+
+
+def _decoding(heads: int, head_dim: int) -> Callable[[Mapping[str, int]], _Arrays]:
+    """``input_ids`` (batch, seq), ``attention_mask`` (batch, total) and one layer's past keys and
+    values (batch, heads, past, head_dim)."""
+
+    def make(s: Mapping[str, int]) -> _Arrays:
+        rng = np.random.default_rng(0)
+        b, t, p = s["batch"], s["seq"], s["past"]
+        kv = (b, heads, p, head_dim)
+        return {
+            "input_ids": rng.integers(1, VOCAB, (b, t)).astype(np.int64),
+            "attention_mask": np.ones((b, s["total"]), dtype=np.int64),
+            "past_key": rng.standard_normal(kv).astype(np.float32),
+            "past_value": rng.standard_normal(kv).astype(np.float32),
+        }
 
     return make
 
@@ -106,6 +127,20 @@ HF_MODELS: tuple[HFSpec, ...] = (
         {"n_layer": 1, "n_embd": 32, "n_head": 4, "n_positions": 24, "vocab_size": VOCAB, "bos_token_id": 0,
          "eos_token_id": 0, "use_cache": False, **_EAGER},
         "logits", _TOK, _seq_sizes(24), _tokens(),
+    ),
+    HFSpec(
+        "gpt2_kv", "GPT2LMHeadModel", "GPT2Config",
+        {"n_layer": 1, "n_embd": 32, "n_head": 4, "n_positions": 24, "vocab_size": VOCAB, "bos_token_id": 0,
+         "eos_token_id": 0, "use_cache": True, **_EAGER},
+        "logits",
+        {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "total"},
+         "past_key": {0: "batch", 2: "past"}, "past_value": {0: "batch", 2: "past"}},
+        # positions past .. past + seq - 1 must fit the 24 rows; the mask may be longer than
+        # past + seq (it is sliced), not shorter (a missed guard: notes/hunt/multiply_range.py)
+        ({"batch": 1, "seq": 1, "past": 1, "total": 2}, {"batch": 2, "seq": 3, "past": 4, "total": 7},
+         {"batch": 1, "seq": 1, "past": 23, "total": 24}, {"batch": 1, "seq": 2, "past": 22, "total": 24},
+         {"batch": 1, "seq": 1, "past": 24, "total": 25}, {"batch": 2, "seq": 3, "past": 4, "total": 8}),
+        _decoding(4, 8), cache=True,
     ),
     HFSpec(
         "bert", "BertModel", "BertConfig",
@@ -235,7 +270,14 @@ def build(spec: HFSpec) -> Any:
             self.model = inner
 
         def forward(self, *args: Any) -> Any:
-            out = self.model(**dict(zip(spec.input_names, args)), **spec.call, return_dict=True)
+            kwargs = dict(zip(spec.input_names, args))
+            if spec.cache:
+                past = transformers.DynamicCache()
+                past.update(kwargs.pop("past_key"), kwargs.pop("past_value"), 0)
+                out = self.model(**kwargs, past_key_values=past, use_cache=True, return_dict=True)
+                layer = out.past_key_values.layers[0]
+                return out[spec.output], layer.keys, layer.values
+            out = self.model(**kwargs, **spec.call, return_dict=True)
             return out[spec.output]
 
     return Wrapped().eval()
