@@ -118,6 +118,11 @@ def test_hf_model_against_onnxruntime(spec: HFSpec, exporter: str, exported: Any
             ran += 1
             assert o.compared >= fewest, (dict(size), o.compared)
     assert ran >= 2
+    # infer_shapes writes the same types as value_info: onnx's checker and its strict shape
+    # inference accept them (no conflict with what onnx infers itself)
+    annotated = sso.infer_shapes(model)
+    onnx.checker.check_model(annotated)
+    onnx.shape_inference.infer_shapes(annotated, strict_mode=True)
 
 
 def test_every_size_set_has_edges() -> None:
