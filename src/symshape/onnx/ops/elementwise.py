@@ -10,43 +10,61 @@
 * ``Pow`` (opset 12+) lets the exponent have another type: the result has the base's.
 * ``PRelu`` broadcasts its slope to ``X`` only one way: the result is ``X``'s type.
 * Variadic ``Max``, ``Min``, ``Sum``, ``Mean`` broadcast all inputs (opset 8+).
-* ``Where``, ``Cast`` (``to``; a type name string in opset 1; to an element type symshape does not
+* ``Where``; a branch that is the very value its condition compares with an integer constant
+  (``where(r < 4, r, ...)``) is clamped to the condition's side, which keeps its value range exact.
+* ``Cast`` (``to``; a type name string in opset 1; to an element type symshape does not
   have, ``float8e4m3fn``, ``int4``, ...: the input's shape with an unknown dtype), ``CastLike``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import elem_type_name, to_dtype
-from symshape.onnx.ops.common import chain, like
+from symshape.onnx.ops.common import chain, like, value_slice
 from symshape.onnx.registry import Outputs, register
 
-__all__ = ["UNARY", "BINARY", "COMPARE"]
+__all__ = ["UNARY", "BINARY", "COMPARE", "OPAQUE_OP", "BITWISE_OP"]
 
-#: unary ONNX operator -> symshape operator (``copy`` for those without an own one)
+#: the input's type, entries not tracked: operators that map an integer tensor's entries to
+#: others (``BitwiseNot``: ``-x - 1``), so neither its exact value nor its range may pass through
+#: as ``copy``'s would
+OPAQUE_OP = ss.register_op(
+    "onnx.opaque", "unary", 1, doc="the input's type; its entries are computed, not tracked", attr_types={}
+)
+#: numpy broadcasting without a value (bitwise operators: ``add`` would compute ``a + b``)
+BITWISE_OP = ss.register_op(
+    "onnx.bitwise", "broadcast", 2, doc="a broadcasting bitwise operator; entries not tracked", attr_types={}
+)
+_OPAQUE, _BITWISE = "onnx.opaque", "onnx.bitwise"
+
+#: unary ONNX operator -> symshape operator (``copy`` for those without an own one that keep the
+#: entries, :data:`OPAQUE_OP` for those that change them)
 UNARY: dict[str, str] = {
     "Abs": "abs", "Neg": "negative", "Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh",
     "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Floor": "floor", "Ceil": "ceil", "Round": "round",
     "Sign": "sign", "Erf": "erf", "Sin": "sin", "Cos": "cos",
-    "Reciprocal": "copy", "Tan": "copy", "Asin": "copy", "Acos": "copy", "Atan": "copy",
+    "Reciprocal": _OPAQUE, "Tan": "copy", "Asin": "copy", "Acos": "copy", "Atan": "copy",
     "Sinh": "copy", "Cosh": "copy", "Asinh": "copy", "Acosh": "copy", "Atanh": "copy",
     "Softplus": "copy", "Softsign": "copy", "Elu": "copy", "Selu": "copy", "Celu": "copy",
     "LeakyRelu": "copy", "ThresholdedRelu": "copy", "HardSigmoid": "copy", "HardSwish": "copy",
-    "Mish": "copy", "Gelu": "copy", "Swish": "copy", "Shrink": "copy", "BitwiseNot": "copy",
-    "Clip": "copy", "Trilu": "copy", "CumSum": "copy", "CumProd": "copy", "ReverseSequence": "copy",
+    "Mish": "copy", "Gelu": "copy", "Swish": "copy", "Shrink": _OPAQUE,
+    "Clip": "copy", "Trilu": "copy", "ReverseSequence": "copy",
     "LRN": "copy", "MeanVarianceNormalization": "copy", "LpNormalization": "copy",
 }  # fmt: skip
 _UNARY_SINCE: dict[str, int] = {
     "Acos": 7, "Asin": 7, "Atan": 7, "Cos": 7, "Sin": 7, "Tan": 7, "Asinh": 9, "Acosh": 9,
     "Atanh": 9, "Sinh": 9, "Cosh": 9, "Erf": 9, "Sign": 9, "Shrink": 9,
     "MeanVarianceNormalization": 9, "ThresholdedRelu": 10, "ReverseSequence": 10,
-    "Round": 11, "CumSum": 11, "Celu": 12, "HardSwish": 14, "Trilu": 14, "Mish": 18,
-    "BitwiseNot": 18, "Gelu": 20, "Swish": 24, "CumProd": 26,
+    "Round": 11, "Celu": 12, "HardSwish": 14, "Trilu": 14, "Mish": 18,
+    "Gelu": 20, "Swish": 24,
 }  # fmt: skip
 
 #: binary ONNX operator -> symshape operator, and the first opset with numpy broadcasting; on
@@ -55,7 +73,7 @@ _UNARY_SINCE: dict[str, int] = {
 BINARY: dict[str, str] = {
     "Add": "add", "Sub": "subtract", "Mul": "multiply", "Div": "divide", "Pow": "power",
     "Mod": "mod", "And": "minimum", "Or": "maximum", "Xor": "not_equal",
-    "BitShift": "add", "BitwiseAnd": "add", "BitwiseOr": "add", "BitwiseXor": "add",
+    "BitShift": _BITWISE, "BitwiseAnd": _BITWISE, "BitwiseOr": _BITWISE, "BitwiseXor": _BITWISE,
 }  # fmt: skip
 COMPARE: dict[str, str] = {
     "Equal": "equal", "Less": "less", "Greater": "greater", "LessOrEqual": "less_equal",
@@ -67,13 +85,72 @@ _NUMPY_SINCE: dict[str, int] = {
 }  # fmt: skip
 
 
+def _ss_op(name: str) -> Callable[..., Expr]:
+    """The symshape operator named in the tables above (one of ``ss.ops``, or this module's own)."""
+    fn: Callable[..., Expr] = ss.Op.get(name) if name.startswith("onnx.") else getattr(ss.ops, name)
+    return fn
+
+
 def _unary(ctx: NodeContext) -> Outputs:
-    fn: Callable[[Expr], Expr] = getattr(ss.ops, UNARY[ctx.op_type])
-    return fn(ctx.input(0))
+    return _ss_op(UNARY[ctx.op_type])(ctx.input(0))
 
 
 for _op, _fn in UNARY.items():
     register(_op, since=_UNARY_SINCE.get(_op, 1))(_unary)
+
+
+def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identity: int) -> Outputs:
+    """``CumSum``/``CumProd``: a small 1-d integer tensor (a shape value: split offsets from
+    sizes) is summed entry by entry, so its exact value and range are right; any other keeps its
+    input's type and range as ``copy`` (entries of a non-negative ``x`` reach its largest one,
+    so the index guards it gives are necessary; its exact value is only carried when small)."""
+    x = ctx.input(0)
+    t = ctx.tensor_type(0)
+    k = t.dims[0] if t is not None and t.ndim == 1 else None
+    if (
+        t is None
+        or k is None
+        or not k.is_constant
+        or not 0 < int(k) <= 16
+        or not str(t.dtype).startswith("int")
+    ):
+        return ss.ops.copy(x)
+    if ctx.ints(1, "the axis")[0] not in (0, -1):
+        ctx.fail(BAD_ATTRIBUTE, f"axis {ctx.ints(1, 'the axis')[0]} of a 1-d tensor")
+    parts = [value_slice(x, [i], [i + 1]) for i in range(int(k))]
+    reverse = bool(ctx.attr_int("reverse", 0))
+    if reverse:
+        parts.reverse()
+    out: list[Expr] = []
+    run: Expr = ss.ops.multiply(parts[0], ctx.constant([identity], str(t.dtype)))
+    run = ss.ops.add(run, ctx.constant([identity], str(t.dtype))) if identity else run
+    for p in parts:
+        nxt = combine(run, p)
+        out.append(run if ctx.attr_int("exclusive", 0) else nxt)
+        run = nxt
+    if reverse:
+        out.reverse()
+    return ss.ops.concatenate(out, axis=0)
+
+
+@register("BitwiseNot", since=18)
+def _bitwise_not(ctx: NodeContext) -> Outputs:
+    """``-x - 1`` for a signed integer ``x`` (its value and range follow), else untracked."""
+    x = ctx.input(0)
+    dt = ctx.dtype_of(0)
+    if dt is not None and dt.startswith("int"):
+        return ss.ops.subtract(ss.ops.negative(x), ctx.constant(1, dt))
+    return OPAQUE_OP(x)
+
+
+@register("CumSum", since=11, value_inputs=(1,))
+def _cumsum(ctx: NodeContext) -> Outputs:
+    return _cumulative(ctx, ss.ops.add, 0)
+
+
+@register("CumProd", since=26, value_inputs=(1,))
+def _cumprod(ctx: NodeContext) -> Outputs:
+    return _cumulative(ctx, ss.ops.multiply, 1)
 
 
 @register("IsNaN", since=9)
@@ -113,15 +190,30 @@ def _legacy_align(ctx: NodeContext, b: Expr) -> Expr:
     return b
 
 
+def _positive_int(c: np.ndarray[Any, Any] | None) -> bool:
+    return c is not None and c.size == 1 and c.dtype.kind in "iu" and int(c.reshape(-1)[0]) > 0
+
+
+def _trunc_div(ctx: NodeContext, a: Expr, b: Expr) -> Expr:
+    """Integer ``Div`` by a positive constant, truncated toward zero, as
+    ``max(a, 0) // b - max(-a, 0) // b``: exact for either sign of ``a``, so its value is known even
+    where ``a``'s sign is not (``((h - 1)//4 - 1) / 2``, torch's ``//`` in a dynamo export, would
+    otherwise have no value; it is ``max(0, (h - 1)//4 - 1)//2``)."""
+    zero = ss.ops.cast_like(ctx.constant(0, "int64"), a)
+    pos = ss.ops.floor_divide(ss.ops.maximum(a, zero), b)
+    neg = ss.ops.floor_divide(ss.ops.maximum(ss.ops.subtract(zero, a), zero), b)
+    return ss.ops.subtract(pos, neg)
+
+
 def _binary(ctx: NodeContext) -> Outputs:
     a, b = ctx.input(0), ctx.input(1)
     if ctx.opset < _NUMPY_SINCE.get(ctx.op_type, 7):
         b = _legacy_align(ctx, b)
     if ctx.op_type == "Pow" and ctx.opset >= 12:
         return ss.ops.power(a, ss.ops.cast_like(b, a))
-    name = COMPARE.get(ctx.op_type) or BINARY[ctx.op_type]
-    fn: Callable[[Expr, Expr], Expr] = getattr(ss.ops, name)
-    return fn(a, b)
+    if ctx.op_type == "Div" and _positive_int(ctx.const(1)):
+        return _trunc_div(ctx, a, b)
+    return _ss_op(COMPARE.get(ctx.op_type) or BINARY[ctx.op_type])(a, b)
 
 
 for _op in (*BINARY, *COMPARE):
@@ -147,9 +239,58 @@ def _variadic(ctx: NodeContext) -> Outputs:
     return chain(_VARIADIC[ctx.op_type], xs)
 
 
+#: ``x OP c`` for an integer constant ``c``: the bound it puts on ``x`` when true, when false
+#: (``minimum`` with an upper bound, ``maximum`` with a lower one) as (operator, offset from ``c``)
+_BOUNDS: dict[str, tuple[tuple[str, int], tuple[str, int]]] = {
+    "less": (("minimum", -1), ("maximum", 0)),
+    "less_equal": (("minimum", 0), ("maximum", 1)),
+    "greater": (("maximum", 1), ("minimum", 0)),
+    "greater_equal": (("maximum", 0), ("minimum", -1)),
+}
+_SWAPPED = dict(zip(_BOUNDS, ("greater", "greater_equal", "less", "less_equal")))  # (a OP b) is (b OP' a)
+
+
+def _int_scalar(e: Expr) -> tuple[int, str] | None:
+    """The value and dtype of a one-element integer constant (a constant or an annotated variable)."""
+    t = e.data if isinstance(e, ss.Constant) else None
+    if t is not None:
+        return (int(t.reshape(-1)[0]), str(t.dtype)) if t.size == 1 and t.dtype.kind in "iu" else None
+    ann = e.type_annotation if isinstance(e, ss.Var) else None
+    dtype = ann.dtype if isinstance(ann, ss.TensorType) else None
+    if isinstance(dtype, str) and dtype.startswith(("int", "uint")):
+        assert isinstance(ann, ss.TensorType)
+        v = ann.value
+        v = v[0] if isinstance(v, tuple) and len(v) == 1 else v
+        if isinstance(v, ss.Dim) and v.is_constant:
+            return int(v), dtype
+    return None
+
+
+def _bounded(cond: Expr, x: Expr, then: bool) -> Expr:
+    """``x`` where ``cond`` is ``then``: when ``cond`` compares ``x`` itself with an integer
+    constant, ``x`` clamped to the side the comparison puts it on (the same entries there, and a
+    value range the branch really has: T5's relative position buckets are
+    ``where(r < 4, r, min(f(r), 7))``, an index into 8 rows whatever the range of ``r``)."""
+    if not isinstance(cond, ss.Call) or not isinstance(cond.callee, ss.Op) or len(cond.args) != 2:
+        return x
+    name, (a, b) = cond.callee.name, cond.args
+    if b is x and name in _SWAPPED:
+        name, (a, b) = _SWAPPED[name], (b, a)
+    c = _int_scalar(b) if a is x and name in _BOUNDS else None
+    if c is None:
+        return x
+    op, offset = _BOUNDS[name][0 if then else 1]
+    info = np.iinfo(c[1])
+    if not info.min <= c[0] + offset <= info.max:  # (x < 0 for an unsigned x: never true)
+        return x
+    fn: Callable[[Expr, Expr], Expr] = getattr(ss.ops, op)
+    return fn(x, ss.const(np.array(c[0] + offset, dtype=c[1])))
+
+
 @register("Where", since=9)
 def _where(ctx: NodeContext) -> Outputs:
-    return ss.ops.where(ctx.input(0), ctx.input(1), ctx.input(2))
+    cond = ctx.input(0)
+    return ss.ops.where(cond, _bounded(cond, ctx.input(1), True), _bounded(cond, ctx.input(2), False))
 
 
 _CAST1 = {

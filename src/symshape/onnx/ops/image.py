@@ -2,7 +2,8 @@
 ``Col2Im``, ``RoiAlign``, ``MaxRoiPool``, ``DeformConv``, ``DFT``, ``STFT``.
 
 * ``Resize``/``Upsample`` with ``sizes``: those sizes (``keep_aspect_ratio_policy`` other than
-  ``stretch`` needs the resized axes' sizes as constants). With ``scales``: ``floor(d * scale)``;
+  ``stretch`` needs the resized axes' sizes as constants); sizes computed at run time are read as
+  shape values. With ``scales``: ``floor(d * scale)``;
   symbolic ``d`` is exact for an integer scale (``d*s``: a size-1 axis broadcast to ``s`` and
   merged) and for ``1/m`` (``floor(d/m)``: a slice from ``m - 1`` with step ``m``); other scales of a
   symbolic axis give ``floor(d*p/q)`` for the scale's exact value ``p/q``, on shape values.
@@ -25,8 +26,8 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
-from symshape.errors import BAD_ATTRIBUTE
-from symshape.onnx.context import CORE_OP, NodeContext
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
+from symshape.onnx.context import CORE_OP, SHAPE_VALUES, NodeContext
 from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim, value_slice
 from symshape.onnx.ops.nn import conv_with_bias
 from symshape.onnx.registry import Outputs, register
@@ -94,6 +95,33 @@ def _resize(
     return y
 
 
+def _resize_to(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
+    """``Resize`` to ``sizes`` computed at run time (``interpolate(x, size=(h // p, w // p))``
+    exports them as ``Concat(Slice(Shape(x)), ...)``): the input's shape with the resized axes'
+    dimensions taken from the sizes' value (all of it without ``axes``)."""
+    x, sizes = ctx.input(0), ctx.input(3)
+    policy = ctx.attr_str("keep_aspect_ratio_policy", "stretch", ("stretch", "not_larger", "not_smaller"))
+    if policy != "stretch":
+        ctx.unsupported(SHAPE_VALUES, f"keep_aspect_ratio_policy={policy} with sizes computed at run time")
+    st, rank = ctx.tensor_type(3), ctx.rank(0)
+    n = st.dims[0] if st is not None and st.ndim == 1 else None
+    if axes is None:
+        if rank is not None and n is not None and n.is_constant and int(n) != rank:
+            ctx.fail(RANK_MISMATCH, f"{int(n)} sizes for an input of rank {rank}")
+        target: Expr = sizes
+    else:
+        rank = ctx.need_rank(0, "Resize with axes")
+        ax = norm_axes(ctx, axes, rank)
+        sh = ss.ops.shape_of(x)
+        parts: list[Expr] = []
+        prev = 0
+        for i in sorted(range(len(ax)), key=lambda i: ax[i]):
+            parts += [value_slice(sh, [prev], [ax[i]]), value_slice(sizes, [i], [i + 1])]
+            prev = ax[i] + 1
+        target = ss.ops.concatenate([*parts, value_slice(sh, [prev], [rank])], axis=0)
+    return ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
+
+
 @register("Upsample", since=7)
 def _upsample_v7(ctx: NodeContext) -> Outputs:
     scales = ctx.attr("scales")
@@ -117,7 +145,9 @@ def _resize_v11(ctx: NodeContext) -> Outputs:
     axes = ctx.attr_ints("axes") if ctx.opset >= 18 else None
     sizes = ctx.const(3) if ctx.has_input(3) else None
     if ctx.has_input(3) and sizes is None:
-        ctx.require_const(3, "the sizes")
+        sizes = ctx.value_of(3)
+        if sizes is None:  # computed at run time: its value
+            return _resize_to(ctx, axes)
     if sizes is not None and sizes.size > 0:
         return _resize(ctx, None, tuple(int(v) for v in sizes.reshape(-1)), axes)
     scales = ctx.require_const(2, "the scales") if ctx.has_input(2) else None

@@ -11,7 +11,8 @@
   ``(dft_length//2 + 1, num_mel_bins)``.
 * ``NegativeLogLikelihoodLoss``/``SoftmaxCrossEntropyLoss``: the target's shape for
   ``reduction='none'``, else a scalar, of the input's type; ``log_prob`` has the scores' type.
-* ``RotaryEmbedding``, ``TensorScatter``: the first input's type; ``SwiGLU``: the gate's;
+* ``RotaryEmbedding``: the input's type, its sine and cosine caches checked against it (see
+  :func:`_rotary_embedding`); ``TensorScatter``: the first input's type; ``SwiGLU``: the gate's;
   ``BitCast``: the input's shape, type ``to``; ``CausalConvWithState``: the input's type and the
   state ``(B, C, k - 1)``.
 """
@@ -20,9 +21,9 @@ from __future__ import annotations
 
 import symshape as ss
 from symshape import Expr
-from symshape.errors import BAD_ATTRIBUTE
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import like, like_product, same_as_input, scalar_of, set_dim, value_slice
+from symshape.onnx.ops.common import like, like_product, scalar_of, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -117,7 +118,35 @@ def _sce(ctx: NodeContext) -> Outputs:
     return [loss, ss.ops.copy(ctx.input(0)) if ctx.has_output(1) else None]
 
 
-register("RotaryEmbedding", since=23)(same_as_input)
+@register("RotaryEmbedding", since=23)
+def _rotary_embedding(ctx: NodeContext) -> Outputs:
+    """``X``'s type. The caches must be ``(B, S, r/2)`` for ``X``'s batch ``B`` and sequence ``S``
+    and the rotated width ``r`` (``rotary_embedding_dim``, else the head size): as given, or
+    gathered from ``(max_position, r/2)`` tables by ``position_ids (B, S)`` (an index bound).
+    onnxruntime checks this exactly (the numpy reference broadcasts a batch of 1; the exporter of
+    torch 2.13 writes ``(1, S, r/2)`` caches for Llama at opset 23, which then run at batch 1 only)."""
+    x = ctx.input(0)
+    rank = ctx.need_rank(0, "RotaryEmbedding")
+    if rank == 4:  # (B, H, S, D)
+        bsd = ss.ops.sum(x, axis=1)
+    elif rank == 3:  # (B, S, H*D)
+        heads = ctx.attr_int("num_heads", 0)
+        if heads < 1:
+            ctx.fail(BAD_ATTRIBUTE, "a 3-d input needs the attribute num_heads")
+        bsd = ss.ops.sum(ss.ops.reshape(x, (0, 0, heads, -1)), axis=2)
+    else:
+        ctx.fail(RANK_MISMATCH, f"X must be 3-d or 4-d, got rank {rank}")
+    rot = ctx.attr_int("rotary_embedding_dim", 0)
+    if rot:
+        bsd = ss.ops.strided_slice(bsd, [0], [rot], axes=[2])
+    half = ss.ops.sum(ss.ops.reshape(bsd, (0, 0, 2, -1)), axis=2)  # (B, S, r/2)
+    cos, sin = ctx.input(1), ctx.input(2)
+    if ctx.has_input(3):
+        cos, sin = (ss.ops.take(c, ctx.input(3), axis=0, mode="fast") for c in (cos, sin))
+    both = ss.ops.stack([ss.ops.cast_like(half, cos), cos, sin], axis=0)  # equal shapes
+    bs = ss.ops.sum(both, axis=(0, 3))  # (B, S)
+    check = ss.ops.expand_dims(ss.ops.expand_dims(bs, 1), 3) if rank == 4 else ss.ops.expand_dims(bs, 2)
+    return like(ss.ops.multiply(x, ss.ops.cast_like(check, x)), x)
 
 
 register("SwiGLU", since=28)(like_product)

@@ -495,6 +495,14 @@ def same(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
     return ctx.tensor(input)
 
 
+@converts(aten._weight_norm, torch._weight_norm)
+def weight_norm(ctx: Ctx, v: Any, g: Any, dim: Any = 0) -> Any:
+    """``torch._weight_norm(v, g, dim)`` (``nn.utils.weight_norm``'s weight, wav2vec2's positional
+    convolution): ``v * (g / norm(v))``, of ``v``'s shape (``g`` broadcasts against it)."""
+    x = ctx.tensor(v)
+    return ss.ops.multiply(x, ss.ops.cast_like(ctx.tensor(g, "g"), x))
+
+
 @converts(aten.native_dropout)
 def native_dropout(ctx: Ctx, input: Any, p: Any, train: Any) -> Any:
     """``(out, mask)``, both shaped like the input (the mask is bool)."""

@@ -133,7 +133,18 @@ converts(aten.max_pool3d_with_indices)(_pool_fn("max", 3, indices=True))
 
 
 def adaptive_pool(ctx: Ctx, kind: str, nd: int, x: ss.Expr, output_size: Any) -> ss.Expr:
-    """Adaptive pooling to ``output_size`` (``None`` entries keep the input's size); 2-d only."""
+    """Adaptive pooling to ``output_size`` (``None`` entries keep the input's size); 2-d, and 1-d
+    as 2-d over a size-1 height (Swin's pooler: ``AdaptiveAvgPool1d(1)`` over the tokens)."""
+    if nd == 1:
+        rank = ctx.rank(x)
+        if rank not in (2, 3):
+            raise Unsupported(f"adaptive {kind} pooling in 1-d needs a 2-d or 3-d input, got rank {rank}")
+        size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+        y: ss.Expr = ss.ops.expand_dims(x, rank - 1)  # (N, C, 1, L) or (C, 1, L)
+        y = ss.ops.expand_dims(y, 0) if rank == 2 else y
+        y = adaptive_pool(ctx, kind, 2, y, (1, size))
+        y = ss.ops.squeeze(y, axis=[0, 2] if rank == 2 else [2])
+        return y
     if nd != 2:
         raise Unsupported(f"adaptive {kind} pooling in {nd}-d has no symshape operator yet")
     sizes = output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nd

@@ -328,13 +328,16 @@ def expand_as(ctx: Ctx, input: Any, other: Any) -> Any:
 @converts(*keys("repeat", inplace=False))
 def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
     """``x.repeat(*sizes)`` of a tensor whose rank is known: new leading axes, then each axis
-    concatenated ``r`` times; of a computed tensor, ``tile``."""
+    concatenated ``r`` times (``r`` copies on a new axis, merged, for a run-time size ``r``); of a
+    computed tensor, ``tile``."""
     x = ctx.tensor(input)
-    reps = ctx.ints(
+    reps = ctx.sizes(
         list(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else list(sizes), "sizes"
     )
     rank = ctx.rank(x)
     if rank is None:
+        if not all(isinstance(r, int) for r in reps):
+            raise Unsupported("repeat by a run-time size of a tensor whose rank is not known")
         # numpy's tile: the same result wherever torch's repeat is defined (at least one
         # repetition per axis; torch's own error for fewer is not reported)
         return ss.ops.tile(x, reps)
@@ -344,7 +347,12 @@ def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
     if len(reps) > rank:
         out = ss.ops.expand_dims(out, axis=0, num_newaxis=len(reps) - rank)
     for axis, r in enumerate(reps):
-        if r != 1:
+        if isinstance(r, ss.Dim):  # a run-time size (DeBERTa's ``.repeat(batch, 1, 1)``): a new
+            # axis of r copies before this one, the two merged (r blocks of the axis, as tile)
+            n = len(reps)
+            y = ss.ops.expand(ss.ops.expand_dims(out, axis), [-1] * axis + [r] + [-1] * (n - axis))
+            out = ss.ops.reshape(y, (0,) * axis + (-3,) + (0,) * (n - axis - 1))
+        elif r != 1:
             v = ctx.let(out, f"tile{axis}")
             out = ss.ops.concatenate([v] * r, axis=axis)
     return out
