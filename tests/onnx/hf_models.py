@@ -75,6 +75,11 @@ def _tokens(*extra: str) -> Callable[[Mapping[str, int]], _Arrays]:
     return make
 
 
+def _ids(s: Mapping[str, int]) -> _Arrays:
+    """``input_ids`` (batch, seq) alone (the model makes its own all-ones mask)."""
+    return {"input_ids": _tokens()(s)["input_ids"]}
+
+
 def _decoding(heads: int, head_dim: int) -> Callable[[Mapping[str, int]], _Arrays]:
     """``input_ids`` (batch, seq), ``attention_mask`` (batch, total) and one layer's past keys and
     values (batch, heads, past, head_dim)."""
@@ -139,7 +144,8 @@ HF_MODELS: tuple[HFSpec, ...] = (
         # past + seq (it is sliced), not shorter (a missed guard: notes/hunt/multiply_range.py)
         ({"batch": 1, "seq": 1, "past": 1, "total": 2}, {"batch": 2, "seq": 3, "past": 4, "total": 7},
          {"batch": 1, "seq": 1, "past": 23, "total": 24}, {"batch": 1, "seq": 2, "past": 22, "total": 24},
-         {"batch": 1, "seq": 1, "past": 24, "total": 25}, {"batch": 2, "seq": 3, "past": 4, "total": 8}),
+         {"batch": 1, "seq": 1, "past": 24, "total": 25}, {"batch": 2, "seq": 3, "past": 4, "total": 8},
+         {"batch": 2, "seq": 3, "past": 4, "total": 6}, {"batch": 1, "seq": 2, "past": 3, "total": 4}),
         _decoding(4, 8), cache=True,
     ),
     HFSpec(
@@ -147,6 +153,22 @@ HF_MODELS: tuple[HFSpec, ...] = (
         {"vocab_size": VOCAB, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
          "intermediate_size": 64, "max_position_embeddings": 20, **_EAGER},
         "last_hidden_state", _TOK, _seq_sizes(20), _tokens(),
+    ),
+    HFSpec(
+        "roberta", "RobertaModel", "RobertaConfig",
+        # positions cumsum(ids != pad) * (ids != pad) + pad: pad + 1 .. pad + seq in 22 rows
+        {"vocab_size": VOCAB, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+         "intermediate_size": 64, "max_position_embeddings": 22, "pad_token_id": 1, **_EAGER},
+        "last_hidden_state", _TOK, _seq_sizes(20), _tokens(),
+    ),
+    HFSpec(
+        "opt", "OPTForCausalLM", "OPTConfig",
+        # positions cumsum(mask) * mask - 1 + 2 in 20 + 2 rows; the mask is made inside (ones):
+        # an input mask has no declared range
+        {"vocab_size": VOCAB, "hidden_size": 32, "ffn_dim": 64, "num_hidden_layers": 1,
+         "num_attention_heads": 4, "max_position_embeddings": 20, "word_embed_proj_dim": 32,
+         "use_cache": False, "pad_token_id": 1, **_EAGER},
+        "logits", {"input_ids": {0: "batch", 1: "seq"}}, _seq_sizes(20), _ids,
     ),
     HFSpec(
         "distilbert", "DistilBertModel", "DistilBertConfig",

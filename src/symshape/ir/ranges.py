@@ -37,6 +37,7 @@ refuted, or unknown) and carries notes: the table and where the indices' range w
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -64,7 +65,7 @@ INDEX_MODES: frozenset[str] = frozenset({"raise", "fast", "nonnegative"})
 
 _SAME = frozenset(
     {
-        "cast", "expand_dims", "squeeze", "reshape", "reshape_like", "broadcast_to", "expand",
+        "expand_dims", "squeeze", "reshape", "reshape_like", "broadcast_to", "expand",
         "strided_slice", "transpose", "flatten", "nn.batch_flatten", "copy", "tile", "take",
         "repeat", "torch.promote", "torch.movedim", "torch.swapaxes",
     }
@@ -72,6 +73,13 @@ _SAME = frozenset(
 """Operators whose result's entries are entries of their first argument (``torch.promote``, the
 torch importer's type promotion, only widens: an integer keeps its value; ``torch.movedim`` and
 ``torch.swapaxes`` are its transposes of a tensor of any rank)."""
+
+
+_FILLS: dict[str, int | None] = {
+    "zeros": 0, "zeros_like": 0, "ones": 1, "ones_like": 1, "constant_of_shape": None, "full": None,
+}  # fmt: skip
+"""Operators whose entries are all one value: a constant, ``constant_of_shape``'s ``value``
+attribute, ``full``'s fill (its first argument)."""
 
 
 @dataclass(frozen=True)
@@ -89,15 +97,27 @@ class RangeFact:
         return s if isinstance(s, Span) else None
 
 
+def _numeric(dtype: object) -> bool:
+    """An integer dtype, or a float one (whose entries may lie in integer bounds: OPT computes its
+    positions from an all-ones float mask)."""
+    return dtype in RANGE_DTYPES or (isinstance(dtype, str) and dtype.startswith(("float", "bfloat")))
+
+
 def _const_range(c: Constant) -> Range | None:
+    """An integer constant's least and greatest entry; a float one's rounded outward (finite)."""
     data = c.data
-    if data is None or c.type.dtype not in RANGE_DTYPES:
+    if data is None or not _numeric(c.type.dtype):
         return None
     try:
         if data.size == 0:
             return None
-        return (as_dim(int(data.min())), as_dim(int(data.max())))
-    except (AttributeError, TypeError, ValueError):
+        lo, hi = data.min(), data.max()
+        if c.type.dtype in RANGE_DTYPES:
+            return (as_dim(int(lo)), as_dim(int(hi)))
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            return None
+        return (as_dim(math.floor(lo)), as_dim(math.ceil(hi)))
+    except (AttributeError, TypeError, ValueError, OverflowError):
         return None
 
 
@@ -162,6 +182,12 @@ class Ranges:
         args = c.args
         if name == "arange":
             return self._arange(c)
+        if name == "cast" and args:
+            return self._cast(c)
+        if name == "cumsum" and args:
+            return self._cumsum(c)
+        if name in _FILLS:
+            return self._fill(c, name)
         if name in _SAME and args:
             t = self._type(c)  # a part of a tensor of known entries (`caps[1]`): its own value
             r = value_range(t.value) if isinstance(t, TensorType) else None
@@ -237,7 +263,7 @@ class Ranges:
                 None if a[1] is None or b[0] is None else a[1] - b[0],
             )
         elif name == "multiply":
-            r = self._scale(a, b) or self._scale(b, a)
+            r = _scale(a, b) or _scale(b, a) or _nonneg_product(a, b)
         elif name == "maximum":
             lo = dmax(a[0], b[0]) if a[0] is not None and b[0] is not None else a[0] or b[0]
             hi = dmax(a[1], b[1]) if a[1] is not None and b[1] is not None else None
@@ -255,20 +281,78 @@ class Ranges:
                 )
         elif name in ("mod", "floor_mod"):
             k = _const(b)
-            if k is not None and k > 0:
-                r = (as_dim(0), as_dim(k - 1))
+            if k is not None and k > 0:  # a float's remainder lies in [0, k)
+                r = (as_dim(0), as_dim(k - 1 if self._integral(c) else k))
         if r is None or (r[0] is None and r[1] is None):
             return None
         return RangeFact(r, src.source, src.how)
 
-    @staticmethod
-    def _scale(a: Range, b: Range) -> Range | None:
-        k = _const(b)
-        if k is None:
+    def _integral(self, c: Call) -> bool:
+        t = self._type(c)
+        return isinstance(t, TensorType) and t.dtype in RANGE_DTYPES
+
+    def _fill(self, c: Call, name: str) -> RangeFact | None:
+        """A tensor of one value of an integer or float dtype: the point ``[v, v]`` (an integral
+        one)."""
+        t = self._type(c)
+        if not isinstance(t, TensorType) or not _numeric(t.dtype):
             return None
-        lo = None if a[0] is None else a[0] * k
-        hi = None if a[1] is None else a[1] * k
-        return (lo, hi) if k >= 0 else (hi, lo)
+        k = _FILLS[name]
+        if name == "full":
+            f = self.of(c.args[0]) if c.args else None
+            return None if f is None else RangeFact(f.range, c, f"`full` of {range_str(f.range)}")
+        if name == "constant_of_shape":
+            v = _int_bound(c.attrs.get("value", 0.0), ceil=False)
+            if v is None or v != c.attrs.get("value", 0.0):
+                return None
+            k = v
+        assert k is not None
+        return RangeFact((as_dim(k), as_dim(k)), c, f"`{name}` (all {k})")
+
+    def _cast(self, c: Call) -> RangeFact | None:
+        """The result's own value where known; a bool's entries are 0 or 1; others keep their
+        range (not ``cast_like``: converters use it for a type, GatherElements' indices' shape)."""
+        t = self._type(c)
+        r = value_range(t.value) if isinstance(t, TensorType) else None
+        if r is not None:
+            return RangeFact(r, c, f"the value `{t}`")
+        x = self._type(c.args[0])
+        if isinstance(x, TensorType) and x.dtype == "bool":
+            to = t.dtype if isinstance(t, TensorType) else "another dtype"
+            return RangeFact((as_dim(0), as_dim(1)), c, f"a bool cast to {to}")
+        return self.of(c.args[0])
+
+    def _cumsum(self, c: Call) -> RangeFact | None:
+        """Running sums of ``k`` entries in ``[lo, hi]`` along an axis of length ``L``: ``k`` is
+        ``1..L`` (``0..L-1`` when exclusive), so ``[min(lo, L*lo), max(hi, L*hi)]``
+        (exclusive: ``[min(0, (L-1)*lo), max(0, (L-1)*hi)]``), each side by its bound's sign where
+        known; ``reverse`` sums from the other end, the same counts."""
+        f = self.of(c.args[0])
+        t = self._type(c.args[0])
+        axis = c.attrs.get("axis")
+        if f is None or not isinstance(t, TensorType) or not isinstance(t.shape, tuple):
+            return None
+        if not isinstance(axis, int) or not -len(t.shape) <= axis < len(t.shape):
+            return None
+        n = t.shape[axis % len(t.shape)]
+        excl = bool(c.attrs.get("exclusive", False))
+        one, most = (as_dim(0), n - 1) if excl else (None, n)
+
+        def side(b: Dim | None, low: bool) -> Dim | None:
+            if b is None:
+                return None
+            first = b if one is None else one  # the sum of the fewest entries (1 or 0)
+            sign = _sign(b)
+            if sign is not None and (sign > 0) == low:  # the fewest entries give the bound
+                return first
+            if sign is not None:  # the most entries do
+                return most * b
+            return dmin(first, most * b) if low else dmax(first, most * b)
+
+        r: Range = (side(f.range[0], True), side(f.range[1], False))
+        if r == (None, None):
+            return None
+        return RangeFact(r, f.source, f"{f.how}, summed along axis {axis} (`cumsum`)")
 
     def _magnitude(self, c: Call, name: str) -> RangeFact | None:
         """``relu``: ``[max(lo, 0), max(hi, 0)]``; ``abs``: the same range where ``lo >= 0``,
@@ -291,8 +375,9 @@ class Ranges:
     def _clip(self, c: Call) -> RangeFact | None:
         f = self.of(c.args[0])
         a_min, a_max = c.attrs.get("a_min"), c.attrs.get("a_max")
-        lo = _int_bound(a_min, ceil=True)
-        hi = _int_bound(a_max, ceil=False)
+        integral = self._integral(c)  # (a float's bounds round outward)
+        lo = _int_bound(a_min, ceil=integral)
+        hi = _int_bound(a_max, ceil=not integral)
         clip: Range = (None if lo is None else as_dim(lo), None if hi is None else as_dim(hi))
         r = meet_ranges(f.range if f is not None else None, clip if clip != (None, None) else None)
         if r is None:
@@ -306,6 +391,36 @@ class Ranges:
         if f is None:
             return RangeFact(r, c, "`clip`")
         return RangeFact(r, f.source, f.how)
+
+
+def _sign(d: Dim | None) -> int | None:
+    """1 where ``d >= 0`` for every value of its symbols, -1 where ``d <= 0``, else None."""
+    if d is None:
+        return None
+    lo, hi = bounds(d)
+    return 1 if lo >= 0 else -1 if hi <= 0 else None
+
+
+def _scale(a: Range, b: Range) -> Range | None:
+    """``a`` times a point ``b = [c, c]`` (a constant, or an exact value such as a size) of known
+    sign: ``[lo*c, hi*c]``, swapped where ``c <= 0``; None where ``b`` is no such point."""
+    c = b[0]
+    if c is None or b[1] is None or c != b[1]:
+        return None
+    sign = _sign(c)
+    if sign is None:
+        return None
+    lo = None if a[0] is None else a[0] * c
+    hi = None if a[1] is None else a[1] * c
+    return (lo, hi) if sign > 0 else (hi, lo)
+
+
+def _nonneg_product(a: Range, b: Range) -> Range | None:
+    """Two non-negative ranges: ``[lo_a*lo_b, hi_a*hi_b]`` (the upper side where both are known)."""
+    if _sign(a[0]) != 1 or _sign(b[0]) != 1:
+        return None
+    assert a[0] is not None and b[0] is not None
+    return (a[0] * b[0], None if a[1] is None or b[1] is None else a[1] * b[1])
 
 
 def _const(r: Range) -> int | None:
@@ -322,10 +437,8 @@ def _int_bound(v: object, ceil: bool) -> int | None:
     if isinstance(v, int):
         return v
     if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
+        if not math.isfinite(v):
             return None
-        import math
-
         return math.ceil(v) if ceil else math.floor(v)
     return None
 

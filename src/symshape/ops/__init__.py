@@ -32,6 +32,7 @@ from symshape.ops.elementwise import (
     clip,
     copy,
     cos,
+    cumsum,
     divide,
     equal,
     erf,
@@ -148,7 +149,7 @@ __all__ = [
     "logical_and", "logical_or",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "negative", "abs", "floor", "ceil", "round",
-    "sign", "erf", "rsqrt", "copy", "trunc", "sin", "cos", "log2", "log10", "logical_not",
+    "sign", "erf", "rsqrt", "copy", "cumsum", "trunc", "sin", "cos", "log2", "log10", "logical_not",
     "zeros_like", "ones_like", "leaky_relu", "clip", "isnan", "isinf", "isfinite",
     "where", "cast", "cast_like",
     # shape

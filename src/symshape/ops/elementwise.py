@@ -49,6 +49,7 @@ __all__ = [
     "erf",
     "rsqrt",
     "copy",
+    "cumsum",
     "trunc",
     "sin",
     "cos",
@@ -144,6 +145,11 @@ SPECS: tuple[OpSpec, ...] = (
         for n in ("isnan", "isinf", "isfinite")
     ),
     OpSpec("nn.leaky_relu", "unary_float", 1, {"alpha": "float"}, _chk_leaky),
+    # the input's type; the entries are running sums (their range: symshape.ir.ranges)
+    OpSpec(
+        "cumsum", "unary", 1, {"axis": "int", "exclusive": "bool", "reverse": "bool"},
+        doc="cumulative sum along an axis (exclusive: of the entries before; reverse: from the end)",
+    ),
     OpSpec("clip", "unary", 1, {"a_min": "float", "a_max": "float"}, _chk_clip),
     OpSpec("where", "where", 3, NO_ATTRS),
     OpSpec("cast", "cast", 1, {"dtype": "dtype"}, _chk_cast),
@@ -312,6 +318,12 @@ def rsqrt(x: Expr) -> Call:
 def copy(x: Expr) -> Call:
     """A copy of ``x``."""
     return OPS["copy"].wrapper_call(x)
+
+
+def cumsum(x: Expr, axis: int, exclusive: bool = False, reverse: bool = False) -> Call:
+    """Running sums of ``x`` along ``axis`` (numpy's ``cumsum``; ``exclusive``: each entry is the
+    sum of those before it, ONNX's ``CumSum``; ``reverse``: summed from the end)."""
+    return OPS["cumsum"].wrapper_call(x, axis=axis, exclusive=exclusive, reverse=reverse)
 
 
 def trunc(x: Expr) -> Call:

@@ -2,7 +2,7 @@
 
 * Unary operators keep the input's type (``Relu``, ``Exp``, ``Clip``, ``Gelu``, ...); ``IsNaN`` and
   ``IsInf`` give ``bool``. Extra inputs that do not change the shape (``Clip``'s bounds, ``Trilu``'s
-  ``k``, ``CumSum``'s axis) are not read.
+  ``k``) are not read. ``CumSum`` is ``cumsum`` (its entries' range is that of running sums).
 * Binary operators broadcast numpy-style from opset 7 (``Add``, ``Pow``, ``And``, ``BitShift``,
   ...); comparisons give ``bool``. Before opset 7 (``broadcast`` attribute) ``B`` is aligned with
   ``A`` at ``axis`` (default: the trailing axes), which numpy broadcasting gives once ``B`` has
@@ -101,11 +101,22 @@ for _op, _fn in UNARY.items():
 
 def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identity: int) -> Outputs:
     """``CumSum``/``CumProd``: a small 1-d integer tensor (a shape value: split offsets from
-    sizes) is summed entry by entry, so its exact value and range are right; any other keeps its
-    input's type and range as ``copy`` (entries of a non-negative ``x`` reach its largest one,
-    so the index guards it gives are necessary; its exact value is only carried when small)."""
+    sizes) is summed entry by entry, so its exact value and range are right; any other is
+    ``cumsum`` (CumSum with a constant axis: the input's type, entries in the range of running
+    sums, see :mod:`symshape.ir.ranges`) or untracked (:data:`OPAQUE_OP`: CumProd, an axis known
+    only at run time)."""
     x = ctx.input(0)
     t = ctx.tensor_type(0)
+    c = ctx.const(1)
+    axis: int | None = None
+    if c is not None:
+        if c.size != 1 or c.dtype.kind not in "iu":
+            ctx.fail(BAD_ATTRIBUTE, f"the axis of {ctx.op_type} must be one integer, got {c.tolist()}")
+        axis = int(c.reshape(-1)[0])
+        rank = t.ndim if t is not None else None
+        if rank is not None and not -rank <= axis < rank:
+            ctx.fail(BAD_ATTRIBUTE, f"axis {axis} of a {rank}-d tensor")
+    exclusive, reverse = bool(ctx.attr_int("exclusive", 0)), bool(ctx.attr_int("reverse", 0))
     k = t.dims[0] if t is not None and t.ndim == 1 else None
     if (
         t is None
@@ -114,11 +125,10 @@ def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identit
         or not 0 < int(k) <= 16
         or not str(t.dtype).startswith("int")
     ):
-        return ss.ops.copy(x)
-    if ctx.ints(1, "the axis")[0] not in (0, -1):
-        ctx.fail(BAD_ATTRIBUTE, f"axis {ctx.ints(1, 'the axis')[0]} of a 1-d tensor")
+        if identity == 0 and axis is not None:
+            return ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
+        return OPAQUE_OP(x)
     parts = [value_slice(x, [i], [i + 1]) for i in range(int(k))]
-    reverse = bool(ctx.attr_int("reverse", 0))
     if reverse:
         parts.reverse()
     out: list[Expr] = []
@@ -126,7 +136,7 @@ def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identit
     run = ss.ops.add(run, ctx.constant([identity], str(t.dtype))) if identity else run
     for p in parts:
         nxt = combine(run, p)
-        out.append(run if ctx.attr_int("exclusive", 0) else nxt)
+        out.append(run if exclusive else nxt)
         run = nxt
     if reverse:
         out.reverse()

@@ -486,8 +486,8 @@ def _constant_of_shape(ctx: NodeContext) -> Outputs:
         dtype = str(v.dtype)
         if v.dtype.kind in "OSU" or dtype not in DTYPES:
             ctx.unsupported(DTYPE, f"a value of type {dtype}")
-        if v.size == 1 and v.dtype.kind in "iub":
-            fill = float(int(v.reshape(-1)[0]))
+        if v.size == 1 and v.dtype.kind in "iubf":  # (a float's fill: its entries' range)
+            fill = float(v.reshape(-1)[0])
     if ctx.const(0) is None:  # computed at run time: its value
         return ss.ops.constant_of_shape(ctx.input(0), fill, dtype)
     shape = ctx.sizes(0, "the shape")
