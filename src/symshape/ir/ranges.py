@@ -375,18 +375,23 @@ class Ranges:
     def _clip(self, c: Call) -> RangeFact | None:
         f = self.of(c.args[0])
         a_min, a_max = c.attrs.get("a_min"), c.attrs.get("a_max")
-        integral = self._integral(c)  # (a float's bounds round outward)
-        lo = _int_bound(a_min, ceil=integral)
-        hi = _int_bound(a_max, ceil=not integral)
-        clip: Range = (None if lo is None else as_dim(lo), None if hi is None else as_dim(hi))
+        integral = self._integral(c)  # a float's bounds round outward: [floor(a_min), ceil(a_max)]
+
+        def bound(v: object, ceil: bool) -> Dim | None:
+            k = _int_bound(v, ceil=ceil)
+            return None if k is None else as_dim(k)
+
+        clip: Range = (bound(a_min, integral), bound(a_max, not integral))
         r = meet_ranges(f.range if f is not None else None, clip if clip != (None, None) else None)
         if r is None:
             return None
         # every entry is at least a_min and at most a_max, also where the input's range lies
-        # wholly outside them (the meet's side would cross: clip(arange(t) - 1, 0) at t = 1 is [0])
+        # wholly outside them (the meet's side would cross: clip(arange(t) - 1, 0) at t = 1 is [0];
+        # a float clipped to a_max = 2.5 may be 2.5: the lower side is at most floor(a_max))
+        top, bottom = bound(a_max, False), bound(a_min, True)
         r = (
-            r[0] if r[0] is None or clip[1] is None else dmin(r[0], clip[1]),
-            r[1] if r[1] is None or clip[0] is None else dmax(r[1], clip[0]),
+            r[0] if r[0] is None or top is None else dmin(r[0], top),
+            r[1] if r[1] is None or bottom is None else dmax(r[1], bottom),
         )
         if f is None:
             return RangeFact(r, c, "`clip`")

@@ -147,7 +147,10 @@ SPECS: tuple[OpSpec, ...] = (
     OpSpec("nn.leaky_relu", "unary_float", 1, {"alpha": "float"}, _chk_leaky),
     # the input's type; the entries are running sums (their range: symshape.ir.ranges)
     OpSpec(
-        "cumsum", "unary", 1, {"axis": "int", "exclusive": "bool", "reverse": "bool"},
+        "cumsum",
+        "unary",
+        1,
+        {"axis": "int", "exclusive": "bool", "reverse": "bool"},
         doc="cumulative sum along an axis (exclusive: of the entries before; reverse: from the end)",
     ),
     OpSpec("clip", "unary", 1, {"a_min": "float", "a_max": "float"}, _chk_clip),
