@@ -2,7 +2,10 @@
 
 After inference, the integer tensors of a program get a **range** for their entries (see
 :mod:`symshape.encoding.values`): an interval ``[lo, hi]`` of dimensions, either side unknown. It
-is computed forward over the calls in program order (arguments before calls), from
+is computed forward over the calls in program order (arguments before calls). Float tensors carry
+integer bounds too where their entries come from ranged ones (OPT computes its positions from a
+float mask): float constants round outward, ``mod`` and ``clip`` round outward on floats, and a
+cast back to an integer truncates into the same bounds. Ranges come from
 
 =========================  =======================================================================
 source                     range of the entries
@@ -12,13 +15,18 @@ constant array             its smallest and largest entry
 exact value                the hull of its entries (``shape_of(x)`` holds ``x``'s dimensions)
 ``arange(a, b, s)``        ``[a, a + s*(len - 1)]`` (``s > 0``; reversed for ``s < 0``)
 ``add``/``subtract``       interval arithmetic (a 0-d exact value is a point)
-``multiply``               by a constant: scaled (swapped when negative)
+``multiply``               by a point ``c`` (a constant, a size) of known sign: scaled
+                           (swapped when ``c <= 0``); two non-negative ranges: ``[lo*lo', hi*hi']``
+``cumsum``                 along an axis of length ``L``: ``[min(lo, L*lo), max(hi, L*hi)]``;
+                           exclusive: ``[min(0, (L-1)*lo), max(0, (L-1)*hi)]`` (each side by its
+                           sign where known); reverse: the same
+fills                      a point: ``zeros``/``ones``(``_like``), ``full``, ``constant_of_shape``
 ``negative``               ``[-hi, -lo]``
 ``floor_divide``/``mod``   by a positive constant ``c``: ``[lo//c, hi//c]``; ``[0, c - 1]``
 ``maximum``/``minimum``    the max/min of the bounds (one known side suffices where it bounds)
 ``clip``                   ``[max(lo, a_min), min(hi, a_max)]``
 ``nn.relu``/``abs``        ``[max(lo, 0), max(hi, 0)]``; ``[0, max(-lo, hi)]`` (tighter by sign)
-``cast``                   the same (to an integer dtype)
+``cast``                   the same; a bool's ``[0, 1]``
 moves and copies           the same (the result's own exact value where it has one, as
                            ``caps[1]``): ``expand_dims``, ``squeeze``, ``reshape``,
                            ``broadcast_to``, ``expand``, ``strided_slice``, ``transpose``,
