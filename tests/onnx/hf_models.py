@@ -180,6 +180,18 @@ HF_MODELS: tuple[HFSpec, ...] = (
         "logits", _TOK, _seq_sizes(16), _tokens(),
     ),
     HFSpec(
+        "llama_kv", "LlamaForCausalLM", "LlamaConfig",
+        {**_DECODER, "max_position_embeddings": 16, "use_cache": True},
+        "logits",
+        {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "total"},
+         "past_key": {0: "batch", 2: "past"}, "past_value": {0: "batch", 2: "past"}},
+        # rotary positions: no limit; the mask may be longer than past + seq, not shorter
+        ({"batch": 1, "seq": 1, "past": 1, "total": 2}, {"batch": 2, "seq": 3, "past": 4, "total": 7},
+         {"batch": 1, "seq": 2, "past": 30, "total": 32}, {"batch": 2, "seq": 3, "past": 4, "total": 9},
+         {"batch": 2, "seq": 3, "past": 4, "total": 6}, {"batch": 1, "seq": 2, "past": 3, "total": 4}),
+        _decoding(2, 8), cache=True,
+    ),
+    HFSpec(
         "llama_sdpa", "LlamaForCausalLM", "LlamaConfig",
         {**_DECODER, "max_position_embeddings": 16, "attn_implementation": "sdpa"},
         "logits", _TOK, _seq_sizes(16), _tokens(),

@@ -41,6 +41,7 @@ EXPECTED: dict[tuple[str, str], tuple[str, int]] = {
     ("opt", "ts"): ("guarded", 181),  # positions cumsum(ones) * ones - 1 + 2, in float
     ("distilbert", "ts"): ("guarded", 181),  # seq <= 20
     ("llama", "ts"): ("ok", 349),  # rotary positions, grouped-query attention: no limit
+    ("llama_kv", "ts"): ("guarded", 360),  # a decoding step: the mask covers past + seq
     ("qwen2", "ts"): ("ok", 362),  # sliding-window mask, one key-value head
     ("gemma2", "ts"): ("ok", 693),  # sliding-window and global layers, soft-capping
     ("gpt_neox", "ts"): ("ok", 264),  # rotary positions on half of each head
