@@ -203,32 +203,15 @@ _COMPARE: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
     ("le", ss.ops.less_equal, operator.le, (operator.le, torch.less_equal, "less_equal")),
     ("gt", ss.ops.greater, operator.gt, (operator.gt, torch.greater, "greater")),
     ("ge", ss.ops.greater_equal, operator.ge, (operator.ge, torch.greater_equal, "greater_equal")),
-    (
-        "logical_and",
-        ss.ops.logical_and,
-        operator.and_,
-        (operator.and_, "bitwise_and", torch.bitwise_and, aten.bitwise_and, "__and__", aten.__and__),
-    ),
-    (
-        "logical_or",
-        ss.ops.logical_or,
-        operator.or_,
-        (operator.or_, "bitwise_or", torch.bitwise_or, aten.bitwise_or, "__or__", aten.__or__),
-    ),
-    (
-        "logical_xor",
-        ss.ops.not_equal,
-        operator.xor,
-        (operator.xor, "bitwise_xor", torch.bitwise_xor, aten.bitwise_xor, "__xor__", aten.__xor__),
-    ),
+    ("logical_and", ss.ops.logical_and, None, ()),
+    ("logical_or", ss.ops.logical_or, None, ()),
+    ("logical_xor", lambda a, b: ss.ops.not_equal(ss.ops.cast(a, "bool"), ss.ops.cast(b, "bool")), None, ()),
 )
 for _name, _op, _py, _ops in _COMPARE:
     converts(*keys(_name, *_ops))(_arith(_op, _py, "bool"))
 
 
-@converts(
-    operator.invert, operator.not_, *keys("logical_not", "bitwise_not", torch.bitwise_not, aten.bitwise_not)
-)
+@converts(operator.not_, *keys("logical_not"))
 def logical_not(ctx: Ctx, input: Any) -> Any:
     if isinstance(input, ss.Expr):
         return ss.ops.logical_not(input)
@@ -439,31 +422,11 @@ for _name, _dt in (
     "cpu",
     "cuda",
     "requires_grad_",
-    "fill_",
-    "zero_",
-    "tril",
-    "triu",
-    "cumsum",
-    "cumprod",
-    "flip",
-    "roll",
-    "sort_values",
-    "fliplr",
-    "flipud",
-    "uniform_",
-    "normal_",
-    "bernoulli_",
     "pin_memory",
     "float_power_",
     "nan_to_num",
     torch.clone,
     torch.detach,
-    torch.tril,
-    torch.triu,
-    torch.cumsum,
-    torch.cumprod,
-    torch.flip,
-    torch.roll,
     torch.nan_to_num,
     F.dropout,
     F.dropout1d,
@@ -482,13 +445,6 @@ for _name, _dt in (
     aten.alias,
     aten.lift_fresh_copy,
     aten.dropout,
-    aten.tril,
-    aten.triu,
-    aten.cumsum,
-    aten.flip,
-    aten.roll,
-    aten.fill_,
-    aten.zero_,
 )
 def same(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
     """Calls whose result has the input's type (in a shape check): the input itself."""
@@ -520,25 +476,3 @@ def _like(op: Fn) -> Fn:
 
 converts(*keys("zeros_like", inplace=False))(_like(ss.ops.zeros_like))
 converts(*keys("ones_like", inplace=False))(_like(ss.ops.ones_like))
-
-
-@converts(
-    *keys(
-        "empty_like",
-        torch.rand_like,
-        torch.randn_like,
-        torch.randint_like,
-        aten.rand_like,
-        aten.randn_like,
-        inplace=False,
-    )
-)
-def empty_like(ctx: Ctx, input: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    out = ss.ops.zeros_like(ctx.tensor(input))
-    return cast(ctx, out, dtype) if dtype is not None else out
-
-
-@converts(*keys("full_like", inplace=False))
-def full_like(ctx: Ctx, input: Any, fill_value: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    out = ss.ops.zeros_like(ctx.tensor(input))
-    return cast(ctx, out, dtype) if dtype is not None else out
