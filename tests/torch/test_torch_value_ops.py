@@ -79,6 +79,8 @@ TRACED: list[tuple[str, Callable[..., torch.Tensor]]] = [
     ("or", lambda tb, x, y: _pick(x, tb[1:] | 4)),
     ("xor", lambda tb, x, y: _pick(x, torch.bitwise_xor(tb, 5)[1:2])),
     ("invert", lambda tb, x, y: x.relu()[:, ~tb]),
+    ("fmod", lambda tb, x, y: _pick(x, torch.fmod(tb - 5, 4) + 3)),
+    ("div_trunc", lambda tb, x, y: _pick(x, torch.div(tb - 5, 2, rounding_mode="trunc") + 3)),
 ]
 
 # (id, f(x, y)): `_sizes(x)` is (b, n, 2)
@@ -156,3 +158,47 @@ class _Fn(torch.nn.Module):
 
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return self.f(x, y)
+
+
+# (id, f(table, x, y)) whose result's dtype is torch's rule for the call (each was another one)
+DTYPES: list[tuple[str, Callable[..., torch.Tensor]]] = [
+    ("cumsum_int32", lambda tb, x, y: tb.int().cumsum(0)),
+    ("cumsum_bool", lambda tb, x, y: (tb > 1).cumsum(0)),
+    ("cumsum_dtype", lambda tb, x, y: tb.cumsum(0, dtype=torch.float32)),
+    ("cumsum_in_place_int32", lambda tb, x, y: tb.int().cumsum_(0)),
+    ("float_power", lambda tb, x, y: torch.float_power(tb, 2)),
+    ("div_trunc_int", lambda tb, x, y: torch.div(tb, 2, rounding_mode="trunc")),
+    ("sort_indices", lambda tb, x, y: x.relu().sort(1)[1]),
+]
+
+
+@pytest.mark.parametrize("case", DTYPES, ids=[c[0] for c in DTYPES])
+def test_dtypes_and_shapes_are_torchs(case: Any) -> None:
+    model = WithTable(case[1])
+    res = sst.infer(model, {**types_of(XY), "table": TABLE_TYPE})
+    assert res.errors == [] and res.unresolved == [], res.report()
+    p = {"b": 2, "n": 3, "t": 4}
+    with torch.no_grad():
+        want = model(**_with_table(p))
+    out = res.type_of("output")
+    assert isinstance(out, ss.TensorType)
+    assert out.dtype == str(want.dtype).removeprefix("torch."), (out, want.dtype)
+    assert tuple(substitute(d, p) for d in out.dims) == tuple(want.shape)
+
+
+def test_values_that_are_not_known_are_not_claimed() -> None:
+    """A random fill, ``tril`` and a sort of entries that are not constants keep the shape and
+    dtype, not the value."""
+    model = WithTable(
+        lambda tb, x, y: (
+            torch.randint_like(tb, 9),
+            tb.view(2, 2).tril(),
+            (tb + x.relu().size(1)).sort().values,
+        )
+    )
+    res = sst.infer(model, {**types_of(XY), "table": TABLE_TYPE})
+    assert res.ok, res.report()
+    (rand, tril, ordered) = res.type_of("output").fields
+    assert rand == ss.Tensor((4,), "int64") and rand.value is None
+    assert tril == ss.Tensor((2, 2), "int64")
+    assert ordered == ss.Tensor((4,), "int64") and ordered.value is None

@@ -13,6 +13,7 @@ without a symshape operator are written with the operators that define them (GEL
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from dataclasses import replace
@@ -154,8 +155,8 @@ _ARITH: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
     ("sub", ss.ops.subtract, operator.sub, (operator.sub, operator.isub, torch.subtract, "subtract")),
     ("mul", ss.ops.multiply, operator.mul, (operator.mul, operator.imul, torch.multiply, "multiply")),
     ("floor_divide", ss.ops.floor_divide, operator.floordiv, (operator.floordiv, operator.ifloordiv)),
-    ("remainder", ss.ops.mod, operator.mod, (operator.mod, torch.fmod, "fmod", aten.fmod)),
-    ("pow", ss.ops.power, operator.pow, (operator.pow, torch.float_power)),
+    ("remainder", ss.ops.mod, operator.mod, (operator.mod,)),
+    ("pow", ss.ops.power, operator.pow, (operator.pow,)),
     ("maximum", ss.ops.maximum, None, (torch.fmax,)),
     ("minimum", ss.ops.minimum, None, (torch.fmin,)),
 )
@@ -168,10 +169,30 @@ converts(operator.truediv, operator.itruediv, torch.true_divide, "true_divide")(
 
 @converts(*keys("div", torch.divide, "divide"))
 def div(ctx: Ctx, input: Any, other: Any, *, rounding_mode: Any = None, out: Any = None) -> Any:
-    """``torch.div`` (``rounding_mode="floor"`` is a floor division)."""
+    """``torch.div`` (``rounding_mode="floor"`` is a floor division; ``"trunc"`` rounds toward
+    zero, symshape's ``divide`` of integers, and keeps an integer dtype)."""
     if rounding_mode == "floor":
         return binary(ctx, input, other, ss.ops.floor_divide, operator.floordiv)
+    if rounding_mode == "trunc":
+        return binary(ctx, input, other, ss.ops.divide, _trunc_div)
     return binary(ctx, input, other, ss.ops.divide, operator.truediv, "float")
+
+
+def _trunc_div(a: Any, b: Any) -> Any:
+    """``a / b`` rounded toward zero (exact for ints)."""
+    if isinstance(a, int) and isinstance(b, int):
+        q = abs(a) // abs(b)
+        return q if (a < 0) == (b < 0) else -q
+    return float(math.trunc(a / b))
+
+
+@converts(*keys("float_power", inplace=False))
+def float_power(ctx: Ctx, input: Any, exponent: Any) -> Any:
+    """``torch.float_power``: a ``float64`` power."""
+    def op(a: ss.Expr, b: ss.Expr) -> ss.Expr:
+        return ss.ops.power(ss.ops.cast(a, "float64"), ss.ops.cast(b, "float64"))
+
+    return binary(ctx, input, exponent, op, None)
 
 
 @converts(aten.rsub)

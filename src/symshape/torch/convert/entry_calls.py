@@ -17,11 +17,13 @@ random fills, ``tril``,  ``torch.new_entries``: unknown entries (no value, no ra
 ``empty_like``
 ``&``/``|``/``^``/``~``  ``torch.bitwise`` of the promoted operands: bool as the logical
                          operators, integers entrywise where the entries are constants
+``fmod``                 ``torch.fmod``: the same (C's remainder; ``remainder`` is ``mod``)
 =======================  ========================================================================
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,7 +34,7 @@ import torch
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import binary, cast, keys
-from symshape.torch.convert.entry_ops import BITWISE, CUMULATIVE, NEW_ENTRIES, SORT_INDICES
+from symshape.torch.convert.entry_ops import BITWISE, CUMULATIVE, FMOD, NEW_ENTRIES, SORT_INDICES, fmod_int
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value
 from symshape.torch.values import Opaque
@@ -239,6 +241,18 @@ def bitwise(op: str, py: Callable[[Any, Any], Any]) -> Callable[..., Any]:
 for _op, _py in (("and", operator.and_), ("or", operator.or_), ("xor", operator.xor)):
     _name = f"bitwise_{_op}"
     converts(_py, f"__{_op}__", *keys(_name, getattr(aten, f"__{_op}__")))(bitwise(_op, _py))
+
+
+def _py_fmod(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        r = fmod_int(a, b)
+        if r is None:
+            raise ZeroDivisionError("fmod by zero")
+        return r
+    return math.fmod(a, b)
+
+
+converts(*keys("fmod"))(lambda ctx, input, other: binary(ctx, input, other, FMOD, _py_fmod))
 
 
 @converts(operator.invert, *keys("bitwise_not"))

@@ -17,7 +17,9 @@ wrong index guard. These operators are registered through the public custom-oper
   ``argsort``); the value is the order of a 0-d or 1-d value whose entries are distinct constants;
 * ``torch.bitwise(a, b, op=)``: ``&``/``|``/``^`` of operands promoted to one dtype (``op`` ``not``:
   ``~a``, ``b`` unused), broadcast: a bool result's value as the logical operators compute it,
-  an integer one's entry by entry where both are constants (``~e`` is ``-e - 1`` for any ``e``).
+  an integer one's entry by entry where both are constants (``~e`` is ``-e - 1`` for any ``e``);
+* ``torch.fmod(a, b)``: the same for ``torch.fmod`` (C's remainder, of the sign of ``a``; symshape's
+  ``mod`` is Python's, of the sign of ``b``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from symshape.relations.elementwise import broadcast_shapes, join_dtype
 from symshape.relations.operands import tensor_args
 from symshape.relations.values import compare_value, entries_of, logical_value, not_value
 
-__all__ = ["NEW_ENTRIES", "CUMULATIVE", "SORT_INDICES", "BITWISE", "INTEGER_DTYPES"]
+__all__ = ["NEW_ENTRIES", "CUMULATIVE", "SORT_INDICES", "BITWISE", "FMOD", "INTEGER_DTYPES", "fmod_int"]
 
 INTEGER_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
 
@@ -119,10 +121,19 @@ def _sort_indices_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool
     return True
 
 
-_INT_OPS: dict[str, Callable[[int, int], int]] = {
+def fmod_int(a: int, b: int) -> int | None:
+    """C's ``fmod`` of integers (the sign of ``a``); None for a zero divisor (torch raises)."""
+    if b == 0:
+        return None
+    q = abs(a) // abs(b)
+    return a - b * (q if (a < 0) == (b < 0) else -q)
+
+
+_INT_OPS: dict[str, Callable[[int, int], int | None]] = {
     "and": lambda a, b: a & b,
     "or": lambda a, b: a | b,
     "xor": lambda a, b: a ^ b,
+    "fmod": fmod_int,
 }
 
 
@@ -154,17 +165,27 @@ def _int_entrywise(op: str, a: ss.TensorType, b: ss.TensorType, shape: tuple[Dim
     for x, y in zip(ca, cb):
         kx = None if x is None else x.constant_value
         ky = None if y is None else y.constant_value
-        out.append(None if kx is None or ky is None else as_dim(fn(kx, ky)))
+        k = None if kx is None or ky is None else fn(kx, ky)
+        out.append(None if k is None else as_dim(k))
     return tuple(out)
 
 
 @ss.relation("torch.bitwise")
 def _bitwise_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    return _entrywise_rel(ctx, args, str(attrs.get("op")))
+
+
+@ss.relation("torch.fmod")
+def _fmod_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    return _entrywise_rel(ctx, args, "fmod")
+
+
+def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
+    """``a op b`` broadcast, of their (one) dtype, valued as the module docstring says."""
     got = tensor_args(ctx, args, 2)
     if got is None:
         return False
     a, b = got
-    op = str(attrs.get("op"))
     if op == "not":
         b = a
     dtype = join_dtype(ctx, [a.dtype, b.dtype], ctx.name)
@@ -174,7 +195,7 @@ def _bitwise_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
     shape = broadcast_shapes(ctx, a, b)
     if shape is None:
         return False
-    if dtype == "bool":
+    if dtype == "bool" and op != "fmod":
         value = (
             not_value(a)
             if op == "not"
@@ -208,6 +229,13 @@ SORT_INDICES = ss.register_op(
     1,
     doc="the int64 positions that sort x along axis (torch.sort's indices)",
     attr_types={"axis": "int", "descending": "bool"},
+)
+FMOD = ss.register_op(
+    "torch.fmod",
+    "torch.fmod",
+    2,
+    doc="torch.fmod(a, b) of one dtype, broadcast (the remainder has the sign of a)",
+    attr_types={},
 )
 BITWISE = ss.register_op(
     "torch.bitwise",
