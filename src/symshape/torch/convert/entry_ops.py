@@ -209,38 +209,25 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
     return True
 
 
-NEW_ENTRIES = ss.register_op(
-    "torch.new_entries",
-    "torch.new_entries",
-    1,
-    doc="x's shape and dtype; its entries unknown (no value, no range)",
-    attr_types={},
-)
-CUMULATIVE = ss.register_op(
-    "torch.cumulative",
-    "torch.cumulative",
-    1,
-    doc="cumsum (prod: cumprod) along axis; int64 for an integer x unless dtype is given",
-    attr_types={"axis": "int", "prod": "bool", "dtype": "str"},
-)
-SORT_INDICES = ss.register_op(
-    "torch.sort_indices",
-    "torch.sort_indices",
-    1,
-    doc="the int64 positions that sort x along axis (torch.sort's indices)",
-    attr_types={"axis": "int", "descending": "bool"},
-)
-FMOD = ss.register_op(
-    "torch.fmod",
-    "torch.fmod",
-    2,
-    doc="torch.fmod(a, b) of one dtype, broadcast (the remainder has the sign of a)",
-    attr_types={},
-)
-BITWISE = ss.register_op(
-    "torch.bitwise",
-    "torch.bitwise",
-    2,
-    doc="a & b, a | b, a ^ b (op and/or/xor) of one dtype, broadcast; op not: ~a",
-    attr_types={"op": "str"},
+_OPS: dict[str, tuple[int, str, dict[str, str]]] = {
+    "torch.new_entries": (1, "x's shape and dtype; its entries unknown (no value, no range)", {}),
+    "torch.cumulative": (
+        1,
+        "cumsum (prod: cumprod) along axis; int64 for an integer x unless dtype is given",
+        {"axis": "int", "prod": "bool", "dtype": "str"},
+    ),
+    "torch.sort_indices": (
+        1,
+        "the int64 positions that sort x along axis (torch.sort's indices)",
+        {"axis": "int", "descending": "bool"},
+    ),
+    "torch.fmod": (2, "torch.fmod(a, b) of one dtype, broadcast (the remainder has the sign of a)", {}),
+    "torch.bitwise": (
+        2,
+        "a & b, a | b, a ^ b (op and/or/xor) of one dtype, broadcast; op not: ~a",
+        {"op": "str"},
+    ),
+}
+NEW_ENTRIES, CUMULATIVE, SORT_INDICES, FMOD, BITWISE = (
+    ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )
