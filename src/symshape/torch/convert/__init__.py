@@ -7,6 +7,8 @@ python        Python values: ``x.shape``, ``x.size(i)``, ``x.dim()``, ``x.dtype`
 promotion     torch's type promotion (``torch.result_type``) as an operator of the importer's own
 elementwise   arithmetic with scalars and broadcasting, comparisons, unary math, activations,
               dtype conversions, pass-through calls
+entry_ops     operators of the importer's own for calls computing new entries (values, ranges)
+entry_calls   ``flip``/``roll``/``sort``/``cumsum``/``fill_``/``&``/``|``/``^``/``~``/random fills
 selection     ``where``/``masked_fill``/``clamp`` (by numbers, tensors or sizes)
 axes          ``transpose``/``movedim`` of any rank: operators of the importer's own
 reduce        ``sum``/``mean``/``max``/... over dims, ``softmax`` and friends
@@ -31,6 +33,8 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     axes,
     conv,
     elementwise,
+    entry_calls,
+    entry_ops,
     factories,
     gather,
     indexing,

@@ -13,6 +13,7 @@ without a symshape operator are written with the operators that define them (GEL
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from dataclasses import replace
@@ -154,8 +155,8 @@ _ARITH: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
     ("sub", ss.ops.subtract, operator.sub, (operator.sub, operator.isub, torch.subtract, "subtract")),
     ("mul", ss.ops.multiply, operator.mul, (operator.mul, operator.imul, torch.multiply, "multiply")),
     ("floor_divide", ss.ops.floor_divide, operator.floordiv, (operator.floordiv, operator.ifloordiv)),
-    ("remainder", ss.ops.mod, operator.mod, (operator.mod, torch.fmod, "fmod", aten.fmod)),
-    ("pow", ss.ops.power, operator.pow, (operator.pow, torch.float_power)),
+    ("remainder", ss.ops.mod, operator.mod, (operator.mod,)),
+    ("pow", ss.ops.power, operator.pow, (operator.pow,)),
     ("maximum", ss.ops.maximum, None, (torch.fmax,)),
     ("minimum", ss.ops.minimum, None, (torch.fmin,)),
 )
@@ -168,10 +169,30 @@ converts(operator.truediv, operator.itruediv, torch.true_divide, "true_divide")(
 
 @converts(*keys("div", torch.divide, "divide"))
 def div(ctx: Ctx, input: Any, other: Any, *, rounding_mode: Any = None, out: Any = None) -> Any:
-    """``torch.div`` (``rounding_mode="floor"`` is a floor division)."""
+    """``torch.div`` (``rounding_mode="floor"`` is a floor division; ``"trunc"`` rounds toward
+    zero, symshape's ``divide`` of integers, and keeps an integer dtype)."""
     if rounding_mode == "floor":
         return binary(ctx, input, other, ss.ops.floor_divide, operator.floordiv)
+    if rounding_mode == "trunc":
+        return binary(ctx, input, other, ss.ops.divide, _trunc_div)
     return binary(ctx, input, other, ss.ops.divide, operator.truediv, "float")
+
+
+def _trunc_div(a: Any, b: Any) -> Any:
+    """``a / b`` rounded toward zero (exact for ints)."""
+    if isinstance(a, int) and isinstance(b, int):
+        q = abs(a) // abs(b)
+        return q if (a < 0) == (b < 0) else -q
+    return float(math.trunc(a / b))
+
+
+@converts(*keys("float_power", inplace=False))
+def float_power(ctx: Ctx, input: Any, exponent: Any) -> Any:
+    """``torch.float_power``: a ``float64`` power."""
+    def op(a: ss.Expr, b: ss.Expr) -> ss.Expr:
+        return ss.ops.power(ss.ops.cast(a, "float64"), ss.ops.cast(b, "float64"))
+
+    return binary(ctx, input, exponent, op, None)
 
 
 @converts(aten.rsub)
@@ -203,32 +224,15 @@ _COMPARE: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
     ("le", ss.ops.less_equal, operator.le, (operator.le, torch.less_equal, "less_equal")),
     ("gt", ss.ops.greater, operator.gt, (operator.gt, torch.greater, "greater")),
     ("ge", ss.ops.greater_equal, operator.ge, (operator.ge, torch.greater_equal, "greater_equal")),
-    (
-        "logical_and",
-        ss.ops.logical_and,
-        operator.and_,
-        (operator.and_, "bitwise_and", torch.bitwise_and, aten.bitwise_and, "__and__", aten.__and__),
-    ),
-    (
-        "logical_or",
-        ss.ops.logical_or,
-        operator.or_,
-        (operator.or_, "bitwise_or", torch.bitwise_or, aten.bitwise_or, "__or__", aten.__or__),
-    ),
-    (
-        "logical_xor",
-        ss.ops.not_equal,
-        operator.xor,
-        (operator.xor, "bitwise_xor", torch.bitwise_xor, aten.bitwise_xor, "__xor__", aten.__xor__),
-    ),
+    ("logical_and", ss.ops.logical_and, None, ()),
+    ("logical_or", ss.ops.logical_or, None, ()),
+    ("logical_xor", lambda a, b: ss.ops.not_equal(ss.ops.cast(a, "bool"), ss.ops.cast(b, "bool")), None, ()),
 )
 for _name, _op, _py, _ops in _COMPARE:
     converts(*keys(_name, *_ops))(_arith(_op, _py, "bool"))
 
 
-@converts(
-    operator.invert, operator.not_, *keys("logical_not", "bitwise_not", torch.bitwise_not, aten.bitwise_not)
-)
+@converts(operator.not_, *keys("logical_not"))
 def logical_not(ctx: Ctx, input: Any) -> Any:
     if isinstance(input, ss.Expr):
         return ss.ops.logical_not(input)
@@ -439,31 +443,11 @@ for _name, _dt in (
     "cpu",
     "cuda",
     "requires_grad_",
-    "fill_",
-    "zero_",
-    "tril",
-    "triu",
-    "cumsum",
-    "cumprod",
-    "flip",
-    "roll",
-    "sort_values",
-    "fliplr",
-    "flipud",
-    "uniform_",
-    "normal_",
-    "bernoulli_",
     "pin_memory",
     "float_power_",
     "nan_to_num",
     torch.clone,
     torch.detach,
-    torch.tril,
-    torch.triu,
-    torch.cumsum,
-    torch.cumprod,
-    torch.flip,
-    torch.roll,
     torch.nan_to_num,
     F.dropout,
     F.dropout1d,
@@ -482,13 +466,6 @@ for _name, _dt in (
     aten.alias,
     aten.lift_fresh_copy,
     aten.dropout,
-    aten.tril,
-    aten.triu,
-    aten.cumsum,
-    aten.flip,
-    aten.roll,
-    aten.fill_,
-    aten.zero_,
 )
 def same(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
     """Calls whose result has the input's type (in a shape check): the input itself."""
@@ -520,25 +497,3 @@ def _like(op: Fn) -> Fn:
 
 converts(*keys("zeros_like", inplace=False))(_like(ss.ops.zeros_like))
 converts(*keys("ones_like", inplace=False))(_like(ss.ops.ones_like))
-
-
-@converts(
-    *keys(
-        "empty_like",
-        torch.rand_like,
-        torch.randn_like,
-        torch.randint_like,
-        aten.rand_like,
-        aten.randn_like,
-        inplace=False,
-    )
-)
-def empty_like(ctx: Ctx, input: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    out = ss.ops.zeros_like(ctx.tensor(input))
-    return cast(ctx, out, dtype) if dtype is not None else out
-
-
-@converts(*keys("full_like", inplace=False))
-def full_like(ctx: Ctx, input: Any, fill_value: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    out = ss.ops.zeros_like(ctx.tensor(input))
-    return cast(ctx, out, dtype) if dtype is not None else out

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import torch
 
 import symshape as ss
@@ -185,7 +186,11 @@ def tensor(ctx: Ctx, data: Any, *args: Any, dtype: Any = None, **kwargs: Any) ->
         return cast(ctx, v, dtype) if dtype is not None else v
     if isinstance(data, Opaque):
         return ss.Constant(shape=(), dtype=_dtype(ctx, dtype, "int64" if data.kind == "int" else "float32"))
-    shape, dt = _nested_shape(ctx.static(data, "the data"))
+    data = ctx.static(data, "the data")
+    shape, dt = _nested_shape(data)
+    if dt == "int64" and len(shape) <= 1 and all(-(2**63) <= v < 2**63 for v in np.ravel(data).tolist()):
+        lit = ss.const(np.array(data, dtype=np.int64))  # a literal int or list of ints: its value
+        return cast(ctx, lit, dtype) if dtype is not None else lit
     return ss.Constant(shape=shape, dtype=_dtype(ctx, dtype, dt))
 
 

@@ -22,7 +22,7 @@ from symshape.torch.registry import converts
 from symshape.torch.shape_values import size_of, sizes_of
 from symshape.torch.values import DtypeOf, Opaque, static_shape
 
-__all__ = ["size", "dim", "numel", "attribute", "math_fn"]
+__all__ = ["size", "dim", "numel", "attribute", "math_fn", "promote_types"]
 
 aten = torch.ops.aten
 
@@ -146,3 +146,9 @@ def math_fn(ctx: Ctx, *args: Any) -> Any:
             ctx.span,
             "int" if fn in (math.floor, math.ceil, builtins.int) else "float",
         )
+
+
+@converts(aten.promote_types, torch.promote_types)
+def promote_types(ctx: Ctx, a: Any, b: Any) -> Any:
+    """``torch.promote_types(a, b)`` of two dtypes (an exported ``torch.tensor(x.shape)``)."""
+    return torch.promote_types(ctx.static(a, "a dtype"), ctx.static(b, "a dtype"))

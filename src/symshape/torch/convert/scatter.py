@@ -21,6 +21,7 @@ import torch
 
 import symshape as ss
 from symshape.torch.context import Ctx
+from symshape.torch.convert.entry_ops import NEW_ENTRIES
 from symshape.torch.convert.indexing import aten_slice
 from symshape.torch.registry import converts
 
@@ -42,8 +43,8 @@ def slice_scatter(
     ctx: Ctx, input: Any, src: Any, dim: Any = 0, start: Any = None, end: Any = None, step: Any = 1
 ) -> Any:
     """``x`` with ``src`` written into ``x[start:end:step]`` along ``dim``: ``src`` has that
-    slice's shape."""
+    slice's shape; the result has ``x``'s type but new entries (no value: ``x``'s is stale)."""
     x = ctx.tensor(input)
     part = aten_slice(ctx, x, dim, start, end, step)
     same = ss.ops.stack([part, ss.ops.cast_like(ctx.tensor(src, "src"), x)], axis=0)
-    return ss.ops.cast_like(x, same)
+    return NEW_ENTRIES(ss.ops.cast_like(x, same))

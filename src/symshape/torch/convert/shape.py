@@ -370,7 +370,11 @@ def cat(ctx: Ctx, tensors: Any, dim: Any = 0, *, axis: Any = None, out: Any = No
 @converts(*keys("stack", inplace=False))
 def stack(ctx: Ctx, tensors: Any, dim: Any = 0, *, out: Any = None) -> Any:
     xs = [ctx.tensor(t, "each tensor") for t in ctx_list(tensors)]
-    return ss.ops.stack(xs, axis=ctx.axis(dim))
+    axis = ctx.axis(dim)
+    if xs and axis in (0, -1) and all(ctx.rank(x) == 0 for x in xs):
+        # scalars (an exported `torch.tensor(x.shape)`): joined so that their values stay one
+        return ss.ops.concatenate([ss.ops.expand_dims(x, axis=0) for x in xs], axis=0)
+    return ss.ops.stack(xs, axis=axis)
 
 
 def ctx_list(v: Any) -> list[Any]:

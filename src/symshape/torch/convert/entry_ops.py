@@ -1,0 +1,233 @@
+"""Operators of the importer's own for calls that compute new entries, so that a small integer
+tensor's value (a shape value, design.md section 8) is the one torch computes, or none.
+
+symshape tracks the entries of 0-d and 1-d integer tensors (``torch.tensor(x.shape)``, a buffer of
+sizes) and the range of any integer tensor's entries. A call that keeps its input's shape but not
+its entries must not keep its input's value: the value would become a wrong reshape target or a
+wrong index guard. These operators are registered through the public custom-operator API, as
+:mod:`symshape.torch.convert.promotion` registers ``torch.promote``:
+
+* ``torch.new_entries(x)``: ``x``'s shape and dtype, nothing known of the entries (no value and,
+  being no copy, no range): random fills, writes into a tensor, ``tril``;
+* ``torch.cumulative(x, axis=, prod=, dtype=)``: ``cumsum``/``cumprod``: ``x``'s shape, dtype
+  ``int64`` for an integer or bool ``x`` (torch's rule) unless ``dtype`` is given; the value is
+  the running sums (products) of a 0-d or 1-d value, each entry known while the ones before it
+  are;
+* ``torch.sort_indices(x, axis=, descending=)``: ``int64`` of ``x``'s shape (``sort``'s indices,
+  ``argsort``); the value is the order of a 0-d or 1-d value whose entries are distinct constants;
+* ``torch.bitwise(a, b, op=)``: ``&``/``|``/``^`` of operands promoted to one dtype (``op`` ``not``:
+  ``~a``, ``b`` unused), broadcast: a bool result's value as the logical operators compute it,
+  an integer one's entry by entry where both are constants (``~e`` is ``-e - 1`` for any ``e``);
+* ``torch.fmod(a, b)``: the same for ``torch.fmod`` (C's remainder, of the sign of ``a``; symshape's
+  ``mod`` is Python's, of the sign of ``b``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import symshape as ss
+from symshape.encoding.dims import Dim, as_dim
+from symshape.encoding.values import MAX_VALUE_LEN, value_from_entries
+from symshape.relations.base import Context
+from symshape.relations.elementwise import broadcast_shapes, join_dtype
+from symshape.relations.operands import tensor_args
+from symshape.relations.values import compare_value, entries_of, logical_value, not_value
+
+__all__ = ["NEW_ENTRIES", "CUMULATIVE", "SORT_INDICES", "BITWISE", "FMOD", "INTEGER_DTYPES", "fmod_int"]
+
+INTEGER_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
+
+Entries = tuple[Dim | None, ...]
+
+
+def _entries(t: ss.TensorType) -> Entries | None:
+    """The entries of a 0-d (one) or 1-d value of constant length (unknown ones None)."""
+    if not isinstance(t.shape, tuple):
+        return None
+    if len(t.shape) == 0:
+        return (t.value if isinstance(t.value, Dim) else None,)
+    return entries_of(t)
+
+
+def _valued(shape: tuple[Dim, ...], dtype: Any, entries: Entries | None) -> ss.TensorType:
+    """A tensor type with the value ``entries`` (a 0-d one's single entry)."""
+    if entries is None or len(shape) > 1:
+        return ss.TensorType(shape, dtype)
+    if len(shape) == 0:
+        return ss.TensorType(shape, dtype, entries[0])
+    return ss.TensorType(shape, dtype, value_from_entries(entries))
+
+
+def _one(ctx: Context, args: Sequence[ss.Type]) -> ss.TensorType | None:
+    got = tensor_args(ctx, args, 1)
+    return None if got is None else got[0]
+
+
+@ss.relation("torch.new_entries")
+def _new_entries_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    x = _one(ctx, args)
+    if x is None:
+        return False
+    ctx.assign(args[1], ss.TensorType(x.shape, x.dtype))
+    return True
+
+
+def _running(entries: Entries, prod: bool) -> Entries:
+    out: list[Dim | None] = []
+    acc: Dim | None = None
+    for i, e in enumerate(entries):
+        acc = e if i == 0 else (None if acc is None or e is None else acc * e if prod else acc + e)
+        out.append(acc)
+    return tuple(out)
+
+
+@ss.relation("torch.cumulative")
+def _cumulative_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    x = _one(ctx, args)
+    if x is None:
+        return False
+    dtype: Any = attrs.get("dtype") or ("int64" if x.dtype in INTEGER_DTYPES else x.dtype)
+    if not isinstance(x.shape, tuple):
+        ctx.assign(args[1], ss.TensorType(None, dtype))
+        return True
+    es = _entries(x)
+    prod = bool(attrs.get("prod"))
+    ctx.assign(args[1], _valued(x.shape, dtype, None if es is None else _running(es, prod)))
+    return True
+
+
+def _order(entries: Entries, descending: bool) -> Entries | None:
+    """The positions of the entries in sorted order, when all are distinct constants."""
+    consts = [e.constant_value if e is not None else None for e in entries]
+    if any(c is None for c in consts) or len(set(consts)) != len(consts):
+        return None
+    keyed = sorted(range(len(consts)), key=lambda i: consts[i], reverse=descending)  # type: ignore[arg-type,return-value]
+    return tuple(as_dim(i) for i in keyed)
+
+
+@ss.relation("torch.sort_indices")
+def _sort_indices_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    x = _one(ctx, args)
+    if x is None:
+        return False
+    if not isinstance(x.shape, tuple):
+        ctx.assign(args[1], ss.TensorType(None, "int64"))
+        return True
+    es = _entries(x)
+    order = None if es is None else _order(es, bool(attrs.get("descending")))
+    ctx.assign(args[1], _valued(x.shape, "int64", order))
+    return True
+
+
+def fmod_int(a: int, b: int) -> int | None:
+    """C's ``fmod`` of integers (the sign of ``a``); None for a zero divisor (torch raises)."""
+    if b == 0:
+        return None
+    q = abs(a) // abs(b)
+    return a - b * (q if (a < 0) == (b < 0) else -q)
+
+
+_INT_OPS: dict[str, Callable[[int, int], int | None]] = {
+    "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+    "fmod": fmod_int,
+}
+
+
+def _int_entrywise(op: str, a: ss.TensorType, b: ss.TensorType, shape: tuple[Dim, ...]) -> Entries | None:
+    """The entries of an integer ``a op b`` of ``shape`` (rank <= 1): each where both entries
+    are constants (``not``: every known entry of ``a``)."""
+    if len(shape) > 1:
+        return None
+    n = 1 if len(shape) == 0 else shape[0].constant_value
+    if n is None or n > MAX_VALUE_LEN:
+        return None
+
+    def col(t: ss.TensorType) -> Entries | None:
+        es = _entries(t)
+        if es is None:
+            return None
+        return es * n if len(es) == 1 else es if len(es) == n else None
+
+    ca = col(a)
+    if ca is None:
+        return None
+    if op == "not":
+        return tuple(None if e is None else -e - 1 for e in ca)
+    cb = col(b)
+    if cb is None:
+        return None
+    fn = _INT_OPS[op]
+    out: list[Dim | None] = []
+    for x, y in zip(ca, cb):
+        kx = None if x is None else x.constant_value
+        ky = None if y is None else y.constant_value
+        k = None if kx is None or ky is None else fn(kx, ky)
+        out.append(None if k is None else as_dim(k))
+    return tuple(out)
+
+
+@ss.relation("torch.bitwise")
+def _bitwise_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    return _entrywise_rel(ctx, args, str(attrs.get("op")))
+
+
+@ss.relation("torch.fmod")
+def _fmod_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    return _entrywise_rel(ctx, args, "fmod")
+
+
+def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
+    """``a op b`` broadcast, of their (one) dtype, valued as the module docstring says."""
+    got = tensor_args(ctx, args, 2)
+    if got is None:
+        return False
+    a, b = got
+    if op == "not":
+        b = a
+    dtype = join_dtype(ctx, [a.dtype, b.dtype], ctx.name)
+    if not isinstance(a.shape, tuple) or not isinstance(b.shape, tuple):
+        ctx.assign(args[2], ss.TensorType(None, dtype))  # type: ignore[arg-type]
+        return True
+    shape = broadcast_shapes(ctx, a, b)
+    if shape is None:
+        return False
+    if dtype == "bool" and op != "fmod":
+        value = (
+            not_value(a)
+            if op == "not"
+            else compare_value("not_equal", a, b, shape)
+            if op == "xor"
+            else logical_value(f"logical_{op}", a, b, shape)
+        )
+        ctx.assign(args[2], ss.TensorType(shape, dtype, value if len(shape) <= 1 else None))
+        return True
+    ctx.assign(args[2], _valued(shape, dtype, _int_entrywise(op, a, b, shape)))
+    return True
+
+
+_OPS: dict[str, tuple[int, str, dict[str, str]]] = {
+    "torch.new_entries": (1, "x's shape and dtype; its entries unknown (no value, no range)", {}),
+    "torch.cumulative": (
+        1,
+        "cumsum (prod: cumprod) along axis; int64 for an integer x unless dtype is given",
+        {"axis": "int", "prod": "bool", "dtype": "str"},
+    ),
+    "torch.sort_indices": (
+        1,
+        "the int64 positions that sort x along axis (torch.sort's indices)",
+        {"axis": "int", "descending": "bool"},
+    ),
+    "torch.fmod": (2, "torch.fmod(a, b) of one dtype, broadcast (the remainder has the sign of a)", {}),
+    "torch.bitwise": (
+        2,
+        "a & b, a | b, a ^ b (op and/or/xor) of one dtype, broadcast; op not: ~a",
+        {"op": "str"},
+    ),
+}
+NEW_ENTRIES, CUMULATIVE, SORT_INDICES, FMOD, BITWISE = (
+    ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
+)
