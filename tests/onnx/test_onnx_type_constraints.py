@@ -22,8 +22,8 @@ from onnx import helper
 from onnx_helpers import In, make_model, node, run_ort
 
 import symshape.onnx as sso
-from symshape.onnx.spans import OnnxSpan
 from symshape import SymshapeError
+from symshape.onnx.spans import OnnxSpan
 from symshape.onnx.type_constraints import CHECKED_DOMAINS, schema_rule, violations
 
 ort = pytest.importorskip("onnxruntime")
