@@ -38,6 +38,7 @@ from symshape.onnx.registry import REGISTRY, register
 from symshape.onnx.result import OnnxInferenceResult
 from symshape.onnx.spans import OnnxSpan
 from symshape.onnx.type_constraints import check_type_constraints
+from symshape.solver.solve import gc_paused
 
 __all__ = [
     "from_onnx",
@@ -93,7 +94,8 @@ def infer(
     fn = imp.run()
     core = _ss_infer(fn, strict=strict, timeout_ms=timeout_ms)
     reported = [i.diagnostic for i in imp.issues] + list(core.errors)
-    imp.issues.extend(check_type_constraints(imp.converted, imp.named, imp.opsets, core, reported))
+    with gc_paused():  # (small acyclic objects, freed at the end: a collection would only cost)
+        imp.issues.extend(check_type_constraints(imp.converted, imp.named, imp.opsets, core, reported))
     return OnnxInferenceResult(core, imp)
 
 

@@ -89,7 +89,8 @@ _TYPE_STRS: Final[dict[int, str]] = {
 _ELEM_TYPES: Final[dict[str, int]] = {s: et for et, s in _TYPE_STRS.items()}
 
 _SCHEMAS: dict[tuple[str, str, int], Rule | None] = {}
-_VERDICTS: dict[tuple[Any, ...], Verdict] = {}
+#: per rule (by id): the verdict by input types (and output types, for a rule with free outputs)
+_VERDICTS: dict[int, dict[Any, Verdict]] = {}
 _VARIADIC: Final = onnx.defs.OpSchema.FormalParameterOption.Variadic
 
 
@@ -144,8 +145,9 @@ class Verdict(NamedTuple):
 def violations(rule: Rule, in_types: tuple[int, ...], out_types: tuple[int, ...] = ()) -> Verdict:
     """The constraints of ``rule`` the element types break (ONNX element types by position, 0
     where not known or absent); one per type variable that takes a type it does not allow."""
-    key = (id(rule), in_types, out_types)  # (rules live as long as the cache)
-    hit = _VERDICTS.get(key)
+    table = _VERDICTS.setdefault(id(rule), {})  # (rules live as long as the cache)
+    key: Any = (in_types, out_types) if out_types else in_types
+    hit = table.get(key)
     if hit is not None:
         return hit
     bound: dict[str, tuple[str, int]] = {}
@@ -177,7 +179,7 @@ def violations(rule: Rule, in_types: tuple[int, ...], out_types: tuple[int, ...]
         0 if f.tvar is None or not f.homogeneous or f.tvar not in bound else bound[f.tvar][1]
         for f in rule.outputs
     )
-    out = _VERDICTS[key] = Verdict(tuple(found), outs if any(outs) else ())
+    out = table[key] = Verdict(tuple(found), outs if any(outs) else ())
     return out
 
 
@@ -246,26 +248,29 @@ def check_type_constraints(
     dtypes = _Dtypes(core)
     of, memo = dtypes.of, dtypes.memo
     known = memo.get
-    rules: dict[tuple[str, str], Rule | None] = {}
+    rules: dict[tuple[str, str], tuple[Rule, dict[Any, Verdict]] | None] = {}
     issues: list[Issue] = []
     for info, span, inputs in records:
         _, _, _, what, names, outputs, op, dom = info
-        rule = rules.get((dom, op), _MISSING)
-        if rule is _MISSING:
-            checked = dom in CHECKED_DOMAINS
-            rule = rules[(dom, op)] = schema_rule(dom, op, opsets.get(dom, 1)) if checked else None
-        if rule is None:
+        hit = rules.get((dom, op), _MISSING)
+        if hit is _MISSING:
+            rule = schema_rule(dom, op, opsets.get(dom, 1)) if dom in CHECKED_DOMAINS else None
+            hit = rules[(dom, op)] = None if rule is None else (rule, _VERDICTS.setdefault(id(rule), {}))
+        if hit is None:
             continue
+        rule, table = hit
         if len(inputs) == 1:  # (the common cases, without a list)
             v = inputs[0]
             ins: tuple[int, ...] = (0 if v is None else v.elem_type or known(v.name) or of(v),)
         else:
             ins = tuple([0 if v is None else v.elem_type or known(v.name) or of(v) for v in inputs])
-        outs: tuple[int, ...] = ()
         if rule.free:
             free = rule.free_output
             outs = tuple([_output_type(of, named, o) if free(i) else 0 for i, o in enumerate(outputs)])
-        broken, derived = _VERDICTS.get((id(rule), ins, outs)) or violations(rule, ins, outs)
+            verdict = table.get((ins, outs) if outs else ins) or violations(rule, ins, outs)
+        else:
+            verdict = table.get(ins) or violations(rule, ins)
+        broken, derived = verdict
         if derived:
             if len(outputs) == 1:
                 memo[outputs[0]] = derived[0]
