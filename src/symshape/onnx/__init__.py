@@ -37,6 +37,8 @@ from symshape.onnx.importer import Importer, load_model
 from symshape.onnx.registry import REGISTRY, register
 from symshape.onnx.result import OnnxInferenceResult
 from symshape.onnx.spans import OnnxSpan
+from symshape.onnx.type_constraints import check_type_constraints
+from symshape.solver.solve import gc_paused
 
 __all__ = [
     "from_onnx",
@@ -91,6 +93,9 @@ def infer(
     imp = Importer(model, label, dims, timeout_ms)
     fn = imp.run()
     core = _ss_infer(fn, strict=strict, timeout_ms=timeout_ms)
+    reported = [i.diagnostic for i in imp.issues] + list(core.errors)
+    with gc_paused():  # (small acyclic objects, freed at the end: a collection would only cost)
+        imp.issues.extend(check_type_constraints(imp.converted, imp.named, imp.opsets, core, reported))
     return OnnxInferenceResult(core, imp)
 
 

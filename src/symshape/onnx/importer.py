@@ -120,6 +120,7 @@ class Importer:
         self._weights = Weights(self.tensor_type, self.define)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
+        self.converted: list[tuple[NodeInfo, OnnxSpan, list[Value | None]]] = []  # (type checks)
         self.position = 0
         self.declared: dict[str, onnx.TypeProto] = {}
         for vi in list(self.graph.value_info) + list(self.graph.output):
@@ -456,6 +457,7 @@ class Importer:
                 first is None or first.const is not None or op in FOLDED_WITHOUT_VALUES
             )
         ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
+        self.converted.append((info, span, inputs))
         # what the converter builds takes the node's span: the scope is left by the next node's,
         # and at the end of the graph (_convert_graph), not here (a context variable set costs)
         enter_span_scope(span)

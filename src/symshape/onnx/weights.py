@@ -20,7 +20,7 @@ from symshape import Constant, Expr, TensorType, Var
 from symshape.encoding.leaf_types import plain_copy
 from symshape.onnx.attrs import tensor_value
 from symshape.onnx.context import Value
-from symshape.onnx.dtypes import DTYPES
+from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES
 from symshape.onnx.spans import OnnxSpan
 
 __all__ = ["Weights"]
@@ -81,7 +81,9 @@ class Weights:
         var: Var = _new_expr(Var)
         var.name, var.type_annotation, var.span = name, t, span
         bindings.append((var, e))
-        self._define(Value.of(name, var, t))
+        v = Value.of(name, var, t)
+        v.elem_type = DTYPE_TO_ONNX.get(t.dtype, 0) if isinstance(t.dtype, str) else 0  # (type checks)
+        self._define(v)
         return True
 
     def _base(

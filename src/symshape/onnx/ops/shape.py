@@ -39,6 +39,7 @@ from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
 from symshape.onnx.dtypes import DTYPES
 from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze, value_slice
+from symshape.onnx.ops.index_maps import flat_value
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -67,7 +68,7 @@ def _reshape_v1(ctx: NodeContext) -> Outputs:
 def _reshape_v5(ctx: NodeContext) -> Outputs:
     allowzero = bool(ctx.attr("allowzero", 0)) if ctx.opset >= 14 else False
     if ctx.const(1) is None:  # computed at run time: its value (0 copies, -1 infers)
-        return ss.ops.reshape(ctx.input(0), ctx.input(1), allowzero=allowzero)
+        return ss.ops.reshape(ctx.input(0), flat_value(ctx, 1), allowzero=allowzero)
     return _reshape(ctx, ctx.input(0), ctx.ints(1, "the target shape"), allowzero)
 
 
@@ -374,7 +375,7 @@ def _pad_values(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
     ``x``'s dtype."""
     x = ctx.input(0)
     r = ctx.need_rank(0, "Pad by pads computed at run time")
-    pads = ctx.input(1)
+    pads = flat_value(ctx, 1)  # (TorchScript's F.pad moves the pads through a (rank, 2) tensor)
     if axes is None:
         k, where = r, list(range(r))
     else:
