@@ -34,6 +34,7 @@ from symshape.encoding.dim_atoms import (
 )
 from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.dim_monos import common_factor, content, exact_quotient, mono_mul, split_multiples
+from symshape.encoding.dim_polys import cancel_poly_factor
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 from symshape.views import Shown
 
@@ -396,7 +397,7 @@ def _divide(a: Dim, b: Dim, floor: bool) -> Dim:
     ex = ONE if a == b else _exact_div(a, b)
     if ex is not None:
         return ex if floor else ZERO
-    red = _cancel_common_factor(a, b)
+    red = _cancel_common_factor(a, b) or _cancel_sum_factor(a, b)
     if red is not None:
         f, na, nb = red
         return _divide(na, nb, True) if floor else _mul(f, _divide(na, nb, False))
@@ -469,6 +470,19 @@ def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim, Dim] | None:
     return f, na, nb
 
 
+@functools.lru_cache(maxsize=1 << 12)
+def _cancel_sum_factor(a: Dim, b: Dim) -> tuple[Dim, Dim, Dim] | None:
+    """``(p, a', b')`` with ``a == p*a'`` and ``b == p*b'`` for a sum ``p >= 1`` (by the declared
+    bounds) that divides both exactly (:func:`~symshape.encoding.dim_polys.cancel_poly_factor`):
+    ``(8*(a + 1)*(b + 1)) // ((a + 1)*(b + 1))`` is ``8``. Memoized (a sum that does not divide
+    is tried again on every reshape of the same shapes)."""
+    got = cancel_poly_factor(a.terms, b.terms)
+    if got is None:
+        return None
+    p, na, nb = got
+    return _terms_from(p), _terms_from(na), _terms_from(nb)
+
+
 def _minmax(args: Iterable[DimLike], is_max: bool) -> Dim:
     flat: list[Dim] = []
     kind = Max if is_max else Min
@@ -522,9 +536,6 @@ def dmax(*args: DimLike) -> Dim:
 def dmin(*args: DimLike) -> Dim:
     """``min`` of dimensions in canonical form."""
     return _minmax(args, False)
-
-
-# ----------------------------------------------------------------------------------------------
 
 
 # ----------------------------------------------------------------------------------------------

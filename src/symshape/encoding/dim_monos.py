@@ -9,7 +9,7 @@ import math
 from symshape.encoding.dim_atoms import Atom, Mono, Terms
 from symshape.encoding.dim_bounds import mono_bounds
 
-__all__ = ["common_factor", "content", "exact_quotient", "mono_mul", "split_multiples"]
+__all__ = ["common_factor", "content", "exact_quotient", "mono_divides", "mono_mul", "split_multiples"]
 
 
 def _sorted_mono(acc: dict[Atom, int]) -> Mono:
@@ -36,7 +36,7 @@ def content(terms: Terms) -> int:
     return g
 
 
-def _mono_divides(div: Mono, m: Mono) -> Mono | None:
+def mono_divides(div: Mono, m: Mono) -> Mono | None:
     """``m / div`` when ``div`` divides ``m``, else None."""
     acc = dict(m)
     for a, e in div:
@@ -59,7 +59,7 @@ def exact_quotient(terms: Terms, bm: Mono, bc: int) -> dict[Mono, int] | None:
     for m, c in terms:
         if c % bc:
             return None
-        q = _mono_divides(bm, m)
+        q = mono_divides(bm, m)
         if q is None:
             return None
         acc[q] = acc.get(q, 0) + c // bc
