@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import symshape as ss
-from symshape.encoding.dims import Dim, bounds, const, floordiv, mod
+from symshape.encoding.dims import Atom, Dim, bounds, const, floordiv, mod
 from symshape.encoding.z3 import Z3Encoder
 
 a, b, c = ss.dims("a b c")
@@ -94,6 +94,10 @@ def _poly(terms: list[tuple[int, tuple[int, ...]]]) -> Dim:
     return out
 
 
+def _env(vals: tuple[int, int, int, int]) -> dict[Dim | Atom | str, int]:
+    return dict(zip(NAMES, vals, strict=True))
+
+
 _ENV = st.tuples(st.integers(1, 7), st.integers(1, 7), st.integers(1, 7), st.integers(0, 7))
 
 
@@ -115,7 +119,7 @@ def test_multiples_of_any_sum_agree_with_python(
     assume(den.constant_value is None or den.constant_value > 0)
     q, r = floordiv(num, den), mod(num, den)
     for vals in envs:
-        env = dict(zip(NAMES, vals, strict=True))
+        env = _env(vals)
         dv = den.evaluate(env)
         if dv < 1:
             continue  # ``//`` and ``%`` are defined for a positive divisor only
@@ -152,7 +156,7 @@ def test_multiples_of_a_positive_sum_cancel(
     q, r = floordiv(k * p, m * p), mod(k * p, m * p)
     assert q == floordiv(k, m)
     for vals in envs:
-        env = dict(zip(NAMES, vals, strict=True))
+        env = _env(vals)
         mv, kv, pv = m.evaluate(env), k.evaluate(env), p.evaluate(env)
         if mv < 1:
             continue
