@@ -9,7 +9,15 @@ import math
 from symshape.encoding.dim_atoms import Atom, Mono, Terms
 from symshape.encoding.dim_bounds import mono_bounds
 
-__all__ = ["common_factor", "content", "exact_quotient", "mono_divides", "mono_mul", "split_multiples"]
+__all__ = [
+    "cancel_mono_factor",
+    "common_factor",
+    "content",
+    "exact_quotient",
+    "mono_divides",
+    "mono_mul",
+    "split_multiples",
+]
 
 
 def _sorted_mono(acc: dict[Atom, int]) -> Mono:
@@ -105,3 +113,22 @@ def common_factor(terms: Terms, bm: Mono, bc: int) -> tuple[Mono, int]:
         # declared ``min=0`` cancels ``n`` only
         fm = tuple((a, e) for a, e in fm if mono_bounds(((a, e),))[0] >= 1)
     return fm, g
+
+
+def cancel_mono_factor(a: Terms, b: Terms) -> tuple[dict[Mono, int], dict[Mono, int], dict[Mono, int]] | None:
+    """``(f, a', b')`` with ``a == f*a'`` and ``b == f*b'`` for the common factor ``f`` of ``a``'s
+    terms and a one-term divisor ``b`` with a positive coefficient (:func:`common_factor`: at least 1
+    by the declared bounds), else None."""
+    if len(b) != 1:
+        return None
+    bm, bc = b[0]
+    if bc <= 0:
+        return None
+    fm, g = common_factor(a, bm, bc)
+    if not fm and g <= 1:
+        return None
+    na = exact_quotient(a, fm, g)
+    nb = exact_quotient(b, fm, g)
+    if na is None or nb is None:  # pragma: no cover - f divides both by construction
+        return None
+    return {fm: g}, na, nb
