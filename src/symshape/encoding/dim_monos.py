@@ -117,12 +117,14 @@ def common_factor(terms: Terms, bm: Mono, bc: int) -> tuple[Mono, int]:
 
 def cancel_mono_factor(a: Terms, b: Terms) -> tuple[dict[Mono, int], dict[Mono, int], dict[Mono, int]] | None:
     """``(f, a', b')`` with ``a == f*a'`` and ``b == f*b'`` for the common factor ``f`` of ``a``'s
-    terms and a one-term divisor ``b`` with a positive coefficient (:func:`common_factor`: at least 1
-    by the declared bounds), else None."""
-    if len(b) != 1:
+    terms and the divisor ``b``'s terms (:func:`common_factor`: at least 1 by the declared bounds;
+    a one-term ``b`` needs a positive coefficient), else None."""
+    if not b:
         return None
     bm, bc = b[0]
-    if bc <= 0:
+    if len(b) > 1:
+        bm, bc = common_factor(b[1:], bm, abs(bc))
+    elif bc <= 0:
         return None
     fm, g = common_factor(a, bm, bc)
     if not fm and g <= 1:

@@ -7,11 +7,11 @@ terms) divides ``a`` with integer coefficients, and the split of a polynomial in
 
 from __future__ import annotations
 
-from symshape.encoding.dim_atoms import Atom, Mono, Terms
+from symshape.encoding.dim_atoms import Atom, Mod, Mono, Terms
 from symshape.encoding.dim_bounds import mono_bounds
 from symshape.encoding.dim_monos import content, exact_quotient, mono_divides, mono_mul
 
-__all__ = ["cancel_poly_factor", "poly_exact_quotient", "primitive_split"]
+__all__ = ["cancel_poly_factor", "drop_inner_mods", "poly_exact_quotient", "primitive_split"]
 
 _MAX_STEPS = 256
 """At most this many quotient terms are tried before giving up (no simplification, still sound)."""
@@ -118,3 +118,36 @@ def cancel_poly_factor(a: Terms, b: Terms) -> tuple[dict[Mono, int], dict[Mono, 
         if nb is not None:
             return pa, {fa: ga}, nb
     return None
+
+
+def _poly_mul(p: dict[Mono, int], q: Terms) -> dict[Mono, int]:
+    out: dict[Mono, int] = {}
+    for pm, pc in p.items():
+        for qm, qc in q:
+            m = mono_mul(pm, qm)
+            out[m] = out.get(m, 0) + pc * qc
+    return out
+
+
+def _multiple_of(c: int | None, k: int) -> bool:
+    return c is not None and c % k == 0
+
+
+def drop_inner_mods(terms: Terms, k: int) -> dict[Mono, int] | None:
+    """``terms`` with every atom ``y % c``, ``c`` a constant multiple of ``k``, replaced by ``y``
+    (congruent modulo ``k``: ``(h + h % 2) % 2`` is ``(2*h) % 2``, that is ``0``), else None when
+    there is no such atom. A power of a sum is expanded only while it has at most 64 terms."""
+    out: dict[Mono, int] = {}
+    changed = False
+    for m, c in terms:
+        poly: dict[Mono, int] = {(): c}
+        for at, e in m:
+            if isinstance(at, Mod) and _multiple_of(at.b.constant_value, k) and len(at.a.terms) ** e <= 64:
+                changed = True
+                for _ in range(e):
+                    poly = _poly_mul(poly, at.a.terms)
+            else:
+                poly = {mono_mul(pm, ((at, e),)): pc for pm, pc in poly.items()}
+        for pm, pc in poly.items():
+            out[pm] = out.get(pm, 0) + pc
+    return out if changed else None
