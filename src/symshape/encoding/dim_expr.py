@@ -34,7 +34,7 @@ from symshape.encoding.dim_atoms import (
 )
 from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.dim_monos import cancel_mono_factor, content, exact_quotient, mono_mul, split_multiples
-from symshape.encoding.dim_polys import cancel_poly_factor, drop_inner_mods
+from symshape.encoding.dim_polys import cancel_poly_factor, drop_inner_mods, unfloor
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 from symshape.views import Shown
 
@@ -397,11 +397,10 @@ def _divide(a: Dim, b: Dim, floor: bool) -> Dim:
     ex = ONE if a == b else _exact_div(a, b)
     if ex is not None:
         return ex if floor else ZERO
-    un = _exact_floor_divisor(b)
+    un = unfloor(a.terms, b.terms, _exact_floor)
     if un is not None:
-        # b == nb/k exactly: a // b == (k*a) // nb, a % b == ((k*a) % nb) // k; nb > 0 iff b > 0
-        k, nb = un
-        q = _divide(_scale(a, k), nb, floor)
+        k, ua, ub = un
+        q = _divide(_terms_from(ua), _terms_from(ub), floor)
         if floor or not any(isinstance(at, Mod) for m, _ in q.terms for at, _ in m):
             return q if floor else floordiv(q, k)
     red = _cancel_factor(a, b)
@@ -411,19 +410,15 @@ def _divide(a: Dim, b: Dim, floor: bool) -> Dim:
     return _atom_dim(FloorDiv(a, b) if floor else Mod(a, b))
 
 
-def _exact_floor_divisor(b: Dim) -> tuple[int, Dim] | None:
-    """``(k, nb)`` with ``b == nb/k`` when the one-term ``b`` has a factor ``y // k`` (``k`` a
-    constant) that divides exactly (``y % k`` is 0 in canonical form: ``(h + h % 2)//2``), else
-    None."""
-    if len(b.terms) != 1:
-        return None
-    m, c = b.terms[0]
-    for i, (at, e) in enumerate(m):
-        if e == 1 and isinstance(at, FloorDiv):
-            k = at.b.constant_value
-            if k is not None and mod(at.a, k) == ZERO:
-                return k, _mul(Dim((((*m[:i], *m[i + 1 :]), c),)), at.a)
-    return None
+@functools.lru_cache(maxsize=1 << 12)
+def _exact_floor(at: Atom) -> int:
+    """``k`` when ``at`` is ``y // k`` for a constant ``k`` and ``y % k`` is 0 in canonical form
+    (``(h + h % 2)//2``: then ``at == y/k`` exactly), else 0."""
+    if isinstance(at, FloorDiv):
+        k = at.b.constant_value
+        if k is not None and mod(at.a, k) == ZERO:
+            return k
+    return 0
 
 
 def _floordiv_by(a: Dim, cb: int) -> Dim:

@@ -7,11 +7,13 @@ terms) divides ``a`` with integer coefficients, and the split of a polynomial in
 
 from __future__ import annotations
 
-from symshape.encoding.dim_atoms import Atom, Mod, Mono, Terms
+from collections.abc import Callable
+
+from symshape.encoding.dim_atoms import Atom, FloorDiv, Mod, Mono, Terms
 from symshape.encoding.dim_bounds import mono_bounds
 from symshape.encoding.dim_monos import content, exact_quotient, mono_divides, mono_mul
 
-__all__ = ["cancel_poly_factor", "drop_inner_mods", "poly_exact_quotient", "primitive_split"]
+__all__ = ["cancel_poly_factor", "drop_inner_mods", "poly_exact_quotient", "primitive_split", "unfloor"]
 
 _MAX_STEPS = 256
 """At most this many quotient terms are tried before giving up (no simplification, still sound)."""
@@ -151,3 +153,32 @@ def drop_inner_mods(terms: Terms, k: int) -> dict[Mono, int] | None:
         for pm, pc in poly.items():
             out[pm] = out.get(pm, 0) + pc
     return out if changed else None
+
+
+def unfloor(
+    a: Terms, b: Terms, exact: Callable[[Atom], int]
+) -> tuple[int, dict[Mono, int], dict[Mono, int]] | None:
+    """``(K, K*a, K*b)`` written without one atom ``y // k`` of ``a`` or ``b`` that divides exactly
+    (``exact(atom)`` is ``k``, else 0: then the atom is ``y/k``, and becomes ``y``), with ``K`` the
+    power of ``k`` that clears it; else None. ``a // b == (K*a) // (K*b)`` and ``a % b == ((K*a) %
+    (K*b)) // K``, and ``K*b > 0`` exactly when ``b > 0``."""
+    for m, _ in (*a, *b):
+        for at, _ in m:
+            k = exact(at)
+            if k and isinstance(at, FloorDiv):
+                top = max(e for mm, _ in (*a, *b) for x, e in mm if x == at)
+                y = at.a.terms
+                return k**top, _unfloor_in(a, at, k, top, y), _unfloor_in(b, at, k, top, y)
+    return None
+
+
+def _unfloor_in(terms: Terms, at: Atom, k: int, top: int, y: Terms) -> dict[Mono, int]:
+    out: dict[Mono, int] = {}
+    for m, c in terms:
+        e = next((xe for x, xe in m if x == at), 0)
+        poly: dict[Mono, int] = {tuple(xe for xe in m if xe[0] != at): c * k ** (top - e)}
+        for _ in range(e):
+            poly = _poly_mul(poly, y)
+        for pm, pc in poly.items():
+            out[pm] = out.get(pm, 0) + pc
+    return out
