@@ -54,13 +54,13 @@ import re
 from collections.abc import Iterable
 
 from symshape.encoding.dim_atoms import *
-from symshape.encoding.dim_atoms import AnyDim, DimVar, Key, _mono_key
+from symshape.encoding.dim_atoms import AnyDim, DimVar, Key, Mono, _mono_key
 from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.dim_expr import *
-from symshape.encoding.dim_expr import Dim, const
+from symshape.encoding.dim_expr import Dim, _exact_floor, const
 from symshape.encoding.dim_expr import _atom_dim as _atom_dim
 from symshape.encoding.dim_monos import exact_quotient
-from symshape.encoding.dim_polys import poly_exact_quotient
+from symshape.encoding.dim_polys import poly_exact_quotient, unfloor
 from symshape.errors import INVALID_ARGUMENT, NEGATIVE_DIM, SymshapeError
 
 __all__ = [
@@ -191,13 +191,21 @@ def divide_exactly(a: Dim, b: Dim) -> Dim | None:
 
     Unlike ``a // b`` this asks nothing of ``b``'s sign: where ``b`` is 0, ``a`` is 0 too. A
     reshape's -1 is ``q`` wherever the other entries of the new shape are non-zero (which the
-    reshape requires), with nothing to check for divisibility."""
-    if not b.terms:
-        return None
-    if len(b.terms) == 1:
-        q = exact_quotient(a.terms, *b.terms[0])
-    else:
-        q = poly_exact_quotient(a.terms, b.terms)
-    if q is None:
-        return None
+    reshape requires), with nothing to check for divisibility. An atom ``y // k`` that divides
+    exactly (``y % k`` is 0) counts as ``y/k``: ``4*(e//2)`` is ``2*e`` times ``2`` for ``e = h + h % 2``."""
+    at, bt = a.terms, b.terms
+    for _ in range(8):
+        if not bt:
+            return None
+        q = exact_quotient(at, *bt[0]) if len(bt) == 1 else poly_exact_quotient(at, bt)
+        if q is not None:
+            return _from_terms(q)
+        un = unfloor(at, bt, _exact_floor)
+        if un is None:
+            return None
+        at, bt = _from_terms(un[1]).terms, _from_terms(un[2]).terms
+    return None
+
+
+def _from_terms(q: dict[Mono, int]) -> Dim:
     return Dim(tuple(sorted(((m, c) for m, c in q.items() if c), key=lambda mc: _mono_key(mc[0]))))
