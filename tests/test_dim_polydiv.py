@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import symshape as ss
-from symshape.encoding.dims import Atom, Dim, bounds, const, floordiv, mod
+from symshape.encoding.dims import Atom, Dim, bounds, const, divide_exactly, floordiv, mod
 from symshape.encoding.z3 import Z3Encoder
 
 a, b, c = ss.dims("a b c")
@@ -206,3 +206,97 @@ def test_nested_reshapes_stay_polynomials() -> None:
     assert str(res.type_of(t4)) == "Tensor[(a*c + c, 2*b + 2, 4), float32]"
     for d in res.type_of(t4).shape:  # type: ignore[union-attr]
         assert not any(type(at).__name__ in ("FloorDiv", "Mod") for at in d.atoms())
+
+
+# -- Swin's padded grid: e = h + h % 2 is even (``(-h) % 2 == h % 2`` pads h to a multiple of 2) --
+
+H1 = ss.dim("height", min=1) // 4
+H4 = ss.dim("h4", min=4) // 4
+W1 = ss.dim("width", min=1) // 4
+E1, E4, F1 = H1 + H1 % 2, H4 + H4 % 2, W1 + W1 % 2
+
+
+@pytest.mark.parametrize(
+    ("expr", "printed"),
+    [
+        # a remainder by 2 reads h % 2 as h (2 divides 2): e % 2 is (2*h) % 2
+        (E1 % 2, "0"),
+        ((3 * H1 + H1 % 4) % 2, "0"),
+        ((H1 + H1 % 3) % 2, "(height//4 + height//4 % 3) % 2"),
+        # e//2 is e/2 exactly: e//(e//2) is (2*e)//e, which is 2 when e >= 1 by the bounds
+        (E4 // (E4 // 2), "2"),
+        (E4 % (E4 // 2), "0"),
+        (E1 // (E1 // 2), "(2*(height//4) + 2*(height//4 % 2))//(height//4 + height//4 % 2)"),
+        ((E1 // 2) * 4 // (E1 // 2), "4"),
+        ((4 * (E1 // 2) * (F1 // 2)) // (E1 * F1), "1"),
+    ],
+    ids=lambda x: str(x),
+)
+def test_even_grids(expr: Dim, printed: str) -> None:
+    assert str(expr) == printed
+
+
+@pytest.mark.parametrize(
+    ("num", "den", "expected"),
+    [
+        (64 * c * (E1 // 2) * (F1 // 2), 16 * E1 * F1, "c"),
+        (8 * c * P, c * P, "8"),
+        (z * (a + 1), z, "a + 1"),  # no sign needed: where z is 0 the count is 0 too
+        ((z + y) * (a + 1), z + y, "a + 1"),
+        (8 * c * P + 1, c * P, None),
+        (E1, E1 // 2 + 1, None),
+    ],
+    ids=lambda x: str(x),
+)
+def test_divide_exactly(num: Dim, den: Dim, expected: str | None) -> None:
+    q = divide_exactly(num, den)
+    assert (None if q is None else str(q)) == expected
+    if q is not None:  # num == q*den at every size, 0 included
+        for v in range(6):
+            env: dict[Dim | Atom | str, int] = dict.fromkeys(("a", "b", "c", "z", "y", "height", "width"), v)
+            env["width"] = 3 * v + 1
+            assert q.evaluate(env) * den.evaluate(env) == num.evaluate(env)
+
+
+def test_reshape_of_an_even_grid() -> None:
+    # Swin's window merge: the -1 needs (e//2)*(f//2)*4 == e*f, with e, f even
+    x = ss.var("x", ss.Tensor((c, 4 * (E1 // 2) * (F1 // 2), 8), "float32"))
+    out = ss.ops.reshape(x, (c, E1, F1, -1))
+    res = ss.infer(ss.Function([x], out))
+    assert res.status in ("ok", "guarded"), res.report()
+    assert str(res.type_of(out)).endswith(", 8), float32]"), str(res.type_of(out))
+
+
+_K = st.sampled_from([2, 3, 4])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_K, st.integers(1, 3), st.integers(-2, 3), st.lists(_TERM, min_size=1, max_size=2),
+       st.lists(_TERM, min_size=1, max_size=2), st.lists(_ENV, min_size=1, max_size=4))
+def test_even_multiples_agree_with_python(
+    k: int,
+    j: int,
+    s: int,
+    y_terms: list[tuple[int, tuple[int, ...]]],
+    a_terms: list[tuple[int, tuple[int, ...]]],
+    envs: list[tuple[int, int, int, int]],
+) -> None:
+    yv, av = _poly(y_terms), _poly(a_terms)
+    ex = yv - yv % k  # k*(y//k): a multiple of k whose remainder by k is 0 in canonical form
+    sums = (yv + s * (yv % (k * j)), ex)
+    for e in sums:
+        r = mod(e, k)
+        for vals in envs:
+            env = _env(vals)
+            assert r.evaluate(env) == e.evaluate(env) % k
+    assert mod(ex, k) == 0
+    half = floordiv(ex, k)
+    assume(half.constant_value is None or half.constant_value > 0)
+    q, rem = floordiv(av, half), mod(av, half)
+    for vals in envs:
+        env = _env(vals)
+        hv = half.evaluate(env)
+        if hv < 1:
+            continue
+        assert q.evaluate(env) == av.evaluate(env) // hv
+        assert rem.evaluate(env) == av.evaluate(env) % hv
