@@ -11,6 +11,7 @@ from symshape.encoding.dim_bounds import mono_bounds
 
 __all__ = [
     "cancel_mono_factor",
+    "common_atoms",
     "common_factor",
     "content",
     "exact_quotient",
@@ -86,16 +87,9 @@ def split_multiples(terms: Terms, k: int) -> tuple[dict[Mono, int], dict[Mono, i
     return q, r
 
 
-def common_factor(terms: Terms, bm: Mono, bc: int) -> tuple[Mono, int]:
-    """``(fm, g)``: the common factor ``g*fm`` of every term of ``terms`` and the one-term divisor
-    ``bc*bm`` (``bc > 0``) that is at least 1 for every value of the symbols.
-
-    ``g`` is the gcd of all coefficients and ``bc``; ``fm`` holds the atoms common to every term
-    and to ``bm`` at their lowest exponent whose product is at least 1 by the declared bounds
-    (all of them when their product is, else those whose own power is): a factor that may vanish
-    (a symbol with ``min=0``, a solver unknown) is never cancelled. ``((), 1)`` means there is
-    nothing to cancel."""
-    common: dict[Atom, int] = dict(bm)
+def common_atoms(terms: Terms, start: Mono) -> Mono:
+    """The atoms of ``start`` common to every term, at their lowest exponent."""
+    common: dict[Atom, int] = dict(start)
     for m, _ in terms:
         if not common:
             break
@@ -106,8 +100,20 @@ def common_factor(terms: Terms, bm: Mono, bc: int) -> tuple[Mono, int]:
                 del common[at]
             elif e < common[at]:
                 common[at] = e
+    return _sorted_mono(common) if common else ()
+
+
+def common_factor(terms: Terms, bm: Mono, bc: int) -> tuple[Mono, int]:
+    """``(fm, g)``: the common factor ``g*fm`` of every term of ``terms`` and the one-term divisor
+    ``bc*bm`` (``bc > 0``) that is at least 1 for every value of the symbols.
+
+    ``g`` is the gcd of all coefficients and ``bc``; ``fm`` holds the atoms common to every term
+    and to ``bm`` at their lowest exponent whose product is at least 1 by the declared bounds
+    (all of them when their product is, else those whose own power is): a factor that may vanish
+    (a symbol with ``min=0``, a solver unknown) is never cancelled. ``((), 1)`` means there is
+    nothing to cancel."""
     g = math.gcd(content(terms), bc)
-    fm = _sorted_mono(common) if common else ()
+    fm = common_atoms(terms, bm)
     if fm and mono_bounds(fm)[0] < 1:
         # keep the powers that are >= 1 by themselves (their product is): ``z*n`` with ``z``
         # declared ``min=0`` cancels ``n`` only

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from symshape.encoding.dim_atoms import Atom, FloorDiv, Mod, Mono, Terms
 from symshape.encoding.dim_bounds import mono_bounds
-from symshape.encoding.dim_monos import content, exact_quotient, mono_divides, mono_mul
+from symshape.encoding.dim_monos import common_atoms, content, exact_quotient, mono_divides, mono_mul
 
 __all__ = ["cancel_poly_factor", "drop_inner_mods", "poly_exact_quotient", "primitive_split", "unfloor"]
 
@@ -22,19 +22,7 @@ _MAX_STEPS = 256
 def primitive_split(terms: Terms) -> tuple[Mono, int, dict[Mono, int]]:
     """``(fm, g, p)`` with ``terms == g*fm * p``: ``g > 0`` the gcd of the coefficients, ``fm`` the
     atoms common to every term at their lowest exponent, ``p`` the rest (the primitive part)."""
-    common: dict[Atom, int] | None = None
-    for m, _ in terms:
-        have = dict(m)
-        if common is None:
-            common = have
-            continue
-        for at in list(common):
-            e = have.get(at, 0)
-            if e == 0:
-                del common[at]
-            elif e < common[at]:
-                common[at] = e
-    fm: Mono = tuple(sorted(common.items(), key=lambda ae: ae[0]._key)) if common else ()
+    fm = common_atoms(terms[1:], terms[0][0]) if terms else ()
     g = content(terms)
     p = exact_quotient(terms, fm, g)
     assert p is not None  # g*fm divides every term by construction
