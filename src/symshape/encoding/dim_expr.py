@@ -33,7 +33,8 @@ from symshape.encoding.dim_atoms import (
     terms_have_unknowns,
 )
 from symshape.encoding.dim_bounds import bounds
-from symshape.encoding.dim_monos import common_factor, content, exact_quotient, mono_mul, split_multiples
+from symshape.encoding.dim_monos import cancel_mono_factor, content, exact_quotient, mono_mul, split_multiples
+from symshape.encoding.dim_polys import cancel_poly_factor, drop_inner_mods, unfloor
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
 from symshape.views import Shown
 
@@ -380,7 +381,7 @@ def mod(a: DimLike, b: DimLike) -> Dim:
 
 def _divide(a: Dim, b: Dim, floor: bool) -> Dim:
     """``a // b`` when ``floor``, else ``a % b``: constants fold, a constant divisor splits ``a``'s
-    terms, an exact divisor divides, and a common factor cancels (:func:`_cancel_common_factor`)."""
+    terms, an exact divisor divides, and a common factor cancels (:func:`_cancel_factor`)."""
     cb = b.constant_value
     if cb is not None:
         if cb <= 0:
@@ -396,11 +397,28 @@ def _divide(a: Dim, b: Dim, floor: bool) -> Dim:
     ex = ONE if a == b else _exact_div(a, b)
     if ex is not None:
         return ex if floor else ZERO
-    red = _cancel_common_factor(a, b)
+    un = unfloor(a.terms, b.terms, _exact_floor)
+    if un is not None:
+        k, ua, ub = un
+        q = _divide(_terms_from(ua), _terms_from(ub), floor)
+        if floor or not any(isinstance(at, Mod) for m, _ in q.terms for at, _ in m):
+            return q if floor else floordiv(q, k)
+    red = _cancel_factor(a, b)
     if red is not None:
         f, na, nb = red
         return _divide(na, nb, True) if floor else _mul(f, _divide(na, nb, False))
     return _atom_dim(FloorDiv(a, b) if floor else Mod(a, b))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _exact_floor(at: Atom) -> int:
+    """``k`` when ``at`` is ``y // k`` for a constant ``k`` and ``y % k`` is 0 in canonical form
+    (``(h + h % 2)//2``: then ``at == y/k`` exactly), else 0."""
+    if isinstance(at, FloorDiv):
+        k = at.b.constant_value
+        if k is not None and mod(at.a, k) == ZERO:
+            return k
+    return 0
 
 
 def _floordiv_by(a: Dim, cb: int) -> Dim:
@@ -427,7 +445,8 @@ def _floordiv_by(a: Dim, cb: int) -> Dim:
 
 def _mod_by(a: Dim, b: Dim, cb: int) -> Dim:
     """``a % b`` for a non-constant ``a`` and a constant ``b == cb > 1``."""
-    rest = _terms_from({m: c % cb for m, c in a.terms})
+    inner = drop_inner_mods(a.terms, cb)
+    rest = _terms_from({m: c % cb for m, c in (inner.items() if inner is not None else a.terms)})
     rc = rest.constant_value
     if rc is not None:
         return const(rc % cb)
@@ -441,32 +460,25 @@ def _divide_coefficients(d: Dim, g: int) -> Dim:
     return Dim(tuple((m, c // g) for m, c in d.terms))
 
 
-def _cancel_common_factor(a: Dim, b: Dim) -> tuple[Dim, Dim, Dim] | None:
-    """``(f, a', b')`` with ``a == f*a'`` and ``b == f*b'`` for the common factor ``f`` of ``a``'s
-    terms and the single-term divisor ``b`` (see :func:`~symshape.encoding.dim_monos.common_factor`),
-    when ``f >= 1`` for every value of the symbols by their declared bounds; else None.
+@functools.lru_cache(maxsize=1 << 12)
+def _cancel_factor(a: Dim, b: Dim) -> tuple[Dim, Dim, Dim] | None:
+    """``(f, a', b')`` with ``a == f*a'`` and ``b == f*b'`` for a factor ``f >= 1`` (for every
+    value of the symbols by their declared bounds) both share, else None: the common factor of
+    ``a``'s terms and a one-term divisor (:func:`~symshape.encoding.dim_monos.cancel_mono_factor`:
+    ``a*b*c // (2*a)`` is ``b*c // 2``), else a sum dividing both exactly
+    (:func:`~symshape.encoding.dim_polys.cancel_poly_factor`: ``(8*(a + 1)*(b + 1)) // ((a + 1)*(b
+    + 1))`` is ``8``).
 
     For ``b > 0`` (what ``//`` and ``%`` require) ``b' > 0`` too, and ``a // b == a' // b'`` (the
-    floor of the same rational) and ``a % b == f*(a' % b')`` (``a - b*(a//b)``, factored):
-    ``a*b*c // (2*a)`` is ``b*c // 2`` and ``a*b*c % (3*a*b)`` is ``a*b*(c % 3)``. A factor that
-    may be 0 (a symbol declared with ``min=0``, a solver unknown) is kept: there the divisor may be
-    0, which the original atom rules out (its Z3 lowering states ``b > 0``); cancelling it would
-    drop that condition.
-    """
-    if len(b.terms) != 1:
+    floor of the same rational) and ``a % b == f*(a' % b')`` (``a - b*(a//b)``, factored). A factor
+    that may be 0 (a symbol declared with ``min=0``, a solver unknown, a sum of such) is kept: there
+    the divisor may be 0, which the original atom rules out (its Z3 lowering states ``b > 0``);
+    cancelling it would drop that condition. Memoized (models divide the same shapes again)."""
+    got = cancel_mono_factor(a.terms, b.terms) or cancel_poly_factor(a.terms, b.terms)
+    if got is None:
         return None
-    bm, bc = b.terms[0]
-    if bc <= 0:
-        return None
-    fm, g = common_factor(a.terms, bm, bc)
-    if not fm and g <= 1:
-        return None
-    f = Dim(((fm, g),)) if fm else const(g)
-    na = _exact_div(a, f)
-    nb = _exact_div(b, f)
-    if na is None or nb is None:  # pragma: no cover - f divides both by construction
-        return None
-    return f, na, nb
+    f, na, nb = got
+    return _terms_from(f), _terms_from(na), _terms_from(nb)
 
 
 def _minmax(args: Iterable[DimLike], is_max: bool) -> Dim:
@@ -522,9 +534,6 @@ def dmax(*args: DimLike) -> Dim:
 def dmin(*args: DimLike) -> Dim:
     """``min`` of dimensions in canonical form."""
     return _minmax(args, False)
-
-
-# ----------------------------------------------------------------------------------------------
 
 
 # ----------------------------------------------------------------------------------------------

@@ -54,11 +54,13 @@ import re
 from collections.abc import Iterable
 
 from symshape.encoding.dim_atoms import *
-from symshape.encoding.dim_atoms import AnyDim, DimVar, Key
+from symshape.encoding.dim_atoms import AnyDim, DimVar, Key, Mono, _mono_key
 from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.dim_expr import *
-from symshape.encoding.dim_expr import Dim, const
+from symshape.encoding.dim_expr import Dim, _exact_floor, const
 from symshape.encoding.dim_expr import _atom_dim as _atom_dim
+from symshape.encoding.dim_monos import exact_quotient
+from symshape.encoding.dim_polys import poly_exact_quotient, unfloor
 from symshape.errors import INVALID_ARGUMENT, NEGATIVE_DIM, SymshapeError
 
 __all__ = [
@@ -89,6 +91,7 @@ __all__ = [
     "fresh_join",
     "MAX_NESTING",
     "bounds",
+    "divide_exactly",
 ]
 
 _dimvar_ids = itertools.count(1)
@@ -181,3 +184,28 @@ def check_nonnegative_constant(d: Dim, what: str = "dimension") -> None:
     c = d.constant_value
     if c is not None and c < 0:
         raise SymshapeError(NEGATIVE_DIM, f"{what} {c} is negative")
+
+
+def divide_exactly(a: Dim, b: Dim) -> Dim | None:
+    """The polynomial ``q`` with ``a == q*b`` identically (integer coefficients), else None.
+
+    Unlike ``a // b`` this asks nothing of ``b``'s sign: where ``b`` is 0, ``a`` is 0 too. A
+    reshape's -1 is ``q`` wherever the other entries of the new shape are non-zero (which the
+    reshape requires), with nothing to check for divisibility. An atom ``y // k`` that divides
+    exactly (``y % k`` is 0) counts as ``y/k``: ``4*(e//2)`` is ``2*e`` times ``2`` for ``e = h + h % 2``."""
+    at, bt = a.terms, b.terms
+    for _ in range(8):
+        if not bt:
+            return None
+        q = exact_quotient(at, *bt[0]) if len(bt) == 1 else poly_exact_quotient(at, bt)
+        if q is not None:
+            return _from_terms(q)
+        un = unfloor(at, bt, _exact_floor)
+        if un is None:
+            return None
+        at, bt = _from_terms(un[1]).terms, _from_terms(un[2]).terms
+    return None
+
+
+def _from_terms(q: dict[Mono, int]) -> Dim:
+    return Dim(tuple(sorted(((m, c) for m, c in q.items() if c), key=lambda mc: _mono_key(mc[0]))))

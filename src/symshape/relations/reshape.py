@@ -25,7 +25,7 @@ import functools
 from collections.abc import Sequence
 
 from symshape.encoding.conds import TRUE, eq, ge, ne
-from symshape.encoding.dims import Dim, as_dim, bounds, dmax, mod
+from symshape.encoding.dims import Dim, as_dim, bounds, divide_exactly, dmax, mod
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -228,13 +228,18 @@ def _reshape_dims_uncached(
         for d in (*copied, *free_out):
             if _may_be_zero(d):
                 conds.append((ne(d, 0), f"-1 cannot be inferred when {d} is 0"))
-        # a divisor that may be 0 is written max(pout, 1): the same wherever the reshape is
-        # valid, and defined at every value of the symbols
-        div = dmax(pout, 1) if _may_be_zero(pout) else pout
-        c = eq(mod(pin, div), 0)
-        if c != TRUE:
-            conds.append((c, f"{pout} must divide {pin}"))
-        out[infer_at] = exact_div(pin, div)
+        # pin == q*pout identically: -1 is q wherever pout != 0 (required above), nothing to divide
+        q = divide_exactly(pin, pout)
+        if q is not None:
+            out[infer_at] = q
+        else:
+            # a divisor that may be 0 is written max(pout, 1): the same wherever the reshape is
+            # valid, and defined at every value of the symbols
+            div = dmax(pout, 1) if _may_be_zero(pout) else pout
+            c = eq(mod(pin, div), 0)
+            if c != TRUE:
+                conds.append((c, f"{pout} must divide {pin}"))
+            out[infer_at] = exact_div(pin, div)
     else:
         # the element counts are compared in full: a copied dimension that may be 0 does not
         # cancel out (then ``0 == 0`` holds whatever the other dimensions are); common factors
