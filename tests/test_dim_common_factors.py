@@ -14,6 +14,7 @@ import pytest
 import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.z3_reference import prove_floordiv
 
 import symshape as ss
 from symshape.encoding.conds import eq
@@ -66,18 +67,6 @@ def test_the_issue_condition_becomes_a_remainder_by_a_constant() -> None:
     assert s.check() == z3.unsat
 
 
-def _prove(num: Dim, den: Dim, got: Dim) -> z3.CheckSatResult:
-    """unsat when ``got == num // den`` for all values in the symbols' ranges with ``den > 0``."""
-    enc = Z3Encoder()
-    n, d, g = enc.dim(num), enc.dim(den), enc.dim(got)
-    s = z3.Solver()
-    s.set("timeout", 5000)
-    s.add(*enc.take_axioms())
-    s.add(d > 0)
-    s.add(g != n / d)
-    return s.check()
-
-
 @pytest.mark.parametrize(
     ("num", "den"),
     [
@@ -92,7 +81,7 @@ def _prove(num: Dim, den: Dim, got: Dim) -> z3.CheckSatResult:
 def test_z3_proves_the_cancelled_quotients(num: Dim, den: Dim) -> None:
     # (the remainders are nonlinear for Z3, which is why they are cancelled before it sees
     # them: the property test below checks them against Python's arithmetic)
-    assert _prove(num, den, floordiv(num, den)) == z3.unsat
+    assert prove_floordiv(num, den, floordiv(num, den)) == z3.unsat
 
 
 def test_a_factor_that_may_be_zero_keeps_the_divisor_positive() -> None:

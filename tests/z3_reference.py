@@ -13,9 +13,10 @@ from collections.abc import Sequence
 import z3
 
 from symshape.encoding.conds import Cond, all_of
+from symshape.encoding.dims import Dim
 from symshape.encoding.z3 import Z3Encoder
 
-__all__ = ["z3_verdict", "equivalent_by_z3"]
+__all__ = ["z3_verdict", "equivalent_by_z3", "prove_floordiv"]
 
 
 def z3_verdict(facts: Sequence[Cond], cond: Cond) -> str:
@@ -47,3 +48,16 @@ def equivalent_by_z3(before: Sequence[Cond], after: Sequence[Cond]) -> bool:
     solver.add(*enc.take_axioms())
     solver.add(z3.Not(f))
     return bool(solver.check() == z3.unsat)
+
+
+def prove_floordiv(num: Dim, den: Dim, got: Dim) -> z3.CheckSatResult:
+    """Is ``got == num // den`` for every value of the symbols in their ranges with ``den > 0``?
+    (``unsat`` of the negation: yes; 5 s.)"""
+    enc = Z3Encoder()
+    n, d, g = enc.dim(num), enc.dim(den), enc.dim(got)
+    s = z3.Solver()
+    s.set("timeout", 5000)
+    s.add(*enc.take_axioms())
+    s.add(d > 0)
+    s.add(g != n / d)
+    return s.check()
