@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 
 import pytest
+from tests.source_places import place
 
 import symshape as ss
 from symshape.encoding.types import Attrs
@@ -16,16 +17,6 @@ from symshape.ir.op import OPS
 from symshape.source import Span
 
 F32 = "float32"
-
-
-def _where(marker: str, text: str) -> tuple[int, int]:
-    """The 1-based line and column of ``text`` on the line of this file ending with ``marker``."""
-    with open(__file__, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, start=1):
-            if line.rstrip().endswith(marker):
-                col = line.index(text)
-                return i, col + 1
-    raise AssertionError(marker)
 
 
 @pytest.fixture
@@ -47,8 +38,8 @@ def user_ops() -> Iterator[list[str]]:
 
 def test_ops_calls_point_at_the_caller_line_and_column(x: ss.Var) -> None:
     a, b = ss.ops.add(x, x), ss.ops.reshape(x, (-1,))  # SPAN-1
-    line, col_a = _where("# SPAN-1", "ss.ops.add")
-    _, col_b = _where("# SPAN-1", "ss.ops.reshape")
+    line, col_a = place(__file__, "# SPAN-1", "ss.ops.add")
+    _, col_b = place(__file__, "# SPAN-1", "ss.ops.reshape")
     assert a.span == Span(__file__, line, col_a)
     assert b.span == Span(__file__, line, col_b)
 
@@ -56,25 +47,25 @@ def test_ops_calls_point_at_the_caller_line_and_column(x: ss.Var) -> None:
 def test_direct_op_call_var_and_call_spans(x: ss.Var) -> None:
     add = ss.Op.get("add")
     c, v, d = add(x, x), ss.var("v"), ss.Call(add, [x, x])  # SPAN-2
-    line, col_c = _where("# SPAN-2", "add(x, x)")
+    line, col_c = place(__file__, "# SPAN-2", "add(x, x)")
     assert c.span == Span(__file__, line, col_c)
-    assert v.span == Span(__file__, line, _where("# SPAN-2", "ss.var")[1])
-    assert d.span == Span(__file__, line, _where("# SPAN-2", "ss.Call")[1])
+    assert v.span == Span(__file__, line, place(__file__, "# SPAN-2", "ss.var")[1])
+    assert d.span == Span(__file__, line, place(__file__, "# SPAN-2", "ss.Call")[1])
     f = ss.Function([x], c)  # SPAN-3
-    assert f.span == Span(__file__, *_where("# SPAN-3", "ss.Function"))
+    assert f.span == Span(__file__, *place(__file__, "# SPAN-3", "ss.Function"))
 
 
 def test_spans_at_one_site_are_equal_and_sites_differ(x: ss.Var) -> None:
     spans = [ss.ops.softmax(x, axis=-1).span for _ in range(3)]  # SPAN-4
-    assert spans[0] == spans[1] == spans[2] == Span(__file__, *_where("# SPAN-4", "ss.ops.softmax"))
+    assert spans[0] == spans[1] == spans[2] == Span(__file__, *place(__file__, "# SPAN-4", "ss.ops.softmax"))
     other = ss.ops.softmax(x, axis=-1)  # SPAN-5
-    assert other.span == Span(__file__, *_where("# SPAN-5", "ss.ops.softmax"))
+    assert other.span == Span(__file__, *place(__file__, "# SPAN-5", "ss.ops.softmax"))
     assert other.span != spans[0]
 
 
 def test_tuple_argument_spans(x: ss.Var) -> None:
     c = ss.ops.concatenate([x, x], axis=0)  # SPAN-6
-    where = Span(__file__, *_where("# SPAN-6", "ss.ops.concatenate"))
+    where = Span(__file__, *place(__file__, "# SPAN-6", "ss.ops.concatenate"))
     assert c.span == where
     tup = c.args[0]
     assert isinstance(tup, ss.Tuple) and tup.fields == (x, x) and tup.span == where
@@ -88,7 +79,8 @@ def test_error_span_is_the_call_site() -> None:
     res = ss.infer(ss.Function([x, y], body))
     assert res.status == "error"
     d = res.errors[0]
-    assert d.span is not None and (d.span.file, d.span.line) == (__file__, _where("# SPAN-7", "ss")[0])
+    line = place(__file__, "# SPAN-7", "ss")[0]
+    assert d.span is not None and (d.span.file, d.span.line) == (__file__, line)
 
 
 # -- attributes --------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.source_places import place
 
 import symshape as ss
 from symshape import source
@@ -28,15 +29,6 @@ from symshape.ops.spec import get_op
 from symshape.source import Span, user_span
 
 F32 = "float32"
-
-
-def _where(marker: str, text: str) -> tuple[int, int]:
-    """The line and column of ``text`` on the line of this file that ends with ``marker``."""
-    with open(__file__, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, start=1):
-            if line.rstrip().endswith(marker):
-                return i, line.index(text) + 1
-    raise AssertionError(marker)
 
 
 def _build() -> list[tuple[Any, str, str]]:
@@ -85,7 +77,7 @@ def cold_caches() -> Iterator[None]:
 
 def _check(built: list[tuple[Any, str, str]]) -> None:
     for expr, marker, text in built:
-        assert expr.span == Span(__file__, *_where(marker, text)), (marker, text, expr.span)
+        assert expr.span == Span(__file__, *place(__file__, marker, text)), (marker, text, expr.span)
         assert str(expr.span) == f"{__file__}:{expr.span.line}:{expr.span.column}"
 
 
@@ -111,7 +103,7 @@ def test_a_scope_entered_before_still_wins(cold_caches: None) -> None:
         inside = ss.ops.relu(ss.var("x"))
     assert source._scoped and inside.span is at and inside.args[0].span is at
     after = ss.var("y")  # S14
-    assert after.span == Span(__file__, *_where("# S14", "ss.var"))
+    assert after.span == Span(__file__, *place(__file__, "# S14", "ss.var"))
 
 
 def _two_sites(order: int) -> tuple[ss.Var, ss.Var]:
@@ -129,8 +121,8 @@ def test_columns_read_in_either_order(cold_caches: None, order: int) -> None:
     before it reads the list, one after it reads on."""
     for _ in range(2):
         p, q = _two_sites(order)
-        assert p.span == Span(__file__, *_where("# S15", "ss.var"))
-        assert q.span == Span(__file__, *_where("# S16", "ss.var"))
+        assert p.span == Span(__file__, *place(__file__, "# S15", "ss.var"))
+        assert q.span == Span(__file__, *place(__file__, "# S16", "ss.var"))
 
 
 def test_columns_without_the_cache(cold_caches: None) -> None:
@@ -259,7 +251,7 @@ def test_a_list_of_expressions_is_a_tuple_argument() -> None:
     c = ss.ops.concatenate([x, x], axis=0)  # S17
     (t,) = c.args
     assert isinstance(t, ss.Tuple) and t.fields == (x, x)
-    assert c.span == t.span == Span(__file__, *_where("# S17", "ss.ops.concatenate"))
+    assert c.span == t.span == Span(__file__, *place(__file__, "# S17", "ss.ops.concatenate"))
 
 
 def _site_a() -> ss.Var:
@@ -274,8 +266,8 @@ def test_two_codes_with_a_site_at_the_same_instruction(cold_caches: None) -> Non
     """The site met last at an instruction is remembered with its code: another code's site at
     the same instruction (these two functions compile alike) is not taken for it."""
     assert _site_a.__code__.co_code == _site_b.__code__.co_code
-    want_a = Span(__file__, *_where("# S18", "ss.var"))
-    want_b = Span(__file__, *_where("# S19", "ss.var"))
+    want_a = Span(__file__, *place(__file__, "# S18", "ss.var"))
+    want_b = Span(__file__, *place(__file__, "# S19", "ss.var"))
     for _ in range(3):
         assert _site_a().span == want_a
         assert _site_b().span == want_b

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
+from tests.source_places import place
 
 import symshape as ss
 
 F32 = "float32"
-
-
-def _line_of(marker: str) -> int:
-    """The line of this file holding ``marker`` (a comment at the end of a line)."""
-    src, start = inspect.getsourcelines(inspect.getmodule(_line_of))  # type: ignore[arg-type]
-    for i, line in enumerate(src):
-        if line.rstrip().endswith(marker):
-            return start + i if start else i + 1
-    raise AssertionError(marker)
 
 
 # -- the contract example ----------------------------------------------------------------------
@@ -51,7 +41,7 @@ def test_contract_error_has_code_message_span() -> None:
     assert d.message
     assert d.span is not None
     assert d.span.file == __file__
-    assert d.span.line == _line_of("# CALL-SITE")
+    assert d.span.line == place(__file__, "# CALL-SITE")[0]
     assert d.code in ss.ERROR_CODES
     assert "status: error" in res.report()
 

@@ -7,6 +7,7 @@ import json
 import threading
 
 import pytest
+from tests.source_places import place
 
 import symshape as ss
 from symshape.source import Span, span_scope, user_span
@@ -53,16 +54,7 @@ def test_expressions_built_in_a_span_scope_take_its_span() -> None:
     for e in (x, y, y.args[0], t, t.fields[0], c, f, f.body, k):
         assert e.span is NODE
     z = ss.var("z")  # OUTSIDE
-    assert z.span == Span(__file__, *_where("# OUTSIDE", "ss.var"))
-
-
-def _where(marker: str, text: str) -> tuple[int, int]:
-    """The line and column of ``text`` on the line of this file that ends with ``marker``."""
-    with open(__file__, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, start=1):
-            if line.rstrip().endswith(marker):
-                return i, line.index(text) + 1
-    raise AssertionError(marker)
+    assert z.span == Span(__file__, *place(__file__, "# OUTSIDE", "ss.var"))
 
 
 def test_span_scopes_nest_and_none_means_no_span() -> None:
