@@ -20,7 +20,7 @@ from torch.export import Dim, export
 
 import symshape as ss
 import symshape.torch as sst
-from torch_zoo.oracle import Spec, assert_verdicts, check_model, fn_module, substitute, types_of
+from torch_zoo.oracle import Spec, assert_verdicts, check_model, export_point, fn_module, substitute, types_of
 
 F32, I64 = "float32", "int64"
 
@@ -201,10 +201,7 @@ def test_exported_verdicts_and_shapes_equal_eager_torch(case: Any) -> None:
     points = _points(sizes)
     truth = [_runs(model, _example(specs, p)) for p in points]
     # exported at the largest valid size whose sizes differ (torch specialises 1 and equal sizes)
-    base = max(
-        (p for p, t in zip(points, truth) if t),
-        key=lambda p: (len(set(p.values())) == len(p) and 1 not in p.values(), sum(p.values())),
-    )
+    base = export_point(points, truth)
     dynamic = {
         k: {ax: Dim.DYNAMIC for ax, d in enumerate(shape) if isinstance(d, str)}
         for k, (shape, _) in specs.items()

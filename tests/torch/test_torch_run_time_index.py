@@ -24,7 +24,16 @@ from torch.export import Dim, export
 
 import symshape as ss
 import symshape.torch as sst
-from torch_zoo.oracle import Spec, assert_verdicts, check_model, example_of, fn_module, substitute, types_of
+from torch_zoo.oracle import (
+    Spec,
+    assert_verdicts,
+    check_model,
+    example_of,
+    export_point,
+    fn_module,
+    substitute,
+    types_of,
+)
 
 XY: dict[str, Spec] = {"x": (("b", "n", 2), "float32"), "y": (("t",), "float32")}
 GRID = {"b": (1, 2, 3), "n": (1, 2, 3, 4), "t": (1, 2, 3, 4, 5)}
@@ -116,10 +125,7 @@ def test_exported_verdicts_and_shapes_equal_eager_torch(case: Any) -> None:
     model = fn_module(f, 2)
     points = _points()
     truth = [_runs(model, example_of(XY, p)) for p in points]
-    base = max(
-        (p for p, t in zip(points, truth) if t),
-        key=lambda p: (len(set(p.values())) == len(p) and 1 not in p.values(), sum(p.values())),
-    )
+    base = export_point(points, truth)
     dynamic = {"x": {0: Dim.DYNAMIC, 1: Dim.DYNAMIC}, "y": {0: Dim.DYNAMIC}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

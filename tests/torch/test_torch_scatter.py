@@ -17,6 +17,7 @@ from torch.export import Dim, export
 
 import symshape as ss
 import symshape.torch as sst
+from torch_zoo.oracle import fn_module
 
 
 def _assign_head(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -41,15 +42,6 @@ def _copy_whole(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     x = x.clone()
     x.copy_(y)
     return x + 1
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, f: Callable[..., torch.Tensor]) -> None:
-        super().__init__()
-        self.f = f
-
-    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        return self.f(x, y)
 
 
 # (id, function, y's shape: names of sizes or literals, valid example sizes to export at)
@@ -97,7 +89,7 @@ def _programs(f: Callable[..., torch.Tensor], y_shape: tuple[Any, ...], at: dict
     example = (torch.zeros(at["n"], at["k"]), y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ep = export(Fn(f), example, dynamic_shapes={"x": {0: auto, 1: auto}, "y": y_dyn})
+        ep = export(fn_module(f, 2), example, dynamic_shapes={"x": {0: auto, 1: auto}, "y": y_dyn})
         return [ep, ep.run_decompositions()]
 
 

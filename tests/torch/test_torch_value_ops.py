@@ -23,7 +23,16 @@ from torch.export import Dim, export
 
 import symshape as ss
 import symshape.torch as sst
-from torch_zoo.oracle import Spec, assert_verdicts, check_model, example_of, substitute, types_of
+from torch_zoo.oracle import (
+    Spec,
+    assert_verdicts,
+    check_model,
+    example_of,
+    export_point,
+    fn_module,
+    substitute,
+    types_of,
+)
 
 XY: dict[str, Spec] = {"x": (("b", "n", 2), "float32"), "y": (("t",), "float32")}
 GRID = {"b": (1, 2, 3), "n": (1, 2, 3, 4, 5, 6, 7), "t": (1, 2, 3, 4, 5, 6, 7, 8)}
@@ -126,14 +135,11 @@ def test_traced_values_give_torchs_verdicts_and_shapes(case: Any) -> None:
 
 @pytest.mark.parametrize("case", EXPORTED, ids=[c[0] for c in EXPORTED])
 def test_exported_values_give_torchs_verdicts_and_shapes(case: Any) -> None:
-    model = _Fn(case[1])
+    model = fn_module(case[1], 2)
     points = _points()
     truth = [_runs(model, p) for p in points]
     assert any(truth) and not all(truth)
-    base = max(
-        (p for p, t in zip(points, truth) if t),
-        key=lambda p: (len(set(p.values())) == len(p) and 1 not in p.values(), sum(p.values())),
-    )
+    base = export_point(points, truth)
     dynamic = {"x": {0: Dim.DYNAMIC, 1: Dim.DYNAMIC}, "y": {0: Dim.DYNAMIC}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -149,15 +155,6 @@ def test_exported_values_give_torchs_verdicts_and_shapes(case: Any) -> None:
             got = res.type_of(out.name)
             assert isinstance(got, ss.TensorType) and got.ndim is not None
             assert tuple(substitute(d, p) for d in got.dims) == want, p
-
-
-class _Fn(torch.nn.Module):
-    def __init__(self, f: Callable[..., torch.Tensor]) -> None:
-        super().__init__()
-        self.f = f
-
-    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        return self.f(x, y)
 
 
 # (id, f(table, x, y)) whose result's dtype is torch's rule for the call (each was another one)

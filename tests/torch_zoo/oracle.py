@@ -213,6 +213,15 @@ def fn_module(f: Any, arity: int) -> torch.nn.Module:
     return {1: Fn1, 2: Fn2, 3: Fn3}[arity](f)
 
 
+def export_point(points: Sequence[Mapping[str, int]], truth: Sequence[bool]) -> Mapping[str, int]:
+    """The sizes to export at: the largest point where torch runs whose sizes differ from each
+    other and from 1 (torch.export specializes 1 and equal sizes), else the largest valid one."""
+    return max(
+        (p for p, t in zip(points, truth) if t),
+        key=lambda p: (len(set(p.values())) == len(p) and 1 not in p.values(), sum(p.values())),
+    )
+
+
 def types_of(specs: Mapping[str, Spec]) -> dict[str, ss.Type]:
     out: dict[str, ss.Type] = {}
     for name, (shape, dtype) in specs.items():
