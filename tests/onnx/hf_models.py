@@ -126,6 +126,14 @@ def _seq_sizes(limit: int) -> tuple[Mapping[str, int], ...]:
     )  # fmt: skip
 
 
+# a decoding step with a KV cache: the mask covers past + seq positions (or more)
+_KV = {
+    "input_ids": {0: "batch", 1: "seq"},
+    "attention_mask": {0: "batch", 1: "total"},
+    "past_key": {0: "batch", 2: "past"},
+    "past_value": {0: "batch", 2: "past"},
+}
+
 HF_MODELS: tuple[HFSpec, ...] = (
     HFSpec(
         "gpt2", "GPT2LMHeadModel", "GPT2Config",
@@ -138,8 +146,7 @@ HF_MODELS: tuple[HFSpec, ...] = (
         {"n_layer": 1, "n_embd": 32, "n_head": 4, "n_positions": 24, "vocab_size": VOCAB, "bos_token_id": 0,
          "eos_token_id": 0, "use_cache": True, **_EAGER},
         "logits",
-        {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "total"},
-         "past_key": {0: "batch", 2: "past"}, "past_value": {0: "batch", 2: "past"}},
+        _KV,
         # positions past .. past + seq - 1 must fit the 24 rows; the mask may be longer than
         # past + seq (it is sliced), not shorter (a missed guard: notes/hunt/multiply_range.py)
         ({"batch": 1, "seq": 1, "past": 1, "total": 2}, {"batch": 2, "seq": 3, "past": 4, "total": 7},
@@ -183,8 +190,7 @@ HF_MODELS: tuple[HFSpec, ...] = (
         "llama_kv", "LlamaForCausalLM", "LlamaConfig",
         {**_DECODER, "max_position_embeddings": 16, "use_cache": True},
         "logits",
-        {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "total"},
-         "past_key": {0: "batch", 2: "past"}, "past_value": {0: "batch", 2: "past"}},
+        _KV,
         # rotary positions: no limit; the mask may be longer than past + seq, not shorter
         ({"batch": 1, "seq": 1, "past": 1, "total": 2}, {"batch": 2, "seq": 3, "past": 4, "total": 7},
          {"batch": 1, "seq": 2, "past": 30, "total": 32}, {"batch": 2, "seq": 3, "past": 4, "total": 9},
