@@ -153,8 +153,10 @@ class TypeSolver:
         self.memo = EagerMemo()
         #: holes made through the API must be resolved by the end (see the module docstring)
         self.report_holes = True
-        self._user_holes: list[tuple[IncompleteType, Span | None]] = []
-        self._user_holes_noted: set[IncompleteType] = set()
+        # each hole the user made or passed, with the place it was first met (in that order): a
+        # dict, not a list of pairs, so that a relation adds no tracked object to it
+        self._user_hole_spans: dict[IncompleteType, Span | None] = {}
+        self._solving = False  # within solve(): a new pending relation is pushed on the heap
         self._attrs_cache: dict[tuple[tuple[str, type, Any], ...], Attrs] = {}
         # poisoned values: hole-class roots and unknown dimensions written by failed relations
         self._poison = Poison()
@@ -168,18 +170,21 @@ class TypeSolver:
         ``unresolved`` (see ``report_holes``)."""
         h = IncompleteType(kind)
         if self.report_holes:
-            self._user_holes_noted.add(h)
-            self._user_holes.append((h, caller_span(2)))
+            self._user_hole_spans[h] = caller_span(2)
         return h
+
+    @property
+    def _user_holes(self) -> list[tuple[IncompleteType, Span | None]]:
+        """The holes the user made or passed, each with the place it was first met."""
+        return list(self._user_hole_spans.items())
 
     def _note_user_holes(self, types: Iterable[Type], span: Span | None) -> None:
         # a hole's first place is the one reported (see outcome._open_holes): later ones are not
         # kept (fewer objects for the garbage collector to walk, per relation)
-        noted = self._user_holes_noted
+        noted = self._user_hole_spans
         for t in types:
             if type(t) is IncompleteType and t not in noted:
-                noted.add(t)
-                self._user_holes.append((t, span))
+                noted[t] = span
 
     def poison(self, t: Type) -> Type:
         """Mark ``t`` (its holes) as the value of an expression found wrong: relations reading it
@@ -465,6 +470,8 @@ class TypeSolver:
                         readers.setdefault(v, set()).add(rid)
 
     def _enqueue(self, rel: RelationInstance) -> None:
+        if not self._solving:
+            return  # (solve() queues every pending relation when it starts)
         if rel.state != _PENDING or rel.inq or rel is self._current:
             return
         rel.inq = True
@@ -543,7 +550,11 @@ class TypeSolver:
     def solve(self) -> Solution:
         """Run the relations to a fixpoint and return the :class:`Solution`."""
         with gc_paused():
-            return self._solve()
+            self._solving = True
+            try:
+                return self._solve()
+            finally:
+                self._solving = False
 
     def _solve(self) -> Solution:
         pending = [r for r in self._open if r.state == _PENDING]
