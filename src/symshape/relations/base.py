@@ -24,7 +24,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import NoReturn, Union
 
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim
@@ -33,6 +33,9 @@ from symshape.errors import INVALID_ARGUMENT, UNKNOWN_RELATION, ErrorCode, Symsh
 
 __all__ = [
     "Context",
+    "Lazy",
+    "Message",
+    "message_text",
     "RelationFn",
     "RelationDef",
     "RelationFailure",
@@ -41,6 +44,48 @@ __all__ = [
     "relation",
     "get_relation",
 ]
+
+
+class Lazy:
+    """A message formatted only when a diagnostic reads it: ``fmt.format(*args)`` for a string
+    ``fmt``, else ``fmt(*args)``; an argument that is itself a :class:`Lazy` is read first. A
+    relation states many conditions and few of them are refuted, so most messages are never read.
+
+    ``Lazy("{} elements vs {}", a, b)()`` is ``f"{a} elements vs {b}"``: both format each
+    argument with ``format(arg, "")``.
+
+    >>> Lazy("cannot reshape `{}`: {}", "x", Lazy("{} vs {}", 6, 8))()
+    'cannot reshape `x`: 6 vs 8'
+    """
+
+    __slots__ = ("fmt", "args")
+
+    def __init__(self, fmt: str | Callable[..., str], *args: object) -> None:
+        self.fmt = fmt
+        self.args = args
+
+    def __call__(self) -> str:
+        args = [a() if type(a) is Lazy else a for a in self.args]
+        fmt = self.fmt
+        return fmt.format(*args) if type(fmt) is str else fmt(*args)  # type: ignore[operator]
+
+    def __str__(self) -> str:
+        return self()
+
+    def __repr__(self) -> str:
+        return f"Lazy({self()!r})"
+
+
+Message = Union[str, Callable[[], str]]
+"""What :meth:`Context.require` takes as a message: the text, or a function that makes it (a
+:class:`Lazy`), called only when the condition is refuted and reported."""
+
+
+def message_text(message: Message) -> str:
+    """The text of ``message`` (see :data:`Message`)."""
+    if type(message) is str:
+        return message
+    return message() if callable(message) else f"{message}"
 
 
 class RelationFailure(Exception):
@@ -72,8 +117,10 @@ class Context(ABC):
     def unify_dim(self, a: Dim, b: Dim) -> Dim: ...
 
     @abstractmethod
-    def require(self, cond: Cond, code: ErrorCode | str, message: str) -> str:
-        """State ``cond``; returns ``"proved"``, ``"guard"``, ``"refuted"`` or ``"unknown"``."""
+    def require(self, cond: Cond, code: ErrorCode | str, message: Message) -> str:
+        """State ``cond``; returns ``"proved"``, ``"guard"``, ``"refuted"`` or ``"unknown"``.
+        ``message`` (the text, or a :class:`Lazy` that makes it) is read only when ``cond`` is
+        refuted."""
 
     @abstractmethod
     def prove(self, cond: Cond) -> bool | None:

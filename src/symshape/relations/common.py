@@ -19,7 +19,7 @@ from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, all_of, a
 from symshape.encoding.dims import ONE, Atom, Dim, as_dim, bounds, floordiv
 from symshape.encoding.types import Attrs, TensorType, Type
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE, DTYPE_MISMATCH, ErrorCode, SymshapeError
-from symshape.relations.base import Context
+from symshape.relations.base import Context, Message
 
 __all__ = [
     "Checks",
@@ -331,15 +331,15 @@ class Checks:
     __slots__ = ("conds", "eqs")
 
     def __init__(self) -> None:
-        self.eqs: list[tuple[Dim, Dim, ErrorCode, str]] = []
-        self.conds: list[tuple[Cond, ErrorCode, str]] = []
+        self.eqs: list[tuple[Dim, Dim, ErrorCode, Message]] = []
+        self.conds: list[tuple[Cond, ErrorCode, Message]] = []
 
-    def equal(self, a: Dim, b: Dim, code: ErrorCode, message: str) -> None:
+    def equal(self, a: Dim, b: Dim, code: ErrorCode, message: Message) -> None:
         """``a == b`` (an unknown on either side is bound by unification)."""
         if a != b:
             self.eqs.append((a, b, code, message))
 
-    def require(self, cond: Cond, code: ErrorCode, message: str) -> None:
+    def require(self, cond: Cond, code: ErrorCode, message: Message) -> None:
         """State ``cond`` (an unknown inside makes the relation defer until the final run)."""
         if cond != BoolConst(True):
             self.conds.append((cond, code, message))

@@ -38,7 +38,7 @@ from symshape.encoding.dims import Dim, bounds, dmax, dmin
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import Value
 from symshape.errors import DTYPE_MISMATCH, NOT_BROADCASTABLE
-from symshape.relations.base import Context, RelationFn, register_relation, relation
+from symshape.relations.base import Context, Lazy, RelationFn, register_relation, relation
 from symshape.relations.common import attr_dtype, require_float
 from symshape.relations.operands import tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.values import (
@@ -167,7 +167,7 @@ def _pair(ctx: Context, x: Dim, y: Dim, i: int, ta: TensorType, tb: TensorType) 
         cond = any_of(eq(y, 1), eq(y, x))
     else:
         cond = any_of(eq(x, y), eq(x, 1), eq(y, 1))
-    ctx.require(cond, NOT_BROADCASTABLE, _not_broadcastable(ta, tb, i, x, y))
+    ctx.require(cond, NOT_BROADCASTABLE, Lazy(_not_broadcastable, ta, tb, i, x, y))
     if cy is not None:
         return y
     if cx is not None:

@@ -31,7 +31,7 @@ from symshape.errors import (
     BAD_ATTRIBUTE,
     RESHAPE_SIZE,
 )
-from symshape.relations.base import Context, relation
+from symshape.relations.base import Context, Lazy, Message, relation
 from symshape.relations.common import (
     Checks,
     attr_bool,
@@ -121,7 +121,7 @@ def parse_newshape(attrs: Attrs, op: str = "reshape") -> tuple[Spec, ...]:
 
 def reshape_dims(
     src: Sequence[Dim], newshape: Sequence[Spec], allowzero: bool
-) -> tuple[tuple[Dim, ...], list[tuple[object, str]], str | None]:
+) -> tuple[tuple[Dim, ...], list[tuple[object, Message]], str | None]:
     """Relay's InferNewShape over (possibly symbolic) dimensions.
 
     Returns the output dimensions, the conditions ``(cond, message)`` that make the reshape valid,
@@ -135,7 +135,7 @@ def reshape_dims(
 @functools.lru_cache(maxsize=4096)
 def _reshape_dims(
     src: tuple[Dim, ...], newshape: tuple[Spec, ...], allowzero: bool
-) -> tuple[tuple[Dim, ...], tuple[tuple[object, str], ...], str | None]:
+) -> tuple[tuple[Dim, ...], tuple[tuple[object, Message], ...], str | None]:
     dims, conds, err = _reshape_dims_uncached(src, newshape, allowzero)
     return dims, tuple(conds), err
 
@@ -147,9 +147,9 @@ def _may_be_zero(d: Dim) -> bool:
 
 def _reshape_dims_uncached(
     src: Sequence[Dim], newshape: Sequence[Spec], allowzero: bool
-) -> tuple[tuple[Dim, ...], list[tuple[object, str]], str | None]:
+) -> tuple[tuple[Dim, ...], list[tuple[object, Message]], str | None]:
     out: list[Dim | None] = []
-    conds: list[tuple[object, str]] = []
+    conds: list[tuple[object, Message]] = []
     free_out: list[Dim] = []  # output dimensions given literally
     copied: list[Dim] = []  # output dimensions made of input dimensions (0, -2, -3, -4)
     infer_at = -1
@@ -200,16 +200,16 @@ def _reshape_dims_uncached(
                 if known == 0:
                     return (), [], f"-4 cannot split {d0} by a zero dimension"
                 if _may_be_zero(known):
-                    conds.append((ne(known, 0), f"-4 cannot split {d0} by {known} when it is 0"))
+                    conds.append((ne(known, 0), Lazy("-4 cannot split {} by {} when it is 0", d0, known)))
                     known_div = dmax(known, 1)  # equal to ``known`` wherever the reshape is valid
                 else:
                     known_div = known
-                conds.append((eq(mod(d0, known_div), 0), f"-4 splits {d0} into ({a}, {b})"))
+                conds.append((eq(mod(d0, known_div), 0), Lazy("-4 splits {} into ({}, {})", d0, a, b)))
                 rest = exact_div(d0, known_div)
                 pair = (rest, known) if a_infer else (known, rest)
             else:
                 da, db = as_dim(a), as_dim(b)
-                conds.append((eq(da * db, d0), f"-4 splits {d0} into ({a}, {b})"))
+                conds.append((eq(da * db, d0), Lazy("-4 splits {} into ({}, {})", d0, a, b)))
                 pair = (da, db)
             out.extend(pair)
             copied.append(d0)
@@ -227,7 +227,7 @@ def _reshape_dims_uncached(
             return (), [], "cannot infer -1 when another dimension of the result is 0"
         for d in (*copied, *free_out):
             if _may_be_zero(d):
-                conds.append((ne(d, 0), f"-1 cannot be inferred when {d} is 0"))
+                conds.append((ne(d, 0), Lazy("-1 cannot be inferred when {} is 0", d)))
         # pin == q*pout identically: -1 is q wherever pout != 0 (required above), nothing to divide
         q = divide_exactly(pin, pout)
         if q is not None:
@@ -238,7 +238,7 @@ def _reshape_dims_uncached(
             div = dmax(pout, 1) if _may_be_zero(pout) else pout
             c = eq(mod(pin, div), 0)
             if c != TRUE:
-                conds.append((c, f"{pout} must divide {pin}"))
+                conds.append((c, Lazy("{} must divide {}", pout, pin)))
             out[infer_at] = exact_div(pin, div)
     else:
         # the element counts are compared in full: a copied dimension that may be 0 does not
@@ -249,7 +249,7 @@ def _reshape_dims_uncached(
         total_out = product(d for d in out if d is not None)
         c = equal_counts(total_in, total_out)
         if c != TRUE:
-            conds.append((c, f"{total_in} elements vs {total_out}"))
+            conds.append((c, Lazy("{} elements vs {}", total_in, total_out)))
     return tuple(d for d in out if d is not None), conds, None
 
 
@@ -260,7 +260,7 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     out = args[ctx.num_inputs]
     allowzero = attr_bool(attrs, "allowzero", False, ctx.name)
     x = tensor_or_defer(args[0], ctx, 0)
-    extra: list[tuple[object, str]] = []
+    extra: list[tuple[object, Message]] = []
     if ctx.num_inputs == 2:
         got = _dynamic_spec(ctx, args[1], allowzero, extra)
         if got is None or x is None:
@@ -288,24 +288,24 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
         ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {tuple(map(str, spec))}: {err}")
-    if not _require(ctx, x, shape_str(spec), [*extra, *conds]):
+    if not _require(ctx, x, Lazy(shape_str, spec), [*extra, *conds]):
         return False
     ctx.assign(out, with_value(Tensor(dims, x.dtype), reshape_value(x, dims)))
     return True
 
 
-def _require(ctx: Context, x: TensorType, newshape: str, conds: Sequence[tuple[object, str]]) -> bool:
+def _require(ctx: Context, x: TensorType, newshape: Message, conds: Sequence[tuple[object, Message]]) -> bool:
     """Commits the conditions of reshaping ``x`` to ``newshape`` (``reshape-size``; False: defer)."""
     if not conds:
         return True
     chk = Checks()
     for c, msg in conds:
-        chk.require(c, RESHAPE_SIZE, f"cannot reshape `{x}` to newshape {newshape}: {msg}")  # type: ignore[arg-type]
+        chk.require(c, RESHAPE_SIZE, Lazy("cannot reshape `{}` to newshape {}: {}", x, newshape, msg))  # type: ignore[arg-type]
     return chk.commit(ctx)
 
 
 def _dynamic_spec(
-    ctx: Context, t: Type, allowzero: bool, conds: list[tuple[object, str]]
+    ctx: Context, t: Type, allowzero: bool, conds: list[tuple[object, Message]]
 ) -> tuple[tuple[Spec, ...], list[int]] | str | None:
     """The new shape of ``reshape(x, shape)`` read from the value of ``shape``: the spec (a
     constant entry is an int: 0 copies, -1 infers; a symbolic one is a dimension) and the
@@ -356,7 +356,7 @@ def _reshape_unknown(
     unknown: Sequence[int],
     allowzero: bool,
     out: Type,
-    extra: Sequence[tuple[object, str]] = (),
+    extra: Sequence[tuple[object, Message]] = (),
 ) -> bool:
     """A reshape to a new shape with several unknown entries (or one beside a -1): the result has
     the new shape's rank; known sizes and copied dimensions are known, the rest fresh. Whatever
@@ -386,7 +386,7 @@ def _reshape_unknown(
 
 def _known_part_divides(
     x: TensorType, spec: Sequence[Spec], unknown: Sequence[int], allowzero: bool
-) -> list[tuple[object, str]]:
+) -> list[tuple[object, Message]]:
     """The condition that the entries of the new shape known before run time (sizes, and the
     input dimensions a 0 copies) multiply to a divisor of ``x``'s element count: each unknown
     entry is a positive size at run time (or 0 with ``allowzero``, then both counts are 0), so the

@@ -204,7 +204,7 @@ class _EagerCtx(Context):
             return a
         _give_up()
 
-    def require(self, cond: Cond, code: ErrorCode | str, message: str) -> str:
+    def require(self, cond: Cond, code: ErrorCode | str, message: object) -> str:
         if type(cond) is BoolConst and cond.value:
             return "proved"
         _give_up()

@@ -16,7 +16,7 @@ from symshape.encoding.dims import Dim, fresh_dimvar
 from symshape.encoding.leaf_types import next_hole_id
 from symshape.encoding.types import Attrs, IncompleteType, Type
 from symshape.errors import ErrorCode
-from symshape.relations.base import Context, RelationDef
+from symshape.relations.base import Context, Message, RelationDef
 from symshape.solver.diagnostics import Origin, OriginKind, TextEnum, next_origin_seq
 from symshape.solver.unify import Mismatch, Unifier
 
@@ -188,7 +188,7 @@ class SolverContext(Context):
         except Mismatch as m:
             self.fail(m.code, f"{self.name}: {m.detail}")
 
-    def require(self, cond: Cond, code: ErrorCode | str, message: str) -> str:
+    def require(self, cond: Cond, code: ErrorCode | str, message: Message) -> str:
         return self.solver.require(cond, self.rel.origin, code, message)
 
     def prove(self, cond: Cond) -> bool | None:

@@ -28,7 +28,7 @@ from symshape.encoding.conds import Cond, decide, expand_joins
 from symshape.encoding.dims import Dim, fresh_dimvar
 from symshape.encoding.types import IncompleteType, Type, check_type
 from symshape.errors import ErrorCode, SymshapeError
-from symshape.relations.base import Context, RelationFailure
+from symshape.relations.base import Context, Message, RelationFailure
 from symshape.solver.diagnostics import Origin
 from symshape.solver.eager import EagerMemo
 from symshape.solver.holes import freshen_any, nonneg_conditions
@@ -99,7 +99,7 @@ class _Sandbox(Context):
         except Mismatch as m:
             self.fail(m.code, f"{self.name}: {m.detail}")
 
-    def require(self, cond: Cond, code: ErrorCode | str, message: str) -> str:
+    def require(self, cond: Cond, code: ErrorCode | str, message: Message) -> str:
         return self._record(cond)
 
     def prove(self, cond: Cond) -> bool | None:

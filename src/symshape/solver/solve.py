@@ -68,7 +68,7 @@ from symshape.errors import (
     SymshapeError,
 )
 from symshape.relations import get_relation
-from symshape.relations.base import RelationDef, RelationFailure
+from symshape.relations.base import Message, RelationDef, RelationFailure, message_text
 from symshape.solver.bindings import COMPOSITE
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, conflict_message
 from symshape.solver.eager import EagerMemo
@@ -353,7 +353,7 @@ class TypeSolver:
             self.steps += 1
         return out
 
-    def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: str) -> str:
+    def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: Message) -> str:
         """State a condition on the symbols (see :class:`~symshape.solver.session.Session`)."""
         cond = expand_joins(cond)  # required of every branch a join of branches stands for
         key = (origin.seq, cond)
@@ -374,7 +374,7 @@ class TypeSolver:
                 )
         elif v.kind == "refuted":
             needs = "" if isinstance(cond, BoolConst) else f" (needs `{cond}`)"
-            self._error(code_s, f"{message}{needs}", origin, v.core)
+            self._error(code_s, f"{message_text(message)}{needs}", origin, v.core)
         elif v.kind == "unknown":
             d = Diagnostic(
                 INCONCLUSIVE.code,
