@@ -24,10 +24,9 @@ N, M = ss.dims("n m")
 # -- Lazy against f-strings ---------------------------------------------------------------------
 
 coeffs = st.integers(min_value=1, max_value=7)
-dims = st.builds(lambda a, b, c: a * N + b * M * N + c, coeffs, st.integers(0, 3), st.integers(0, 5)) | coeffs.map(
-    lambda k: k * N
-)
-tensors = st.lists(dims | st.integers(1, 9), min_size=0, max_size=3).map(lambda s: ss.Tensor(tuple(s), "float32"))
+polys = st.builds(lambda a, b, c: a * N + b * M * N + c, coeffs, st.integers(0, 3), st.integers(0, 5))
+dims = polys | coeffs.map(lambda k: k * N)
+tensors = st.lists(dims | st.integers(1, 9), max_size=3).map(lambda s: ss.Tensor(tuple(s), "float32"))
 plain = dims | tensors | st.integers(-9, 99) | st.text(alphabet="ab(),* -_`", max_size=6)
 literal = st.text(alphabet="xyz .:`()-", max_size=8)
 
@@ -74,8 +73,8 @@ small = st.integers(1, 6)
 @given(st.lists(small, min_size=1, max_size=3), st.lists(small, min_size=1, max_size=3), st.integers(1, 3))
 def test_reshape_size_message(src: list[int], dst: list[int], k: int) -> None:
     """``reshape`` to a shape with another element count: ``… elements vs …``."""
-    src_shape = (k * N, *src)
-    newshape = (N, *dst)
+    src_shape: tuple[ss.Dim | int, ...] = (k * N, *src)
+    newshape: tuple[ss.Dim | int, ...] = (N, *dst)
     total_in = ss.parse_dim(f"{k}*n*{'*'.join(map(str, src))}", {"n": N})
     total_out = ss.parse_dim(f"n*{'*'.join(map(str, dst))}", {"n": N})
     x = ss.var("x", ss.Tensor(src_shape, "float32"))
