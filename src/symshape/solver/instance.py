@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from symshape.encoding.conds import Cond, expand_joins
+from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim, fresh_dimvar
 from symshape.encoding.leaf_types import next_hole_id
 from symshape.encoding.types import Attrs, IncompleteType, Type
@@ -192,7 +192,8 @@ class SolverContext(Context):
         return self.solver.require(cond, self.rel.origin, code, message)
 
     def prove(self, cond: Cond) -> bool | None:
-        return self.solver.session.prove(expand_joins(cond))
+        session = self.solver.session
+        return session.prove(session.expand_joins(cond))
 
     def assume(self, cond: Cond) -> None:
         self.solver.session.assume(cond, self.rel.origin)

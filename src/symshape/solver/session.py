@@ -52,7 +52,7 @@ from typing import Literal
 
 import z3
 
-from symshape.encoding.conds import Cond, decide, gt, map_cond, negate
+from symshape.encoding.conds import Cond, decide, expand_joins, gt, map_cond, negate
 from symshape.encoding.dims import Atom, Dim
 from symshape.encoding.z3 import Z3Encoder
 from symshape.solver.alpha import AlphaKey, AlphaMemo
@@ -314,12 +314,22 @@ class Session:
         stated), and a fact the solver assumes without a check only defines a fresh symbol.
         """
         xs = self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
-        kept = self._index.cone(xs)
+        kept = self._index.bounded_cone(xs, None)
         if not kept:  # (the common case for a fresh block's first question)
             self._rel_divs = ()
             return ()
-        cone = sorted(i for i in kept if i >= 0)
-        divs = sorted(~i for i in kept if i < 0)
+        cone: list[int] = []
+        divs: list[int] = []
+        for i in kept:
+            if i >= 0:
+                cone.append(i)
+            else:
+                divs.append(~i)
+        if len(cone) == 1 and not divs:  # (one fact: a group of its own)
+            self._rel_divs = ()
+            return () if self._vacuous((cone[0],), (), xs) else (cone[0],)
+        cone.sort()
+        divs.sort()
         self._rel_divs = tuple(divs)
         if not cone:
             return ()
@@ -394,6 +404,14 @@ class Session:
         return self._kill_cache, self._alpha_memo, self.leaves
 
     # -- public --------------------------------------------------------------------------------
+    def expand_joins(self, c: Cond) -> Cond:
+        """:func:`~symshape.encoding.conds.expand_joins`: ``c`` itself when it has a key up to
+        renaming (a join of branches has none, see :mod:`symshape.solver.alpha`), which the
+        checks about ``c`` compute anyway; otherwise by a walk over ``c``."""
+        if self.models and self._alpha_memo.cond(c) is not None:
+            return c
+        return expand_joins(c)
+
     def assume(self, c: Cond, origin: Origin) -> None:
         """Accept ``c`` as a fact, tracked under ``origin``."""
         if decide(c) is True:

@@ -44,7 +44,7 @@ import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from symshape.encoding.conds import BoolConst, Cond, expand_joins
+from symshape.encoding.conds import BoolConst, Cond
 from symshape.encoding.dims import Dim, DimVar, fresh_dimvar
 from symshape.encoding.leaf_types import tensor_settled
 from symshape.encoding.types import (
@@ -355,7 +355,7 @@ class TypeSolver:
 
     def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: Message) -> str:
         """State a condition on the symbols (see :class:`~symshape.solver.session.Session`)."""
-        cond = expand_joins(cond)  # required of every branch a join of branches stands for
+        cond = self.session.expand_joins(cond)  # required of every branch a join stands for
         key = (origin.seq, cond)
         hit = self._stated.get(key)
         if hit is not None:
