@@ -75,10 +75,10 @@ def require_float(ctx: Context, x: TensorType, what: str = "", *, complex_ok: bo
 
 def product(dims: Iterable[Dim]) -> Dim:
     """The product of dimensions (``1`` for none)."""
-    out = ONE
+    out: Dim | None = None
     for d in dims:
-        out = out * d
-    return out
+        out = as_dim(d) if out is None else out * d
+    return ONE if out is None else out
 
 
 def _content(d: Dim) -> int:
