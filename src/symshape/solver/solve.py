@@ -101,6 +101,8 @@ _PENDING, _SOLVED, _FAILED = RelationState.PENDING, RelationState.SOLVED, Relati
 _ANNOTATION, _UNIFY = OriginKind.ANNOTATION, OriginKind.UNIFY  # (likewise, per admitted type)
 
 _NO_ATTRS = Attrs()  # the attributes of a relation given none (immutable: shared)
+_RID_BITS = 40  # a queue entry is ``rank << _RID_BITS | id`` (ids below 2**40)
+_RID_MASK = (1 << _RID_BITS) - 1
 
 
 class TypeSolver:
@@ -140,7 +142,7 @@ class TypeSolver:
         self.errors: list[Diagnostic] = []
         self.guards: list[Guard] = []
         self.inconclusive: list[Diagnostic] = []
-        self._heap: list[tuple[int, int]] = []
+        self._heap: list[int] = []  # queued relations: rank << _RID_BITS | id (see _enqueue)
         self._rank: dict[int, int] = {}
         self._stated: dict[tuple[int, Cond], str] = {}
         self._nonneg_checked: set[Dim] = set()
@@ -475,7 +477,8 @@ class TypeSolver:
         if rel.state != _PENDING or rel.inq or rel is self._current:
             return
         rel.inq = True
-        heapq.heappush(self._heap, (self._rank.get(rel.id, 1 << 40) , rel.id))
+        # one int per entry, ordered as (rank, id) would be: ints compare faster than tuples
+        heapq.heappush(self._heap, self._rank.get(rel.id, 1 << 40) << _RID_BITS | rel.id)
 
     def _run_eager(self, rel: RelationInstance, args: tuple[Type, ...]) -> bool:
         """Solve ``rel`` from the memo of eager results (see :mod:`symshape.solver.eager`) when its
@@ -559,7 +562,8 @@ class TypeSolver:
     def _solve(self) -> Solution:
         pending = [r for r in self._open if r.state == _PENDING]
         self._rank = self.graph.order([r.id for r in pending])
-        self._heap = [(self._rank[r.id], r.id) for r in pending]
+        rank = self._rank
+        self._heap = [rank[r.id] << _RID_BITS | r.id for r in pending]
         for r in pending:
             r.inq = True
         heapq.heapify(self._heap)
@@ -567,7 +571,7 @@ class TypeSolver:
         stopped = False
         while True:
             while self._heap:
-                _, rid = heapq.heappop(self._heap)
+                rid = heapq.heappop(self._heap) & _RID_MASK
                 rel = self.rels[rid]
                 rel.inq = False
                 if rel.state != _PENDING:
