@@ -115,6 +115,10 @@ class Session:
         self._fact_leaves: list[frozenset[Leaf]] = []
         self._index = RelevanceIndex()
         self._rel_divs: tuple[int, ...] = ()  # the divisor axioms kept by the last _relevant
+        self._members_added = 0  # how many members the index has had (see _relevant)
+        # _relevant by leaves (the facts, the divisor axioms) while _members_added is _rel_at
+        self._rel_memo: dict[frozenset[Leaf], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self._rel_at = 0
         self._model_memo: dict[tuple[Cond, tuple[int, ...], tuple[int, ...]], tuple[bool, bool]] = {}
         self.model_decisions = 0  # verdicts reached by candidate models or case splits, not Z3
         # verdicts of problems up to renaming of leaves (solver/alpha.py), and of kill tests
@@ -301,6 +305,7 @@ class Session:
 
         kills = self._index.kill_modes(leaves, true_at, key, self._kill_cache)
         self._index.add(member, leaves, kills)
+        self._members_added += 1
 
     def _relevant(self, c: Cond) -> tuple[int, ...]:
         """The indices (ascending) of the facts that can matter to ``c``: its cone of influence,
@@ -314,6 +319,23 @@ class Session:
         stated), and a fact the solver assumes without a check only defines a fresh symbol.
         """
         xs = self._note(c)  # ``negate(c)`` has the same divisors (negation keeps the atoms)
+        # what follows depends on the leaves and the members only: a question about the same
+        # leaves as one before, with no member added since (a broadcast's guard after its
+        # proofs, a reshape's conditions one after the other), has the same answer
+        memo = self._rel_memo
+        if self._rel_at != self._members_added:
+            memo.clear()
+            self._rel_at = self._members_added
+        hit = memo.get(xs)
+        if hit is not None:
+            self._rel_divs = hit[1]
+            return hit[0]
+        rel = self._relevant_to(xs)
+        memo[xs] = (rel, self._rel_divs)
+        return rel
+
+    def _relevant_to(self, xs: frozenset[Leaf]) -> tuple[int, ...]:
+        """:meth:`_relevant` for a question over the leaves ``xs``."""
         kept = self._index.bounded_cone(xs, None)
         if not kept:  # (the common case for a fresh block's first question)
             self._rel_divs = ()
