@@ -126,6 +126,12 @@ class Context(ABC):
     def prove(self, cond: Cond) -> bool | None:
         """Whether ``cond`` follows from the declarations and facts (no recording)."""
 
+    def known_verdict(self, cond: Cond) -> str | None:
+        """What :meth:`require` would answer for ``cond``, when the solver knows it without
+        reasoning anew (decided by canonical forms, or the same question asked before, up to a
+        renaming of symbols); None otherwise. States nothing."""
+        return None
+
     def assume(self, cond: Cond) -> None:
         """Take ``cond`` as given (a definition, as when ``match_cast`` binds a new symbol)."""
         raise NotImplementedError

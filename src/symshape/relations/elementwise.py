@@ -155,18 +155,21 @@ def _pair(ctx: Context, x: Dim, y: Dim, i: int, ta: TensorType, tb: TensorType) 
         if not ctx.final:
             return None
         return ctx.unify_dim(x, y)
-    if ctx.prove(eq(x, y)):
-        return x
-    if ctx.prove(eq(x, 1)):
-        return y
-    if ctx.prove(eq(y, 1)):
-        return x
     if cy is not None:
         cond = any_of(eq(x, 1), eq(x, y))
     elif cx is not None:
         cond = any_of(eq(y, 1), eq(y, x))
     else:
         cond = any_of(eq(x, y), eq(x, 1), eq(y, 1))
+    # a guard (known as such: the same question asked before, up to renaming) is proved by none
+    # of its disjuncts, so the three proofs would fail: they are not tried
+    if ctx.known_verdict(cond) != "guard":
+        if ctx.prove(eq(x, y)):
+            return x
+        if ctx.prove(eq(x, 1)):
+            return y
+        if ctx.prove(eq(y, 1)):
+            return x
     ctx.require(cond, NOT_BROADCASTABLE, Lazy(_not_broadcastable, ta, tb, i, x, y))
     if cy is not None:
         return y

@@ -195,6 +195,10 @@ class SolverContext(Context):
         session = self.solver.session
         return session.prove(session.expand_joins(cond))
 
+    def known_verdict(self, cond: Cond) -> str | None:
+        session = self.solver.session
+        return session.known_verdict(session.expand_joins(cond))
+
     def assume(self, cond: Cond) -> None:
         self.solver.session.assume(cond, self.rel.origin)
 

@@ -532,6 +532,27 @@ class Session:
                 self._alpha_cache[akey] = v
         return v
 
+    def known_verdict(self, c: Cond) -> str | None:
+        """The kind of :meth:`check`'s verdict on ``c`` when it needs no reasoning: decided by
+        canonical forms, or remembered for the question (or one it renames); None otherwise.
+        A remembered verdict is kept as :meth:`check` keeps it, so that check finds it."""
+        d = decide(c)
+        if d is not None:
+            return "proved" if d else "refuted"
+        rel = self._relevant(c)
+        key = (c, rel, len(self._divs))
+        hit = self._check_cache.get(key)
+        if hit is None:
+            akey = self._alpha("check", c, rel)
+            ahit = None if akey is None else self._alpha_cache.get(akey)
+            if not isinstance(ahit, Verdict):
+                return None
+            # (what check() does on this hit)
+            self.alpha_hits += 1
+            self.last_assumptions = rel
+            self._check_cache[key] = hit = ahit
+        return hit.kind
+
     def _classify(self, c: Cond, rel: tuple[int, ...]) -> Verdict:
         valid = self._prove(c, rel)
         if valid is True:
