@@ -128,17 +128,25 @@ class RelevanceIndex:
     def add(self, member: int, leaves: frozenset[Leaf], kills: Mapping[Leaf, int]) -> None:
         """Add ``member`` over ``leaves``; ``kills[y]`` holds the modes in which ``y`` kills it."""
         self.leaves[member] = leaves
-        for y in sorted(leaves, key=lambda a: a._key):
-            old = self.dead.get(y, BOTH_MODES)
+        dead = self.dead
+        waking: list[Leaf] = []
+        ks: set[Leaf] = set()
+        for y in leaves:
+            old = dead.get(y, BOTH_MODES)
             new = old & kills.get(y, 0)
-            self.dead[y] = new
-            if old and not new:  # y comes alive: the members it killed may become live
+            dead[y] = new
+            if new:
+                ks.add(y)
+            elif old:
+                waking.append(y)
+        if waking:  # they come alive: the members they killed may become live (in leaf order)
+            waking.sort(key=lambda a: a._key)
+            for y in waking:
                 for f in sorted(self.killed_by.pop(y, ())):
-                    ks = self.killers[f]
-                    ks.discard(y)
-                    if not ks:
+                    fk = self.killers[f]
+                    fk.discard(y)
+                    if not fk:
                         self._make_live(f)
-        ks = {y for y in leaves if self.dead[y]}
         self.killers[member] = ks
         if ks:
             for y in ks:
