@@ -346,7 +346,8 @@ class Checks:
 
     def commit(self, ctx: Context) -> bool:
         """State everything; False means: defer (and nothing was stated)."""
-        if not ctx.final:
+        known = not ctx.final  # every condition is then without unknowns (checked here)
+        if known:
             for c, _, _ in self.conds:
                 if any(d.has_unknowns for d in cond_dims(c)):
                     return False
@@ -359,5 +360,6 @@ class Checks:
             else:
                 ctx.require(eq(a, b), code, msg)
         for c, code, msg in self.conds:
-            ctx.require(resolve_cond(ctx, c), code, msg)
+            # (a comparison without unknowns resolves to itself)
+            ctx.require(c if known and type(c) is Cmp else resolve_cond(ctx, c), code, msg)
         return True
