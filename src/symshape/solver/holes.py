@@ -40,8 +40,31 @@ __all__ = [
     "freshen_any",
     "admission_scan",
     "nonneg_conditions",
+    "add_readers",
     "Poison",
 ]
+
+
+def add_readers(readers: dict[object, set[int]], rid: int, args: Iterable[Type]) -> None:
+    """Relation ``rid`` reads every hole and unknown dimension in ``args`` (its trigger lists)."""
+    for t in args:
+        if isinstance(t, IncompleteType):
+            readers.setdefault(t, set()).add(rid)
+            continue
+        if isinstance(t, TensorType):
+            if isinstance(t.shape, tuple):
+                for d in t.shape:
+                    if d.has_unknowns:
+                        for v in d.unknowns:
+                            readers.setdefault(v, set()).add(rid)
+            continue
+        for x in iter_types(t):
+            if isinstance(x, IncompleteType):
+                readers.setdefault(x, set()).add(rid)
+        for d in iter_dims(t):
+            if d.has_unknowns:
+                for v in d.unknowns:
+                    readers.setdefault(v, set()).add(rid)
 
 
 def types_deep(u: Unifier, t: Type) -> Iterator[Type]:

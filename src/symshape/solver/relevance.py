@@ -29,7 +29,7 @@ divisors of a condition, the witness constants, and :meth:`RelevanceIndex.kill_m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Union
 
 from symshape.encoding.conds import Cond, cond_dims
@@ -44,6 +44,7 @@ __all__ = [
     "cond_leaves",
     "cond_divisors",
     "witness",
+    "groups_apart",
 ]
 
 Leaf = Union[Sym, AnyDim, DimVar]
@@ -113,6 +114,34 @@ def witness(y: Leaf, mode: int) -> int:
     if mode == 1 and lo <= 1 and (not isinstance(y, Sym) or y.max is None or y.max >= 1):
         return 1
     return lo
+
+
+def groups_apart(members: Sequence[tuple[int, frozenset[Leaf]]], xs: frozenset[Leaf]) -> list[list[int]]:
+    """The members (each with its leaves) grouped by the leaves outside ``xs`` they share,
+    transitively (union-find); each group in the members' order, the groups by their first."""
+    owner: dict[Leaf, int] = {}
+    parent: dict[int, int] = {}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, leaves in members:
+        parent[i] = i
+        for y in leaves:
+            if y in xs:
+                continue
+            o = owner.setdefault(y, i)
+            if o != i:
+                ro, ri = find(o), find(i)
+                if ro != ri:
+                    parent[ri] = ro
+    groups: dict[int, list[int]] = {}
+    for i, _ in members:
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
 
 
 class RelevanceIndex:

@@ -63,6 +63,7 @@ from symshape.solver.relevance import (
     RelevanceIndex,
     cond_divisors,
     cond_leaves,
+    groups_apart,
     leaves_of_dims,
     witness,
 )
@@ -356,31 +357,10 @@ class Session:
         if not cone:
             return ()
         # group the cone's facts (and divisor axioms) by the atoms that ``c`` does not mention
-        owner: dict[Leaf, int] = {}
-        parent: dict[int, int] = {}  # members: facts i >= 0, divisor axioms ~j < 0
-
-        def find(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
         members = [(i, self._fact_leaves[i]) for i in cone] + [(~j, self._divs[j][1]) for j in divs]
-        for i, leaves in members:
-            parent[i] = i
-            for y in leaves:
-                if y in xs:
-                    continue
-                o = owner.setdefault(y, i)
-                if o != i:
-                    ro, ri = find(o), find(i)
-                    if ro != ri:
-                        parent[ri] = ro
-        groups: dict[int, list[int]] = {}
-        for i, _ in members:
-            groups.setdefault(find(i), []).append(i)
+        groups = groups_apart(members, xs)
         drop: set[int] = set()
-        for g in groups.values():
+        for g in groups:
             fs = tuple(sorted(i for i in g if i >= 0))
             if fs and self._vacuous(fs, tuple(sorted(~i for i in g if i < 0)), xs):
                 drop.update(fs)

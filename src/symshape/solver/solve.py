@@ -53,9 +53,7 @@ from symshape.encoding.types import (
     TensorType,
     Type,
     check_type,
-    iter_dims,
     iter_holes,
-    iter_types,
     plain_copy,
 )
 from symshape.errors import (
@@ -75,7 +73,7 @@ from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.gc_pause import gc_paused
 from symshape.solver.graph import DependencyGraph
-from symshape.solver.holes import Poison, admission_scan, freshen_any, nonneg_conditions
+from symshape.solver.holes import Poison, add_readers, admission_scan, freshen_any, nonneg_conditions
 from symshape.solver.instance import (
     LoggingUnifier,
     RelationInstance,
@@ -449,28 +447,6 @@ class TypeSolver:
             self.require(c, origin, NEGATIVE_DIM, message)
 
     # -- scheduling -----------------------------------------------------------------------------
-    def _register(self, rel: RelationInstance, args: Iterable[Type]) -> None:
-        readers = self.readers
-        rid = rel.id
-        for t in args:
-            if isinstance(t, IncompleteType):
-                readers.setdefault(t, set()).add(rid)
-                continue
-            if isinstance(t, TensorType):
-                if isinstance(t.shape, tuple):
-                    for d in t.shape:
-                        if d.has_unknowns:
-                            for v in d.unknowns:
-                                readers.setdefault(v, set()).add(rid)
-                continue
-            for x in iter_types(t):
-                if isinstance(x, IncompleteType):
-                    readers.setdefault(x, set()).add(rid)
-            for d in iter_dims(t):
-                if d.has_unknowns:
-                    for v in d.unknowns:
-                        readers.setdefault(v, set()).add(rid)
-
     def _enqueue(self, rel: RelationInstance) -> None:
         if not self._solving:
             return  # (solve() queues every pending relation when it starts)
@@ -527,7 +503,7 @@ class TypeSolver:
                 # it defers: it becomes a reader of every hole and unknown in its (current)
                 # arguments, so refining any of them re-queues it. A relation is queued when it is
                 # added or a solve starts, so only deferring relations need trigger lists.
-                self._register(rel, tuple(u.resolve(a) for a in rel.args))
+                add_readers(self.readers, rel.id, [u.resolve(a) for a in rel.args])
         except RelationFailure as f:
             rel.state = _FAILED
             self._error(f.code, f.message, rel.origin, provenance=provenance(self, rel))
