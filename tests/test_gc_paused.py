@@ -43,6 +43,37 @@ def test_a_small_program_is_left_to_the_collector() -> None:
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
+@pytest.mark.parametrize("young", [-50, 0, 50])
+def test_promotes_from_the_first_threshold(young: int) -> None:
+    """Promoted exactly when the young collection is due at the next allocation (the young count
+    has reached the collector's first threshold): it would traverse them all, to promote them."""
+    saved = gc.get_threshold()
+    gc.set_threshold(2_000, *saved[1:])
+    try:
+        gc.collect()
+        with gc_paused():
+            kept = [[i] for i in range(2_000 + young - gc.get_count()[0])]
+            assert gc.get_count()[0] == 2_000 + young
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+        promoted = [id(x) in oldest for x in kept]
+        assert all(promoted) if young >= 0 else not any(promoted)
+    finally:
+        gc.set_threshold(*saved)
+
+
+def test_nothing_is_due_when_automatic_collection_is_off() -> None:
+    saved = gc.get_threshold()
+    gc.set_threshold(0, *saved[1:])
+    try:
+        gc.collect()
+        with gc_paused():
+            kept = [[i] for i in range(20_000)]
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+        assert not any(id(x) in oldest for x in kept)
+    finally:
+        gc.set_threshold(*saved)
+
+
 def test_stays_disabled_when_disabled() -> None:
     gc.disable()
     try:

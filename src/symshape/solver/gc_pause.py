@@ -16,8 +16,6 @@ from collections.abc import Iterator
 
 __all__ = ["gc_paused"]
 
-_PROMOTE_MIN = 10_000  # young objects from which gc_paused moves them to the oldest generation
-
 
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
@@ -27,10 +25,12 @@ def gc_paused() -> Iterator[None]:
 
     What was allocated meanwhile (the types and relations the result keeps) moves to the oldest
     generation on the way out (``gc.freeze`` then ``gc.unfreeze``: two list splices), as the
-    first young collection after resuming would promote it, having traversed every object — a
-    few milliseconds per 10 000 operators. Only after a large program (below ``_PROMOTE_MIN``
-    young objects the collection costs little), and not when the program froze objects itself
-    (unfreezing would release them; counting them walks them, hence the size test first)."""
+    young collection that the next allocation would start promotes it, having traversed every
+    object (a few milliseconds per 10 000 operators, a quarter of one per 5 000 young objects).
+    Only when that collection is due (the young generation has reached the collector's first
+    threshold; below it the objects are left to the collector as any others are), and not when
+    the program froze objects itself (unfreezing would release them; counting them walks them,
+    hence the size test first)."""
     was = gc.isenabled()
     if was:
         gc.disable()
@@ -38,7 +38,8 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was:
-            if gc.get_count()[0] >= _PROMOTE_MIN and not gc.get_freeze_count():
+            due = gc.get_threshold()[0]  # (0: automatic collection is off, nothing is due)
+            if due and gc.get_count()[0] >= due and not gc.get_freeze_count():
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
