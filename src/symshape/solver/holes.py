@@ -24,6 +24,7 @@ from symshape.encoding.types import (
     TensorType,
     TupleType,
     Type,
+    check_type,
     iter_dims,
     iter_types,
     map_dims,
@@ -39,6 +40,7 @@ __all__ = [
     "unknowns",
     "freshen_any",
     "admission_scan",
+    "admission_form",
     "nonneg_conditions",
     "add_readers",
     "Poison",
@@ -223,6 +225,18 @@ def _tensor_todo(x: TensorType, out: list[Dim]) -> bool:
 
 def _mentions_anon(t: Type) -> bool:
     return shape_dims(t)[0]
+
+
+def admission_form(t: Type, checked: set[Dim]) -> tuple[Type, Iterable[tuple[Cond, str]]]:
+    """``t`` as a solver admits it (checked, its ``?`` numbered when one may occur) and the
+    conditions its dimensions need (:func:`nonneg_conditions`, read lazily: ``checked`` grows as
+    they are read)."""
+    check_type(t)
+    todo = admission_scan(t)  # the dimensions to check, or None: a ``?`` may occur
+    if todo is None:
+        t = freshen_any(t)
+        return t, nonneg_conditions(t, checked)
+    return t, nonneg_conditions(t, checked, todo) if todo else ()
 
 
 def freshen_any(t: Type) -> Type:

@@ -52,7 +52,6 @@ from symshape.encoding.types import (
     IncompleteType,
     TensorType,
     Type,
-    check_type,
     iter_holes,
     plain_copy,
 )
@@ -73,7 +72,7 @@ from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.gc_pause import gc_paused
 from symshape.solver.graph import DependencyGraph
-from symshape.solver.holes import Poison, add_readers, admission_scan, freshen_any, nonneg_conditions
+from symshape.solver.holes import Poison, add_readers, admission_form, nonneg_conditions
 from symshape.solver.instance import (
     LoggingUnifier,
     RelationInstance,
@@ -219,31 +218,35 @@ class TypeSolver:
         cls = type(t)
         if cls is IncompleteType:
             return t
-        annotation = origin.kind == _ANNOTATION
-        if not annotation:
-            if self._admitted.get(id(t)) is t:
-                return t  # admitted before: its ``?`` are numbered and its dimensions checked
-            if cls in COMPOSITE and t._settled:  # type: ignore[union-attr]
-                self._admitted[id(t)] = t  # flagged when built: no ``?``, no dimension to check
-                return t
-        if not (annotation and cls is TensorType and tensor_settled(t)):  # type: ignore[arg-type]
-            check_type(t)  # (a settled tensor annotation, a model's weight, has nothing to check)
-            todo = admission_scan(t)  # the dimensions to check, or None: a ``?`` may occur
-            if todo is None:
-                t = freshen_any(t)
-                for c, message in nonneg_conditions(t, self._nonneg_checked):
-                    self.require(c, origin, NEGATIVE_DIM, message)
-            elif todo:
-                for c, message in nonneg_conditions(t, self._nonneg_checked, todo):
-                    self.require(c, origin, NEGATIVE_DIM, message)
-        if annotation:
-            hit = self.sources.get(id(t))
+        if origin.kind == _ANNOTATION:
+            # (a settled tensor annotation, a model's weight, has nothing to check)
+            if cls is not TensorType or not tensor_settled(t):  # type: ignore[arg-type]
+                t = self._checked(t, origin)
+            k = id(t)
+            hit = self.sources.get(k)
             if hit is not None and hit[1] is not origin:
                 # the same type object annotates two places: give each its own occurrence (a
                 # tensor type without re-running its checks: shared parameter annotations)
                 t = plain_copy(t) if type(t) is TensorType else copy.copy(t)
-            self.sources[id(t)] = (t, origin)
-        self._admitted[id(t)] = t
+                k = id(t)
+            self.sources[k] = (t, origin)
+        else:
+            k = id(t)
+            admitted = self._admitted
+            if admitted.get(k) is t:
+                return t  # admitted before: its ``?`` are numbered and its dimensions checked
+            if cls in COMPOSITE and t._settled:  # type: ignore[union-attr]
+                admitted[k] = t  # flagged when built: no ``?``, no dimension to check
+                return t
+            t = self._checked(t, origin)
+            k = id(t)
+        self._admitted[k] = t
+        return t
+
+    def _checked(self, t: Type, origin: Origin) -> Type:
+        t, conds = admission_form(t, self._nonneg_checked)
+        for c, message in conds:
+            self.require(c, origin, NEGATIVE_DIM, message)
         return t
 
     def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
