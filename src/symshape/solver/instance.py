@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from symshape.encoding.conds import Cond
 from symshape.encoding.dims import Dim, fresh_dimvar
 from symshape.encoding.leaf_types import next_hole_id
-from symshape.encoding.types import Attrs, IncompleteType, Type
+from symshape.encoding.types import Attrs, IncompleteType, TensorType, Type
 from symshape.errors import ErrorCode
 from symshape.relations.base import Context, Message, RelationDef
 from symshape.solver.diagnostics import Origin, OriginKind, TextEnum, next_origin_seq
@@ -31,7 +31,7 @@ __all__ = [
     "LoggingUnifier",
     "op_display_name",
     "new_hole",
-    "call_instance",
+    "add_call",
 ]
 
 
@@ -45,6 +45,7 @@ class RelationState(TextEnum):
 
 
 _OP_NAMES: dict[str, str] = {}
+_PENDING, _SOLVED = RelationState.PENDING, RelationState.SOLVED
 
 _new = object.__new__
 _set_hole_kind = IncompleteType.__dict__["kind"].__set__
@@ -65,18 +66,31 @@ def new_hole() -> IncompleteType:
     return h
 
 
-def call_instance(
-    rid: int, rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, label: str, span: Span | None
-) -> tuple[RelationInstance, IncompleteType]:
-    """The instance ``rid`` of an operator call (``label``: the operator's registry name) over
-    ``inputs`` and a fresh output hole, and that hole: what ``RelationInstance(...)`` with a
-    relation origin makes, the origin made when first read (see :class:`RelationInstance`). Its
-    state and runs are the caller's to set. (Written out: it runs once per operator call.)"""
+def add_call(
+    solver: TypeSolver,
+    rdef: RelationDef,
+    inputs: Sequence[Type],
+    attrs: Attrs,
+    label: str,
+    span: Span | None,
+) -> IncompleteType:
+    """:meth:`TypeSolver.add_call <symshape.solver.solve.TypeSolver.add_call>` (that method is
+    this function): an operator call during constraint generation, ``rdef`` over admitted
+    ``inputs`` and a fresh output hole, which is returned. ``label`` is the operator's registry
+    name; messages, notes and chains name it as the user called it (:func:`op_display_name`).
+    When the inputs are ground and the relation needs no reasoning (see
+    :mod:`symshape.solver.eager`) it is solved here — in program order, like every relation whose
+    inputs are known; otherwise it is queued for ``solve()``.
+
+    (Once per operator call of a program, so written out: the instance is what
+    ``RelationInstance(...)`` with a relation origin makes, the origin made when first read (see
+    :class:`RelationInstance`); the resolution of the inputs and the memo's hit path inline.)"""
+    rels = solver.rels
     out: IncompleteType = _new(IncompleteType)
     _set_hole_kind(out, "type")
     _set_hole_id(out, next_hole_id())
     rel: RelationInstance = _new(RelationInstance)
-    rel.id = rid
+    rel.id = len(rels)
     rel.rdef = rdef
     rel.args = (*inputs, out)
     rel.attrs = attrs
@@ -86,7 +100,43 @@ def call_instance(
     rel.op = _OP_NAMES.get(label) or op_display_name(label)
     rel.span = span
     rel.seq = next_origin_seq()
-    return rel, out
+    u = solver.unifier
+    if u.flex or u.dim_bind:
+        got = [u.resolve(t) for t in inputs]
+    else:  # the resolve fast path, inlined: holes standing for tensors
+        parent, resolved = u.parent, u.resolved
+        got = []
+        for t in inputs:
+            if type(t) is IncompleteType:
+                r = u.find(t) if t in parent else t
+                t = resolved.get(r, r)
+                if type(t) is not TensorType:
+                    t = u.resolve(t)
+            elif type(t) is not TensorType:
+                t = u.resolve(t)
+            got.append(t)
+    memo = solver.memo
+    ids = (rdef, id(attrs), *map(id, got))
+    hit = memo.by_id.get(ids)
+    if hit is not None:
+        vals = hit[2]
+        memo.hits += 1
+    else:
+        vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
+    rels.append(rel)
+    solver.producer[out] = rel
+    solver._graph_add(rel)
+    if vals is None:
+        rel.state = _PENDING
+        rel.runs = 0
+        solver._open.append(rel)
+        solver._enqueue(rel)
+    else:
+        rel.state = _SOLVED
+        rel.runs = 1
+        u.resolved[out] = vals[0]
+        solver.steps += 1
+    return out
 
 
 def op_display_name(name: str) -> str:

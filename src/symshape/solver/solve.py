@@ -65,7 +65,7 @@ from symshape.errors import (
     SymshapeError,
 )
 from symshape.relations import get_relation
-from symshape.relations.base import Message, RelationDef, RelationFailure, message_text
+from symshape.relations.base import Message, RelationFailure, message_text
 from symshape.solver.bindings import COMPOSITE
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, conflict_message
 from symshape.solver.eager import EagerMemo
@@ -78,7 +78,7 @@ from symshape.solver.instance import (
     RelationInstance,
     RelationState,
     SolverContext,
-    call_instance,
+    add_call,
 )
 from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
@@ -306,55 +306,7 @@ class TypeSolver:
         self._enqueue(rel)
         return rel
 
-    def add_call(
-        self, rdef: RelationDef, inputs: Sequence[Type], attrs: Attrs, label: str, span: Span | None
-    ) -> IncompleteType:
-        """An operator call during constraint generation: ``rdef`` over admitted ``inputs`` and a
-        fresh output hole, which is returned. ``label`` is the operator's registry name; messages,
-        notes and chains name it as the user called it (:func:`op_display_name`). When the inputs
-        are ground and the relation needs no reasoning (see :mod:`symshape.solver.eager`) it is
-        solved here — in program order, like every relation whose inputs are known; otherwise it
-        is queued for :meth:`solve`."""
-        # (once per operator call of a program: the memo's hit path is written out)
-        rels = self.rels
-        rel, out = call_instance(len(rels), rdef, inputs, attrs, label, span)
-        u = self.unifier
-        if u.flex or u.dim_bind:
-            got = [u.resolve(t) for t in inputs]
-        else:  # the resolve fast path, inlined: holes standing for tensors
-            parent, resolved = u.parent, u.resolved
-            got = []
-            for t in inputs:
-                if type(t) is IncompleteType:
-                    r = u.find(t) if t in parent else t
-                    t = resolved.get(r, r)
-                    if type(t) is not TensorType:
-                        t = u.resolve(t)
-                elif type(t) is not TensorType:
-                    t = u.resolve(t)
-                got.append(t)
-        memo = self.memo
-        ids = (rdef, id(attrs), *map(id, got))
-        hit = memo.by_id.get(ids)
-        if hit is not None:
-            vals = hit[2]
-            memo.hits += 1
-        else:
-            vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
-        rels.append(rel)
-        self.producer[out] = rel
-        self._graph_add(rel)
-        if vals is None:
-            rel.state = _PENDING
-            rel.runs = 0
-            self._open.append(rel)
-            self._enqueue(rel)
-        else:
-            rel.state = _SOLVED
-            rel.runs = 1
-            u.resolved[out] = vals[0]
-            self.steps += 1
-        return out
+    add_call = add_call  # (symshape.solver.instance.add_call: the per-call path, written out)
 
     def require(self, cond: Cond, origin: Origin, code: ErrorCode | str, message: Message) -> str:
         """State a condition on the symbols (see :class:`~symshape.solver.session.Session`)."""
