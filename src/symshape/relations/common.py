@@ -165,7 +165,7 @@ def attr_int(attrs: Attrs, name: str, default: int | None, op: str, *, lo: int |
     v = attrs.get(name)
     if v is None:
         v = default
-    if not _is_int(v):
+    if type(v) is not int and not _is_int(v):  # (an int, the common case, without a call)
         raise bad(op, f"attribute {name} must be an int, got {v!r}")
     assert isinstance(v, int)
     if lo is not None and v < lo:
