@@ -214,7 +214,11 @@ def _broadcast_result(
     tensors = tensor_args(ctx, args)
     if tensors is None:
         return None
-    dtype = join_dtype(ctx, [t.dtype for t in tensors], ctx.name)
+    dtype = tensors[0].dtype
+    for t in tensors:
+        if t.dtype != dtype:  # (else the join is that dtype: no list, no call)
+            dtype = join_dtype(ctx, [t.dtype for t in tensors], ctx.name)
+            break
     out_dtype = attrs.get("out_dtype", dtype)
     for t in tensors:
         if type(t.shape) is not tuple:  # (``t.ndim is None``)
