@@ -214,7 +214,7 @@ def _broadcast_result(
     tensors = tensor_args(ctx, args)
     if tensors is None:
         return None
-    dtype = tensors[0].dtype
+    dtype: object = tensors[0].dtype
     for t in tensors:
         if t.dtype != dtype:  # (else the join is that dtype: no list, no call)
             dtype = join_dtype(ctx, [t.dtype for t in tensors], ctx.name)
