@@ -202,6 +202,13 @@ class NodeContext:
         return raw
 
     @property
+    def base_dir(self) -> str | None:
+        """The folder the model's external data is read from (None: a ``ModelProto`` given, see
+        :mod:`symshape.onnx.external`)."""
+        imp = self._imp
+        return None if imp is None else imp.base_dir
+
+    @property
     def attrs(self) -> _Attrs:
         """The attributes by name, parsed on first use (see :mod:`symshape.onnx.attrs`)."""
         return _Attrs(self)
@@ -213,7 +220,7 @@ class NodeContext:
         if a is None:
             return default
         try:
-            v = parse_attribute(a)
+            v = parse_attribute(a, self.base_dir)
         except Exception as e:
             self.fail(BAD_ATTRIBUTE, f"attribute '{name}' cannot be read: {e}")
         self._parsed[name] = v
@@ -377,7 +384,7 @@ class NodeContext:
             v = parsed.get(name, _ABSENT)
             if v is _ABSENT:
                 try:
-                    v = parsed[name] = parse_attribute(a)
+                    v = parsed[name] = parse_attribute(a)  # (no tensors: HASHABLE_TYPES)
                 except Exception:
                     return None
             out += (name, t, v)

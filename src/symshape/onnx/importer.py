@@ -93,8 +93,14 @@ class Importer:
         label: str = "onnx",
         dims: Mapping[str, Any] | None = None,
         timeout_ms: int = 2000,
+        base_dir: str | None = None,
     ) -> None:
+        """``base_dir``: the folder of the model's file, where its external data is (None for a
+        ``ModelProto`` given: its external data is as the caller loaded it; see
+        :mod:`symshape.onnx.external`)."""
         self.model = model
+        self.base_dir = base_dir
+        self._files: dict[str, bool] = {}  # the external data files checked
         self.graph = model.graph
         self.label = label
         self._file = f"<{label}>"  # (the file field of the model's spans)
@@ -117,7 +123,7 @@ class Importer:
         self._top: list[NodeInfo] = []  # the outermost graph's nodes
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
         self._types: dict[tuple[tuple[int, ...], str], TensorType] = {}
-        self._weights = Weights(self.tensor_type, self.define)
+        self._weights = Weights(self.tensor_type, self.define, base_dir)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
         self.converted: list[tuple[NodeInfo, OnnxSpan, list[Value | None]]] = []  # (type checks)
@@ -207,7 +213,7 @@ class Importer:
                 self._add_initializer(t, name)
         for t in g.sparse_initializer:
             if t.values.name not in self.values:
-                self._add_constant(t.values.name, sparse_value(t), "sparse initializer")
+                self._add_constant(t.values.name, sparse_value(t, self.base_dir), "sparse initializer")
         self._top = scan(g, "", self._converter, self._info)
         self._missing_converters()
         outs = self._convert_graph(g)
@@ -310,7 +316,7 @@ class Importer:
     def _add_initializer(self, t: onnx.TensorProto, name: str) -> None:
         shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
         et = t.data_type
-        arr, source = initializer_value(t, shape, et)
+        arr, source = initializer_value(t, shape, et, self.base_dir, self._files)
         dtype = ONNX_TO_DTYPE.get(et)
         if dtype is None:
             self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
@@ -336,9 +342,8 @@ class Importer:
         base = self._types.get((shape, dtype))
         if base is None:
             base = self.tensor_type(shape, dtype)
-        v = LazyConstant(
-            name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0], et, source
-        )
+        at, outer, d = self.position, self._scopes[0], self.base_dir
+        v = LazyConstant(name, shape, dtype, base, arr, kind, self.label, at, outer, et, source, d)
         self.values[name] = self.named[name] = v
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:

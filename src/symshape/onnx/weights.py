@@ -34,8 +34,11 @@ class Weights:
         self,
         tensor_type: Callable[[tuple[int, ...], str], TensorType],
         define: Callable[[Value], Value],
+        base_dir: str | None = None,
     ) -> None:
+        """``base_dir``: the model's folder, where external fill values are read from."""
         self._tensor_type = tensor_type
+        self._dir = base_dir
         self._define = define
         self._fills: dict[bytes, str | None] = {}
         # the type of a weight by its shape and its serialized value attribute (None: not a weight)
@@ -97,20 +100,20 @@ class Weights:
         if fill is not None:
             dtype = self._fills.get(fill, _NO_FILL)
             if dtype is _NO_FILL:
-                dtype = self._fills[fill] = _float_fill(attrs[0])
+                dtype = self._fills[fill] = _float_fill(attrs[0], self._dir)
             if dtype is None:
                 return None
         assert dtype is not None
         return self._tensor_type(shape, dtype)
 
 
-def _float_fill(a: onnx.AttributeProto) -> str | None:
+def _float_fill(a: onnx.AttributeProto, base_dir: str | None) -> str | None:
     """The dtype of a ``ConstantOfShape``'s ``value`` attribute when it is a float tensor the
     converter reads without complaint, else None (the converter decides)."""
     if a.name != "value" or a.type != onnx.AttributeProto.TENSOR:
         return None
     try:
-        v = np.asarray(tensor_value(a.t))
+        v = np.asarray(tensor_value(a.t, base_dir=base_dir))
     except Exception:
         return None
     dtype = str(v.dtype)
