@@ -128,8 +128,9 @@ def test_external_model_as_loaded_and_as_run(tmp_path: Path, convert_attribute: 
     for size in SIZES:
         x = np.random.default_rng(size).standard_normal((size, 6, 4)).astype(np.float32)
         for name, arr in zip(names, run_ort(loaded, {"x": x})):
-            t = res.type_of(name).subs({n: size})
+            t = res.type_of(name)
             assert isinstance(t, ss.TensorType)
+            t = t.subs({n: size})
             assert tuple(int(d) for d in t.dims) == arr.shape, (name, size)
 
 
@@ -206,4 +207,5 @@ def test_model_proto_without_its_data_is_used_as_given(tmp_path: Path) -> None:
     m = onnx.load(str(path), load_external_data=False)
     res = sso.infer(m)
     assert str(res.type_of("x")) == "Tensor[(N, 6, 4), float32]"
-    assert res.type_of("target").value is None  # (the target's entries are not known)
+    t = res.type_of("target")
+    assert isinstance(t, ss.TensorType) and t.value is None  # (the target's entries are not known)
