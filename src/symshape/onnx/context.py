@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import numpy as np
@@ -189,8 +190,27 @@ class NodeContext:
         self._raw_attrs: dict[str, onnx.AttributeProto] | None = None
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
         self._given = attrs is not None
-        #: the ONNX element types of outputs whose dtype symshape does not have (by output index)
-        self.elem_types: dict[int, int] = {}
+        #: the ONNX element types of outputs whose dtype symshape does not have (by output index;
+        #: empty as a rule: one dict shared until an entry is written)
+        self.elem_types: Mapping[int, int] = _NO_ELEM_TYPES
+
+    @staticmethod
+    def of(
+        importer: Importer,
+        node: onnx.NodeProto,
+        opset: int,
+        span: OnnxSpan,
+        inputs: Sequence[Value | None],
+        op_type: str,
+        outputs: Sequence[str],
+    ) -> NodeContext:
+        """``NodeContext(importer, node, opset, span, inputs, op_type=op_type, outputs=outputs)``
+        made without the keyword call of ``__init__`` (one per node of a model): the same fields."""
+        c: NodeContext = _new(NodeContext)
+        c._imp, c.node, c.op_type, c._outputs, c.opset, c.span = importer, node, op_type, outputs, opset, span
+        c._inputs, c._raw_attrs, c._parsed, c._given = inputs, None, {}, False
+        c.elem_types = _NO_ELEM_TYPES
+        return c
 
     @property
     def _raw(self) -> dict[str, onnx.AttributeProto]:
@@ -490,7 +510,9 @@ class NodeContext:
         and the ONNX ``elem_type`` is kept for :func:`~symshape.onnx.infer_shapes`. The unknown
         dtype comes from the model's one stand-in parameter of that type
         (``Importer.dtype_stand_in``)."""
-        self.elem_types[output] = elem_type
+        if self.elem_types is _NO_ELEM_TYPES:
+            self.elem_types = {}
+        self.elem_types[output] = elem_type  # type: ignore[index]
         return ss.ops.cast_like(x, self._imp.dtype_stand_in())
 
     def fresh_dim(self, hint: str) -> ss.Dim:
@@ -504,6 +526,8 @@ _NODE_FIELDS: Final = frozenset({"name", "domain"})
 _PLAIN_INT: Final = frozenset({int})
 _ABSENT: Final = object()
 _new: Final[Any] = object.__new__
+#: the ``elem_types`` of a context that has none (never written: see ``with_unknown_dtype``)
+_NO_ELEM_TYPES: Final[Mapping[int, int]] = MappingProxyType({})
 
 
 def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:

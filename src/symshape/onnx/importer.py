@@ -34,7 +34,7 @@ them (``value_info``), else with unknown rank and dtype, so the rest of the mode
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -208,9 +208,7 @@ class Importer:
             if (constant_inits and name in init_names) or name in values:
                 continue
             self._add_input(vi, name)
-        for t, name in zip(inits, names):
-            if name not in values:
-                self._add_initializer(t, name)
+        self._add_initializers(zip(inits, names))
         for t in g.sparse_initializer:
             if t.values.name not in self.values:
                 self._add_constant(t.values.name, sparse_value(t, self.base_dir), "sparse initializer")
@@ -313,15 +311,28 @@ class Importer:
         self.params.append(v)
         self.define(Value(name, v, None, t, et))
 
-    def _add_initializer(self, t: onnx.TensorProto, name: str) -> None:
-        shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
-        et = t.data_type
-        arr, source = initializer_value(t, shape, et, self.base_dir, self._files)
-        dtype = ONNX_TO_DTYPE.get(et)
-        if dtype is None:
-            self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
-            return
-        self._bind_constant(name, shape, dtype, arr, "initializer", et, source)
+    def _add_initializers(self, inits: Iterable[tuple[onnx.TensorProto, str]]) -> None:
+        """The initializers (with their names) as constants, each as :meth:`_bind_constant` binds
+        one, but a name defined already (a model has hundreds: the loop reads the importer's
+        fields once)."""
+        types, tensor_type, label, outer = self._types, self.tensor_type, self.label, self._scopes[0]
+        values, named, d, files = self.values, self.named, self.base_dir, self._files
+        for t, name in inits:
+            if name in values:
+                continue
+            shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
+            et = t.data_type
+            arr, source = initializer_value(t, shape, et, d, files)
+            dtype = ONNX_TO_DTYPE.get(et)
+            if dtype is None:
+                self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
+                continue
+            self.position = at = self.position + 1
+            base = types.get((shape, dtype))
+            if base is None:
+                base = tensor_type(shape, dtype)
+            v = LazyConstant(name, shape, dtype, base, arr, "initializer", label, at, outer, et, source, d)
+            values[name] = named[name] = v
 
     def _bind_constant(
         self,
@@ -440,8 +451,8 @@ class Importer:
             if missing and not in_order:
                 return False
             inputs = [values.get(n) if n else None for n in names]
-        self.position += 1
-        span = OnnxSpan.in_file(self._file, self.position, what)
+        self.position = at = self.position + 1
+        span = _span(self._file, at, what)
         if cdef is None:
             self._stand_ins(outputs, span)
             return True
@@ -461,7 +472,7 @@ class Importer:
             foldable = op in _FOLDING and (
                 first is None or first.const is not None or op in FOLDED_WITHOUT_VALUES
             )
-        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
+        ctx = _context(self, node, self.opsets[dom], span, inputs, op, outputs)
         self.converted.append((info, span, inputs))
         # what the converter builds takes the node's span: the scope is left by the next node's,
         # and at the end of the graph (_convert_graph), not here (a context variable set costs)
@@ -504,9 +515,10 @@ class Importer:
             return
         if outs is not None:
             self._bind(outputs, outs, inputs, span)
-        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
-            if i < len(outputs) and outputs[i] in self.named:
-                self.named[outputs[i]].elem_type = et
+        if ctx.elem_types:  # (as a rule none)
+            for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
+                if i < len(outputs) and outputs[i] in self.named:
+                    self.named[outputs[i]].elem_type = et
 
     def _bind_one(self, name: str, result: Any, span: OnnxSpan) -> bool:
         """The common case of ``_outputs`` and ``_bind``: the one output ``name`` of a node is an
@@ -598,5 +610,7 @@ class Importer:
 
 
 _CALL: Final = ss.Call
+_context: Final = NodeContext.of
+_span: Final = OnnxSpan.in_file
 #: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
 _FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE
