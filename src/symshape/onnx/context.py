@@ -190,6 +190,7 @@ class NodeContext:
         self._raw_attrs: dict[str, onnx.AttributeProto] | None = None
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
         self._given = attrs is not None
+        self._dir: str | None = None if importer is None else importer.base_dir
         #: the ONNX element types of outputs whose dtype symshape does not have (by output index;
         #: empty as a rule: one dict shared until an entry is written)
         self.elem_types: Mapping[int, int] = _NO_ELEM_TYPES
@@ -209,7 +210,7 @@ class NodeContext:
         c: NodeContext = _new(NodeContext)
         c._imp, c.node, c.op_type, c._outputs, c.opset, c.span = importer, node, op_type, outputs, opset, span
         c._inputs, c._raw_attrs, c._parsed, c._given = inputs, None, {}, False
-        c.elem_types = _NO_ELEM_TYPES
+        c.elem_types, c._dir = _NO_ELEM_TYPES, importer.base_dir
         return c
 
     @property
@@ -225,8 +226,7 @@ class NodeContext:
     def base_dir(self) -> str | None:
         """The folder the model's external data is read from (None: a ``ModelProto`` given, see
         :mod:`symshape.onnx.external`)."""
-        imp = self._imp
-        return None if imp is None else imp.base_dir
+        return self._dir
 
     @property
     def attrs(self) -> _Attrs:
@@ -240,7 +240,7 @@ class NodeContext:
         if a is None:
             return default
         try:
-            v = parse_attribute(a, self.base_dir)
+            v = parse_attribute(a, self._dir)
         except Exception as e:
             self.fail(BAD_ATTRIBUTE, f"attribute '{name}' cannot be read: {e}")
         self._parsed[name] = v
