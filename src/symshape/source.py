@@ -40,6 +40,7 @@ __all__ = [
     "exit_span_scope",
     "user_span",
     "span_scope_get",
+    "span_scope_set",
     "SPAN_SCOPE_UNSET",
     "caller_span",
     "frame_span",
@@ -86,6 +87,10 @@ _SCOPE: ContextVar[Span | None] = ContextVar("symshape_span_scope", default=_UNS
 #: scope: what :func:`user_span` reads first, for a caller that reads it itself (a call's builder)
 span_scope_get: Callable[[], Span | None] = _SCOPE.get
 SPAN_SCOPE_UNSET: Any = _UNSCOPED
+#: what :func:`enter_span_scope` does, for a front-end's per-node loop that runs inside a
+#: :func:`span_scope` (entered, so the module knows scopes are in use): the node's scope replaces
+#: the previous node's, and the enclosing ``with`` block restores the outer one at its end
+span_scope_set: Callable[[Span | None], Token[Span | None]] = _SCOPE.set
 # Set (for good) when a scope is first entered: until then no context holds a scope, and
 # :func:`user_span` skips reading the context variable.
 _scoped = False

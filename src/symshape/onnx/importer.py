@@ -73,7 +73,7 @@ from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
 from symshape.relations.values import constant_type
 from symshape.solver.solve import gc_paused
-from symshape.source import enter_span_scope, span_scope, user_span
+from symshape.source import enter_span_scope, span_scope, span_scope_set, user_span
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
@@ -475,28 +475,16 @@ class Importer:
         ctx = _context(self, node, self.opsets[dom], span, inputs, op, outputs)
         self.converted.append((info, span, inputs))
         # what the converter builds takes the node's span: the scope is left by the next node's,
-        # and at the end of the graph (_convert_graph), not here (a context variable set costs)
-        enter_span_scope(span)
+        # and at the end of the graph (_convert_graph), not here (a context variable set costs);
+        # the walk runs inside the scope run() entered, so the variable is set directly
+        _scope_set(span)
         self._scope = span
-        folded = fold_node(node, ctx, inputs, self.opsets.get("", 1)) if foldable else None
-        if folded is None:
-            self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
-        else:  # (evaluated: its outputs are constants)
-            self.folded += 1
-            self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
-        return True
-
-    def _convert_node(
-        self,
-        ctx: NodeContext,
-        ident: str,
-        cdef: ConverterDef,
-        span: OnnxSpan,
-        inputs: list[Value | None],
-        outputs: Sequence[str],
-        op: str,
-    ) -> None:
-        what = span.what
+        if foldable:
+            folded = fold_node(node, ctx, inputs, self.opsets.get("", 1))
+            if folded is not None:  # (evaluated: its outputs are constants)
+                self.folded += 1
+                self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
+                return True
         try:
             result = cdef.fn(ctx)
             one = len(outputs) == 1 and outputs[0] and self._bind_one(outputs[0], result, span)
@@ -504,21 +492,22 @@ class Importer:
         except Unsupported as u:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, op, (ident,))
             self._stand_ins(outputs, span)
-            return
+            return True
         except (ConversionError, SymshapeError) as e:
             self._error(e.code, f"{what}: {e.message}", span)
             self._stand_ins(outputs, span)
-            return
+            return True
         except Exception as e:  # a malformed node the converter did not foresee: never a crash
             self._error(INVALID_ARGUMENT.code, f"{what}: cannot convert: {type(e).__name__}: {e}", span)
             self._stand_ins(outputs, span)
-            return
+            return True
         if outs is not None:
             self._bind(outputs, outs, inputs, span)
         if ctx.elem_types:  # (as a rule none)
             for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
                 if i < len(outputs) and outputs[i] in self.named:
                     self.named[outputs[i]].elem_type = et
+        return True
 
     def _bind_one(self, name: str, result: Any, span: OnnxSpan) -> bool:
         """The common case of ``_outputs`` and ``_bind``: the one output ``name`` of a node is an
@@ -612,5 +601,6 @@ class Importer:
 _CALL: Final = ss.Call
 _context: Final = NodeContext.of
 _span: Final = OnnxSpan.in_file
+_scope_set: Final = span_scope_set
 #: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
 _FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE
