@@ -28,7 +28,7 @@ import numpy as np
 
 import symshape as ss
 from symshape import Dim, Expr, TensorType, Type
-from symshape.errors import BAD_ATTRIBUTE, ErrorCode, SymshapeError
+from symshape.errors import BAD_ATTRIBUTE, ErrorCode
 from symshape.onnx.attrs import HASHABLE_TYPES, parse_attribute
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.spans import OnnxSpan
@@ -53,7 +53,6 @@ __all__ = [
     "Value",
     "NodeContext",
     "node_outputs",
-    "bound_types",
 ]
 
 
@@ -576,32 +575,3 @@ def node_outputs(wanted: Sequence[str], result: Any) -> list[Expr | None]:
         if name and outs[i] is None:
             raise Unsupported(UNSUPPORTED_OP, f"output {i} ('{name}') is not supported")
     return outs[: len(wanted)]
-
-
-def bound_types(
-    params: Sequence[ss.Var],
-    scopes: Sequence[Sequence[tuple[ss.Var, Expr]]],
-    unbound: Sequence[Expr],
-    timeout_ms: int,
-) -> dict[int, Type]:
-    """The types of a program converted so far (``params``; the bindings of the graph and of the
-    subgraphs being converted, ``scopes``; the calls not bound yet, ``unbound``), by the id of each
-    bound variable and call: what a converter asks of a type before inference runs. Only the types
-    matter (guards and errors are reported by the final inference): Z3 gets a short timeout, so a
-    hard condition costs little."""
-    bindings = [b for scope in scopes for b in scope]
-    exprs: list[Expr] = [v for v, _ in bindings] + list(unbound)
-    if not exprs:
-        return {}
-    prog = ss.Function(list(params), ss.Dataflow(bindings, ss.Tuple(exprs)))
-    try:
-        res = ss.infer(prog, timeout_ms=timeout_ms)
-    except SymshapeError:
-        return {}
-    out: dict[int, Type] = {}
-    for v in exprs:
-        try:
-            out[id(v)] = res.type_of(v)
-        except SymshapeError:
-            continue
-    return out

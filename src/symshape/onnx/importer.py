@@ -50,7 +50,6 @@ from symshape.onnx.context import (
     NodeContext,
     Unsupported,
     Value,
-    bound_types,
     node_outputs,
 )
 from symshape.onnx.declared import DimNames
@@ -68,6 +67,7 @@ from symshape.onnx.graph import (
     scan,
 )
 from symshape.onnx.lazy_constant import CONST_LIMIT, LazyConstant, initializer_value
+from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
@@ -80,8 +80,6 @@ __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_
 #: The name of the parameter whose unknown dtype a value of an element type symshape does not have
 #: takes (a ``Cast`` to ``float8e4m3fn``): ``Tensor[(), ?]``, added only when a model needs it.
 DTYPE_STAND_IN: Final = "unknown_dtype"
-#: The Z3 timeout of the inference a converter's question about a type runs (see ``_probe``).
-PROBE_TIMEOUT_MS: Final = 200
 
 
 class Importer:
@@ -132,9 +130,7 @@ class Importer:
         for vi in list(self.graph.value_info) + list(self.graph.output):
             if vi.type.HasField("tensor_type"):
                 self.declared[vi.name] = vi.type
-        self._probed: dict[int, Type] = {}
-        self._probed_upto = -1
-        self.probes = 0
+        self._probes = Probes()
         self.folded = 0
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
@@ -170,22 +166,10 @@ class Importer:
 
     def type_of_value(self, v: Value) -> Type | None:
         """``v``'s type: known without inference, else inferred from the program so far (a probe,
-        :func:`~symshape.onnx.context.bound_types`, when the program grew since the last)."""
+        :class:`~symshape.onnx.probe.Probes`, when the program grew since the last)."""
         if v.type is not None:
             return v.type
-        hit = self._probed.get(id(v.expr))
-        size = self._program_size()
-        if hit is not None or self._probed_upto == size:
-            return hit
-        self.probes += 1
-        self._probed_upto = size
-        unbound = [e for _, e, _ in self._unbound]
-        timeout = min(self.timeout_ms, PROBE_TIMEOUT_MS)
-        self._probed.update(bound_types(self.params, self._scopes, unbound, timeout))
-        return self._probed.get(id(v.expr))
-
-    def _program_size(self) -> int:
-        return sum(len(b) for b in self._scopes) + len(self._unbound)
+        return self._probes.type_of(v.expr, self.params, self._scopes, self._unbound, self.timeout_ms)
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
