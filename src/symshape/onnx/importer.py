@@ -428,6 +428,16 @@ class Importer:
         ``in_order`` (the nodes come in an order that suits them: the input is an error)."""
         node, ident, cdef, what, names, outputs, op, dom = info
         values = self.values
+        if op == "ConstantOfShape" and not dom and cdef is not None and len(names) == 1:
+            # a weight, as a rule (half the nodes of some models): bound by Weights, else converted
+            # below (the same position and span)
+            shape = values.get(names[0]) if names[0] else None
+            if shape is not None:
+                at = self.position + 1
+                span = _span(self._file, at, what)
+                if self._weights.bind(node, outputs, [shape], span, self._scopes[-1]):
+                    self.position = at
+                    return True
         inputs: list[Value | None] = list(map(values.get, names))
         missing = ""
         if None in inputs or "" in values:  # (an omitted optional input, or a missing one)
@@ -450,8 +460,6 @@ class Importer:
             return True
         foldable = False
         if not dom:
-            if op == "ConstantOfShape" and self._weights.bind(node, outputs, inputs, span, self._scopes[-1]):
-                return True
             first = inputs[0] if inputs else None  # (folding needs every input's value known)
             foldable = op in _FOLDING and (
                 first is None or first.const is not None or op in FOLDED_WITHOUT_VALUES
