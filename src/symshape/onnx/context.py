@@ -246,15 +246,18 @@ class NodeContext:
         return v
 
     # -- the node ---------------------------------------------------------------------------------
-    #: the node's own name (empty when it has none) and its operator's domain as the model writes
-    #: it: read from the node when asked (converters seldom do; protobuf fields cost an access each)
-    name: str
-    domain: str
+    # (properties, not a __getattr__ hook: with one, every attribute read of a context goes
+    # through the hook and the interpreter's attribute caches do not apply)
+    @property
+    def name(self) -> str:
+        """The node's own name (empty when it has none), read from the node when asked
+        (converters seldom do; protobuf fields cost an access each)."""
+        return self.node.name
 
-    def __getattr__(self, attr: str) -> Any:
-        if attr in _NODE_FIELDS:
-            return getattr(self.node, attr)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+    @property
+    def domain(self) -> str:
+        """The node's operator's domain as the model writes it (read from the node when asked)."""
+        return self.node.domain
 
     @property
     def what(self) -> str:
@@ -519,8 +522,6 @@ class NodeContext:
         return self._imp.dim_names.fresh(hint)
 
 
-#: the node's fields NodeContext reads on demand
-_NODE_FIELDS: Final = frozenset({"name", "domain"})
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
 _PLAIN_INT: Final = frozenset({int})
 _ABSENT: Final = object()
