@@ -162,6 +162,21 @@ class Value:
         return v
 
 
+class _NodeField:
+    """A string field of a context's node, read when asked (a descriptor, not a ``__getattr__``
+    hook: with one, every attribute read of a context goes through the hook, and the
+    interpreter's attribute caches do not apply)."""
+
+    __slots__ = ("field",)
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __get__(self, ctx: NodeContext, owner: type | None = None) -> str:
+        value: str = getattr(ctx.node, self.field)
+        return value
+
+
 class NodeContext:
     """The interface of one converter call (see the module docstring)."""
 
@@ -246,18 +261,10 @@ class NodeContext:
         return v
 
     # -- the node ---------------------------------------------------------------------------------
-    # (properties, not a __getattr__ hook: with one, every attribute read of a context goes
-    # through the hook and the interpreter's attribute caches do not apply)
-    @property
-    def name(self) -> str:
-        """The node's own name (empty when it has none), read from the node when asked
-        (converters seldom do; protobuf fields cost an access each)."""
-        return self.node.name
-
-    @property
-    def domain(self) -> str:
-        """The node's operator's domain as the model writes it (read from the node when asked)."""
-        return self.node.domain
+    #: the node's own name (empty when it has none) and its operator's domain as the model writes
+    #: it: read from the node when asked (converters seldom do; protobuf fields cost an access each)
+    name: Final = _NodeField("name")
+    domain: Final = _NodeField("domain")
 
     @property
     def what(self) -> str:
