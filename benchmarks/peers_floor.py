@@ -1,7 +1,9 @@
 """A floor for workload (f), not a peer: what any Python importer built on the ``onnx`` package pays.
 
-``read_floor(path)`` loads the model from its file (``onnx.load``) and reads, once, every field a
-shape inference must look at: each graph input's declared dimensions, each initializer's data type
+``read_floor(path)`` loads the model from its file (``onnx.load(path, load_external_data=False)``:
+parsing only, without onnx's Python walk over every tensor for external data, which symshape's
+loader skips too; a floor is the least any reader must do) and reads, once, every field a shape
+inference must look at: each graph input's declared dimensions, each initializer's data type
 and dimensions, and each node's op type, domain, input and output names and attributes (name, kind
 and value; a tensor attribute's data type and dimensions). It computes nothing. A Python importer
 cannot take less time than this, so ``ss/read-floor`` says how much of symshape's time is its own
@@ -49,7 +51,7 @@ def read_floor(path: str) -> dict[str, Any]:
     """Load ``path`` and read every node's fields (see the module docstring)."""
     import onnx
 
-    model = onnx.load(path)
+    model = onnx.load(path, load_external_data=False)
     g = model.graph
     n = 0
     # (slices: iterating a protobuf repeated field ends by raising an IndexError, which costs)

@@ -23,7 +23,7 @@ import itertools
 import linecache
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
@@ -39,6 +39,9 @@ __all__ = [
     "enter_span_scope",
     "exit_span_scope",
     "user_span",
+    "span_scope_get",
+    "span_scope_set",
+    "SPAN_SCOPE_UNSET",
     "caller_span",
     "frame_span",
     "notebook_cell_name",
@@ -80,6 +83,14 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 _UNSCOPED: Any = object()
 _SCOPE: ContextVar[Span | None] = ContextVar("symshape_span_scope", default=_UNSCOPED)
+#: the innermost span scope's span (``ContextVar.get``), :data:`SPAN_SCOPE_UNSET` outside every
+#: scope: what :func:`user_span` reads first, for a caller that reads it itself (a call's builder)
+span_scope_get: Callable[[], Span | None] = _SCOPE.get
+SPAN_SCOPE_UNSET: Any = _UNSCOPED
+#: what :func:`enter_span_scope` does, for a front-end's per-node loop that runs inside a
+#: :func:`span_scope` (entered, so the module knows scopes are in use): the node's scope replaces
+#: the previous node's, and the enclosing ``with`` block restores the outer one at its end
+span_scope_set: Callable[[Span | None], Token[Span | None]] = _SCOPE.set
 # Set (for good) when a scope is first entered: until then no context holds a scope, and
 # :func:`user_span` skips reading the context variable.
 _scoped = False

@@ -28,6 +28,7 @@ import symshape.onnx as sso
 from symshape.ir.expr import operands
 from symshape.onnx import lazy_constant
 from symshape.onnx.context import NodeContext, Value
+from symshape.onnx.graph import load_model
 from symshape.onnx.importer import Importer
 from symshape.onnx.lazy_constant import LazyConstant
 from symshape.onnx.ops import nn as nn_mod
@@ -246,3 +247,57 @@ def test_a_graph_out_of_order_is_converted_in_the_order_of_its_dependencies() ->
     assert issue.diagnostic.code == "undefined-var" and "'undefined'" in str(issue.diagnostic.span)
     res = sso.infer(m)
     assert str(res.type_of("d")) == "Tensor[(n,), float32]"
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_a_light_model_file_imports_as_the_model_onnx_loads(name: str) -> None:
+    # symshape's loader skips onnx's walk for external data (the light models have none): the
+    # file imports to what the ModelProto onnx.load gives imports to, byte for byte
+    path = os.path.join(LIGHT, f"light_{name}.onnx")
+    model, label, base_dir = load_model(path)
+    assert label == path and base_dir == os.path.dirname(os.path.abspath(path))
+
+    def run(m: onnx.ModelProto, d: str | None) -> ss.Function:
+        return Importer(m, "m", base_dir=d).run()  # (one call site: the blocks' spans)
+
+    from_file, from_proto = run(model, base_dir), run(onnx.load(path), None)
+    assert str(from_file) == str(from_proto) and _spans(from_file) == _spans(from_proto)
+    res = sso.infer(path, label="m")
+    assert res.report() == sso.infer(onnx.load(path), label="m").report()
+    assert sso.infer_shapes(path).SerializeToString() == sso.infer_shapes(onnx.load(path)).SerializeToString()
+
+
+def test_node_context_of_is_the_constructor() -> None:
+    n = helper.make_node("Conv", ["x", "w"], ["y"], name="c", strides=[2, 2])
+    span = OnnxSpan.at("m", 3, "node 'c' (Conv)")
+    m = make_model([n], [In("x", "float32", ("n", 3, 8, 8))], ["y"], inits={"w": np.zeros((4, 3, 3, 3))})
+    imp = Importer(m, "m", base_dir="/nowhere")
+    inputs: list[Value | None] = [None, None]
+    made = NodeContext(imp, n, 17, span, inputs, op_type="Conv", outputs=["y"])
+    fast = NodeContext.of(imp, n, 17, span, inputs, "Conv", ["y"])
+    assert vars(fast) == vars(made) and fast.base_dir == "/nowhere"
+    assert fast.attr_ints("strides") == (2, 2) and dict(fast.elem_types) == {}
+    # an element type symshape lacks is written into the context's own mapping, not a shared one
+    fast.with_unknown_dtype(ss.var("x", ss.Tensor((2,), "float32")), TensorProto.FLOAT8E4M3FN)
+    assert dict(fast.elem_types) == {0: TensorProto.FLOAT8E4M3FN}
+    assert dict(NodeContext.of(imp, n, 17, span, inputs, "Conv", ["y"]).elem_types) == {}
+
+
+def test_a_repeated_initializer_name_keeps_the_first() -> None:
+    reshape = helper.make_node("Reshape", ["x", "s"], ["y"], name="r")
+    m = make_model([reshape], [In("x", "float32", (2, 3))], ["y"])
+    for v in ([3, 2], [6]):
+        m.graph.initializer.append(numpy_helper.from_array(np.array(v, np.int64), "s"))
+    res = sso.infer(m)
+    assert str(res.type_of("y")) == "Tensor[(3, 2), float32]"
+
+
+def test_an_operator_call_takes_the_scope_span_or_the_callers() -> None:
+    x = ss.var("x", ss.Tensor((2,), "float32"))
+    here = ss.ops.relu(x)  # outside every scope: this line
+    assert here.span is not None and here.span.file == __file__
+    scoped = OnnxSpan.at("m", 1, "node 'a' (Relu)")
+    with ss.span_scope(scoped):
+        assert ss.ops.relu(x).span is scoped and ss.Op.get("nn.relu")(x).span is scoped
+    with ss.span_scope(None):
+        assert ss.ops.relu(x).span is None

@@ -34,7 +34,7 @@ from symshape.encoding.types import Attrs, Type
 from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, UNKNOWN_RELATION, SymshapeError
 from symshape.ir.expr import _EMPTY_ATTRS, Call, Callee, Expr, Tuple, set_operator_lookup
 from symshape.relations.base import RelationFn, get_relation, register_relation
-from symshape.source import user_span
+from symshape.source import SPAN_SCOPE_UNSET, span_scope_get, user_span
 
 __all__ = ["Op", "OPS", "register_op", "NormalizeFn", "AttrCheckFn", "ATTR_KINDS", "check_declared"]
 
@@ -107,6 +107,7 @@ def check_declared(op: str, attrs: Attrs, declared: Mapping[str, str]) -> None:
         if not test(v):
             raise SymshapeError(BAD_ATTRIBUTE, f"{op}: attribute {name} must be {what}, got {v!r}")
 
+
 class _Registry(dict[str, "Op"]):
     """The operators by name; ``OPS[name]`` of an unknown name raises ``unknown-relation`` (the
     wrappers of :mod:`symshape.ops` look their operator up at each call, by subscript)."""
@@ -120,6 +121,7 @@ class _Registry(dict[str, "Op"]):
 OPS: dict[str, Op] = _Registry()
 
 _new_call = object.__new__
+_scope_get, _UNSCOPED = span_scope_get, SPAN_SCOPE_UNSET
 
 
 def _convert(a: Any) -> Any:
@@ -235,7 +237,10 @@ def _make_call(depth: int) -> Callable[..., Call]:
         c.args = args
         c.attrs = a
         c.pure_override = False
-        c.span = user_span(depth)
+        # user_span(depth), with the span scope a front-end's per-node loop entered read here
+        # (unentered, the variable holds its default: user_span looks the caller up)
+        span = _scope_get()
+        c.span = user_span(depth) if span is _UNSCOPED else span
         return c
 
     return call

@@ -30,6 +30,7 @@ from typing import Any
 
 from symshape import Function, SymshapeError
 from symshape import infer as _ss_infer
+from symshape.errors import INVALID_ARGUMENT
 from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
 from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
 from symshape.onnx.export import write_types
@@ -64,8 +65,8 @@ def from_onnx(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> Func
     A node that cannot be converted raises ``SymshapeError`` (``unsupported-op``, or the model's
     own error) naming every such node; :func:`infer` reports them as diagnostics instead.
     """
-    model, label = load_model(model_or_path)
-    imp = Importer(model, label, dims)
+    model, label, base_dir = load_model(model_or_path)
+    imp = Importer(model, label, dims, base_dir=base_dir)
     fn = imp.run()
     if imp.issues:
         first = imp.issues[0].diagnostic
@@ -88,9 +89,9 @@ def infer(
     together), never exceptions; the rest of the model is still inferred. ``label`` is how reports
     name the model (default: the path as given, or the graph's name for a ``ModelProto``).
     """
-    model, own_label = load_model(model_or_path)
+    model, own_label, base_dir = load_model(model_or_path)
     label = own_label if label is None else label
-    imp = Importer(model, label, dims, timeout_ms)
+    imp = Importer(model, label, dims, timeout_ms, base_dir)
     fn = imp.run()
     core = _ss_infer(fn, strict=strict, timeout_ms=timeout_ms)
     reported = [i.diagnostic for i in imp.issues] + list(core.errors)
@@ -112,7 +113,18 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
         raise SymshapeError(first.code, f"shape inference failed:\n{text}")
     imp = res._importer
     elem = {name: v.elem_type for name, v in imp.named.items() if v.elem_type}
-    return write_types(imp.model, res.types(), elem)
+    out = write_types(imp.model, res.types(), elem)
+    if imp.base_dir is not None:  # (loaded from a file: the copy holds its external data, as onnx.load's)
+        from onnx.external_data_helper import load_external_data_for_model
+
+        try:
+            load_external_data_for_model(out, imp.base_dir)
+        except Exception as e:  # a weight's file missing, a location outside the folder
+            msg = " ".join(str(e).split()) or type(e).__name__
+            raise SymshapeError(
+                INVALID_ARGUMENT, f"the model's external data cannot be read: {msg}"
+            ) from None
+    return out
 
 
 def supported_ops(domain: str = "") -> list[str]:

@@ -29,6 +29,8 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, numpy_helper
 
+from symshape.onnx.external import read as read_external
+
 __all__ = ["parse_attribute", "parse_attributes", "tensor_value", "sparse_value", "HASHABLE_TYPES"]
 
 _T = AttributeProto.AttributeType
@@ -54,9 +56,12 @@ _FIELD: Final[dict[int, str]] = {
 }  # fmt: skip
 
 
-def tensor_value(t: onnx.TensorProto, dims: tuple[int, ...] | None = None) -> np.ndarray[Any, Any]:
-    """A ``TensorProto``'s value as a numpy array (external data must have been loaded); ``dims``:
-    ``t.dims`` when the caller has read them already.
+def tensor_value(
+    t: onnx.TensorProto, dims: tuple[int, ...] | None = None, base_dir: str | None = None
+) -> np.ndarray[Any, Any]:
+    """A ``TensorProto``'s value as a numpy array; ``dims``: ``t.dims`` when the caller has read
+    them already. External data is read from ``base_dir`` (the model's folder, see
+    :mod:`symshape.onnx.external`; None: it must have been loaded).
 
     The common element types (float32/64, int32/64, uint64) are decoded with numpy directly (the
     array may be read-only); the others by ``onnx.numpy_helper``.
@@ -79,15 +84,17 @@ def tensor_value(t: onnx.TensorProto, dims: tuple[int, ...] | None = None) -> np
             data = getattr(t, _FIELD[t.data_type])
             if len(data) == math.prod(shape):
                 return np.array(data, dtype=dt.newbyteorder("=")).reshape(shape)
+    elif base_dir is not None and t.data_location == _TP.EXTERNAL:
+        return read_external(t, base_dir, f"tensor '{t.name}'")
     return np.asarray(numpy_helper.to_array(t))
 
 
-def sparse_value(t: onnx.SparseTensorProto) -> np.ndarray[Any, Any]:
+def sparse_value(t: onnx.SparseTensorProto, base_dir: str | None = None) -> np.ndarray[Any, Any]:
     """A ``SparseTensorProto`` as a dense numpy array (linear or coordinate indices)."""
     dense_shape = tuple(int(d) for d in t.dims)
-    values = tensor_value(t.values)
+    values = tensor_value(t.values, base_dir=base_dir)
     out = np.zeros(dense_shape, dtype=values.dtype)
-    idx = tensor_value(t.indices).astype(np.int64)
+    idx = tensor_value(t.indices, base_dir=base_dir).astype(np.int64)
     if idx.ndim == 1:
         out.reshape(-1)[idx] = values
     else:
@@ -117,15 +124,26 @@ _READERS: Final[dict[int, Callable[[AttributeProto], Any]]] = {
     int(_T.GRAPHS): lambda a: tuple(a.graphs),
     int(_T.TYPE_PROTOS): lambda a: tuple(a.type_protos),
 }
+#: the attribute types holding tensors, read with the model's folder for external data
+_TENSOR_READERS: Final[dict[int, Callable[[AttributeProto, str], Any]]] = {
+    int(_T.TENSOR): lambda a, d: tensor_value(a.t, base_dir=d),
+    int(_T.SPARSE_TENSOR): lambda a, d: sparse_value(a.sparse_tensor, d),
+    int(_T.TENSORS): lambda a, d: tuple(tensor_value(x, base_dir=d) for x in a.tensors),
+    int(_T.SPARSE_TENSORS): lambda a, d: tuple(sparse_value(x, d) for x in a.sparse_tensors),
+}
+_TENSOR_TYPES: Final = frozenset(_TENSOR_READERS)
 
 
-def parse_attribute(a: AttributeProto) -> Any:
-    """The Python value of one attribute (see the module docstring)."""
+def parse_attribute(a: AttributeProto, base_dir: str | None = None) -> Any:
+    """The Python value of one attribute (see the module docstring); external tensors are read
+    from ``base_dir`` (see :func:`tensor_value`)."""
     t = a.type
     if t == _T_INTS:
         return tuple(a.ints[:])  # (a slice: iterating a repeated field ends in a costly IndexError)
     if t == _T_INT:
         return a.i
+    if base_dir is not None and t in _TENSOR_TYPES:
+        return _TENSOR_READERS[t](a, base_dir)
     read = _READERS.get(t)
     if read is not None:
         return read(a)
@@ -133,6 +151,6 @@ def parse_attribute(a: AttributeProto) -> Any:
     return onnx.helper.get_attribute_value(a)
 
 
-def parse_attributes(node: onnx.NodeProto) -> dict[str, Any]:
+def parse_attributes(node: onnx.NodeProto, base_dir: str | None = None) -> dict[str, Any]:
     """All attributes of a node by name."""
-    return {a.name: parse_attribute(a) for a in node.attribute}
+    return {a.name: parse_attribute(a, base_dir) for a in node.attribute}

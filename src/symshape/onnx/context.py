@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import numpy as np
 
 import symshape as ss
 from symshape import Dim, Expr, TensorType, Type
-from symshape.errors import BAD_ATTRIBUTE, ErrorCode, SymshapeError
+from symshape.errors import BAD_ATTRIBUTE, ErrorCode
 from symshape.onnx.attrs import HASHABLE_TYPES, parse_attribute
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.spans import OnnxSpan
@@ -52,7 +53,6 @@ __all__ = [
     "Value",
     "NodeContext",
     "node_outputs",
-    "bound_types",
 ]
 
 
@@ -162,6 +162,21 @@ class Value:
         return v
 
 
+class _NodeField:
+    """A string field of a context's node, read when asked (a descriptor, not a ``__getattr__``
+    hook: with one, every attribute read of a context goes through the hook, and the
+    interpreter's attribute caches do not apply)."""
+
+    __slots__ = ("field",)
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __get__(self, ctx: NodeContext, owner: type | None = None) -> str:
+        value: str = getattr(ctx.node, self.field)
+        return value
+
+
 class NodeContext:
     """The interface of one converter call (see the module docstring)."""
 
@@ -189,8 +204,28 @@ class NodeContext:
         self._raw_attrs: dict[str, onnx.AttributeProto] | None = None
         self._parsed: dict[str, Any] = dict(attrs) if attrs is not None else {}
         self._given = attrs is not None
-        #: the ONNX element types of outputs whose dtype symshape does not have (by output index)
-        self.elem_types: dict[int, int] = {}
+        self._dir: str | None = None if importer is None else importer.base_dir
+        #: the ONNX element types of outputs whose dtype symshape does not have (by output index;
+        #: empty as a rule: one dict shared until an entry is written)
+        self.elem_types: Mapping[int, int] = _NO_ELEM_TYPES
+
+    @staticmethod
+    def of(
+        importer: Importer,
+        node: onnx.NodeProto,
+        opset: int,
+        span: OnnxSpan,
+        inputs: Sequence[Value | None],
+        op_type: str,
+        outputs: Sequence[str],
+    ) -> NodeContext:
+        """``NodeContext(importer, node, opset, span, inputs, op_type=op_type, outputs=outputs)``
+        made without the keyword call of ``__init__`` (one per node of a model): the same fields."""
+        c: NodeContext = _new(NodeContext)
+        c._imp, c.node, c.op_type, c._outputs, c.opset, c.span = importer, node, op_type, outputs, opset, span
+        c._inputs, c._raw_attrs, c._parsed, c._given = inputs, None, {}, False
+        c.elem_types, c._dir = _NO_ELEM_TYPES, importer.base_dir
+        return c
 
     @property
     def _raw(self) -> dict[str, onnx.AttributeProto]:
@@ -200,6 +235,12 @@ class NodeContext:
             # (a slice: iterating a protobuf repeated field ends in an IndexError, costly)
             raw = self._raw_attrs = {a.name: a for a in self.node.attribute[:]}
         return raw
+
+    @property
+    def base_dir(self) -> str | None:
+        """The folder the model's external data is read from (None: a ``ModelProto`` given, see
+        :mod:`symshape.onnx.external`)."""
+        return self._dir
 
     @property
     def attrs(self) -> _Attrs:
@@ -213,7 +254,7 @@ class NodeContext:
         if a is None:
             return default
         try:
-            v = parse_attribute(a)
+            v = parse_attribute(a, self._dir)
         except Exception as e:
             self.fail(BAD_ATTRIBUTE, f"attribute '{name}' cannot be read: {e}")
         self._parsed[name] = v
@@ -222,13 +263,8 @@ class NodeContext:
     # -- the node ---------------------------------------------------------------------------------
     #: the node's own name (empty when it has none) and its operator's domain as the model writes
     #: it: read from the node when asked (converters seldom do; protobuf fields cost an access each)
-    name: str
-    domain: str
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr in _NODE_FIELDS:
-            return getattr(self.node, attr)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+    name: Final = _NodeField("name")
+    domain: Final = _NodeField("domain")
 
     @property
     def what(self) -> str:
@@ -377,7 +413,7 @@ class NodeContext:
             v = parsed.get(name, _ABSENT)
             if v is _ABSENT:
                 try:
-                    v = parsed[name] = parse_attribute(a)
+                    v = parsed[name] = parse_attribute(a)  # (no tensors: HASHABLE_TYPES)
                 except Exception:
                     return None
             out += (name, t, v)
@@ -483,7 +519,9 @@ class NodeContext:
         and the ONNX ``elem_type`` is kept for :func:`~symshape.onnx.infer_shapes`. The unknown
         dtype comes from the model's one stand-in parameter of that type
         (``Importer.dtype_stand_in``)."""
-        self.elem_types[output] = elem_type
+        if self.elem_types is _NO_ELEM_TYPES:
+            self.elem_types = {}
+        self.elem_types[output] = elem_type  # type: ignore[index]
         return ss.ops.cast_like(x, self._imp.dtype_stand_in())
 
     def fresh_dim(self, hint: str) -> ss.Dim:
@@ -491,12 +529,12 @@ class NodeContext:
         return self._imp.dim_names.fresh(hint)
 
 
-#: the node's fields NodeContext reads on demand
-_NODE_FIELDS: Final = frozenset({"name", "domain"})
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
 _PLAIN_INT: Final = frozenset({int})
 _ABSENT: Final = object()
 _new: Final[Any] = object.__new__
+#: the ``elem_types`` of a context that has none (never written: see ``with_unknown_dtype``)
+_NO_ELEM_TYPES: Final[Mapping[int, int]] = MappingProxyType({})
 
 
 def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:
@@ -545,32 +583,3 @@ def node_outputs(wanted: Sequence[str], result: Any) -> list[Expr | None]:
         if name and outs[i] is None:
             raise Unsupported(UNSUPPORTED_OP, f"output {i} ('{name}') is not supported")
     return outs[: len(wanted)]
-
-
-def bound_types(
-    params: Sequence[ss.Var],
-    scopes: Sequence[Sequence[tuple[ss.Var, Expr]]],
-    unbound: Sequence[Expr],
-    timeout_ms: int,
-) -> dict[int, Type]:
-    """The types of a program converted so far (``params``; the bindings of the graph and of the
-    subgraphs being converted, ``scopes``; the calls not bound yet, ``unbound``), by the id of each
-    bound variable and call: what a converter asks of a type before inference runs. Only the types
-    matter (guards and errors are reported by the final inference): Z3 gets a short timeout, so a
-    hard condition costs little."""
-    bindings = [b for scope in scopes for b in scope]
-    exprs: list[Expr] = [v for v, _ in bindings] + list(unbound)
-    if not exprs:
-        return {}
-    prog = ss.Function(list(params), ss.Dataflow(bindings, ss.Tuple(exprs)))
-    try:
-        res = ss.infer(prog, timeout_ms=timeout_ms)
-    except SymshapeError:
-        return {}
-    out: dict[int, Type] = {}
-    for v in exprs:
-        try:
-            out[id(v)] = res.type_of(v)
-        except SymshapeError:
-            continue
-    return out

@@ -26,6 +26,7 @@ import numpy as np
 import onnx
 
 from symshape.onnx.dtypes import DTYPES
+from symshape.onnx.external import inlined
 from symshape.onnx.registry import canonical_domain
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def fold(
     if not _small_output(op, arrays):
         return None
     try:
-        results = _evaluate(node, arrays, opset)
+        results = _evaluate(inlined(node, ctx.base_dir), arrays, opset)
     except Exception:
         return None
     outs: list[np.ndarray[Any, Any] | None] = []

@@ -34,7 +34,7 @@ them (``value_info``), else with unknown rank and dtype, so the rest of the mode
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -50,7 +50,6 @@ from symshape.onnx.context import (
     NodeContext,
     Unsupported,
     Value,
-    bound_types,
     node_outputs,
 )
 from symshape.onnx.declared import DimNames
@@ -68,20 +67,19 @@ from symshape.onnx.graph import (
     scan,
 )
 from symshape.onnx.lazy_constant import CONST_LIMIT, LazyConstant, initializer_value
+from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
 from symshape.relations.values import constant_type
 from symshape.solver.solve import gc_paused
-from symshape.source import enter_span_scope, span_scope, user_span
+from symshape.source import enter_span_scope, span_scope, span_scope_set, user_span
 
 __all__ = ["Importer", "Issue", "CONST_LIMIT", "DTYPE_STAND_IN", "PROBE_TIMEOUT_MS", "load_model"]
 
 #: The name of the parameter whose unknown dtype a value of an element type symshape does not have
 #: takes (a ``Cast`` to ``float8e4m3fn``): ``Tensor[(), ?]``, added only when a model needs it.
 DTYPE_STAND_IN: Final = "unknown_dtype"
-#: The Z3 timeout of the inference a converter's question about a type runs (see ``_probe``).
-PROBE_TIMEOUT_MS: Final = 200
 
 
 class Importer:
@@ -93,8 +91,14 @@ class Importer:
         label: str = "onnx",
         dims: Mapping[str, Any] | None = None,
         timeout_ms: int = 2000,
+        base_dir: str | None = None,
     ) -> None:
+        """``base_dir``: the folder of the model's file, where its external data is (None for a
+        ``ModelProto`` given: its external data is as the caller loaded it; see
+        :mod:`symshape.onnx.external`)."""
         self.model = model
+        self.base_dir = base_dir
+        self._files: dict[str, bool] = {}  # the external data files checked
         self.graph = model.graph
         self.label = label
         self._file = f"<{label}>"  # (the file field of the model's spans)
@@ -117,7 +121,7 @@ class Importer:
         self._top: list[NodeInfo] = []  # the outermost graph's nodes
         self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
         self._types: dict[tuple[tuple[int, ...], str], TensorType] = {}
-        self._weights = Weights(self.tensor_type, self.define)
+        self._weights = Weights(self.tensor_type, self.define, base_dir)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
         self.issues: list[Issue] = []
         self.converted: list[tuple[NodeInfo, OnnxSpan, list[Value | None]]] = []  # (type checks)
@@ -126,9 +130,7 @@ class Importer:
         for vi in list(self.graph.value_info) + list(self.graph.output):
             if vi.type.HasField("tensor_type"):
                 self.declared[vi.name] = vi.type
-        self._probed: dict[int, Type] = {}
-        self._probed_upto = -1
-        self.probes = 0
+        self._probes = Probes()
         self.folded = 0
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
@@ -164,22 +166,10 @@ class Importer:
 
     def type_of_value(self, v: Value) -> Type | None:
         """``v``'s type: known without inference, else inferred from the program so far (a probe,
-        :func:`~symshape.onnx.context.bound_types`, when the program grew since the last)."""
+        :class:`~symshape.onnx.probe.Probes`, when the program grew since the last)."""
         if v.type is not None:
             return v.type
-        hit = self._probed.get(id(v.expr))
-        size = self._program_size()
-        if hit is not None or self._probed_upto == size:
-            return hit
-        self.probes += 1
-        self._probed_upto = size
-        unbound = [e for _, e, _ in self._unbound]
-        timeout = min(self.timeout_ms, PROBE_TIMEOUT_MS)
-        self._probed.update(bound_types(self.params, self._scopes, unbound, timeout))
-        return self._probed.get(id(v.expr))
-
-    def _program_size(self) -> int:
-        return sum(len(b) for b in self._scopes) + len(self._unbound)
+        return self._probes.type_of(v.expr, self.params, self._scopes, self._unbound, self.timeout_ms)
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self) -> Function:
@@ -202,12 +192,10 @@ class Importer:
             if (constant_inits and name in init_names) or name in values:
                 continue
             self._add_input(vi, name)
-        for t, name in zip(inits, names):
-            if name not in values:
-                self._add_initializer(t, name)
+        self._add_initializers(zip(inits, names))
         for t in g.sparse_initializer:
             if t.values.name not in self.values:
-                self._add_constant(t.values.name, sparse_value(t), "sparse initializer")
+                self._add_constant(t.values.name, sparse_value(t, self.base_dir), "sparse initializer")
         self._top = scan(g, "", self._converter, self._info)
         self._missing_converters()
         outs = self._convert_graph(g)
@@ -307,15 +295,28 @@ class Importer:
         self.params.append(v)
         self.define(Value(name, v, None, t, et))
 
-    def _add_initializer(self, t: onnx.TensorProto, name: str) -> None:
-        shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
-        et = t.data_type
-        arr, source = initializer_value(t, shape, et)
-        dtype = ONNX_TO_DTYPE.get(et)
-        if dtype is None:
-            self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
-            return
-        self._bind_constant(name, shape, dtype, arr, "initializer", et, source)
+    def _add_initializers(self, inits: Iterable[tuple[onnx.TensorProto, str]]) -> None:
+        """The initializers (with their names) as constants, each as :meth:`_bind_constant` binds
+        one, but a name defined already (a model has hundreds: the loop reads the importer's
+        fields once)."""
+        types, tensor_type, label, outer = self._types, self.tensor_type, self.label, self._scopes[0]
+        values, named, d, files = self.values, self.named, self.base_dir, self._files
+        for t, name in inits:
+            if name in values:
+                continue
+            shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
+            et = t.data_type
+            arr, source = initializer_value(t, shape, et, d, files)
+            dtype = ONNX_TO_DTYPE.get(et)
+            if dtype is None:
+                self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
+                continue
+            self.position = at = self.position + 1
+            base = types.get((shape, dtype))
+            if base is None:
+                base = tensor_type(shape, dtype)
+            v = LazyConstant(name, shape, dtype, base, arr, "initializer", label, at, outer, et, source, d)
+            values[name] = named[name] = v
 
     def _bind_constant(
         self,
@@ -336,9 +337,8 @@ class Importer:
         base = self._types.get((shape, dtype))
         if base is None:
             base = self.tensor_type(shape, dtype)
-        v = LazyConstant(
-            name, shape, dtype, base, arr, kind, self.label, self.position, self._scopes[0], et, source
-        )
+        at, outer, d = self.position, self._scopes[0], self.base_dir
+        v = LazyConstant(name, shape, dtype, base, arr, kind, self.label, at, outer, et, source, d)
         self.values[name] = self.named[name] = v
 
     def _add_constant(self, name: str, arr: np.ndarray[Any, Any], kind: str) -> None:
@@ -428,6 +428,16 @@ class Importer:
         ``in_order`` (the nodes come in an order that suits them: the input is an error)."""
         node, ident, cdef, what, names, outputs, op, dom = info
         values = self.values
+        if op == "ConstantOfShape" and not dom and cdef is not None and len(names) == 1:
+            # a weight, as a rule (half the nodes of some models): bound by Weights, else converted
+            # below (the same position and span)
+            shape = values.get(names[0]) if names[0] else None
+            if shape is not None:
+                at = self.position + 1
+                span = _span(self._file, at, what)
+                if self._weights.bind(node, outputs, [shape], span, self._scopes[-1]):
+                    self.position = at
+                    return True
         inputs: list[Value | None] = list(map(values.get, names))
         missing = ""
         if None in inputs or "" in values:  # (an omitted optional input, or a missing one)
@@ -435,8 +445,8 @@ class Importer:
             if missing and not in_order:
                 return False
             inputs = [values.get(n) if n else None for n in names]
-        self.position += 1
-        span = OnnxSpan.in_file(self._file, self.position, what)
+        self.position = at = self.position + 1
+        span = _span(self._file, at, what)
         if cdef is None:
             self._stand_ins(outputs, span)
             return True
@@ -450,37 +460,23 @@ class Importer:
             return True
         foldable = False
         if not dom:
-            if op == "ConstantOfShape" and self._weights.bind(node, outputs, inputs, span, self._scopes[-1]):
-                return True
             first = inputs[0] if inputs else None  # (folding needs every input's value known)
             foldable = op in _FOLDING and (
                 first is None or first.const is not None or op in FOLDED_WITHOUT_VALUES
             )
-        ctx = NodeContext(self, node, self.opsets[dom], span, inputs, op_type=op, outputs=outputs)
+        ctx = _context(self, node, self.opsets[dom], span, inputs, op, outputs)
         self.converted.append((info, span, inputs))
         # what the converter builds takes the node's span: the scope is left by the next node's,
-        # and at the end of the graph (_convert_graph), not here (a context variable set costs)
-        enter_span_scope(span)
+        # and at the end of the graph (_convert_graph), not here (a context variable set costs);
+        # the walk runs inside the scope run() entered, so the variable is set directly
+        _scope_set(span)
         self._scope = span
-        folded = fold_node(node, ctx, inputs, self.opsets.get("", 1)) if foldable else None
-        if folded is None:
-            self._convert_node(ctx, ident, cdef, span, inputs, outputs, op)
-        else:  # (evaluated: its outputs are constants)
-            self.folded += 1
-            self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
-        return True
-
-    def _convert_node(
-        self,
-        ctx: NodeContext,
-        ident: str,
-        cdef: ConverterDef,
-        span: OnnxSpan,
-        inputs: list[Value | None],
-        outputs: Sequence[str],
-        op: str,
-    ) -> None:
-        what = span.what
+        if foldable:
+            folded = fold_node(node, ctx, inputs, self.opsets.get("", 1))
+            if folded is not None:  # (evaluated: its outputs are constants)
+                self.folded += 1
+                self._bind(outputs, [None if a is None else ss.const(a) for a in folded], inputs, span)
+                return True
         try:
             result = cdef.fn(ctx)
             one = len(outputs) == 1 and outputs[0] and self._bind_one(outputs[0], result, span)
@@ -488,20 +484,22 @@ class Importer:
         except Unsupported as u:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, op, (ident,))
             self._stand_ins(outputs, span)
-            return
+            return True
         except (ConversionError, SymshapeError) as e:
             self._error(e.code, f"{what}: {e.message}", span)
             self._stand_ins(outputs, span)
-            return
+            return True
         except Exception as e:  # a malformed node the converter did not foresee: never a crash
             self._error(INVALID_ARGUMENT.code, f"{what}: cannot convert: {type(e).__name__}: {e}", span)
             self._stand_ins(outputs, span)
-            return
+            return True
         if outs is not None:
             self._bind(outputs, outs, inputs, span)
-        for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
-            if i < len(outputs) and outputs[i] in self.named:
-                self.named[outputs[i]].elem_type = et
+        if ctx.elem_types:  # (as a rule none)
+            for i, et in ctx.elem_types.items():  # dtypes symshape does not have: the type stays
+                if i < len(outputs) and outputs[i] in self.named:
+                    self.named[outputs[i]].elem_type = et
+        return True
 
     def _bind_one(self, name: str, result: Any, span: OnnxSpan) -> bool:
         """The common case of ``_outputs`` and ``_bind``: the one output ``name`` of a node is an
@@ -593,5 +591,8 @@ class Importer:
 
 
 _CALL: Final = ss.Call
+_context: Final = NodeContext.of
+_span: Final = OnnxSpan.in_file
+_scope_set: Final = span_scope_set
 #: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
 _FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE

@@ -22,6 +22,8 @@ from symshape.encoding.values import VALUE_DTYPES
 from symshape.onnx.attrs import tensor_value
 from symshape.onnx.context import Value
 from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES, INT_DTYPES, ONNX_TO_DTYPE
+from symshape.onnx.external import check_file
+from symshape.onnx.external import read as read_external
 from symshape.onnx.folding import FOLD_LIMIT
 from symshape.onnx.spans import OnnxSpan
 from symshape.relations.values import constant_type
@@ -33,28 +35,50 @@ CONST_LIMIT: Final = 1 << 16
 
 
 def initializer_value(
-    t: onnx.TensorProto, shape: tuple[int, ...], et: int
+    t: onnx.TensorProto,
+    shape: tuple[int, ...],
+    et: int,
+    base_dir: str | None = None,
+    seen: dict[str, bool] | None = None,
 ) -> tuple[np.ndarray[Any, Any] | None, onnx.TensorProto | None]:
     """What an initializer (``t``, its ``shape`` and element type ``et`` read already) keeps of
-    its value: ``(array, None)``; ``(None, t)`` for an int64 vector (a shape, as a rule), decoded
-    when first read (:class:`LazyConstant`); ``(None, None)`` when it is too large (integer ones
-    keep up to :data:`CONST_LIMIT` elements, others up to ``FOLD_LIMIT``: enough for what
-    converters read of them, scales, bounds, fill values), stored outside the model, or
-    unreadable."""
-    if t.data_location == _EXTERNAL or math.prod(shape) > (CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT):
+    its value: ``(array, None)``; ``(None, t)`` for an int64 vector (a shape, as a rule) and for a
+    tensor stored outside the model (read from ``base_dir``, the model's folder), decoded when
+    first read (:class:`LazyConstant`); ``(None, None)`` when it is too large (integer ones keep up
+    to :data:`CONST_LIMIT` elements, others up to ``FOLD_LIMIT``: enough for what converters read
+    of them, scales, bounds, fill values), stored outside a model given without its folder
+    (``base_dir`` None), or unreadable. The file of an external one is checked here
+    (:func:`~symshape.onnx.external.check_file`, ``seen``: the files checked)."""
+    if math.prod(shape) > (CONST_LIMIT if et in _INT_TYPES else FOLD_LIMIT):
         return None, None
+    if t.data_location == _EXTERNAL:
+        if base_dir is None:
+            return None, None
+        check_file(t, f"initializer '{t.name}'", base_dir, seen if seen is not None else {})
+        return None, t
     if et == _INT64 and len(shape) == 1:
         return None, t
-    try:
-        arr = tensor_value(t, shape)
-    except Exception:
-        return None, None
+    return _decode(t, shape, et, None), None
+
+
+def _decode(
+    t: onnx.TensorProto, shape: tuple[int, ...], et: int, base_dir: str | None
+) -> np.ndarray[Any, Any] | None:
+    """``t``'s value as an array of its dtype (None when unreadable; an external one that cannot
+    be read raises ``SymshapeError``)."""
+    if base_dir is not None and t.data_location == _EXTERNAL:
+        arr = read_external(t, base_dir, f"initializer '{t.name}'")
+    else:
+        try:
+            arr = tensor_value(t, shape)
+        except Exception:
+            return None
     dtype = ONNX_TO_DTYPE.get(et)
     if dtype is not None:
         want = _NP_DTYPES.get(dtype)
         if arr.dtype is not want and arr.dtype != want:  # (the same object, as a rule)
             arr = arr.astype(dtype, copy=False)
-    return arr, None
+    return arr
 
 
 class LazyConstant(Value):
@@ -64,11 +88,12 @@ class LazyConstant(Value):
     outermost graph's bindings: in scope everywhere) and is that variable. ``kind`` is what it is
     in the model (``initializer``), ``position`` its place (for its span).
 
-    An int64 vector initializer (``source``: its ``TensorProto``) is decoded when its value is first
-    read; :meth:`int_vector` reads it without numpy (the shape of a weight).
+    An int64 vector initializer, or an external one (``source``: its ``TensorProto``; ``base_dir``
+    the folder its file is in), is decoded when its value is first read; :meth:`int_vector` reads
+    an int64 vector without numpy (the shape of a weight).
     """
 
-    __slots__ = ("shape", "dtype", "base", "kind", "label", "position", "outer", "_arr", "_source")
+    __slots__ = ("shape", "dtype", "base", "kind", "label", "position", "outer", "_arr", "_source", "_dir")
 
     def __init__(
         self,
@@ -83,22 +108,21 @@ class LazyConstant(Value):
         outer: list[tuple[Var, Expr]],
         elem_type: int,
         source: onnx.TensorProto | None = None,
+        base_dir: str | None = None,
     ) -> None:
         # (Value's fields set here: its __init__ wants an expression or a maker)
         self.name, self._expr, self._arr, self._type, self.elem_type = name, None, arr, None, elem_type
         self.synthetic, self._make, self._type_fn = False, None, None
         self.shape, self.dtype, self.base, self.kind = shape, dtype, base, kind
         self.label, self.position, self.outer, self._source = label, position, outer, source
+        self._dir = base_dir
 
     @property
     def const(self) -> np.ndarray[Any, Any] | None:
         src = self._source
         if src is not None:
             self._source = None
-            try:
-                self._arr = tensor_value(src, self.shape)
-            except Exception:
-                self._arr = None
+            self._arr = _decode(src, self.shape, self.elem_type, self._dir)
         return self._arr
 
     @const.setter
@@ -122,9 +146,10 @@ class LazyConstant(Value):
         t = self._type
         if t is None:
             t = self.base
-            arr = self.const
-            if arr is not None and len(self.shape) <= 1 and self.dtype in VALUE_DTYPES:
-                t = constant_type(self.base, arr)  # a small int tensor: its entries are its value
+            if len(self.shape) <= 1 and self.dtype in VALUE_DTYPES:  # (others are not decoded here)
+                arr = self.const
+                if arr is not None:
+                    t = constant_type(self.base, arr)  # a small int tensor: its entries are its value
             self._type = t
         return t
 

@@ -34,12 +34,16 @@ class Weights:
         self,
         tensor_type: Callable[[tuple[int, ...], str], TensorType],
         define: Callable[[Value], Value],
+        base_dir: str | None = None,
     ) -> None:
+        """``base_dir``: the model's folder, where external fill values are read from."""
         self._tensor_type = tensor_type
+        self._dir = base_dir
         self._define = define
         self._fills: dict[bytes, str | None] = {}
-        # the type of a weight by its shape and its serialized value attribute (None: not a weight)
-        self._bases: dict[tuple[tuple[int, ...], bytes | None], TensorType | None] = {}
+        # the type of a weight (None: not a weight) and its ONNX element type, by its shape and its
+        # serialized value attribute
+        self._bases: dict[tuple[tuple[int, ...], bytes | None], tuple[TensorType | None, int]] = {}
 
     def bind(
         self,
@@ -60,17 +64,21 @@ class Weights:
         if shape is None:
             return False
         attrs = node.attribute
+        n = len(attrs)
         fill: bytes | None
-        if not attrs:
+        if not n:
             fill = None  # (not b"": an attribute of default fields serializes to that)
-        elif len(attrs) == 1:
+        elif n == 1:
             fill = attrs[0].SerializeToString()
         else:
             return False
         key = (shape, fill)
-        base = self._bases.get(key, _UNSEEN)
-        if base is _UNSEEN:
-            base = self._bases[key] = self._base(shape, fill, attrs)
+        hit = self._bases.get(key)
+        if hit is None:
+            base = self._base(shape, fill, attrs)
+            et = 0 if base is None or not isinstance(base.dtype, str) else DTYPE_TO_ONNX.get(base.dtype, 0)
+            hit = self._bases[key] = (base, et)
+        base, et = hit
         if base is None:
             return False
         # its own type object (the converter makes one per constant: an annotation is admitted per
@@ -82,7 +90,7 @@ class Weights:
         var.name, var.type_annotation, var.span = name, t, span
         bindings.append((var, e))
         v = Value.of(name, var, t)
-        v.elem_type = DTYPE_TO_ONNX.get(t.dtype, 0) if isinstance(t.dtype, str) else 0  # (type checks)
+        v.elem_type = et
         self._define(v)
         return True
 
@@ -97,20 +105,20 @@ class Weights:
         if fill is not None:
             dtype = self._fills.get(fill, _NO_FILL)
             if dtype is _NO_FILL:
-                dtype = self._fills[fill] = _float_fill(attrs[0])
+                dtype = self._fills[fill] = _float_fill(attrs[0], self._dir)
             if dtype is None:
                 return None
         assert dtype is not None
         return self._tensor_type(shape, dtype)
 
 
-def _float_fill(a: onnx.AttributeProto) -> str | None:
+def _float_fill(a: onnx.AttributeProto, base_dir: str | None) -> str | None:
     """The dtype of a ``ConstantOfShape``'s ``value`` attribute when it is a float tensor the
     converter reads without complaint, else None (the converter decides)."""
     if a.name != "value" or a.type != onnx.AttributeProto.TENSOR:
         return None
     try:
-        v = np.asarray(tensor_value(a.t))
+        v = np.asarray(tensor_value(a.t, base_dir=base_dir))
     except Exception:
         return None
     dtype = str(v.dtype)
@@ -121,4 +129,3 @@ def _float_fill(a: onnx.AttributeProto) -> str | None:
 #: from types the importer made)
 _new_expr: Final[Any] = object.__new__
 _NO_FILL: Final = "?"
-_UNSEEN: Final[Any] = object()

@@ -34,9 +34,10 @@ def _batch_norm(ctx: NodeContext) -> Outputs:
     if ctx.opset < 7 and ctx.attr("spatial", 1) == 0:
         ctx.unsupported(LEGACY, "BatchNormalization with spatial=0 (per-activation statistics)")
     bn = ss.ops.batch_norm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), axis=1)
-    outs: list[Expr | None] = [bn[0]]
+    # (TupleGetItem: what bn[0] is for the tuple batch_norm returns, without the indexing front-end)
+    outs: list[Expr | None] = [ss.TupleGetItem(bn, 0)]
     for i in range(1, ctx.num_outputs):
-        outs.append(bn[1] if ctx.has_output(i) else None)
+        outs.append(ss.TupleGetItem(bn, 1) if ctx.has_output(i) else None)
     return outs
 
 
