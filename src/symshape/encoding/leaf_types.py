@@ -162,6 +162,12 @@ class TensorType(Shown):
     value: Value | None = None
     range: Range | None = None
 
+    # (not a field) True on a type whose constructor found a tuple of constant dimensions and a
+    # dtype string: checked constants (nonnegative), no symbol, no unknown. Read by the walks of
+    # hot paths (:func:`tensor_settled`, the eager memo) to skip the walk; a type built without
+    # the constructor (a copy, an unpickled one) reads the class's False and is walked
+    _cshape = False
+
     def __init__(
         self, shape: Shape, dtype: DType = "float32", value: Value | None = None, range: Range | None = None
     ) -> None:
@@ -186,14 +192,23 @@ class TensorType(Shown):
 
     def _check_shape_dtype(self) -> None:
         sh = self.shape
+        const = False
         if type(sh) is tuple:
             neg = None  # the first negative constant (one walk over a shape of Dims)
+            const = True  # every dimension a constant so far
             for d in sh:
                 if type(d) is not Dim:
+                    const = False
                     break
                 t = d.terms
-                if t and not t[0][0] and t[0][1] < 0 and neg is None:
-                    neg = d
+                if t:
+                    if t[0][0]:
+                        const = False
+                    else:
+                        if len(t) > 1:
+                            const = False
+                        if t[0][1] < 0 and neg is None:
+                            neg = d
             else:
                 if neg is not None:
                     check_nonnegative_constant(neg)
@@ -206,8 +221,12 @@ class TensorType(Shown):
                     INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {sh!r}"
                 )
             dims = tuple(as_dim(d) for d in sh)
+            const = type(sh) is tuple
             for d in dims:
                 check_nonnegative_constant(d)
+                t = d.terms
+                if t and (len(t) > 1 or t[0][0]):
+                    const = False
             object.__setattr__(self, "shape", dims)
         elif isinstance(sh, TypeVar) and sh.kind != "shape":
             raise SymshapeError(KIND_MISMATCH, f"type variable {sh} of kind {sh.kind} used as a shape")
@@ -222,6 +241,8 @@ class TensorType(Shown):
                 raise SymshapeError(
                     KIND_MISMATCH, f"type variable {dt} of kind {dt.kind} used as a dtype"
                 )
+        elif const and dt is not None:
+            self.__dict__["_cshape"] = True
 
     def _check_value(self) -> None:
         """Validate and normalize ``value`` (run after the shape and dtype are checked)."""
@@ -287,6 +308,8 @@ def plain_copy(t: TensorType) -> TensorType:
     c: TensorType = _new(TensorType)
     d = c.__dict__  # the fields in the order ``__init__`` sets them (no cached hash)
     d["shape"], d["dtype"], d["value"], d["range"] = t.shape, t.dtype, None, None
+    if t._cshape:
+        d["_cshape"] = True
     return c
 
 
@@ -392,6 +415,8 @@ def tensor_settled(x: TensorType) -> bool:
     of a symbol, an unknown or a numbered ``?`` without alternatives (nonnegative at a glance)."""
     if x.value is not None:
         return False
+    if x._cshape:
+        return True
     shape = x.shape
     if type(shape) is tuple:
         for d in shape:

@@ -139,6 +139,8 @@ class GenScope:
         if ann is not None:
             span = v.span
             if type(ann) is TensorType and type(shape := ann.shape) is tuple:
+                if ann._cshape:
+                    shape = ()  # (constants: no symbol)
                 for d in shape:  # (scan_type's walk of a tensor type, inline: a model's weights)
                     terms = d.terms
                     if terms and (len(terms) > 1 or terms[0][0]):

@@ -58,6 +58,8 @@ def is_ground(t: Type) -> bool:
             continue
         if cls is not TensorType:
             return False
+        if cur._cshape:  # type: ignore[union-attr]
+            continue
         shape = cur.shape  # type: ignore[union-attr]
         if type(shape) is not tuple or type(cur.dtype) is not str:  # type: ignore[union-attr]
             if not (shape is None and type(cur.dtype) is str):  # type: ignore[union-attr]
@@ -97,6 +99,8 @@ def _nonnegative(t: Type) -> bool:
     """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
     general path states the condition)."""
     # (the common cases without a generator: a tensor, a tuple of tensors, of known ranks)
+    if type(t) is TensorType and t._cshape:
+        return True
     for x in t.fields if type(t) is TupleType else (t,):
         if type(x) is not TensorType or type(x.shape) is not tuple:
             break
@@ -114,6 +118,8 @@ def _ground_tensor(t: Type) -> int:
     type of known rank and dtype or a tuple of them: 0 not ground, 1 ground with a symbolic
     dimension, 2 ground of constant shape; -1 for any other type (ask them)."""
     if type(t) is TensorType:  # (the common case first: a tensor of constant shape)
+        if t._cshape:
+            return 2
         shape = t.shape
         if type(shape) is tuple and type(t.dtype) is str:
             for d in shape:

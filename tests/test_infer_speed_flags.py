@@ -1,0 +1,96 @@
+"""The flags that let ``symshape.infer`` of imported CNNs skip walks answer as the walks they stand
+in for: a tensor type's ``_cshape`` (set by its constructor: a tuple of constant dimensions and a
+dtype string) makes the eager memo's ground and nonnegativity tests, the admission's settled test
+and the annotation scan answer at once; each is compared over generated types with the same type
+built without the flag (the general walk)."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import symshape as ss
+from symshape.encoding.dims import Dim, as_dim, fresh_dimvar
+from symshape.encoding.leaf_types import plain_copy, tensor_settled
+from symshape.encoding.types import TensorType, TupleType, Type
+from symshape.solver.eager import _ground_tensor, _nonnegative, is_ground
+
+N, M = ss.dims("n m")
+
+
+def _dims() -> st.SearchStrategy[Dim]:
+    leaf = st.one_of(
+        st.integers(0, 9).map(as_dim), st.sampled_from([N, M]), st.builds(lambda: fresh_dimvar())
+    )
+    return st.one_of(
+        leaf,
+        st.builds(lambda a, b: a + b, leaf, leaf),
+        st.builds(lambda a, c: a * c, leaf, st.integers(1, 4)),
+        st.builds(lambda a: a - 3, leaf),
+    ).filter(lambda d: not (d.is_constant and int(d) < 0))
+
+
+_shapes = st.one_of(
+    st.none(),
+    st.lists(_dims(), max_size=4).map(tuple),
+    st.lists(st.integers(0, 9), max_size=4).map(tuple),  # ints: the converting path
+    st.lists(st.integers(0, 9), max_size=4),  # a list: also converted
+)
+_dtypes = st.sampled_from(["float32", "int64", None])
+
+
+def _unflagged(t: TensorType) -> TensorType:
+    """``t`` as a type built without its constructor (no flag: every walk runs)."""
+    c: TensorType = object.__new__(TensorType)
+    c.__dict__.update(shape=t.shape, dtype=t.dtype, value=t.value, range=t.range)
+    return c
+
+
+def _constant_tensor(t: TensorType) -> bool:
+    return type(t.shape) is tuple and type(t.dtype) is str and all(d.is_constant for d in t.shape)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_shapes, _dtypes, st.booleans())
+def test_the_flag_says_constant_shape_and_dtype(shape: Any, dtype: Any, helper: bool) -> None:
+    plain = tuple(shape) if type(shape) is list else shape
+    t = ss.Tensor(shape, dtype) if helper else TensorType(plain, dtype)
+    assert t._cshape == _constant_tensor(t)
+    c = plain_copy(t)
+    assert c == t and c._cshape == t._cshape
+    p = pickle.loads(pickle.dumps(t))
+    assert p == t and p._cshape is False  # (not pickled: walked again)
+
+
+def test_the_flag_of_a_type_with_a_value() -> None:
+    t = ss.Tensor((3,), "int64", value=(N, 2, 4))
+    assert t._cshape and not tensor_settled(t)  # (the value, not the shape, needs admission)
+    assert not ss.Tensor((N,), "int64")._cshape
+
+
+@settings(max_examples=400, deadline=None)
+@given(_shapes, _dtypes, st.integers(0, 2))
+def test_flagged_walks_answer_as_the_general_ones(shape: Any, dtype: Any, wrap: int) -> None:
+    t = ss.Tensor(shape, dtype)
+    u = _unflagged(t)
+    assert tensor_settled(t) == tensor_settled(u)
+    a: Type = t
+    b: Type = u
+    for _ in range(wrap):  # inside tuples too
+        a, b = TupleType((a, a)), TupleType((b, b))
+    assert _ground_tensor(a) == _ground_tensor(b)
+    assert is_ground(a) == is_ground(b)
+    if is_ground(b):
+        assert _nonnegative(a) == _nonnegative(b)
+
+
+def test_a_weight_annotation_of_constants_is_typed_as_before() -> None:
+    # the annotation scan skips the constant shapes: symbols of other annotations are still noted
+    x = ss.var("x", ss.Tensor((N, 3)))
+    w = ss.var("w", ss.Tensor((4, 3)))
+    f = ss.Function([x, w], ss.ops.dense(x, w))
+    res = ss.infer(f)
+    assert res.status == "ok" and str(res.type_of(f.body)) == "Tensor[(n, 4), float32]"
