@@ -94,3 +94,16 @@ def test_a_weight_annotation_of_constants_is_typed_as_before() -> None:
     f = ss.Function([x, w], ss.ops.dense(x, w))
     res = ss.infer(f)
     assert res.status == "ok" and str(res.type_of(f.body)) == "Tensor[(n, 4), float32]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_shapes, _dtypes), max_size=4))
+def test_hash_of_a_tuple_of_tensors_is_the_general_one(parts: list[tuple[Any, Any]]) -> None:
+    # a tuple of tensor types is hashed inline; inside another tuple it is hashed by the general
+    # walk (children first): equal types, equal hashes, whichever way
+    fs = tuple(ss.Tensor(shape, dtype) for shape, dtype in parts)
+    nested = TupleType((TupleType(fs),))
+    hash(nested)  # (its field's hash is cached by the general walk)
+    general = hash(nested.fields[0])
+    fresh = TupleType(tuple(plain_copy(f) for f in fs))
+    assert hash(fresh) == general and fresh == nested.fields[0]

@@ -8,7 +8,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Union
+from typing import ClassVar, Union
 
 from symshape.encoding.dims import (
     AnyDim,
@@ -167,6 +167,7 @@ class TensorType(Shown):
     # hot paths (:func:`tensor_settled`, the eager memo) to skip the walk; a type built without
     # the constructor (a copy, an unpickled one) reads the class's False and is walked
     _cshape = False
+    _hash: ClassVar[int | None] = None  # (not a field either: the cached hash, see __hash__)
 
     def __init__(
         self, shape: Shape, dtype: DType = "float32", value: Value | None = None, range: Range | None = None
@@ -181,6 +182,18 @@ class TensorType(Shown):
         if value is not None or range is not None:
             self._check_value()
             return
+        if type(shape) is tuple and dtype.__class__ is str and dtype in DTYPES:
+            # (the common case, inline: nonnegative constants and a dtype string; anything else
+            # takes the checks below)
+            for x in shape:
+                if x.__class__ is not Dim:
+                    break
+                t = x.terms
+                if t and (t[0][0] or len(t) > 1 or t[0][1] < 0):
+                    break
+            else:
+                d["_cshape"] = True
+                return
         self._check_shape_dtype()
 
     def __post_init__(self) -> None:
@@ -254,14 +267,14 @@ class TensorType(Shown):
 
     def __hash__(self) -> int:
         # cached: tensor types key the solver's memo of eager results (see solver/eager.py)
-        h: int | None = self.__dict__.get("_hash")
+        h = self._hash
         if h is None:
             v, r = self.value, self.range
             if r is None:
                 h = hash((self.shape, self.dtype)) if v is None else hash((self.shape, self.dtype, v))
             else:
                 h = hash((self.shape, self.dtype, v, r))
-            object.__setattr__(self, "_hash", h)
+            self.__dict__["_hash"] = h
         return h
 
     def __getstate__(self) -> dict[str, object]:
@@ -282,14 +295,16 @@ class TensorType(Shown):
     @property
     def ndim(self) -> int | None:
         """The rank, or None when unknown."""
-        return len(self.shape) if isinstance(self.shape, tuple) else None
+        s = self.shape
+        return len(s) if s.__class__ is tuple else None  # (a shape is built a tuple, never a subclass)
 
     @property
     def dims(self) -> tuple[Dim, ...]:
         """The shape as a tuple; raises for unknown rank."""
-        if not isinstance(self.shape, tuple):
+        s = self.shape
+        if s.__class__ is not tuple:
             raise SymshapeError(INVALID_ARGUMENT, f"{self} has no known shape")
-        return self.shape
+        return s
 
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> TensorType:
         return map_tensor_dims(self, lambda d: d.subs(mapping))

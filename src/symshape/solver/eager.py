@@ -104,6 +104,8 @@ def _nonnegative(t: Type) -> bool:
     for x in t.fields if type(t) is TupleType else (t,):
         if type(x) is not TensorType or type(x.shape) is not tuple:
             break
+        if x._cshape:
+            continue  # (constants: checked nonnegative when built)
         for d in x.shape:
             terms = d.terms
             if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
@@ -132,6 +134,8 @@ def _ground_tensor(t: Type) -> int:
     for x in t.fields if type(t) is TupleType else (t,):
         if type(x) is not TensorType:
             return -1
+        if x._cshape:
+            continue  # (a constant shape of a known dtype)
         shape = x.shape
         if type(shape) is not tuple or type(x.dtype) is not str:
             return -1
@@ -178,22 +182,26 @@ class _EagerCtx(Context):
         return d
 
     def unify(self, a: Type, b: Type) -> Type:
-        if type(a) is not IncompleteType and type(b) is not IncompleteType:
-            # (what the general case below does for two types: a relation checking a parameter)
-            if a is b or a == b:
-                return a
+        if type(a) is not IncompleteType:
+            if type(b) is not IncompleteType:
+                # two types (a relation checking a parameter): they must be equal already
+                if a is b or a == b:
+                    return a
+                _give_up()
+            a, b = b, a
+        elif type(b) is IncompleteType:
+            _give_up()  # two holes: a placeholder unified with another hole, or a foreign hole
+        # ``a`` is a hole: one of the outputs' placeholders, or the run gives up; ``b`` its value
+        # (``_slot``, inline: holes compare by identity)
+        try:
+            k = self.outs.index(a)
+        except ValueError:
             _give_up()
-        i, j = self._slot(a), self._slot(b)
-        if i >= 0 and j >= 0:
-            _give_up()
-        if i < 0 and j < 0:
-            if a == b:
-                return a
-            _give_up()
-        k, v = (i, b) if i >= 0 else (j, a)
-        g = _ground_tensor(v)  # (a tensor or a tuple of them: is_ground in one loop)
-        if g == 0 or (g < 0 and not is_ground(v)):
-            _give_up()
+        v = b
+        if type(v) is not TensorType or not v._cshape:  # (a constant shape is ground)
+            g = _ground_tensor(v)  # (a tensor or a tuple of them: is_ground in one loop)
+            if g == 0 or (g < 0 and not is_ground(v)):
+                _give_up()
         prev = self.values[k]
         if prev is None:
             self.values[k] = v
@@ -253,12 +261,10 @@ def eager_outputs(
     if done is not True and done != "solved":
         return None
     values = ctx.values
-    result: list[Type] = []
     for v in values:
-        if v is None or not _nonnegative(v):
+        if v is None or ((type(v) is not TensorType or not v._cshape) and not _nonnegative(v)):
             return None
-        result.append(v)
-    return tuple(result)
+    return tuple(values)  # type: ignore[arg-type]  # (none is None)
 
 
 class EagerMemo:
@@ -298,14 +304,16 @@ class EagerMemo:
         *map(id, inputs))``, see ``by_id``) when the memo keeps the result."""
         key = (rdef, attrs, 1, inputs)
         try:  # (what _lookup does, inline: every call the solver has not met by ids comes here)
-            val = self.cache[key]
-        except KeyError:
+            hit = self.cache.get(key, _NONE)  # (a miss without raising KeyError)
+        except TypeError:  # an unhashable attribute value
+            return None
+        val: tuple[Type, ...] | None
+        if hit is _NONE:
             val, kept = self._compute(key, rdef, inputs, attrs, 1)
             if not kept:
                 return val
-        except TypeError:  # an unhashable attribute value
-            return None
         else:
+            val = hit  # type: ignore[assignment]
             self.hits += 1
         self.by_id[ids] = (attrs, inputs, val)
         return val
@@ -335,6 +343,8 @@ class EagerMemo:
         """:meth:`_lookup` of a ``key`` the cache does not hold."""
         symbolic = False
         for t in inputs:
+            if type(t) is TensorType and t._cshape:
+                continue  # (a constant shape: ground, no symbol)
             g = _ground_tensor(t)  # (a tensor: both walks in one)
             if g == 2:
                 continue
