@@ -45,6 +45,7 @@ from symshape.errors import (
     SymshapeError,
 )
 from symshape.ir import nodes as X  # noqa: N812
+from symshape.ir.calls import SIZED as _SIZED
 from symshape.ir.calls import CallGen
 from symshape.ir.module import Module
 from symshape.ir.nodes import _EMPTY_ATTRS
@@ -55,8 +56,6 @@ from symshape.ir.result import InferenceResult
 from symshape.ir.scope import FnFrame, first_item, syms_of
 from symshape.ir.unbacked import UnbackedSize
 from symshape.ir.visit import operands, pattern_vars
-from symshape.relations.base import RelationDef, get_relation
-from symshape.relations.dynamic import SIZE_OPS
 from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Origin
 from symshape.solver.outcome import Solution
@@ -64,7 +63,6 @@ from symshape.solver.solve import TypeSolver, gc_paused
 
 __all__ = ["infer", "InferenceResult", "UnbackedSize"]
 
-_SIZED: Any = object()  # (bindings) an operator whose result has a data-dependent size
 
 
 _INDEX_ATTRS: dict[int, tuple[Attrs, str]] = {}
@@ -97,15 +95,45 @@ class _Gen(CallGen):
         get_type = types.get
         typed = self.typed
         argtypes: list[Type] | None
+        open_ = self.open
+        rdefs = self.rdefs
+        calls = self.calls
+        add_call = self.s.add_call
+        op_cls = Op
         if isinstance(root, X.Var):
             self.use(root, root.span)
         while stack:
             e, phase = stack.pop()
             ie = id(e)
+            if phase == 7:  # an operator call whose arguments are generated now (see phase 0)
+                open_.discard(ie)
+                argtypes = []
+                unreferenced = self.unreferenced
+                for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
+                    hit = get_type(id(a))
+                    if hit is None:
+                        hit = self.ty(a)
+                    elif unreferenced:
+                        unreferenced.pop(id(a), None)
+                    argtypes.append(hit)
+                # (``op_call``, inline: its attributes were scanned when it was entered)
+                c = e.callee
+                rdef = rdefs.get(c)
+                if rdef is None:
+                    rdef = self.op_rdef(c)
+                if rdef is _SIZED:
+                    types[ie] = self.op_call(e, c, argtypes)
+                else:
+                    calls.append(e)
+                    types[ie] = add_call(rdef, argtypes, e.attrs, c.name, e.span)
+                    if not c.pure:
+                        self.note_impure(e, self.frames[-1])
+                typed.append(e)
+                continue
             if phase == 0:
                 if ie in types:
                     continue
-                if type(e) is X.Call and (type(cal := e.callee) is Op or isinstance(cal, Op)):
+                if type(e) is X.Call and (type(cal := e.callee) is op_cls or isinstance(cal, Op)):
                     # the common case: an operator applied to expressions typed already
                     # (``typed_args``, inline)
                     var_left = self.var_left
@@ -124,26 +152,37 @@ class _Gen(CallGen):
                         types[ie] = self.op_call(e, cal, argtypes)
                         typed.append(e)
                         continue
-                    if ie not in self.open:
+                    if ie not in open_:
                         # else its arguments first (what enter and the general case below do
                         # for a call of an operator)
-                        self.open.add(ie)
+                        open_.add(ie)
                         attrs = e.attrs
                         if attrs is not _EMPTY_ATTRS and id(attrs) not in self.scanned:
                             self.scan_attrs(attrs, e.span)
                         stack.append((e, 7))
-                        args = e.args
-                        var_scope, df_active = self.var_scope, self.df_active
-                        for a in args:  # (``self.uses(args, e.span)``, inline)
-                            if a.__class__ is X.Var and (ia := id(a)) not in var_scope:
-                                for b in df_active:
+                        # one walk over the arguments: the variables read (``self.uses(args,
+                        # e.span)``, inline; a typed argument still in scope needs no check, as
+                        # above), then the untyped ones are visited (a typed one, a weight say,
+                        # needs no visit)
+                        var_scope = self.var_scope
+                        pending: list[X.Expr] = []
+                        for a in e.args:
+                            ia = id(a)
+                            if ia in types and not (var_left and ia in var_left):
+                                continue
+                            if a.__class__ is X.Var and ia not in var_scope:
+                                for b in self.df_active:
                                     if ia in b:
                                         break
                                 else:
                                     self.use(a, e.span)
-                        for a in reversed(args):  # (a typed one, a weight say, needs no visit)
-                            if id(a) not in types:
-                                stack.append((a, 0))
+                            if ia not in types:
+                                pending.append(a)
+                        if pending:
+                            if len(pending) == 1:
+                                stack.append((pending[0], 0))
+                            else:
+                                stack.extend([(a, 0) for a in reversed(pending)])
                         continue
                 if isinstance(e, X.Var):
                     self.bind_var(e)
@@ -197,20 +236,6 @@ class _Gen(CallGen):
                     ops = operands(e)
                     self.uses(ops, e.span)
                     stack.extend((c, 0) for c in reversed(ops))
-            elif phase == 7:  # an operator call whose arguments are generated now (see phase 0)
-                self.open.discard(ie)
-                argtypes = []
-                unreferenced = self.unreferenced
-                for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
-                    hit = get_type(id(a))
-                    if hit is None:
-                        hit = self.ty(a)
-                    elif unreferenced:
-                        unreferenced.pop(id(a), None)
-                    argtypes.append(hit)
-                types[ie] = self.op_call(e, e.callee, argtypes)
-                typed.append(e)
-                continue
             elif phase == 1:
                 self.open.discard(ie)
                 if type(e) is X.TupleGetItem:  # (exit's case for it, without the dispatch)
@@ -267,7 +292,7 @@ class _Gen(CallGen):
         # for an operator call; an operator's relation is looked up once per block)
         var_left, unreferenced, scanned = self.var_left, self.unreferenced, self.scanned
         add_call = self.s.add_call
-        rdefs: dict[Op, RelationDef] = {}
+        rdefs = self.rdefs
         call_cls, op_cls = X.Call, Op
         while i < n:
             v, x = binds[i]
@@ -295,10 +320,7 @@ class _Gen(CallGen):
                     attrs = x.attrs
                     rdef = rdefs.get(c)
                     if rdef is None:
-                        if c.relation in SIZE_OPS:
-                            rdef = rdefs[c] = _SIZED
-                        else:
-                            rdef = rdefs[c] = get_relation(c.relation)
+                        rdef = self.op_rdef(c)
                     if rdef is _SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in scanned):
                         t = self.op_call(x, c, argtypes)
                     else:

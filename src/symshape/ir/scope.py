@@ -80,6 +80,8 @@ class GenScope:
         self.noted: set[int] = set()
         self.binders: list[Var] = []
         self.calls: list[Call] = []
+        # operator -> its relation (see CallGen.op_rdef)
+        self.rdefs: dict[Any, Any] = {}
         self.cast_new: dict[int, set[Sym]] = {}
         # unannotated let/dataflow variables whose hole nothing has read yet: when their value is
         # generated they simply take its type (no hole to merge, no relation to re-queue)
