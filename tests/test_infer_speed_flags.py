@@ -9,6 +9,7 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,3 +108,36 @@ def test_hash_of_a_tuple_of_tensors_is_the_general_one(parts: list[tuple[Any, An
     general = hash(nested.fields[0])
     fresh = TupleType(tuple(plain_copy(f) for f in fs))
     assert hash(fresh) == general and fresh == nested.fields[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_dims())
+def test_a_dims_nonnegative_constant_flag(d: Dim) -> None:
+    want = d.is_constant and int(d) >= 0
+    assert d._nc is want and pickle.loads(pickle.dumps(d))._nc is want
+    assert (-d)._nc is (d.is_constant and int(d) == 0)
+
+
+def test_an_out_of_scope_variable_read_in_nested_calls_is_reported_as_at_the_top() -> None:
+    # the generator checks the scope of an argument that is not typed, or typed and out of scope;
+    # a variable read after its let (typed, out of scope) is unbound, nested or not
+    x = ss.var("x", ss.Tensor((N, 3)))
+    y = ss.var("y")
+    inner = ss.Let(y, ss.ops.relu(x), y)
+    reports = []
+    for use in (ss.ops.add(y, x), ss.ops.relu(ss.ops.add(ss.ops.relu(y), x))):
+        r = ss.infer(ss.Function([x], ss.Tuple([inner, use])))
+        assert r.status == "error"
+        reports.append([d.message for d in r.errors])
+    assert reports[0] == reports[1] and "`y` is unbound" in reports[0][0]
+
+
+def test_an_integer_weight_bound_to_its_annotation_keeps_its_value() -> None:
+    # (the inline path of a weight is for types without a value: an int64 constant's type gains
+    # its value as before)
+    c = ss.const(np.array([2, 6], np.int64))
+    v = ss.var("shape", c.type)
+    x = ss.var("x", ss.Tensor((3, 4)))
+    f = ss.Function([x], ss.Dataflow([(v, c)], ss.Tuple([v, x])))
+    r = ss.infer(f)
+    assert r.status == "ok" and str(r.type_of(c)) == "Tensor[(2,), int64] = (2, 6)"

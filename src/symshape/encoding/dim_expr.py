@@ -55,10 +55,11 @@ __all__ = [
 class Dim(Shown):
     """A dimension in canonical form. Build with :func:`dim`, :func:`const`, arithmetic."""
 
-    __slots__ = ("terms", "_key", "_hash", "_str", "_hv", "_bounds")
+    __slots__ = ("terms", "_key", "_hash", "_str", "_hv", "_bounds", "_nc")
     terms: Terms
     _key: Key
     _hash: int
+    _nc: bool  # a nonnegative constant (what a tensor type's constructor checks of each dimension)
     _str: str | None
     _hv: bool | None
     _bounds: tuple[float, float] | None  # memo of :func:`~symshape.encoding.dim_bounds.bounds`
@@ -76,10 +77,14 @@ class Dim(Shown):
             ) from None
         if not terms:
             self._hash = hash(0)
+            self._nc = True
         elif len(terms) == 1 and not terms[0][0]:
-            self._hash = hash(terms[0][1])
+            c = terms[0][1]
+            self._hash = hash(c)
+            self._nc = c >= 0
         else:
             self._hash = hash(self._key)
+            self._nc = False
         self._str = None
         self._hv = None
         self._bounds = None

@@ -186,10 +186,7 @@ class TensorType(Shown):
             # (the common case, inline: nonnegative constants and a dtype string; anything else
             # takes the checks below)
             for x in shape:
-                if x.__class__ is not Dim:
-                    break
-                t = x.terms
-                if t and (t[0][0] or len(t) > 1 or t[0][1] < 0):
+                if x.__class__ is not Dim or not x._nc:
                     break
             else:
                 d["_cshape"] = True

@@ -58,6 +58,7 @@ from symshape.ir.unbacked import UnbackedSize
 from symshape.ir.visit import operands, pattern_vars
 from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Origin
+from symshape.solver.origins import annotation_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.solve import TypeSolver, gc_paused
 
@@ -338,6 +339,12 @@ class _Gen(CallGen):
                 # type is scanned for symbols unless it is its variable's, scanned when bound)
                 t = x.type
                 iv = id(v)
+                if t is v.type_annotation and get_type(iv) is t and t.dtype not in VALUE_DTYPES:
+                    # its variable is bound to this very type (admitted as itself): the steps
+                    # below would only record the constant's type
+                    types[ix] = t
+                    typed.append(x)
+                    continue
                 if t is not v.type_annotation or iv not in types:
                     self.scan_type(t, x.span)
                 if t.dtype in VALUE_DTYPES:  # (else it carries no value: constant_type is t)
@@ -412,8 +419,18 @@ class _Gen(CallGen):
                 self.df_active.append(ids)
                 if self.var_left:
                     self.var_left -= ids
-                for v, _ in e.bindings:  # unannotated ones are bound when their value is known
-                    if v.type_annotation is not None:
+                # unannotated ones are bound when their value is known; an annotation of constants
+                # (a model's weight) has no symbol to note: ``bind_var``'s steps for it, inline
+                types, typed, binders, admit = self.types, self.typed, self.binders, self.s.admit
+                for v, _ in e.bindings:
+                    ann = v.type_annotation
+                    if ann is None:
+                        continue
+                    if ann.__class__ is TensorType and ann._cshape and id(v) not in types:
+                        types[id(v)] = admit(ann, annotation_origin(v.name, ann, v.span, v))
+                        binders.append(v)
+                        typed.append(v)
+                    else:
                         self.bind_var(v)
                 self.frames[-1].dataflow_depth += 1
             case X.Match():
