@@ -100,7 +100,7 @@ class _Gen(CallGen):
         rdefs = self.rdefs
         calls = self.calls
         add_call = self.s.add_call
-        op_cls = Op
+        op_cls, call_cls, var_cls = Op, X.Call, X.Var
         if isinstance(root, X.Var):
             self.use(root, root.span)
         while stack:
@@ -134,7 +134,7 @@ class _Gen(CallGen):
             if phase == 0:
                 if ie in types:
                     continue
-                if type(e) is X.Call and (type(cal := e.callee) is op_cls or isinstance(cal, Op)):
+                if type(e) is call_cls and (type(cal := e.callee) is op_cls or isinstance(cal, Op)):
                     # the common case: an operator applied to expressions typed already
                     # (``typed_args``, inline)
                     var_left = self.var_left
@@ -171,7 +171,7 @@ class _Gen(CallGen):
                             ia = id(a)
                             if ia in types and not (var_left and ia in var_left):
                                 continue
-                            if a.__class__ is X.Var and ia not in var_scope:
+                            if a.__class__ is var_cls and ia not in var_scope:
                                 for b in self.df_active:
                                     if ia in b:
                                         break

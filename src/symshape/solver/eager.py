@@ -149,6 +149,7 @@ def _ground_tensor(t: Type) -> int:
 
 
 _NONE: Final = object()
+_new: Final = object.__new__
 
 
 class _EagerCtx(Context):
@@ -253,7 +254,12 @@ def eager_outputs(
     # placeholders with their own ids, so eager runs leave the numbering of holes alone (made
     # once: a placeholder never leaves a run, whose values are ground)
     outs = _PLACEHOLDERS[num_outputs] if num_outputs < len(_PLACEHOLDERS) else _placeholders(num_outputs)
-    ctx = _EagerCtx(rdef.name, len(inputs), outs)
+    ctx: _EagerCtx = _new(_EagerCtx)  # (``_EagerCtx(rdef.name, len(inputs), outs)``, inline)
+    ctx.name = rdef.name
+    ctx.num_inputs = len(inputs)
+    ctx.final = False
+    ctx.outs = outs
+    ctx.values = [None] * len(outs)
     try:
         done: object = rdef.fn(ctx, (*inputs, *outs), attrs)
     except Exception:  # NotEager, a failure, a bad attribute: the general run reports it
@@ -279,8 +285,10 @@ class EagerMemo:
     __slots__ = ("cache", "by_id", "_gave_up", "hits", "misses", "skipped")
 
     def __init__(self) -> None:
-        #: ``(relation, attributes, number of outputs, inputs)`` -> outputs (None: not eager)
-        self.cache: dict[tuple[object, ...], tuple[Type, ...] | None] = {}
+        #: ``(relation, attributes, number of outputs, inputs)`` -> a one-item list holding the
+        #: outputs (None: not eager); the list is stored before the run fills it, so that a miss
+        #: hashes its key once (``setdefault``)
+        self.cache: dict[tuple[object, ...], list[tuple[Type, ...] | None]] = {}
         #: what :meth:`lookup_ids` remembered: ``(relation, id(attributes), *map(id, inputs))`` ->
         #: ``(attributes, inputs, outputs)``. The entry keeps the objects whose ids its key holds,
         #: so a key that matches names the very same objects; no type is hashed or compared (the
@@ -302,45 +310,42 @@ class EagerMemo:
     ) -> tuple[Type, ...] | None:
         """:meth:`lookup` of one output, also remembered by ``ids`` (``(rdef, id(attrs),
         *map(id, inputs))``, see ``by_id``) when the memo keeps the result."""
-        key = (rdef, attrs, 1, inputs)
-        try:  # (what _lookup does, inline: every call the solver has not met by ids comes here)
-            hit = self.cache.get(key, _NONE)  # (a miss without raising KeyError)
-        except TypeError:  # an unhashable attribute value
-            return None
-        val: tuple[Type, ...] | None
-        if hit is _NONE:
-            val, kept = self._compute(key, rdef, inputs, attrs, 1)
-            if not kept:
-                return val
-        else:
-            val = hit  # type: ignore[assignment]
-            self.hits += 1
-        self.by_id[ids] = (attrs, inputs, val)
-        return val
+        return self._lookup(rdef, inputs, attrs, 1, ids)[0]
 
     def _lookup(
-        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
-    ) -> tuple[tuple[Type, ...] | None, bool]:
-        """:meth:`lookup`, and whether the memo keeps the result under its key."""
-        key = (rdef, attrs, num_outputs, inputs)
-        try:
-            hit = self.cache[key]
-        except KeyError:
-            return self._compute(key, rdef, inputs, attrs, num_outputs)
-        except TypeError:  # an unhashable attribute value
-            return None, False
-        self.hits += 1
-        return hit, True
-
-    def _compute(
         self,
-        key: tuple[object, ...],
         rdef: RelationDef,
         inputs: tuple[Type, ...],
         attrs: Attrs,
         num_outputs: int,
+        ids: tuple[object, ...] | None = None,
     ) -> tuple[tuple[Type, ...] | None, bool]:
-        """:meth:`_lookup` of a ``key`` the cache does not hold."""
+        """:meth:`lookup`, and whether the memo keeps the result under its key (then also under
+        ``ids`` when given, see ``by_id``)."""
+        key = (rdef, attrs, num_outputs, inputs)
+        cell: list[tuple[Type, ...] | None] = [None]
+        try:
+            got = self.cache.setdefault(key, cell)
+        except TypeError:  # an unhashable attribute value
+            return None, False
+        if got is cell:
+            val, kept = self._compute(rdef, inputs, attrs, num_outputs)
+            if not kept:
+                del self.cache[key]
+                return val, False
+            cell[0] = val
+        else:
+            val = got[0]
+            self.hits += 1
+        if ids is not None:
+            self.by_id[ids] = (attrs, inputs, val)
+        return val, True
+
+    def _compute(
+        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
+    ) -> tuple[tuple[Type, ...] | None, bool]:
+        """:meth:`_lookup` of a key the cache does not hold: the outputs, and whether the memo
+        keeps them (the caller stores them)."""
         symbolic = False
         for t in inputs:
             if type(t) is TensorType and t._cshape:
@@ -364,7 +369,6 @@ class EagerMemo:
             return None, False
         self.misses += 1
         val = eager_outputs(rdef, inputs, attrs, num_outputs)
-        self.cache[key] = val
         if val is None and shape_key is not None:
             self._gave_up.add(shape_key)
         return val, True
