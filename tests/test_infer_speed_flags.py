@@ -141,3 +141,22 @@ def test_an_integer_weight_bound_to_its_annotation_keeps_its_value() -> None:
     f = ss.Function([x], ss.Dataflow([(v, c)], ss.Tuple([v, x])))
     r = ss.infer(f)
     assert r.status == "ok" and str(r.type_of(c)) == "Tensor[(2,), int64] = (2, 6)"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_dims(), _dims(), st.integers(-3, 9))
+def test_dim_comparisons_and_constant_value_as_the_terms_say(a: Dim, b: Dim, k: int) -> None:
+    # (read from slots set when the dimension is built)
+    t = a.terms
+    want = 0 if not t else t[0][1] if len(t) == 1 and not t[0][0] else None
+    assert a.constant_value == want and a.is_constant is (want is not None)
+    assert (a == b) is (a._key == b._key) and (a != b) is (a._key != b._key)
+    assert (a == k) is (want == k) and (a != k) is (want != k)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_shapes, _dtypes)
+def test_equal_tensor_types_hash_alike(shape: Any, dtype: Any) -> None:
+    t = ss.Tensor(shape, dtype)
+    u = _unflagged(ss.Tensor(tuple(shape) if type(shape) is list else shape, dtype))
+    assert t == u and hash(t) == hash(u) == hash(pickle.loads(pickle.dumps(t)))
