@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 import symshape as ss
 from symshape.encoding.dims import Dim, as_dim, fresh_dimvar
 from symshape.encoding.leaf_types import plain_copy, tensor_settled
-from symshape.encoding.types import TensorType, TupleType, Type
+from symshape.encoding.types import IncompleteType, TensorType, TupleType, Type
+from symshape.solver.bindings import Bindings
 from symshape.solver.eager import _ground_tensor, _nonnegative, is_ground
 
 N, M = ss.dims("n m")
@@ -160,3 +161,33 @@ def test_equal_tensor_types_hash_alike(shape: Any, dtype: Any) -> None:
     t = ss.Tensor(shape, dtype)
     u = _unflagged(ss.Tensor(tuple(shape) if type(shape) is list else shape, dtype))
     assert t == u and hash(t) == hash(u) == hash(pickle.loads(pickle.dumps(t)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), _shapes, _dtypes), max_size=5))
+def test_resolve_of_a_tuple_of_holes_as_the_general_walk(parts: list[tuple[int, Any, Any]]) -> None:
+    # a tuple of tensor types and holes (a concatenation's operand) resolves inline; inside another
+    # tuple it is resolved by the general walk: the same fields, the same objects
+    b = Bindings()
+    fields: list[Type] = []
+    for kind, shape, dtype in parts:
+        t = ss.Tensor(shape, dtype)
+        if kind == 0:
+            fields.append(t)  # a tensor type
+            continue
+        h = IncompleteType()
+        fields.append(h)
+        if kind == 2:
+            b.resolved[h] = t  # a hole standing for a tensor type
+        elif kind == 3:  # a hole joined to another, whose class stands for a tensor type
+            root = IncompleteType()
+            b.parent[h] = root
+            b.resolved[root] = t
+    tup = TupleType(tuple(fields))
+    fast = b.resolve(tup)
+    general = b.resolve(TupleType((tup,)))
+    assert type(fast) is TupleType and type(general) is TupleType
+    (inner,) = general.fields
+    assert type(inner) is TupleType and fast == inner
+    assert all(x is y for x, y in zip(fast.fields, inner.fields))
+    assert (fast is tup) == all(x is y for x, y in zip(fast.fields, tup.fields))
