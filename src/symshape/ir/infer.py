@@ -457,7 +457,7 @@ class _Gen(CallGen):
             case X.Call():
                 return self.call(e)
             case X.Tuple():
-                return TupleType(tuple(self.ty(f) for f in e.fields))
+                return TupleType(tuple([self.ty(f) for f in e.fields]))
             case X.TupleGetItem():
                 return self.tuple_item(e)
             case X.Let():

@@ -143,7 +143,11 @@ def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if rank == 0:
         ctx.fail(RANK_MISMATCH, "concatenate: zero-dimensional tensors cannot be concatenated")
     ax = norm_axis(ctx, axis, rank, "concatenate")
-    partial = not all(type(f.shape) is tuple for f in fs)
+    partial = False
+    for f in fs:
+        if type(f.shape) is not tuple:
+            partial = True
+            break
     if partial and not ctx.final:
         return False  # a field of unknown rank may still be refined through a hole
     first = _agree(ctx, fs, rank, ax, "concatenate")

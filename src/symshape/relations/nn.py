@@ -167,7 +167,7 @@ def _spatial(attrs: Attrs, name: str, default: object, nd: int, op: str, lo: int
 
 
 def _to_layout(dims_by_letter: dict[str, Dim], layout: str) -> tuple[Dim, ...]:
-    return tuple(dims_by_letter[c] for c in layout)
+    return tuple(map(dims_by_letter.__getitem__, layout))  # (a loop in C)
 
 
 def _windows(
