@@ -185,8 +185,19 @@ class _EagerCtx(Context):
     def unify(self, a: Type, b: Type) -> Type:
         if type(a) is not IncompleteType:
             if type(b) is not IncompleteType:
-                # two types (a relation checking a parameter): they must be equal already
-                if a is b or a == b:
+                # two types (a relation checking a parameter): they must be equal already (two
+                # tensor types compared as their dataclass does, inline)
+                if a is b:
+                    return a
+                if type(a) is TensorType and type(b) is TensorType:
+                    if (
+                        a.shape == b.shape
+                        and a.dtype == b.dtype
+                        and a.value == b.value
+                        and a.range == b.range
+                    ):
+                        return a
+                elif a == b:
                     return a
                 _give_up()
             a, b = b, a
@@ -303,48 +314,41 @@ class EagerMemo:
         self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
     ) -> tuple[Type, ...] | None:
         """The eager outputs (computed once per distinct key), or None."""
-        return self._lookup(rdef, inputs, attrs, num_outputs)[0]
+        return self.lookup_ids(rdef, inputs, attrs, None, num_outputs)
 
     def lookup_ids(
-        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, ids: tuple[object, ...]
-    ) -> tuple[Type, ...] | None:
-        """:meth:`lookup` of one output, also remembered by ``ids`` (``(rdef, id(attrs),
-        *map(id, inputs))``, see ``by_id``) when the memo keeps the result."""
-        return self._lookup(rdef, inputs, attrs, 1, ids)[0]
-
-    def _lookup(
         self,
         rdef: RelationDef,
         inputs: tuple[Type, ...],
         attrs: Attrs,
-        num_outputs: int,
-        ids: tuple[object, ...] | None = None,
-    ) -> tuple[tuple[Type, ...] | None, bool]:
-        """:meth:`lookup`, and whether the memo keeps the result under its key (then also under
-        ``ids`` when given, see ``by_id``)."""
+        ids: tuple[object, ...] | None,
+        num_outputs: int = 1,
+    ) -> tuple[Type, ...] | None:
+        """:meth:`lookup` (of one output unless told), also remembered by ``ids`` (``(rdef,
+        id(attrs), *map(id, inputs))``, see ``by_id``) when given and the memo keeps the result."""
         key = (rdef, attrs, num_outputs, inputs)
         cell: list[tuple[Type, ...] | None] = [None]
         try:
             got = self.cache.setdefault(key, cell)
         except TypeError:  # an unhashable attribute value
-            return None, False
+            return None
         if got is cell:
             val, kept = self._compute(rdef, inputs, attrs, num_outputs)
             if not kept:
                 del self.cache[key]
-                return val, False
+                return val
             cell[0] = val
         else:
             val = got[0]
             self.hits += 1
         if ids is not None:
             self.by_id[ids] = (attrs, inputs, val)
-        return val, True
+        return val
 
     def _compute(
         self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
     ) -> tuple[tuple[Type, ...] | None, bool]:
-        """:meth:`_lookup` of a key the cache does not hold: the outputs, and whether the memo
+        """:meth:`lookup_ids` of a key the cache does not hold: the outputs, and whether the memo
         keeps them (the caller stores them)."""
         symbolic = False
         for t in inputs:
