@@ -239,8 +239,11 @@ class _Gen(CallGen):
                     stack.extend((c, 0) for c in reversed(ops))
             elif phase == 1:
                 self.open.discard(ie)
-                if type(e) is X.TupleGetItem:  # (exit's case for it, without the dispatch)
+                cls = type(e)
+                if cls is X.TupleGetItem:  # (exit's case for it, without the dispatch)
                     t = self.tuple_item(e)
+                elif cls is X.Tuple:  # (likewise)
+                    t = TupleType(tuple([self.ty(f) for f in e.fields]))
                 else:
                     t = self.exit(e)
                 types[ie] = t
