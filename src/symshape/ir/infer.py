@@ -429,8 +429,8 @@ class _Gen(CallGen):
                     ann = v.type_annotation
                     if ann is None:
                         continue
-                    if ann.__class__ is TensorType and ann._cshape and id(v) not in types:
-                        types[id(v)] = admit(ann, annotation_origin(v.name, ann, v.span, v))
+                    if ann.__class__ is TensorType and ann._cshape and (iv := id(v)) not in types:
+                        types[iv] = admit(ann, annotation_origin(v.name, ann, v.span, v))
                         binders.append(v)
                         typed.append(v)
                     else:
