@@ -10,6 +10,7 @@ import pickle
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -191,3 +192,40 @@ def test_resolve_of_a_tuple_of_holes_as_the_general_walk(parts: list[tuple[int, 
     assert type(inner) is TupleType and fast == inner
     assert all(x is y for x, y in zip(fast.fields, inner.fields))
     assert (fast is tup) == all(x is y for x, y in zip(fast.fields, tup.fields))
+
+
+def _weights_block(lead: bool, shared: bool, int_weight: bool) -> tuple[ss.Function, list[Any]]:
+    """A dataflow block of weights bound to their own types (leading the block, or after an
+    unannotated binding), one constant object bound twice when ``shared``, one int64 weight (its
+    type gains a value) when ``int_weight``."""
+    x = ss.var("x", ss.Tensor((N, 3)))
+    cw = ss.const(np.zeros((4, 3), np.float32))
+    cb = ss.const(np.zeros((4,), np.float32))
+    w, b = ss.var("w", cw.type), ss.var("b", cb.type)
+    binds: list[tuple[Any, Any]] = [(w, cw), (b, cb)]
+    if shared:
+        b2 = ss.var("b2", cb.type)
+        binds.append((b2, cb))
+    if int_weight:
+        ci = ss.const(np.array([2, 6], np.int64))
+        binds.insert(1, (ss.var("s", ci.type), ci))
+    d = ss.var("d")
+    first = (d, ss.ops.relu(x))
+    binds = binds + [first] if lead else [first, *binds]
+    y = ss.var("y")
+    binds.append((y, ss.ops.add(ss.ops.dense(d, w), b)))
+    return ss.Function([x], ss.Dataflow(binds, y)), [v for v, _ in binds]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.parametrize("int_weight", [False, True])
+def test_leading_weights_are_typed_as_in_the_block(shared: bool, int_weight: bool) -> None:
+    # the leading weights of a block are typed when it is entered; after another binding, by the
+    # block's walk: the same types, status and guards
+    got = []
+    for lead in (True, False):
+        f, vs = _weights_block(lead, shared, int_weight)
+        r = ss.infer(f)
+        types = sorted((v.name, str(r.type_of(v))) for v in vs)
+        got.append((r.status, types, [str(g) for g in r.guards], str(r.type_of(f))))
+    assert got[0] == got[1] and got[0][0] == "ok"

@@ -222,7 +222,7 @@ class _Gen(CallGen):
                 elif isinstance(e, X.Dataflow):
                     self.uses((e.body,), e.span)
                     stack.append((e.body, 0))
-                    stack.append(((e, 0), 4))
+                    stack.append(((e, self.df_skip), 4))  # (after the weights enter typed)
                 elif isinstance(e, X.Match):
                     self.uses((e.value,), e.span)
                     for c in reversed(e.clauses):
@@ -423,18 +423,38 @@ class _Gen(CallGen):
                 if self.var_left:
                     self.var_left -= ids
                 # unannotated ones are bound when their value is known; an annotation of constants
-                # (a model's weight) has no symbol to note: ``bind_var``'s steps for it, inline
+                # (a model's weight) has no symbol to note: ``bind_var``'s steps for it, inline.
+                # The leading bindings of weights to their own types (a model's block starts with
+                # them) are done here: their constants get those types, what ``bindings`` would
+                # do for them; it starts after them (``df_skip``)
                 types, typed, binders, admit = self.types, self.typed, self.binders, self.s.admit
-                for v, _ in e.bindings:
+                const_cls = X.Constant
+                lead = id(e) not in self.df_slow
+                skip = 0
+                for v, x in e.bindings:
                     ann = v.type_annotation
                     if ann is None:
+                        lead = False
                         continue
                     if ann.__class__ is TensorType and ann._cshape and (iv := id(v)) not in types:
-                        types[iv] = admit(ann, annotation_origin(v.name, ann, v.span, v))
+                        t = types[iv] = admit(ann, annotation_origin(v.name, ann, v.span, v))
                         binders.append(v)
                         typed.append(v)
+                        if (
+                            lead
+                            and x.__class__ is const_cls
+                            and x.type is t
+                            and t.dtype not in VALUE_DTYPES
+                            and (ix := id(x)) not in types
+                        ):
+                            types[ix] = t
+                            typed.append(x)
+                            skip += 1
+                            continue
                     else:
                         self.bind_var(v)
+                    lead = False
+                self.df_skip = skip
                 self.frames[-1].dataflow_depth += 1
             case X.Match():
                 for c in e.clauses:

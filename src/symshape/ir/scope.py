@@ -102,6 +102,7 @@ class GenScope:
         self.df_bound: set[int] = set()
         self.df_active: list[set[int]] = []
         self.df_slow: set[int] = set()
+        self.df_skip = 0  # (the leading bindings a dataflow block's entry did, see enter)
         # symbols by name, with where each was first seen (one name is one symbol in a program);
         # ids of the annotations and attributes already scanned for symbols
         self.sym_names: dict[str, Sym] = {}
