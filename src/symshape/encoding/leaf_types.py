@@ -266,19 +266,11 @@ class TensorType(Shown):
         # cached: tensor types key the solver's memo of eager results (see solver/eager.py)
         h = self._hash
         if h is None:
-            v, r, sh = self.value, self.range, self.shape
+            v, r = self.value, self.range
             if r is None:
-                if v is None and sh.__class__ is tuple:
-                    # (the dimensions' hashes read directly: no call per dimension; only this
-                    # method hashes a tensor type, so equal types still hash alike)
-                    hs = []
-                    for d in sh:
-                        hs.append(d._hash if d.__class__ is Dim else hash(d))
-                    h = hash((tuple(hs), self.dtype))
-                else:
-                    h = hash((sh, self.dtype)) if v is None else hash((sh, self.dtype, v))
+                h = hash((self.shape, self.dtype)) if v is None else hash((self.shape, self.dtype, v))
             else:
-                h = hash((sh, self.dtype, v, r))
+                h = hash((self.shape, self.dtype, v, r))
             self.__dict__["_hash"] = h
         return h
 
