@@ -1,8 +1,12 @@
-"""The flags that let ``symshape.infer`` of imported CNNs skip walks answer as the walks they stand
-in for: a tensor type's ``_cshape`` (set by its constructor: a tuple of constant dimensions and a
-dtype string) makes the eager memo's ground and nonnegativity tests, the admission's settled test
-and the annotation scan answer at once; each is compared over generated types with the same type
-built without the flag (the general walk)."""
+"""The flags and inline paths that let ``symshape.infer`` of imported CNNs skip walks answer as
+the walks they stand in for: a tensor type's ``_cshape`` (set by its constructor: a tuple of
+constant dimensions and a dtype string) makes the eager memo's ground and nonnegativity tests, the
+admission's settled test and the annotation scan answer at once; a dimension's ``_nc``/``_cv``
+slots answer its constant tests and comparisons; a tuple's inline hash and resolution, and the
+generator's inline handling of a dataflow block's leading weights and of nested operator calls,
+agree with the general paths. Each is compared over generated cases with the general walk (the
+same type built without the flag, the same tuple nested in another) or program-wide (the same
+program built so that it takes the inline path and so that it does not)."""
 
 from __future__ import annotations
 
