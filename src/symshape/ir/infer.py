@@ -101,6 +101,9 @@ class _Gen(CallGen):
         calls = self.calls
         add_call = self.s.add_call
         op_cls, call_cls, var_cls = Op, X.Call, X.Var
+        # (sets and maps only ever changed in place)
+        var_left, unreferenced = self.var_left, self.unreferenced
+        scanned, var_scope = self.scanned, self.var_scope
         if isinstance(root, X.Var):
             self.use(root, root.span)
         while stack:
@@ -109,7 +112,6 @@ class _Gen(CallGen):
             if phase == 7:  # an operator call whose arguments are generated now (see phase 0)
                 open_.discard(ie)
                 argtypes = []
-                unreferenced = self.unreferenced
                 for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
                     hit = get_type(id(a))
                     if hit is None:
@@ -137,7 +139,6 @@ class _Gen(CallGen):
                 if type(e) is call_cls and (type(cal := e.callee) is op_cls or isinstance(cal, Op)):
                     # the common case: an operator applied to expressions typed already
                     # (``typed_args``, inline)
-                    var_left = self.var_left
                     argtypes = []
                     for a in e.args:
                         hit = get_type(id(a))
@@ -146,7 +147,6 @@ class _Gen(CallGen):
                             break
                         argtypes.append(hit)
                     if argtypes is not None:
-                        unreferenced = self.unreferenced
                         if unreferenced:
                             for a in e.args:
                                 unreferenced.pop(id(a), None)
@@ -158,14 +158,13 @@ class _Gen(CallGen):
                         # for a call of an operator)
                         open_.add(ie)
                         attrs = e.attrs
-                        if attrs is not _EMPTY_ATTRS and id(attrs) not in self.scanned:
+                        if attrs is not _EMPTY_ATTRS and id(attrs) not in scanned:
                             self.scan_attrs(attrs, e.span)
                         stack.append((e, 7))
                         # one walk over the arguments: the variables read (``self.uses(args,
                         # e.span)``, inline; a typed argument still in scope needs no check, as
                         # above), then the untyped ones are visited (a typed one, a weight say,
                         # needs no visit)
-                        var_scope = self.var_scope
                         pending: list[X.Expr] = []
                         for a in e.args:
                             ia = id(a)
