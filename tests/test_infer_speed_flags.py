@@ -22,6 +22,7 @@ import symshape as ss
 from symshape.encoding.dims import Dim, as_dim, fresh_dimvar
 from symshape.encoding.leaf_types import plain_copy, tensor_settled
 from symshape.encoding.types import IncompleteType, TensorType, TupleType, Type
+from symshape.ir.program_rels import has_holes
 from symshape.solver.bindings import Bindings
 from symshape.solver.eager import _ground_tensor, _nonnegative, is_ground
 
@@ -233,3 +234,19 @@ def test_leading_weights_are_typed_as_in_the_block(shared: bool, int_weight: boo
         types = sorted((v.name, str(r.type_of(v))) for v in vs)
         got.append((r.status, types, [str(g) for g in r.guards], str(r.type_of(f))))
     assert got[0] == got[1] and got[0][0] == "ok"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=4), st.booleans())
+def test_a_tuple_binder_is_unresolved_when_a_field_holds_a_hole(holes: list[bool], nest: bool) -> None:
+    """A binder whose type resolves to a tuple of tensor types is passed over (no hole in it);
+    one holding a hole, at any position or nested one level down, is reported as the general
+    path reports it (the oracle: the holes of the type the result gives it)."""
+    x = ss.var("x", ss.Tensor((2, 3), "float32"))
+    ys = [ss.var(f"y{i}") for i in range(len(holes))]
+    fields: list[Any] = [y if h else ss.ops.relu(x) for y, h in zip(ys, holes)]
+    t = ss.var("t")
+    value = ss.Tuple([ss.Tuple(fields), x]) if nest else ss.Tuple(fields)
+    res = ss.infer(ss.Function([x, *ys], ss.Let(t, value, x)))
+    named = [d for d in res.unresolved if "for `t`" in d.message]
+    assert len(named) == int(has_holes(res.type_of(t))) == int(any(holes))
