@@ -6,10 +6,14 @@ slots answer its constant tests and comparisons; a tuple's inline hash and resol
 generator's inline handling of a dataflow block's leading weights and of nested operator calls,
 agree with the general paths. Each is compared over generated cases with the general walk (the
 same type built without the flag, the same tuple nested in another) or program-wide (the same
-program built so that it takes the inline path and so that it does not)."""
+program built so that it takes the inline path and so that it does not). The result's shortcut for
+a binder typed as a tuple of tensor types is checked against ``has_holes``, and an annotation
+origin (two slots and a record) against the plain ``Origin`` its fallback makes."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import pickle
 from typing import Any
 
@@ -24,7 +28,9 @@ from symshape.encoding.leaf_types import plain_copy, tensor_settled
 from symshape.encoding.types import IncompleteType, TensorType, TupleType, Type
 from symshape.ir.program_rels import has_holes
 from symshape.solver.bindings import Bindings
+from symshape.solver.diagnostics import Origin
 from symshape.solver.eager import _ground_tensor, _nonnegative, is_ground
+from symshape.solver.origins import _annotation_origin_plain, annotation_origin
 
 N, M = ss.dims("n m")
 
@@ -250,3 +256,37 @@ def test_a_tuple_binder_is_unresolved_when_a_field_holds_a_hole(holes: list[bool
     res = ss.infer(ss.Function([x, *ys], ss.Let(t, value, x)))
     named = [d for d in res.unresolved if "for `t`" in d.message]
     assert len(named) == int(has_holes(res.type_of(t))) == int(any(holes))
+
+
+_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["w", "conv1/x_0", "a b"]),
+    st.sampled_from([None, ss.Span("m.py", 3, 4)]),
+    st.sampled_from([None, 0, "e"]),
+    st.booleans(),
+)
+def test_annotation_origin_reads_as_the_plain_one(name: str, span: Any, expr: Any, read: bool) -> None:
+    """An annotation origin (two slots and a record) reads, prints, copies, pickles, replaces and
+    refuses assignment as the plain ``Origin`` its fallback makes, field for field."""
+    ann = ss.Tensor((2, N), "float32")
+    o, plain = annotation_origin(name, ann, span, expr), _annotation_origin_plain(name, ann, span, expr)
+    if read:
+        assert o.label == plain.label  # (printed before the copies, or by them)
+    want = [getattr(plain, f) for f in _FIELDS if f != "seq"]
+    for x in (o, copy.copy(o), copy.deepcopy(o), pickle.loads(pickle.dumps(o))):
+        got = [getattr(x, f) for f in _FIELDS if f != "seq"]
+        assert got[:3] == want[:3] and got[3] == want[3] and x.seq == o.seq and isinstance(x, Origin)
+        assert repr(x).replace("AnnotationOrigin(", "Origin(").replace(f"seq={x.seq}", "") == repr(
+            plain
+        ).replace(f"seq={plain.seq}", "")
+        assert x == x and x != plain and hash(x) == object.__hash__(x)  # identity, as every origin
+    r = dataclasses.replace(o, label="l", payload=3)
+    assert (r.label, r.payload, r.span, r.expr, r.seq) == ("l", 3, span, expr, o.seq)
+    for f in _FIELDS:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(o, f, 1)
+    object.__setattr__(o, "payload", 7)  # (as the solver numbers a relation's origin)
+    assert o.payload == 7 and o.label == plain.label and o.span == span
