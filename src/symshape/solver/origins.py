@@ -13,7 +13,7 @@ they fall back to the plain constructor.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 from symshape.solver import diagnostics as _diagnostics
 from symshape.solver.diagnostics import Origin, OriginKind
@@ -45,6 +45,21 @@ def _origin_plain(
     return Origin(kind, label, span, payload=payload, expr=expr)
 
 
+class _RecordField:
+    """A field of an :class:`AnnotationOrigin` kept in its record, at index ``i``."""
+
+    __slots__ = ("i",)
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+    def __get__(self, o: AnnotationOrigin | None, owner: type | None = None) -> Any:
+        return self if o is None else o._src[self.i]
+
+    def __set__(self, o: AnnotationOrigin, value: object) -> None:
+        _record(o)[self.i] = value
+
+
 class AnnotationOrigin(Origin):
     """The origin of a variable's annotation, ``"`x` is annotated `Tensor[(n, 3), float32]`"``,
     whose label is printed when first read (a model binds hundreds of weights to annotated
@@ -53,10 +68,11 @@ class AnnotationOrigin(Origin):
 
     Made at a weight's admission, it sets two of its fields as :class:`Origin`'s slots (``kind``,
     read on admission, and ``seq``) and keeps the others in one record (a list, set by one call:
-    each slot of a frozen dataclass is set through a descriptor's wrapper), read and written
-    through properties: ``label`` (None until printed), ``span``, ``payload``, ``expr``, the name
-    and the annotation. It is as frozen as every origin (``Origin.__setattr__`` refuses each
-    field); ``object.__setattr__``, ``copy`` and ``pickle`` go through the properties' setters."""
+    each slot of a frozen dataclass is set through a descriptor's wrapper): ``label`` (None until
+    printed), ``span``, ``payload``, ``expr``, the name and the annotation, each field read and
+    written through a descriptor of this class. It is as frozen as every origin
+    (``Origin.__setattr__`` refuses each field); ``object.__setattr__``, ``copy``, ``pickle`` and
+    :func:`dataclasses.replace` go through the descriptors' setters."""
 
     __slots__ = ("_src",)
     _src: list[Any]  # [label or None, span, payload, expr, name, annotation]
@@ -73,30 +89,10 @@ class AnnotationOrigin(Origin):
     def label(self, value: str) -> None:  # (``copy``/``pickle`` restore the printed label)
         _record(self)[0] = value
 
-    @property
-    def span(self) -> Span | None:
-        span: Span | None = self._src[1]
-        return span
-
-    @span.setter
-    def span(self, value: Span | None) -> None:
-        _record(self)[1] = value
-
-    @property
-    def payload(self) -> object:
-        return self._src[2]
-
-    @payload.setter
-    def payload(self, value: object) -> None:
-        _record(self)[2] = value
-
-    @property
-    def expr(self) -> object:
-        return self._src[3]
-
-    @expr.setter
-    def expr(self, value: object) -> None:
-        _record(self)[3] = value
+    # (typed as the fields they stand for)
+    span = cast("Span | None", _RecordField(1))
+    payload = cast(object, _RecordField(2))
+    expr = cast(object, _RecordField(3))
 
 
 def _record(o: AnnotationOrigin) -> list[Any]:
