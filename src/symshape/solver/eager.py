@@ -365,14 +365,23 @@ class EagerMemo:
             if not symbolic and not _constant_shape(t):
                 symbolic = True
         # inputs of constant shapes are their own key up to renaming (no leaves to rename): the
-        # cache above has seen them if any run had
-        akey = alpha_types_key(inputs) if symbolic else None
-        shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
-        if shape_key is not None and shape_key in self._gave_up:
-            self.skipped += 1
-            return None, False
+        # cache above has seen them if any run had. The key up to renaming is built only when a
+        # run has given up (to look it up) or this one does (to remember it): most runs succeed
+        shape_key: tuple[object, ...] | None = None
+        gave_up = self._gave_up
+        if symbolic and gave_up:
+            akey = alpha_types_key(inputs)
+            if akey is not None:
+                shape_key = (rdef, attrs, num_outputs, akey)
+                if shape_key in gave_up:
+                    self.skipped += 1
+                    return None, False
         self.misses += 1
         val = eager_outputs(rdef, inputs, attrs, num_outputs)
-        if val is None and shape_key is not None:
-            self._gave_up.add(shape_key)
+        if val is None and symbolic:
+            if shape_key is None and not gave_up:
+                akey = alpha_types_key(inputs)
+                shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
+            if shape_key is not None:
+                gave_up.add(shape_key)
         return val, True
