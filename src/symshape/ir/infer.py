@@ -426,7 +426,8 @@ class _Gen(CallGen):
                 # The leading bindings of weights to their own types (a model's block starts with
                 # them) are done here: their constants get those types, what ``bindings`` would
                 # do for them; it starts after them (``df_skip``)
-                types, typed, binders, admit = self.types, self.typed, self.binders, self.s.admit
+                types, typed, binders = self.types, self.typed, self.binders
+                admit = self.s.admit_settled
                 const_cls = X.Constant
                 lead = id(e) not in self.df_slow
                 skip = 0

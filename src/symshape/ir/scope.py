@@ -141,17 +141,19 @@ class GenScope:
         ann = v.type_annotation
         if ann is not None:
             span = v.span
+            # (the label "`x` is annotated `...`" is printed when a report reads it)
             if type(ann) is TensorType and type(shape := ann.shape) is tuple:
-                if ann._cshape:
-                    shape = ()  # (constants: no symbol)
-                for d in shape:  # (scan_type's walk of a tensor type, inline: a model's weights)
-                    terms = d.terms
-                    if terms and (len(terms) > 1 or terms[0][0]):
-                        self.note_syms(d, span)
+                if ann._cshape:  # constants: no symbol, nothing for admit to check
+                    t = self.s.admit_settled(ann, annotation_origin(v.name, ann, span, v))
+                else:
+                    for d in shape:  # (scan_type's walk of a tensor type, inline)
+                        terms = d.terms
+                        if terms and (len(terms) > 1 or terms[0][0]):
+                            self.note_syms(d, span)
+                    t = self.s.admit(ann, annotation_origin(v.name, ann, span, v))
             else:
                 self.scan_type(ann, span)
-            # (the label "`x` is annotated `...`" is printed when a report reads it)
-            t = self.s.admit(ann, annotation_origin(v.name, ann, span, v))
+                t = self.s.admit(ann, annotation_origin(v.name, ann, span, v))
         else:
             t = self.s.hole()
             self.unreferenced[iv] = t

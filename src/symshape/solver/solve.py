@@ -241,6 +241,20 @@ class TypeSolver:
         self._admitted[id(t)] = t
         return t
 
+    def admit_settled(self, t: TensorType, origin: Origin) -> Type:
+        """:meth:`admit` of an annotation (``origin``) by a tensor type of constant shape
+        (``t._cshape``, a model's weight): without a value :func:`tensor_settled` holds, there
+        is nothing to check and only the annotation is recorded."""
+        if t.value is not None:
+            return self.admit(t, origin)
+        sources = self.sources
+        hit = sources.get(id(t))
+        if hit is not None and hit[1] is not origin:
+            t = plain_copy(t)  # (the same object annotates two places: see :meth:`admit`)
+        sources[id(t)] = (t, origin)
+        self._admitted[id(t)] = t
+        return t
+
     def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
         """Unify two types; a conflict is recorded (reported by :meth:`solve`), not raised."""
         # (the steps of _origin and admit for the common cases, inline: this is a hot path)
