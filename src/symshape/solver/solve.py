@@ -39,7 +39,6 @@ recorded, else ``ok``. With ``strict=True`` every guard is an ``unproven-guard``
 
 from __future__ import annotations
 
-import copy
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -56,7 +55,6 @@ from symshape.encoding.types import (
     iter_dims,
     iter_holes,
     iter_types,
-    plain_copy,
 )
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -75,7 +73,7 @@ from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.gc_pause import gc_paused
 from symshape.solver.graph import DependencyGraph
-from symshape.solver.holes import Poison, admission_scan, freshen_any, nonneg_conditions
+from symshape.solver.holes import Poison, admission_scan, freshen_any, nonneg_conditions, record_annotation
 from symshape.solver.instance import (
     LoggingUnifier,
     RelationInstance,
@@ -232,28 +230,16 @@ class TypeSolver:
                 for c, message in nonneg_conditions(t, self._nonneg_checked, todo):
                     self.require(c, origin, NEGATIVE_DIM, message)
         if annotation:
-            hit = self.sources.get(id(t))
-            if hit is not None and hit[1] is not origin:
-                # the same type object annotates two places: give each its own occurrence (a
-                # tensor type without re-running its checks: shared parameter annotations)
-                t = plain_copy(t) if type(t) is TensorType else copy.copy(t)
-            self.sources[id(t)] = (t, origin)
+            return record_annotation(self.sources, self._admitted, t, origin)
         self._admitted[id(t)] = t
         return t
 
     def admit_settled(self, t: TensorType, origin: Origin) -> Type:
-        """:meth:`admit` of an annotation (``origin``) by a tensor type of constant shape
-        (``t._cshape``, a model's weight): without a value :func:`tensor_settled` holds, there
-        is nothing to check and only the annotation is recorded."""
+        """:meth:`admit` of an annotation by a tensor type of constant shape (``t._cshape``, a
+        weight): without a value there is nothing to check, only the annotation to record."""
         if t.value is not None:
             return self.admit(t, origin)
-        sources = self.sources
-        hit = sources.get(id(t))
-        if hit is not None and hit[1] is not origin:
-            t = plain_copy(t)  # (the same object annotates two places: see :meth:`admit`)
-        sources[id(t)] = (t, origin)
-        self._admitted[id(t)] = t
-        return t
+        return record_annotation(self.sources, self._admitted, t, origin)
 
     def unify(self, a: Type, b: Type, origin: Origin | None = None) -> Type:
         """Unify two types; a conflict is recorded (reported by :meth:`solve`), not raised."""
