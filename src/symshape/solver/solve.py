@@ -468,7 +468,7 @@ class TypeSolver:
         if rel.state != _PENDING or rel.inq or rel is self._current:
             return
         rel.inq = True
-        heapq.heappush(self._heap, (self._rank.get(rel.id, 1 << 40) , rel.id))
+        heapq.heappush(self._heap, (self._rank.get(rel.id, 1 << 40), rel.id))
 
     def _run_eager(self, rel: RelationInstance, args: tuple[Type, ...]) -> bool:
         """Solve ``rel`` from the memo of eager results (see :mod:`symshape.solver.eager`) when its
