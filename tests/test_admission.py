@@ -76,3 +76,28 @@ def test_solver_reports_are_unchanged_by_the_scan(strict: bool) -> None:
     assert sol.status == ("error" if strict else "guarded")
     assert [e.code for e in solver.errors] == (["unproven-guard"] * 3 if strict else [])
     assert [e.message.split("`")[1] for e in solver.errors] == (want if strict else [])
+
+
+def test_admit_settled_is_admit_of_a_constant_shape() -> None:
+    """``admit_settled`` (a weight's annotation of constant shape) records what ``admit`` records:
+    the same type object (a copy when the object already annotates another place), the annotation
+    as its source, no condition; a type with a value goes through ``admit`` itself."""
+    from symshape.solver.origins import annotation_origin
+    from symshape.solver.solve import TypeSolver
+
+    w = ss.Tensor((3, 4), "float32")
+    valued = ss.parse_type("Tensor[(3,), int64] = (n, s, 64)")
+    assert isinstance(valued, ss.TensorType) and w._cshape and valued._cshape
+    results = []
+    for method in ("admit", "admit_settled"):
+        solver = TypeSolver()
+        o1, o2, o3 = (annotation_origin(f"w{i}", w, None, None) for i in range(3))
+        first = getattr(solver, method)(w, o1)
+        again = getattr(solver, method)(w, o1)  # (the same place: the same object)
+        other = getattr(solver, method)(w, o2)  # another place: its own occurrence
+        v = getattr(solver, method)(valued, o3)
+        assert first is w and again is w and other is not w and other == w
+        assert solver.sources[id(other)] == (other, o2) and solver.sources[id(w)] == (w, o1)
+        assert solver._admitted[id(other)] is other
+        results.append((len(solver.sources), len(solver.guards), str(v), v is valued))
+    assert results[0] == results[1]

@@ -254,3 +254,26 @@ def test_cached_tensor_hash_is_not_pickled() -> None:
     h = hash(t)
     back = pickle.loads(pickle.dumps(t))
     assert back == t and "_hash" not in back.__dict__ and hash(back) == h
+
+
+def test_gave_up_is_remembered_up_to_renaming() -> None:
+    """A run that gives up over symbolic inputs is remembered by its inputs up to renaming: the
+    same call over fresh symbols is skipped (no run), a call of another structure still runs, and
+    a run that succeeds leaves no such record."""
+    memo = EagerMemo()
+    bc = get_relation("broadcast")
+    n, m, p, q = ss.dims("n m p q")
+
+    def call(a: Any, b: Any) -> Any:
+        return memo.lookup(bc, (ss.Tensor((a,), F32), ss.Tensor((b,), F32)), Attrs(), 1)
+
+    assert call(n, m) is None  # (n against m: needs a condition)
+    assert (memo.misses, memo.skipped, len(memo._gave_up)) == (1, 0, 1)
+    assert call(p, q) is None  # the same up to renaming: skipped
+    assert (memo.misses, memo.skipped) == (1, 1)
+    assert call(n, n) is not None  # another structure: runs, succeeds, nothing recorded
+    assert (memo.misses, memo.skipped, len(memo._gave_up)) == (2, 1, 1)
+    assert call(p, p + 1) is None  # a new give-up while one is recorded: run, then recorded
+    assert (memo.misses, memo.skipped, len(memo._gave_up)) == (3, 1, 2)
+    assert call(q, q + 1) is None
+    assert (memo.misses, memo.skipped) == (3, 2)

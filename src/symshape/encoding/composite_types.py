@@ -362,6 +362,16 @@ def _local_hash(t: Type, kids: tuple[int, ...]) -> int:
 def _type_hash(root: Type) -> int:
     """The structural hash of a composite type, computed bottom-up without recursion and cached in
     every node."""
+    if root.__class__ is TupleType:  # (a tuple of tensor types, inline: a relation's outputs)
+        kids = []
+        for f in root.fields:
+            if f.__class__ is not TensorType:
+                break
+            kids.append(hash(f))
+        else:
+            h = hash((1, tuple(kids)))  # (``_local_hash`` of a tuple)
+            object.__setattr__(root, "_hash", h)
+            return h
     stack: list[tuple[Type, bool]] = [(root, False)]
     while stack:
         x, post = stack.pop()

@@ -55,10 +55,12 @@ __all__ = [
 class Dim(Shown):
     """A dimension in canonical form. Build with :func:`dim`, :func:`const`, arithmetic."""
 
-    __slots__ = ("terms", "_key", "_hash", "_str", "_hv", "_bounds")
+    __slots__ = ("terms", "_key", "_hash", "_str", "_hv", "_bounds", "_nc", "_cv")
     terms: Terms
     _key: Key
     _hash: int
+    _nc: bool  # a nonnegative constant (what a tensor type's constructor checks of each dimension)
+    _cv: int | None  # the value of a constant, else None (``constant_value``)
     _str: str | None
     _hv: bool | None
     _bounds: tuple[float, float] | None  # memo of :func:`~symshape.encoding.dim_bounds.bounds`
@@ -76,10 +78,17 @@ class Dim(Shown):
             ) from None
         if not terms:
             self._hash = hash(0)
+            self._nc = True
+            self._cv = 0
         elif len(terms) == 1 and not terms[0][0]:
-            self._hash = hash(terms[0][1])
+            c = terms[0][1]
+            self._hash = hash(c)
+            self._nc = c >= 0
+            self._cv = c
         else:
             self._hash = hash(self._key)
+            self._nc = False
+            self._cv = None
         self._str = None
         self._hv = None
         self._bounds = None
@@ -97,31 +106,29 @@ class Dim(Shown):
         Dim.__init__(self, terms)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Dim):
+        if other.__class__ is Dim or isinstance(other, Dim):
             return self is other or self._key == other._key
         if type(other) is int or (isinstance(other, Integral) and not isinstance(other, bool)):
             # (a plain int first: the abstract-base-class check costs more than the comparison)
-            c = self.constant_value
+            c = self._cv
             return c is not None and c == int(other)
         return False
 
     def __ne__(self, other: object) -> bool:
+        if other.__class__ is Dim:  # (the common case without a second call)
+            return self is not other and self._key != other._key
         return not self.__eq__(other)
 
     # -- inspection ------------------------------------------------------------------------
     @property
     def is_constant(self) -> bool:
         """True when the dimension has no atoms."""
-        return not self.terms or (len(self.terms) == 1 and not self.terms[0][0])
+        return self._cv is not None
 
     @property
     def constant_value(self) -> int | None:
         """The integer value of a constant dimension, else None."""
-        if not self.terms:
-            return 0
-        if len(self.terms) == 1 and not self.terms[0][0]:
-            return self.terms[0][1]
-        return None
+        return self._cv
 
     @property
     def constant_term(self) -> int:

@@ -8,7 +8,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Union
+from typing import ClassVar, Union
 
 from symshape.encoding.dims import (
     AnyDim,
@@ -162,6 +162,13 @@ class TensorType(Shown):
     value: Value | None = None
     range: Range | None = None
 
+    # (not a field) True on a type whose constructor found a tuple of constant dimensions and a
+    # dtype string: checked constants (nonnegative), no symbol, no unknown. Read by the walks of
+    # hot paths (:func:`tensor_settled`, the eager memo) to skip the walk; a type built without
+    # the constructor (a copy, an unpickled one) reads the class's False and is walked
+    _cshape = False
+    _hash: ClassVar[int | None] = None  # (not a field either: the cached hash, see __hash__)
+
     def __init__(
         self, shape: Shape, dtype: DType = "float32", value: Value | None = None, range: Range | None = None
     ) -> None:
@@ -175,6 +182,15 @@ class TensorType(Shown):
         if value is not None or range is not None:
             self._check_value()
             return
+        if type(shape) is tuple and dtype.__class__ is str and dtype in DTYPES:
+            # (the common case, inline: nonnegative constants and a dtype string; anything else
+            # takes the checks below)
+            for x in shape:
+                if x.__class__ is not Dim or not x._nc:
+                    break
+            else:
+                d["_cshape"] = True
+                return
         self._check_shape_dtype()
 
     def __post_init__(self) -> None:
@@ -186,14 +202,23 @@ class TensorType(Shown):
 
     def _check_shape_dtype(self) -> None:
         sh = self.shape
+        const = False
         if type(sh) is tuple:
             neg = None  # the first negative constant (one walk over a shape of Dims)
+            const = True  # every dimension a constant so far
             for d in sh:
                 if type(d) is not Dim:
+                    const = False
                     break
                 t = d.terms
-                if t and not t[0][0] and t[0][1] < 0 and neg is None:
-                    neg = d
+                if t:
+                    if t[0][0]:
+                        const = False
+                    else:
+                        if len(t) > 1:
+                            const = False
+                        if t[0][1] < 0 and neg is None:
+                            neg = d
             else:
                 if neg is not None:
                     check_nonnegative_constant(neg)
@@ -206,8 +231,12 @@ class TensorType(Shown):
                     INVALID_ARGUMENT, f"a shape is a tuple of dimensions, got {sh!r}"
                 )
             dims = tuple(as_dim(d) for d in sh)
+            const = type(sh) is tuple
             for d in dims:
                 check_nonnegative_constant(d)
+                t = d.terms
+                if t and (len(t) > 1 or t[0][0]):
+                    const = False
             object.__setattr__(self, "shape", dims)
         elif isinstance(sh, TypeVar) and sh.kind != "shape":
             raise SymshapeError(KIND_MISMATCH, f"type variable {sh} of kind {sh.kind} used as a shape")
@@ -222,6 +251,8 @@ class TensorType(Shown):
                 raise SymshapeError(
                     KIND_MISMATCH, f"type variable {dt} of kind {dt.kind} used as a dtype"
                 )
+        elif const and dt is not None:
+            self.__dict__["_cshape"] = True
 
     def _check_value(self) -> None:
         """Validate and normalize ``value`` (run after the shape and dtype are checked)."""
@@ -233,14 +264,14 @@ class TensorType(Shown):
 
     def __hash__(self) -> int:
         # cached: tensor types key the solver's memo of eager results (see solver/eager.py)
-        h: int | None = self.__dict__.get("_hash")
+        h = self._hash
         if h is None:
             v, r = self.value, self.range
             if r is None:
                 h = hash((self.shape, self.dtype)) if v is None else hash((self.shape, self.dtype, v))
             else:
                 h = hash((self.shape, self.dtype, v, r))
-            object.__setattr__(self, "_hash", h)
+            self.__dict__["_hash"] = h
         return h
 
     def __getstate__(self) -> dict[str, object]:
@@ -261,14 +292,16 @@ class TensorType(Shown):
     @property
     def ndim(self) -> int | None:
         """The rank, or None when unknown."""
-        return len(self.shape) if isinstance(self.shape, tuple) else None
+        s = self.shape
+        return len(s) if s.__class__ is tuple else None  # (a shape is built a tuple, never a subclass)
 
     @property
     def dims(self) -> tuple[Dim, ...]:
         """The shape as a tuple; raises for unknown rank."""
-        if not isinstance(self.shape, tuple):
+        s = self.shape
+        if s.__class__ is not tuple:
             raise SymshapeError(INVALID_ARGUMENT, f"{self} has no known shape")
-        return self.shape
+        return s
 
     def subs(self, mapping: Mapping[Dim | Atom | str, DimLike]) -> TensorType:
         return map_tensor_dims(self, lambda d: d.subs(mapping))
@@ -287,6 +320,8 @@ def plain_copy(t: TensorType) -> TensorType:
     c: TensorType = _new(TensorType)
     d = c.__dict__  # the fields in the order ``__init__`` sets them (no cached hash)
     d["shape"], d["dtype"], d["value"], d["range"] = t.shape, t.dtype, None, None
+    if t._cshape:
+        d["_cshape"] = True
     return c
 
 
@@ -392,6 +427,8 @@ def tensor_settled(x: TensorType) -> bool:
     of a symbol, an unknown or a numbered ``?`` without alternatives (nonnegative at a glance)."""
     if x.value is not None:
         return False
+    if x._cshape:
+        return True
     shape = x.shape
     if type(shape) is tuple:
         for d in shape:

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Final
+
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import (
     Attrs,
@@ -31,7 +33,7 @@ from symshape.ir.program_rels import has_holes, instantiate
 from symshape.ir.purity import impure_globals
 from symshape.ir.scope import FnFrame, GenScope, syms_of
 from symshape.ir.unbacked import SIZE_WHAT, UnbackedSize, unbacked_sym
-from symshape.relations.base import get_relation
+from symshape.relations.base import RelationDef, get_relation
 from symshape.relations.dynamic import SIZE_OPS
 from symshape.solver.diagnostics import Origin
 
@@ -58,8 +60,19 @@ def describe_call(e: Call) -> str:
     return label if label.startswith("call") else f"call of {label}"
 
 
+#: (``CallGen.rdefs``) an operator whose result has a data-dependent size: ``op_call`` adds it
+SIZED: Final[Any] = object()
+
+
 class CallGen(GenScope):
     """The generator's handling of calls and global functions (see the module docstring)."""
+
+    def op_rdef(self, c: Op) -> RelationDef:
+        """The relation of operator ``c``, remembered in ``rdefs`` (read there first: an operator
+        is called many times), or :data:`SIZED` for one whose result has a data-dependent size."""
+        rdef: RelationDef = SIZED if c.relation in SIZE_OPS else get_relation(c.relation)
+        self.rdefs[c] = rdef
+        return rdef
 
     def global_type(self, g: GlobalVar) -> Type:
         t = self.global_types.get(g.name)

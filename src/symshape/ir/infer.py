@@ -45,7 +45,8 @@ from symshape.errors import (
     SymshapeError,
 )
 from symshape.ir import nodes as X  # noqa: N812
-from symshape.ir.calls import CallGen
+from symshape.ir.bindings import BindingsGen
+from symshape.ir.calls import SIZED as _SIZED
 from symshape.ir.module import Module
 from symshape.ir.nodes import _EMPTY_ATTRS
 from symshape.ir.op import Op
@@ -55,17 +56,13 @@ from symshape.ir.result import InferenceResult
 from symshape.ir.scope import FnFrame, first_item, syms_of
 from symshape.ir.unbacked import UnbackedSize
 from symshape.ir.visit import operands, pattern_vars
-from symshape.relations.base import RelationDef, get_relation
-from symshape.relations.dynamic import SIZE_OPS
 from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Origin
+from symshape.solver.origins import annotation_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.solve import TypeSolver, gc_paused
 
 __all__ = ["infer", "InferenceResult", "UnbackedSize"]
-
-_SIZED: Any = object()  # (bindings) an operator whose result has a data-dependent size
-
 
 _INDEX_ATTRS: dict[int, tuple[Attrs, str]] = {}
 
@@ -81,7 +78,7 @@ def _index_attrs(index: int) -> tuple[Attrs, str]:
     return hit
 
 
-class _Gen(CallGen):
+class _Gen(BindingsGen):
     """The constraint generator: one iterative pass over the program."""
 
     # -- traversal ------------------------------------------------------------------------------
@@ -97,18 +94,49 @@ class _Gen(CallGen):
         get_type = types.get
         typed = self.typed
         argtypes: list[Type] | None
+        open_ = self.open
+        rdefs = self.rdefs
+        calls = self.calls
+        add_call = self.s.add_call
+        op_cls, call_cls, var_cls = Op, X.Call, X.Var
+        # (sets and maps only ever changed in place)
+        var_left, unreferenced = self.var_left, self.unreferenced
+        scanned, var_scope = self.scanned, self.var_scope
         if isinstance(root, X.Var):
             self.use(root, root.span)
         while stack:
             e, phase = stack.pop()
             ie = id(e)
+            if phase == 7:  # an operator call whose arguments are generated now (see phase 0)
+                open_.discard(ie)
+                argtypes = []
+                for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
+                    hit = get_type(id(a))
+                    if hit is None:
+                        hit = self.ty(a)
+                    elif unreferenced:
+                        unreferenced.pop(id(a), None)
+                    argtypes.append(hit)
+                # (``op_call``, inline: its attributes were scanned when it was entered)
+                c = e.callee
+                rdef = rdefs.get(c)
+                if rdef is None:
+                    rdef = self.op_rdef(c)
+                if rdef is _SIZED:
+                    types[ie] = self.op_call(e, c, argtypes)
+                else:
+                    calls.append(e)
+                    types[ie] = add_call(rdef, argtypes, e.attrs, c.name, e.span)
+                    if not c.pure:
+                        self.note_impure(e, self.frames[-1])
+                typed.append(e)
+                continue
             if phase == 0:
                 if ie in types:
                     continue
-                if type(e) is X.Call and (type(cal := e.callee) is Op or isinstance(cal, Op)):
+                if type(e) is call_cls and (type(cal := e.callee) is op_cls or isinstance(cal, Op)):
                     # the common case: an operator applied to expressions typed already
                     # (``typed_args``, inline)
-                    var_left = self.var_left
                     argtypes = []
                     for a in e.args:
                         hit = get_type(id(a))
@@ -117,33 +145,42 @@ class _Gen(CallGen):
                             break
                         argtypes.append(hit)
                     if argtypes is not None:
-                        unreferenced = self.unreferenced
                         if unreferenced:
                             for a in e.args:
                                 unreferenced.pop(id(a), None)
                         types[ie] = self.op_call(e, cal, argtypes)
                         typed.append(e)
                         continue
-                    if ie not in self.open:
+                    if ie not in open_:
                         # else its arguments first (what enter and the general case below do
                         # for a call of an operator)
-                        self.open.add(ie)
+                        open_.add(ie)
                         attrs = e.attrs
-                        if attrs is not _EMPTY_ATTRS and id(attrs) not in self.scanned:
+                        if attrs is not _EMPTY_ATTRS and id(attrs) not in scanned:
                             self.scan_attrs(attrs, e.span)
                         stack.append((e, 7))
-                        args = e.args
-                        var_scope, df_active = self.var_scope, self.df_active
-                        for a in args:  # (``self.uses(args, e.span)``, inline)
-                            if a.__class__ is X.Var and (ia := id(a)) not in var_scope:
-                                for b in df_active:
+                        # one walk over the arguments: the variables read (``self.uses(args,
+                        # e.span)``, inline; a typed argument still in scope needs no check, as
+                        # above), then the untyped ones are visited (a typed one, a weight say,
+                        # needs no visit)
+                        pending: list[X.Expr] = []
+                        for a in e.args:
+                            ia = id(a)
+                            if ia in types and not (var_left and ia in var_left):
+                                continue
+                            if a.__class__ is var_cls and ia not in var_scope:
+                                for b in self.df_active:
                                     if ia in b:
                                         break
                                 else:
                                     self.use(a, e.span)
-                        for a in reversed(args):  # (a typed one, a weight say, needs no visit)
-                            if id(a) not in types:
-                                stack.append((a, 0))
+                            if ia not in types:
+                                pending.append(a)
+                        if pending:
+                            if len(pending) == 1:
+                                stack.append((pending[0], 0))
+                            else:
+                                stack.extend([(a, 0) for a in reversed(pending)])
                         continue
                 if isinstance(e, X.Var):
                     self.bind_var(e)
@@ -182,7 +219,7 @@ class _Gen(CallGen):
                 elif isinstance(e, X.Dataflow):
                     self.uses((e.body,), e.span)
                     stack.append((e.body, 0))
-                    stack.append(((e, 0), 4))
+                    stack.append(((e, self.df_skip), 4))  # (after the weights enter typed)
                 elif isinstance(e, X.Match):
                     self.uses((e.value,), e.span)
                     for c in reversed(e.clauses):
@@ -197,24 +234,13 @@ class _Gen(CallGen):
                     ops = operands(e)
                     self.uses(ops, e.span)
                     stack.extend((c, 0) for c in reversed(ops))
-            elif phase == 7:  # an operator call whose arguments are generated now (see phase 0)
-                self.open.discard(ie)
-                argtypes = []
-                unreferenced = self.unreferenced
-                for a in e.args:  # (``self.ty(a)``, inline for the typed ones)
-                    hit = get_type(id(a))
-                    if hit is None:
-                        hit = self.ty(a)
-                    elif unreferenced:
-                        unreferenced.pop(id(a), None)
-                    argtypes.append(hit)
-                types[ie] = self.op_call(e, e.callee, argtypes)
-                typed.append(e)
-                continue
             elif phase == 1:
                 self.open.discard(ie)
-                if type(e) is X.TupleGetItem:  # (exit's case for it, without the dispatch)
+                cls = type(e)
+                if cls is X.TupleGetItem:  # (exit's case for it, without the dispatch)
                     t = self.tuple_item(e)
+                elif cls is X.Tuple:  # (likewise)
+                    t = TupleType(tuple([self.ty(f) for f in e.fields]))
                 else:
                     t = self.exit(e)
                 types[ie] = t
@@ -253,94 +279,6 @@ class _Gen(CallGen):
         if phase == 6:  # ... and leave it
             for v in e:
                 self.leave(v)
-            return
-
-    def bindings(self, df: X.Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
-        """Generate ``df``'s bindings from ``i`` on: operator calls on typed arguments bound to
-        unannotated variables (the common case) directly, the first other one through the stack."""
-        types = self.types
-        get_type = types.get
-        binds = df.bindings
-        n = len(binds)
-        typed, binders, calls = self.typed, self.binders, self.calls
-        # (the sets and maps below are only ever changed in place, and not by what this loop does
-        # for an operator call; an operator's relation is looked up once per block)
-        var_left, unreferenced, scanned = self.var_left, self.unreferenced, self.scanned
-        add_call = self.s.add_call
-        rdefs: dict[Op, RelationDef] = {}
-        call_cls, op_cls = X.Call, Op
-        while i < n:
-            v, x = binds[i]
-            i += 1
-            if (
-                type(x) is call_cls
-                and (type(c := x.callee) is op_cls or isinstance(c, Op))
-                and v.type_annotation is None
-                and (iv := id(v)) not in types
-                and (ix := id(x)) not in types
-            ):
-                # typed_args and op_call inlined (the common case: plain operators whose
-                # arguments are typed and in scope)
-                argtypes: list[Type] | None = []
-                for a in x.args:
-                    hit = get_type(id(a))
-                    if hit is None or (var_left and id(a) in var_left):
-                        argtypes = None
-                        break
-                    argtypes.append(hit)  # type: ignore[union-attr]
-                if argtypes is not None:
-                    if unreferenced:
-                        for a in x.args:
-                            unreferenced.pop(id(a), None)
-                    attrs = x.attrs
-                    rdef = rdefs.get(c)
-                    if rdef is None:
-                        if c.relation in SIZE_OPS:
-                            rdef = rdefs[c] = _SIZED
-                        else:
-                            rdef = rdefs[c] = get_relation(c.relation)
-                    if rdef is _SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in scanned):
-                        t = self.op_call(x, c, argtypes)
-                    else:
-                        calls.append(x)
-                        t = add_call(rdef, argtypes, attrs, c.name, x.span)
-                        if not c.pure:
-                            self.note_impure(x, self.frames[-1])
-                    types[ix] = t
-                    types[iv] = t
-                    typed += (x, v)
-                    binders.append(v)
-                    continue
-            if type(x) is X.Constant and (ix := id(x)) not in types:
-                # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined (its
-                # type is scanned for symbols unless it is its variable's, scanned when bound)
-                t = x.type
-                iv = id(v)
-                if t is not v.type_annotation or iv not in types:
-                    self.scan_type(t, x.span)
-                if t.dtype in VALUE_DTYPES:  # (else it carries no value: constant_type is t)
-                    t = constant_type(t, x.data)
-                types[ix] = t
-                typed.append(x)
-                if iv not in types and v.type_annotation is None:
-                    types[iv] = t
-                    typed.append(v)
-                    binders.append(v)
-                elif self.unreferenced and self.unreferenced.pop(iv, None) is not None:
-                    self.set(v, t)
-                else:
-                    tv = get_type(iv)
-                    if tv is None or unreferenced:
-                        tv = self.ty(v)
-                    if tv is not t:  # (unifying a type with itself does nothing)
-                        o = Origin("unify", f"binding `{v.name}`", x.span)
-                        self.s.unifier.unify(tv, t, o)
-                continue
-            if x.__class__ is X.Var:
-                self.uses((x,), df.span)
-            stack.append(((df, i), 4))
-            stack.append(((v, x), 2))
-            stack.append((x, 0))
             return
 
     def enter(self, e: X.Expr) -> None:
@@ -390,9 +328,40 @@ class _Gen(CallGen):
                 self.df_active.append(ids)
                 if self.var_left:
                     self.var_left -= ids
-                for v, _ in e.bindings:  # unannotated ones are bound when their value is known
-                    if v.type_annotation is not None:
+                # unannotated ones are bound when their value is known; an annotation of constants
+                # (a model's weight) has no symbol to note: ``bind_var``'s steps for it, inline.
+                # The leading bindings of weights to their own types (a model's block starts with
+                # them) are done here: their constants get those types, what ``bindings`` would
+                # do for them; it starts after them (``df_skip``)
+                types, typed, binders = self.types, self.typed, self.binders
+                admit = self.s.admit_settled
+                const_cls = X.Constant
+                lead = id(e) not in self.df_slow
+                skip = 0
+                for v, x in e.bindings:
+                    ann = v.type_annotation
+                    if ann is None:
+                        lead = False
+                        continue
+                    if ann.__class__ is TensorType and ann._cshape and (iv := id(v)) not in types:
+                        t = types[iv] = admit(ann, annotation_origin(v.name, ann, v.span, v))
+                        binders.append(v)
+                        typed.append(v)
+                        if (
+                            lead
+                            and x.__class__ is const_cls
+                            and x.type is t
+                            and t.dtype not in VALUE_DTYPES
+                            and (ix := id(x)) not in types
+                        ):
+                            types[ix] = t
+                            typed.append(x)
+                            skip += 1
+                            continue
+                    else:
                         self.bind_var(v)
+                    lead = False
+                self.df_skip = skip
                 self.frames[-1].dataflow_depth += 1
             case X.Match():
                 for c in e.clauses:
@@ -418,7 +387,7 @@ class _Gen(CallGen):
             case X.Call():
                 return self.call(e)
             case X.Tuple():
-                return TupleType(tuple(self.ty(f) for f in e.fields))
+                return TupleType(tuple([self.ty(f) for f in e.fields]))
             case X.TupleGetItem():
                 return self.tuple_item(e)
             case X.Let():

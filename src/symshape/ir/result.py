@@ -14,6 +14,7 @@ from symshape.encoding.types import (
     FuncType,
     IncompleteType,
     TensorType,
+    TupleType,
     Type,
 )
 from symshape.errors import (
@@ -94,6 +95,8 @@ class InferenceResult(Outcome):
                     t = resolved.get(r, r)
                 if type(t) is TensorType:
                     continue  # resolved further, still a tensor type: no hole in it
+                if type(t) is TupleType and all([type(f) is TensorType for f in t.fields]):
+                    continue  # likewise each field (a batch norm's result, a split's)
                 t = solution.resolve(t)
                 if type(t) is not TensorType and has_holes(t) and v.span not in named:
                     self.unresolved.append(

@@ -80,6 +80,8 @@ class GenScope:
         self.noted: set[int] = set()
         self.binders: list[Var] = []
         self.calls: list[Call] = []
+        # operator -> its relation (see CallGen.op_rdef)
+        self.rdefs: dict[Any, Any] = {}
         self.cast_new: dict[int, set[Sym]] = {}
         # unannotated let/dataflow variables whose hole nothing has read yet: when their value is
         # generated they simply take its type (no hole to merge, no relation to re-queue)
@@ -100,6 +102,7 @@ class GenScope:
         self.df_bound: set[int] = set()
         self.df_active: list[set[int]] = []
         self.df_slow: set[int] = set()
+        self.df_skip = 0  # (the leading bindings a dataflow block's entry did, see enter)
         # symbols by name, with where each was first seen (one name is one symbol in a program);
         # ids of the annotations and attributes already scanned for symbols
         self.sym_names: dict[str, Sym] = {}
@@ -138,15 +141,19 @@ class GenScope:
         ann = v.type_annotation
         if ann is not None:
             span = v.span
+            # (the label "`x` is annotated `...`" is printed when a report reads it)
             if type(ann) is TensorType and type(shape := ann.shape) is tuple:
-                for d in shape:  # (scan_type's walk of a tensor type, inline: a model's weights)
-                    terms = d.terms
-                    if terms and (len(terms) > 1 or terms[0][0]):
-                        self.note_syms(d, span)
+                if ann._cshape:  # constants: no symbol, nothing for admit to check
+                    t = self.s.admit_settled(ann, annotation_origin(v.name, ann, span, v))
+                else:
+                    for d in shape:  # (scan_type's walk of a tensor type, inline)
+                        terms = d.terms
+                        if terms and (len(terms) > 1 or terms[0][0]):
+                            self.note_syms(d, span)
+                    t = self.s.admit(ann, annotation_origin(v.name, ann, span, v))
             else:
                 self.scan_type(ann, span)
-            # (the label "`x` is annotated `...`" is printed when a report reads it)
-            t = self.s.admit(ann, annotation_origin(v.name, ann, span, v))
+                t = self.s.admit(ann, annotation_origin(v.name, ann, span, v))
         else:
             t = self.s.hole()
             self.unreferenced[iv] = t

@@ -73,7 +73,7 @@ def _same_rank_dtype(ctx: Context, fs: Sequence[TensorType], what: str) -> tuple
         if d != known[0]:
             ctx.fail(DTYPE_MISMATCH, f"{what} requires all tensors to have the same dtype: {known[0]} vs {d}")
     dtype = known[0] if known else None
-    ranks = {f.ndim for f in fs if f.ndim is not None}
+    ranks = {len(f.shape) for f in fs if type(f.shape) is tuple}  # (``f.ndim``: a property)
     if len(ranks) > 1:
         ctx.fail(RANK_MISMATCH, f"{what} requires all tensors to have the same rank: {sorted(ranks)}")
     return (ranks.pop() if ranks else None), dtype
@@ -84,7 +84,7 @@ def _agree(
 ) -> tuple[Dim, ...] | None:
     """The shape the ranked fields share (every axis but ``skip``, checked), or None to defer.
     Fields of unknown rank have the rank of the others, and nothing more is known of them."""
-    ranked = [(k, f.dims) for k, f in enumerate(fs) if f.ndim is not None]
+    ranked = [(k, f.shape) for k, f in enumerate(fs) if type(f.shape) is tuple]
     j0, first = ranked[0]
     chk = Checks()
     for k, dims in ranked[1:]:
@@ -122,7 +122,7 @@ def _total(ctx: Context, fs: Sequence[TensorType], ax: int) -> Dim:
     for f in fs:
         if type(f.shape) is not tuple:
             break
-        cv = f.shape[ax].constant_value
+        cv = f.shape[ax]._cv  # (``constant_value``, read from its slot)
         if cv is None:
             break
         total += cv
@@ -143,7 +143,11 @@ def concatenate_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if rank == 0:
         ctx.fail(RANK_MISMATCH, "concatenate: zero-dimensional tensors cannot be concatenated")
     ax = norm_axis(ctx, axis, rank, "concatenate")
-    partial = any(f.ndim is None for f in fs)
+    partial = False
+    for f in fs:
+        if type(f.shape) is not tuple:
+            partial = True
+            break
     if partial and not ctx.final:
         return False  # a field of unknown rank may still be refined through a hole
     first = _agree(ctx, fs, rank, ax, "concatenate")

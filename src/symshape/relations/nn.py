@@ -167,7 +167,7 @@ def _spatial(attrs: Attrs, name: str, default: object, nd: int, op: str, lo: int
 
 
 def _to_layout(dims_by_letter: dict[str, Dim], layout: str) -> tuple[Dim, ...]:
-    return tuple(dims_by_letter[c] for c in layout)
+    return tuple(map(dims_by_letter.__getitem__, layout))  # (a loop in C)
 
 
 def _windows(
@@ -190,7 +190,7 @@ def _windows(
             continue
         pad = a.pad_before[i] + a.pad_after[i]
         dil = a.dilation[i]
-        dv, kv = xd[c].constant_value, k.constant_value
+        dv, kv = xd[c]._cv, k._cv  # (``constant_value``, read from its slot)
         if dv is not None and kv is not None and kv >= 1 and dv + pad >= dil * (kv - 1) + 1:
             # known sizes whose window fits (the conditions below would be true): in ints
             span = dv + pad - dil * (kv - 1) - 1 + (a.strides[i] - 1 if ceil else 0)
@@ -221,12 +221,16 @@ def make_conv_rel(nd: int) -> None:
         if x is None:
             return False
         dtype = a.out_dtype or x.dtype
-        if w is not None and w.ndim is not None and w.ndim != nd + 2:
+        # (the shapes and ranks read once: ``ndim`` and ``dims`` are properties)
+        xs = x.shape
+        ws = w.shape if w is not None else None
+        w_rank = len(ws) if type(ws) is tuple else None
+        if w_rank is not None and w_rank != nd + 2:
             ctx.fail(RANK_MISMATCH, f"{ctx.name}: weight `{w}` must have rank {nd + 2} ({a.kernel_layout})")
         wd: dict[str, Dim] = {}
-        if w is not None and w.ndim is not None:
-            wd = dict(zip(a.kernel_layout, w.dims))
-        if x.ndim is None:
+        if w_rank is not None:
+            wd = dict(zip(a.kernel_layout, ws))  # type: ignore[arg-type]
+        if type(xs) is not tuple:
             # the data's rank is unknown, the layout still fixes the result's rank
             if not ctx.final:
                 return False
@@ -243,9 +247,9 @@ def make_conv_rel(nd: int) -> None:
                 od0[c] = ctx.fresh_dim()
             ctx.assign(out, Tensor(_to_layout(od0, a.out_layout), dtype))
             return True
-        if x.ndim != nd + 2:
+        if len(xs) != nd + 2:
             ctx.fail(RANK_MISMATCH, f"{ctx.name}: data `{x}` must have rank {nd + 2} ({a.data_layout})")
-        xd = dict(zip(a.data_layout, x.dims))
+        xd = dict(zip(a.data_layout, xs))
         c_in = xd["C"]
         g = a.groups
         chk = Checks()
@@ -266,7 +270,7 @@ def make_conv_rel(nd: int) -> None:
             kernel = [as_dim(k) for k in a.kernel_size]
         elif w is None:
             return False
-        elif w.ndim is None:
+        elif w_rank is None:
             # a weight of unknown rank (it may still be refined through a hole: last run only):
             # what the attributes give is known, the rest is unknown
             if not ctx.final:

@@ -141,9 +141,10 @@ def batch_norm_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     x = _data(ctx, args)
     if x is None:
         return False
-    if x.ndim is not None:
-        ax = norm_axis(ctx, axis, x.ndim, ctx.name)
-        c = x.dims[ax]
+    xs = x.shape
+    if type(xs) is tuple:  # (``x.ndim is not None``: the shape read once)
+        ax = norm_axis(ctx, axis, len(xs), ctx.name)
+        c = xs[ax]
         _assign_params(ctx, x, args, 1, (c,))
     else:
         ps = _params(ctx, x, args, 1)

@@ -152,11 +152,27 @@ class Bindings:
         if cls not in COMPOSITE:
             return t
         if cls is TupleType and not self.flex and not self.dim_bind:
+            # a tuple of tensor types and holes standing for tensor types (a batch norm's result,
+            # a concatenation's operand): each field as the walk below resolves it, inline
+            parent, resolved = self.parent, self.resolved
+            new: list[Type] = []
+            changed = False
             for f in t.fields:  # type: ignore[union-attr]
-                if type(f) is not TensorType:
-                    break
+                tf = type(f)
+                if tf is not TensorType:
+                    if tf is not IncompleteType:
+                        break
+                    r = self.find(f) if f in parent else f  # type: ignore[arg-type]
+                    rt = resolved.get(r)  # type: ignore[arg-type]
+                    g = r if rt is None else rt
+                    if type(g) is not TensorType and rt is not None:
+                        break  # (a hole resolved to a composite type: the walk below)
+                    if g is not f:
+                        changed = True
+                    f = g
+                new.append(f)
             else:
-                return t  # a tuple of tensor types (a batch norm's result): nothing to replace
+                return type_rebuild(t, new) if changed else t
         done: dict[int, Type] = {}
         stack: list[tuple[Type, bool]] = [(t, False)]
         resolved = self.resolved

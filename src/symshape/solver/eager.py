@@ -58,6 +58,8 @@ def is_ground(t: Type) -> bool:
             continue
         if cls is not TensorType:
             return False
+        if cur._cshape:  # type: ignore[union-attr]
+            continue
         shape = cur.shape  # type: ignore[union-attr]
         if type(shape) is not tuple or type(cur.dtype) is not str:  # type: ignore[union-attr]
             if not (shape is None and type(cur.dtype) is str):  # type: ignore[union-attr]
@@ -97,9 +99,13 @@ def _nonnegative(t: Type) -> bool:
     """Whether every dimension of a ground output is provably >= 0 by its bounds (else the
     general path states the condition)."""
     # (the common cases without a generator: a tensor, a tuple of tensors, of known ranks)
+    if type(t) is TensorType and t._cshape:
+        return True
     for x in t.fields if type(t) is TupleType else (t,):
         if type(x) is not TensorType or type(x.shape) is not tuple:
             break
+        if x._cshape:
+            continue  # (constants: checked nonnegative when built)
         for d in x.shape:
             terms = d.terms
             if terms and (len(terms) > 1 or terms[0][0]) and bounds(d)[0] < 0:
@@ -114,6 +120,8 @@ def _ground_tensor(t: Type) -> int:
     type of known rank and dtype or a tuple of them: 0 not ground, 1 ground with a symbolic
     dimension, 2 ground of constant shape; -1 for any other type (ask them)."""
     if type(t) is TensorType:  # (the common case first: a tensor of constant shape)
+        if t._cshape:
+            return 2
         shape = t.shape
         if type(shape) is tuple and type(t.dtype) is str:
             for d in shape:
@@ -126,6 +134,8 @@ def _ground_tensor(t: Type) -> int:
     for x in t.fields if type(t) is TupleType else (t,):
         if type(x) is not TensorType:
             return -1
+        if x._cshape:
+            continue  # (a constant shape of a known dtype)
         shape = x.shape
         if type(shape) is not tuple or type(x.dtype) is not str:
             return -1
@@ -139,6 +149,7 @@ def _ground_tensor(t: Type) -> int:
 
 
 _NONE: Final = object()
+_new: Final = object.__new__
 
 
 class _EagerCtx(Context):
@@ -172,22 +183,37 @@ class _EagerCtx(Context):
         return d
 
     def unify(self, a: Type, b: Type) -> Type:
-        if type(a) is not IncompleteType and type(b) is not IncompleteType:
-            # (what the general case below does for two types: a relation checking a parameter)
-            if a is b or a == b:
-                return a
+        if type(a) is not IncompleteType:
+            if type(b) is not IncompleteType:
+                # two types (a relation checking a parameter): they must be equal already (two
+                # tensor types compared as their dataclass does, inline)
+                if a is b:
+                    return a
+                if type(a) is TensorType and type(b) is TensorType:
+                    if (
+                        a.shape == b.shape
+                        and a.dtype == b.dtype
+                        and a.value == b.value
+                        and a.range == b.range
+                    ):
+                        return a
+                elif a == b:
+                    return a
+                _give_up()
+            a, b = b, a
+        elif type(b) is IncompleteType:
+            _give_up()  # two holes: a placeholder unified with another hole, or a foreign hole
+        # ``a`` is a hole: one of the outputs' placeholders, or the run gives up; ``b`` its value
+        # (``_slot``, inline: holes compare by identity)
+        try:
+            k = self.outs.index(a)
+        except ValueError:
             _give_up()
-        i, j = self._slot(a), self._slot(b)
-        if i >= 0 and j >= 0:
-            _give_up()
-        if i < 0 and j < 0:
-            if a == b:
-                return a
-            _give_up()
-        k, v = (i, b) if i >= 0 else (j, a)
-        g = _ground_tensor(v)  # (a tensor or a tuple of them: is_ground in one loop)
-        if g == 0 or (g < 0 and not is_ground(v)):
-            _give_up()
+        v = b
+        if type(v) is not TensorType or not v._cshape:  # (a constant shape is ground)
+            g = _ground_tensor(v)  # (a tensor or a tuple of them: is_ground in one loop)
+            if g == 0 or (g < 0 and not is_ground(v)):
+                _give_up()
         prev = self.values[k]
         if prev is None:
             self.values[k] = v
@@ -239,7 +265,12 @@ def eager_outputs(
     # placeholders with their own ids, so eager runs leave the numbering of holes alone (made
     # once: a placeholder never leaves a run, whose values are ground)
     outs = _PLACEHOLDERS[num_outputs] if num_outputs < len(_PLACEHOLDERS) else _placeholders(num_outputs)
-    ctx = _EagerCtx(rdef.name, len(inputs), outs)
+    ctx: _EagerCtx = _new(_EagerCtx)  # (``_EagerCtx(rdef.name, len(inputs), outs)``, inline)
+    ctx.name = rdef.name
+    ctx.num_inputs = len(inputs)
+    ctx.final = False
+    ctx.outs = outs
+    ctx.values = [None] * len(outs)
     try:
         done: object = rdef.fn(ctx, (*inputs, *outs), attrs)
     except Exception:  # NotEager, a failure, a bad attribute: the general run reports it
@@ -247,12 +278,10 @@ def eager_outputs(
     if done is not True and done != "solved":
         return None
     values = ctx.values
-    result: list[Type] = []
     for v in values:
-        if v is None or not _nonnegative(v):
+        if v is None or ((type(v) is not TensorType or not v._cshape) and not _nonnegative(v)):
             return None
-        result.append(v)
-    return tuple(result)
+    return tuple(values)  # type: ignore[arg-type]  # (none is None)
 
 
 class EagerMemo:
@@ -267,8 +296,10 @@ class EagerMemo:
     __slots__ = ("cache", "by_id", "_gave_up", "hits", "misses", "skipped")
 
     def __init__(self) -> None:
-        #: ``(relation, attributes, number of outputs, inputs)`` -> outputs (None: not eager)
-        self.cache: dict[tuple[object, ...], tuple[Type, ...] | None] = {}
+        #: ``(relation, attributes, number of outputs, inputs)`` -> a one-item list holding the
+        #: outputs (None: not eager); the list is stored before the run fills it, so that a miss
+        #: hashes its key once (``setdefault``)
+        self.cache: dict[tuple[object, ...], list[tuple[Type, ...] | None]] = {}
         #: what :meth:`lookup_ids` remembered: ``(relation, id(attributes), *map(id, inputs))`` ->
         #: ``(attributes, inputs, outputs)``. The entry keeps the objects whose ids its key holds,
         #: so a key that matches names the very same objects; no type is hashed or compared (the
@@ -283,52 +314,46 @@ class EagerMemo:
         self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
     ) -> tuple[Type, ...] | None:
         """The eager outputs (computed once per distinct key), or None."""
-        return self._lookup(rdef, inputs, attrs, num_outputs)[0]
+        return self.lookup_ids(rdef, inputs, attrs, None, num_outputs)
 
     def lookup_ids(
-        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, ids: tuple[object, ...]
-    ) -> tuple[Type, ...] | None:
-        """:meth:`lookup` of one output, also remembered by ``ids`` (``(rdef, id(attrs),
-        *map(id, inputs))``, see ``by_id``) when the memo keeps the result."""
-        key = (rdef, attrs, 1, inputs)
-        try:  # (what _lookup does, inline: every call the solver has not met by ids comes here)
-            val = self.cache[key]
-        except KeyError:
-            val, kept = self._compute(key, rdef, inputs, attrs, 1)
-            if not kept:
-                return val
-        except TypeError:  # an unhashable attribute value
-            return None
-        else:
-            self.hits += 1
-        self.by_id[ids] = (attrs, inputs, val)
-        return val
-
-    def _lookup(
-        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
-    ) -> tuple[tuple[Type, ...] | None, bool]:
-        """:meth:`lookup`, and whether the memo keeps the result under its key."""
-        key = (rdef, attrs, num_outputs, inputs)
-        try:
-            hit = self.cache[key]
-        except KeyError:
-            return self._compute(key, rdef, inputs, attrs, num_outputs)
-        except TypeError:  # an unhashable attribute value
-            return None, False
-        self.hits += 1
-        return hit, True
-
-    def _compute(
         self,
-        key: tuple[object, ...],
         rdef: RelationDef,
         inputs: tuple[Type, ...],
         attrs: Attrs,
-        num_outputs: int,
+        ids: tuple[object, ...] | None,
+        num_outputs: int = 1,
+    ) -> tuple[Type, ...] | None:
+        """:meth:`lookup` (of one output unless told), also remembered by ``ids`` (``(rdef,
+        id(attrs), *map(id, inputs))``, see ``by_id``) when given and the memo keeps the result."""
+        key = (rdef, attrs, num_outputs, inputs)
+        cell: list[tuple[Type, ...] | None] = [None]
+        try:
+            got = self.cache.setdefault(key, cell)
+        except TypeError:  # an unhashable attribute value
+            return None
+        if got is cell:
+            val, kept = self._compute(rdef, inputs, attrs, num_outputs)
+            if not kept:
+                del self.cache[key]
+                return val
+            cell[0] = val
+        else:
+            val = got[0]
+            self.hits += 1
+        if ids is not None:
+            self.by_id[ids] = (attrs, inputs, val)
+        return val
+
+    def _compute(
+        self, rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs, num_outputs: int
     ) -> tuple[tuple[Type, ...] | None, bool]:
-        """:meth:`_lookup` of a ``key`` the cache does not hold."""
+        """:meth:`lookup_ids` of a key the cache does not hold: the outputs, and whether the memo
+        keeps them (the caller stores them)."""
         symbolic = False
         for t in inputs:
+            if type(t) is TensorType and t._cshape:
+                continue  # (a constant shape: ground, no symbol)
             g = _ground_tensor(t)  # (a tensor: both walks in one)
             if g == 2:
                 continue
@@ -340,15 +365,23 @@ class EagerMemo:
             if not symbolic and not _constant_shape(t):
                 symbolic = True
         # inputs of constant shapes are their own key up to renaming (no leaves to rename): the
-        # cache above has seen them if any run had
-        akey = alpha_types_key(inputs) if symbolic else None
-        shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
-        if shape_key is not None and shape_key in self._gave_up:
-            self.skipped += 1
-            return None, False
+        # cache above has seen them if any run had. The key up to renaming is built only when a
+        # run has given up (to look it up) or this one does (to remember it): most runs succeed
+        shape_key: tuple[object, ...] | None = None
+        gave_up = self._gave_up
+        if symbolic and gave_up:
+            akey = alpha_types_key(inputs)
+            if akey is not None:
+                shape_key = (rdef, attrs, num_outputs, akey)
+                if shape_key in gave_up:
+                    self.skipped += 1
+                    return None, False
         self.misses += 1
         val = eager_outputs(rdef, inputs, attrs, num_outputs)
-        self.cache[key] = val
-        if val is None and shape_key is not None:
-            self._gave_up.add(shape_key)
+        if val is None and symbolic:
+            if shape_key is None and not gave_up:
+                akey = alpha_types_key(inputs)
+                shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
+            if shape_key is not None:
+                gave_up.add(shape_key)
         return val, True

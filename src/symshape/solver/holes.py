@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator, Sequence
 
 from symshape.encoding.conds import BoolConst, Cond, ge
@@ -28,9 +29,11 @@ from symshape.encoding.types import (
     iter_dims,
     iter_types,
     map_dims,
+    plain_copy,
     type_children,
 )
 from symshape.solver.bindings import COMPOSITE
+from symshape.solver.diagnostics import Origin
 from symshape.solver.instance import RelationInstance, RelationState
 from symshape.solver.unify import Unifier
 
@@ -43,6 +46,7 @@ __all__ = [
     "admission_form",
     "nonneg_conditions",
     "add_readers",
+    "record_annotation",
     "Poison",
 ]
 
@@ -147,6 +151,21 @@ def shape_dims(t: Type) -> tuple[bool, list[Dim]]:
                         anon = True
                         break
     return anon, dims
+
+
+def record_annotation(
+    sources: dict[int, tuple[Type, Origin]], admitted: dict[int, Type], t: Type, origin: Origin
+) -> Type:
+    """The last step of admitting ``t`` as the type of annotation ``origin``: ``t`` is recorded
+    as its source and as admitted, and returned — or a copy of it when the same object annotates
+    another place already (each place its own occurrence; a tensor type copied without re-running
+    its checks: shared parameter annotations)."""
+    hit = sources.get(id(t))
+    if hit is not None and hit[1] is not origin:
+        t = plain_copy(t) if type(t) is TensorType else copy.copy(t)
+    sources[id(t)] = (t, origin)
+    admitted[id(t)] = t
+    return t
 
 
 def admission_scan(t: Type) -> list[Dim] | None:

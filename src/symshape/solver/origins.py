@@ -13,6 +13,7 @@ they fall back to the plain constructor.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, cast
 
 from symshape.solver import diagnostics as _diagnostics
 from symshape.solver.diagnostics import Origin, OriginKind
@@ -44,27 +45,65 @@ def _origin_plain(
     return Origin(kind, label, span, payload=payload, expr=expr)
 
 
+class _RecordField:
+    """A field of an :class:`AnnotationOrigin` kept in its record, at index ``i``."""
+
+    __slots__ = ("i",)
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+    def __get__(self, o: AnnotationOrigin | None, owner: type | None = None) -> Any:
+        return self if o is None else o._src[self.i]
+
+    def __set__(self, o: AnnotationOrigin, value: object) -> None:
+        _record(o)[self.i] = value
+
+
 class AnnotationOrigin(Origin):
     """The origin of a variable's annotation, ``"`x` is annotated `Tensor[(n, 3), float32]`"``,
     whose label is printed when first read (a model binds hundreds of weights to annotated
     variables, and their labels are read only when a report names them). The variable's name and
-    its annotation are taken when the origin is made, so the label is what an eager one reads."""
+    its annotation are taken when the origin is made, so the label is what an eager one reads.
 
-    __slots__ = ("_name", "_ann")
-    _name: str
-    _ann: object
+    Made at a weight's admission, it sets two of its fields as :class:`Origin`'s slots (``kind``,
+    read on admission, and ``seq``) and keeps the others in one record (a list, set by one call:
+    each slot of a frozen dataclass is set through a descriptor's wrapper): ``label`` (None until
+    printed), ``span``, ``payload``, ``expr``, the name and the annotation, each field read and
+    written through a descriptor of this class. It is as frozen as every origin
+    (``Origin.__setattr__`` refuses each field); ``object.__setattr__``, ``copy``, ``pickle`` and
+    :func:`dataclasses.replace` go through the descriptors' setters."""
+
+    __slots__ = ("_src",)
+    _src: list[Any]  # [label or None, span, payload, expr, name, annotation]
 
     @property
     def label(self) -> str:
-        text: str | None = _get_label(self)
+        r = self._src
+        text: str | None = r[0]
         if text is None:
-            text = f"`{self._name}` is annotated `{self._ann}`"
-            _set_label(self, text)
+            text = r[0] = f"`{r[4]}` is annotated `{r[5]}`"
         return text
 
     @label.setter
     def label(self, value: str) -> None:  # (``copy``/``pickle`` restore the printed label)
-        _set_label(self, value)
+        _record(self)[0] = value
+
+    # (typed as the fields they stand for)
+    span = cast("Span | None", _RecordField(1))
+    payload = cast(object, _RecordField(2))
+    expr = cast(object, _RecordField(3))
+
+
+def _record(o: AnnotationOrigin) -> list[Any]:
+    """``o``'s record, made empty first when ``o`` is being restored (``copy``, ``pickle``,
+    :func:`dataclasses.replace` set the fields one by one on a fresh object)."""
+    try:
+        return o._src
+    except AttributeError:
+        r: list[Any] = [None] * 6
+        _set_src(o, r)
+        return r
 
 
 def _annotation_origin_fast(name: str, ann: object, span: Span | None, expr: object) -> Origin:
@@ -72,13 +111,8 @@ def _annotation_origin_fast(name: str, ann: object, span: Span | None, expr: obj
     printed when first read (see :class:`AnnotationOrigin`)."""
     o: AnnotationOrigin = _new(AnnotationOrigin)
     _set_kind(o, "annotation")
-    _set_label(o, None)
-    _set_span(o, span)
     _set_seq(o, _next_origin())
-    _set_payload(o, None)
-    _set_expr(o, expr)
-    _set_name(o, name)
-    _set_ann(o, ann)
+    _set_src(o, [None, span, None, expr, name, ann])
     return o
 
 
@@ -95,6 +129,7 @@ def _relation_origin_plain(op: str, span: Span | None, rid: int) -> Origin:
 
 
 _new = object.__new__
+_set_src = AnnotationOrigin.__dict__["_src"].__set__
 _next_origin = _diagnostics.next_origin_seq
 if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
     f.default is None for f in dataclasses.fields(Origin)[4:]
@@ -102,8 +137,6 @@ if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
     _set_kind, _set_label, _set_span, _set_seq, _set_payload, _set_expr = (
         Origin.__dict__[f].__set__ for f in _ORIGIN_FIELDS
     )
-    _get_label = Origin.__dict__["label"].__get__
-    _set_name, _set_ann = (AnnotationOrigin.__dict__[f].__set__ for f in ("_name", "_ann"))
     relation_origin = _relation_origin_fast
     make_origin = _origin_fast
     annotation_origin = _annotation_origin_fast

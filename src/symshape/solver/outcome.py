@@ -20,7 +20,7 @@ from symshape.errors import PINNED_SYMBOL, UNPROVEN_GUARD, UNRESOLVED
 from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, TextEnum, assert_never
 from symshape.solver.graph import rel_node
 from symshape.solver.holes import holes_deep
-from symshape.solver.instance import RelationState
+from symshape.solver.instance import RelationInstance, RelationState
 from symshape.solver.simplify import pinned_symbol, simplify_guard_list
 from symshape.views import Shown, View, show
 
@@ -136,8 +136,22 @@ class Solution(Outcome):
         self.errors = sorted(solver.errors, key=lambda d: _diag_key(d))
         # a relation that failed (or reported an error, or was skipped as downstream of one)
         # has no guards: its conditions are moot
+        # (one pass over the relations: the moot ones, those still pending, whether any erred;
+        # the states read once, an enum member's lookup on its class costs more than the test)
         ended = (RelationState.FAILED, RelationState.POISONED)
-        moot = {id(r.origin) for r in solver.rels if r.erred or r.state in ended}
+        pending_state = RelationState.PENDING
+        moot: set[int] = set()
+        pending: list[RelationInstance] = []
+        erred = False
+        for r in solver.rels:
+            state = r.state
+            if r.erred:
+                erred = True
+                moot.add(id(r.origin))
+            elif state in ended:
+                moot.add(id(r.origin))
+            if state == pending_state:
+                pending.append(r)
         if moot:
             self.errors = [
                 d
@@ -163,9 +177,8 @@ class Solution(Outcome):
         self.guards = simplify_guard_list(self.guards, solver.session)
         self.warnings = pinned_warnings(self.guards)
         self.inconclusive = list(solver.inconclusive)
-        pending = [r for r in solver.rels if r.state == RelationState.PENDING]
         poisoned: set[tuple[str, int]] = set()
-        if pending and any(r.erred for r in solver.rels):
+        if pending and erred:
             # the scheduler skips the readers of poisoned values; anything still waiting that
             # the graph places downstream of an error is not reported either
             poisoned = solver.graph.downstream([rel_node(r.id) for r in solver.rels if r.erred])

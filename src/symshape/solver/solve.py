@@ -39,7 +39,6 @@ recorded, else ``ok``. With ``strict=True`` every guard is an ``unproven-guard``
 
 from __future__ import annotations
 
-import copy
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -53,7 +52,6 @@ from symshape.encoding.types import (
     TensorType,
     Type,
     iter_holes,
-    plain_copy,
 )
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -72,7 +70,7 @@ from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.gc_pause import gc_paused
 from symshape.solver.graph import DependencyGraph
-from symshape.solver.holes import Poison, add_readers, admission_form, nonneg_conditions
+from symshape.solver.holes import Poison, add_readers, admission_form, nonneg_conditions, record_annotation
 from symshape.solver.instance import (
     LoggingUnifier,
     RelationInstance,
@@ -222,26 +220,24 @@ class TypeSolver:
             # (a settled tensor annotation, a model's weight, has nothing to check)
             if cls is not TensorType or not tensor_settled(t):  # type: ignore[arg-type]
                 t = self._checked(t, origin)
-            k = id(t)
-            hit = self.sources.get(k)
-            if hit is not None and hit[1] is not origin:
-                # the same type object annotates two places: give each its own occurrence (a
-                # tensor type without re-running its checks: shared parameter annotations)
-                t = plain_copy(t) if type(t) is TensorType else copy.copy(t)
-                k = id(t)
-            self.sources[k] = (t, origin)
-        else:
-            k = id(t)
-            admitted = self._admitted
-            if admitted.get(k) is t:
-                return t  # admitted before: its ``?`` are numbered and its dimensions checked
-            if cls in COMPOSITE and t._settled:  # type: ignore[union-attr]
-                admitted[k] = t  # flagged when built: no ``?``, no dimension to check
-                return t
-            t = self._checked(t, origin)
-            k = id(t)
-        self._admitted[k] = t
+            return record_annotation(self.sources, self._admitted, t, origin)
+        k = id(t)
+        admitted = self._admitted
+        if admitted.get(k) is t:
+            return t  # admitted before: its ``?`` are numbered and its dimensions checked
+        if cls in COMPOSITE and t._settled:  # type: ignore[union-attr]
+            admitted[k] = t  # flagged when built: no ``?``, no dimension to check
+            return t
+        t = self._checked(t, origin)
+        admitted[id(t)] = t
         return t
+
+    def admit_settled(self, t: TensorType, origin: Origin) -> Type:
+        """:meth:`admit` of an annotation by a tensor type of constant shape (``t._cshape``, a
+        weight): without a value there is nothing to check, only the annotation to record."""
+        if t.value is not None:
+            return self.admit(t, origin)
+        return record_annotation(self.sources, self._admitted, t, origin)
 
     def _checked(self, t: Type, origin: Origin) -> Type:
         t, conds = admission_form(t, self._nonneg_checked)

@@ -1,0 +1,118 @@
+"""A dataflow block's bindings in constraint generation: the loop that generates a block's bindings.
+
+A model imported from ONNX or PyTorch is one dataflow block of thousands of bindings, nearly all an
+operator call on typed arguments bound to an unannotated variable, or a constant (a weight). Those
+two are generated here directly, without the stack of :meth:`symshape.ir.infer._Gen.gen`; the first
+other binding is handed back to that stack (phase 4 resumes the block after it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symshape.encoding.types import Type
+from symshape.encoding.values import VALUE_DTYPES
+from symshape.ir import nodes as X  # noqa: N812
+from symshape.ir.calls import SIZED as _SIZED
+from symshape.ir.calls import CallGen
+from symshape.ir.nodes import _EMPTY_ATTRS
+from symshape.ir.op import Op
+from symshape.relations.values import constant_type
+from symshape.solver.diagnostics import Origin
+
+__all__ = ["BindingsGen"]
+
+
+class BindingsGen(CallGen):
+    """Constraint generation for a dataflow block's bindings (the generator's hot loop)."""
+
+    def bindings(self, df: X.Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
+        """Generate ``df``'s bindings from ``i`` on: operator calls on typed arguments bound to
+        unannotated variables (the common case) directly, the first other one through the stack."""
+        types = self.types
+        get_type = types.get
+        binds = df.bindings
+        n = len(binds)
+        typed, binders, calls = self.typed, self.binders, self.calls
+        # (the sets and maps below are only ever changed in place, and not by what this loop does
+        # for an operator call; an operator's relation is looked up once per block)
+        var_left, unreferenced, scanned = self.var_left, self.unreferenced, self.scanned
+        add_call = self.s.add_call
+        rdefs = self.rdefs
+        call_cls, op_cls = X.Call, Op
+        while i < n:
+            v, x = binds[i]
+            i += 1
+            if (
+                type(x) is call_cls
+                and (type(c := x.callee) is op_cls or isinstance(c, Op))
+                and v.type_annotation is None
+                and (iv := id(v)) not in types
+                and (ix := id(x)) not in types
+            ):
+                # typed_args and op_call inlined (the common case: plain operators whose
+                # arguments are typed and in scope)
+                argtypes: list[Type] | None = []
+                for a in x.args:
+                    hit = get_type(id(a))
+                    if hit is None or (var_left and id(a) in var_left):
+                        argtypes = None
+                        break
+                    argtypes.append(hit)  # type: ignore[union-attr]
+                if argtypes is not None:
+                    if unreferenced:
+                        for a in x.args:
+                            unreferenced.pop(id(a), None)
+                    attrs = x.attrs
+                    rdef = rdefs.get(c)
+                    if rdef is None:
+                        rdef = self.op_rdef(c)
+                    if rdef is _SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in scanned):
+                        t = self.op_call(x, c, argtypes)
+                    else:
+                        calls.append(x)
+                        t = add_call(rdef, argtypes, attrs, c.name, x.span)
+                        if not c.pure:
+                            self.note_impure(x, self.frames[-1])
+                    types[ix] = t
+                    types[iv] = t
+                    typed += (x, v)
+                    binders.append(v)
+                    continue
+            if type(x) is X.Constant and (ix := id(x)) not in types:
+                # a constant (a model's weight): what phases 0, 1 and 2 do for it, inlined (its
+                # type is scanned for symbols unless it is its variable's, scanned when bound)
+                t = x.type
+                iv = id(v)
+                if t is v.type_annotation and get_type(iv) is t and t.dtype not in VALUE_DTYPES:
+                    # its variable is bound to this very type (admitted as itself): the steps
+                    # below would only record the constant's type
+                    types[ix] = t
+                    typed.append(x)
+                    continue
+                if t is not v.type_annotation or iv not in types:
+                    self.scan_type(t, x.span)
+                if t.dtype in VALUE_DTYPES:  # (else it carries no value: constant_type is t)
+                    t = constant_type(t, x.data)
+                types[ix] = t
+                typed.append(x)
+                if iv not in types and v.type_annotation is None:
+                    types[iv] = t
+                    typed.append(v)
+                    binders.append(v)
+                elif self.unreferenced and self.unreferenced.pop(iv, None) is not None:
+                    self.set(v, t)
+                else:
+                    tv = get_type(iv)
+                    if tv is None or unreferenced:
+                        tv = self.ty(v)
+                    if tv is not t:  # (unifying a type with itself does nothing)
+                        o = Origin("unify", f"binding `{v.name}`", x.span)
+                        self.s.unifier.unify(tv, t, o)
+                continue
+            if x.__class__ is X.Var:
+                self.uses((x,), df.span)
+            stack.append(((df, i), 4))
+            stack.append(((v, x), 2))
+            stack.append((x, 0))
+            return
