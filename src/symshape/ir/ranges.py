@@ -34,13 +34,7 @@ moves and copies           the same (the result's own exact value where it has o
 joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches)
 =========================  =======================================================================
 
-**Index bounds.** ``take(x, indices, axis, mode=...)`` in mode ``raise``, ``fast`` (numpy's
-and torch's indexing: an index out of range is an error) with indices of known range reads
-``x``'s axis of size ``d`` only at ``-d <= i < d``: the guard ``hi < d`` and ``lo >= -d`` (each
-where that side is known), unless the indices are empty; in mode ``nonnegative`` (torch's
-``embedding``) at ``0 <= i < d``, the guard ``lo >= 0``. ``clip`` and ``wrap`` never fail.
-Each such guard is classified by the solver's session like any condition (proved, a guard,
-refuted, or unknown) and carries notes: the table and where the indices' range was born.
+Index bounds from these ranges: :mod:`symshape.ir.index_bounds`.
 """
 
 from __future__ import annotations
@@ -50,26 +44,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, ge, lt
 from symshape.encoding.dims import Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import TensorType
 from symshape.encoding.values import RANGE_DTYPES, Range, hull_ranges, meet_ranges, range_str, value_range
+from symshape.ir.index_bounds import INDEX_MODES, IndexCheck, index_checks
 from symshape.ir.module import program_roots
 from symshape.ir.nodes import Call, Constant, Expr, Tuple, Var
 from symshape.ir.op import Op
-from symshape.ir.validity import cond_text
 from symshape.ir.visit import bound_values
-from symshape.relations.common import product
-from symshape.solver.diagnostics import Note, Origin
 from symshape.source import Span
 
 if TYPE_CHECKING:
     from symshape.ir.result import InferenceResult
 
 __all__ = ["RangeFact", "Ranges", "IndexCheck", "index_checks", "INDEX_MODES"]
-
-INDEX_MODES: frozenset[str] = frozenset({"raise", "fast", "nonnegative"})
-"""The ``take`` modes in which an index out of range is an error."""
 
 _SAME = frozenset(
     {
@@ -199,7 +187,10 @@ class Ranges:
         if name in _SAME and args:
             t = self._type(c)  # a part of a tensor of known entries (`caps[1]`): its own value
             r = value_range(t.value) if isinstance(t, TensorType) else None
-            return self.of(args[0]) if r is None else RangeFact(r, c, f"the value `{t}`")
+            if r is not None:
+                return RangeFact(r, c, f"the value `{t}`")
+            f = self._take_field(c) if name == "take" and len(args) == 2 else None
+            return self.of(args[0]) if f is None else f
         if name in ("add", "subtract", "multiply", "floor_divide", "mod", "floor_mod", "maximum", "minimum"):
             return self._binary(c, name)
         if name == "negative" and args:
@@ -218,6 +209,47 @@ class Ranges:
         if name == "where" and len(args) == 3:
             return self._hull([self.of(args[1]), self.of(args[2])])
         return None
+
+    def _producer(self, e: Expr) -> Expr:
+        """``e`` with let-bound variables followed to the expression bound."""
+        for _ in range(10_000):
+            nxt = self.lets.get(id(e)) if isinstance(e, Var) else None
+            if nxt is None:
+                break
+            e = nxt
+        return e
+
+    def _take_field(self, c: Call) -> RangeFact | None:
+        """``take(concatenate(xs, a), j, axis=a)`` (or of ``stack(xs, a)``) by constant indices
+        reads only the fields holding entries ``j`` along ``a`` (each field's extent there a
+        constant): the hull of their ranges (GatherND's index columns, one per data axis)."""
+        x, t = self._producer(c.args[0]), self._type(c.args[0])
+        i, axis = self._type(c.args[1]), c.attrs.get("axis")
+        if not (isinstance(x, Call) and isinstance(x.callee, Op) and x.args and isinstance(x.args[0], Tuple)):
+            return None
+        if x.callee.name not in ("concatenate", "stack") or not isinstance(t, TensorType):
+            return None
+        rank = t.ndim
+        at = x.attrs.get("axis")
+        if rank is None or not isinstance(axis, int) or not isinstance(at, int) or i is None:
+            return None
+        if (axis - at) % rank or not isinstance(i, TensorType) or i.value is None:
+            return None
+        js = [i.value] if isinstance(i.value, Dim) else list(i.value)
+        fields, starts = x.args[0].fields, [0]
+        for fd in fields:  # each field's extent along the axis: 1 (stacked) or a constant
+            ext = 1 if x.callee.name == "stack" else _extent(self._type(fd), axis % rank, rank)
+            if ext is None:
+                return None
+            starts.append(starts[-1] + ext)
+        picked: list[RangeFact | None] = []
+        for j in js:
+            k = None if j is None else j.constant_value
+            if k is None or not -starts[-1] <= k < starts[-1]:
+                return None
+            k %= starts[-1]
+            picked.append(self.of(fields[next(n for n in range(len(fields)) if k < starts[n + 1])]))
+        return self._hull(picked)
 
     def _hull(self, fs: Sequence[RangeFact | None]) -> RangeFact | None:
         if not fs or any(f is None for f in fs):
@@ -406,6 +438,14 @@ class Ranges:
         return RangeFact(r, f.source, f.how)
 
 
+def _extent(t: Any, axis: int, rank: int) -> int | None:
+    """The constant extent of a tensor of rank ``rank`` along ``axis``, if it has one."""
+    if not isinstance(t, TensorType) or not isinstance(t.shape, tuple) or len(t.shape) != rank:
+        return None
+    d = t.shape[axis]
+    return d.constant_value if isinstance(d, Dim) else None
+
+
 def _sign(d: Dim | None) -> int | None:
     """1 where ``d >= 0`` for every value of its symbols, -1 where ``d <= 0``, else None."""
     if d is None:
@@ -454,84 +494,3 @@ def _int_bound(v: object, ceil: bool) -> int | None:
             return None
         return math.ceil(v) if ceil else math.floor(v)
     return None
-
-
-# ----------------------------------------------------------------------------------------------
-# index bounds
-
-
-@dataclass(frozen=True)
-class IndexCheck:
-    """The condition an indexing call needs of its indices' range, and its explanation."""
-
-    cond: Cond
-    call: Call
-    origin: Origin
-    message: str
-    notes: tuple[Note, ...]
-    text: str = ""  # the condition as a person writes it (also where it simplified to a constant)
-
-
-def index_checks(res: InferenceResult) -> list[IndexCheck]:
-    """The index-bound conditions of the program's ``take`` calls in an erroring mode whose
-    indices have a known range, in program order (nothing to do: no range is computed)."""
-    takes = [
-        c
-        for c in res.calls
-        if isinstance(c.callee, Op) and c.callee.name == "take" and c.attrs.get("mode") in INDEX_MODES
-    ]
-    if not takes:
-        return []
-    rs = res._ranges()
-    out: list[IndexCheck] = []
-    for c in takes:
-        chk = _take_check(res, rs, c)
-        if chk is not None:
-            out.append(chk)
-    return out
-
-
-def _take_check(res: InferenceResult, rs: Ranges, c: Call) -> IndexCheck | None:
-    if len(c.args) != 2:
-        return None
-    f = rs.of(c.args[1])
-    x, ind = rs._type(c.args[0]), rs._type(c.args[1])
-    rel = res.relation_of(c)
-    if f is None or rel is None or not isinstance(x, TensorType) or not isinstance(ind, TensorType):
-        return None
-    if not isinstance(x.shape, tuple) or not isinstance(ind.shape, tuple):
-        return None
-    axis = c.attrs.get("axis")
-    if axis is None:
-        size, where = product(x.shape), f"the {len(x.shape)}-d `{x}` flattened"
-    else:
-        if not isinstance(axis, int) or not -len(x.shape) <= axis < len(x.shape):
-            return None
-        ax = axis % len(x.shape)
-        size, where = x.shape[ax], f"axis {ax} of `{x}`"
-    lo, hi = f.range
-    parts: list[Cond] = []
-    texts: list[str] = []
-    if hi is not None:
-        parts.append(lt(hi, size))
-        texts.append(_text(parts[-1], f"{hi} <= {size - 1}"))
-    least = 0 if c.attrs.get("mode") == "nonnegative" else -size
-    if lo is not None:
-        parts.append(ge(lo, least))
-        texts.append(_text(parts[-1], f"{lo} >= {least}"))
-    if not parts:
-        return None
-    cond = all_of(*parts)
-    text = " and ".join(x for x in texts if x != "True") or "True"
-    count = product(ind.shape)
-    if bounds(count)[0] < 1:
-        cond = any_of(eq(count, 0), cond)
-    msg = f"take of indices in {range_str(f.range)} from {where} (size {size})"
-    notes = (Note(f"the indices come from {f.how}, with entries in {range_str(f.range)}", f.span),)
-    return IndexCheck(cond, c, rel.origin, msg, notes, text)
-
-
-def _text(c: Cond, raw: str) -> str:
-    if isinstance(c, BoolConst):
-        return "True" if c.value else raw
-    return cond_text(c)

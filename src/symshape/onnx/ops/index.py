@@ -7,9 +7,11 @@
   constant indices it has the entries' value.
 * ``GatherElements``: the indices' shape, the data's dtype.
 * ``GatherND`` with ``k = indices.shape[-1]`` (a constant) and ``b = batch_dims``:
-  ``indices.shape[:-1] + data.shape[b+k:]``, built as a ``take`` over the data with the axes
-  ``b .. b+k-1`` merged, by the indices without their last axis, with ``batch_dims=b`` (which also
-  checks that the batch axes agree).
+  ``indices.shape[:-1] + data.shape[b+k:]``, built as ``k`` calls of ``take`` in mode ``fast``, one per
+  index column ``j`` (``indices[..., j]``) reading data axis ``b + j``: the first with
+  ``batch_dims=b`` (which also checks that the batch axes agree), each later one with the
+  indices' leading axes as batch axes. Each column whose value range is known must lie in its
+  axis (``-d <= i < d``, onnxruntime's bound).
 * The scatters give the data's type.
 * ``TopK``: the input with ``k`` (a constant) at ``axis``; indices ``int64``.
 * ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
@@ -51,14 +53,16 @@ def _gather_nd(ctx: NodeContext) -> Outputs:
     t = ctx.tensor_type(1)
     if t is None or t.ndim is None or t.ndim < 1 or not t.dims[-1].is_constant:
         ctx.unsupported(CORE_OP, "GatherND whose indices' last dimension is not a constant")
-    k = int(t.dims[-1])
-    rows = ss.ops.take(ind, ss.const(np.array(0, dtype=np.int64)), axis=-1)  # indices.shape[:-1]
+    k, lead = int(t.dims[-1]), t.ndim - 1
+    if k == 0:  # each index tuple selects the whole slice data.shape[b:]
+        rows = ss.ops.take(ind, ss.const(np.array(0, dtype=np.int64)), axis=-1)  # indices.shape[:-1]
+        return ss.ops.take(ss.ops.expand_dims(data, b), rows, axis=b, batch_dims=b)
     y: Expr = data
-    if k == 0:
-        y = ss.ops.expand_dims(y, b)
-    for _ in range(k - 1):
-        y = ss.ops.reshape(y, (0,) * b + (-3, -2))
-    return ss.ops.take(y, rows, axis=b, batch_dims=b)
+    for j in range(k):  # column j indexes data axis b + j: a negative index reads from the end
+        col = ss.ops.take(ind, ss.const(np.array(j, dtype=np.int64)), axis=-1, mode="fast")
+        at = b if j == 0 else lead  # after the first take, y's leading axes are indices.shape[:-1]
+        y = ss.ops.take(y, col, axis=at, batch_dims=at, mode="fast")
+    return y
 
 
 register("Scatter", since=9)(same_as_input)
