@@ -23,6 +23,8 @@ exact value                the hull of its entries (``shape_of(x)`` holds ``x``'
 fills                      a point: ``zeros``/``ones``(``_like``), ``full``, ``constant_of_shape``
 ``negative``               ``[-hi, -lo]``
 ``floor_divide``/``mod``   by a positive constant ``c``: ``[lo//c, hi//c]``; ``[0, c - 1]``
+``trunc_divide``           by a point ``c`` of known sign: ``[trunc(lo/c), trunc(hi/c)]`` (swapped
+                           when ``c < 0``)
 ``maximum``/``minimum``    the max/min of the bounds (one known side suffices where it bounds)
 ``clip``                   ``[max(lo, a_min), min(hi, a_max)]``
 ``nn.relu``/``abs``        ``[max(lo, 0), max(hi, 0)]``; ``[0, max(-lo, hi)]`` (tighter by sign)
@@ -52,6 +54,7 @@ from symshape.ir.module import program_roots
 from symshape.ir.nodes import Call, Constant, Expr, Tuple, Var
 from symshape.ir.op import Op
 from symshape.ir.visit import bound_values
+from symshape.relations.values import trunc_divide_dim
 from symshape.source import Span
 
 if TYPE_CHECKING:
@@ -70,6 +73,11 @@ _SAME = frozenset(
 torch importer's type promotion, only widens: an integer keeps its value; ``torch.movedim`` and
 ``torch.swapaxes`` are its transposes of a tensor of any rank)."""
 
+
+_ARITH = frozenset(
+    {"add", "subtract", "multiply", "floor_divide", "trunc_divide", "mod", "floor_mod", "maximum", "minimum"}
+)
+"""Binary arithmetic with a range rule (:meth:`Ranges._binary`)."""
 
 _FILLS: dict[str, int | None] = {
     "zeros": 0, "zeros_like": 0, "ones": 1, "ones_like": 1, "constant_of_shape": None, "full": None,
@@ -191,7 +199,7 @@ class Ranges:
                 return RangeFact(r, c, f"the value `{t}`")
             f = self._take_field(c) if name == "take" and len(args) == 2 else None
             return self.of(args[0]) if f is None else f
-        if name in ("add", "subtract", "multiply", "floor_divide", "mod", "floor_mod", "maximum", "minimum"):
+        if name in _ARITH:
             return self._binary(c, name)
         if name == "negative" and args:
             f = self.of(args[0])
@@ -319,6 +327,8 @@ class Ranges:
                     None if a[0] is None else floordiv(a[0], as_dim(k)),
                     None if a[1] is None else floordiv(a[1], as_dim(k)),
                 )
+        elif name == "trunc_divide":
+            r = _trunc_divide(a, b)
         elif name in ("mod", "floor_mod"):
             k = _const(b)
             if k is not None and k > 0:  # a float's remainder lies in [0, k)
@@ -466,6 +476,18 @@ def _scale(a: Range, b: Range) -> Range | None:
     lo = None if a[0] is None else a[0] * c
     hi = None if a[1] is None else a[1] * c
     return (lo, hi) if sign > 0 else (hi, lo)
+
+
+def _trunc_divide(a: Range, b: Range) -> Range | None:
+    """``a`` divided, rounded toward zero, by a point ``b = [c, c]`` of known sign, non-zero:
+    ``[trunc(lo/c), trunc(hi/c)]``, swapped where ``c < 0`` (monotone in the dividend; a float
+    between integer bounds too)."""
+    c = b[0]
+    if c is None or c != b[1] or _sign(c) is None:
+        return None
+    lo = None if a[0] is None else trunc_divide_dim(a[0], c)
+    hi = None if a[1] is None else trunc_divide_dim(a[1], c)
+    return (lo, hi) if bounds(c)[0] >= 1 else (hi, lo) if bounds(c)[1] <= -1 else None
 
 
 def _nonneg_product(a: Range, b: Range) -> Range | None:

@@ -25,6 +25,7 @@ __all__ = [
     "maximum",
     "minimum",
     "floor_divide",
+    "trunc_divide",
     "mod",
     "logical_and",
     "logical_or",
@@ -91,8 +92,8 @@ def _chk_leaky(attrs: Attrs, op: str) -> None:
 
 
 _BINARY = (
-    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide", "mod",
-    "logical_and", "logical_or",
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
+    "trunc_divide", "mod", "logical_and", "logical_or",
 )  # fmt: skip
 
 
@@ -113,7 +114,7 @@ _UNARY = (
 # arithmetic that computes shape values has a relation of its own (the broadcast rule plus the
 # value of the result: symshape.relations.values); the others share ``broadcast``
 _VALUED = (
-    "add", "subtract", "multiply", "divide", "floor_divide", "mod", "maximum", "minimum",
+    "add", "subtract", "multiply", "divide", "floor_divide", "trunc_divide", "mod", "maximum", "minimum",
     "logical_and", "logical_or", "logical_not",
 )  # fmt: skip
 
@@ -122,10 +123,7 @@ _BINARY_DOC = "numpy-broadcasting elementwise operator"
 
 
 SPECS: tuple[OpSpec, ...] = (
-    *(
-        OpSpec(n, n if n in _VALUED else "broadcast", 2, NO_ATTRS, doc=_BINARY_DOC)
-        for n in _BINARY
-    ),
+    *(OpSpec(n, n if n in _VALUED else "broadcast", 2, NO_ATTRS, doc=_BINARY_DOC) for n in _BINARY),
     # each computes the value of its result too (bool entries 0/1: symshape.relations.values)
     *(OpSpec(n, n, 2, NO_ATTRS, doc="comparison with a bool result") for n in _COMPARE),
     *(
@@ -201,6 +199,12 @@ def minimum(x: Expr, y: Expr) -> Call:
 def floor_divide(x: Expr, y: Expr) -> Call:
     """Elementwise ``x // y`` with numpy broadcasting."""
     return OPS["floor_divide"].wrapper_call(x, y)
+
+
+def trunc_divide(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x / y`` rounded toward zero with numpy broadcasting (C's integer ``/``, ONNX
+    ``Div`` of integers, torch's ``div(rounding_mode="trunc")``; on floats ``trunc(x / y)``)."""
+    return OPS["trunc_divide"].wrapper_call(x, y)
 
 
 def mod(x: Expr, y: Expr) -> Call:

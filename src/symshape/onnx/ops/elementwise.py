@@ -200,19 +200,8 @@ def _legacy_align(ctx: NodeContext, b: Expr) -> Expr:
     return b
 
 
-def _positive_int(c: np.ndarray[Any, Any] | None) -> bool:
-    return c is not None and c.size == 1 and c.dtype.kind in "iu" and int(c.reshape(-1)[0]) > 0
-
-
-def _trunc_div(ctx: NodeContext, a: Expr, b: Expr) -> Expr:
-    """Integer ``Div`` by a positive constant, truncated toward zero, as
-    ``max(a, 0) // b - max(-a, 0) // b``: exact for either sign of ``a``, so its value is known even
-    where ``a``'s sign is not (``((h - 1)//4 - 1) / 2``, torch's ``//`` in a dynamo export, would
-    otherwise have no value; it is ``max(0, (h - 1)//4 - 1)//2``)."""
-    zero = ss.ops.cast_like(ctx.constant(0, "int64"), a)
-    pos = ss.ops.floor_divide(ss.ops.maximum(a, zero), b)
-    neg = ss.ops.floor_divide(ss.ops.maximum(ss.ops.subtract(zero, a), zero), b)
-    return ss.ops.subtract(pos, neg)
+def _int_const(c: np.ndarray[Any, Any] | None) -> bool:
+    return c is not None and c.dtype.kind in "iu"
 
 
 def _binary(ctx: NodeContext) -> Outputs:
@@ -221,8 +210,10 @@ def _binary(ctx: NodeContext) -> Outputs:
         b = _legacy_align(ctx, b)
     if ctx.op_type == "Pow" and ctx.opset >= 12:
         return ss.ops.power(a, ss.ops.cast_like(b, a))
-    if ctx.op_type == "Div" and _positive_int(ctx.const(1)):
-        return _trunc_div(ctx, a, b)
+    if ctx.op_type == "Div" and _int_const(ctx.const(1)):
+        # integers (the divisor's dtype is the dividend's): truncated toward zero, with a value
+        # for a dividend of either sign (torch's `//` of sizes in a dynamo export)
+        return ss.ops.trunc_divide(a, b)
     return _ss_op(COMPARE.get(ctx.op_type) or BINARY[ctx.op_type])(a, b)
 
 
