@@ -376,7 +376,12 @@ class Ranges:
         """Running sums of ``k`` entries in ``[lo, hi]`` along an axis of length ``L``: ``k`` is
         ``1..L`` (``0..L-1`` when exclusive), so ``[min(lo, L*lo), max(hi, L*hi)]``
         (exclusive: ``[min(0, (L-1)*lo), max(0, (L-1)*hi)]``), each side by its bound's sign where
-        known; ``reverse`` sums from the other end, the same counts."""
+        known; ``reverse`` sums from the other end, the same counts. A result with a value (the
+        running sums of a shape value): the hull of its entries."""
+        own = self._type(c)  # the running sums of a valued input: the hull of its own value
+        r0 = value_range(own.value) if isinstance(own, TensorType) else None
+        if r0 is not None:
+            return RangeFact(r0, c, f"the value `{own}`")
         f = self.of(c.args[0])
         t = self._type(c.args[0])
         axis = c.attrs.get("axis")

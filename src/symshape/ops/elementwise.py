@@ -15,6 +15,7 @@ from symshape.relations.common import (
     attr_dtype,
     bad,
 )
+from symshape.relations.running import CUMSUM
 
 __all__ = [
     "add",
@@ -143,10 +144,11 @@ SPECS: tuple[OpSpec, ...] = (
         for n in ("isnan", "isinf", "isfinite")
     ),
     OpSpec("nn.leaky_relu", "unary_float", 1, {"alpha": "float"}, _chk_leaky),
-    # the input's type; the entries are running sums (their range: symshape.ir.ranges)
+    # the input's type; a valued input's value summed (symshape.relations.running), the entries'
+    # range that of running sums (symshape.ir.ranges)
     OpSpec(
         "cumsum",
-        "unary",
+        CUMSUM,
         1,
         {"axis": "int", "exclusive": "bool", "reverse": "bool"},
         doc="cumulative sum along an axis (exclusive: of the entries before; reverse: from the end)",

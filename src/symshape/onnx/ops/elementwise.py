@@ -2,7 +2,8 @@
 
 * Unary operators keep the input's type (``Relu``, ``Exp``, ``Clip``, ``Gelu``, ...); ``IsNaN`` and
   ``IsInf`` give ``bool``. Extra inputs that do not change the shape (``Clip``'s bounds, ``Trilu``'s
-  ``k``) are not read. ``CumSum`` is ``cumsum`` (its entries' range is that of running sums).
+  ``k``) are not read. ``CumSum`` is ``cumsum`` (a shape value's running sums; otherwise its
+  entries' range is that of running sums).
 * Binary operators broadcast numpy-style from opset 7 (``Add``, ``Pow``, ``And``, ``BitShift``,
   ...); comparisons give ``bool``. Before opset 7 (``broadcast`` attribute) ``B`` is aligned with
   ``A`` at ``axis`` (default: the trailing axes), which numpy broadcasting gives once ``B`` has
@@ -99,12 +100,12 @@ for _op, _fn in UNARY.items():
     register(_op, since=_UNARY_SINCE.get(_op, 1))(_unary)
 
 
-def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identity: int) -> Outputs:
-    """``CumSum``/``CumProd``: a small 1-d integer tensor (a shape value: split offsets from
-    sizes) is summed entry by entry, so its exact value and range are right; any other is
-    ``cumsum`` (CumSum with a constant axis: the input's type, entries in the range of running
-    sums, see :mod:`symshape.ir.ranges`) or untracked (:data:`OPAQUE_OP`: CumProd, an axis known
-    only at run time)."""
+def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:
+    """``CumSum`` with a constant axis is ``cumsum`` (the input's type; a shape value, split
+    offsets from sizes, summed exactly; otherwise entries in the range of running sums, see
+    :mod:`symshape.ir.ranges`). ``CumProd`` of a small 1-d integer tensor is multiplied entry by
+    entry (its exact value); any other, and an axis known only at run time, is untracked
+    (:data:`OPAQUE_OP`)."""
     x = ctx.input(0)
     t = ctx.tensor_type(0)
     c = ctx.const(1)
@@ -117,6 +118,8 @@ def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identit
         if rank is not None and not -rank <= axis < rank:
             ctx.fail(BAD_ATTRIBUTE, f"axis {axis} of a {rank}-d tensor")
     exclusive, reverse = bool(ctx.attr_int("exclusive", 0)), bool(ctx.attr_int("reverse", 0))
+    if not prod:
+        return OPAQUE_OP(x) if axis is None else ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
     k = t.dims[0] if t is not None and t.ndim == 1 else None
     if (
         t is None
@@ -125,17 +128,14 @@ def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identit
         or not 0 < int(k) <= 16
         or not str(t.dtype).startswith("int")
     ):
-        if identity == 0 and axis is not None:
-            return ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
         return OPAQUE_OP(x)
     parts = [value_slice(x, [i], [i + 1]) for i in range(int(k))]
     if reverse:
         parts.reverse()
     out: list[Expr] = []
-    run: Expr = ss.ops.multiply(parts[0], ctx.constant([identity], str(t.dtype)))
-    run = ss.ops.add(run, ctx.constant([identity], str(t.dtype))) if identity else run
+    run: Expr = ctx.constant([1], str(t.dtype))
     for p in parts:
-        nxt = combine(run, p)
+        nxt = ss.ops.multiply(run, p)
         out.append(run if exclusive else nxt)
         run = nxt
     if reverse:
@@ -155,12 +155,12 @@ def _bitwise_not(ctx: NodeContext) -> Outputs:
 
 @register("CumSum", since=11, value_inputs=(1,))
 def _cumsum(ctx: NodeContext) -> Outputs:
-    return _cumulative(ctx, ss.ops.add, 0)
+    return _cumulative(ctx, False)
 
 
 @register("CumProd", since=26, value_inputs=(1,))
 def _cumprod(ctx: NodeContext) -> Outputs:
-    return _cumulative(ctx, ss.ops.multiply, 1)
+    return _cumulative(ctx, True)
 
 
 @register("IsNaN", since=9)

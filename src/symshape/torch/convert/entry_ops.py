@@ -9,10 +9,9 @@ wrong index guard. These operators are registered through the public custom-oper
 
 * ``torch.new_entries(x)``: ``x``'s shape and dtype, nothing known of the entries (no value and,
   being no copy, no range): random fills, writes into a tensor, ``tril``;
-* ``torch.cumulative(x, axis=, prod=, dtype=)``: ``cumsum``/``cumprod``: ``x``'s shape, dtype
-  ``int64`` for an integer or bool ``x`` (torch's rule) unless ``dtype`` is given; the value is
-  the running sums (products) of a 0-d or 1-d value, each entry known while the ones before it
-  are;
+* ``torch.cumprod(x, axis=)``: ``x``'s shape, dtype ``int64`` for an integer or bool ``x``
+  (torch's rule); the value is the running products of a 0-d or 1-d value, each entry known while
+  the ones before it are (``cumsum`` is symshape's own);
 * ``torch.sort_indices(x, axis=, descending=)``: ``int64`` of ``x``'s shape (``sort``'s indices,
   ``argsort``); the value is the order of a 0-d or 1-d value whose entries are distinct constants;
 * ``torch.bitwise(a, b, op=)``: ``&``/``|``/``^`` of operands promoted to one dtype (``op`` ``not``:
@@ -33,9 +32,10 @@ from symshape.encoding.values import MAX_VALUE_LEN, value_from_entries
 from symshape.relations.base import Context
 from symshape.relations.elementwise import broadcast_shapes, join_dtype
 from symshape.relations.operands import tensor_args
+from symshape.relations.running import running_entries
 from symshape.relations.values import compare_value, entries_of, logical_value, not_value
 
-__all__ = ["NEW_ENTRIES", "CUMULATIVE", "SORT_INDICES", "BITWISE", "FMOD", "INTEGER_DTYPES", "fmod_int"]
+__all__ = ["NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "BITWISE", "FMOD", "INTEGER_DTYPES", "fmod_int"]
 
 INTEGER_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
 
@@ -74,27 +74,17 @@ def _new_entries_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
     return True
 
 
-def _running(entries: Entries, prod: bool) -> Entries:
-    out: list[Dim | None] = []
-    acc: Dim | None = None
-    for i, e in enumerate(entries):
-        acc = e if i == 0 else (None if acc is None or e is None else acc * e if prod else acc + e)
-        out.append(acc)
-    return tuple(out)
-
-
-@ss.relation("torch.cumulative")
-def _cumulative_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+@ss.relation("torch.cumprod")
+def _cumprod_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
     x = _one(ctx, args)
     if x is None:
         return False
-    dtype: Any = attrs.get("dtype") or ("int64" if x.dtype in INTEGER_DTYPES else x.dtype)
+    dtype: Any = "int64" if x.dtype in INTEGER_DTYPES else x.dtype
     if not isinstance(x.shape, tuple):
         ctx.assign(args[1], ss.TensorType(None, dtype))
         return True
     es = _entries(x)
-    prod = bool(attrs.get("prod"))
-    ctx.assign(args[1], _valued(x.shape, dtype, None if es is None else _running(es, prod)))
+    ctx.assign(args[1], _valued(x.shape, dtype, None if es is None else running_entries(es, prod=True)))
     return True
 
 
@@ -211,11 +201,7 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
 
 _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
     "torch.new_entries": (1, "x's shape and dtype; its entries unknown (no value, no range)", {}),
-    "torch.cumulative": (
-        1,
-        "cumsum (prod: cumprod) along axis; int64 for an integer x unless dtype is given",
-        {"axis": "int", "prod": "bool", "dtype": "str"},
-    ),
+    "torch.cumprod": (1, "cumprod along axis; int64 for an integer x", {"axis": "int"}),
     "torch.sort_indices": (
         1,
         "the int64 positions that sort x along axis (torch.sort's indices)",
@@ -228,6 +214,6 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         {"op": "str"},
     ),
 }
-NEW_ENTRIES, CUMULATIVE, SORT_INDICES, FMOD, BITWISE = (
+NEW_ENTRIES, CUMPROD, SORT_INDICES, FMOD, BITWISE = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import symshape as ss
+from symshape.relations.values import cast_value
 
 __all__ = ["PROMOTE", "result_dtype", "promote_types"]
 
@@ -133,8 +134,8 @@ def _promote_rel(ctx: Any, args: Sequence[ss.Type], attrs: Any) -> bool:
         dt = "float32"
     if dt is None or dt == x.dtype:
         ctx.assign(out, x)
-    else:
-        ctx.assign(out, ss.Tensor(x.shape, dt))
+    else:  # a widened integer (or a bool made an integer) keeps its value
+        ctx.assign(out, ss.TensorType(x.shape, dt, cast_value(x, dt)))
     return True
 
 
