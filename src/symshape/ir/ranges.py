@@ -17,9 +17,10 @@ exact value                the hull of its entries (``shape_of(x)`` holds ``x``'
 ``add``/``subtract``       interval arithmetic (a 0-d exact value is a point)
 ``multiply``               by a point ``c`` (a constant, a size) of known sign: scaled
                            (swapped when ``c <= 0``); two non-negative ranges: ``[lo*lo', hi*hi']``
-``cumsum``                 along an axis of length ``L``: ``[min(lo, L*lo), max(hi, L*hi)]``;
-                           exclusive: ``[min(0, (L-1)*lo), max(0, (L-1)*hi)]`` (each side by its
-                           sign where known); reverse: the same
+``cumsum``                 its own value's hull where it has one; else along an axis of
+                           length ``L``: ``[min(lo, L*lo), max(hi, L*hi)]``; exclusive:
+                           ``[min(0, (L-1)*lo), max(0, (L-1)*hi)]`` (each side by its sign where
+                           known); reverse: the same
 fills                      a point: ``zeros``/``ones``(``_like``), ``full``, ``constant_of_shape``
 ``negative``               ``[-hi, -lo]``
 ``floor_divide``/``mod``   by a positive constant ``c``: ``[lo//c, hi//c]``; ``[0, c - 1]``
@@ -33,6 +34,8 @@ moves and copies           the same (the result's own exact value where it has o
                            ``caps[1]``): ``expand_dims``, ``squeeze``, ``reshape``,
                            ``broadcast_to``, ``expand``, ``strided_slice``, ``transpose``,
                            ``flatten``, ``copy``, ``tile``, ``take`` (of a ranged tensor)
+columns                    ``take(concatenate(xs, a), j, axis=a)`` (or of ``stack``) by constant
+                           ``j``: the hull of the fields ``j`` picks (GatherND's index columns)
 joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches)
 =========================  =======================================================================
 
