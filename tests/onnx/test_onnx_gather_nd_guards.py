@@ -1,4 +1,5 @@
-"""GatherND's index bounds from value ranges, in small ONNX graphs, against onnxruntime.
+"""GatherND's and GatherElements' index bounds from value ranges, in small ONNX graphs, against
+onnxruntime.
 
 Each graph reads a data tensor with GatherND at indices of known range (built from ``Range``,
 ``Shape``, ``Where``, ``Concat`` of index columns, as the dynamo exporter writes ``x[rows, cols]``).
@@ -202,3 +203,82 @@ def test_gather_nd_shapes_unchanged() -> None:
     for c, want in ((CASES[3], (n,)), (CASES[4], (b, n)), (CASES[7], (b, n, 3))):
         res = sso.infer(_model(c), dims={"b": b, "t": t, "m": m, "n": n})
         assert res.type_of("y") == ss.Tensor(want, "float32"), (c.name, res.report())
+
+
+# ----------------------------------------------------------------------------------------------
+# GatherElements: the indices' shape (at most the data's off the axis), each index in its axis
+
+
+@dataclass(frozen=True)
+class Elements:
+    """GatherElements(data, idx, axis) with ``idx`` made by ``nodes`` from ``r = 0 .. n - 1``."""
+
+    name: str
+    data: tuple[str | int, ...]
+    axis: int
+    nodes: tuple[onnx.NodeProto, ...]
+    truth: Callable[[Mapping[str, int]], bool]
+
+
+_N3 = _node("Concat", ["n1", "three1"], ["n3"], axis=0)  # (n, 3)
+ELEMENTS = [
+    Elements(  # rows 0 .. n - 1 down each of 3 columns
+        "rows", ("t", 3), 0,
+        (_N3, _node("Unsqueeze", ["r", "axm1"], ["c"]), _node("Expand", ["c", "n3"], ["idx"])),
+        lambda s: s["n"] <= s["t"],
+    ),
+    Elements(  # -n .. -1: from the end
+        "negative rows", ("t", 3), -2,
+        (_N3, _node("Sub", ["r", "n"], ["neg"]), _node("Unsqueeze", ["neg", "axm1"], ["c"]),
+         _node("Expand", ["c", "n3"], ["idx"])),
+        lambda s: s["n"] <= s["t"],
+    ),
+    Elements(  # along axis 1 of (3, t): indices (3, n)
+        "columns", (3, "t"), 1,
+        (_node("Concat", ["three1", "n1"], ["sh"], axis=0), _node("Expand", ["r", "sh"], ["idx"])),
+        lambda s: s["n"] <= s["t"],
+    ),
+    Elements(  # zeros (n, 3) read along axis 0 of (t, m): 3 columns need m >= 3
+        "shape off the axis", ("t", "m"), 0,
+        (_N3, _node("Expand", ["zero", "n3"], ["idx"])),
+        lambda s: s["m"] >= 3,
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("c", ELEMENTS, ids=lambda c: c.name)
+def test_gather_elements_bounds(c: Elements) -> None:
+    nodes = [*_SIZES, *c.nodes, _node("GatherElements", ["data", "idx"], ["y"], axis=c.axis)]
+    g = helper.make_graph(
+        nodes, "ge",
+        [helper.make_tensor_value_info("data", _F, list(c.data)),
+         helper.make_tensor_value_info("q", _F, ["n"])],
+        [helper.make_tensor_value_info("y", _F, None)], [*_INITS, _c("one1", [1]), _c("three1", [3])],
+    )  # fmt: skip
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    names = sorted({d for d in c.data if isinstance(d, str)} | {"n"})
+    syms = {k: ss.dim(k) for k in names}
+    res = sso.infer(model, dims=syms)
+    assert not res.unsupported and not res.errors, res.report()
+    seen = set()
+    for vals in itertools.product(*(range(1, 6) for _ in names)):
+        s = dict(zip(names, vals))
+        feeds = {
+            "data": np.zeros([s[d] if isinstance(d, str) else d for d in c.data], np.float32),
+            "q": np.zeros(s["n"], np.float32),
+        }
+        ran = _runs(model, feeds)
+        assert ran == c.truth(s), (c.name, s)
+        assert res.valid_at({syms[k]: v for k, v in s.items()}) == ran, (c.name, s, res.valid_when())
+        if ran:
+            got = res.type_of("y")
+            assert isinstance(got, ss.TensorType)
+            env = {syms[k]: v for k, v in s.items()}
+            assert tuple(int(d.subs(env)) for d in got.dims) == _shape_of(model, feeds), (c.name, s)
+        seen.add(ran)
+    assert seen == {True, False}
+
+
+def _shape_of(model: onnx.ModelProto, feeds: dict[str, np.ndarray[Any, Any]]) -> tuple[int, ...]:
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return tuple(sess.run(None, feeds)[0].shape)

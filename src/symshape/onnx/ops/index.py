@@ -5,7 +5,10 @@
 * ``Gather`` is symshape's ``take`` along ``axis``:
   ``data.shape[:axis] + indices.shape + data.shape[axis+1:]``; of a valued tensor (a shape) with
   constant indices it has the entries' value.
-* ``GatherElements``: the indices' shape, the data's dtype.
+* ``GatherElements`` is :func:`symshape.ops.gather.gather_elements` in mode ``fast``: the
+  indices' shape (at most the data's off ``axis``: onnxruntime's rule), the data's dtype, and
+  indices of known range within ``-d <= i < d`` (the indices' shape and the data's dtype where
+  neither rank is known).
 * ``GatherND`` with ``k = indices.shape[-1]`` (a constant) and ``b = batch_dims``:
   ``indices.shape[:-1] + data.shape[b+k:]``, built as ``k`` calls of ``take`` in mode ``fast``, one per
   index column ``j`` (``indices[..., j]``) reading data axis ``b + j``: the first with
@@ -30,8 +33,9 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import of_inputs, same_as_input, set_dim, to_int64
+from symshape.onnx.ops.common import same_as_input, set_dim, to_int64
 from symshape.onnx.registry import Outputs, register
+from symshape.ops.gather import gather_elements
 
 __all__: list[str] = []
 
@@ -43,7 +47,16 @@ def _gather(ctx: NodeContext) -> Outputs:
     return ss.ops.take(ctx.input(0), ctx.input(1), axis=ctx.attr_int("axis", 0), mode="fast")
 
 
-register("GatherElements", since=11)(of_inputs(lambda data, indices: ss.ops.cast_like(indices, data), 2))
+@register("GatherElements", since=11)
+def _gather_elements(ctx: NodeContext) -> Outputs:
+    data, ind = ctx.input(0), ctx.input(1)
+    r = ctx.rank(0) or ctx.rank(1)
+    if r is None:  # the indices' shape, the data's dtype
+        return ss.ops.cast_like(ind, data)
+    axis = ctx.attr_int("axis", 0)
+    if not -r <= axis < r:
+        ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is out of range for rank {r}")
+    return gather_elements(data, ind, axis % r, r, mode="fast")
 
 
 @register("GatherND", since=11)

@@ -8,12 +8,9 @@
   ``S + x.shape[n:]``. Each ``take`` is ``mode="raise"``: an index whose value range is known
   must be in its axis.
 * ``torch.gather(x, d, index)``: ``index``'s shape; torch requires the same rank and
-  ``index.size(k) <= x.size(k)`` for ``k != d``. Composed as ``d`` moved last, ``x`` sliced to
-  ``index``'s sizes on the other axes (a slice clamps, so the ``take`` that follows, with those
-  axes as batch axes that must agree, states exactly the ``<=``), ``take(.., axis=r-1,
-  batch_dims=r-1, mode="nonnegative")`` given ``index``'s shape (``reshape_like``), and ``d``
-  moved back: torch refuses negative indices here, so an index's range must lie in
-  ``[0, size)``. Of tensors whose rank only inference knows (both computed in a traced module),
+  ``index.size(k) <= x.size(k)`` for ``k != d``: :func:`symshape.ops.gather.gather_elements` in
+  mode ``nonnegative`` (torch refuses negative indices here, so an index's range must lie in
+  ``[0, size)``). Of tensors whose rank only inference knows (both computed in a traced module),
   the same with ``torch.movedim`` and axes counted from the end.
 * ``torch.diff(x, n, dim, prepend, append)``: ``cat([prepend, x, append], dim)``, then ``n``
   times ``a[1:] - a[:-1]`` along ``dim``.
@@ -27,6 +24,7 @@ from typing import Any
 import torch
 
 import symshape as ss
+from symshape.ops.gather import gather_elements
 from symshape.torch.context import Ctx
 from symshape.torch.convert.axes import MOVEDIM
 from symshape.torch.registry import converts
@@ -74,21 +72,7 @@ def gather(ctx: Ctx, input: Any, dim: Any, index: Any, sparse_grad: Any = False,
     d = d + r if d < 0 else d
     if not 0 <= d < r:
         raise Unsupported(f"torch.gather: dim {d} is out of range for rank {r}")
-    if r == 1:
-        return ss.ops.take(x, ind, axis=0, mode="nonnegative")
-    perm = [k for k in range(r) if k != d] + [d]
-    moved = perm != list(range(r))
-    xt = ss.ops.transpose(x, perm) if moved else x
-    it = ctx.let(ss.ops.transpose(ind, perm) if moved else ind, "index")
-    ends = ss.ops.strided_slice(ss.ops.shape_of(it), [0], [r - 1])
-    xs = ss.ops.strided_slice(xt, [0] * (r - 1), ends, None, list(range(r - 1)))
-    # the batch axes agree (min(x.size(k), index.size(k)) == index.size(k)); the result has
-    # index's shape
-    out = ss.ops.reshape_like(ss.ops.take(xs, it, axis=r - 1, batch_dims=r - 1, mode="nonnegative"), it)
-    if not moved:
-        return out
-    inverse = [perm.index(k) for k in range(r)]
-    return ss.ops.transpose(out, inverse)
+    return gather_elements(x, ind, d, r, mode="nonnegative")
 
 
 @converts(torch.diff, "diff", aten.diff)
