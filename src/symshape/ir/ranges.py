@@ -25,7 +25,7 @@ fills                      a point: ``zeros``/``ones``(``_like``), ``full``, ``c
 ``negative``               ``[-hi, -lo]``
 ``floor_divide``/``mod``   by a positive constant ``c``: ``[lo//c, hi//c]``; ``[0, c - 1]``
 ``trunc_divide``           by a point ``c`` of known sign: ``[trunc(lo/c), trunc(hi/c)]`` (swapped
-                           when ``c < 0``)
+                           when ``c < 0``); ``divide`` of ints (which truncates) the same
 ``maximum``/``minimum``    the max/min of the bounds (one known side suffices where it bounds)
 ``clip``                   ``[max(lo, a_min), min(hi, a_max)]``
 ``nn.relu``/``abs``        ``[max(lo, 0), max(hi, 0)]``; ``[0, max(-lo, hi)]`` (tighter by sign)
@@ -78,7 +78,10 @@ torch importer's type promotion, only widens: an integer keeps its value; ``torc
 
 
 _ARITH = frozenset(
-    {"add", "subtract", "multiply", "floor_divide", "trunc_divide", "mod", "floor_mod", "maximum", "minimum"}
+    {
+        "add", "subtract", "multiply", "floor_divide", "trunc_divide", "divide", "mod", "floor_mod",
+        "maximum", "minimum",
+    }
 )
 """Binary arithmetic with a range rule (:meth:`Ranges._binary`)."""
 
@@ -330,7 +333,7 @@ class Ranges:
                     None if a[0] is None else floordiv(a[0], as_dim(k)),
                     None if a[1] is None else floordiv(a[1], as_dim(k)),
                 )
-        elif name == "trunc_divide":
+        elif name == "trunc_divide" or (name == "divide" and self._integral(c)):
             r = _trunc_divide(a, b)
         elif name in ("mod", "floor_mod"):
             k = _const(b)

@@ -19,10 +19,9 @@ constant int array       its entries (0-d or 1-d, at most ``MAX_VALUE_LEN`` entr
 ``zeros``, ``full`` ...  the fill repeated, for an integer fill
 ``add`` ...              entrywise ``+ - * // % max min``, a 0-d value broadcast against a 1-d one;
                          ``//`` and ``%`` by a divisor of unknown sign (or 0): unknown
-``divide``               on ints, division truncated toward zero (C), when the signs of both
-                         operands are known
-``trunc_divide``         division truncated toward zero (ONNX ``Div`` of ints, torch's
-                         ``rounding_mode="trunc"``), when the divisor's sign is known
+``divide``               on ints (C, ONNX ``Div``), and ``trunc_divide`` (torch's
+                         ``rounding_mode="trunc"``): division truncated toward zero, when the
+                         divisor's sign is known (a dividend of either sign)
 ``equal`` ...            entrywise comparisons as bool values 0/1: constants where bounds decide
                          them, else exact 0/1 expressions (``a == b``: ``1 - min(1, max(0, a - b,
                          b - a))``; ``a < b``: ``min(1, max(0, b - a))``)
@@ -80,7 +79,6 @@ __all__ = [
     "BINARY_VALUE_OPS",
     "floor_div_dim",
     "floor_mod_dim",
-    "trunc_div_dim",
     "trunc_divide_dim",
     "size_entries",
     "scalar_entry",
@@ -192,8 +190,8 @@ def floor_mod_dim(x: Dim, y: Dim) -> Dim | None:
 
 
 def trunc_divide_dim(x: Dim, y: Dim) -> Dim | None:
-    """``x / y`` truncated toward zero (``trunc_divide``: C, ONNX ``Div`` and torch's
-    ``rounding_mode="trunc"`` on integers) for a divisor of known sign, non-zero; else None. A
+    """``x / y`` truncated toward zero (integer ``divide`` and ``trunc_divide``: C, ONNX ``Div``
+    and torch's ``rounding_mode="trunc"`` on integers) for a divisor of known sign, non-zero; else None. A
     dividend of unknown sign is ``max(x, 0) // y - max(-x, 0) // y`` (``y >= 1``).
 
     >>> from symshape.encoding.dims import as_dim
@@ -217,24 +215,12 @@ def trunc_divide_dim(x: Dim, y: Dim) -> Dim | None:
     return floordiv(dmax(x, 0), y) - floordiv(dmax(-x, 0), y)
 
 
-def trunc_div_dim(x: Dim, y: Dim) -> Dim | None:
-    """``x / y`` truncated toward zero (integer ``divide``, as C) when both signs are known and the
-    divisor is non-zero; else None (``trunc_divide`` also knows a dividend of unknown sign).
-
-    >>> from symshape.encoding.dims import as_dim
-    >>> [str(trunc_div_dim(as_dim(a), as_dim(b))) for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2))]
-    ['3', '-3', '-3', '3']
-    """
-    xlo, xhi = bounds(x)
-    return trunc_divide_dim(x, y) if xlo >= 0 or xhi <= 0 else None
-
-
 BINARY_VALUE_OPS: dict[str, Callable[[Dim, Dim], Dim | None]] = {
     "add": lambda x, y: x + y,
     "subtract": lambda x, y: x - y,
     "multiply": lambda x, y: x * y,
     "floor_divide": floor_div_dim,
-    "divide": trunc_div_dim,
+    "divide": trunc_divide_dim,  # values are ints: C's truncation
     "trunc_divide": trunc_divide_dim,
     "mod": floor_mod_dim,
     "floor_mod": floor_mod_dim,

@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -200,20 +199,12 @@ def _legacy_align(ctx: NodeContext, b: Expr) -> Expr:
     return b
 
 
-def _int_const(c: np.ndarray[Any, Any] | None) -> bool:
-    return c is not None and c.dtype.kind in "iu"
-
-
 def _binary(ctx: NodeContext) -> Outputs:
     a, b = ctx.input(0), ctx.input(1)
     if ctx.opset < _NUMPY_SINCE.get(ctx.op_type, 7):
         b = _legacy_align(ctx, b)
     if ctx.op_type == "Pow" and ctx.opset >= 12:
         return ss.ops.power(a, ss.ops.cast_like(b, a))
-    if ctx.op_type == "Div" and _int_const(ctx.const(1)):
-        # integers (the divisor's dtype is the dividend's): truncated toward zero, with a value
-        # for a dividend of either sign (torch's `//` of sizes in a dynamo export)
-        return ss.ops.trunc_divide(a, b)
     return _ss_op(COMPARE.get(ctx.op_type) or BINARY[ctx.op_type])(a, b)
 
 
