@@ -37,7 +37,7 @@ import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import binary, cast, keys
 from symshape.torch.convert.entry_ops import BITWISE, CUMPROD, FMOD, NEW_ENTRIES, SORT_INDICES, fmod_int
-from symshape.torch.convert.promotion import PROMOTE
+from symshape.torch.convert.promotion import accumulated
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value
 from symshape.torch.values import Opaque
@@ -142,17 +142,11 @@ def cumulative(prod: bool, inplace: bool) -> Callable[..., Any]:
             out = CUMPROD(x, axis=axis)
             out = cast(ctx, out, dtype) if dtype is not None and not inplace else out
         else:
-            src = cast(ctx, x, dtype) if dtype is not None else _accumulated(x) if not inplace else x
+            src = cast(ctx, x, dtype) if dtype is not None else accumulated(x) if not inplace else x
             out = ss.ops.cumsum(src, axis)
         return ss.ops.cast_like(out, x) if inplace else out
 
     return conv
-
-
-def _accumulated(x: ss.Expr) -> ss.Expr:
-    """``x`` in the dtype torch sums it in: promoted with an ``int64`` tensor with a dimension
-    (integers and bools become ``int64``, keeping their value; floats stay)."""
-    return PROMOTE(x, ss.const(np.zeros(1, "int64")))
 
 
 for _name, _prod in (("cumsum", False), ("cumprod", True)):

@@ -18,7 +18,11 @@ wrong index guard. These operators are registered through the public custom-oper
   ``~a``, ``b`` unused), broadcast: a bool result's value as the logical operators compute it,
   an integer one's entry by entry where both are constants (``~e`` is ``-e - 1`` for any ``e``);
 * ``torch.fmod(a, b)``: the same for ``torch.fmod`` (C's remainder, of the sign of ``a``; symshape's
-  ``mod`` is Python's, of the sign of ``b``).
+  ``mod`` is Python's, of the sign of ``b``);
+* ``torch.reduced_dtype(x, rule=)``: ``x`` in the dtype torch gives a reduction's result: rule
+  ``truth`` (``all``/``any``): ``bool``, a ``uint8`` ``x`` stays ``uint8``; rule ``floating``
+  (``mean``, ``std``, ``var``, ``norm``): ``x`` itself, an error (``dtype-mismatch``) for an
+  integer or bool ``x``, which torch refuses.
 """
 
 from __future__ import annotations
@@ -29,13 +33,17 @@ from typing import Any
 import symshape as ss
 from symshape.encoding.dims import Dim, as_dim
 from symshape.encoding.values import MAX_VALUE_LEN, value_from_entries
+from symshape.errors import DTYPE_MISMATCH
 from symshape.relations.base import Context
 from symshape.relations.elementwise import broadcast_shapes, join_dtype
 from symshape.relations.operands import tensor_args
 from symshape.relations.running import running_entries
 from symshape.relations.values import compare_value, entries_of, logical_value, not_value
 
-__all__ = ["NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "BITWISE", "FMOD", "INTEGER_DTYPES", "fmod_int"]
+__all__ = [
+    "NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "BITWISE", "FMOD", "REDUCED_DTYPE", "INTEGER_DTYPES",
+    "fmod_int",
+]  # fmt: skip
 
 INTEGER_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
 
@@ -199,6 +207,23 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
     return True
 
 
+@ss.relation("torch.reduced_dtype")
+def _reduced_dtype_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    x = _one(ctx, args)
+    if x is None:
+        return False
+    rule = attrs.get("rule")
+    if rule == "floating":
+        if x.dtype in INTEGER_DTYPES:
+            ctx.fail(DTYPE_MISMATCH, f"torch's {attrs.get('what')} needs a floating tensor, got `{x}`")
+        ctx.assign(args[1], x)
+    elif x.dtype in ("bool", "uint8"):  # rule truth: a bool or uint8 x keeps its type
+        ctx.assign(args[1], x)
+    else:
+        ctx.assign(args[1], ss.TensorType(x.shape, None if x.dtype is None else "bool"))
+    return True
+
+
 _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
     "torch.new_entries": (1, "x's shape and dtype; its entries unknown (no value, no range)", {}),
     "torch.cumprod": (1, "cumprod along axis; int64 for an integer x", {"axis": "int"}),
@@ -213,7 +238,12 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         "a & b, a | b, a ^ b (op and/or/xor) of one dtype, broadcast; op not: ~a",
         {"op": "str"},
     ),
+    "torch.reduced_dtype": (
+        1,
+        "x in the dtype of torch's reduction (rule truth: bool, uint8 stays; floating: x, ints refused)",
+        {"rule": "str", "what": "str"},
+    ),
 }
-NEW_ENTRIES, CUMPROD, SORT_INDICES, FMOD, BITWISE = (
+NEW_ENTRIES, CUMPROD, SORT_INDICES, FMOD, BITWISE, REDUCED_DTYPE = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )
