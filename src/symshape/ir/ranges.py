@@ -36,7 +36,9 @@ moves and copies           the same (the result's own exact value where it has o
                            ``flatten``, ``copy``, ``tile``, ``take`` (of a ranged tensor)
 columns                    ``take(concatenate(xs, a), j, axis=a)`` (or of ``stack``) by constant
                            ``j``: the hull of the fields ``j`` picks (GatherND's index columns)
-joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches)
+joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches; a
+                           branch that its integer condition compares with a point ``k``,
+                           ``where(r < k, r, ...)``, bounded by its side of ``k`` first)
 =========================  =======================================================================
 
 Index bounds from these ranges: :mod:`symshape.ir.index_bounds`.
@@ -84,6 +86,18 @@ _ARITH = frozenset(
     }
 )
 """Binary arithmetic with a range rule (:meth:`Ranges._binary`)."""
+
+_SIDES: dict[str, tuple[tuple[str, int], tuple[str, int]]] = {
+    "less": (("hi", -1), ("lo", 0)),
+    "less_equal": (("hi", 0), ("lo", 1)),
+    "greater": (("lo", 1), ("hi", 0)),
+    "greater_equal": (("lo", 0), ("hi", -1)),
+}
+"""``x op k`` of integers: the side of ``x`` it bounds and ``k``'s offset there, where true and
+where false."""
+_SWAPPED = {
+    "less": "greater", "less_equal": "greater_equal", "greater": "less", "greater_equal": "less_equal",
+}  # fmt: skip
 
 _FILLS: dict[str, int | None] = {
     "zeros": 0, "zeros_like": 0, "ones": 1, "ones_like": 1, "constant_of_shape": None, "full": None,
@@ -221,8 +235,36 @@ class Ranges:
             fields = args[0].fields if isinstance(args[0], Tuple) else args
             return self._hull([self.of(x) for x in fields])
         if name == "where" and len(args) == 3:
-            return self._hull([self.of(args[1]), self.of(args[2])])
+            return self._hull([self._branch(args[0], args[i], i == 1) for i in (1, 2)])
         return None
+
+    def _branch(self, cond: Expr, x: Expr, then: bool) -> RangeFact | None:
+        """``x``'s range where ``cond`` is ``then``: a condition comparing ``x`` itself with a point
+        (``where(r < 4, r, ...)``: ``r <= 3`` there; T5's relative position buckets) bounds it."""
+        f = self.of(x)
+        c = self._producer(cond)
+        if not (isinstance(c, Call) and isinstance(c.callee, Op) and len(c.args) == 2):
+            return f
+        name, (a, b) = c.callee.name, c.args
+        if self._origin(b) is self._origin(x) and name in _SWAPPED:
+            name, (a, b) = _SWAPPED[name], (b, a)
+        k = self.of(b) if name in _SIDES and self._origin(a) is self._origin(x) else None
+        if k is None or k.range[0] is None or k.range[0] != k.range[1] or not self._integral(c.args[0]):
+            return f
+        side, offset = _SIDES[name][0 if then else 1]
+        bound = k.range[0] + offset
+        r = meet_ranges(None if f is None else f.range, (bound, None) if side == "lo" else (None, bound))
+        assert r is not None
+        return RangeFact(r, x if f is None else f.source, f"`{x}` where {c.callee.name} is {then}")
+
+    def _origin(self, e: Expr) -> Expr:
+        """``e`` with let-bound variables and ``torch.promote`` (an integer kept) followed."""
+        for _ in range(10_000):
+            e = self._producer(e)
+            if not (isinstance(e, Call) and isinstance(e.callee, Op) and e.callee.name == "torch.promote"):
+                break
+            e = e.args[0]
+        return e
 
     def _producer(self, e: Expr) -> Expr:
         """``e`` with let-bound variables followed to the expression bound."""
@@ -343,7 +385,7 @@ class Ranges:
             return None
         return RangeFact(r, src.source, src.how)
 
-    def _integral(self, c: Call) -> bool:
+    def _integral(self, c: Expr) -> bool:
         t = self._type(c)
         return isinstance(t, TensorType) and t.dtype in RANGE_DTYPES
 

@@ -11,8 +11,8 @@
 * ``Pow`` (opset 12+) lets the exponent have another type: the result has the base's.
 * ``PRelu`` broadcasts its slope to ``X`` only one way: the result is ``X``'s type.
 * Variadic ``Max``, ``Min``, ``Sum``, ``Mean`` broadcast all inputs (opset 8+).
-* ``Where``; a branch that is the very value its condition compares with an integer constant
-  (``where(r < 4, r, ...)``) is clamped to the condition's side, which keeps its value range exact.
+* ``Where`` is ``where`` (a branch that its condition compares with an integer constant,
+  ``where(r < 4, r, ...)``, has its side's range: the core's rule for ``where``).
 * ``Cast`` (``to``; a type name string in opset 1; to an element type symshape does not
   have, ``float8e4m3fn``, ``int4``, ...: the input's shape with an unknown dtype), ``CastLike``.
 """
@@ -20,8 +20,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import numpy as np
 
 import symshape as ss
 from symshape import Expr
@@ -231,58 +229,11 @@ def _variadic(ctx: NodeContext) -> Outputs:
     return chain(_VARIADIC[ctx.op_type], xs)
 
 
-#: ``x OP c`` for an integer constant ``c``: the bound it puts on ``x`` when true, when false
-#: (``minimum`` with an upper bound, ``maximum`` with a lower one) as (operator, offset from ``c``)
-_BOUNDS: dict[str, tuple[tuple[str, int], tuple[str, int]]] = {
-    "less": (("minimum", -1), ("maximum", 0)),
-    "less_equal": (("minimum", 0), ("maximum", 1)),
-    "greater": (("maximum", 1), ("minimum", 0)),
-    "greater_equal": (("maximum", 0), ("minimum", -1)),
-}
-_SWAPPED = dict(zip(_BOUNDS, ("greater", "greater_equal", "less", "less_equal")))  # (a OP b) is (b OP' a)
-
-
-def _int_scalar(e: Expr) -> tuple[int, str] | None:
-    """The value and dtype of a one-element integer constant (a constant or an annotated variable)."""
-    t = e.data if isinstance(e, ss.Constant) else None
-    if t is not None:
-        return (int(t.reshape(-1)[0]), str(t.dtype)) if t.size == 1 and t.dtype.kind in "iu" else None
-    ann = e.type_annotation if isinstance(e, ss.Var) else None
-    dtype = ann.dtype if isinstance(ann, ss.TensorType) else None
-    if isinstance(dtype, str) and dtype.startswith(("int", "uint")):
-        assert isinstance(ann, ss.TensorType)
-        v = ann.value
-        v = v[0] if isinstance(v, tuple) and len(v) == 1 else v
-        if isinstance(v, ss.Dim) and v.is_constant:
-            return int(v), dtype
-    return None
-
-
-def _bounded(cond: Expr, x: Expr, then: bool) -> Expr:
-    """``x`` where ``cond`` is ``then``: when ``cond`` compares ``x`` itself with an integer
-    constant, ``x`` clamped to the side the comparison puts it on (the same entries there, and a
-    value range the branch really has: T5's relative position buckets are
-    ``where(r < 4, r, min(f(r), 7))``, an index into 8 rows whatever the range of ``r``)."""
-    if not isinstance(cond, ss.Call) or not isinstance(cond.callee, ss.Op) or len(cond.args) != 2:
-        return x
-    name, (a, b) = cond.callee.name, cond.args
-    if b is x and name in _SWAPPED:
-        name, (a, b) = _SWAPPED[name], (b, a)
-    c = _int_scalar(b) if a is x and name in _BOUNDS else None
-    if c is None:
-        return x
-    op, offset = _BOUNDS[name][0 if then else 1]
-    info = np.iinfo(c[1])
-    if not info.min <= c[0] + offset <= info.max:  # (x < 0 for an unsigned x: never true)
-        return x
-    fn: Callable[[Expr, Expr], Expr] = getattr(ss.ops, op)
-    return fn(x, ss.const(np.array(c[0] + offset, dtype=c[1])))
-
-
 @register("Where", since=9)
 def _where(ctx: NodeContext) -> Outputs:
-    cond = ctx.input(0)
-    return ss.ops.where(cond, _bounded(cond, ctx.input(1), True), _bounded(cond, ctx.input(2), False))
+    # a branch its condition compares with a point (`Where(r < 4, r, ...)`) is bounded there by the
+    # core's range rule for where (ir/ranges.py)
+    return ss.ops.where(ctx.input(0), ctx.input(1), ctx.input(2))
 
 
 _CAST1 = {
