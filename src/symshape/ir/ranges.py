@@ -29,7 +29,7 @@ fills                      a point: ``zeros``/``ones``(``_like``), ``full``, ``c
 ``maximum``/``minimum``    the max/min of the bounds (one known side suffices where it bounds)
 ``clip``                   ``[max(lo, a_min), min(hi, a_max)]``
 ``nn.relu``/``abs``        ``[max(lo, 0), max(hi, 0)]``; ``[0, max(-lo, hi)]`` (tighter by sign)
-``cast``                   the same; a bool's ``[0, 1]``
+``cast``, ``cast_like``     the same; a bool's ``[0, 1]``
 moves and copies           the same (the result's own exact value where it has one, as
                            ``caps[1]``): ``expand_dims``, ``squeeze``, ``reshape``,
                            ``broadcast_to``, ``expand``, ``strided_slice``, ``transpose``,
@@ -206,7 +206,7 @@ class Ranges:
         args = c.args
         if name == "arange":
             return self._arange(c)
-        if name == "cast" and args:
+        if name in ("cast", "cast_like") and args:
             return self._cast(c)
         if name == "cumsum" and args:
             return self._cumsum(c)
@@ -409,7 +409,7 @@ class Ranges:
 
     def _cast(self, c: Call) -> RangeFact | None:
         """The result's own value where known; a bool's entries are 0 or 1; others keep their
-        range (not ``cast_like``: converters use it for a type, GatherElements' indices' shape)."""
+        range (``cast`` and ``cast_like``: torch's ``type_as``, RoBERTa's position ids)."""
         t = self._type(c)
         r = value_range(t.value) if isinstance(t, TensorType) else None
         if r is not None:
