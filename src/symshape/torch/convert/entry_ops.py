@@ -73,27 +73,41 @@ def _one(ctx: Context, args: Sequence[ss.Type]) -> ss.TensorType | None:
     return None if got is None else got[0]
 
 
-@ss.relation("torch.new_entries")
-def _new_entries_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    x = _one(ctx, args)
-    if x is None:
-        return False
-    ctx.assign(args[1], ss.TensorType(x.shape, x.dtype))
-    return True
+OneRule = Callable[[Context, ss.TensorType, Any], ss.Type]
+"""The result's type from the one tensor argument's (known) type and the attributes."""
 
 
-@ss.relation("torch.cumprod")
-def _cumprod_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    x = _one(ctx, args)
-    if x is None:
-        return False
+def _of_one(name: str) -> Callable[[OneRule], OneRule]:
+    """Register ``rule`` as the relation ``name`` of one tensor: deferred until the tensor's type
+    is known, then the result is ``rule``'s type."""
+
+    def register(rule: OneRule) -> OneRule:
+        def rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+            x = _one(ctx, args)
+            if x is None:
+                return False
+            ctx.assign(args[1], rule(ctx, x, attrs))
+            return True
+
+        rel.__doc__ = rule.__doc__
+        ss.relation(name)(rel)
+        return rule
+
+    return register
+
+
+@_of_one("torch.new_entries")
+def _new_entries(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    return ss.TensorType(x.shape, x.dtype)
+
+
+@_of_one("torch.cumprod")
+def _cumprod(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
     dtype: Any = "int64" if x.dtype in INTEGER_DTYPES else x.dtype
     if not isinstance(x.shape, tuple):
-        ctx.assign(args[1], ss.TensorType(None, dtype))
-        return True
+        return ss.TensorType(None, dtype)
     es = _entries(x)
-    ctx.assign(args[1], _valued(x.shape, dtype, None if es is None else running_entries(es, prod=True)))
-    return True
+    return _valued(x.shape, dtype, None if es is None else running_entries(es, prod=True))
 
 
 def _order(entries: Entries, descending: bool) -> Entries | None:
@@ -105,18 +119,12 @@ def _order(entries: Entries, descending: bool) -> Entries | None:
     return tuple(as_dim(i) for i in keyed)
 
 
-@ss.relation("torch.sort_indices")
-def _sort_indices_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    x = _one(ctx, args)
-    if x is None:
-        return False
+@_of_one("torch.sort_indices")
+def _sort_indices(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
     if not isinstance(x.shape, tuple):
-        ctx.assign(args[1], ss.TensorType(None, "int64"))
-        return True
+        return ss.TensorType(None, "int64")
     es = _entries(x)
-    order = None if es is None else _order(es, bool(attrs.get("descending")))
-    ctx.assign(args[1], _valued(x.shape, "int64", order))
-    return True
+    return _valued(x.shape, "int64", None if es is None else _order(es, bool(attrs.get("descending"))))
 
 
 def fmod_int(a: int, b: int) -> int | None:
@@ -207,21 +215,14 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
     return True
 
 
-@ss.relation("torch.reduced_dtype")
-def _reduced_dtype_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    x = _one(ctx, args)
-    if x is None:
-        return False
-    rule = attrs.get("rule")
-    if rule == "floating":
+@_of_one("torch.reduced_dtype")
+def _reduced_dtype(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    if attrs.get("rule") == "floating":
         if x.dtype in INTEGER_DTYPES:
             ctx.fail(DTYPE_MISMATCH, f"torch's {attrs.get('what')} needs a floating tensor, got `{x}`")
-        ctx.assign(args[1], x)
-    elif x.dtype in ("bool", "uint8"):  # rule truth: a bool or uint8 x keeps its type
-        ctx.assign(args[1], x)
-    else:
-        ctx.assign(args[1], ss.TensorType(x.shape, None if x.dtype is None else "bool"))
-    return True
+        return x
+    # rule truth: bool; a uint8 x stays uint8
+    return x if x.dtype in ("bool", "uint8") else ss.TensorType(x.shape, None if x.dtype is None else "bool")
 
 
 _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
