@@ -1,7 +1,9 @@
 """Gathers that transformers' models trace into: indexing by several integer tensors,
 ``torch.gather`` and ``torch.diff``; each composed exactly of existing operators.
 
-* ``x[i, j]`` (``aten.index.Tensor(x, [i, j])``, the tensors on the leading axes): the indices
+* ``x[i, j]`` (``aten.index.Tensor(x, [i, j])``, the tensors on the leading axes; after ``k``
+  full slices, ``x[:, :, i, j]``, the same of ``x`` with those axes moved first, the gathered
+  axis moved back to ``k``: bicubic upsampling in core ATen): the indices
   broadcast to one shape ``S`` (``broadcast_to`` their sum's shape) and flattened to ``N``
   entries (no rank needed), then ``take(x, i, axis=0)`` (``(N,) + x.shape[1:]``) and for each
   further index ``take(y, j, axis=1, batch_dims=1)`` (``(N,) + x.shape[k+1:]``), reshaped to
@@ -35,26 +37,43 @@ __all__ = ["index_by_tensors", "gather", "diff"]
 aten = torch.ops.aten
 
 
+def _full(it: Any) -> bool:
+    return isinstance(it, slice) and it == slice(None)
+
+
 def index_by_tensors(ctx: Ctx, x: ss.Expr, items: Sequence[Any]) -> ss.Expr:
-    """``x[i, j, ...]`` with integer tensors on the leading axes (full slices after them)."""
-    n = 0
+    """``x[..., i, j, ...]`` with adjacent integer tensors after ``k`` full slices (full slices
+    after them too; ``k > 0`` needs ``x``'s rank): ``x.shape[:k] + S + x.shape[k+m:]``."""
+    k = 0
+    while k < len(items) and _full(items[k]):
+        k += 1
+    n = k
     while n < len(items) and isinstance(items[n], ss.Expr):
         n += 1
-    rest = items[n:]
-    if any(not (isinstance(it, slice) and it == slice(None)) for it in rest):
-        raise Unsupported("advanced indexing is supported with the index tensors on the leading axes only")
-    idx = [ss.ops.cast(it, "int64") for it in items[:n]]
+    r = ctx.rank(x) if k else None
+    if n == k or any(not _full(it) for it in items[n:]) or (k and r is None):
+        raise Unsupported(
+            "advanced indexing is supported with adjacent index tensors after full slices only"
+            + (" (and of a tensor of known rank after slices)" if k and r is None else "")
+        )
+    if r is not None:  # the indexed axes first
+        x = ss.ops.transpose(x, (*range(k, n), *range(k), *range(n, r)))
+    idx = [ss.ops.cast(it, "int64") for it in items[k:n]]
     total: ss.Expr = idx[0]
     for it in idx[1:]:
         total = ss.ops.add(total, it)
     shape = ctx.let(ss.ops.shape_of(total), "index_shape")
     flat = [ss.ops.reshape(ss.ops.broadcast_to(it, shape), (-1,)) for it in idx]
-    y: ss.Expr = ss.ops.take(x, flat[0], axis=0, mode="raise")  # (N,) + x.shape[1:]
+    y: ss.Expr = ss.ops.take(x, flat[0], axis=0, mode="raise")  # (N,) + the other axes
     for it in flat[1:]:
         y = ss.ops.take(y, it, axis=1, batch_dims=1, mode="raise")
+    if r is not None:  # (N,) back after the k sliced axes
+        y = ss.ops.transpose(y, (*range(1, k + 1), 0, *range(k + 1, r - (n - k) + 1)))
     y = ctx.let(y, "gathered")
-    rows = ss.ops.strided_slice(ss.ops.shape_of(y), [1], [None])  # x.shape[n:]
-    return ss.ops.reshape(y, ss.ops.concatenate([shape, rows], axis=0))
+    dims = ss.ops.shape_of(y)
+    before = ss.ops.strided_slice(dims, [0], [k])  # x.shape[:k]
+    after = ss.ops.strided_slice(dims, [k + 1], [None])  # x.shape[n:]
+    return ss.ops.reshape(y, ss.ops.concatenate([before, shape, after], axis=0))
 
 
 @converts(torch.gather, "gather", aten.gather)
