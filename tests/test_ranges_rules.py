@@ -170,18 +170,42 @@ def test_unknown_sign_factor_gives_no_range() -> None:
     assert res.range_of(out) is None
 
 
-def test_cumsum_keeps_the_type_and_drops_the_value() -> None:
-    """``cumsum`` is typed as its input; a valued input's entries are not carried as they are."""
+def test_cumsum_of_a_value_is_its_running_sums() -> None:
+    """``cumsum`` is typed as its input; a valued input's value is summed (split offsets from
+    sizes), and the range is that value's hull (tighter than the running sums' rule)."""
     x = ss.var("x", ss.Tensor((2, t), "float32"))
     s = ss.ops.shape_of(x)
     out = ss.ops.cumsum(s, 0)
     res = ss.infer(ss.Function([x], out))
     ty = res.type_of(out)
-    assert isinstance(ty, ss.TensorType) and str(ty) == "Tensor[(2,), int64]"
-    assert res.range_of(out) == (ss.parse_dim("min(2, t)", {"t": t}), 2 * ss.parse_dim("max(2, t)", {"t": t}))
+    assert isinstance(ty, ss.TensorType) and str(ty) == "Tensor[(2,), int64] = (2, t + 2)"
+    assert res.range_of(out) == (ss.parse_dim("2"), t + 2)
 
 
 def test_cumsum_bad_attribute() -> None:
     with pytest.raises(ss.SymshapeError) as e:
         ss.ops.cumsum(ss.var("x"), 1, exclusive=2)  # type: ignore[arg-type]
     assert e.value.code == "bad-attribute"
+
+
+@pytest.mark.parametrize("join", ["concatenate", "stack"])
+def test_take_of_a_column_has_that_columns_range(join: str) -> None:
+    """``take(join([c0, c1], -1), j, axis=-1)`` by a constant ``j`` has column ``j``'s range, not
+    the hull of both (GatherND's index columns: rows ``0..n-1`` and columns ``5..t+4``)."""
+    z = ss.var("z", ss.Tensor((n, t), "float32"))
+    rows = ss.ops.arange(ss.ops.take(ss.ops.shape_of(z), i64(0), axis=0))
+    cols = ss.ops.add(ss.ops.arange(_size(z)), i64(5))
+    r2, c2 = ss.ops.broadcast_to(ss.ops.expand_dims(rows, 1), (n, t)), ss.ops.broadcast_to(cols, (n, t))
+    if join == "stack":
+        grid = ss.ops.stack([r2, c2], axis=-1)
+    else:
+        grid = ss.ops.concatenate([ss.ops.expand_dims(r2, -1), ss.ops.expand_dims(c2, -1)], axis=2)
+    first, second, both = (ss.ops.take(grid, i64(j), axis=-1) for j in (0, -1, [1, 0]))
+    res = ss.infer(ss.Function([z], ss.Tuple([first, second, both])))
+    assert res.ok, res.report()
+    assert res.range_of(first) == (ss.parse_dim("0"), n - 1)
+    assert res.range_of(second) == (ss.parse_dim("5"), t + 4)
+    lo, hi = res.range_of(both) or (None, None)
+    assert lo is not None and hi is not None
+    for nv, tv in ((1, 1), (3, 9), (20, 2)):
+        assert int(lo.subs({n: nv, t: tv})) == 0 and int(hi.subs({n: nv, t: tv})) == max(nv - 1, tv + 4)

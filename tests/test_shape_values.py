@@ -340,7 +340,11 @@ MAKE = [
     ("negative drops", lambda: ss.ops.negative(SH), "Tensor[(3,), int64]"),
     ("divide", lambda: ss.ops.divide(SH, SH), "Tensor[(3,), int64] = (1, 1, 1)"),
     ("divide truncates", lambda: ss.ops.divide(i64(-7), i64(2)), "Tensor[(), int64] = -3"),
-    ("divide unknown sign", lambda: ss.ops.divide(ss.ops.int_tensor(n - 2), i64(2)), "Tensor[(), int64]"),
+    (
+        "divide unknown sign",
+        lambda: ss.ops.divide(ss.ops.int_tensor(n - 2), i64(2)),
+        "Tensor[(), int64] = max(0, n - 2)//2",  # n >= 1: -1 // 2 truncates to 0
+    ),
     ("arange", lambda: ss.ops.arange(3), "Tensor[(3,), int64] = (0, 1, 2)"),
 ]
 

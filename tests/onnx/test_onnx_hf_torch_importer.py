@@ -2,7 +2,11 @@
 eager torch: ``valid_at`` is True exactly where the model runs, and the output's type with the
 sizes substituted is the shape torch computes. Found with them: wav2vec2's positional convolution
 (``aten._weight_norm``) and DeBERTa-v2's ``.repeat(batch, 1, 1)`` (a run-time size) were
-``unsupported-op``; both are checked here, also as small modules.
+``unsupported-op``; both are checked here, also as small modules. Found later (each with its own
+test in tests/torch): T5's relative position buckets ``where(r < k, r, ...)`` were rejected past
+``seq = 4`` (test_torch_where_range), RoBERTa's ``type_as`` dropped the position ids' range and
+``valid_at`` said True at ``seq = 21`` (test_torch_type_as_range), GPT-2 and Llama with a KV
+cache concatenated to ``torch.tensor([])`` were ``rank-mismatch`` errors (test_torch_cat_empty).
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from hf_models import HFSpec, build, spec_named  # noqa: E402
 import symshape.torch as sst  # noqa: E402
 
 #: (model, status)
-CASES = {"wav2vec2": "guarded", "deberta": "guarded", "vit_interp": "guarded"}
+CASES = {
+    "wav2vec2": "guarded", "deberta": "guarded", "vit_interp": "guarded", "t5": "ok", "roberta": "guarded",
+    "gpt2_kv": "guarded", "llama_kv": "guarded",
+}  # fmt: skip
 
 
 def _named(spec: HFSpec) -> Any:

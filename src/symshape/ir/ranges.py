@@ -17,30 +17,31 @@ exact value                the hull of its entries (``shape_of(x)`` holds ``x``'
 ``add``/``subtract``       interval arithmetic (a 0-d exact value is a point)
 ``multiply``               by a point ``c`` (a constant, a size) of known sign: scaled
                            (swapped when ``c <= 0``); two non-negative ranges: ``[lo*lo', hi*hi']``
-``cumsum``                 along an axis of length ``L``: ``[min(lo, L*lo), max(hi, L*hi)]``;
-                           exclusive: ``[min(0, (L-1)*lo), max(0, (L-1)*hi)]`` (each side by its
-                           sign where known); reverse: the same
+``cumsum``                 its own value's hull where it has one; else along an axis of
+                           length ``L``: ``[min(lo, L*lo), max(hi, L*hi)]``; exclusive:
+                           ``[min(0, (L-1)*lo), max(0, (L-1)*hi)]`` (each side by its sign where
+                           known); reverse: the same
 fills                      a point: ``zeros``/``ones``(``_like``), ``full``, ``constant_of_shape``
 ``negative``               ``[-hi, -lo]``
 ``floor_divide``/``mod``   by a positive constant ``c``: ``[lo//c, hi//c]``; ``[0, c - 1]``
+``trunc_divide``           by a point ``c`` of known sign: ``[trunc(lo/c), trunc(hi/c)]`` (swapped
+                           when ``c < 0``); ``divide`` of ints (which truncates) the same
 ``maximum``/``minimum``    the max/min of the bounds (one known side suffices where it bounds)
 ``clip``                   ``[max(lo, a_min), min(hi, a_max)]``
 ``nn.relu``/``abs``        ``[max(lo, 0), max(hi, 0)]``; ``[0, max(-lo, hi)]`` (tighter by sign)
-``cast``                   the same; a bool's ``[0, 1]``
+``cast``, ``cast_like``     the same; a bool's ``[0, 1]``
 moves and copies           the same (the result's own exact value where it has one, as
                            ``caps[1]``): ``expand_dims``, ``squeeze``, ``reshape``,
                            ``broadcast_to``, ``expand``, ``strided_slice``, ``transpose``,
                            ``flatten``, ``copy``, ``tile``, ``take`` (of a ranged tensor)
-joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches)
+columns                    ``take(concatenate(xs, a), j, axis=a)`` (or of ``stack``) by constant
+                           ``j``: the hull of the fields ``j`` picks (GatherND's index columns)
+joins                      the hull: ``concatenate``, ``stack``, ``where`` (of its branches; a
+                           branch that its integer condition compares with a point ``k``,
+                           ``where(r < k, r, ...)``, bounded by its side of ``k`` first)
 =========================  =======================================================================
 
-**Index bounds.** ``take(x, indices, axis, mode=...)`` in mode ``raise``, ``fast`` (numpy's
-and torch's indexing: an index out of range is an error) with indices of known range reads
-``x``'s axis of size ``d`` only at ``-d <= i < d``: the guard ``hi < d`` and ``lo >= -d`` (each
-where that side is known), unless the indices are empty; in mode ``nonnegative`` (torch's
-``embedding``) at ``0 <= i < d``, the guard ``lo >= 0``. ``clip`` and ``wrap`` never fail.
-Each such guard is classified by the solver's session like any condition (proved, a guard,
-refuted, or unknown) and carries notes: the table and where the indices' range was born.
+Index bounds from these ranges: :mod:`symshape.ir.index_bounds`.
 """
 
 from __future__ import annotations
@@ -50,26 +51,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, ge, lt
 from symshape.encoding.dims import Dim, as_dim, bounds, dmax, dmin, floordiv
 from symshape.encoding.types import TensorType
 from symshape.encoding.values import RANGE_DTYPES, Range, hull_ranges, meet_ranges, range_str, value_range
+from symshape.ir.index_bounds import INDEX_MODES, IndexCheck, index_checks
 from symshape.ir.module import program_roots
 from symshape.ir.nodes import Call, Constant, Expr, Tuple, Var
 from symshape.ir.op import Op
-from symshape.ir.validity import cond_text
 from symshape.ir.visit import bound_values
-from symshape.relations.common import product
-from symshape.solver.diagnostics import Note, Origin
+from symshape.relations.values import trunc_divide_dim
 from symshape.source import Span
 
 if TYPE_CHECKING:
     from symshape.ir.result import InferenceResult
 
 __all__ = ["RangeFact", "Ranges", "IndexCheck", "index_checks", "INDEX_MODES"]
-
-INDEX_MODES: frozenset[str] = frozenset({"raise", "fast", "nonnegative"})
-"""The ``take`` modes in which an index out of range is an error."""
 
 _SAME = frozenset(
     {
@@ -82,6 +78,26 @@ _SAME = frozenset(
 torch importer's type promotion, only widens: an integer keeps its value; ``torch.movedim`` and
 ``torch.swapaxes`` are its transposes of a tensor of any rank)."""
 
+
+_ARITH = frozenset(
+    {
+        "add", "subtract", "multiply", "floor_divide", "trunc_divide", "divide", "mod", "floor_mod",
+        "maximum", "minimum",
+    }
+)
+"""Binary arithmetic with a range rule (:meth:`Ranges._binary`)."""
+
+_SIDES: dict[str, tuple[tuple[str, int], tuple[str, int]]] = {
+    "less": (("hi", -1), ("lo", 0)),
+    "less_equal": (("hi", 0), ("lo", 1)),
+    "greater": (("lo", 1), ("hi", 0)),
+    "greater_equal": (("lo", 0), ("hi", -1)),
+}
+"""``x op k`` of integers: the side of ``x`` it bounds and ``k``'s offset there, where true and
+where false."""
+_SWAPPED = {
+    "less": "greater", "less_equal": "greater_equal", "greater": "less", "greater_equal": "less_equal",
+}  # fmt: skip
 
 _FILLS: dict[str, int | None] = {
     "zeros": 0, "zeros_like": 0, "ones": 1, "ones_like": 1, "constant_of_shape": None, "full": None,
@@ -190,7 +206,7 @@ class Ranges:
         args = c.args
         if name == "arange":
             return self._arange(c)
-        if name == "cast" and args:
+        if name in ("cast", "cast_like") and args:
             return self._cast(c)
         if name == "cumsum" and args:
             return self._cumsum(c)
@@ -199,8 +215,11 @@ class Ranges:
         if name in _SAME and args:
             t = self._type(c)  # a part of a tensor of known entries (`caps[1]`): its own value
             r = value_range(t.value) if isinstance(t, TensorType) else None
-            return self.of(args[0]) if r is None else RangeFact(r, c, f"the value `{t}`")
-        if name in ("add", "subtract", "multiply", "floor_divide", "mod", "floor_mod", "maximum", "minimum"):
+            if r is not None:
+                return RangeFact(r, c, f"the value `{t}`")
+            f = self._take_field(c) if name == "take" and len(args) == 2 else None
+            return self.of(args[0]) if f is None else f
+        if name in _ARITH:
             return self._binary(c, name)
         if name == "negative" and args:
             f = self.of(args[0])
@@ -216,8 +235,77 @@ class Ranges:
             fields = args[0].fields if isinstance(args[0], Tuple) else args
             return self._hull([self.of(x) for x in fields])
         if name == "where" and len(args) == 3:
-            return self._hull([self.of(args[1]), self.of(args[2])])
+            return self._hull([self._branch(args[0], args[i], i == 1) for i in (1, 2)])
         return None
+
+    def _branch(self, cond: Expr, x: Expr, then: bool) -> RangeFact | None:
+        """``x``'s range where ``cond`` is ``then``: a condition comparing ``x`` itself with a point
+        (``where(r < 4, r, ...)``: ``r <= 3`` there; T5's relative position buckets) bounds it."""
+        f = self.of(x)
+        c = self._producer(cond)
+        if not (isinstance(c, Call) and isinstance(c.callee, Op) and len(c.args) == 2):
+            return f
+        name, (a, b) = c.callee.name, c.args
+        if self._origin(b) is self._origin(x) and name in _SWAPPED:
+            name, (a, b) = _SWAPPED[name], (b, a)
+        k = self.of(b) if name in _SIDES and self._origin(a) is self._origin(x) else None
+        if k is None or k.range[0] is None or k.range[0] != k.range[1] or not self._integral(c.args[0]):
+            return f
+        side, offset = _SIDES[name][0 if then else 1]
+        bound = k.range[0] + offset
+        r = meet_ranges(None if f is None else f.range, (bound, None) if side == "lo" else (None, bound))
+        assert r is not None
+        return RangeFact(r, x if f is None else f.source, f"`{x}` where {c.callee.name} is {then}")
+
+    def _origin(self, e: Expr) -> Expr:
+        """``e`` with let-bound variables and ``torch.promote`` (an integer kept) followed."""
+        for _ in range(10_000):
+            e = self._producer(e)
+            if not (isinstance(e, Call) and isinstance(e.callee, Op) and e.callee.name == "torch.promote"):
+                break
+            e = e.args[0]
+        return e
+
+    def _producer(self, e: Expr) -> Expr:
+        """``e`` with let-bound variables followed to the expression bound."""
+        for _ in range(10_000):
+            nxt = self.lets.get(id(e)) if isinstance(e, Var) else None
+            if nxt is None:
+                break
+            e = nxt
+        return e
+
+    def _take_field(self, c: Call) -> RangeFact | None:
+        """``take(concatenate(xs, a), j, axis=a)`` (or of ``stack(xs, a)``) by constant indices
+        reads only the fields holding entries ``j`` along ``a`` (each field's extent there a
+        constant): the hull of their ranges (GatherND's index columns, one per data axis)."""
+        x, t = self._producer(c.args[0]), self._type(c.args[0])
+        i, axis = self._type(c.args[1]), c.attrs.get("axis")
+        if not (isinstance(x, Call) and isinstance(x.callee, Op) and x.args and isinstance(x.args[0], Tuple)):
+            return None
+        if x.callee.name not in ("concatenate", "stack") or not isinstance(t, TensorType):
+            return None
+        rank = t.ndim
+        at = x.attrs.get("axis")
+        if rank is None or not isinstance(axis, int) or not isinstance(at, int) or i is None:
+            return None
+        if (axis - at) % rank or not isinstance(i, TensorType) or i.value is None:
+            return None
+        js = [i.value] if isinstance(i.value, Dim) else list(i.value)
+        fields, starts = x.args[0].fields, [0]
+        for fd in fields:  # each field's extent along the axis: 1 (stacked) or a constant
+            ext = 1 if x.callee.name == "stack" else _extent(self._type(fd), axis % rank, rank)
+            if ext is None:
+                return None
+            starts.append(starts[-1] + ext)
+        picked: list[RangeFact | None] = []
+        for j in js:
+            k = None if j is None else j.constant_value
+            if k is None or not -starts[-1] <= k < starts[-1]:
+                return None
+            k %= starts[-1]
+            picked.append(self.of(fields[next(n for n in range(len(fields)) if k < starts[n + 1])]))
+        return self._hull(picked)
 
     def _hull(self, fs: Sequence[RangeFact | None]) -> RangeFact | None:
         if not fs or any(f is None for f in fs):
@@ -287,6 +375,8 @@ class Ranges:
                     None if a[0] is None else floordiv(a[0], as_dim(k)),
                     None if a[1] is None else floordiv(a[1], as_dim(k)),
                 )
+        elif name == "trunc_divide" or (name == "divide" and self._integral(c)):
+            r = _trunc_divide(a, b)
         elif name in ("mod", "floor_mod"):
             k = _const(b)
             if k is not None and k > 0:  # a float's remainder lies in [0, k)
@@ -295,7 +385,7 @@ class Ranges:
             return None
         return RangeFact(r, src.source, src.how)
 
-    def _integral(self, c: Call) -> bool:
+    def _integral(self, c: Expr) -> bool:
         t = self._type(c)
         return isinstance(t, TensorType) and t.dtype in RANGE_DTYPES
 
@@ -319,7 +409,7 @@ class Ranges:
 
     def _cast(self, c: Call) -> RangeFact | None:
         """The result's own value where known; a bool's entries are 0 or 1; others keep their
-        range (not ``cast_like``: converters use it for a type, GatherElements' indices' shape)."""
+        range (``cast`` and ``cast_like``: torch's ``type_as``, RoBERTa's position ids)."""
         t = self._type(c)
         r = value_range(t.value) if isinstance(t, TensorType) else None
         if r is not None:
@@ -334,7 +424,12 @@ class Ranges:
         """Running sums of ``k`` entries in ``[lo, hi]`` along an axis of length ``L``: ``k`` is
         ``1..L`` (``0..L-1`` when exclusive), so ``[min(lo, L*lo), max(hi, L*hi)]``
         (exclusive: ``[min(0, (L-1)*lo), max(0, (L-1)*hi)]``), each side by its bound's sign where
-        known; ``reverse`` sums from the other end, the same counts."""
+        known; ``reverse`` sums from the other end, the same counts. A result with a value (the
+        running sums of a shape value): the hull of its entries."""
+        own = self._type(c)  # the running sums of a valued input: the hull of its own value
+        r0 = value_range(own.value) if isinstance(own, TensorType) else None
+        if r0 is not None:
+            return RangeFact(r0, c, f"the value `{own}`")
         f = self.of(c.args[0])
         t = self._type(c.args[0])
         axis = c.attrs.get("axis")
@@ -406,6 +501,14 @@ class Ranges:
         return RangeFact(r, f.source, f.how)
 
 
+def _extent(t: Any, axis: int, rank: int) -> int | None:
+    """The constant extent of a tensor of rank ``rank`` along ``axis``, if it has one."""
+    if not isinstance(t, TensorType) or not isinstance(t.shape, tuple) or len(t.shape) != rank:
+        return None
+    d = t.shape[axis]
+    return d.constant_value if isinstance(d, Dim) else None
+
+
 def _sign(d: Dim | None) -> int | None:
     """1 where ``d >= 0`` for every value of its symbols, -1 where ``d <= 0``, else None."""
     if d is None:
@@ -426,6 +529,18 @@ def _scale(a: Range, b: Range) -> Range | None:
     lo = None if a[0] is None else a[0] * c
     hi = None if a[1] is None else a[1] * c
     return (lo, hi) if sign > 0 else (hi, lo)
+
+
+def _trunc_divide(a: Range, b: Range) -> Range | None:
+    """``a`` divided, rounded toward zero, by a point ``b = [c, c]`` of known sign, non-zero:
+    ``[trunc(lo/c), trunc(hi/c)]``, swapped where ``c < 0`` (monotone in the dividend; a float
+    between integer bounds too)."""
+    c = b[0]
+    if c is None or c != b[1] or _sign(c) is None:
+        return None
+    lo = None if a[0] is None else trunc_divide_dim(a[0], c)
+    hi = None if a[1] is None else trunc_divide_dim(a[1], c)
+    return (lo, hi) if bounds(c)[0] >= 1 else (hi, lo) if bounds(c)[1] <= -1 else None
 
 
 def _nonneg_product(a: Range, b: Range) -> Range | None:
@@ -454,84 +569,3 @@ def _int_bound(v: object, ceil: bool) -> int | None:
             return None
         return math.ceil(v) if ceil else math.floor(v)
     return None
-
-
-# ----------------------------------------------------------------------------------------------
-# index bounds
-
-
-@dataclass(frozen=True)
-class IndexCheck:
-    """The condition an indexing call needs of its indices' range, and its explanation."""
-
-    cond: Cond
-    call: Call
-    origin: Origin
-    message: str
-    notes: tuple[Note, ...]
-    text: str = ""  # the condition as a person writes it (also where it simplified to a constant)
-
-
-def index_checks(res: InferenceResult) -> list[IndexCheck]:
-    """The index-bound conditions of the program's ``take`` calls in an erroring mode whose
-    indices have a known range, in program order (nothing to do: no range is computed)."""
-    takes = [
-        c
-        for c in res.calls
-        if isinstance(c.callee, Op) and c.callee.name == "take" and c.attrs.get("mode") in INDEX_MODES
-    ]
-    if not takes:
-        return []
-    rs = res._ranges()
-    out: list[IndexCheck] = []
-    for c in takes:
-        chk = _take_check(res, rs, c)
-        if chk is not None:
-            out.append(chk)
-    return out
-
-
-def _take_check(res: InferenceResult, rs: Ranges, c: Call) -> IndexCheck | None:
-    if len(c.args) != 2:
-        return None
-    f = rs.of(c.args[1])
-    x, ind = rs._type(c.args[0]), rs._type(c.args[1])
-    rel = res.relation_of(c)
-    if f is None or rel is None or not isinstance(x, TensorType) or not isinstance(ind, TensorType):
-        return None
-    if not isinstance(x.shape, tuple) or not isinstance(ind.shape, tuple):
-        return None
-    axis = c.attrs.get("axis")
-    if axis is None:
-        size, where = product(x.shape), f"the {len(x.shape)}-d `{x}` flattened"
-    else:
-        if not isinstance(axis, int) or not -len(x.shape) <= axis < len(x.shape):
-            return None
-        ax = axis % len(x.shape)
-        size, where = x.shape[ax], f"axis {ax} of `{x}`"
-    lo, hi = f.range
-    parts: list[Cond] = []
-    texts: list[str] = []
-    if hi is not None:
-        parts.append(lt(hi, size))
-        texts.append(_text(parts[-1], f"{hi} <= {size - 1}"))
-    least = 0 if c.attrs.get("mode") == "nonnegative" else -size
-    if lo is not None:
-        parts.append(ge(lo, least))
-        texts.append(_text(parts[-1], f"{lo} >= {least}"))
-    if not parts:
-        return None
-    cond = all_of(*parts)
-    text = " and ".join(x for x in texts if x != "True") or "True"
-    count = product(ind.shape)
-    if bounds(count)[0] < 1:
-        cond = any_of(eq(count, 0), cond)
-    msg = f"take of indices in {range_str(f.range)} from {where} (size {size})"
-    notes = (Note(f"the indices come from {f.how}, with entries in {range_str(f.range)}", f.span),)
-    return IndexCheck(cond, c, rel.origin, msg, notes, text)
-
-
-def _text(c: Cond, raw: str) -> str:
-    if isinstance(c, BoolConst):
-        return "True" if c.value else raw
-    return cond_text(c)

@@ -71,6 +71,7 @@ from symshape.ops.elementwise import (
     subtract,
     tanh,
     trunc,
+    trunc_divide,
     where,
     zeros_like,
 )
@@ -145,8 +146,8 @@ from symshape.ops.values import (
 
 __all__ = [
     # elementwise
-    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide", "mod",
-    "logical_and", "logical_or",
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
+    "trunc_divide", "mod", "logical_and", "logical_or",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "negative", "abs", "floor", "ceil", "round",
     "sign", "erf", "rsqrt", "copy", "cumsum", "trunc", "sin", "cos", "log2", "log10", "logical_not",

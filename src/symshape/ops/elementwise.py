@@ -15,6 +15,7 @@ from symshape.relations.common import (
     attr_dtype,
     bad,
 )
+from symshape.relations.running import CUMSUM
 
 __all__ = [
     "add",
@@ -25,6 +26,7 @@ __all__ = [
     "maximum",
     "minimum",
     "floor_divide",
+    "trunc_divide",
     "mod",
     "logical_and",
     "logical_or",
@@ -91,8 +93,8 @@ def _chk_leaky(attrs: Attrs, op: str) -> None:
 
 
 _BINARY = (
-    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide", "mod",
-    "logical_and", "logical_or",
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "floor_divide",
+    "trunc_divide", "mod", "logical_and", "logical_or",
 )  # fmt: skip
 
 
@@ -113,7 +115,7 @@ _UNARY = (
 # arithmetic that computes shape values has a relation of its own (the broadcast rule plus the
 # value of the result: symshape.relations.values); the others share ``broadcast``
 _VALUED = (
-    "add", "subtract", "multiply", "divide", "floor_divide", "mod", "maximum", "minimum",
+    "add", "subtract", "multiply", "divide", "floor_divide", "trunc_divide", "mod", "maximum", "minimum",
     "logical_and", "logical_or", "logical_not",
 )  # fmt: skip
 
@@ -122,10 +124,7 @@ _BINARY_DOC = "numpy-broadcasting elementwise operator"
 
 
 SPECS: tuple[OpSpec, ...] = (
-    *(
-        OpSpec(n, n if n in _VALUED else "broadcast", 2, NO_ATTRS, doc=_BINARY_DOC)
-        for n in _BINARY
-    ),
+    *(OpSpec(n, n if n in _VALUED else "broadcast", 2, NO_ATTRS, doc=_BINARY_DOC) for n in _BINARY),
     # each computes the value of its result too (bool entries 0/1: symshape.relations.values)
     *(OpSpec(n, n, 2, NO_ATTRS, doc="comparison with a bool result") for n in _COMPARE),
     *(
@@ -145,10 +144,11 @@ SPECS: tuple[OpSpec, ...] = (
         for n in ("isnan", "isinf", "isfinite")
     ),
     OpSpec("nn.leaky_relu", "unary_float", 1, {"alpha": "float"}, _chk_leaky),
-    # the input's type; the entries are running sums (their range: symshape.ir.ranges)
+    # the input's type; a valued input's value summed (symshape.relations.running), the entries'
+    # range that of running sums (symshape.ir.ranges)
     OpSpec(
         "cumsum",
-        "unary",
+        CUMSUM,
         1,
         {"axis": "int", "exclusive": "bool", "reverse": "bool"},
         doc="cumulative sum along an axis (exclusive: of the entries before; reverse: from the end)",
@@ -201,6 +201,12 @@ def minimum(x: Expr, y: Expr) -> Call:
 def floor_divide(x: Expr, y: Expr) -> Call:
     """Elementwise ``x // y`` with numpy broadcasting."""
     return OPS["floor_divide"].wrapper_call(x, y)
+
+
+def trunc_divide(x: Expr, y: Expr) -> Call:
+    """Elementwise ``x / y`` rounded toward zero with numpy broadcasting (C's integer ``/``, ONNX
+    ``Div`` of integers, torch's ``div(rounding_mode="trunc")``; on floats ``trunc(x / y)``)."""
+    return OPS["trunc_divide"].wrapper_call(x, y)
 
 
 def mod(x: Expr, y: Expr) -> Call:

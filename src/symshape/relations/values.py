@@ -19,8 +19,9 @@ constant int array       its entries (0-d or 1-d, at most ``MAX_VALUE_LEN`` entr
 ``zeros``, ``full`` ...  the fill repeated, for an integer fill
 ``add`` ...              entrywise ``+ - * // % max min``, a 0-d value broadcast against a 1-d one;
                          ``//`` and ``%`` by a divisor of unknown sign (or 0): unknown
-``divide``               on ints, division truncated toward zero (C, ONNX ``Div``), when the
-                         signs of both operands are known
+``divide``               on ints (C, ONNX ``Div``), and ``trunc_divide`` (torch's
+                         ``rounding_mode="trunc"``): division truncated toward zero, when the
+                         divisor's sign is known (a dividend of either sign)
 ``equal`` ...            entrywise comparisons as bool values 0/1: constants where bounds decide
                          them, else exact 0/1 expressions (``a == b``: ``1 - min(1, max(0, a - b,
                          b - a))``; ``a < b``: ``min(1, max(0, b - a))``)
@@ -78,7 +79,7 @@ __all__ = [
     "BINARY_VALUE_OPS",
     "floor_div_dim",
     "floor_mod_dim",
-    "trunc_div_dim",
+    "trunc_divide_dim",
     "size_entries",
     "scalar_entry",
     "UNKNOWN_LENGTH",
@@ -188,28 +189,30 @@ def floor_mod_dim(x: Dim, y: Dim) -> Dim | None:
     return None
 
 
-def trunc_div_dim(x: Dim, y: Dim) -> Dim | None:
-    """``x / y`` truncated toward zero (integer ``divide``: C and ONNX ``Div``) when a dimension
-    represents it exactly: both signs known and a non-zero divisor; else None.
+def trunc_divide_dim(x: Dim, y: Dim) -> Dim | None:
+    """``x / y`` truncated toward zero (integer ``divide`` and ``trunc_divide``: C, ONNX ``Div``
+    and torch's ``rounding_mode="trunc"`` on integers) for a divisor of known sign, non-zero; else None. A
+    dividend of unknown sign is ``max(x, 0) // y - max(-x, 0) // y`` (``y >= 1``).
 
     >>> from symshape.encoding.dims import as_dim
-    >>> [str(trunc_div_dim(as_dim(a), as_dim(b))) for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2))]
+    >>> import symshape as ss
+    >>> [str(trunc_divide_dim(as_dim(a), as_dim(b))) for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2))]
     ['3', '-3', '-3', '3']
+    >>> str(trunc_divide_dim(ss.dim("n") - 5, as_dim(2)))
+    'max(0, n - 5)//2 - max(0, -n + 5)//2'
     """
     ylo, yhi = bounds(y)
-    xlo, xhi = bounds(x)
-    if ylo >= 1:
-        if xlo >= 0:
-            return floordiv(x, y)
-        if xhi <= 0:
-            return -floordiv(-x, y)
-        return None
     if yhi <= -1:
-        if xlo >= 0:
-            return -floordiv(x, -y)
-        if xhi <= 0:
-            return floordiv(-x, -y)
-    return None
+        q = trunc_divide_dim(x, -y)
+        return None if q is None else -q
+    if ylo < 1:
+        return None
+    xlo, xhi = bounds(x)
+    if xlo >= 0:
+        return floordiv(x, y)
+    if xhi <= 0:
+        return -floordiv(-x, y)
+    return floordiv(dmax(x, 0), y) - floordiv(dmax(-x, 0), y)
 
 
 BINARY_VALUE_OPS: dict[str, Callable[[Dim, Dim], Dim | None]] = {
@@ -217,7 +220,8 @@ BINARY_VALUE_OPS: dict[str, Callable[[Dim, Dim], Dim | None]] = {
     "subtract": lambda x, y: x - y,
     "multiply": lambda x, y: x * y,
     "floor_divide": floor_div_dim,
-    "divide": trunc_div_dim,
+    "divide": trunc_divide_dim,  # values are ints: C's truncation
+    "trunc_divide": trunc_divide_dim,
     "mod": floor_mod_dim,
     "floor_mod": floor_mod_dim,
     "maximum": lambda x, y: dmax(x, y),
@@ -500,9 +504,7 @@ def reshape_value(x: TensorType, out_shape: Sequence[Dim]) -> Value | None:
 # reading sizes from a valued tensor
 
 
-def size_entries(
-    ctx: Context, t: Type, what: str, index: int
-) -> tuple[Dim | None, ...] | str | None:
+def size_entries(ctx: Context, t: Type, what: str, index: int) -> tuple[Dim | None, ...] | str | None:
     """The entries of the size tensor ``t`` (argument ``index`` of the call): a 1-d (or 0-d, one
     entry) integer tensor; an unknown entry is None. None means: defer (``t`` is still a hole);
     :data:`UNKNOWN_LENGTH` when its length is unknown on the final run. A tensor that is not an
@@ -531,8 +533,11 @@ def size_entries(
 def scalar_entry(ctx: Context, t: Type, what: str, index: int) -> tuple[Dim | None] | None:
     """The value of a 0-d (or one-entry 1-d) integer tensor as a one-tuple (None inside when
     unknown); None: defer. A float scalar has no value (``(None,)``)."""
-    if isinstance(t, TensorType) and t.dtype is not None and isinstance(t.dtype, str) and t.dtype.startswith(
-        ("float", "bfloat")
+    if (
+        isinstance(t, TensorType)
+        and t.dtype is not None
+        and isinstance(t.dtype, str)
+        and t.dtype.startswith(("float", "bfloat"))
     ):
         if isinstance(t.shape, tuple) and len(t.shape) > 1:
             ctx.fail(RANK_MISMATCH, f"{ctx.name}: {what} must be a scalar, got `{t}`")

@@ -36,7 +36,7 @@ import torch
 import torch.fx
 
 import symshape as ss
-from symshape.encoding.values import VALUE_DTYPES
+from symshape.encoding.values import RANGE_DTYPES, VALUE_DTYPES
 from symshape.errors import INVALID_ARGUMENT
 from symshape.relations.values import constant_type
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
@@ -397,18 +397,22 @@ def _tensor_type(t: torch.Tensor) -> ss.TensorType:
     """The annotation of the model's tensor ``t``: a buffer or constant that is a small integer
     tensor of rank 0 or 1 (a cap, a table of sizes, ``torch.tensor(9)`` in ``forward``) carries its
     entries as its value, as an ONNX initializer does, so that index ranges and reshape targets
-    through it stay exact; parameters (trained, so not constants of the model) and the rest are
-    typed by shape and dtype only."""
+    through it stay exact; a larger integer one carries the range of its entries (index tensors
+    that symbolic tracing folds to constants: ``x[torch.arange(2)[:, None], torch.arange(3)]``);
+    parameters (trained, so not constants of the model) and the rest are typed by shape and dtype
+    only."""
     base = _param_type(tuple(t.shape), t.dtype)
     if (
         isinstance(t, torch.nn.Parameter)
-        or base.dtype not in VALUE_DTYPES
-        or t.dim() > 1
         or t.device.type == "meta"
         or type(t) is not torch.Tensor  # a fake or otherwise subclassed tensor has no entries
     ):
         return base
-    return constant_type(base, t.detach().cpu())
+    if base.dtype in VALUE_DTYPES and t.dim() <= 1:
+        return constant_type(base, t.detach().cpu())
+    if base.dtype in RANGE_DTYPES and t.numel() > 0:
+        return ss.Tensor(base.shape, base.dtype, values=(int(t.min()), int(t.max())))
+    return base
 
 
 @functools.lru_cache(maxsize=4096)

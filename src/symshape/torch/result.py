@@ -1,5 +1,5 @@
 """The inference result of a PyTorch model: an :class:`symshape.InferenceResult` whose ``type_of``
-also takes an fx node or a node name, and whose errors include the importer's own
+and ``range_of`` also take an fx node or a node name, and whose errors include the importer's own
 (``unsupported-op``).
 
 >>> from symshape.torch.result import TorchInferenceResult
@@ -64,6 +64,13 @@ class TorchInferenceResult(ss.InferenceResult):
             return super().type_of(e)
         name, value = hit
         return self._type_of_value(name, value)
+
+    def range_of(self, e: Any) -> tuple[ss.Dim | None, ss.Dim | None] | None:
+        """The range of an fx node's (or node name's) integer entries, or of an expression's."""
+        hit = self._node_value(e)
+        if hit is None:
+            return super().range_of(e)
+        return super().range_of(hit[1]) if isinstance(hit[1], ss.Expr) else None
 
     def _type_of_value(self, name: str, value: Any) -> ss.Type:
         if isinstance(value, ss.Expr):

@@ -2,7 +2,8 @@
 
 * Unary operators keep the input's type (``Relu``, ``Exp``, ``Clip``, ``Gelu``, ...); ``IsNaN`` and
   ``IsInf`` give ``bool``. Extra inputs that do not change the shape (``Clip``'s bounds, ``Trilu``'s
-  ``k``) are not read. ``CumSum`` is ``cumsum`` (its entries' range is that of running sums).
+  ``k``) are not read. ``CumSum`` is ``cumsum`` (a shape value's running sums; otherwise its
+  entries' range is that of running sums).
 * Binary operators broadcast numpy-style from opset 7 (``Add``, ``Pow``, ``And``, ``BitShift``,
   ...); comparisons give ``bool``. Before opset 7 (``broadcast`` attribute) ``B`` is aligned with
   ``A`` at ``axis`` (default: the trailing axes), which numpy broadcasting gives once ``B`` has
@@ -10,8 +11,8 @@
 * ``Pow`` (opset 12+) lets the exponent have another type: the result has the base's.
 * ``PRelu`` broadcasts its slope to ``X`` only one way: the result is ``X``'s type.
 * Variadic ``Max``, ``Min``, ``Sum``, ``Mean`` broadcast all inputs (opset 8+).
-* ``Where``; a branch that is the very value its condition compares with an integer constant
-  (``where(r < 4, r, ...)``) is clamped to the condition's side, which keeps its value range exact.
+* ``Where`` is ``where`` (a branch that its condition compares with an integer constant,
+  ``where(r < 4, r, ...)``, has its side's range: the core's rule for ``where``).
 * ``Cast`` (``to``; a type name string in opset 1; to an element type symshape does not
   have, ``float8e4m3fn``, ``int4``, ...: the input's shape with an unknown dtype), ``CastLike``.
 """
@@ -19,9 +20,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-import numpy as np
 
 import symshape as ss
 from symshape import Expr
@@ -99,12 +97,12 @@ for _op, _fn in UNARY.items():
     register(_op, since=_UNARY_SINCE.get(_op, 1))(_unary)
 
 
-def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identity: int) -> Outputs:
-    """``CumSum``/``CumProd``: a small 1-d integer tensor (a shape value: split offsets from
-    sizes) is summed entry by entry, so its exact value and range are right; any other is
-    ``cumsum`` (CumSum with a constant axis: the input's type, entries in the range of running
-    sums, see :mod:`symshape.ir.ranges`) or untracked (:data:`OPAQUE_OP`: CumProd, an axis known
-    only at run time)."""
+def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:
+    """``CumSum`` with a constant axis is ``cumsum`` (the input's type; a shape value, split
+    offsets from sizes, summed exactly; otherwise entries in the range of running sums, see
+    :mod:`symshape.ir.ranges`). ``CumProd`` of a small 1-d integer tensor is multiplied entry by
+    entry (its exact value); any other, and an axis known only at run time, is untracked
+    (:data:`OPAQUE_OP`)."""
     x = ctx.input(0)
     t = ctx.tensor_type(0)
     c = ctx.const(1)
@@ -117,6 +115,8 @@ def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identit
         if rank is not None and not -rank <= axis < rank:
             ctx.fail(BAD_ATTRIBUTE, f"axis {axis} of a {rank}-d tensor")
     exclusive, reverse = bool(ctx.attr_int("exclusive", 0)), bool(ctx.attr_int("reverse", 0))
+    if not prod:
+        return OPAQUE_OP(x) if axis is None else ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
     k = t.dims[0] if t is not None and t.ndim == 1 else None
     if (
         t is None
@@ -125,17 +125,14 @@ def _cumulative(ctx: NodeContext, combine: Callable[[Expr, Expr], Expr], identit
         or not 0 < int(k) <= 16
         or not str(t.dtype).startswith("int")
     ):
-        if identity == 0 and axis is not None:
-            return ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
         return OPAQUE_OP(x)
     parts = [value_slice(x, [i], [i + 1]) for i in range(int(k))]
     if reverse:
         parts.reverse()
     out: list[Expr] = []
-    run: Expr = ss.ops.multiply(parts[0], ctx.constant([identity], str(t.dtype)))
-    run = ss.ops.add(run, ctx.constant([identity], str(t.dtype))) if identity else run
+    run: Expr = ctx.constant([1], str(t.dtype))
     for p in parts:
-        nxt = combine(run, p)
+        nxt = ss.ops.multiply(run, p)
         out.append(run if exclusive else nxt)
         run = nxt
     if reverse:
@@ -155,12 +152,12 @@ def _bitwise_not(ctx: NodeContext) -> Outputs:
 
 @register("CumSum", since=11, value_inputs=(1,))
 def _cumsum(ctx: NodeContext) -> Outputs:
-    return _cumulative(ctx, ss.ops.add, 0)
+    return _cumulative(ctx, False)
 
 
 @register("CumProd", since=26, value_inputs=(1,))
 def _cumprod(ctx: NodeContext) -> Outputs:
-    return _cumulative(ctx, ss.ops.multiply, 1)
+    return _cumulative(ctx, True)
 
 
 @register("IsNaN", since=9)
@@ -200,29 +197,12 @@ def _legacy_align(ctx: NodeContext, b: Expr) -> Expr:
     return b
 
 
-def _positive_int(c: np.ndarray[Any, Any] | None) -> bool:
-    return c is not None and c.size == 1 and c.dtype.kind in "iu" and int(c.reshape(-1)[0]) > 0
-
-
-def _trunc_div(ctx: NodeContext, a: Expr, b: Expr) -> Expr:
-    """Integer ``Div`` by a positive constant, truncated toward zero, as
-    ``max(a, 0) // b - max(-a, 0) // b``: exact for either sign of ``a``, so its value is known even
-    where ``a``'s sign is not (``((h - 1)//4 - 1) / 2``, torch's ``//`` in a dynamo export, would
-    otherwise have no value; it is ``max(0, (h - 1)//4 - 1)//2``)."""
-    zero = ss.ops.cast_like(ctx.constant(0, "int64"), a)
-    pos = ss.ops.floor_divide(ss.ops.maximum(a, zero), b)
-    neg = ss.ops.floor_divide(ss.ops.maximum(ss.ops.subtract(zero, a), zero), b)
-    return ss.ops.subtract(pos, neg)
-
-
 def _binary(ctx: NodeContext) -> Outputs:
     a, b = ctx.input(0), ctx.input(1)
     if ctx.opset < _NUMPY_SINCE.get(ctx.op_type, 7):
         b = _legacy_align(ctx, b)
     if ctx.op_type == "Pow" and ctx.opset >= 12:
         return ss.ops.power(a, ss.ops.cast_like(b, a))
-    if ctx.op_type == "Div" and _positive_int(ctx.const(1)):
-        return _trunc_div(ctx, a, b)
     return _ss_op(COMPARE.get(ctx.op_type) or BINARY[ctx.op_type])(a, b)
 
 
@@ -249,58 +229,11 @@ def _variadic(ctx: NodeContext) -> Outputs:
     return chain(_VARIADIC[ctx.op_type], xs)
 
 
-#: ``x OP c`` for an integer constant ``c``: the bound it puts on ``x`` when true, when false
-#: (``minimum`` with an upper bound, ``maximum`` with a lower one) as (operator, offset from ``c``)
-_BOUNDS: dict[str, tuple[tuple[str, int], tuple[str, int]]] = {
-    "less": (("minimum", -1), ("maximum", 0)),
-    "less_equal": (("minimum", 0), ("maximum", 1)),
-    "greater": (("maximum", 1), ("minimum", 0)),
-    "greater_equal": (("maximum", 0), ("minimum", -1)),
-}
-_SWAPPED = dict(zip(_BOUNDS, ("greater", "greater_equal", "less", "less_equal")))  # (a OP b) is (b OP' a)
-
-
-def _int_scalar(e: Expr) -> tuple[int, str] | None:
-    """The value and dtype of a one-element integer constant (a constant or an annotated variable)."""
-    t = e.data if isinstance(e, ss.Constant) else None
-    if t is not None:
-        return (int(t.reshape(-1)[0]), str(t.dtype)) if t.size == 1 and t.dtype.kind in "iu" else None
-    ann = e.type_annotation if isinstance(e, ss.Var) else None
-    dtype = ann.dtype if isinstance(ann, ss.TensorType) else None
-    if isinstance(dtype, str) and dtype.startswith(("int", "uint")):
-        assert isinstance(ann, ss.TensorType)
-        v = ann.value
-        v = v[0] if isinstance(v, tuple) and len(v) == 1 else v
-        if isinstance(v, ss.Dim) and v.is_constant:
-            return int(v), dtype
-    return None
-
-
-def _bounded(cond: Expr, x: Expr, then: bool) -> Expr:
-    """``x`` where ``cond`` is ``then``: when ``cond`` compares ``x`` itself with an integer
-    constant, ``x`` clamped to the side the comparison puts it on (the same entries there, and a
-    value range the branch really has: T5's relative position buckets are
-    ``where(r < 4, r, min(f(r), 7))``, an index into 8 rows whatever the range of ``r``)."""
-    if not isinstance(cond, ss.Call) or not isinstance(cond.callee, ss.Op) or len(cond.args) != 2:
-        return x
-    name, (a, b) = cond.callee.name, cond.args
-    if b is x and name in _SWAPPED:
-        name, (a, b) = _SWAPPED[name], (b, a)
-    c = _int_scalar(b) if a is x and name in _BOUNDS else None
-    if c is None:
-        return x
-    op, offset = _BOUNDS[name][0 if then else 1]
-    info = np.iinfo(c[1])
-    if not info.min <= c[0] + offset <= info.max:  # (x < 0 for an unsigned x: never true)
-        return x
-    fn: Callable[[Expr, Expr], Expr] = getattr(ss.ops, op)
-    return fn(x, ss.const(np.array(c[0] + offset, dtype=c[1])))
-
-
 @register("Where", since=9)
 def _where(ctx: NodeContext) -> Outputs:
-    cond = ctx.input(0)
-    return ss.ops.where(cond, _bounded(cond, ctx.input(1), True), _bounded(cond, ctx.input(2), False))
+    # a branch its condition compares with a point (`Where(r < 4, r, ...)`) is bounded there by the
+    # core's range rule for where (ir/ranges.py)
+    return ss.ops.where(ctx.input(0), ctx.input(1), ctx.input(2))
 
 
 _CAST1 = {

@@ -5,11 +5,16 @@
 * ``Gather`` is symshape's ``take`` along ``axis``:
   ``data.shape[:axis] + indices.shape + data.shape[axis+1:]``; of a valued tensor (a shape) with
   constant indices it has the entries' value.
-* ``GatherElements``: the indices' shape, the data's dtype.
+* ``GatherElements`` is :func:`symshape.ops.gather.gather_elements` in mode ``fast``: the
+  indices' shape (at most the data's off ``axis``: onnxruntime's rule), the data's dtype, and
+  indices of known range within ``-d <= i < d`` (the indices' shape and the data's dtype where
+  neither rank is known).
 * ``GatherND`` with ``k = indices.shape[-1]`` (a constant) and ``b = batch_dims``:
-  ``indices.shape[:-1] + data.shape[b+k:]``, built as a ``take`` over the data with the axes
-  ``b .. b+k-1`` merged, by the indices without their last axis, with ``batch_dims=b`` (which also
-  checks that the batch axes agree).
+  ``indices.shape[:-1] + data.shape[b+k:]``, built as ``k`` calls of ``take`` in mode ``fast``, one per
+  index column ``j`` (``indices[..., j]``) reading data axis ``b + j``: the first with
+  ``batch_dims=b`` (which also checks that the batch axes agree), each later one with the
+  indices' leading axes as batch axes. Each column whose value range is known must lie in its
+  axis (``-d <= i < d``, onnxruntime's bound).
 * The scatters give the data's type.
 * ``TopK``: the input with ``k`` (a constant) at ``axis``; indices ``int64``.
 * ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
@@ -28,8 +33,9 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import of_inputs, same_as_input, set_dim, to_int64
+from symshape.onnx.ops.common import same_as_input, set_dim, to_int64
 from symshape.onnx.registry import Outputs, register
+from symshape.ops.gather import gather_elements
 
 __all__: list[str] = []
 
@@ -41,7 +47,16 @@ def _gather(ctx: NodeContext) -> Outputs:
     return ss.ops.take(ctx.input(0), ctx.input(1), axis=ctx.attr_int("axis", 0), mode="fast")
 
 
-register("GatherElements", since=11)(of_inputs(lambda data, indices: ss.ops.cast_like(indices, data), 2))
+@register("GatherElements", since=11)
+def _gather_elements(ctx: NodeContext) -> Outputs:
+    data, ind = ctx.input(0), ctx.input(1)
+    r = ctx.rank(0) or ctx.rank(1)
+    if r is None:  # the indices' shape, the data's dtype
+        return ss.ops.cast_like(ind, data)
+    axis = ctx.attr_int("axis", 0)
+    if not -r <= axis < r:
+        ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is out of range for rank {r}")
+    return gather_elements(data, ind, axis % r, r, mode="fast")
 
 
 @register("GatherND", since=11)
@@ -51,14 +66,16 @@ def _gather_nd(ctx: NodeContext) -> Outputs:
     t = ctx.tensor_type(1)
     if t is None or t.ndim is None or t.ndim < 1 or not t.dims[-1].is_constant:
         ctx.unsupported(CORE_OP, "GatherND whose indices' last dimension is not a constant")
-    k = int(t.dims[-1])
-    rows = ss.ops.take(ind, ss.const(np.array(0, dtype=np.int64)), axis=-1)  # indices.shape[:-1]
+    k, lead = int(t.dims[-1]), t.ndim - 1
+    if k == 0:  # each index tuple selects the whole slice data.shape[b:]
+        rows = ss.ops.take(ind, ss.const(np.array(0, dtype=np.int64)), axis=-1)  # indices.shape[:-1]
+        return ss.ops.take(ss.ops.expand_dims(data, b), rows, axis=b, batch_dims=b)
     y: Expr = data
-    if k == 0:
-        y = ss.ops.expand_dims(y, b)
-    for _ in range(k - 1):
-        y = ss.ops.reshape(y, (0,) * b + (-3, -2))
-    return ss.ops.take(y, rows, axis=b, batch_dims=b)
+    for j in range(k):  # column j indexes data axis b + j: a negative index reads from the end
+        col = ss.ops.take(ind, ss.const(np.array(j, dtype=np.int64)), axis=-1, mode="fast")
+        at = b if j == 0 else lead  # after the first take, y's leading axes are indices.shape[:-1]
+        y = ss.ops.take(y, col, axis=at, batch_dims=at, mode="fast")
+    return y
 
 
 register("Scatter", since=9)(same_as_input)

@@ -170,11 +170,11 @@ converts(operator.truediv, operator.itruediv, torch.true_divide, "true_divide")(
 @converts(*keys("div", torch.divide, "divide"))
 def div(ctx: Ctx, input: Any, other: Any, *, rounding_mode: Any = None, out: Any = None) -> Any:
     """``torch.div`` (``rounding_mode="floor"`` is a floor division; ``"trunc"`` rounds toward
-    zero, symshape's ``divide`` of integers, and keeps an integer dtype)."""
+    zero, symshape's ``trunc_divide``, and keeps an integer dtype)."""
     if rounding_mode == "floor":
         return binary(ctx, input, other, ss.ops.floor_divide, operator.floordiv)
     if rounding_mode == "trunc":
-        return binary(ctx, input, other, ss.ops.divide, _trunc_div)
+        return binary(ctx, input, other, ss.ops.trunc_divide, _trunc_div)
     return binary(ctx, input, other, ss.ops.divide, operator.truediv, "float")
 
 

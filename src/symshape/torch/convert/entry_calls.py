@@ -10,7 +10,9 @@ call                     value and range of the result
 ``sort``/``argsort``     ``take`` by ``torch.sort_indices``: sorted where the entries are
                          distinct constants (a 1-d tensor), the same range; a tensor of another
                          rank: a ``copy`` (its range)
-``cumsum``/``cumprod``   ``torch.cumulative``: the running sums/products; no range
+``cumsum``               ``cumsum`` (in ``int64`` for an integer ``x``): the running sums (of a
+                         value), the range of running sums
+``cumprod``              ``torch.cumprod``: the running products; no range
 ``fill_``/``full_like``  the fill broadcast to the input's shape (its value where it has one)
 ``zero_``                ``fill_(0)``
 random fills, ``tril``,  ``torch.new_entries``: unknown entries (no value, no range)
@@ -34,7 +36,8 @@ import torch
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import binary, cast, keys
-from symshape.torch.convert.entry_ops import BITWISE, CUMULATIVE, FMOD, NEW_ENTRIES, SORT_INDICES, fmod_int
+from symshape.torch.convert.entry_ops import BITWISE, CUMPROD, FMOD, NEW_ENTRIES, SORT_INDICES, fmod_int
+from symshape.torch.convert.promotion import accumulated
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value
 from symshape.torch.values import Opaque
@@ -125,16 +128,23 @@ def msort(ctx: Ctx, input: Any) -> Any:
 
 
 def cumulative(prod: bool, inplace: bool) -> Callable[..., Any]:
-    """``cumsum``/``cumprod`` (``inplace``: ``cumsum_``, which keeps ``x``'s dtype)."""
+    """``cumsum``/``cumprod`` (``inplace``: ``cumsum_``, which keeps ``x``'s dtype). ``cumsum`` is
+    symshape's ``cumsum`` of ``x`` in the dtype torch sums in: ``dtype`` if given, else ``int64``
+    for an integer or bool ``x`` (``x`` promoted with an ``int64`` tensor: floats stay)."""
 
     def conv(ctx: Ctx, input: Any, dim: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
         x = ctx.tensor(input)
         if dtype is None and args and isinstance(args[0], torch.dtype):
             dtype = args[0]
-        out = CUMULATIVE(x, axis=ctx.axis(dim), prod=prod, dtype="")
-        if inplace:
-            return ss.ops.cast_like(out, x)
-        return cast(ctx, out, dtype) if dtype is not None else out
+        axis = ctx.axis(dim)
+        out: ss.Expr
+        if prod:
+            out = CUMPROD(x, axis=axis)
+            out = cast(ctx, out, dtype) if dtype is not None and not inplace else out
+        else:
+            src = cast(ctx, x, dtype) if dtype is not None else accumulated(x) if not inplace else x
+            out = ss.ops.cumsum(src, axis)
+        return ss.ops.cast_like(out, x) if inplace else out
 
     return conv
 

@@ -9,17 +9,20 @@ wrong index guard. These operators are registered through the public custom-oper
 
 * ``torch.new_entries(x)``: ``x``'s shape and dtype, nothing known of the entries (no value and,
   being no copy, no range): random fills, writes into a tensor, ``tril``;
-* ``torch.cumulative(x, axis=, prod=, dtype=)``: ``cumsum``/``cumprod``: ``x``'s shape, dtype
-  ``int64`` for an integer or bool ``x`` (torch's rule) unless ``dtype`` is given; the value is
-  the running sums (products) of a 0-d or 1-d value, each entry known while the ones before it
-  are;
+* ``torch.cumprod(x, axis=)``: ``x``'s shape, dtype ``int64`` for an integer or bool ``x``
+  (torch's rule); the value is the running products of a 0-d or 1-d value, each entry known while
+  the ones before it are (``cumsum`` is symshape's own);
 * ``torch.sort_indices(x, axis=, descending=)``: ``int64`` of ``x``'s shape (``sort``'s indices,
   ``argsort``); the value is the order of a 0-d or 1-d value whose entries are distinct constants;
 * ``torch.bitwise(a, b, op=)``: ``&``/``|``/``^`` of operands promoted to one dtype (``op`` ``not``:
   ``~a``, ``b`` unused), broadcast: a bool result's value as the logical operators compute it,
   an integer one's entry by entry where both are constants (``~e`` is ``-e - 1`` for any ``e``);
 * ``torch.fmod(a, b)``: the same for ``torch.fmod`` (C's remainder, of the sign of ``a``; symshape's
-  ``mod`` is Python's, of the sign of ``b``).
+  ``mod`` is Python's, of the sign of ``b``);
+* ``torch.reduced_dtype(x, rule=)``: ``x`` in the dtype torch gives a reduction's result: rule
+  ``truth`` (``all``/``any``): ``bool``, a ``uint8`` ``x`` stays ``uint8``; rule ``floating``
+  (``mean``, ``std``, ``var``, ``norm``): ``x`` itself, an error (``dtype-mismatch``) for an
+  integer or bool ``x``, which torch refuses.
 """
 
 from __future__ import annotations
@@ -30,12 +33,17 @@ from typing import Any
 import symshape as ss
 from symshape.encoding.dims import Dim, as_dim
 from symshape.encoding.values import MAX_VALUE_LEN, value_from_entries
+from symshape.errors import DTYPE_MISMATCH
 from symshape.relations.base import Context
 from symshape.relations.elementwise import broadcast_shapes, join_dtype
 from symshape.relations.operands import tensor_args
+from symshape.relations.running import running_entries
 from symshape.relations.values import compare_value, entries_of, logical_value, not_value
 
-__all__ = ["NEW_ENTRIES", "CUMULATIVE", "SORT_INDICES", "BITWISE", "FMOD", "INTEGER_DTYPES", "fmod_int"]
+__all__ = [
+    "NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "BITWISE", "FMOD", "REDUCED_DTYPE", "INTEGER_DTYPES",
+    "fmod_int",
+]  # fmt: skip
 
 INTEGER_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
 
@@ -65,37 +73,41 @@ def _one(ctx: Context, args: Sequence[ss.Type]) -> ss.TensorType | None:
     return None if got is None else got[0]
 
 
-@ss.relation("torch.new_entries")
-def _new_entries_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    x = _one(ctx, args)
-    if x is None:
-        return False
-    ctx.assign(args[1], ss.TensorType(x.shape, x.dtype))
-    return True
+OneRule = Callable[[Context, ss.TensorType, Any], ss.Type]
+"""The result's type from the one tensor argument's (known) type and the attributes."""
 
 
-def _running(entries: Entries, prod: bool) -> Entries:
-    out: list[Dim | None] = []
-    acc: Dim | None = None
-    for i, e in enumerate(entries):
-        acc = e if i == 0 else (None if acc is None or e is None else acc * e if prod else acc + e)
-        out.append(acc)
-    return tuple(out)
+def _of_one(name: str) -> Callable[[OneRule], OneRule]:
+    """Register ``rule`` as the relation ``name`` of one tensor: deferred until the tensor's type
+    is known, then the result is ``rule``'s type."""
+
+    def register(rule: OneRule) -> OneRule:
+        def rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+            x = _one(ctx, args)
+            if x is None:
+                return False
+            ctx.assign(args[1], rule(ctx, x, attrs))
+            return True
+
+        rel.__doc__ = rule.__doc__
+        ss.relation(name)(rel)
+        return rule
+
+    return register
 
 
-@ss.relation("torch.cumulative")
-def _cumulative_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    x = _one(ctx, args)
-    if x is None:
-        return False
-    dtype: Any = attrs.get("dtype") or ("int64" if x.dtype in INTEGER_DTYPES else x.dtype)
+@_of_one("torch.new_entries")
+def _new_entries(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    return ss.TensorType(x.shape, x.dtype)
+
+
+@_of_one("torch.cumprod")
+def _cumprod(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    dtype: Any = "int64" if x.dtype in INTEGER_DTYPES else x.dtype
     if not isinstance(x.shape, tuple):
-        ctx.assign(args[1], ss.TensorType(None, dtype))
-        return True
+        return ss.TensorType(None, dtype)
     es = _entries(x)
-    prod = bool(attrs.get("prod"))
-    ctx.assign(args[1], _valued(x.shape, dtype, None if es is None else _running(es, prod)))
-    return True
+    return _valued(x.shape, dtype, None if es is None else running_entries(es, prod=True))
 
 
 def _order(entries: Entries, descending: bool) -> Entries | None:
@@ -107,18 +119,12 @@ def _order(entries: Entries, descending: bool) -> Entries | None:
     return tuple(as_dim(i) for i in keyed)
 
 
-@ss.relation("torch.sort_indices")
-def _sort_indices_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    x = _one(ctx, args)
-    if x is None:
-        return False
+@_of_one("torch.sort_indices")
+def _sort_indices(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
     if not isinstance(x.shape, tuple):
-        ctx.assign(args[1], ss.TensorType(None, "int64"))
-        return True
+        return ss.TensorType(None, "int64")
     es = _entries(x)
-    order = None if es is None else _order(es, bool(attrs.get("descending")))
-    ctx.assign(args[1], _valued(x.shape, "int64", order))
-    return True
+    return _valued(x.shape, "int64", None if es is None else _order(es, bool(attrs.get("descending"))))
 
 
 def fmod_int(a: int, b: int) -> int | None:
@@ -209,13 +215,19 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
     return True
 
 
+@_of_one("torch.reduced_dtype")
+def _reduced_dtype(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    if attrs.get("rule") == "floating":
+        if x.dtype in INTEGER_DTYPES:
+            ctx.fail(DTYPE_MISMATCH, f"torch's {attrs.get('what')} needs a floating tensor, got `{x}`")
+        return x
+    # rule truth: bool; a uint8 x stays uint8
+    return x if x.dtype in ("bool", "uint8") else ss.TensorType(x.shape, None if x.dtype is None else "bool")
+
+
 _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
     "torch.new_entries": (1, "x's shape and dtype; its entries unknown (no value, no range)", {}),
-    "torch.cumulative": (
-        1,
-        "cumsum (prod: cumprod) along axis; int64 for an integer x unless dtype is given",
-        {"axis": "int", "prod": "bool", "dtype": "str"},
-    ),
+    "torch.cumprod": (1, "cumprod along axis; int64 for an integer x", {"axis": "int"}),
     "torch.sort_indices": (
         1,
         "the int64 positions that sort x along axis (torch.sort's indices)",
@@ -227,7 +239,12 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         "a & b, a | b, a ^ b (op and/or/xor) of one dtype, broadcast; op not: ~a",
         {"op": "str"},
     ),
+    "torch.reduced_dtype": (
+        1,
+        "x in the dtype of torch's reduction (rule truth: bool, uint8 stays; floating: x, ints refused)",
+        {"rule": "str", "what": "str"},
+    ),
 }
-NEW_ENTRIES, CUMULATIVE, SORT_INDICES, FMOD, BITWISE = (
+NEW_ENTRIES, CUMPROD, SORT_INDICES, FMOD, BITWISE, REDUCED_DTYPE = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )

@@ -50,6 +50,14 @@ def _filled(shape: tuple[Size, ...] | ss.Expr, dtype: str) -> ss.Expr:
     return ss.Constant(shape=shape, dtype=dtype)
 
 
+def _fill(shape: tuple[Size, ...] | ss.Expr, fill_value: Any, dtype: str) -> ss.Expr:
+    """``shape`` filled with ``fill_value``: a Python number is the entries (symshape's ``full``:
+    a small int tensor's value, an integer tensor's range); a run-time number: unknown entries."""
+    if isinstance(fill_value, (bool, int, float)):
+        return ss.ops.full(fill_value, shape, dtype)
+    return _filled(shape, dtype)
+
+
 def _dtype(ctx: Ctx, dtype: Any, default: str) -> str:
     return default if dtype is None else dtype_name(ctx.static(dtype, "dtype"))
 
@@ -74,7 +82,7 @@ def full(ctx: Ctx, size: Any, fill_value: Any, *, dtype: Any = None, **kwargs: A
     default = (
         "bool" if isinstance(fill_value, bool) else "int64" if isinstance(fill_value, int) else "float32"
     )
-    return _filled(shape, _dtype(ctx, dtype, default))
+    return _fill(shape, fill_value, _dtype(ctx, dtype, default))
 
 
 @converts(torch.randint)
@@ -96,16 +104,18 @@ def randint(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
 )
 def new_factory(ctx: Ctx, input: Any, *size: Any, dtype: Any = None, **kwargs: Any) -> Any:
     """``x.new_zeros(*size)`` (``new_full(size, value)``): like ``x``'s dtype unless ``dtype`` is
-    given."""
+    given; filled with 0, 1, the value (``new_empty``: unknown entries)."""
     x = ctx.tensor(input)
     target = ctx.node_target
     name = getattr(getattr(target, "overloadpacket", target), "__name__", str(target))
     if "size" in kwargs:
         size = (kwargs.pop("size"),)
+    fill: Any = {"new_zeros": 0, "new_ones": 1}.get(name)
     if "full" in name:
+        fill = size[1] if len(size) > 1 else kwargs.get("fill_value")
         size = size[:1]
     shape = _shape_arg(ctx, size)
-    out = ss.ops.zeros(shape, "float32")
+    out = _fill(shape, fill, "float32" if isinstance(fill, float) else "int64")
     return cast(ctx, out, dtype) if dtype is not None else ss.ops.cast_like(out, x)
 
 

@@ -1,19 +1,18 @@
 """Gathers that transformers' models trace into: indexing by several integer tensors,
 ``torch.gather`` and ``torch.diff``; each composed exactly of existing operators.
 
-* ``x[i, j]`` (``aten.index.Tensor(x, [i, j])``, the tensors on the leading axes): the indices
+* ``x[i, j]`` (``aten.index.Tensor(x, [i, j])``, the tensors on the leading axes; after ``k``
+  full slices, ``x[:, :, i, j]``, the same of ``x`` with those axes moved first, the gathered
+  axis moved back to ``k``: bicubic upsampling in core ATen): the indices
   broadcast to one shape ``S`` (``broadcast_to`` their sum's shape) and flattened to ``N``
   entries (no rank needed), then ``take(x, i, axis=0)`` (``(N,) + x.shape[1:]``) and for each
   further index ``take(y, j, axis=1, batch_dims=1)`` (``(N,) + x.shape[k+1:]``), reshaped to
   ``S + x.shape[n:]``. Each ``take`` is ``mode="raise"``: an index whose value range is known
   must be in its axis.
 * ``torch.gather(x, d, index)``: ``index``'s shape; torch requires the same rank and
-  ``index.size(k) <= x.size(k)`` for ``k != d``. Composed as ``d`` moved last, ``x`` sliced to
-  ``index``'s sizes on the other axes (a slice clamps, so the ``take`` that follows, with those
-  axes as batch axes that must agree, states exactly the ``<=``), ``take(.., axis=r-1,
-  batch_dims=r-1, mode="nonnegative")`` given ``index``'s shape (``reshape_like``), and ``d``
-  moved back: torch refuses negative indices here, so an index's range must lie in
-  ``[0, size)``. Of tensors whose rank only inference knows (both computed in a traced module),
+  ``index.size(k) <= x.size(k)`` for ``k != d``: :func:`symshape.ops.gather.gather_elements` in
+  mode ``nonnegative`` (torch refuses negative indices here, so an index's range must lie in
+  ``[0, size)``). Of tensors whose rank only inference knows (both computed in a traced module),
   the same with ``torch.movedim`` and axes counted from the end.
 * ``torch.diff(x, n, dim, prepend, append)``: ``cat([prepend, x, append], dim)``, then ``n``
   times ``a[1:] - a[:-1]`` along ``dim``.
@@ -27,6 +26,7 @@ from typing import Any
 import torch
 
 import symshape as ss
+from symshape.ops.gather import gather_elements
 from symshape.torch.context import Ctx
 from symshape.torch.convert.axes import MOVEDIM
 from symshape.torch.registry import converts
@@ -37,26 +37,43 @@ __all__ = ["index_by_tensors", "gather", "diff"]
 aten = torch.ops.aten
 
 
+def _full(it: Any) -> bool:
+    return isinstance(it, slice) and it == slice(None)
+
+
 def index_by_tensors(ctx: Ctx, x: ss.Expr, items: Sequence[Any]) -> ss.Expr:
-    """``x[i, j, ...]`` with integer tensors on the leading axes (full slices after them)."""
-    n = 0
+    """``x[..., i, j, ...]`` with adjacent integer tensors after ``k`` full slices (full slices
+    after them too; ``k > 0`` needs ``x``'s rank): ``x.shape[:k] + S + x.shape[k+m:]``."""
+    k = 0
+    while k < len(items) and _full(items[k]):
+        k += 1
+    n = k
     while n < len(items) and isinstance(items[n], ss.Expr):
         n += 1
-    rest = items[n:]
-    if any(not (isinstance(it, slice) and it == slice(None)) for it in rest):
-        raise Unsupported("advanced indexing is supported with the index tensors on the leading axes only")
-    idx = [ss.ops.cast(it, "int64") for it in items[:n]]
+    r = ctx.rank(x) if k else None
+    if n == k or any(not _full(it) for it in items[n:]) or (k and r is None):
+        raise Unsupported(
+            "advanced indexing is supported with adjacent index tensors after full slices only"
+            + (" (and of a tensor of known rank after slices)" if k and r is None else "")
+        )
+    if r is not None:  # the indexed axes first
+        x = ss.ops.transpose(x, (*range(k, n), *range(k), *range(n, r)))
+    idx = [ss.ops.cast(it, "int64") for it in items[k:n]]
     total: ss.Expr = idx[0]
     for it in idx[1:]:
         total = ss.ops.add(total, it)
     shape = ctx.let(ss.ops.shape_of(total), "index_shape")
     flat = [ss.ops.reshape(ss.ops.broadcast_to(it, shape), (-1,)) for it in idx]
-    y: ss.Expr = ss.ops.take(x, flat[0], axis=0, mode="raise")  # (N,) + x.shape[1:]
+    y: ss.Expr = ss.ops.take(x, flat[0], axis=0, mode="raise")  # (N,) + the other axes
     for it in flat[1:]:
         y = ss.ops.take(y, it, axis=1, batch_dims=1, mode="raise")
+    if r is not None:  # (N,) back after the k sliced axes
+        y = ss.ops.transpose(y, (*range(1, k + 1), 0, *range(k + 1, r - (n - k) + 1)))
     y = ctx.let(y, "gathered")
-    rows = ss.ops.strided_slice(ss.ops.shape_of(y), [1], [None])  # x.shape[n:]
-    return ss.ops.reshape(y, ss.ops.concatenate([shape, rows], axis=0))
+    dims = ss.ops.shape_of(y)
+    before = ss.ops.strided_slice(dims, [0], [k])  # x.shape[:k]
+    after = ss.ops.strided_slice(dims, [k + 1], [None])  # x.shape[n:]
+    return ss.ops.reshape(y, ss.ops.concatenate([before, shape, after], axis=0))
 
 
 @converts(torch.gather, "gather", aten.gather)
@@ -74,21 +91,7 @@ def gather(ctx: Ctx, input: Any, dim: Any, index: Any, sparse_grad: Any = False,
     d = d + r if d < 0 else d
     if not 0 <= d < r:
         raise Unsupported(f"torch.gather: dim {d} is out of range for rank {r}")
-    if r == 1:
-        return ss.ops.take(x, ind, axis=0, mode="nonnegative")
-    perm = [k for k in range(r) if k != d] + [d]
-    moved = perm != list(range(r))
-    xt = ss.ops.transpose(x, perm) if moved else x
-    it = ctx.let(ss.ops.transpose(ind, perm) if moved else ind, "index")
-    ends = ss.ops.strided_slice(ss.ops.shape_of(it), [0], [r - 1])
-    xs = ss.ops.strided_slice(xt, [0] * (r - 1), ends, None, list(range(r - 1)))
-    # the batch axes agree (min(x.size(k), index.size(k)) == index.size(k)); the result has
-    # index's shape
-    out = ss.ops.reshape_like(ss.ops.take(xs, it, axis=r - 1, batch_dims=r - 1, mode="nonnegative"), it)
-    if not moved:
-        return out
-    inverse = [perm.index(k) for k in range(r)]
-    return ss.ops.transpose(out, inverse)
+    return gather_elements(x, ind, d, r, mode="nonnegative")
 
 
 @converts(torch.diff, "diff", aten.diff)

@@ -328,6 +328,19 @@ def f_group_norm(
     )
 
 
+@converts(aten.native_group_norm)
+def native_group_norm(
+    ctx: Ctx, input: Any, weight: Any, bias: Any, n: Any, c: Any, hxw: Any, group: Any, eps: Any
+) -> Any:
+    """``(out, mean, rstd)`` (core ATen's group norm; ``n``, ``c``, ``hxw`` are ``x``'s sizes): the
+    statistics are ``(N, group)``."""
+    x = ctx.tensor(input)
+    groups = ctx.integer(group, "group")
+    out = group_norm(ctx, x, groups, _opt(ctx, weight, "weight"), _opt(ctx, bias, "bias"))
+    stat = ctx.let(ss.ops.mean(ss.ops.reshape(x, (0, groups, -1)), axis=2), "stat")
+    return (out, stat, stat)
+
+
 # -- embedding, one_hot -------------------------------------------------------------------------
 
 

@@ -26,9 +26,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import symshape as ss
+import numpy as np
 
-__all__ = ["PROMOTE", "result_dtype", "promote_types"]
+import symshape as ss
+from symshape.relations.values import cast_value
+
+__all__ = ["PROMOTE", "result_dtype", "promote_types", "accumulated", "as_floating"]
 
 _INTS = ("uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64")
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -133,8 +136,8 @@ def _promote_rel(ctx: Any, args: Sequence[ss.Type], attrs: Any) -> bool:
         dt = "float32"
     if dt is None or dt == x.dtype:
         ctx.assign(out, x)
-    else:
-        ctx.assign(out, ss.Tensor(x.shape, dt))
+    else:  # a widened integer (or a bool made an integer) keeps its value
+        ctx.assign(out, ss.TensorType(x.shape, dt, cast_value(x, dt)))
     return True
 
 
@@ -146,3 +149,16 @@ PROMOTE = ss.register_op(
     doc="x converted to the dtype torch computes `x op other` in (torch.result_type)",
     attr_types={"scalar": "bool", "other_scalar": "bool", "floating": "bool"},
 )
+
+
+def accumulated(x: ss.Expr) -> ss.Expr:
+    """``x`` in the dtype torch sums it in (``sum``, ``prod``, ``cumsum``): promoted with an
+    ``int64`` tensor with a dimension (integers and bools become ``int64``, keeping their value;
+    floats stay)."""
+    return PROMOTE(x, ss.const(np.zeros(1, "int64")))
+
+
+def as_floating(x: ss.Expr) -> ss.Expr:
+    """``x`` in the dtype of an op that makes integers floats (``logsumexp``): an integer or bool
+    ``x`` becomes ``float32`` (torch's default dtype), a float stays."""
+    return PROMOTE(x, x, floating=True)

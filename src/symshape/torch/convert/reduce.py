@@ -5,6 +5,11 @@ softmax family.
 elementwise maximum. Index results are int64, as in torch (symshape's ``argmax`` is int32, so it
 is cast). Reductions whose result is shaped like a mean (``std``, ``var``, ``norm``,
 ``logsumexp``) are typed as ``mean``.
+
+Result dtypes are torch's: ``sum``/``prod``/``nansum`` of an integer or bool tensor are ``int64``
+(``dtype=`` overrides); ``all``/``any`` are ``bool`` (a ``uint8`` tensor's stay ``uint8``);
+``mean``, ``std``, ``var`` and ``norm`` of an integer or bool tensor are an error (torch refuses
+them); ``logsumexp`` of one is ``float32``; ``amax``, ``max`` keep the dtype.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import torch.nn.functional as F
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import binary, cast, keys
+from symshape.torch.convert.entry_ops import REDUCED_DTYPE
+from symshape.torch.convert.promotion import accumulated, as_floating
 from symshape.torch.registry import converts
 
 __all__ = ["reduce", "softmax", "log_softmax"]
@@ -32,7 +39,23 @@ def _axes(ctx: Ctx, dim: Any) -> int | tuple[int, ...] | None:
     return ctx.axis(dim)
 
 
-def _reduce(op: Any, *, index: bool = False) -> Any:
+def _floating(x: ss.Expr, what: str) -> ss.Expr:
+    """``x``, refused where integer or bool (torch's ``mean`` and the like need floats)."""
+    return REDUCED_DTYPE(x, rule="floating", what=what)
+
+
+_BEFORE: dict[str, Any] = {
+    "sum": accumulated,
+    "prod": accumulated,
+    "nansum": accumulated,
+    "mean": lambda x: _floating(x, "mean"),
+    "nanmean": lambda x: _floating(x, "nanmean"),
+}
+"""What a reduction by torch name does to its input first, where it is not just ``x``: the dtype
+torch reduces in (``dtype=`` given: that instead)."""
+
+
+def _reduce(op: Any, name: str, *, index: bool = False) -> Any:
     def conv(
         ctx: Ctx,
         input: Any,
@@ -45,10 +68,16 @@ def _reduce(op: Any, *, index: bool = False) -> Any:
         x = ctx.tensor(input)
         if isinstance(dim, torch.dtype):  # x.sum(torch.float32)
             dim, dtype = None, dim
+        if dtype is not None:
+            x = cast(ctx, x, dtype)
+        elif name in _BEFORE:
+            x = _BEFORE[name](x)
         out = op(x, axis=_axes(ctx, dim), keepdims=bool(ctx.static(keepdim, "keepdim")))
         if index:
             out = ss.ops.cast(out, "int64")
-        return cast(ctx, out, dtype) if dtype is not None else out
+        elif name in ("all", "any"):
+            out = REDUCED_DTYPE(out, rule="truth", what=name)
+        return out
 
     return conv
 
@@ -64,9 +93,9 @@ for _name, _op in (
     ("nansum", ss.ops.sum),
     ("nanmean", ss.ops.mean),
 ):
-    converts(*keys(_name, inplace=False))(_reduce(_op))
+    converts(*keys(_name, inplace=False))(_reduce(_op, _name))
 for _name in ("argmax", "argmin"):
-    converts(*keys(_name, inplace=False))(_reduce(getattr(ss.ops, _name), index=True))
+    converts(*keys(_name, inplace=False))(_reduce(getattr(ss.ops, _name), _name, index=True))
 
 
 @converts(*keys("std", torch.var, "var", aten.var, inplace=False))
@@ -76,20 +105,20 @@ def spread(
     """``std``/``var``: shaped like ``mean`` over ``dim``."""
     if isinstance(dim, bool):  # std(x, unbiased)
         dim = None
-    x = ctx.tensor(input)
+    x = _floating(ctx.tensor(input), "std/var")
     return ss.ops.mean(x, axis=_axes(ctx, dim), keepdims=bool(ctx.static(keepdim, "keepdim")))
 
 
 @converts(*keys("logsumexp", inplace=False))
 def logsumexp(ctx: Ctx, input: Any, dim: Any, keepdim: Any = False, **kwargs: Any) -> Any:
-    x = ctx.tensor(input)
+    x = as_floating(ctx.tensor(input))
     return ss.ops.mean(x, axis=_axes(ctx, dim), keepdims=bool(ctx.static(keepdim, "keepdim")))
 
 
 @converts(*keys("norm", torch.linalg.vector_norm, aten.linalg_vector_norm, inplace=False))
 def norm(ctx: Ctx, input: Any, p: Any = None, dim: Any = None, keepdim: Any = False, **kwargs: Any) -> Any:
     """``norm``/``vector_norm`` over ``dim``: shaped like ``mean``."""
-    x = ctx.tensor(input)
+    x = _floating(ctx.tensor(input), "norm")
     return ss.ops.mean(x, axis=_axes(ctx, dim), keepdims=bool(ctx.static(keepdim, "keepdim")))
 
 

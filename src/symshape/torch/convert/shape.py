@@ -363,8 +363,16 @@ def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
 
 @converts(*keys("cat", torch.concat, torch.concatenate, aten.concat, inplace=False))
 def cat(ctx: Ctx, tensors: Any, dim: Any = 0, *, axis: Any = None, out: Any = None) -> Any:
+    """``torch.cat``; a tensor known to be of shape ``(0,)`` is skipped beside others (torch's
+    legacy rule: transformers' ``DynamicLayer`` starts a KV cache as ``torch.tensor([])`` and
+    concatenates the first keys to it, lifted to a constant by ``torch.export``)."""
     xs = [ctx.tensor(t, "each tensor") for t in ctx_list(tensors)]
-    return ss.ops.concatenate(xs, axis=ctx.axis(axis if axis is not None else dim))
+    kept = [x for x in xs if not _empty_vector(static_shape(x))]
+    return ss.ops.concatenate(kept or xs, axis=ctx.axis(axis if axis is not None else dim))
+
+
+def _empty_vector(shape: tuple[ss.Dim, ...] | None) -> bool:
+    return shape is not None and len(shape) == 1 and shape[0] == 0
 
 
 @converts(*keys("stack", inplace=False))
