@@ -596,6 +596,3 @@ def _subst(d: Dim, amap: Mapping[object, Dim]) -> Dim:
                 t = _mul(t, r)
         out = _add(out, t)
     return out if changed else d
-
-
-# ----------------------------------------------------------------------------------------------
