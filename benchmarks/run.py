@@ -12,7 +12,8 @@ total per operator (per relation, per unification); ``peak MiB`` is tracemalloc'
 the number of ``z3.Solver.check`` calls, both from one extra untimed run (``*``: the result's own
 ``z3_calls`` differs); ``ss/<peer>`` is symshape's total divided by the peer's (below 1: faster);
 ``scale`` is the time of this size over the time of the previous size of the same series (10x the
-operators should cost at most 11x). The notes add the CPU times (minimum over the repetitions, of
+operators should cost at most 11x; the notes repeat it for the CPU minima, which a loaded machine
+disturbs less). The notes add the CPU times (minimum over the repetitions, of
 this process: a peer's C++ threads included) and their ratios, which a shared, loaded machine
 disturbs far less than the wall times. A workload whose operators or API are not there yet is
 reported as ``n/a (missing: ...)``.
@@ -367,6 +368,8 @@ def _add_scale(rows: list[dict[str, Any]]) -> None:
         if p is not None and "total_ms" in p and "total_ms" in r and p["total_ms"] > 0:
             r["scale"] = r["total_ms"] / p["total_ms"]
             r["scale_of"] = r["size"] / p["size"]
+            if r.get("cpu_ms") and p.get("cpu_ms"):
+                r["cpu_scale"] = r["cpu_ms"] / p["cpu_ms"]
         prev[s] = r
 
 
@@ -451,8 +454,13 @@ def format_notes(rows: list[dict[str, Any]]) -> str:
             if pr.get("detail"):
                 bits.append(f"{p}: {pr['detail']}")
         cpu = [f"{p} {pr['cpu_ratio']:.2f}x" for p, pr in r["peers"].items() if pr.get("cpu_ratio")]
-        if cpu and r.get("cpu_ms") is not None:
-            bits.append(f"CPU (min of reps): symshape {r['cpu_ms']:.1f} ms, ss/peer " + ", ".join(cpu))
+        if r.get("cpu_ms") is not None and (cpu or r.get("cpu_scale") is not None):
+            text = f"CPU (min of reps): symshape {r['cpu_ms']:.1f} ms"
+            if cpu:
+                text += ", ss/peer " + ", ".join(cpu)
+            if r.get("cpu_scale") is not None:
+                text += f", scale {r['cpu_scale']:.1f}x/{r['scale_of']:g}x"
+            bits.append(text)
         if bits:
             out.append(f"[{i}] {r['workload']} {r['size']:,}: " + " | ".join(bits))
     return "\n".join(out)

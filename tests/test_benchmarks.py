@@ -179,3 +179,26 @@ def test_onnx_peer_builds_the_same_workloads() -> None:
     assert peers_onnx.transformer_chain(14) == {"status": "ok", "type": "(n, s, 64)"}
     assert peers_onnx.transformer_chain(14, inject_error=True)["status"] == "error"
     assert peers_onnx.resnet50_net() == {"status": "ok", "type": "(b, 1000)"}
+
+
+def test_scale_of_a_series_by_wall_median_and_by_cpu_minimum() -> None:
+    from benchmarks.run import _add_scale, format_notes
+
+    def row(size: int, total: float, cpu: float | None) -> dict[str, object]:
+        return {
+            "workload": "chain",
+            "series": "chain",
+            "size": size,
+            "total_ms": total,
+            "cpu_ms": cpu,
+            "status": "ok",
+            "peers": {},
+        }
+
+    rows = [row(1000, 10.0, 8.0), row(10000, 180.0, 84.0), {**row(5, 1.0, None), "series": ""}]
+    _add_scale(rows)
+    assert rows[1]["scale"] == 18.0 and rows[1]["scale_of"] == 10.0
+    assert rows[1]["cpu_scale"] == 84.0 / 8.0
+    assert "cpu_scale" not in rows[0] and "scale" not in rows[2]
+    notes = format_notes(rows).splitlines()
+    assert notes == ["[2] chain 10,000: CPU (min of reps): symshape 84.0 ms, scale 10.5x/10x"]
