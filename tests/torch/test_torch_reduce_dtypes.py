@@ -1,7 +1,8 @@
 """The dtypes of torch's reductions against eager torch: ``sum``/``prod``/``nansum``/``cumsum`` of
 integers and bools are ``int64``; ``all``/``any`` are ``bool`` (``uint8`` stays); ``mean``,
 ``std``, ``var``, ``norm`` of integers are refused by torch and an error in symshape;
-``logsumexp`` of integers is ``float32``. Each case through an ``nn.Module`` (every node checked
+``logsumexp`` of integers is ``float32``; ``argmax``/``argmin`` of bools are refused (``max``'s
+indices are not). Each case through an ``nn.Module`` (every node checked
 against eager torch at three sizes) and, where torch runs, through ``torch.export``."""
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ FNS: list[tuple[str, Any]] = [
     ("mean-dim", lambda x: x.mean(1)),
     ("amax", lambda x: x.amax(1)),
     ("max-dim", lambda x: x.max(1)[0]),
+    ("max-indices", lambda x: x.max(1)[1]),
+    ("argmax", lambda x: x.argmax(1)),
+    ("argmin", lambda x: torch.argmin(x, dim=0, keepdim=True)),
     ("all", lambda x: x.all(1)),
     ("any", lambda x: torch.any(x)),
     ("std", lambda x: x.std(1)),

@@ -217,9 +217,11 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
 
 @_of_one("torch.reduced_dtype")
 def _reduced_dtype(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
-    if attrs.get("rule") == "floating":
-        if x.dtype in INTEGER_DTYPES:
-            ctx.fail(DTYPE_MISMATCH, f"torch's {attrs.get('what')} needs a floating tensor, got `{x}`")
+    rule = attrs.get("rule")
+    if rule in ("floating", "ordered"):
+        if x.dtype in (INTEGER_DTYPES if rule == "floating" else ("bool",)):
+            needs = "a floating tensor" if rule == "floating" else "a tensor that is not bool"
+            ctx.fail(DTYPE_MISMATCH, f"torch's {attrs.get('what')} needs {needs}, got `{x}`")
         return x
     # rule truth: bool; a uint8 x stays uint8
     return x if x.dtype in ("bool", "uint8") else ss.TensorType(x.shape, None if x.dtype is None else "bool")
@@ -241,7 +243,8 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
     ),
     "torch.reduced_dtype": (
         1,
-        "x in the dtype of torch's reduction (rule truth: bool, uint8 stays; floating: x, ints refused)",
+        "x in the dtype of torch's reduction (rule truth: bool, uint8 stays; floating: x, ints refused;"
+        " ordered: x, bools refused)",
         {"rule": "str", "what": "str"},
     ),
 }

@@ -9,7 +9,8 @@ is cast). Reductions whose result is shaped like a mean (``std``, ``var``, ``nor
 Result dtypes are torch's: ``sum``/``prod``/``nansum`` of an integer or bool tensor are ``int64``
 (``dtype=`` overrides); ``all``/``any`` are ``bool`` (a ``uint8`` tensor's stay ``uint8``);
 ``mean``, ``std``, ``var`` and ``norm`` of an integer or bool tensor are an error (torch refuses
-them); ``logsumexp`` of one is ``float32``; ``amax``, ``max`` keep the dtype.
+them); ``logsumexp`` of one is ``float32``; ``amax``, ``max`` keep the dtype; ``argmax``/``argmin`` of a
+bool tensor are an error (torch refuses them), ``max(x, dim)``'s indices are not.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def _reduce(op: Any, name: str, *, index: bool = False) -> Any:
             x = cast(ctx, x, dtype)
         elif name in _BEFORE:
             x = _BEFORE[name](x)
+        elif index:  # (torch's argmax/argmin refuse bools; max(x, dim)'s indices do not)
+            x = REDUCED_DTYPE(x, rule="ordered", what=name)
         out = op(x, axis=_axes(ctx, dim), keepdims=bool(ctx.static(keepdim, "keepdim")))
         if index:
             out = ss.ops.cast(out, "int64")
