@@ -30,6 +30,7 @@ __all__ = [
     "check_node",
     "reference",
     "run_ort",
+    "ort_runs",
     "symbols_of",
     "Case",
 ]
@@ -117,6 +118,16 @@ def run_ort(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray[Any, Any]]) -
     opts.inter_op_num_threads = 1
     sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     return [np.asarray(v) for v in sess.run(None, dict(feeds))]
+
+
+def ort_runs(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray[Any, Any]]) -> bool:
+    """Whether onnxruntime runs ``model`` on ``feeds`` (the oracle of ``valid_at``: it refuses the
+    sizes it cannot run at)."""
+    try:
+        run_ort(model, feeds)
+    except Exception:
+        return False
+    return True
 
 
 def _concrete(i: In, size: Mapping[str, int], rng: np.random.Generator) -> np.ndarray[Any, Any]:
