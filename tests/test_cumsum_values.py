@@ -17,21 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symshape as ss
+from dim_strategies import signed_entries
 
 n, m = ss.dims("n m")
 SYMS = (n, m)
 
 
-@st.composite
-def entries(draw: Any, size: int) -> tuple[ss.Dim, ...]:
-    out = []
-    for _ in range(size):
-        if draw(st.booleans()):
-            out.append(ss.parse_dim(str(draw(st.integers(-9, 9)))))
-        else:
-            a = draw(st.integers(-3, 3).filter(lambda v: v != 0))
-            out.append(a * draw(st.sampled_from(SYMS)) + draw(st.integers(-5, 5)))
-    return tuple(out)
+def entries(size: int) -> st.SearchStrategy[tuple[ss.Dim, ...]]:
+    return signed_entries(SYMS, (size, size), offsets=(-5, 5))
 
 
 def np_cumsum(a: np.ndarray[Any, Any], exclusive: bool, reverse: bool) -> np.ndarray[Any, Any]:

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symshape as ss
+from dim_strategies import signed_entries
 from symshape.encoding.dims import bounds
 
 n, m = ss.dims("n m")
@@ -22,19 +23,9 @@ settings.register_profile("shape_values", max_examples=60, deadline=None)
 settings.load_profile("shape_values")
 
 
-@st.composite
-def entries(draw: Any, min_size: int = 1, max_size: int = 4) -> tuple[ss.Dim, ...]:
+def entries(min_size: int = 1, max_size: int = 4) -> st.SearchStrategy[tuple[ss.Dim, ...]]:
     """Entries that may be negative: ``a*sym + b`` or constants."""
-    k = draw(st.integers(min_size, max_size))
-    out = []
-    for _ in range(k):
-        if draw(st.booleans()):
-            out.append(ss.parse_dim(str(draw(st.integers(-6, 9)))))
-        else:
-            a = draw(st.integers(-2, 3).filter(lambda v: v != 0))
-            b = draw(st.integers(-4, 4))
-            out.append(a * draw(st.sampled_from(SYMS)) + b)
-    return tuple(out)
+    return signed_entries(SYMS, (min_size, max_size), consts=(-6, 9), coefs=(-2, 3), offsets=(-4, 4))
 
 
 @st.composite

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symshape as ss
+from dim_strategies import signed_entries
 from symshape.encoding.dims import bounds
 
 n, m, t = ss.dims("n m t")
@@ -35,16 +36,8 @@ def _trunc(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, 
     return np.where((a < 0) != (b < 0), -q, q)
 
 
-@st.composite
-def entries(draw: Any, size: int) -> tuple[ss.Dim, ...]:
-    out = []
-    for _ in range(size):
-        if draw(st.booleans()):
-            out.append(ss.parse_dim(str(draw(st.integers(-9, 9)))))
-        else:
-            a = draw(st.integers(-3, 3).filter(lambda v: v != 0))
-            out.append(a * draw(st.sampled_from(SYMS)) + draw(st.integers(-9, 9)))
-    return tuple(out)
+def entries(size: int) -> st.SearchStrategy[tuple[ss.Dim, ...]]:
+    return signed_entries(SYMS, (size, size))
 
 
 # divisors: constants of either sign, sizes of known sign, and one of unknown sign
