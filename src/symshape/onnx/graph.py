@@ -1,7 +1,7 @@
 """An ONNX graph's nodes as the importer walks them, and what it reports about them up front.
 
-* :func:`load_model` reads a model (a ``ModelProto`` or a path, without its external data) and
-  names it for reports.
+* :func:`load_model` (of :mod:`symshape.onnx.loading`) reads a model (a ``ModelProto`` or a path,
+  without its external data) and names it for reports.
 * :func:`scan` reads what the importer needs of each node once (:class:`NodeInfo`);
   :func:`ordered_nodes` gives a graph's nodes in graph order, or topologically sorted when the
   graph is not (stable); :func:`all_nodes` includes the nodes of the subgraphs the importer
@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
@@ -25,10 +24,10 @@ import onnx
 
 import symshape as ss
 from symshape import Diagnostic, Expr
-from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.expr import operands
 from symshape.onnx.context import CONTROL_FLOW, CORE_OP, DTYPE, SEQUENCE, UNSUPPORTED_OP, Cause
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
+from symshape.onnx.loading import load_model  # (re-exported: its home was here)
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
 
@@ -67,29 +66,6 @@ class Issue:
     cause: Cause | None
     op_type: str
     nodes: tuple[str, ...]
-
-
-def load_model(model_or_path: Any) -> tuple[onnx.ModelProto, str, str | None]:
-    """The model, its label (the path as given, or the graph's name) and the folder its external
-    data is read from: a file's folder (the model is loaded without its external data, which the
-    importer reads for the tensors whose values it keeps, see :mod:`symshape.onnx.external`), None
-    for a ``ModelProto`` (used as the caller loaded it)."""
-    if isinstance(model_or_path, onnx.ModelProto):
-        name = model_or_path.graph.name or "onnx"
-        return model_or_path, name, None
-    if isinstance(model_or_path, (str, bytes)) or hasattr(model_or_path, "__fspath__"):
-        path = model_or_path.decode() if isinstance(model_or_path, bytes) else str(model_or_path)
-        try:
-            model = onnx.load(path, load_external_data=False)
-        except FileNotFoundError:
-            raise SymshapeError(INVALID_ARGUMENT, f"no such ONNX file: {path}") from None
-        except Exception as e:  # protobuf's DecodeError and friends
-            raise SymshapeError(INVALID_ARGUMENT, f"{path} is not an ONNX model: {e}") from None
-        return model, path, os.path.dirname(os.path.abspath(path))
-    raise SymshapeError(
-        INVALID_ARGUMENT,
-        f"expected an onnx.ModelProto or a path, got {type(model_or_path).__name__}",
-    )
 
 
 class NodeInfo(NamedTuple):
