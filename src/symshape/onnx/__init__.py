@@ -90,7 +90,20 @@ def infer(
     name the model (default: the path as given, or the graph's name for a ``ModelProto``).
     """
     model, own_label, base_dir = load_model(model_or_path)
-    label = own_label if label is None else label
+    return _infer_loaded(model, own_label if label is None else label, base_dir, dims, strict, timeout_ms)
+
+
+def _infer_loaded(
+    model: Any,
+    label: str,
+    base_dir: str | None,
+    dims: Mapping[str, Any] | None = None,
+    strict: bool = False,
+    timeout_ms: int = 2000,
+) -> OnnxInferenceResult:
+    """:func:`infer` of a model already loaded (a ``ModelProto``, reported as ``label``) whose
+    external data is read from ``base_dir`` (None: as the caller loaded it); the CLI's entry, which
+    edits the model it loaded before inferring it."""
     imp = Importer(model, label, dims, timeout_ms, base_dir)
     fn = imp.run()
     core = _ss_infer(fn, strict=strict, timeout_ms=timeout_ms)

@@ -8,6 +8,11 @@ instead. Exit codes are those of ``symshape check`` for Python files: ``0`` well
 ``inconclusive``; a node that cannot be converted is an ``unsupported-op`` error), ``2`` bad usage
 (no such file, not an ONNX model, a malformed ``--dim``, the ``onnx`` extra missing).
 
+The model is read as ``symshape.onnx.infer(path)`` reads it (:mod:`symshape.onnx.loading`): without
+``onnx.load``'s walk over every tensor for external data; an external tensor's bytes are read, from
+the model's folder, only for the values the importer keeps (a file of them that cannot be read is a
+usage error naming it; the weights are never read).
+
 ``--dim`` (repeatable) says what a dimension is:
 
 * ``--dim N=8`` — the ``dim_param`` ``N`` is the size 8 everywhere it occurs; where the model
@@ -180,7 +185,9 @@ def _type_text(res: OnnxInferenceResult, name: str) -> str:
         return f"<unknown: {exc.message}>"
 
 
-def _invalid_at(model: onnx.ModelProto, dims: dict[str, Any], timeout_ms: int, path: str) -> str | None:
+def _invalid_at(
+    model: onnx.ModelProto, base_dir: str, dims: dict[str, Any], timeout_ms: int, path: str
+) -> str | None:
     """Where ``--dim NAME=VALUE`` gives sizes: the model inferred with those names as symbols,
     and ``why_invalid`` at the values when it does not run there (None when it does, when no
     value is given, or when the symbolic model has errors of its own)."""
@@ -191,7 +198,7 @@ def _invalid_at(model: onnx.ModelProto, dims: dict[str, Any], timeout_ms: int, p
     if not values:
         return None
     symbolic = {k: (ss.dim(k) if k in values else v) for k, v in dims.items()}
-    res = sso.infer(model, dims=symbolic, timeout_ms=timeout_ms, label=path)
+    res = sso._infer_loaded(model, path, base_dir, symbolic, timeout_ms=timeout_ms)
     if res.status == "error":
         return None  # the concrete run reports the errors
     try:
@@ -214,20 +221,20 @@ def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: 
         raise _usage(f"no such file: {path}")
     if not os.path.isfile(path):
         raise _usage(f"not a file: {path}")
-    import onnx
-
     import symshape.onnx as sso
     from symshape import SymshapeError
+    from symshape.onnx.loading import read_model_file
 
     try:
-        model = onnx.load(path)
+        model = read_model_file(path)
     except Exception as e:
         msg = " ".join(str(e).split()) or type(e).__name__
         raise _usage(f"{path} is not an ONNX model: {msg}") from None
+    base_dir = os.path.dirname(os.path.abspath(path))
     dims, bindings = bind_dims(model, dim_options)
     try:
-        why = _invalid_at(model, dims, timeout_ms, path)
-        res = sso.infer(model, dims=dims, strict=strict, timeout_ms=timeout_ms, label=path)
+        why = _invalid_at(model, base_dir, dims, timeout_ms, path)
+        res = sso._infer_loaded(model, path, base_dir, dims, strict, timeout_ms)
     except SymshapeError as e:
         raise _usage(f"{path}: {e}") from None
     inits = {t.name for t in model.graph.initializer}
