@@ -248,28 +248,38 @@ def check_type_constraints(
     dtypes = _Dtypes(core)
     of, memo = dtypes.of, dtypes.memo
     known = memo.get
-    rules: dict[tuple[str, str], tuple[Rule, dict[Any, Verdict]] | None] = {}
+    plain: dict[str, _Hit | None] = {}  # (the default domain's rules, by operator)
+    rules: dict[tuple[str, str], _Hit | None] = {}
     issues: list[Issue] = []
     for info, span, inputs in records:
         _, _, _, what, names, outputs, op, dom = info
-        hit = rules.get((dom, op), _MISSING)
+        hit = plain.get(op, _MISSING) if not dom else rules.get((dom, op), _MISSING)
         if hit is _MISSING:
-            rule = schema_rule(dom, op, opsets.get(dom, 1)) if dom in CHECKED_DOMAINS else None
-            hit = rules[(dom, op)] = None if rule is None else (rule, _VERDICTS.setdefault(id(rule), {}))
+            hit = _hit(dom, op, opsets)
+            if dom:
+                rules[(dom, op)] = hit
+            else:
+                plain[op] = hit
         if hit is None:
             continue
-        rule, table = hit
-        if len(inputs) == 1:  # (the common cases, without a list)
-            v = inputs[0]
-            ins: tuple[int, ...] = (0 if v is None else v.elem_type or known(v.name) or of(v),)
+        rule, table, free = hit
+        n = len(inputs)  # (one and two inputs, the common cases, without a list)
+        if n == 2:
+            a, b = inputs
+            ins: tuple[int, ...] = (
+                0 if a is None else a.elem_type or known(a.name) or of(a),
+                0 if b is None else b.elem_type or known(b.name) or of(b),
+            )
+        elif n == 1:
+            a = inputs[0]
+            ins = (0 if a is None else a.elem_type or known(a.name) or of(a),)
         else:
             ins = tuple([0 if v is None else v.elem_type or known(v.name) or of(v) for v in inputs])
-        if rule.free:
-            free = rule.free_output
+        if free is None:
+            verdict = table.get(ins) or violations(rule, ins)
+        else:
             outs = tuple([_output_type(of, named, o) if free(i) else 0 for i, o in enumerate(outputs)])
             verdict = table.get((ins, outs) if outs else ins) or violations(rule, ins, outs)
-        else:
-            verdict = table.get(ins) or violations(rule, ins)
         broken, derived = verdict
         if derived:
             if len(outputs) == 1:
@@ -284,6 +294,18 @@ def check_type_constraints(
                 d = Diagnostic(DTYPE_MISMATCH.code, f"{what}: {side} {i} '{name}' {message}", span)
                 issues.append(Issue(d, None, "", ()))
     return issues
+
+
+#: a checked operator's rule, its verdicts (:data:`_VERDICTS`) and, for a rule with free outputs,
+#: its ``free_output``
+_Hit = tuple[Rule, dict[Any, Verdict], Callable[[int], bool] | None]
+
+
+def _hit(dom: str, op: str, opsets: dict[str, int]) -> _Hit | None:
+    rule = schema_rule(dom, op, opsets.get(dom, 1)) if dom in CHECKED_DOMAINS else None
+    if rule is None:
+        return None
+    return rule, _VERDICTS.setdefault(id(rule), {}), rule.free_output if rule.free else None
 
 
 def _output_type(of: Callable[[Value], int], named: dict[str, Value], name: str) -> int:
