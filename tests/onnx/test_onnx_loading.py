@@ -23,8 +23,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import symshape as ss
 import symshape.onnx as sso
-from symshape.onnx.graph import load_model
-from symshape.onnx.loading import read_model_file
+from symshape.onnx.loading import load_model, read_model_file
 
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
 LIGHT_MODELS = sorted(f for f in os.listdir(LIGHT) if f.endswith(".onnx"))
@@ -82,6 +81,12 @@ def test_text_format_is_left_to_onnx(tmp_path: Path) -> None:
         assert not f.read().startswith(b"\x08")  # (really text)
     _same_as_onnx(p)
     assert str(sso.infer(p).type_of("y")) == "Tensor[(N, 3), float32]"
+
+
+def test_load_model_is_the_one_graph_exports() -> None:
+    from symshape.onnx import graph
+
+    assert graph.load_model is load_model  # (its former home re-exports it)
 
 
 def test_path_spellings(tmp_path: Path) -> None:

@@ -24,8 +24,8 @@ from test_onnx_type_constraints import _model as row_model
 
 import symshape as ss
 from symshape.onnx import type_constraints as tc
-from symshape.onnx.graph import load_model
 from symshape.onnx.importer import Importer
+from symshape.onnx.loading import load_model
 from symshape.onnx.spans import OnnxSpan
 
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")

@@ -34,7 +34,8 @@ from symshape.errors import INVALID_ARGUMENT
 from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
 from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
 from symshape.onnx.export import write_types
-from symshape.onnx.importer import Importer, load_model
+from symshape.onnx.importer import Importer
+from symshape.onnx.loading import load_model
 from symshape.onnx.registry import REGISTRY, register
 from symshape.onnx.result import OnnxInferenceResult
 from symshape.onnx.spans import OnnxSpan

@@ -14,6 +14,8 @@ copy of the whole file that ``f.read()`` makes (half the time of loading a model
 weights). A smaller
 file, a file that is not a regular one (a pipe) or a platform without ``mmap`` is read with
 ``f.read()``; a text format (``.onnxtxt``, ``.textproto``, ``.json``) is left to ``onnx.load``.
+(As with any map, a file truncated by another process during the parse, a millisecond, would
+fault.)
 """
 
 from __future__ import annotations
