@@ -25,7 +25,8 @@ Verdict(broken=(), outputs=(7,))
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, NamedTuple
+from enum import Enum
+from typing import Any, Final, Literal, NamedTuple
 
 import onnx
 
@@ -106,24 +107,67 @@ def _formals(params: Sequence[Any], constraints: dict[str, frozenset[str]]) -> t
 
 
 def schema_rule(domain: str, op_type: str, opset: int) -> Rule | None:
-    """The rule of ``op_type`` in ``domain`` at ``opset``; None when onnx has no schema for it."""
+    """The rule of ``op_type`` in ``domain`` at ``opset``; None when onnx has no schema for it.
+
+    Read from :mod:`symshape.onnx.schema_table` when it was written from the installed onnx and
+    holds the operator and opset (``onnx.defs.get_schema``'s first call builds onnx's whole
+    registry: 10 ms), from ``get_schema`` otherwise (an operator registered by the program, an
+    opset past onnx's last one)."""
     key = (domain, op_type, opset)
     try:
         return _SCHEMAS[key]
     except KeyError:
         pass
+    found = _rule_of_table(domain, op_type, opset)
+    rule = _rule_of_schema(domain, op_type, opset) if found is _NOT_IN_TABLE else found
+    _SCHEMAS[key] = rule
+    return rule
+
+
+def _rule_of_schema(domain: str, op_type: str, opset: int) -> Rule | None:
+    """The rule from ``onnx.defs.get_schema``."""
     try:
         s = onnx.defs.get_schema(op_type, max_inclusive_version=opset, domain=domain)
     except onnx.defs.SchemaError:
-        rule = None
-    else:
-        cons = {c.type_param_str: frozenset(c.allowed_type_strs) for c in s.type_constraints}
-        ins, outs = _formals(s.inputs, cons), _formals(s.outputs, cons)
-        tvars = {f.tvar for f in ins}
-        free = tuple(f.tvar is None or f.tvar not in tvars for f in outs)
-        rule = Rule(f"{op_type}-{s.since_version}", ins, outs, free if any(free) else ())
-    _SCHEMAS[key] = rule
-    return rule
+        return None
+    cons = {c.type_param_str: frozenset(c.allowed_type_strs) for c in s.type_constraints}
+    return _rule(op_type, s.since_version, _formals(s.inputs, cons), _formals(s.outputs, cons))
+
+
+def _rule(op_type: str, since: int, ins: tuple[Formal, ...], outs: tuple[Formal, ...]) -> Rule:
+    tvars = {f.tvar for f in ins}
+    free = tuple(f.tvar is None or f.tvar not in tvars for f in outs)
+    return Rule(f"{op_type}-{since}", ins, outs, free if any(free) else ())
+
+
+def _rule_of_table(domain: str, op_type: str, opset: int) -> Rule | Literal[_Table.UNDECIDED] | None:
+    """The rule from :mod:`symshape.onnx.schema_table`; :data:`_NOT_IN_TABLE` when the table
+    does not decide (another onnx, an operator or opset it does not hold)."""
+    from symshape.onnx import schema_table as table
+
+    versions = table.SCHEMAS.get((domain, op_type))
+    if versions is None or table.ONNX_VERSION != onnx.__version__ or opset > table.LAST_OPSET.get(domain, 0):
+        return _NOT_IN_TABLE
+    found = None
+    for version in versions:
+        if version[0] > opset:
+            break
+        found = version
+    if found is None:
+        return None
+    since, ins, outs = found
+    return _rule(op_type, since, _table_formals(ins, table.TYPE_SETS), _table_formals(outs, table.TYPE_SETS))
+
+
+def _table_formals(
+    formals: tuple[tuple[str, int, bool, bool], ...], sets: tuple[tuple[str, ...], ...]
+) -> tuple[Formal, ...]:
+    return tuple(
+        Formal(None, frozenset({ts}), variadic, homogeneous)
+        if index < 0
+        else Formal(ts, frozenset(sets[index]), variadic, homogeneous)
+        for ts, index, variadic, homogeneous in formals
+    )
 
 
 def _allowed_text(f: Formal) -> str:
@@ -314,3 +358,11 @@ def _output_type(of: Callable[[Value], int], named: dict[str, Value], name: str)
 
 
 _MISSING: Final[Any] = object()
+
+
+class _Table(Enum):
+    UNDECIDED = 0
+
+
+#: :func:`_rule_of_table`'s answer when the table does not decide
+_NOT_IN_TABLE: Final = _Table.UNDECIDED
