@@ -11,7 +11,9 @@ among the entries of a heterogeneous variadic formal (``Loop``'s ``V``). An elem
 (a type variable left open, a sequence, a value the importer could not build) is not checked.
 
 Checked: the default domain and ``ai.onnx.ml``. Verdicts are cached per operator, opset and
-element types (a model repeats few combinations), schemas per operator and opset.
+element types (a model repeats few combinations), schemas per operator and opset; the schemas of
+the onnx release installed are read from :mod:`symshape.onnx.schema_table` (see
+:func:`schema_rule`).
 
 >>> rule = schema_rule("", "Min", 11)
 >>> violations(rule, (7, 7)).broken
@@ -112,7 +114,8 @@ def schema_rule(domain: str, op_type: str, opset: int) -> Rule | None:
     Read from :mod:`symshape.onnx.schema_table` when it was written from the installed onnx and
     holds the operator and opset (``onnx.defs.get_schema``'s first call builds onnx's whole
     registry: 10 ms), from ``get_schema`` otherwise (an operator registered by the program, an
-    opset past onnx's last one)."""
+    opset past onnx's last one). A schema the program replaced (``deregister_schema``, then
+    ``register_schema`` at a version the table holds) is not seen."""
     key = (domain, op_type, opset)
     try:
         return _SCHEMAS[key]
