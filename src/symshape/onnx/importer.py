@@ -471,8 +471,15 @@ class Importer:
                 return True
         try:
             result = cdef.fn(ctx)
-            one = len(outputs) == 1 and outputs[0] and self._bind_one(outputs[0], result, span)
-            outs = None if one else node_outputs(outputs, result)
+            name = outputs[0] if len(outputs) == 1 else ""
+            if type(result) is _CALL and name and type(result.span) is OnnxSpan and len(self._scopes) == 1:
+                # (the most common case of _bind_one, inline: a call of the outermost graph)
+                self._unbound.append((name, result, span))
+                self.values[name] = self.named[name] = _value_of(name, result)
+                outs = None
+            else:
+                one = name and self._bind_one(name, result, span)
+                outs = None if one else node_outputs(outputs, result)
         except Unsupported as u:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, op, (ident,))
             self._stand_ins(outputs, span)
@@ -585,6 +592,7 @@ class Importer:
 _CALL: Final = ss.Call
 _context: Final = NodeContext.of
 _span: Final = OnnxSpan.in_file
+_value_of: Final = Value.of
 _scope_set: Final = span_scope_set
 #: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
 _FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE

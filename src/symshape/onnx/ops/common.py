@@ -19,11 +19,12 @@ Each helper is exact: the type it produces is the type ONNX gives, for every inp
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
+from symshape.ir.op import OPS, PreparedCall
 from symshape.onnx.context import NodeContext
 
 __all__ = [
@@ -122,14 +123,20 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
     Non-negative axes are inserted in ascending order, negative ones (counted from the output's
     end) from ``-1`` down, so neither needs the input rank; mixing both signs does.
     """
+    key = tuple(axes)
+    plan = _UNSQUEEZE_PLANS.get(key)
+    if plan is not None:  # (the calls below, their attributes checked once: a model has many)
+        for p in plan:
+            x = p.build(x)
+        return x
     if len(set(axes)) != len(axes):
         ctx.fail(BAD_ATTRIBUTE, f"axes {list(axes)} repeat an axis")
-    if min(axes, default=0) >= 0:
-        for a in sorted(axes):
-            x = ss.ops.expand_dims(x, a)
-        return x
-    if max(axes) < 0:
-        for a in sorted(axes, reverse=True):
+    if min(axes, default=0) >= 0 or max(axes) < 0:
+        order = sorted(axes, reverse=min(axes, default=0) < 0)
+        if len(_UNSQUEEZE_PLANS) >= _PLANS_MAX:
+            _UNSQUEEZE_PLANS.clear()
+        _UNSQUEEZE_PLANS[key] = tuple(PreparedCall(_EXPAND_DIMS, 1, axis=a, num_newaxis=1) for a in order)
+        for a in order:
             x = ss.ops.expand_dims(x, a)
         return x
     r = ctx.need_rank(input_index, "Unsqueeze with axes of both signs")
@@ -137,6 +144,13 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
     for a in sorted(norm_axes(ctx, axes, out_rank)):
         x = ss.ops.expand_dims(x, a)
     return x
+
+
+#: the ``expand_dims`` calls of an ``Unsqueeze`` whose axes all have one sign (no rank needed), by
+#: its axes (the first node of those axes makes them through ``ss.ops.expand_dims``)
+_UNSQUEEZE_PLANS: dict[tuple[int, ...], tuple[PreparedCall, ...]] = {}
+_PLANS_MAX: Final = 512
+_EXPAND_DIMS: Final = OPS["expand_dims"]
 
 
 def to_int64(x: Expr) -> Expr:

@@ -22,16 +22,19 @@ The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
+from symshape.ir.op import OPS, PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import scale_axis, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
+from symshape.ops.nn import conv_attrs
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
 
@@ -127,10 +130,10 @@ def _kernel_from_weight(ctx: NodeContext, w_index: int, nd: int) -> list[int]:
 
 def _conv(ctx: NodeContext, x: Expr, w: Expr, w_index: int, out_dtype: str = "") -> Expr:
     # with kernel_shape given, the call's attributes follow from the node's alone
-    fn, kw = _planned(
+    plan = _planned(
         ctx, ("conv", out_dtype), ctx.has_attr("kernel_shape"), lambda: _conv_plan(ctx, w_index, out_dtype)
     )
-    return fn(x, w, **kw)
+    return plan(x, w)
 
 
 def _conv_plan(ctx: NodeContext, w_index: int, out_dtype: str) -> _Plan:
@@ -147,20 +150,22 @@ def _conv_plan(ctx: NodeContext, w_index: int, out_dtype: str) -> _Plan:
     if group < 1:
         ctx.fail(BAD_ATTRIBUTE, f"group must be >= 1, got {group}")
     ks = ctx.attr_ints("kernel_shape")
-    fn = {1: ss.ops.conv1d, 2: ss.ops.conv2d, 3: ss.ops.conv3d}[nd]
-    kw = {
-        "strides": tuple(win.strides),
-        "padding": win.padding,
-        "dilation": tuple(win.dilation),
-        "groups": group,
-        "kernel_size": None if ks is None else tuple(ks),
-        "out_dtype": out_dtype,
-    }
-    return fn, kw
+    # (what ss.ops.conv{nd}d(x, w, **kw) calls, its attributes checked once)
+    attrs = conv_attrs(
+        nd,
+        strides=tuple(win.strides),
+        padding=win.padding,
+        dilation=tuple(win.dilation),
+        groups=group,
+        kernel_size=None if ks is None else tuple(ks),
+        out_dtype=out_dtype,
+    )
+    return PreparedCall(OPS[f"nn.conv{nd}d"], 2, **attrs).build
 
 
-#: a symshape operator's wrapper and the attributes a node's call of it takes
-_Plan = tuple[Callable[..., Expr], dict[str, Any]]
+#: what a node's call of a symshape operator is, as a function of its inputs (the operator and
+#: the attributes fixed)
+_Plan = Callable[..., Expr]
 #: plans by what they follow from (a tag and the node's attributes, NodeContext.attr_key): a model
 #: has many nodes of the same attributes, and their calls then take the same tuples, which
 #: symshape's operator call finds its checked attributes for by identity
@@ -369,8 +374,8 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
 
 
 def _pool(ctx: NodeContext, kind: str) -> Expr:
-    fn, kw = _planned(ctx, kind, True, lambda: _pool_plan(ctx, kind))
-    return fn(ctx.input(0), **kw)
+    plan = _planned(ctx, kind, True, lambda: _pool_plan(ctx, kind))
+    return plan(ctx.input(0))
 
 
 def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:
@@ -387,7 +392,7 @@ def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:
         "padding": win.padding,
         "dilation": tuple(win.dilation),
     }
-    return getattr(ss.ops, f"{kind}_pool{nd}d"), kw
+    return functools.partial(getattr(ss.ops, f"{kind}_pool{nd}d"), **kw)
 
 
 @register("MaxPool", since=1)
