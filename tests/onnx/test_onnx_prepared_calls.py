@@ -14,6 +14,7 @@ they do without them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,6 @@ import symshape.onnx as sso
 from symshape.ir.op import OPS, PreparedCall
 from symshape.onnx.importer import Importer
 from symshape.onnx.ops import common
-from symshape.ops.nn import conv_attrs
 
 X = ss.var("x", ss.Tensor((2, 3, 8, 8), "float32"))
 W = ss.var("w", ss.Tensor((4, 3, 3, 3), "float32"))
@@ -42,8 +42,7 @@ CASES: list[tuple[str, tuple[ss.Expr, ...], dict[str, Any]]] = [
     ("expand_dims", (C,), {"axis": -1, "num_newaxis": 2}),
     ("add", (X, D), {}),
     ("nn.relu", (X,), {}),
-    ("nn.conv2d", (X, W), conv_attrs(2, strides=(1, 1), padding=(1, 1, 1, 1), kernel_size=(3, 3))),
-    ("nn.conv2d", (X, W), conv_attrs(2, strides=(2, 2), groups=1, out_dtype="int32")),
+    ("nn.conv2d", (X, W), {"strides": (1, 1), "padding": (1, 1, 1, 1), "kernel_size": (3, 3)}),
     ("nn.batch_norm", (X, C, C, C, C), {"axis": 1}),
 ]
 
@@ -61,6 +60,37 @@ def test_a_prepared_call_is_the_call(name: str, args: tuple[ss.Expr, ...], attrs
     typed = [(ss.infer(ss.Function([X, W, C, D], c)), c) for c in (fast, plain)]
     (r1, c1), (r2, c2) = typed
     assert r1.status == r2.status == "ok" and str(r1.type_of(c1)) == str(r2.type_of(c2))
+
+
+WRAPPED: list[tuple[Callable[..., ss.Call], tuple[ss.Expr, ...], dict[str, Any]]] = [
+    (ss.ops.conv2d, (X, W), {"strides": (2, 2), "padding": (1, 1), "kernel_size": (3, 3), "out_dtype": ""}),
+    (ss.ops.conv2d, (X, W), {"groups": 1}),
+    (ss.ops.batch_norm, (X, C, C, C, C), {"axis": 1}),
+    (ss.ops.expand_dims, (C,), {"axis": 0}),
+    (ss.ops.multiply, (X, D), {}),
+    (ss.ops.relu, (X,), {}),
+    (ss.ops.max_pool2d, (X,), {"pool_size": (2, 2), "strides": (2, 2)}),
+]
+
+
+@pytest.mark.parametrize(("wrapper", "args", "kwargs"), WRAPPED)
+def test_a_prepared_wrapper_call_is_the_wrappers_call(
+    wrapper: Callable[..., ss.Call], args: tuple[ss.Expr, ...], kwargs: dict[str, Any]
+) -> None:
+    p = PreparedCall.of(wrapper, len(args), **kwargs)
+    with ss.span_scope(SPAN):
+        fast, plain = p.build(*args), wrapper(*args, **kwargs)
+    assert (
+        isinstance(plain, ss.Call) and fast.callee is plain.callee and tuple(fast.args) == tuple(plain.args)
+    )
+    assert fast.attrs == plain.attrs and repr(fast) == repr(plain) and fast.span == plain.span == SPAN
+
+
+def test_a_wrapper_that_does_not_pass_its_arguments_on_is_not_prepared() -> None:
+    with pytest.raises(ValueError):
+        PreparedCall.of(lambda a, b: ss.ops.add(b, a), 2)
+    with pytest.raises(ValueError):
+        PreparedCall.of(lambda a: ss.ops.add(a, a), 1)
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ call.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -409,22 +410,37 @@ class PreparedCall:
     the per-call work on the attributes. For a front-end that builds many calls of the same
     attributes (an ONNX model's ``Unsqueeze`` nodes); ``nargs`` is the number of arguments the
     attributes are checked for. A bad attribute raises here, as the call would; arguments that
-    are not expressions, or another number of them, take the call's own path (and its errors)."""
+    are not expressions, or another number of them, take the call's own path (and its errors).
 
-    __slots__ = ("op", "nargs", "kwargs", "attrs")
+    :meth:`of` prepares the call a wrapper of :mod:`symshape.ops` makes (its defaults included)."""
+
+    __slots__ = ("op", "nargs", "attrs", "_plain")
 
     def __init__(self, op: Op, nargs: int, **attrs: Any) -> None:
-        self.op, self.nargs, self.kwargs = op, nargs, attrs
+        self._prepare(functools.partial(op.wrapper_call, **attrs), nargs)
+
+    @classmethod
+    def of(cls, wrapper: Callable[..., Call], nargs: int, **kwargs: Any) -> PreparedCall:
+        """The calls ``wrapper(*args, **kwargs)`` makes, for ``nargs`` expressions that the
+        wrapper passes on as the call's arguments, in order (else ``ValueError``)."""
+        p: PreparedCall = object.__new__(cls)
+        p._prepare(functools.partial(wrapper, **kwargs), nargs)
+        return p
+
+    def _prepare(self, plain: Callable[..., Call], nargs: int) -> None:
+        probes = [Var(f"probe{i}") for i in range(nargs)]
         with span_scope(None):  # (a probe call: its span is not looked up)
-            probe = op.wrapper_call(*[Var("probe")] * nargs, **attrs)
-        self.attrs: Attrs = probe.attrs
+            probe = plain(*probes)
+        if not isinstance(probe, Call) or not isinstance(probe.callee, Op) or list(probe.args) != probes:
+            raise ValueError(f"{plain} does not call an operator of its {nargs} arguments")
+        self.op, self.nargs, self.attrs, self._plain = probe.callee, nargs, probe.attrs, plain
 
     def build(self, *args: Any) -> Call:
         if len(args) != self.nargs:
-            return self.op.wrapper_call(*args, **self.kwargs)
+            return self._plain(*args)
         for x in args:
             if not isinstance(x, Expr):
-                return self.op.wrapper_call(*args, **self.kwargs)
+                return self._plain(*args)
         c = _new_call(Call)
         c.callee = self.op
         c.args = args

@@ -175,48 +175,18 @@ def _conv(
     out_layout: str = "",
 ) -> Call:
     """The wrapper of ``nn.conv{nd}d`` (an empty layout is the default one)."""
-    attrs = conv_attrs(
-        nd,
-        strides,
-        padding,
-        dilation,
-        groups,
-        channels,
-        kernel_size,
-        data_layout,
-        kernel_layout,
-        out_dtype,
-        out_layout,
-    )
-    return OPS[f"nn.conv{nd}d"].wrapper_call(x, w, **attrs)
-
-
-def conv_attrs(
-    nd: int,
-    strides: IntOrInts = 1,
-    padding: IntOrInts = 0,
-    dilation: IntOrInts = 1,
-    groups: int = 1,
-    channels: int | None = None,
-    kernel_size: IntOrInts | None = None,
-    data_layout: str = "",
-    kernel_layout: str = "",
-    out_dtype: str = "",
-    out_layout: str = "",
-) -> dict[str, Any]:
-    """The attributes of the call of ``nn.conv{nd}d`` the convolution wrappers make (for a
-    front-end that prepares the calls of many nodes of the same attributes,
-    :class:`~symshape.ir.op.PreparedCall`)."""
-    return {
+    return OPS[f"nn.conv{nd}d"].wrapper_call(
+        x,
+        w,
         **_window(strides, padding, dilation),
-        "groups": groups,
-        "channels": channels,
-        "kernel_size": kernel_size,
-        "data_layout": data_layout or DATA_LAYOUTS[nd],
-        "kernel_layout": kernel_layout or KERNEL_LAYOUTS[nd],
-        "out_dtype": out_dtype,
+        groups=groups,
+        channels=channels,
+        kernel_size=kernel_size,
+        data_layout=data_layout or DATA_LAYOUTS[nd],
+        kernel_layout=kernel_layout or KERNEL_LAYOUTS[nd],
+        out_dtype=out_dtype,
         **_out_layout(out_layout),
-    }
+    )
 
 
 conv1d = specialize(

@@ -24,10 +24,11 @@ from typing import Any, Final, cast
 import symshape as ss
 from symshape import Expr
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
-from symshape.ir.op import OPS, PreparedCall
+from symshape.ir.op import PreparedCall
 from symshape.onnx.context import NodeContext
 
 __all__ = [
+    "prepare",
     "set_dim",
     "scale_axis",
     "expand",
@@ -135,7 +136,7 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
         order = sorted(axes, reverse=min(axes, default=0) < 0)
         if len(_UNSQUEEZE_PLANS) >= _PLANS_MAX:
             _UNSQUEEZE_PLANS.clear()
-        _UNSQUEEZE_PLANS[key] = tuple(PreparedCall(_EXPAND_DIMS, 1, axis=a, num_newaxis=1) for a in order)
+        _UNSQUEEZE_PLANS[key] = tuple(PreparedCall.of(ss.ops.expand_dims, 1, axis=a) for a in order)
         for a in order:
             x = ss.ops.expand_dims(x, a)
         return x
@@ -150,7 +151,16 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
 #: its axes (the first node of those axes makes them through ``ss.ops.expand_dims``)
 _UNSQUEEZE_PLANS: dict[tuple[int, ...], tuple[PreparedCall, ...]] = {}
 _PLANS_MAX: Final = 512
-_EXPAND_DIMS: Final = OPS["expand_dims"]
+
+
+def prepare(wrapper: Callable[..., Expr], nargs: int, **kwargs: Any) -> PreparedCall | None:
+    """``PreparedCall.of(wrapper, nargs, **kwargs)`` (the calls ``wrapper(*args, **kwargs)`` makes,
+    their attributes checked once), or None when the wrapper does not call one operator of its
+    ``nargs`` arguments (the caller then calls it)."""
+    try:
+        return PreparedCall.of(cast(Callable[..., ss.Call], wrapper), nargs, **kwargs)
+    except ValueError:
+        return None
 
 
 def to_int64(x: Expr) -> Expr:

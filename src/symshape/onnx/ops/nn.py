@@ -30,11 +30,10 @@ from typing import Final
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
-from symshape.ir.op import OPS, PreparedCall
+from symshape.ir.op import PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import scale_axis, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
-from symshape.ops.nn import conv_attrs
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
 
@@ -150,17 +149,16 @@ def _conv_plan(ctx: NodeContext, w_index: int, out_dtype: str) -> _Plan:
     if group < 1:
         ctx.fail(BAD_ATTRIBUTE, f"group must be >= 1, got {group}")
     ks = ctx.attr_ints("kernel_shape")
-    # (what ss.ops.conv{nd}d(x, w, **kw) calls, its attributes checked once)
-    attrs = conv_attrs(
-        nd,
-        strides=tuple(win.strides),
-        padding=win.padding,
-        dilation=tuple(win.dilation),
-        groups=group,
-        kernel_size=None if ks is None else tuple(ks),
-        out_dtype=out_dtype,
-    )
-    return PreparedCall(OPS[f"nn.conv{nd}d"], 2, **attrs).build
+    fn = {1: ss.ops.conv1d, 2: ss.ops.conv2d, 3: ss.ops.conv3d}[nd]
+    kw = {
+        "strides": tuple(win.strides),
+        "padding": win.padding,
+        "dilation": tuple(win.dilation),
+        "groups": group,
+        "kernel_size": None if ks is None else tuple(ks),
+        "out_dtype": out_dtype,
+    }
+    return PreparedCall.of(fn, 2, **kw).build  # (fn(x, w, **kw), its attributes checked once)
 
 
 #: what a node's call of a symshape operator is, as a function of its inputs (the operator and
