@@ -1,7 +1,8 @@
 """The importer's fast paths give what the plain paths give.
 
 * Window plans (``Conv``/pools remember the operator and attributes by the node's attributes,
-  :meth:`NodeContext.attr_key`), and int64 vector initializers decoded when first read (a weight's
+  :meth:`NodeContext.attr_key`), prepared calls (``PreparedCall.build``, against the wrapper each
+  was prepared from), and int64 vector initializers decoded when first read (a weight's
   shape read by ``Value.int_vector`` without numpy): with both turned off, the light models of
   onnx's wheel (as shipped and with a symbolic batch) and an exported-style transformer import to
   the same program (text and spans) and infer to the same types, guards, report and
@@ -26,6 +27,7 @@ from onnx_helpers import In, make_model, reference
 import symshape as ss
 import symshape.onnx as sso
 from symshape.ir.expr import operands
+from symshape.ir.op import PreparedCall
 from symshape.onnx import lazy_constant
 from symshape.onnx.context import NodeContext, Value
 from symshape.onnx.graph import load_model
@@ -85,6 +87,8 @@ def _everything(m: onnx.ModelProto) -> list[str]:
 
 def _plain_paths(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(nn_mod, "_planned", lambda ctx, tag, cacheable, make: make())
+    # (every prepared call made by the wrapper it was prepared from)
+    mp.setattr(PreparedCall, "build", lambda self, *args: self._plain(*args))
     mp.setattr(lazy_constant, "_INT64", -1)  # (no initializer is decoded lazily)
     mp.setattr(LazyConstant, "int_vector", Value.int_vector)
 

@@ -29,6 +29,7 @@ from symshape.onnx.context import NodeContext
 
 __all__ = [
     "prepare",
+    "prepared",
     "set_dim",
     "scale_axis",
     "expand",
@@ -161,6 +162,23 @@ def prepare(wrapper: Callable[..., Expr], nargs: int, **kwargs: Any) -> Prepared
         return PreparedCall.of(cast(Callable[..., ss.Call], wrapper), nargs, **kwargs)
     except ValueError:
         return None
+
+
+def prepared(
+    key: tuple[object, ...], wrapper: Callable[..., Expr], nargs: int, **kwargs: Any
+) -> PreparedCall | None:
+    """:func:`prepare`, made once per ``key``: what ``kwargs`` follow from, values of exact types
+    (a node's target shape as a tuple of ints, ...)."""
+    p = _PREPARED.get(key, _NOT_YET)
+    if p is _NOT_YET:
+        if len(_PREPARED) >= _PLANS_MAX:
+            _PREPARED.clear()
+        p = _PREPARED[key] = prepare(wrapper, nargs, **kwargs)
+    return cast(PreparedCall | None, p)
+
+
+_PREPARED: dict[tuple[object, ...], object] = {}
+_NOT_YET: Final = object()
 
 
 def to_int64(x: Expr) -> Expr:
