@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
+from benchmarks.workloads import fresh_caches
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import helper
@@ -30,6 +31,9 @@ import symshape.onnx as sso
 from symshape.ir.op import OPS, PreparedCall
 from symshape.onnx.importer import Importer
 from symshape.onnx.ops import common
+from symshape.onnx.ops import elementwise as onnx_elementwise
+from symshape.onnx.ops import nn as onnx_nn
+from symshape.onnx.ops import norm as onnx_norm
 
 X = ss.var("x", ss.Tensor((2, 3, 8, 8), "float32"))
 W = ss.var("w", ss.Tensor((4, 3, 3, 3), "float32"))
@@ -163,7 +167,7 @@ def test_an_unsqueeze_from_a_plan_is_the_unsqueeze_without(axes: tuple[int, ...]
     one_sign = min(axes, default=0) >= 0 or max(axes) < 0
     assert planned == (one_sign and len(set(axes)) == len(axes))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(common, "_UNSQUEEZE_PLANS", _NeverPlanned())
+        mp.setattr(common, "_UNSQUEEZE_PLANS", _NeverPlanned(__name__))
         plain = _converted(_unsqueezes(axes))
     assert fast == plain
     # the oracle: numpy's expand_dims (axes are the output's positions, as in ONNX)
@@ -181,8 +185,44 @@ def test_unsqueeze_plans_against_the_plain_path(axes: list[int]) -> None:
     test_an_unsqueeze_from_a_plan_is_the_unsqueeze_without(tuple(axes))
 
 
-class _NeverPlanned(dict[tuple[int, ...], Any]):
+class _NeverPlanned(common.PlanTable[tuple[int, ...], Any]):
     """A plan table that forgets what it is given (every node takes the plain path)."""
 
     def __setitem__(self, key: tuple[int, ...], value: Any) -> None:
         pass
+
+
+def _plan_tables() -> dict[str, common.PlanTable[Any, Any]]:
+    """Every plan table of the ONNX converters, by module and name."""
+    return {
+        f"{mod.__name__}.{name}": obj
+        for mod in (common, onnx_nn, onnx_norm, onnx_elementwise)
+        for name, obj in vars(mod).items()
+        if isinstance(obj, common.PlanTable)
+    }
+
+
+def test_fresh_caches_empties_the_plan_tables() -> None:
+    """A benchmark's import starts cold: the plans an earlier import made are gone."""
+    conv = helper.make_node("Conv", ["x", "w"], ["c"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    bn = helper.make_node("BatchNormalization", ["c", "s", "b", "m", "v"], ["n"], name="bn")
+    nodes = [
+        conv,
+        bn,
+        helper.make_node("Relu", ["n"], ["r"], name="relu"),
+        helper.make_node("Unsqueeze", ["r"], ["u"], name="unsq", axes=[0]),
+        helper.make_node("Reshape", ["u", "shape"], ["y"], name="reshape"),
+    ]
+    inits: dict[str, np.ndarray[Any, Any]] = {
+        "w": np.zeros((4, 3, 3, 3), np.float32),
+        **{k: np.zeros(4, np.float32) for k in "sbmv"},
+        "shape": np.array([1, 2, -1], np.int64),
+    }
+    m = make_model(nodes, [In("x", "float32", (2, 3, 8, 8))], ["y"], opset=11, inits=inits)
+    assert sso.infer(m, label="m").status == "ok"
+    tables = _plan_tables()
+    assert set(tables) >= {f"symshape.onnx.ops.{n}" for n in ("common._UNSQUEEZE_PLANS", "nn._PLANS")}
+    assert all(tables.values()), {k: len(t) for k, t in tables.items()}  # (the import made plans)
+    names = fresh_caches()
+    assert {k for k, t in tables.items() if t} == set()
+    assert set(tables) <= set(names)

@@ -19,7 +19,7 @@ Each helper is exact: the type it produces is the type ONNX gives, for every inp
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final, Generic, TypeVar, cast
 
 import symshape as ss
 from symshape import Expr
@@ -28,6 +28,7 @@ from symshape.ir.op import PreparedCall
 from symshape.onnx.context import NodeContext
 
 __all__ = [
+    "PlanTable",
     "prepare",
     "prepared",
     "set_dim",
@@ -135,9 +136,7 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
         ctx.fail(BAD_ATTRIBUTE, f"axes {list(axes)} repeat an axis")
     if min(axes, default=0) >= 0 or max(axes) < 0:
         order = sorted(axes, reverse=min(axes, default=0) < 0)
-        if len(_UNSQUEEZE_PLANS) >= _PLANS_MAX:
-            _UNSQUEEZE_PLANS.clear()
-        _UNSQUEEZE_PLANS[key] = tuple(PreparedCall.of(ss.ops.expand_dims, 1, axis=a) for a in order)
+        _UNSQUEEZE_PLANS.put(key, tuple(PreparedCall.of(ss.ops.expand_dims, 1, axis=a) for a in order))
         for a in order:
             x = ss.ops.expand_dims(x, a)
         return x
@@ -148,10 +147,37 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
     return x
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class PlanTable(dict[K, V], Generic[K, V]):
+    """A converter's table of plans (prepared calls, ...) by what they follow from, for the
+    many nodes of a model that share them; bounded: full, it is emptied before the next entry.
+
+    ``cache_clear()`` empties it, as a ``functools.lru_cache`` function's does, and ``__module__``
+    names the module that holds it (``module``), as a function's does: what
+    ``benchmarks.workloads.fresh_caches`` finds the process-wide caches of a module by."""
+
+    def __init__(self, module: str, maxsize: int = 512) -> None:
+        super().__init__()
+        self.__module__ = module
+        self.maxsize = maxsize
+
+    def put(self, key: K, value: V) -> V:
+        """``self[key] = value`` (after emptying the table if it is full); returns ``value``."""
+        if len(self) >= self.maxsize:
+            self.clear()
+        self[key] = value
+        return value
+
+    def cache_clear(self) -> None:
+        self.clear()
+
+
 #: the ``expand_dims`` calls of an ``Unsqueeze`` whose axes all have one sign (no rank needed), by
 #: its axes (the first node of those axes makes them through ``ss.ops.expand_dims``)
-_UNSQUEEZE_PLANS: dict[tuple[int, ...], tuple[PreparedCall, ...]] = {}
-_PLANS_MAX: Final = 512
+_UNSQUEEZE_PLANS: PlanTable[tuple[int, ...], tuple[PreparedCall, ...]] = PlanTable(__name__)
 
 
 def prepare(wrapper: Callable[..., Expr], nargs: int, **kwargs: Any) -> PreparedCall | None:
@@ -171,13 +197,11 @@ def prepared(
     (a node's target shape as a tuple of ints, ...)."""
     p = _PREPARED.get(key, _NOT_YET)
     if p is _NOT_YET:
-        if len(_PREPARED) >= _PLANS_MAX:
-            _PREPARED.clear()
-        p = _PREPARED[key] = prepare(wrapper, nargs, **kwargs)
+        p = _PREPARED.put(key, prepare(wrapper, nargs, **kwargs))
     return cast(PreparedCall | None, p)
 
 
-_PREPARED: dict[tuple[object, ...], object] = {}
+_PREPARED: PlanTable[tuple[object, ...], object] = PlanTable(__name__)
 _NOT_YET: Final = object()
 
 

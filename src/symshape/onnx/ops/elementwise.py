@@ -27,7 +27,7 @@ from symshape.errors import BAD_ATTRIBUTE
 from symshape.ir.op import PreparedCall
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import elem_type_name, to_dtype
-from symshape.onnx.ops.common import chain, like, prepare, value_slice
+from symshape.onnx.ops.common import PlanTable, chain, like, prepare, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["UNARY", "BINARY", "COMPARE", "OPAQUE_OP", "BITWISE_OP"]
@@ -97,12 +97,11 @@ def _prepared(op: str, name: str, nargs: int) -> PreparedCall | None:
     try:
         return _CALLS[op]
     except KeyError:
-        p = _CALLS[op] = prepare(_ss_op(name), nargs)
-        return p
+        return _CALLS.put(op, prepare(_ss_op(name), nargs))
 
 
 #: the prepared calls of the unary and binary operators by ONNX operator (see ``_prepared``)
-_CALLS: dict[str, PreparedCall | None] = {}
+_CALLS: PlanTable[str, PreparedCall | None] = PlanTable(__name__)
 
 
 def _unary(ctx: NodeContext) -> Outputs:

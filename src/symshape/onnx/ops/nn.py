@@ -25,14 +25,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.ir.op import PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import scale_axis, set_dim, value_slice
+from symshape.onnx.ops.common import PlanTable, scale_axis, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
@@ -167,8 +166,7 @@ _Plan = Callable[..., Expr]
 #: plans by what they follow from (a tag and the node's attributes, NodeContext.attr_key): a model
 #: has many nodes of the same attributes, and their calls then take the same tuples, which
 #: symshape's operator call finds its checked attributes for by identity
-_PLANS: dict[tuple[object, ...], _Plan] = {}
-_PLANS_MAX: Final = 512
+_PLANS: PlanTable[tuple[object, ...], _Plan] = PlanTable(__name__)
 
 
 def _planned(ctx: NodeContext, tag: object, cacheable: bool, make: Callable[[], _Plan]) -> _Plan:
@@ -180,10 +178,7 @@ def _planned(ctx: NodeContext, tag: object, cacheable: bool, make: Callable[[], 
     key = (tag, key)
     plan = _PLANS.get(key)
     if plan is None:
-        plan = make()
-        if len(_PLANS) >= _PLANS_MAX:
-            _PLANS.clear()
-        _PLANS[key] = plan
+        plan = _PLANS.put(key, make())
     return plan
 
 

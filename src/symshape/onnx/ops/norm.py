@@ -22,9 +22,8 @@ from __future__ import annotations
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
-from symshape.ir.op import PreparedCall
 from symshape.onnx.context import LEGACY, NodeContext
-from symshape.onnx.ops.common import like, like_product, prepare
+from symshape.onnx.ops.common import like, like_product, prepared
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -35,21 +34,16 @@ def _batch_norm(ctx: NodeContext) -> Outputs:
     if ctx.opset < 7 and ctx.attr("spatial", 1) == 0:
         ctx.unsupported(LEGACY, "BatchNormalization with spatial=0 (per-activation statistics)")
     xs = ctx.inputs()
-    if len(xs) == 5 == ctx.num_inputs and _BATCH_NORM:  # (the call prepared once: see common.prepare)
-        bn: Expr = _BATCH_NORM[0].build(*xs)
+    p = prepared(("batch_norm",), ss.ops.batch_norm, 5, axis=1)  # (made once: see common.prepared)
+    if len(xs) == 5 == ctx.num_inputs and p is not None:
+        bn: Expr = p.build(*xs)
     else:
         bn = ss.ops.batch_norm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), axis=1)
-        if not _BATCH_NORM and (p := prepare(ss.ops.batch_norm, 5, axis=1)) is not None:
-            _BATCH_NORM.append(p)
     # (TupleGetItem: what bn[0] is for the tuple batch_norm returns, without the indexing front-end)
     outs: list[Expr | None] = [ss.TupleGetItem(bn, 0)]
     for i in range(1, ctx.num_outputs):
         outs.append(ss.TupleGetItem(bn, 1) if ctx.has_output(i) else None)
     return outs
-
-
-#: the call of symshape's batch_norm a BatchNormalization node makes, prepared by the first
-_BATCH_NORM: list[PreparedCall] = []
 
 
 @register("InstanceNormalization", since=1)
