@@ -134,10 +134,12 @@ _TENSOR_READERS: Final[dict[int, Callable[[AttributeProto, str], Any]]] = {
 _TENSOR_TYPES: Final = frozenset(_TENSOR_READERS)
 
 
-def parse_attribute(a: AttributeProto, base_dir: str | None = None) -> Any:
+def parse_attribute(a: AttributeProto, base_dir: str | None = None, t: int | None = None) -> Any:
     """The Python value of one attribute (see the module docstring); external tensors are read
-    from ``base_dir`` (see :func:`tensor_value`)."""
-    t = a.type
+    from ``base_dir`` (see :func:`tensor_value`); ``t``: ``a.type`` when the caller has read it
+    already (protobuf fields cost an access each)."""
+    if t is None:
+        t = a.type
     if t == _T_INTS:
         return tuple(a.ints[:])  # (a slice: iterating a repeated field ends in a costly IndexError)
     if t == _T_INT:

@@ -362,7 +362,7 @@ class NodeContext:
             v = parsed.get(name, _ABSENT)
             if v is _ABSENT:
                 try:
-                    v = parsed[name] = parse_attribute(a)  # (no tensors: HASHABLE_TYPES)
+                    v = parsed[name] = parse_attribute(a, None, t)  # (no tensors: HASHABLE_TYPES)
                 except Exception:
                     return None
             out += (name, t, v)
