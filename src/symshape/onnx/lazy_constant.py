@@ -59,19 +59,19 @@ def initializer_value(
         return None, t
     if et == _INT64 and len(shape) == 1:
         return None, t
-    return _decode(t, shape, et, None), None
+    return _decode(t, shape, et, None, True), None
 
 
 def _decode(
-    t: onnx.TensorProto, shape: tuple[int, ...], et: int, base_dir: str | None
+    t: onnx.TensorProto, shape: tuple[int, ...], et: int, base_dir: str | None, internal: bool = False
 ) -> np.ndarray[Any, Any] | None:
     """``t``'s value as an array of its dtype (None when unreadable; an external one that cannot
-    be read raises ``SymshapeError``)."""
-    if base_dir is not None and t.data_location == _EXTERNAL:
+    be read raises ``SymshapeError``); ``internal``: ``t`` is known not to be external."""
+    if base_dir is not None and not internal and t.data_location == _EXTERNAL:
         arr = read_external(t, base_dir, f"initializer '{t.name}'")
     else:
         try:
-            arr = tensor_value(t, shape)
+            arr = tensor_value(t, shape, None, et, internal)
         except Exception:
             return None
     dtype = ONNX_TO_DTYPE.get(et)
