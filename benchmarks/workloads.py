@@ -133,19 +133,22 @@ def fresh_caches() -> list[str]:
     """Empty symshape's process-wide memo caches and return their names (sorted).
 
     Those are the ``functools.lru_cache`` functions of every loaded ``symshape`` module (products
-    of dimensions, reshape results, ...) and the cache of call-site spans. Each is keyed by the
-    program's own values (its symbols, shapes, call sites), so a repetition of the same program in
-    the same process would find its results there; a user's one inference of a program would not.
-    What stays: interned small constants, and each operator's memo of normalized attributes
-    (bounded, keyed by attribute values; refilled by the first operators of a run).
+    of dimensions, reshape results, ...), the other objects such a module holds that clear the
+    same way (a ``cache_clear`` method, ``__module__`` the module: the ONNX converters' plan
+    tables, ``symshape.onnx.ops.common.PlanTable``) and the cache of call-site spans. Each is
+    keyed by the program's own values (its symbols, shapes, call sites, node attributes), so a
+    repetition of the same program in the same process would find its results there; a user's
+    one inference or import of a program would not. What stays: interned small constants, and
+    each operator's memo of normalized attributes (bounded, keyed by attribute values; refilled
+    by the first operators of a run).
     """
     names: list[str] = []
     for mod_name, mod in sorted(sys.modules.items()):
         if mod is None or not (mod_name == "symshape" or mod_name.startswith("symshape.")):
             continue
         for attr_name, obj in sorted(vars(mod).items()):
-            clear = getattr(obj, "cache_clear", None)
-            if callable(clear) and getattr(obj, "__module__", None) == mod_name:
+            clear = getattr(obj, "cache_clear", None)  # (a class's is not bound: not a cache)
+            if callable(clear) and not isinstance(obj, type) and getattr(obj, "__module__", None) == mod_name:
                 clear()
                 names.append(f"{mod_name}.{attr_name}")
     spans = getattr(sys.modules.get("symshape.source"), "_SITE_SPANS", None)

@@ -1,7 +1,8 @@
 """The importer's fast paths give what the plain paths give.
 
 * Window plans (``Conv``/pools remember the operator and attributes by the node's attributes,
-  :meth:`NodeContext.attr_key`), and int64 vector initializers decoded when first read (a weight's
+  :meth:`NodeContext.attr_key`), prepared calls (``PreparedCall.build``, against the wrapper each
+  was prepared from), and int64 vector initializers decoded when first read (a weight's
   shape read by ``Value.int_vector`` without numpy): with both turned off, the light models of
   onnx's wheel (as shipped and with a symbolic batch) and an exported-style transformer import to
   the same program (text and spans) and infer to the same types, guards, report and
@@ -26,7 +27,9 @@ from onnx_helpers import In, make_model, reference
 import symshape as ss
 import symshape.onnx as sso
 from symshape.ir.expr import operands
+from symshape.ir.op import PreparedCall
 from symshape.onnx import lazy_constant
+from symshape.onnx.attrs import parse_attribute, tensor_value
 from symshape.onnx.context import NodeContext, Value
 from symshape.onnx.graph import load_model
 from symshape.onnx.importer import Importer
@@ -85,6 +88,8 @@ def _everything(m: onnx.ModelProto) -> list[str]:
 
 def _plain_paths(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(nn_mod, "_planned", lambda ctx, tag, cacheable, make: make())
+    # (every prepared call made by the wrapper it was prepared from)
+    mp.setattr(PreparedCall, "build", lambda self, *args: self._plain(*args))
     mp.setattr(lazy_constant, "_INT64", -1)  # (no initializer is decoded lazily)
     mp.setattr(LazyConstant, "int_vector", Value.int_vector)
 
@@ -275,7 +280,9 @@ def test_node_context_of_is_the_constructor() -> None:
     inputs: list[Value | None] = [None, None]
     made = NodeContext(imp, n, 17, span, inputs, op_type="Conv", outputs=["y"])
     fast = NodeContext.of(imp, n, 17, span, inputs, "Conv", ["y"])
-    assert vars(fast) == vars(made) and fast.base_dir == "/nowhere"
+    # (a field of the constructor's default value is the class's in a context made by ``of``)
+    assert {k: getattr(fast, k) for k in vars(made)} == vars(made) and fast.base_dir == "/nowhere"
+    assert set(vars(fast)) <= set(vars(made))
     assert fast.attr_ints("strides") == (2, 2) and dict(fast.elem_types) == {}
     # an element type symshape lacks is written into the context's own mapping, not a shared one
     fast.with_unknown_dtype(ss.var("x", ss.Tensor((2,), "float32")), TensorProto.FLOAT8E4M3FN)
@@ -301,3 +308,55 @@ def test_an_operator_call_takes_the_scope_span_or_the_callers() -> None:
         assert ss.ops.relu(x).span is scoped and ss.Op.get("nn.relu")(x).span is scoped
     with ss.span_scope(None):
         assert ss.ops.relu(x).span is None
+
+
+def _segmented() -> onnx.TensorProto:
+    t = helper.make_tensor("t", TensorProto.INT64, [2], [4, 5])
+    t.segment.begin, t.segment.end = 0, 2
+    return t
+
+
+TENSORS = [
+    numpy_helper.from_array(np.array([[1.5, -2.0]], np.float32), "t"),  # raw_data
+    helper.make_tensor("t", TensorProto.DOUBLE, [2], [0.25, 8.0]),  # double_data
+    helper.make_tensor("t", TensorProto.INT32, [3], [1, -2, 3]),  # int32_data
+    helper.make_tensor("t", TensorProto.INT64, [0], []),  # empty
+    helper.make_tensor("t", TensorProto.FLOAT16, [2], np.array([1, 2], np.float16)),  # numpy_helper's
+    helper.make_tensor("t", TensorProto.BOOL, [2], [True, False]),
+    _segmented(),
+]
+
+
+@pytest.mark.parametrize("tensor", TENSORS, ids=lambda t: f"{t.data_type}-{list(t.dims)}")
+def test_tensor_value_with_the_fields_its_caller_read(tensor: onnx.TensorProto) -> None:
+    """What the importer passes of a tensor it read already (its dims, data type, a location not
+    external) gives the value read from the tensor alone, which is numpy_helper's value (a
+    segment, which numpy_helper does not read either, the same error)."""
+
+    def read(known: bool) -> Any:
+        try:
+            if known:
+                return tensor_value(tensor, tuple(tensor.dims), None, tensor.data_type, True)
+            return tensor_value(tensor)
+        except Exception as e:
+            return f"{type(e).__name__}: {e}"
+
+    plain, known = read(False), read(True)
+    if isinstance(plain, str):
+        assert known == plain and tensor.HasField("segment")
+        return
+    want = numpy_helper.to_array(tensor)
+    for got in (plain, known):
+        assert got.dtype == want.dtype and got.shape == want.shape and got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize(
+    "value", [3, 2.5, "same_upper", [1, 2], [0.5], ["a", "b"], np.array([1, 2], np.int64)], ids=str
+)
+def test_parse_attribute_with_the_type_its_caller_read(value: Any) -> None:
+    a = helper.make_attribute("x", value)
+    got, want = parse_attribute(a, None, a.type), parse_attribute(a)
+    if isinstance(want, np.ndarray):
+        assert isinstance(got, np.ndarray) and got.tolist() == want.tolist() and got.dtype == want.dtype
+    else:
+        assert got == want and type(got) is type(want)

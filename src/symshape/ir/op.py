@@ -25,6 +25,7 @@ call.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,11 +33,20 @@ from symshape.encoding.dims import Dim
 from symshape.encoding.dtypes import dtype_name
 from symshape.encoding.types import Attrs, Type
 from symshape.errors import BAD_ATTRIBUTE, INVALID_ARGUMENT, UNKNOWN_RELATION, SymshapeError
-from symshape.ir.expr import _EMPTY_ATTRS, Call, Callee, Expr, Tuple, set_operator_lookup
+from symshape.ir.expr import _EMPTY_ATTRS, Call, Callee, Expr, Tuple, Var, set_operator_lookup
 from symshape.relations.base import RelationFn, get_relation, register_relation
-from symshape.source import SPAN_SCOPE_UNSET, span_scope_get, user_span
+from symshape.source import SPAN_SCOPE_UNSET, span_scope, span_scope_get, user_span
 
-__all__ = ["Op", "OPS", "register_op", "NormalizeFn", "AttrCheckFn", "ATTR_KINDS", "check_declared"]
+__all__ = [
+    "Op",
+    "OPS",
+    "PreparedCall",
+    "register_op",
+    "NormalizeFn",
+    "AttrCheckFn",
+    "ATTR_KINDS",
+    "check_declared",
+]
 
 NormalizeFn = Callable[["Call", Sequence[Type]], "Expr | None"]
 AttrCheckFn = Callable[[Attrs, int], Mapping[str, Any] | None]
@@ -392,6 +402,53 @@ class Op(Callee):
 
 
 set_operator_lookup(Op.get)  # the operators and methods of expressions build calls with it
+
+
+class PreparedCall:
+    """Calls of one operator with fixed attributes, checked once: ``p.build(*args)`` is
+    ``op.wrapper_call(*args, **attrs)`` (the same callee, arguments, attributes and span) without
+    the per-call work on the attributes. For a front-end that builds many calls of the same
+    attributes (an ONNX model's ``Unsqueeze`` nodes); ``nargs`` is the number of arguments the
+    attributes are checked for. A bad attribute raises here, as the call would; arguments that
+    are not expressions, or another number of them, take the call's own path (and its errors).
+
+    :meth:`of` prepares the call a wrapper of :mod:`symshape.ops` makes (its defaults included)."""
+
+    __slots__ = ("op", "nargs", "attrs", "_plain")
+
+    def __init__(self, op: Op, nargs: int, **attrs: Any) -> None:
+        self._prepare(functools.partial(op.wrapper_call, **attrs), nargs)
+
+    @classmethod
+    def of(cls, wrapper: Callable[..., Call], nargs: int, **kwargs: Any) -> PreparedCall:
+        """The calls ``wrapper(*args, **kwargs)`` makes, for ``nargs`` expressions that the
+        wrapper passes on as the call's arguments, in order (else ``ValueError``)."""
+        p: PreparedCall = object.__new__(cls)
+        p._prepare(functools.partial(wrapper, **kwargs), nargs)
+        return p
+
+    def _prepare(self, plain: Callable[..., Call], nargs: int) -> None:
+        probes = [Var(f"probe{i}") for i in range(nargs)]
+        with span_scope(None):  # (a probe call: its span is not looked up)
+            probe = plain(*probes)
+        if not isinstance(probe, Call) or not isinstance(probe.callee, Op) or list(probe.args) != probes:
+            raise ValueError(f"{plain} does not call an operator of its {nargs} arguments")
+        self.op, self.nargs, self.attrs, self._plain = probe.callee, nargs, probe.attrs, plain
+
+    def build(self, *args: Any) -> Call:
+        if len(args) != self.nargs:
+            return self._plain(*args)
+        for x in args:
+            if not isinstance(x, Expr):
+                return self._plain(*args)
+        c = _new_call(Call)
+        c.callee = self.op
+        c.args = args
+        c.attrs = self.attrs
+        c.pure_override = False
+        span = _scope_get()
+        c.span = user_span(2) if span is _UNSCOPED else span
+        return c
 
 
 def register_op(

@@ -57,10 +57,16 @@ _FIELD: Final[dict[int, str]] = {
 
 
 def tensor_value(
-    t: onnx.TensorProto, dims: tuple[int, ...] | None = None, base_dir: str | None = None
+    t: onnx.TensorProto,
+    dims: tuple[int, ...] | None = None,
+    base_dir: str | None = None,
+    data_type: int | None = None,
+    internal: bool = False,
 ) -> np.ndarray[Any, Any]:
-    """A ``TensorProto``'s value as a numpy array; ``dims``: ``t.dims`` when the caller has read
-    them already. External data is read from ``base_dir`` (the model's folder, see
+    """A ``TensorProto``'s value as a numpy array; ``dims``, ``data_type``: ``t.dims`` and
+    ``t.data_type`` when the caller has read them already, ``internal``: it has read
+    ``t.data_location`` and it is not ``EXTERNAL`` (protobuf fields cost an access each).
+    External data is read from ``base_dir`` (the model's folder, see
     :mod:`symshape.onnx.external`; None: it must have been loaded).
 
     The common element types (float32/64, int32/64, uint64) are decoded with numpy directly (the
@@ -70,8 +76,9 @@ def tensor_value(
     >>> tensor_value(helper.make_tensor("s", onnx.TensorProto.INT64, [2], [1, -1])).tolist()
     [1, -1]
     """
-    dt = _RAW.get(t.data_type)
-    if dt is not None and t.data_location != _TP.EXTERNAL and not t.HasField("segment"):
+    et = t.data_type if data_type is None else data_type
+    dt = _RAW.get(et)
+    if dt is not None and (internal or t.data_location != _TP.EXTERNAL) and not t.HasField("segment"):
         shape = tuple(t.dims[:]) if dims is None else dims
         raw = t.raw_data
         if raw:
@@ -81,10 +88,10 @@ def tensor_value(
                     arr = arr.reshape(shape)
                 return arr if dt.isnative else arr.astype(dt.newbyteorder("="), copy=False)
         else:
-            data = getattr(t, _FIELD[t.data_type])
+            data = getattr(t, _FIELD[et])
             if len(data) == math.prod(shape):
                 return np.array(data, dtype=dt.newbyteorder("=")).reshape(shape)
-    elif base_dir is not None and t.data_location == _TP.EXTERNAL:
+    elif base_dir is not None and not internal and t.data_location == _TP.EXTERNAL:
         return read_external(t, base_dir, f"tensor '{t.name}'")
     return np.asarray(numpy_helper.to_array(t))
 
@@ -134,10 +141,12 @@ _TENSOR_READERS: Final[dict[int, Callable[[AttributeProto, str], Any]]] = {
 _TENSOR_TYPES: Final = frozenset(_TENSOR_READERS)
 
 
-def parse_attribute(a: AttributeProto, base_dir: str | None = None) -> Any:
+def parse_attribute(a: AttributeProto, base_dir: str | None = None, t: int | None = None) -> Any:
     """The Python value of one attribute (see the module docstring); external tensors are read
-    from ``base_dir`` (see :func:`tensor_value`)."""
-    t = a.type
+    from ``base_dir`` (see :func:`tensor_value`); ``t``: ``a.type`` when the caller has read it
+    already (protobuf fields cost an access each)."""
+    if t is None:
+        t = a.type
     if t == _T_INTS:
         return tuple(a.ints[:])  # (a slice: iterating a repeated field ends in a costly IndexError)
     if t == _T_INT:

@@ -19,7 +19,7 @@ model is wrong). Converters never see the importer, the graph or other nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, NoReturn
@@ -32,6 +32,7 @@ from symshape.errors import BAD_ATTRIBUTE, ErrorCode
 from symshape.onnx.attrs import HASHABLE_TYPES, parse_attribute
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.spans import OnnxSpan
+from symshape.onnx.value import Value
 
 if TYPE_CHECKING:
     import onnx
@@ -92,76 +93,6 @@ class ConversionError(Exception):
         super().__init__(message)
 
 
-@dataclass(eq=False, repr=False, slots=True)
-class Value:
-    """An ONNX value as the importer knows it.
-
-    ``expr`` is its symshape expression; ``const`` its value when known (small constants);
-    ``type`` its type when known without inference (parameters, constants); ``elem_type`` the ONNX
-    element type when known; ``synthetic`` marks a stand-in for an output the importer could not
-    convert (a parameter of unknown or declared type).
-
-    An initializer's expression is built when a converter first asks for it (``_make``): one whose
-    value only is read (a ``Reshape`` target, the shape of a ``ConstantOfShape``) never becomes
-    part of the program. ``materialized`` says whether it has been built.
-    """
-
-    name: str
-    _expr: Expr | None
-    const: np.ndarray[Any, Any] | None = None
-    _type: Type | None = None
-    elem_type: int = 0
-    synthetic: bool = False
-    _make: Callable[[], Expr] | None = None
-    _type_fn: Callable[[], Type] | None = None
-
-    def __post_init__(self) -> None:
-        assert self._expr is not None or self._make is not None
-
-    @property
-    def expr(self) -> Expr:
-        e = self._expr
-        if e is None:
-            assert self._make is not None
-            e = self._expr = self._make()
-            self._make = None
-        return e
-
-    @property
-    def type(self) -> Type | None:
-        """The type known without inference (``_type_fn``, when given, computes it on first use:
-        a constant's type carrying its entries as the value)."""
-        t = self._type
-        if t is None and self._type_fn is not None:
-            t = self._type = self._type_fn()
-            self._type_fn = None
-        return t
-
-    @property
-    def materialized(self) -> bool:
-        """Whether the expression exists (always, except for an initializer not used yet)."""
-        return self._expr is not None
-
-    def __repr__(self) -> str:
-        return f"Value({self.name!r}, type={self.type})"
-
-    def int_vector(self) -> tuple[int, ...] | None:
-        """The value as a tuple of ints when it is a known 1-d integer tensor, else None."""
-        c = self.const
-        if c is None or c.ndim != 1 or c.dtype.kind not in "iu":
-            return None
-        return tuple(c.tolist())
-
-    @staticmethod
-    def of(name: str, expr: Expr, type: Type | None = None) -> Value:
-        """``Value(name, expr, None, type)``, made without the dataclass' ``__init__`` (one per
-        node output and weight of a model)."""
-        v: Value = _new(Value)
-        v.name, v._expr, v.const, v._type, v.elem_type = name, expr, None, type, 0
-        v.synthetic, v._make, v._type_fn = False, None, None
-        return v
-
-
 class _NodeField:
     """A string field of a context's node, read when asked (a descriptor, not a ``__getattr__``
     hook: with one, every attribute read of a context goes through the hook, and the
@@ -179,6 +110,14 @@ class _NodeField:
 
 class NodeContext:
     """The interface of one converter call (see the module docstring)."""
+
+    # (defaults of fields a context made by ``of`` sets only when it differs: a model has a
+    # context per node)
+    _raw_attrs: dict[str, onnx.AttributeProto] | None = None
+    _parsed: dict[str, Any]  # (``_NO_PARSED`` until an attribute is parsed, see ``of``)
+    _given = False
+    _dir: str | None = None
+    elem_types: Mapping[int, int]
 
     def __init__(
         self,
@@ -223,8 +162,10 @@ class NodeContext:
         made without the keyword call of ``__init__`` (one per node of a model): the same fields."""
         c: NodeContext = _new(NodeContext)
         c._imp, c.node, c.op_type, c._outputs, c.opset, c.span = importer, node, op_type, outputs, opset, span
-        c._inputs, c._raw_attrs, c._parsed, c._given = inputs, None, {}, False
-        c.elem_types, c._dir = _NO_ELEM_TYPES, importer.base_dir
+        c._inputs = inputs
+        d = importer.base_dir
+        if d is not None:
+            c._dir = d
         return c
 
     @property
@@ -248,8 +189,9 @@ class NodeContext:
         return _Attrs(self)
 
     def _attribute(self, name: str, default: Any) -> Any:
-        if name in self._parsed:
-            return self._parsed[name]
+        parsed = self._parsed
+        if name in parsed:
+            return parsed[name]
         a = self._raw.get(name)
         if a is None:
             return default
@@ -257,7 +199,9 @@ class NodeContext:
             v = parse_attribute(a, self._dir)
         except Exception as e:
             self.fail(BAD_ATTRIBUTE, f"attribute '{name}' cannot be read: {e}")
-        self._parsed[name] = v
+        if parsed is _NO_PARSED:
+            parsed = self._parsed = {}
+        parsed[name] = v
         return v
 
     # -- the node ---------------------------------------------------------------------------------
@@ -300,7 +244,10 @@ class NodeContext:
         """The expression of input ``i`` (a missing required input is an error)."""
         inputs = self._inputs
         v = inputs[i] if i < len(inputs) else None
-        return (v or self._value(i)).expr  # (_value raises)
+        if v is None:
+            return self._value(i).expr  # (raises)
+        e = v._expr  # (built already, as a rule: else the value's maker builds it)
+        return v.expr if e is None else e
 
     def inputs(self) -> list[Expr]:
         """The expressions of all given inputs (for variadic operators)."""
@@ -405,6 +352,8 @@ class NodeContext:
         if self._given:
             return None
         parsed = self._parsed
+        if parsed is _NO_PARSED:
+            parsed = self._parsed = {}
         out: list[object] = []
         for name, a in self._raw.items():
             t = a.type
@@ -413,7 +362,7 @@ class NodeContext:
             v = parsed.get(name, _ABSENT)
             if v is _ABSENT:
                 try:
-                    v = parsed[name] = parse_attribute(a)  # (no tensors: HASHABLE_TYPES)
+                    v = parsed[name] = parse_attribute(a, None, t)  # (no tensors: HASHABLE_TYPES)
                 except Exception:
                     return None
             out += (name, t, v)
@@ -535,6 +484,11 @@ _ABSENT: Final = object()
 _new: Final[Any] = object.__new__
 #: the ``elem_types`` of a context that has none (never written: see ``with_unknown_dtype``)
 _NO_ELEM_TYPES: Final[Mapping[int, int]] = MappingProxyType({})
+#: the ``_parsed`` of a context made by ``of`` until it parses an attribute (never written: see
+#: ``_attribute`` and ``attr_key``, which replace it by a dict of the context's own)
+_NO_PARSED: Final[dict[str, Any]] = {}
+NodeContext._parsed = _NO_PARSED
+NodeContext.elem_types = _NO_ELEM_TYPES
 
 
 def _constant_entries(t: Type | None) -> np.ndarray[Any, Any] | None:

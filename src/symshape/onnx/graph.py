@@ -127,6 +127,25 @@ def scan(
 
 
 _UNSEEN: Final[Any] = object()
+#: the field descriptors of the messages the importer reads, kept alive: protobuf's upb backend
+#: makes a repeated field's container with its descriptor object, found in its cache of live
+#: objects, else made anew and freed with the container (a sixth of what reading a node's inputs
+#: costs; a model's nodes, initializers and attributes read thousands of repeated fields)
+_FIELDS: Final = tuple(
+    f
+    for m in (
+        onnx.GraphProto,
+        onnx.NodeProto,
+        onnx.AttributeProto,
+        onnx.TensorProto,
+        onnx.ValueInfoProto,
+        onnx.TypeProto,
+        onnx.TypeProto.Tensor,
+        onnx.TensorShapeProto,
+        onnx.TensorShapeProto.Dimension,
+    )
+    for f in m.DESCRIPTOR.fields
+)
 #: ``NodeInfo(...)`` without the Python frame of the named tuple's ``__new__`` (one per node)
 _new_info: Final = tuple.__new__
 

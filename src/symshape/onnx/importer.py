@@ -53,7 +53,7 @@ from symshape.onnx.context import (
     node_outputs,
 )
 from symshape.onnx.declared import DimNames
-from symshape.onnx.dtypes import DTYPES, ONNX_TO_DTYPE
+from symshape.onnx.dtypes import DTYPES
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
 from symshape.onnx.folding import FOLDABLE, FOLDED_WITHOUT_VALUES, fold_node
 from symshape.onnx.graph import (
@@ -66,7 +66,7 @@ from symshape.onnx.graph import (
     reachable,
     scan,
 )
-from symshape.onnx.lazy_constant import CONST_LIMIT, LazyConstant, initializer_value
+from symshape.onnx.lazy_constant import CONST_LIMIT, ConstantHome, LazyConstant, add_initializers
 from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
@@ -297,26 +297,16 @@ class Importer:
 
     def _add_initializers(self, inits: Iterable[tuple[onnx.TensorProto, str]]) -> None:
         """The initializers (with their names) as constants, each as :meth:`_bind_constant` binds
-        one, but a name defined already (a model has hundreds: the loop reads the importer's
-        fields once)."""
-        types, tensor_type, label, outer = self._types, self.tensor_type, self.label, self._scopes[0]
-        values, named, d, files = self.values, self.named, self.base_dir, self._files
-        for t, name in inits:
-            if name in values:
-                continue
-            shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
-            et = t.data_type
-            arr, source = initializer_value(t, shape, et, d, files)
-            dtype = ONNX_TO_DTYPE.get(et)
-            if dtype is None:
-                self._typed_stand_in(name, ss.Tensor(shape, None), et, self.span(f"initializer '{name}'"))
-                continue
-            self.position = at = self.position + 1
-            base = types.get((shape, dtype))
-            if base is None:
-                base = tensor_type(shape, dtype)
-            v = LazyConstant(name, shape, dtype, base, arr, "initializer", label, at, outer, et, source, d)
-            values[name] = named[name] = v
+        one, but a name defined already (see :func:`~symshape.onnx.lazy_constant.add_initializers`)."""
+        home = ConstantHome(self.label, self._scopes[0], self.base_dir)
+        values, named, types, stand_in = self.values, self.named, self._types, self._init_stand_in
+        self.position = add_initializers(
+            inits, values, named, types, self.tensor_type, home, self.position, self._files, stand_in
+        )
+
+    def _init_stand_in(self, name: str, shape: tuple[int, ...], et: int, position: int) -> None:
+        span = OnnxSpan.at(self.label, position, f"initializer '{name}'")
+        self._typed_stand_in(name, ss.Tensor(shape, None), et, span)
 
     def _bind_constant(
         self,
@@ -428,15 +418,17 @@ class Importer:
         ``in_order`` (the nodes come in an order that suits them: the input is an error)."""
         node, ident, cdef, what, names, outputs, op, dom = info
         values = self.values
-        if op == "ConstantOfShape" and not dom and cdef is not None and len(names) == 1:
-            # a weight, as a rule (half the nodes of some models): bound by Weights, else converted
+        if op == "ConstantOfShape" and not dom and cdef is not None and len(names) == 1 and len(outputs) == 1:
+            # a weight, as a rule (half the nodes of some models): made by Weights, else converted
             # below (the same position and span)
             shape = values.get(names[0]) if names[0] else None
             if shape is not None:
                 at = self.position + 1
-                span = _span(self._file, at, what)
-                if self._weights.bind(node, outputs, [shape], span, self._scopes[-1]):
+                w = self._weights.make(node, outputs[0], shape, self._file, at, what, self._scopes[-1])
+                if w is not None:
                     self.position = at
+                    name = outputs[0]
+                    values[name] = self.named[name] = w
                     return True
         inputs: list[Value | None] = list(map(values.get, names))
         missing = ""
@@ -479,8 +471,15 @@ class Importer:
                 return True
         try:
             result = cdef.fn(ctx)
-            one = len(outputs) == 1 and outputs[0] and self._bind_one(outputs[0], result, span)
-            outs = None if one else node_outputs(outputs, result)
+            name = outputs[0] if len(outputs) == 1 else ""
+            if type(result) is _CALL and name and type(result.span) is OnnxSpan and len(self._scopes) == 1:
+                # (the most common case of _bind_one, inline: a call of the outermost graph)
+                self._unbound.append((name, result, span))
+                self.values[name] = self.named[name] = _value_of(name, result)
+                outs = None
+            else:
+                one = name and self._bind_one(name, result, span)
+                outs = None if one else node_outputs(outputs, result)
         except Unsupported as u:
             self._unsupported(u.cause, f"{what}: {u.detail}", span, op, (ident,))
             self._stand_ins(outputs, span)
@@ -593,6 +592,7 @@ class Importer:
 _CALL: Final = ss.Call
 _context: Final = NodeContext.of
 _span: Final = OnnxSpan.in_file
+_value_of: Final = Value.of
 _scope_set: Final = span_scope_set
 #: the default domain's operators the importer tries to fold (see symshape.onnx.folding)
 _FOLDING: Final = FOLDED_WITHOUT_VALUES | FOLDABLE

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import numpy as np
@@ -28,7 +29,7 @@ from symshape.onnx.folding import FOLD_LIMIT
 from symshape.onnx.spans import OnnxSpan
 from symshape.relations.values import constant_type
 
-__all__ = ["LazyConstant", "CONST_LIMIT", "initializer_value"]
+__all__ = ["LazyConstant", "CONST_LIMIT", "ConstantHome", "add_initializers", "initializer_value"]
 
 #: Initializers and ``Constant`` values with at most this many elements keep their values.
 CONST_LIMIT: Final = 1 << 16
@@ -58,19 +59,19 @@ def initializer_value(
         return None, t
     if et == _INT64 and len(shape) == 1:
         return None, t
-    return _decode(t, shape, et, None), None
+    return _decode(t, shape, et, None, True), None
 
 
 def _decode(
-    t: onnx.TensorProto, shape: tuple[int, ...], et: int, base_dir: str | None
+    t: onnx.TensorProto, shape: tuple[int, ...], et: int, base_dir: str | None, internal: bool = False
 ) -> np.ndarray[Any, Any] | None:
     """``t``'s value as an array of its dtype (None when unreadable; an external one that cannot
-    be read raises ``SymshapeError``)."""
-    if base_dir is not None and t.data_location == _EXTERNAL:
+    be read raises ``SymshapeError``); ``internal``: ``t`` is known not to be external."""
+    if base_dir is not None and not internal and t.data_location == _EXTERNAL:
         arr = read_external(t, base_dir, f"initializer '{t.name}'")
     else:
         try:
-            arr = tensor_value(t, shape)
+            arr = tensor_value(t, shape, None, et, internal)
         except Exception:
             return None
     dtype = ONNX_TO_DTYPE.get(et)
@@ -79,6 +80,65 @@ def _decode(
         if arr.dtype is not want and arr.dtype != want:  # (the same object, as a rule)
             arr = arr.astype(dtype, copy=False)
     return arr
+
+
+class ConstantHome:
+    """What the constants of one model share: the model's ``label`` (their spans' file), ``outer``
+    (the outermost graph's bindings, where a constant is bound when first used) and ``base_dir``
+    (the folder external data is read from)."""
+
+    __slots__ = ("label", "outer", "base_dir")
+
+    def __init__(self, label: str, outer: list[tuple[Var, Expr]], base_dir: str | None) -> None:
+        self.label, self.outer, self.base_dir = label, outer, base_dir
+
+
+def add_initializers(
+    inits: Iterable[tuple[onnx.TensorProto, str]],
+    values: dict[str, Value],
+    named: dict[str, Value],
+    types: dict[tuple[tuple[int, ...], str], TensorType],
+    tensor_type: Callable[[tuple[int, ...], str], TensorType],
+    home: ConstantHome,
+    position: int,
+    files: dict[str, bool],
+    stand_in: Callable[[str, tuple[int, ...], int, int], None],
+) -> int:
+    """The initializers (with their names) as :class:`LazyConstant` values in ``values`` and
+    ``named`` (but a name defined already), the ``position``-th place of the model onwards; the
+    last position taken. ``tensor_type`` makes their types (``types``: those it made, by shape and
+    dtype); an initializer of an element type
+    symshape does not have is given to ``stand_in(name, shape, elem_type, position)``; ``files``:
+    the external data files checked. A model has hundreds: each is made as ``LazyConstant(...)``
+    makes it, without the call."""
+    d = home.base_dir
+    int64 = _INT64  # (read at the call: tests turn the lazy int64 vectors off)
+    for t, name in inits:
+        if name in values:
+            continue
+        shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
+        et = t.data_type
+        arr: np.ndarray[Any, Any] | None
+        source: onnx.TensorProto | None
+        if et == int64 and len(shape) == 1 and shape[0] <= CONST_LIMIT and t.data_location != _EXTERNAL:
+            arr, source = None, t  # (what initializer_value gives for an int64 vector)
+        else:
+            arr, source = initializer_value(t, shape, et, d, files)
+        dtype = ONNX_TO_DTYPE.get(et)
+        position += 1
+        if dtype is None:
+            stand_in(name, shape, et, position)
+            continue
+        v: LazyConstant = _new_expr(LazyConstant)
+        v.name, v._expr, v._arr, v._type, v.elem_type = name, None, arr, None, et
+        v.synthetic, v._make, v._type_fn = False, None, None
+        base = types.get((shape, dtype))
+        if base is None:
+            base = tensor_type(shape, dtype)
+        v.shape, v.dtype, v.base, v.kind = shape, dtype, base, "initializer"
+        v.position, v.home, v._source = position, home, source
+        values[name] = named[name] = v
+    return position
 
 
 class LazyConstant(Value):
@@ -93,7 +153,7 @@ class LazyConstant(Value):
     an int64 vector without numpy (the shape of a weight).
     """
 
-    __slots__ = ("shape", "dtype", "base", "kind", "label", "position", "outer", "_arr", "_source", "_dir")
+    __slots__ = ("shape", "dtype", "base", "kind", "position", "home", "_arr", "_source")
 
     def __init__(
         self,
@@ -114,15 +174,14 @@ class LazyConstant(Value):
         self.name, self._expr, self._arr, self._type, self.elem_type = name, None, arr, None, elem_type
         self.synthetic, self._make, self._type_fn = False, None, None
         self.shape, self.dtype, self.base, self.kind = shape, dtype, base, kind
-        self.label, self.position, self.outer, self._source = label, position, outer, source
-        self._dir = base_dir
+        self.position, self.home, self._source = position, ConstantHome(label, outer, base_dir), source
 
     @property
     def const(self) -> np.ndarray[Any, Any] | None:
         src = self._source
         if src is not None:
             self._source = None
-            self._arr = _decode(src, self.shape, self.elem_type, self._dir)
+            self._arr = _decode(src, self.shape, self.elem_type, self.home.base_dir)
         return self._arr
 
     @const.setter
@@ -163,12 +222,13 @@ class LazyConstant(Value):
     def _build(self) -> Expr:
         # what ss.Constant(shape, dtype) with data, and ss.var, make: built from the fields, without
         # checking again the shape, dtype and type the importer made (as the weights are built)
-        span = OnnxSpan.at(self.label, self.position, f"{self.kind} '{self.name}'")
+        home = self.home
+        span = OnnxSpan.at(home.label, self.position, f"{self.kind} '{self.name}'")
         c: Constant = _new_expr(Constant)
         c.type, c.data, c.span = plain_copy(self.base), self.const, span
         v: Var = _new_expr(Var)
         v.name, v.type_annotation, v.span = self.name, self.type, span
-        self.outer.append((v, c))
+        home.outer.append((v, c))
         return v
 
 

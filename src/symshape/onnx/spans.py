@@ -58,7 +58,11 @@ class OnnxSpan(Span):
         # (which sets each field through ``object.__setattr__``), the same fields in the same order
         s: OnnxSpan = _new(OnnxSpan)
         d = s.__dict__
-        d["file"], d["line"], d["column"], d["context"], d["what"] = file, position, 1, None, what
+        d["file"] = file
+        d["line"] = position
+        d["column"] = 1
+        d["context"] = None
+        d["what"] = what
         return s
 
     @property

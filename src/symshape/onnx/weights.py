@@ -41,9 +41,9 @@ class Weights:
         self._dir = base_dir
         self._define = define
         self._fills: dict[bytes, str | None] = {}
-        # the type of a weight (None: not a weight) and its ONNX element type, by its shape and its
-        # serialized value attribute
-        self._bases: dict[tuple[tuple[int, ...], bytes | None], tuple[TensorType | None, int]] = {}
+        # the fields of a weight's type (None: not a weight) and its ONNX element type, by its shape
+        # and its serialized value attribute
+        self._bases: dict[tuple[tuple[int, ...], bytes | None], tuple[dict[str, Any] | None, int]] = {}
 
     def bind(
         self,
@@ -55,14 +55,34 @@ class Weights:
     ) -> bool:
         """Bind ``node`` (its ``outputs`` names given) when it is a weight (True), else do nothing
         (False)."""
-        if len(inputs) != 1 or len(outputs) != 1:
+        if len(inputs) != 1 or len(outputs) != 1 or inputs[0] is None:
             return False
-        name, v = outputs[0], inputs[0]
-        if not name or v is None:
+        v = self.make(node, outputs[0], inputs[0], span.file, span.line, span.what, bindings)
+        if v is None:
             return False
-        shape = v.int_vector()
+        self._define(v)
+        return True
+
+    def make(
+        self,
+        node: onnx.NodeProto,
+        name: str,
+        shape_value: Value,
+        file: str,
+        position: int,
+        what: str,
+        bindings: list[tuple[Var, Expr]],
+    ) -> Value | None:
+        """The value of ``node`` when it is a weight whose output is ``name`` and whose shape input
+        is ``shape_value``: its constant, bound in ``bindings`` to a variable annotated with its
+        type, both with the span of the ``position``-th place of the model's ``file``
+        (``what``: the node as reports name it); None (and nothing done) when it is not one. The
+        caller defines the value (one call per weight: a model has hundreds, done inline)."""
+        if not name:
+            return None
+        shape = shape_value.int_vector()
         if shape is None:
-            return False
+            return None
         attrs = node.attribute
         n = len(attrs)
         fill: bytes | None
@@ -71,28 +91,31 @@ class Weights:
         elif n == 1:
             fill = attrs[0].SerializeToString()
         else:
-            return False
+            return None
         key = (shape, fill)
         hit = self._bases.get(key)
         if hit is None:
             base = self._base(shape, fill, attrs)
             et = 0 if base is None or not isinstance(base.dtype, str) else DTYPE_TO_ONNX.get(base.dtype, 0)
-            hit = self._bases[key] = (base, et)
-        base, et = hit
-        if base is None:
-            return False
+            hit = self._bases[key] = (None if base is None else _type_fields(base), et)
+        fields, et = hit
+        if fields is None:
+            return None
+        span = _span(file, position, what)
         # its own type object (the converter makes one per constant: an annotation is admitted per
-        # type object), with the dimensions of the shared one
-        t = plain_copy(base)
-        e: Constant = _new_expr(Constant)
+        # type object), with the fields of the shared one (what plain_copy makes)
+        t: TensorType = _new(TensorType)
+        t.__dict__.update(fields)
+        e: Constant = _new(Constant)
         e.type, e.data, e.span = t, None, span
-        var: Var = _new_expr(Var)
+        var: Var = _new(Var)
         var.name, var.type_annotation, var.span = name, t, span
         bindings.append((var, e))
-        v = Value.of(name, var, t)
-        v.elem_type = et
-        self._define(v)
-        return True
+        # (Value.of's fields, and the element type)
+        v: Value = _new(Value)
+        v.name, v._expr, v.const, v._type, v.elem_type = name, var, None, t, et
+        v.synthetic, v._make, v._type_fn = False, None, None
+        return v
 
     def _base(
         self, shape: tuple[int, ...], fill: bytes | None, attrs: Sequence[onnx.AttributeProto]
@@ -125,7 +148,14 @@ def _float_fill(a: onnx.AttributeProto, base_dir: str | None) -> str | None:
     return dtype if v.dtype.kind == "f" and dtype in DTYPES else None
 
 
-#: expressions built without their constructors' checks and span lookup (every field is set here,
-#: from types the importer made)
-_new_expr: Final[Any] = object.__new__
+def _type_fields(base: TensorType) -> dict[str, Any]:
+    """The instance fields of a copy of ``base`` (see :func:`~symshape.encoding.leaf_types.plain_copy`),
+    as :meth:`Weights.make` sets them."""
+    return dict(plain_copy(base).__dict__)
+
+
+#: expressions, types and values built without their constructors' checks and span lookup (every
+#: field is set here, from types the importer made)
+_new: Final[Any] = object.__new__
+_span: Final = OnnxSpan.in_file
 _NO_FILL: Final = "?"

@@ -19,14 +19,18 @@ Each helper is exact: the type it produces is the type ONNX gives, for every inp
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any, Final, Generic, TypeVar, cast
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
+from symshape.ir.op import PreparedCall
 from symshape.onnx.context import NodeContext
 
 __all__ = [
+    "PlanTable",
+    "prepare",
+    "prepared",
     "set_dim",
     "scale_axis",
     "expand",
@@ -122,14 +126,18 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
     Non-negative axes are inserted in ascending order, negative ones (counted from the output's
     end) from ``-1`` down, so neither needs the input rank; mixing both signs does.
     """
+    key = tuple(axes)
+    plan = _UNSQUEEZE_PLANS.get(key)
+    if plan is not None:  # (the calls below, their attributes checked once: a model has many)
+        for p in plan:
+            x = p.build(x)
+        return x
     if len(set(axes)) != len(axes):
         ctx.fail(BAD_ATTRIBUTE, f"axes {list(axes)} repeat an axis")
-    if min(axes, default=0) >= 0:
-        for a in sorted(axes):
-            x = ss.ops.expand_dims(x, a)
-        return x
-    if max(axes) < 0:
-        for a in sorted(axes, reverse=True):
+    if min(axes, default=0) >= 0 or max(axes) < 0:
+        order = sorted(axes, reverse=min(axes, default=0) < 0)
+        _UNSQUEEZE_PLANS.put(key, tuple(PreparedCall.of(ss.ops.expand_dims, 1, axis=a) for a in order))
+        for a in order:
             x = ss.ops.expand_dims(x, a)
         return x
     r = ctx.need_rank(input_index, "Unsqueeze with axes of both signs")
@@ -137,6 +145,64 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
     for a in sorted(norm_axes(ctx, axes, out_rank)):
         x = ss.ops.expand_dims(x, a)
     return x
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class PlanTable(dict[K, V], Generic[K, V]):
+    """A converter's table of plans (prepared calls, ...) by what they follow from, for the
+    many nodes of a model that share them; bounded: full, it is emptied before the next entry.
+
+    ``cache_clear()`` empties it, as a ``functools.lru_cache`` function's does, and ``__module__``
+    names the module that holds it (``module``), as a function's does: what
+    ``benchmarks.workloads.fresh_caches`` finds the process-wide caches of a module by."""
+
+    def __init__(self, module: str, maxsize: int = 512) -> None:
+        super().__init__()
+        self.__module__ = module
+        self.maxsize = maxsize
+
+    def put(self, key: K, value: V) -> V:
+        """``self[key] = value`` (after emptying the table if it is full); returns ``value``."""
+        if len(self) >= self.maxsize:
+            self.clear()
+        self[key] = value
+        return value
+
+    def cache_clear(self) -> None:
+        self.clear()
+
+
+#: the ``expand_dims`` calls of an ``Unsqueeze`` whose axes all have one sign (no rank needed), by
+#: its axes (the first node of those axes makes them through ``ss.ops.expand_dims``)
+_UNSQUEEZE_PLANS: PlanTable[tuple[int, ...], tuple[PreparedCall, ...]] = PlanTable(__name__)
+
+
+def prepare(wrapper: Callable[..., Expr], nargs: int, **kwargs: Any) -> PreparedCall | None:
+    """``PreparedCall.of(wrapper, nargs, **kwargs)`` (the calls ``wrapper(*args, **kwargs)`` makes,
+    their attributes checked once), or None when the wrapper does not call one operator of its
+    ``nargs`` arguments (the caller then calls it)."""
+    try:
+        return PreparedCall.of(cast(Callable[..., ss.Call], wrapper), nargs, **kwargs)
+    except ValueError:
+        return None
+
+
+def prepared(
+    key: tuple[object, ...], wrapper: Callable[..., Expr], nargs: int, **kwargs: Any
+) -> PreparedCall | None:
+    """:func:`prepare`, made once per ``key``: what ``kwargs`` follow from, values of exact types
+    (a node's target shape as a tuple of ints, ...)."""
+    p = _PREPARED.get(key, _NOT_YET)
+    if p is _NOT_YET:
+        p = _PREPARED.put(key, prepare(wrapper, nargs, **kwargs))
+    return cast(PreparedCall | None, p)
+
+
+_PREPARED: PlanTable[tuple[object, ...], object] = PlanTable(__name__)
+_NOT_YET: Final = object()
 
 
 def to_int64(x: Expr) -> Expr:

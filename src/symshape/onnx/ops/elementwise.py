@@ -24,9 +24,10 @@ from collections.abc import Callable
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
+from symshape.ir.op import PreparedCall
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import elem_type_name, to_dtype
-from symshape.onnx.ops.common import chain, like, value_slice
+from symshape.onnx.ops.common import PlanTable, chain, like, prepare, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["UNARY", "BINARY", "COMPARE", "OPAQUE_OP", "BITWISE_OP"]
@@ -89,8 +90,24 @@ def _ss_op(name: str) -> Callable[..., Expr]:
     return fn
 
 
+def _prepared(op: str, name: str, nargs: int) -> PreparedCall | None:
+    """The prepared call of the symshape operator ``name`` for the ONNX operator ``op`` (see
+    :func:`~symshape.onnx.ops.common.prepare`; made once: a model has many nodes of a few
+    element-wise operators)."""
+    try:
+        return _CALLS[op]
+    except KeyError:
+        return _CALLS.put(op, prepare(_ss_op(name), nargs))
+
+
+#: the prepared calls of the unary and binary operators by ONNX operator (see ``_prepared``)
+_CALLS: PlanTable[str, PreparedCall | None] = PlanTable(__name__)
+
+
 def _unary(ctx: NodeContext) -> Outputs:
-    return _ss_op(UNARY[ctx.op_type])(ctx.input(0))
+    name = UNARY[ctx.op_type]
+    p = _prepared(ctx.op_type, name, 1)
+    return p.build(ctx.input(0)) if p is not None else _ss_op(name)(ctx.input(0))
 
 
 for _op, _fn in UNARY.items():
@@ -201,9 +218,12 @@ def _binary(ctx: NodeContext) -> Outputs:
     a, b = ctx.input(0), ctx.input(1)
     if ctx.opset < _NUMPY_SINCE.get(ctx.op_type, 7):
         b = _legacy_align(ctx, b)
-    if ctx.op_type == "Pow" and ctx.opset >= 12:
+    op = ctx.op_type
+    if op == "Pow" and ctx.opset >= 12:
         return ss.ops.power(a, ss.ops.cast_like(b, a))
-    return _ss_op(COMPARE.get(ctx.op_type) or BINARY[ctx.op_type])(a, b)
+    name = COMPARE.get(op) or BINARY[op]
+    p = _prepared(op, name, 2)
+    return p.build(a, b) if p is not None else _ss_op(name)(a, b)
 
 
 for _op in (*BINARY, *COMPARE):

@@ -22,15 +22,16 @@ The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
+from symshape.ir.op import PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import scale_axis, set_dim, value_slice
+from symshape.onnx.ops.common import PlanTable, scale_axis, set_dim, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
@@ -127,10 +128,10 @@ def _kernel_from_weight(ctx: NodeContext, w_index: int, nd: int) -> list[int]:
 
 def _conv(ctx: NodeContext, x: Expr, w: Expr, w_index: int, out_dtype: str = "") -> Expr:
     # with kernel_shape given, the call's attributes follow from the node's alone
-    fn, kw = _planned(
+    plan = _planned(
         ctx, ("conv", out_dtype), ctx.has_attr("kernel_shape"), lambda: _conv_plan(ctx, w_index, out_dtype)
     )
-    return fn(x, w, **kw)
+    return plan(x, w)
 
 
 def _conv_plan(ctx: NodeContext, w_index: int, out_dtype: str) -> _Plan:
@@ -156,16 +157,16 @@ def _conv_plan(ctx: NodeContext, w_index: int, out_dtype: str) -> _Plan:
         "kernel_size": None if ks is None else tuple(ks),
         "out_dtype": out_dtype,
     }
-    return fn, kw
+    return PreparedCall.of(fn, 2, **kw).build  # (fn(x, w, **kw), its attributes checked once)
 
 
-#: a symshape operator's wrapper and the attributes a node's call of it takes
-_Plan = tuple[Callable[..., Expr], dict[str, Any]]
+#: what a node's call of a symshape operator is, as a function of its inputs (the operator and
+#: the attributes fixed)
+_Plan = Callable[..., Expr]
 #: plans by what they follow from (a tag and the node's attributes, NodeContext.attr_key): a model
 #: has many nodes of the same attributes, and their calls then take the same tuples, which
 #: symshape's operator call finds its checked attributes for by identity
-_PLANS: dict[tuple[object, ...], _Plan] = {}
-_PLANS_MAX: Final = 512
+_PLANS: PlanTable[tuple[object, ...], _Plan] = PlanTable(__name__)
 
 
 def _planned(ctx: NodeContext, tag: object, cacheable: bool, make: Callable[[], _Plan]) -> _Plan:
@@ -177,10 +178,7 @@ def _planned(ctx: NodeContext, tag: object, cacheable: bool, make: Callable[[], 
     key = (tag, key)
     plan = _PLANS.get(key)
     if plan is None:
-        plan = make()
-        if len(_PLANS) >= _PLANS_MAX:
-            _PLANS.clear()
-        _PLANS[key] = plan
+        plan = _PLANS.put(key, make())
     return plan
 
 
@@ -369,8 +367,8 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
 
 
 def _pool(ctx: NodeContext, kind: str) -> Expr:
-    fn, kw = _planned(ctx, kind, True, lambda: _pool_plan(ctx, kind))
-    return fn(ctx.input(0), **kw)
+    plan = _planned(ctx, kind, True, lambda: _pool_plan(ctx, kind))
+    return plan(ctx.input(0))
 
 
 def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:
@@ -387,7 +385,7 @@ def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:
         "padding": win.padding,
         "dilation": tuple(win.dilation),
     }
-    return getattr(ss.ops, f"{kind}_pool{nd}d"), kw
+    return functools.partial(getattr(ss.ops, f"{kind}_pool{nd}d"), **kw)
 
 
 @register("MaxPool", since=1)

@@ -23,7 +23,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import LEGACY, NodeContext
-from symshape.onnx.ops.common import like, like_product
+from symshape.onnx.ops.common import like, like_product, prepared
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -33,7 +33,12 @@ __all__: list[str] = []
 def _batch_norm(ctx: NodeContext) -> Outputs:
     if ctx.opset < 7 and ctx.attr("spatial", 1) == 0:
         ctx.unsupported(LEGACY, "BatchNormalization with spatial=0 (per-activation statistics)")
-    bn = ss.ops.batch_norm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), axis=1)
+    xs = ctx.inputs()
+    p = prepared(("batch_norm",), ss.ops.batch_norm, 5, axis=1)  # (made once: see common.prepared)
+    if len(xs) == 5 == ctx.num_inputs and p is not None:
+        bn: Expr = p.build(*xs)
+    else:
+        bn = ss.ops.batch_norm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), axis=1)
     # (TupleGetItem: what bn[0] is for the tuple batch_norm returns, without the indexing front-end)
     outs: list[Expr | None] = [ss.TupleGetItem(bn, 0)]
     for i in range(1, ctx.num_outputs):

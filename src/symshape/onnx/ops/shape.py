@@ -38,7 +38,7 @@ from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
 from symshape.onnx.dtypes import DTYPES
-from symshape.onnx.ops.common import expand, norm_axes, set_dim, unsqueeze, value_slice
+from symshape.onnx.ops.common import expand, norm_axes, prepared, set_dim, unsqueeze, value_slice
 from symshape.onnx.ops.index_maps import flat_value
 from symshape.onnx.registry import Outputs, register
 
@@ -53,6 +53,10 @@ def _reshape(ctx: NodeContext, x: Expr, shape: tuple[int, ...], allowzero: bool)
     for s in shape:
         if s < -1:
             ctx.fail(BAD_ATTRIBUTE, f"the target shape {list(shape)} has the invalid value {s}")
+    if type(shape) is tuple and type(allowzero) is bool:  # (the call prepared once per target)
+        p = prepared(("reshape", shape, allowzero), ss.ops.reshape, 1, newshape=shape, allowzero=allowzero)
+        if p is not None:
+            return p.build(x)
     return ss.ops.reshape(x, shape, allowzero=allowzero)
 
 
@@ -107,6 +111,10 @@ def _unsqueeze_v13(ctx: NodeContext) -> Outputs:
 @register("Transpose", since=1)
 def _transpose(ctx: NodeContext) -> Outputs:
     perm = ctx.attr_ints("perm")
+    if perm is not None:  # (the call prepared once per permutation)
+        p = prepared(("transpose", perm), ss.ops.transpose, 1, axes=list(perm))
+        if p is not None:
+            return p.build(ctx.input(0))
     return ss.ops.transpose(ctx.input(0), None if perm is None else list(perm))
 
 
