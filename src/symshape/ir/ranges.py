@@ -81,8 +81,16 @@ torch importer's type promotion, only widens: an integer keeps its value; ``torc
 
 _ARITH = frozenset(
     {
-        "add", "subtract", "multiply", "floor_divide", "trunc_divide", "divide", "mod", "floor_mod",
-        "maximum", "minimum",
+        "add",
+        "subtract",
+        "multiply",
+        "floor_divide",
+        "trunc_divide",
+        "divide",
+        "mod",
+        "floor_mod",
+        "maximum",
+        "minimum",
     }
 )
 """Binary arithmetic with a range rule (:meth:`Ranges._binary`)."""
@@ -155,17 +163,46 @@ def _point(t: Any) -> Dim | None:
 
 
 class Ranges:
-    """The ranges of a program's integer tensors (computed once, forward over its calls)."""
+    """The ranges of a program's integer tensors (computed once, forward over its calls).
+
+    Computed on demand: the calls' facts forward in program order up to the last call asked
+    about (each fact reads only those of calls before it, so a prefix is what the whole pass
+    gives there); the variables' bound values when first followed."""
 
     def __init__(self, res: InferenceResult) -> None:
         self.res = res
         self.facts: dict[int, RangeFact] = {}
-        self.lets = bound_values(program_roots(res.program))
-        for c in res.calls:
-            if isinstance(c.callee, Op):
-                f = self._call(c, c.callee.name)
-                if f is not None:
-                    self.facts[id(c)] = f
+        self._calls = res.calls
+        self._done = 0  # the facts of ``_calls[:_done]`` are computed
+        self._pos: dict[int, int] | None = None
+        self._lets: dict[int, Expr] | None = None
+
+    @property
+    def lets(self) -> dict[int, Expr]:
+        """The value bound to each let and dataflow variable, by the variable's id."""
+        lets = self._lets
+        if lets is None:
+            lets = self._lets = bound_values(program_roots(self.res.program))
+        return lets
+
+    def _upto(self, e: Call) -> None:
+        """Compute the facts forward through the call ``e`` (when it is one of the program's)."""
+        pos = self._pos
+        if pos is None:
+            pos = self._pos = {id(c): i for i, c in enumerate(self._calls)}
+        end = pos.get(id(e), -1) + 1
+        calls, facts = self._calls, self.facts
+        while (k := self._done) < end:
+            c = calls[k]
+            self._done = len(calls)  # (no nested advance: a fact reads only earlier calls)
+            try:
+                if isinstance(c.callee, Op):
+                    f = self._call(c, c.callee.name)
+                    if f is not None:
+                        facts[id(c)] = f
+            finally:
+                self._done = k
+            self._done = k + 1
 
     def _type(self, e: Any) -> Any:
         try:
@@ -177,6 +214,9 @@ class Ranges:
         """The range of ``e``'s entries, with where it was born; None when not known."""
         for _ in range(10_000):  # follow let-bound variables
             hit = self.facts.get(id(e))
+            if hit is None and self._done < len(self._calls) and isinstance(e, Call):
+                self._upto(e)
+                hit = self.facts.get(id(e))
             if hit is not None:
                 return hit
             if isinstance(e, Var):
