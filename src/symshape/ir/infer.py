@@ -436,7 +436,11 @@ class _Gen(BindingsGen):
             # a relation (solved at once) even when the tuple is known: the field then
             # stays linked to the call that made the tuple in explanations
             attrs, label = _index_attrs(e.index)
-            return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span)
+            for f in tt.fields:
+                if type(f) is not TensorType or not f._cshape:
+                    return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span)
+            # (tensors of constant shapes: the eager run's output is the field, see add_call)
+            return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span, tt.fields[e.index])
         out = s.hole()
         s.add_relation(
             "tuple_get_item",
