@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from benchmarks import workloads as wl
 
 import symshape as ss
-from benchmarks import workloads as wl
 from symshape.solver.instance import RelationState
 
 GALLERY = Path(__file__).resolve().parent / "gallery"
