@@ -238,7 +238,10 @@ class GenScope:
         if t is None:
             return
         if type(t) is TensorType:
-            # (a tensor type is scanned again each time: as cheap as remembering it)
+            # (a tensor type is scanned again each time: as cheap as remembering it; one of
+            # constant shape has no symbol)
+            if t._cshape:
+                return
             shape = t.shape
             if type(shape) is tuple:
                 for d in shape:

@@ -285,6 +285,22 @@ class LoggingUnifier(Unifier):
             return super().unify(a, b, origin)
         if self._solver._current is None:
             self._solver.unify_log.append((a, b, origin))
+        if (
+            type(a) is TensorType
+            and type(b) is TensorType
+            and a._cshape
+            and b._cshape
+            and a.dtype == b.dtype
+            and a.value is None
+            and b.value is None
+            and a.range is None
+            and b.range is None
+            and not self.flex
+            and a.shape == b.shape
+        ):
+            # two equal tensor types of constant shapes (a weight bound to its annotation's
+            # copy): what ``_rec`` gives them, ``a``, without its walk
+            return a
         # the two sides as they were: a conflict found after two holes' classes were merged
         # would otherwise print the merged type on both sides
         self.before = (
