@@ -47,6 +47,7 @@ def _reference(res: ss.InferenceResult) -> Ranges:
     rs = Ranges(res)
     calls = res.calls
     rs._done = len(calls)  # (nothing left to compute on demand)
+    rs._lets = bound_values(program_roots(res.program))  # (every variable looked up)
     for c in calls:
         if isinstance(c.callee, Op):
             f = rs._call(c, c.callee.name)
@@ -80,6 +81,7 @@ def test_only_the_prefix_asked_about_is_computed() -> None:
     res = ss.infer(ss.Function([x], ss.Tuple([first, rest])))
     rs = Ranges(res)
     assert rs.of(x) is not None and rs.facts == {}  # a parameter: no call computed
+    assert rs._lets is None  # ... and no bound value collected
     assert rs.of(first) is not None and rs._done == res.calls.index(first) + 1
     f = rs.of(rest)
     assert f is not None and rs._done == len(res.calls)

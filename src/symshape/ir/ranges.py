@@ -185,6 +185,14 @@ class Ranges:
             lets = self._lets = bound_values(program_roots(self.res.program))
         return lets
 
+    def _bound(self, v: Var) -> Expr | None:
+        """The value bound to ``v`` (None for a parameter or a free variable). A parameter of a
+        program without errors is bound by nothing else (a second binder is an error): the bound
+        values need not be collected for it."""
+        if self._lets is None and not self.res.errors and self.res._gen.bound_by.get(id(v)) == "a parameter":
+            return None
+        return self.lets.get(id(v))
+
     def _upto(self, e: Call) -> None:
         """Compute the facts forward through the call ``e`` (when it is one of the program's)."""
         pos = self._pos
@@ -223,7 +231,7 @@ class Ranges:
                 ann = e.type_annotation
                 if isinstance(ann, TensorType) and ann.range is not None:
                     return RangeFact(ann.range, e, f"`{e.name}` is declared `{ann}`")
-                nxt = self.lets.get(id(e))
+                nxt = self._bound(e)
                 if nxt is None:
                     break
                 e = nxt
@@ -309,7 +317,7 @@ class Ranges:
     def _producer(self, e: Expr) -> Expr:
         """``e`` with let-bound variables followed to the expression bound."""
         for _ in range(10_000):
-            nxt = self.lets.get(id(e)) if isinstance(e, Var) else None
+            nxt = self._bound(e) if isinstance(e, Var) else None
             if nxt is None:
                 break
             e = nxt
