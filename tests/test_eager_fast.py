@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symshape as ss
-from symshape.encoding.types import Attrs, TupleType, Type
+from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.relations import get_relation
 from symshape.relations.base import RelationDef, register_relation
 from symshape.relations.values import constant_type
@@ -31,6 +31,9 @@ def _same(rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs) -> bool:
     if fast is not None:
         assert slow is not None, (rdef.name, inputs, attrs, fast)
         assert slow[0] == fast and type(slow[0]) is type(fast), (rdef.name, inputs, attrs, fast, slow)
+        for t in fast.fields if isinstance(fast, TupleType) else (fast,):
+            # built as the constructor builds it (the constant-shape flag included)
+            assert isinstance(t, TensorType) and t.__dict__ == TensorType(t.shape, t.dtype).__dict__
     return fast is not None
 
 

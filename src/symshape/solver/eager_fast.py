@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import symshape.relations  # noqa: F401  (the relations are registered)
 from symshape.encoding.dims import Dim, as_dim
+from symshape.encoding.leaf_types import DTYPES
 from symshape.encoding.type_walks import tuple_of_checked
 from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.relations.base import RELATIONS, RelationDef
@@ -37,6 +38,21 @@ __all__ = ["FAST", "FastFn"]
 
 FastFn = Callable[[tuple[Type, ...], Attrs], Type | None]
 """A relation's output over plain inputs and its attributes, or None (ask the eager run)."""
+
+
+_new = object.__new__
+
+
+def _tensor(shape: tuple[Dim, ...], dtype: str) -> TensorType:
+    """``TensorType(shape, dtype)`` for sizes that are nonnegative constants (what the constructor
+    checks: they come from plain inputs or are made here) and a dtype: the same object, flagged of
+    constant shape, built without the checks."""
+    if dtype not in DTYPES:
+        return TensorType(shape, dtype)
+    t: TensorType = _new(TensorType)
+    d = t.__dict__  # (the fields in the order ``__init__`` sets them)
+    d["shape"], d["dtype"], d["value"], d["range"], d["_cshape"] = shape, dtype, None, None, True
+    return t
 
 
 def _plain(t: Type) -> bool:
@@ -75,7 +91,7 @@ def _broadcast(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
             out[-i] = y
         else:
             return None  # (not broadcastable: the relation fails)
-    return TensorType(tuple(out), a.dtype)  # type: ignore[union-attr]
+    return _tensor(tuple(out), a.dtype)  # type: ignore[union-attr]
 
 
 def _expand_dims(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
@@ -89,7 +105,7 @@ def _expand_dims(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
         return None
     ax = axis + r if axis < 0 else axis
     sh[ax:ax] = [as_dim(1)] * k
-    return TensorType(tuple(sh), x.dtype)  # type: ignore[union-attr]
+    return _tensor(tuple(sh), x.dtype)  # type: ignore[union-attr]
 
 
 def _concatenate(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
@@ -116,7 +132,7 @@ def _concatenate(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
         total += dims[ax]._cv  # type: ignore[operator]
     shape = list(first)
     shape[ax] = as_dim(total)
-    return TensorType(tuple(shape), dtype)
+    return _tensor(tuple(shape), dtype)  # type: ignore[arg-type]
 
 
 def _batch_norm(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
@@ -136,7 +152,7 @@ def _batch_norm(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
         ps: tuple[Dim, ...] = p.shape  # type: ignore[union-attr,assignment]
         if p.dtype != dtype or len(ps) != 1 or ps[0]._cv != c._cv:  # type: ignore[union-attr]
             return None
-    vec = TensorType((c,), dtype)
+    vec = _tensor((c,), dtype)  # type: ignore[arg-type]
     return tuple_of_checked((x, vec, vec))
 
 
@@ -175,7 +191,7 @@ def _conv(nd: int) -> FastFn:
             if kv < 1 or dv + pad < dil * (kv - 1) + 1:
                 return None
             od[c] = as_dim((dv + pad - dil * (kv - 1) - 1) // a.strides[i] + 1)
-        return TensorType(tuple(map(od.__getitem__, a.out_layout)), a.out_dtype or x.dtype)  # type: ignore[union-attr]
+        return _tensor(tuple(map(od.__getitem__, a.out_layout)), a.out_dtype or x.dtype)  # type: ignore[union-attr]
 
     return conv
 
