@@ -23,6 +23,7 @@ imported): a relation registered again under the same name is not in it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import symshape.relations  # noqa: F401  (the relations are registered)
 from symshape.encoding.dims import Dim, as_dim
@@ -43,7 +44,7 @@ FastFn = Callable[[tuple[Type, ...], Attrs], Type | None]
 _new = object.__new__
 
 
-def _tensor(shape: tuple[Dim, ...], dtype: str) -> TensorType:
+def _tensor(shape: tuple[Dim, ...], dtype: Any) -> TensorType:
     """``TensorType(shape, dtype)`` for sizes that are nonnegative constants (what the constructor
     checks: they come from plain inputs or are made here) and a dtype: the same object, flagged of
     constant shape, built without the checks."""
@@ -132,7 +133,7 @@ def _concatenate(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
         total += dims[ax]._cv  # type: ignore[operator]
     shape = list(first)
     shape[ax] = as_dim(total)
-    return _tensor(tuple(shape), dtype)  # type: ignore[arg-type]
+    return _tensor(tuple(shape), dtype)
 
 
 def _batch_norm(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
@@ -152,7 +153,7 @@ def _batch_norm(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
         ps: tuple[Dim, ...] = p.shape  # type: ignore[union-attr,assignment]
         if p.dtype != dtype or len(ps) != 1 or ps[0]._cv != c._cv:  # type: ignore[union-attr]
             return None
-    vec = _tensor((c,), dtype)  # type: ignore[arg-type]
+    vec = _tensor((c,), dtype)
     return tuple_of_checked((x, vec, vec))
 
 
