@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import symshape as ss
 from symshape.encoding.dims import as_dim
+from symshape.ir.index_bounds import index_checks
 from symshape.ir.module import program_roots
 from symshape.ir.nodes import Dataflow, Let
 from symshape.ir.op import Op
@@ -118,3 +119,30 @@ def test_bound_values_is_the_walks(build: str) -> None:
     roots = program_roots(prog)
     got = bound_values(roots)
     assert got == _walk_bound_values(roots) and got
+
+
+def _index_checks_reference(res: ss.InferenceResult) -> list[Any]:
+    """Every call filtered (what :func:`index_checks` did before looking at the callees first)."""
+    from symshape.ir.index_bounds import INDEX_MODES, _take_check
+
+    takes = [
+        c
+        for c in res.calls
+        if isinstance(c.callee, Op) and c.callee.name == "take" and c.attrs.get("mode") in INDEX_MODES
+    ]
+    rs = res._ranges()
+    return [chk for c in takes if (chk := _take_check(res, rs, c)) is not None]
+
+
+@pytest.mark.parametrize("mode", ["fast", "clip", "raise", "nonnegative", None])
+def test_index_checks_are_those_of_every_call(mode: str | None) -> None:
+    x = ss.var("x", ss.Tensor((n,), "int64", values=(0, 9)))
+    table = ss.var("table", ss.Tensor((t, 2), "float32"))
+    body: Any = ss.ops.relu(table)
+    if mode is not None:
+        body = ss.Tuple([body, ss.ops.take(table, x, axis=0, mode=mode)])
+    res = ss.infer(ss.Function([x, table], body))
+    got = [(c.cond, c.call, c.message, c.text) for c in index_checks(res)]
+    want = [(c.cond, c.call, c.message, c.text) for c in _index_checks_reference(res)]
+    assert got == want
+    assert bool(got) == (mode in ("fast", "raise", "nonnegative"))
