@@ -58,7 +58,6 @@ from symshape.ir.unbacked import UnbackedSize
 from symshape.ir.visit import operands, pattern_vars
 from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Origin
-from symshape.solver.origins import annotation_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.solve import TypeSolver, gc_paused
 
@@ -334,7 +333,7 @@ class _Gen(BindingsGen):
                 # them) are done here: their constants get those types, what ``bindings`` would
                 # do for them; it starts after them (``df_skip``)
                 types, typed, binders = self.types, self.typed, self.binders
-                admit = self.s.admit_settled
+                admit = self.s.admit_weight
                 const_cls = X.Constant
                 lead = id(e) not in self.df_slow
                 skip = 0
@@ -344,7 +343,7 @@ class _Gen(BindingsGen):
                         lead = False
                         continue
                     if ann.__class__ is TensorType and ann._cshape and (iv := id(v)) not in types:
-                        t = types[iv] = admit(ann, annotation_origin(v.name, ann, v.span, v))
+                        t = types[iv] = admit(ann, v.name, v.span, v)
                         binders.append(v)
                         typed.append(v)
                         if (
