@@ -51,9 +51,14 @@ def index_checks(res: InferenceResult) -> list[IndexCheck]:
     """The index-bound conditions of the program's ``take`` calls in an erroring mode whose
     indices have a known range, in program order (nothing to do: no range is computed)."""
     calls = res.calls
-    # (the distinct callees first, found in C: most programs call no ``take``)
-    callees = list(map(attrgetter("callee"), calls))
-    if not any(isinstance(f, Op) and f.name == "take" for f in dict(zip(map(id, callees), callees)).values()):
+    # (the distinct callees first, found in C: most programs call no ``take``; an operator hashes
+    # by identity)
+    try:
+        callees = dict.fromkeys(map(attrgetter("callee"), calls))
+        found = any(isinstance(f, Op) and f.name == "take" for f in callees)
+    except TypeError:  # (an unhashable callee: every call is looked at)
+        found = True
+    if not found:
         return []
     takes = [
         c
