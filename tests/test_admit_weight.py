@@ -50,3 +50,22 @@ def test_admit_weight_is_admit_settled(kind: str) -> None:
     assert seqs_fast == sorted(seqs_fast)  # numbered in admission order
     if kind == "shared":
         assert [t is w for t, _ in got_fast] == [True, False, False]
+
+
+def test_binding_origin_is_the_constructors() -> None:
+    """The origin of a weight's binding (``make_origin``, without the dataclass ``__init__``) has
+    the fields ``Origin(...)`` gives it, numbered in creation order."""
+    from dataclasses import fields
+
+    from symshape.solver.diagnostics import Origin
+    from symshape.solver.origins import make_origin
+
+    span = Span("model.onnx", 3, 7)
+    a = Origin("unify", "binding `w`", span)
+    b = make_origin("unify", "binding `w`", span)
+    c = Origin("unify", "binding `w`", span)
+    assert type(a) is type(b) is Origin
+    assert [getattr(b, f.name) for f in fields(Origin) if f.name != "seq"] == [
+        getattr(a, f.name) for f in fields(Origin) if f.name != "seq"
+    ]
+    assert a.seq < b.seq < c.seq

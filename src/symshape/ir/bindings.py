@@ -18,7 +18,7 @@ from symshape.ir.calls import CallGen
 from symshape.ir.nodes import _EMPTY_ATTRS
 from symshape.ir.op import Op
 from symshape.relations.values import constant_type
-from symshape.solver.diagnostics import Origin
+from symshape.solver.origins import make_origin
 
 __all__ = ["BindingsGen"]
 
@@ -107,7 +107,7 @@ class BindingsGen(CallGen):
                     if tv is None or unreferenced:
                         tv = self.ty(v)
                     if tv is not t:  # (unifying a type with itself does nothing)
-                        o = Origin("unify", f"binding `{v.name}`", x.span)
+                        o = make_origin("unify", f"binding `{v.name}`", x.span)  # (Origin(...))
                         self.s.unifier.unify(tv, t, o)
                 continue
             if x.__class__ is X.Var:
