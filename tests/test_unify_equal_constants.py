@@ -1,5 +1,5 @@
-"""The logging unifier's shortcut for two equal tensor types of constant shape (a weight bound
-to a copy of its annotation) gives what the general path (``Unifier._rec``) gives: the same
+"""The logging unifier's shortcut for two equal tensor types of constant shape (``unify_tensors``:
+a weight bound to a copy of its annotation) gives what the general path (``unify``) gives: the same
 object, the same log entry, no conflict; any other pair (different sizes, dtypes, values, a
 symbolic size) still takes the general path, conflicts included."""
 
@@ -30,9 +30,7 @@ def _unify(a: TensorType, b: TensorType, general: bool) -> tuple[object, ...]:
     s = TypeSolver()
     u = s.unifier
     o = Origin("unify", "binding `w`")
-    if general:  # (the shortcut's condition made false: ``_rec`` decides)
-        u.flex = {ss.TypeVar("unused", "shape"): (ss.const(1),)}  # type: ignore[dict-item]
-    got = u.unify(a, b, o)
+    got = u.unify(a, b, o) if general else u.unify_tensors(a, b, o)
     log = [(x is a, y is b, z is o) for x, y, z in s.unify_log]
     return (got is a, got is b, got == a, log, [e.message for e in s.errors])
 
@@ -65,8 +63,9 @@ def test_equal_copies_take_the_shortcut() -> None:
         return rec(*args)  # type: ignore[arg-type]
 
     s.unifier._rec = counting  # type: ignore[method-assign]
-    assert s.unifier.unify(a, b, Origin("unify", "w")) is a and calls == 0
-    assert s.unifier.unify(a, ss.Tensor((3, 5), "float32"), Origin("unify", "v")) is not None and calls == 1
+    assert s.unifier.unify_tensors(a, b, Origin("unify", "w")) is a and calls == 0
+    assert s.unifier.unify_tensors(a, ss.Tensor((3, 5), "float32"), Origin("unify", "v")) is not None
+    assert calls == 1
     assert len(s.unify_log) == 2
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from symshape.encoding.types import Type
+from symshape.encoding.types import TensorType, Type
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.ir import nodes as X  # noqa: N812
 from symshape.ir.calls import SIZED as _SIZED
@@ -108,7 +108,10 @@ class BindingsGen(CallGen):
                         tv = self.ty(v)
                     if tv is not t:  # (unifying a type with itself does nothing)
                         o = make_origin("unify", f"binding `{v.name}`", x.span)  # (Origin(...))
-                        self.s.unifier.unify(tv, t, o)
+                        if type(tv) is TensorType and type(t) is TensorType:
+                            self.s.unifier.unify_tensors(tv, t, o)
+                        else:
+                            self.s.unifier.unify(tv, t, o)
                 continue
             if x.__class__ is X.Var:
                 self.uses((x,), df.span)

@@ -280,27 +280,32 @@ class LoggingUnifier(Unifier):
         self._solver = solver
         self.before: tuple[Type, Type] | None = None
 
-    def unify(self, a: Type, b: Type, origin: Origin) -> Type:
-        if self._frame is not None:
-            return super().unify(a, b, origin)
-        if self._solver._current is None:
-            self._solver.unify_log.append((a, b, origin))
+    def unify_tensors(self, a: TensorType, b: TensorType, origin: Origin) -> Type:
+        """:meth:`unify` of two tensor types (a weight bound to its annotation's copy); two equal
+        ones of constant shapes are logged and ``a`` is returned, what ``_rec`` gives them,
+        without its walk."""
         if (
-            type(a) is TensorType
-            and type(b) is TensorType
-            and a._cshape
+            a._cshape
             and b._cshape
             and a.dtype == b.dtype
             and a.value is None
             and b.value is None
             and a.range is None
             and b.range is None
+            and self._frame is None
             and not self.flex
             and a.shape == b.shape
         ):
-            # two equal tensor types of constant shapes (a weight bound to its annotation's
-            # copy): what ``_rec`` gives them, ``a``, without its walk
+            if self._solver._current is None:
+                self._solver.unify_log.append((a, b, origin))
             return a
+        return self.unify(a, b, origin)
+
+    def unify(self, a: Type, b: Type, origin: Origin) -> Type:
+        if self._frame is not None:
+            return super().unify(a, b, origin)
+        if self._solver._current is None:
+            self._solver.unify_log.append((a, b, origin))
         # the two sides as they were: a conflict found after two holes' classes were merged
         # would otherwise print the merged type on both sides
         self.before = (

@@ -84,7 +84,6 @@ from symshape.solver.origins import annotation_origin, make_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.provenance import core_notes, provenance
 from symshape.solver.session import Fact, Session
-from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
 
 __all__ = ["TypeSolver", "gc_paused"]  # (gc_paused lives in symshape.solver.gc_pause)
@@ -121,7 +120,7 @@ class TypeSolver:
         self.unify_log: list[tuple[Type, Type, Origin]] = []
         self._current: RelationInstance | None = None
         self.explain = True
-        self.unifier: Unifier = LoggingUnifier(self)
+        self.unifier: LoggingUnifier = LoggingUnifier(self)
         self.unifier.on_refine = self._on_refine
         self.unifier.on_condition = self._on_condition
         self.unifier.on_conflict = self._on_conflict
