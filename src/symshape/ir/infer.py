@@ -147,7 +147,18 @@ class _Gen(BindingsGen):
                         if unreferenced:
                             for a in e.args:
                                 unreferenced.pop(id(a), None)
-                        types[ie] = self.op_call(e, cal, argtypes)
+                        # (``op_call``, inline where its attributes were scanned: as bindings does)
+                        attrs = e.attrs
+                        rdef = rdefs.get(cal)
+                        if rdef is None:
+                            rdef = self.op_rdef(cal)
+                        if rdef is _SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in scanned):
+                            types[ie] = self.op_call(e, cal, argtypes)
+                        else:
+                            calls.append(e)
+                            types[ie] = add_call(rdef, argtypes, attrs, cal.name, e.span)
+                            if not cal.pure:
+                                self.note_impure(e, self.frames[-1])
                         typed.append(e)
                         continue
                     if ie not in open_:
