@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from symshape.encoding.types import Type
+from symshape.encoding.types import TensorType, Type
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.ir import nodes as X  # noqa: N812
 from symshape.ir.calls import SIZED as _SIZED
@@ -18,7 +18,7 @@ from symshape.ir.calls import CallGen
 from symshape.ir.nodes import _EMPTY_ATTRS
 from symshape.ir.op import Op
 from symshape.relations.values import constant_type
-from symshape.solver.diagnostics import Origin
+from symshape.solver.origins import make_origin
 
 __all__ = ["BindingsGen"]
 
@@ -107,8 +107,11 @@ class BindingsGen(CallGen):
                     if tv is None or unreferenced:
                         tv = self.ty(v)
                     if tv is not t:  # (unifying a type with itself does nothing)
-                        o = Origin("unify", f"binding `{v.name}`", x.span)
-                        self.s.unifier.unify(tv, t, o)
+                        o = make_origin("unify", f"binding `{v.name}`", x.span)  # (Origin(...))
+                        if type(tv) is TensorType and type(t) is TensorType:
+                            self.s.unifier.unify_tensors(tv, t, o)
+                        else:
+                            self.s.unifier.unify(tv, t, o)
                 continue
             if x.__class__ is X.Var:
                 self.uses((x,), df.span)

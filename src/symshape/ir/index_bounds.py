@@ -12,6 +12,7 @@ refuted, or unknown) and carries notes: the table and where the indices' range w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, ge, lt
@@ -49,9 +50,19 @@ class IndexCheck:
 def index_checks(res: InferenceResult) -> list[IndexCheck]:
     """The index-bound conditions of the program's ``take`` calls in an erroring mode whose
     indices have a known range, in program order (nothing to do: no range is computed)."""
+    calls = res.calls
+    # (the distinct callees first, found in C: most programs call no ``take``; an operator hashes
+    # by identity)
+    try:
+        callees = dict.fromkeys(map(attrgetter("callee"), calls))
+        found = any(isinstance(f, Op) and f.name == "take" for f in callees)
+    except TypeError:  # (an unhashable callee: every call is looked at)
+        found = True
+    if not found:
+        return []
     takes = [
         c
-        for c in res.calls
+        for c in calls
         if isinstance(c.callee, Op) and c.callee.name == "take" and c.attrs.get("mode") in INDEX_MODES
     ]
     if not takes:

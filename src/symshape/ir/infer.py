@@ -58,7 +58,6 @@ from symshape.ir.unbacked import UnbackedSize
 from symshape.ir.visit import operands, pattern_vars
 from symshape.relations.values import constant_type
 from symshape.solver.diagnostics import Origin
-from symshape.solver.origins import annotation_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.solve import TypeSolver, gc_paused
 
@@ -148,7 +147,18 @@ class _Gen(BindingsGen):
                         if unreferenced:
                             for a in e.args:
                                 unreferenced.pop(id(a), None)
-                        types[ie] = self.op_call(e, cal, argtypes)
+                        # (``op_call``, inline where its attributes were scanned: as bindings does)
+                        attrs = e.attrs
+                        rdef = rdefs.get(cal)
+                        if rdef is None:
+                            rdef = self.op_rdef(cal)
+                        if rdef is _SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in scanned):
+                            types[ie] = self.op_call(e, cal, argtypes)
+                        else:
+                            calls.append(e)
+                            types[ie] = add_call(rdef, argtypes, attrs, cal.name, e.span)
+                            if not cal.pure:
+                                self.note_impure(e, self.frames[-1])
                         typed.append(e)
                         continue
                     if ie not in open_:
@@ -334,7 +344,7 @@ class _Gen(BindingsGen):
                 # them) are done here: their constants get those types, what ``bindings`` would
                 # do for them; it starts after them (``df_skip``)
                 types, typed, binders = self.types, self.typed, self.binders
-                admit = self.s.admit_settled
+                admit = self.s.admit_weight
                 const_cls = X.Constant
                 lead = id(e) not in self.df_slow
                 skip = 0
@@ -344,7 +354,7 @@ class _Gen(BindingsGen):
                         lead = False
                         continue
                     if ann.__class__ is TensorType and ann._cshape and (iv := id(v)) not in types:
-                        t = types[iv] = admit(ann, annotation_origin(v.name, ann, v.span, v))
+                        t = types[iv] = admit(ann, v.name, v.span, v)
                         binders.append(v)
                         typed.append(v)
                         if (
@@ -436,7 +446,11 @@ class _Gen(BindingsGen):
             # a relation (solved at once) even when the tuple is known: the field then
             # stays linked to the call that made the tuple in explanations
             attrs, label = _index_attrs(e.index)
-            return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span)
+            for f in tt.fields:
+                if type(f) is not TensorType or not f._cshape:
+                    return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span)
+            # (tensors of constant shapes: the eager run's output is the field, see add_call)
+            return s.add_call(TUPLE_GET_ITEM, [raw], attrs, label, e.span, tt.fields[e.index])
         out = s.hole()
         s.add_relation(
             "tuple_get_item",

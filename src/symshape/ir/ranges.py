@@ -41,7 +41,8 @@ joins                      the hull: ``concatenate``, ``stack``, ``where`` (of i
                            ``where(r < k, r, ...)``, bounded by its side of ``k`` first)
 =========================  =======================================================================
 
-Index bounds from these ranges: :mod:`symshape.ir.index_bounds`.
+Index bounds from these ranges: :mod:`symshape.ir.index_bounds`; the interval arithmetic of the
+rules: :mod:`symshape.ir.range_arith`.
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ from symshape.ir.index_bounds import INDEX_MODES, IndexCheck, index_checks
 from symshape.ir.module import program_roots
 from symshape.ir.nodes import Call, Constant, Expr, Tuple, Var
 from symshape.ir.op import Op
+from symshape.ir.range_arith import extent, int_bound, nonneg_product, pinned, scale, sign_of, trunc_divide
 from symshape.ir.visit import bound_values
-from symshape.relations.values import trunc_divide_dim
 from symshape.source import Span
 
 if TYPE_CHECKING:
@@ -81,8 +82,16 @@ torch importer's type promotion, only widens: an integer keeps its value; ``torc
 
 _ARITH = frozenset(
     {
-        "add", "subtract", "multiply", "floor_divide", "trunc_divide", "divide", "mod", "floor_mod",
-        "maximum", "minimum",
+        "add",
+        "subtract",
+        "multiply",
+        "floor_divide",
+        "trunc_divide",
+        "divide",
+        "mod",
+        "floor_mod",
+        "maximum",
+        "minimum",
     }
 )
 """Binary arithmetic with a range rule (:meth:`Ranges._binary`)."""
@@ -155,17 +164,54 @@ def _point(t: Any) -> Dim | None:
 
 
 class Ranges:
-    """The ranges of a program's integer tensors (computed once, forward over its calls)."""
+    """The ranges of a program's integer tensors (computed once, forward over its calls).
+
+    Computed on demand: the calls' facts forward in program order up to the last call asked
+    about (each fact reads only those of calls before it, so a prefix is what the whole pass
+    gives there); the variables' bound values when first followed."""
 
     def __init__(self, res: InferenceResult) -> None:
         self.res = res
         self.facts: dict[int, RangeFact] = {}
-        self.lets = bound_values(program_roots(res.program))
-        for c in res.calls:
-            if isinstance(c.callee, Op):
-                f = self._call(c, c.callee.name)
-                if f is not None:
-                    self.facts[id(c)] = f
+        self._calls = res.calls
+        self._done = 0  # the facts of ``_calls[:_done]`` are computed
+        self._pos: dict[int, int] | None = None
+        self._lets: dict[int, Expr] | None = None
+
+    @property
+    def lets(self) -> dict[int, Expr]:
+        """The value bound to each let and dataflow variable, by the variable's id."""
+        lets = self._lets
+        if lets is None:
+            lets = self._lets = bound_values(program_roots(self.res.program))
+        return lets
+
+    def _bound(self, v: Var) -> Expr | None:
+        """The value bound to ``v`` (None for a parameter or a free variable). A parameter of a
+        program without errors is bound by nothing else (a second binder is an error): the bound
+        values need not be collected for it."""
+        if self._lets is None and not self.res.errors and self.res._gen.bound_by.get(id(v)) == "a parameter":
+            return None
+        return self.lets.get(id(v))
+
+    def _upto(self, e: Call) -> None:
+        """Compute the facts forward through the call ``e`` (when it is one of the program's)."""
+        pos = self._pos
+        if pos is None:
+            pos = self._pos = {id(c): i for i, c in enumerate(self._calls)}
+        end = pos.get(id(e), -1) + 1
+        calls, facts = self._calls, self.facts
+        while (k := self._done) < end:
+            c = calls[k]
+            self._done = len(calls)  # (no nested advance: a fact reads only earlier calls)
+            try:
+                if isinstance(c.callee, Op):
+                    f = self._call(c, c.callee.name)
+                    if f is not None:
+                        facts[id(c)] = f
+            finally:
+                self._done = k
+            self._done = k + 1
 
     def _type(self, e: Any) -> Any:
         try:
@@ -177,13 +223,16 @@ class Ranges:
         """The range of ``e``'s entries, with where it was born; None when not known."""
         for _ in range(10_000):  # follow let-bound variables
             hit = self.facts.get(id(e))
+            if hit is None and self._done < len(self._calls) and isinstance(e, Call):
+                self._upto(e)
+                hit = self.facts.get(id(e))
             if hit is not None:
                 return hit
             if isinstance(e, Var):
                 ann = e.type_annotation
                 if isinstance(ann, TensorType) and ann.range is not None:
                     return RangeFact(ann.range, e, f"`{e.name}` is declared `{ann}`")
-                nxt = self.lets.get(id(e))
+                nxt = self._bound(e)
                 if nxt is None:
                     break
                 e = nxt
@@ -269,7 +318,7 @@ class Ranges:
     def _producer(self, e: Expr) -> Expr:
         """``e`` with let-bound variables followed to the expression bound."""
         for _ in range(10_000):
-            nxt = self.lets.get(id(e)) if isinstance(e, Var) else None
+            nxt = self._bound(e) if isinstance(e, Var) else None
             if nxt is None:
                 break
             e = nxt
@@ -294,7 +343,7 @@ class Ranges:
         js = [i.value] if isinstance(i.value, Dim) else list(i.value)
         fields, starts = x.args[0].fields, [0]
         for fd in fields:  # each field's extent along the axis: 1 (stacked) or a constant
-            ext = 1 if x.callee.name == "stack" else _extent(self._type(fd), axis % rank, rank)
+            ext = 1 if x.callee.name == "stack" else extent(self._type(fd), axis % rank, rank)
             if ext is None:
                 return None
             starts.append(starts[-1] + ext)
@@ -359,7 +408,7 @@ class Ranges:
                 None if a[1] is None or b[0] is None else a[1] - b[0],
             )
         elif name == "multiply":
-            r = _scale(a, b) or _scale(b, a) or _nonneg_product(a, b)
+            r = scale(a, b) or scale(b, a) or nonneg_product(a, b)
         elif name == "maximum":
             lo = dmax(a[0], b[0]) if a[0] is not None and b[0] is not None else a[0] or b[0]
             hi = dmax(a[1], b[1]) if a[1] is not None and b[1] is not None else None
@@ -369,16 +418,16 @@ class Ranges:
             hi = dmin(a[1], b[1]) if a[1] is not None and b[1] is not None else a[1] or b[1]
             r = (lo, hi)
         elif name == "floor_divide":
-            k = _const(b)
+            k = pinned(b)
             if k is not None and k > 0:
                 r = (
                     None if a[0] is None else floordiv(a[0], as_dim(k)),
                     None if a[1] is None else floordiv(a[1], as_dim(k)),
                 )
         elif name == "trunc_divide" or (name == "divide" and self._integral(c)):
-            r = _trunc_divide(a, b)
+            r = trunc_divide(a, b)
         elif name in ("mod", "floor_mod"):
-            k = _const(b)
+            k = pinned(b)
             if k is not None and k > 0:  # a float's remainder lies in [0, k)
                 r = (as_dim(0), as_dim(k - 1 if self._integral(c) else k))
         if r is None or (r[0] is None and r[1] is None):
@@ -400,7 +449,7 @@ class Ranges:
             f = self.of(c.args[0]) if c.args else None
             return None if f is None else RangeFact(f.range, c, f"`full` of {range_str(f.range)}")
         if name == "constant_of_shape":
-            v = _int_bound(c.attrs.get("value", 0.0), ceil=False)
+            v = int_bound(c.attrs.get("value", 0.0), ceil=False)
             if v is None or v != c.attrs.get("value", 0.0):
                 return None
             k = v
@@ -445,7 +494,7 @@ class Ranges:
             if b is None:
                 return None
             first = b if one is None else one  # the sum of the fewest entries (1 or 0)
-            sign = _sign(b)
+            sign = sign_of(b)
             if sign is not None and (sign > 0) == low:  # the fewest entries give the bound
                 return first
             if sign is not None:  # the most entries do
@@ -481,7 +530,7 @@ class Ranges:
         integral = self._integral(c)  # a float's bounds round outward: [floor(a_min), ceil(a_max)]
 
         def bound(v: object, ceil: bool) -> Dim | None:
-            k = _int_bound(v, ceil=ceil)
+            k = int_bound(v, ceil=ceil)
             return None if k is None else as_dim(k)
 
         clip: Range = (bound(a_min, integral), bound(a_max, not integral))
@@ -499,73 +548,3 @@ class Ranges:
         if f is None:
             return RangeFact(r, c, "`clip`")
         return RangeFact(r, f.source, f.how)
-
-
-def _extent(t: Any, axis: int, rank: int) -> int | None:
-    """The constant extent of a tensor of rank ``rank`` along ``axis``, if it has one."""
-    if not isinstance(t, TensorType) or not isinstance(t.shape, tuple) or len(t.shape) != rank:
-        return None
-    d = t.shape[axis]
-    return d.constant_value if isinstance(d, Dim) else None
-
-
-def _sign(d: Dim | None) -> int | None:
-    """1 where ``d >= 0`` for every value of its symbols, -1 where ``d <= 0``, else None."""
-    if d is None:
-        return None
-    lo, hi = bounds(d)
-    return 1 if lo >= 0 else -1 if hi <= 0 else None
-
-
-def _scale(a: Range, b: Range) -> Range | None:
-    """``a`` times a point ``b = [c, c]`` (a constant, or an exact value such as a size) of known
-    sign: ``[lo*c, hi*c]``, swapped where ``c <= 0``; None where ``b`` is no such point."""
-    c = b[0]
-    if c is None or b[1] is None or c != b[1]:
-        return None
-    sign = _sign(c)
-    if sign is None:
-        return None
-    lo = None if a[0] is None else a[0] * c
-    hi = None if a[1] is None else a[1] * c
-    return (lo, hi) if sign > 0 else (hi, lo)
-
-
-def _trunc_divide(a: Range, b: Range) -> Range | None:
-    """``a`` divided, rounded toward zero, by a point ``b = [c, c]`` of known sign, non-zero:
-    ``[trunc(lo/c), trunc(hi/c)]``, swapped where ``c < 0`` (monotone in the dividend; a float
-    between integer bounds too)."""
-    c = b[0]
-    if c is None or c != b[1] or _sign(c) is None:
-        return None
-    lo = None if a[0] is None else trunc_divide_dim(a[0], c)
-    hi = None if a[1] is None else trunc_divide_dim(a[1], c)
-    return (lo, hi) if bounds(c)[0] >= 1 else (hi, lo) if bounds(c)[1] <= -1 else None
-
-
-def _nonneg_product(a: Range, b: Range) -> Range | None:
-    """Two non-negative ranges: ``[lo_a*lo_b, hi_a*hi_b]`` (the upper side where both are known)."""
-    if _sign(a[0]) != 1 or _sign(b[0]) != 1:
-        return None
-    assert a[0] is not None and b[0] is not None
-    return (a[0] * b[0], None if a[1] is None or b[1] is None else a[1] * b[1])
-
-
-def _const(r: Range) -> int | None:
-    """The constant a range pins (``[k, k]``), if any."""
-    lo, hi = r
-    if lo is None or hi is None or lo != hi:
-        return None
-    return lo.constant_value
-
-
-def _int_bound(v: object, ceil: bool) -> int | None:
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            return None
-        return math.ceil(v) if ceil else math.floor(v)
-    return None

@@ -88,8 +88,13 @@ class InferenceResult(Outcome):
             u = solution.solver.unifier
             parent, resolved = u.parent, u.resolved
             types = gen.types if not gen.unreferenced else {}  # else gen.ty notes each read
-            for v in gen.binders:
-                t = types.get(id(v)) or gen.ty(v)
+            binders = gen.binders
+            # (the types looked up in one pass in C: most are tensor types, a model's weights)
+            for v, t in zip(binders, list(map(types.get, map(id, binders)))):
+                if type(t) is TensorType:
+                    continue
+                if not t:  # (None, or an empty tuple type: what ``or`` asked ``gen.ty`` for)
+                    t = gen.ty(v)
                 if type(t) is IncompleteType:  # the class's type (Unifier.shallow, inlined)
                     r = u.find(t) if t in parent else t
                     t = resolved.get(r, r)

@@ -144,7 +144,7 @@ class GenScope:
             # (the label "`x` is annotated `...`" is printed when a report reads it)
             if type(ann) is TensorType and type(shape := ann.shape) is tuple:
                 if ann._cshape:  # constants: no symbol, nothing for admit to check
-                    t = self.s.admit_settled(ann, annotation_origin(v.name, ann, span, v))
+                    t = self.s.admit_weight(ann, v.name, span, v)
                 else:
                     for d in shape:  # (scan_type's walk of a tensor type, inline)
                         terms = d.terms
@@ -238,7 +238,10 @@ class GenScope:
         if t is None:
             return
         if type(t) is TensorType:
-            # (a tensor type is scanned again each time: as cheap as remembering it)
+            # (a tensor type is scanned again each time: as cheap as remembering it; one of
+            # constant shape has no symbol)
+            if t._cshape:
+                return
             shape = t.shape
             if type(shape) is tuple:
                 for d in shape:

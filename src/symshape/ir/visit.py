@@ -18,6 +18,7 @@ from typing import Any
 from symshape.ir.nodes import (
     Call,
     Clause,
+    Constant,
     Dataflow,
     Expr,
     Function,
@@ -155,12 +156,28 @@ def rewrite(root: Expr, post: Callable[[Expr, Expr, Mapping[int, Expr]], Expr]) 
 def bound_values(roots: Expr | Iterable[Expr]) -> dict[int, Expr]:
     """The value bound to each let and dataflow variable under ``roots``, by the variable's id."""
     out: dict[int, Expr] = {}
-    for e in walk(roots):
+    # (``walk``'s order, inline: variables and constants, most of a program's nodes, bind
+    # nothing and have no operands; an operator call's operands are pushed directly)
+    stack: list[Expr] = [roots] if isinstance(roots, Expr) else list(roots)[::-1]
+    seen: set[int] = set()
+    var_cls, const_cls, call_cls = Var, Constant, Call
+    while stack:
+        e = stack.pop()
+        cls = e.__class__
+        if cls is var_cls or cls is const_cls or (k := id(e)) in seen:
+            continue
+        seen.add(k)
+        if cls is call_cls:
+            stack.extend(reversed(e.args))  # type: ignore[attr-defined]
+            if isinstance(e.callee, Expr):  # type: ignore[attr-defined]
+                stack.append(e.callee)  # type: ignore[attr-defined]
+            continue
         if isinstance(e, Let):
             out[id(e.var)] = e.value
         elif isinstance(e, Dataflow):
             for v, x in e.bindings:
                 out[id(v)] = x
+        stack.extend(reversed(operands(e)))
     return out
 
 

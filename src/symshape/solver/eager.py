@@ -33,6 +33,7 @@ from symshape.encoding.types import Attrs, IncompleteType, TensorType, TupleType
 from symshape.errors import ErrorCode
 from symshape.relations.base import Context, RelationDef
 from symshape.solver.alpha import alpha_types_key
+from symshape.solver.eager_fast import FAST
 
 __all__ = ["NotEager", "is_ground", "eager_outputs", "EagerMemo"]
 
@@ -377,7 +378,9 @@ class EagerMemo:
                     self.skipped += 1
                     return None, False
         self.misses += 1
-        val = eager_outputs(rdef, inputs, attrs, num_outputs)
+        fast = FAST.get(rdef) if not symbolic and num_outputs == 1 else None
+        out = None if fast is None else fast(inputs, attrs)
+        val = (out,) if out is not None else eager_outputs(rdef, inputs, attrs, num_outputs)
         if val is None and symbolic:
             if shape_key is None and not gave_up:
                 akey = alpha_types_key(inputs)

@@ -73,6 +73,7 @@ def add_call(
     attrs: Attrs,
     label: str,
     span: Span | None,
+    solved: Type | None = None,
 ) -> IncompleteType:
     """:meth:`TypeSolver.add_call <symshape.solver.solve.TypeSolver.add_call>` (that method is
     this function): an operator call during constraint generation, ``rdef`` over admitted
@@ -80,7 +81,9 @@ def add_call(
     name; messages, notes and chains name it as the user called it (:func:`op_display_name`).
     When the inputs are ground and the relation needs no reasoning (see
     :mod:`symshape.solver.eager`) it is solved here — in program order, like every relation whose
-    inputs are known; otherwise it is queued for ``solve()``.
+    inputs are known; otherwise it is queued for ``solve()``. ``solved``, when given, is the output
+    the eager run would give (a caller that knows it: a field of a tuple of constant-shape
+    tensors), taken without resolving the inputs or asking the memo.
 
     (Once per operator call of a program, so written out: the instance is what
     ``RelationInstance(...)`` with a relation origin makes, the origin made when first read (see
@@ -101,6 +104,15 @@ def add_call(
     rel.span = span
     rel.seq = next_origin_seq()
     u = solver.unifier
+    if solved is not None:
+        rels.append(rel)
+        solver.producer[out] = rel
+        solver._graph_add(rel)
+        rel.state = _SOLVED
+        rel.runs = 1
+        u.resolved[out] = solved
+        solver.steps += 1
+        return out
     if u.flex or u.dim_bind:
         got = [u.resolve(t) for t in inputs]
     else:  # the resolve fast path, inlined: holes standing for tensors
@@ -267,6 +279,27 @@ class LoggingUnifier(Unifier):
         super().__init__()
         self._solver = solver
         self.before: tuple[Type, Type] | None = None
+
+    def unify_tensors(self, a: TensorType, b: TensorType, origin: Origin) -> Type:
+        """:meth:`unify` of two tensor types (a weight bound to its annotation's copy); two equal
+        ones of constant shapes are logged and ``a`` is returned, what ``_rec`` gives them,
+        without its walk."""
+        if (
+            a._cshape
+            and b._cshape
+            and a.dtype == b.dtype
+            and a.value is None
+            and b.value is None
+            and a.range is None
+            and b.range is None
+            and self._frame is None
+            and not self.flex
+            and a.shape == b.shape
+        ):
+            if self._solver._current is None:
+                self._solver.unify_log.append((a, b, origin))
+            return a
+        return self.unify(a, b, origin)
 
     def unify(self, a: Type, b: Type, origin: Origin) -> Type:
         if self._frame is not None:

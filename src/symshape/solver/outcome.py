@@ -143,7 +143,9 @@ class Solution(Outcome):
         moot: set[int] = set()
         pending: list[RelationInstance] = []
         erred = False
-        for r in solver.rels:
+        # (the relations ever queued, in creation order: an operator call solved when added is
+        # never queued, run again or marked, see add_call, so it is solved and clean)
+        for r in solver._open:
             state = r.state
             if r.erred:
                 erred = True
@@ -181,7 +183,7 @@ class Solution(Outcome):
         if pending and erred:
             # the scheduler skips the readers of poisoned values; anything still waiting that
             # the graph places downstream of an error is not reported either
-            poisoned = solver.graph.downstream([rel_node(r.id) for r in solver.rels if r.erred])
+            poisoned = solver.graph.downstream([rel_node(r.id) for r in solver._open if r.erred])
         self.unresolved = []
         u = solver.unifier
         open_roots: set[IncompleteType] = set()

@@ -80,11 +80,10 @@ from symshape.solver.instance import (
 )
 from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
-from symshape.solver.origins import make_origin
+from symshape.solver.origins import annotation_origin, make_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.provenance import core_notes, provenance
 from symshape.solver.session import Fact, Session
-from symshape.solver.unify import Unifier
 from symshape.source import Span, caller_span
 
 __all__ = ["TypeSolver", "gc_paused"]  # (gc_paused lives in symshape.solver.gc_pause)
@@ -121,7 +120,7 @@ class TypeSolver:
         self.unify_log: list[tuple[Type, Type, Origin]] = []
         self._current: RelationInstance | None = None
         self.explain = True
-        self.unifier: Unifier = LoggingUnifier(self)
+        self.unifier: LoggingUnifier = LoggingUnifier(self)
         self.unifier.on_refine = self._on_refine
         self.unifier.on_condition = self._on_condition
         self.unifier.on_conflict = self._on_conflict
@@ -238,6 +237,20 @@ class TypeSolver:
         if t.value is not None:
             return self.admit(t, origin)
         return record_annotation(self.sources, self._admitted, t, origin)
+
+    def admit_weight(self, t: TensorType, name: str, span: Span | None, expr: object) -> Type:
+        """``admit_settled(t, annotation_origin(name, t, span, expr))``, the recording inline: the
+        annotation of a variable ``name`` (a model's weight, once per weight) by ``t`` of constant
+        shape."""
+        o = annotation_origin(name, t, span, expr)
+        if t.value is not None:
+            return self.admit(t, o)
+        sources, k = self.sources, id(t)
+        if k in sources:  # it annotates another place already: a copy (see record_annotation)
+            return record_annotation(sources, self._admitted, t, o)
+        sources[k] = (t, o)
+        self._admitted[k] = t
+        return t
 
     def _checked(self, t: Type, origin: Origin) -> Type:
         t, conds = admission_form(t, self._nonneg_checked)

@@ -1,0 +1,213 @@
+"""The eager outputs of the commonest relations over tensors of constant shapes, computed in ints.
+
+A convolutional network is mostly ``conv2d``, ``batch_norm``, broadcasting arithmetic,
+``expand_dims`` and ``concatenate`` over tensors whose shapes are constants: the eager memo's misses
+(see :mod:`symshape.solver.eager`) run those relations in a pure context, where every condition they
+state is decided on its canonical form. For inputs that are *plain* — tensor types of constant
+shape without a value or range — :data:`FAST` gives each of these relations' result directly: the
+same type the eager run assigns, or None wherever the relation would do anything else (fail,
+defer, compute a value, state a condition that is not already true, read an attribute it rejects)
+— the eager run then decides as before. ``tests/test_eager_fast.py`` compares the two on random
+inputs and attributes.
+
+The table is keyed by the registered relations themselves (as registered when this module is
+imported): a relation registered again under the same name is not in it.
+
+>>> import symshape as ss
+>>> from symshape.relations import get_relation
+>>> x, w = ss.Tensor((1, 3, 8, 8), "float32"), ss.Tensor((4, 3, 3, 3), "float32")
+>>> str(FAST[get_relation("conv2d")]((x, w), ss.Attrs({"padding": (1, 1)})))
+'Tensor[(1, 4, 8, 8), float32]'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import symshape.relations  # noqa: F401  (the relations are registered)
+from symshape.encoding.dims import Dim, as_dim
+from symshape.encoding.leaf_types import DTYPES
+from symshape.encoding.type_walks import tuple_of_checked
+from symshape.encoding.types import Attrs, TensorType, TupleType, Type
+from symshape.relations.base import RELATIONS, RelationDef
+from symshape.relations.common import FLOAT_DTYPES
+from symshape.relations.nn import SPATIAL, parse_conv_attrs
+from symshape.relations.values import BINARY_VALUE_OPS
+
+__all__ = ["FAST", "FastFn"]
+
+FastFn = Callable[[tuple[Type, ...], Attrs], Type | None]
+"""A relation's output over plain inputs and its attributes, or None (ask the eager run)."""
+
+
+_new = object.__new__
+
+
+def _tensor(shape: tuple[Dim, ...], dtype: Any) -> TensorType:
+    """``TensorType(shape, dtype)`` for sizes that are nonnegative constants (what the constructor
+    checks: they come from plain inputs or are made here) and a dtype: the same object, flagged of
+    constant shape, built without the checks."""
+    if dtype not in DTYPES:
+        return TensorType(shape, dtype)
+    t: TensorType = _new(TensorType)
+    d = t.__dict__  # (the fields in the order ``__init__`` sets them)
+    d["shape"], d["dtype"], d["value"], d["range"], d["_cshape"] = shape, dtype, None, None, True
+    return t
+
+
+def _plain(t: Type) -> bool:
+    """A tensor type of constant shape (nonnegative constants, a dtype string) without a value or
+    range: nothing but sizes and a dtype to compute with."""
+    return type(t) is TensorType and t._cshape and t.value is None and t.range is None
+
+
+def _int_attr(attrs: Attrs, name: str, default: int) -> int | None:
+    """An int attribute as the relations' ``attr_int`` reads it (absent: ``default``), or None for
+    anything it might reject or convert."""
+    v = attrs.get(name)
+    if v is None:
+        return default
+    return v if type(v) is int else None
+
+
+def _broadcast(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``broadcast`` and the arithmetic relations: the numpy broadcast of two plain tensors of one
+    dtype, each pair of sizes equal or one of them 1 (what ``broadcast_shapes`` keeps)."""
+    if len(inputs) != 2 or len(attrs):  # (an ``out_dtype``, even None, sets the result's)
+        return None
+    a, b = inputs
+    if not (_plain(a) and _plain(b)) or a.dtype != b.dtype:  # type: ignore[union-attr]
+        return None
+    sa: tuple[Dim, ...] = a.shape  # type: ignore[union-attr,assignment]
+    sb: tuple[Dim, ...] = b.shape  # type: ignore[union-attr,assignment]
+    na, nb = len(sa), len(sb)
+    out: list[Dim] = list(sa) if na >= nb else list(sb)
+    for i in range(1, min(na, nb) + 1):
+        x, y = sa[-i], sb[-i]
+        cx, cy = x._cv, y._cv
+        if cx == cy or cy == 1:
+            out[-i] = x
+        elif cx == 1:
+            out[-i] = y
+        else:
+            return None  # (not broadcastable: the relation fails)
+    return _tensor(tuple(out), a.dtype)  # type: ignore[union-attr]
+
+
+def _expand_dims(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``num_newaxis`` ones inserted at ``axis``."""
+    axis, k = attrs.get("axis"), _int_attr(attrs, "num_newaxis", 1)
+    if len(inputs) != 1 or type(axis) is not int or k is None or k < 0 or not _plain(x := inputs[0]):
+        return None
+    sh: list[Dim] = list(x.shape)  # type: ignore[union-attr,arg-type]
+    r = len(sh) + 1
+    if not -r <= axis < r:
+        return None
+    ax = axis + r if axis < 0 else axis
+    sh[ax:ax] = [as_dim(1)] * k
+    return _tensor(tuple(sh), x.dtype)  # type: ignore[union-attr]
+
+
+def _concatenate(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """Fields of one dtype and rank, equal but on ``axis``, where the sizes add up."""
+    axis = _int_attr(attrs, "axis", 0)
+    if len(inputs) != 1 or axis is None or type(tup := inputs[0]) is not TupleType:
+        return None
+    fs = tup.fields
+    if not fs or not all(_plain(f) for f in fs):
+        return None
+    first: tuple[Dim, ...] = fs[0].shape  # type: ignore[union-attr,assignment]
+    rank, dtype = len(first), fs[0].dtype  # type: ignore[union-attr]
+    if rank == 0 or not -rank <= axis < rank:
+        return None
+    ax = axis + rank if axis < 0 else axis
+    total = 0
+    for f in fs:
+        dims: tuple[Dim, ...] = f.shape  # type: ignore[union-attr,assignment]
+        if f.dtype != dtype or len(dims) != rank:  # type: ignore[union-attr]
+            return None
+        for i in range(rank):
+            if i != ax and dims[i]._cv != first[i]._cv:
+                return None
+        total += dims[ax]._cv  # type: ignore[operator]
+    shape = list(first)
+    shape[ax] = as_dim(total)
+    return _tensor(tuple(shape), dtype)
+
+
+def _batch_norm(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``(x, (c,), (c,))`` with ``c = x.shape[axis]``; the four parameters ``(c,)`` of ``x``'s
+    float dtype."""
+    axis = _int_attr(attrs, "axis", 1)
+    if len(inputs) != 5 or axis is None or not all(_plain(t) for t in inputs):
+        return None
+    x = inputs[0]
+    xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+    dtype = x.dtype  # type: ignore[union-attr]
+    r = len(xs)
+    if dtype not in FLOAT_DTYPES or not -r <= axis < r:
+        return None
+    c = xs[axis + r if axis < 0 else axis]
+    for p in inputs[1:]:
+        ps: tuple[Dim, ...] = p.shape  # type: ignore[union-attr,assignment]
+        if p.dtype != dtype or len(ps) != 1 or ps[0]._cv != c._cv:  # type: ignore[union-attr]
+            return None
+    vec = _tensor((c,), dtype)
+    return tuple_of_checked((x, vec, vec))
+
+
+def _conv(nd: int) -> FastFn:
+    sp, name = SPATIAL[nd], f"conv{nd}d"
+
+    def conv(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+        """One group; a weight that agrees with ``channels``, ``kernel_size`` and the data's
+        channels; every dilated window fits in the padded input."""
+        if len(inputs) != 2 or not (_plain(x := inputs[0]) and _plain(w := inputs[1])):
+            return None
+        try:
+            a = parse_conv_attrs(attrs, nd, name)
+        except Exception:  # (a bad attribute: the relation reports it)
+            return None
+        xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+        ws: tuple[Dim, ...] = w.shape  # type: ignore[union-attr,assignment]
+        if a.groups != 1 or len(xs) != nd + 2 or len(ws) != nd + 2:
+            return None
+        if a.channels is not None and a.kernel_size is not None:
+            return None  # (the weight's shape then comes from the attributes)
+        wd = dict(zip(a.kernel_layout, ws))
+        xd = dict(zip(a.data_layout, xs))
+        channels = wd["O"]
+        if a.kernel_size is not None:
+            for c, k in zip(sp, a.kernel_size):
+                if wd[c]._cv != k:
+                    return None
+        if (a.channels is not None and channels._cv != a.channels) or wd["I"]._cv != xd["C"]._cv:
+            return None
+        od: dict[str, Dim] = {"N": xd["N"], "C": channels}
+        for i, c in enumerate(sp):
+            pad, dil = a.pad_before[i] + a.pad_after[i], a.dilation[i]
+            dv, kv = xd[c]._cv, wd[c]._cv
+            assert dv is not None and kv is not None
+            if kv < 1 or dv + pad < dil * (kv - 1) + 1:
+                return None
+            od[c] = as_dim((dv + pad - dil * (kv - 1) - 1) // a.strides[i] + 1)
+        return _tensor(tuple(map(od.__getitem__, a.out_layout)), a.out_dtype or x.dtype)  # type: ignore[union-attr]
+
+    return conv
+
+
+def _table() -> dict[RelationDef, FastFn]:
+    fns: dict[str, FastFn] = {
+        "broadcast": _broadcast,
+        "expand_dims": _expand_dims,
+        "concatenate": _concatenate,
+        "batch_norm": _batch_norm,
+        **{f"conv{nd}d": _conv(nd) for nd in (1, 2, 3)},
+        **{op: _broadcast for op in BINARY_VALUE_OPS if op != "floor_mod"},
+    }
+    return {RELATIONS[name]: fn for name, fn in fns.items() if name in RELATIONS}
+
+
+FAST: dict[RelationDef, FastFn] = _table()
+"""The fast path of each registered relation that has one."""

@@ -1,0 +1,175 @@
+"""The fast eager results of :mod:`symshape.solver.eager_fast` against the eager run of the
+relation itself (:func:`symshape.solver.eager.eager_outputs`), on random constant shapes, dtypes and
+attributes (valid, invalid and edge ones: sizes 0 and 1, axes out of range, mismatched sizes,
+dtypes, values): wherever the fast path answers, the eager run answers the same type; on the common
+valid cases it does answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import symshape as ss
+from symshape.encoding.types import Attrs, TensorType, TupleType, Type
+from symshape.relations import get_relation
+from symshape.relations.base import RelationDef, register_relation
+from symshape.relations.values import constant_type
+from symshape.solver.eager import eager_outputs
+from symshape.solver.eager_fast import FAST
+
+_DTYPES = st.sampled_from(["float32", "float32", "float16", "int64", "bool"])
+_size = st.integers(0, 4)
+
+
+def _same(rdef: RelationDef, inputs: tuple[Type, ...], attrs: Attrs) -> bool:
+    """The fast result equals the eager run's where given; whether it was given."""
+    fast = FAST[rdef](inputs, attrs)
+    slow = eager_outputs(rdef, inputs, attrs, 1)
+    if fast is not None:
+        assert slow is not None, (rdef.name, inputs, attrs, fast)
+        assert slow[0] == fast and type(slow[0]) is type(fast), (rdef.name, inputs, attrs, fast, slow)
+        for t in fast.fields if isinstance(fast, TupleType) else (fast,):
+            # built as the constructor builds it (the constant-shape flag included)
+            assert isinstance(t, TensorType) and t.__dict__ == TensorType(t.shape, t.dtype).__dict__
+    return fast is not None
+
+
+def _bend(data: st.DataObject, dims: list[int]) -> tuple[int, ...]:
+    """``dims`` with some sizes made 1 or changed (broadcastable or not)."""
+    out = []
+    for d in dims:
+        k = data.draw(st.sampled_from(["same", "same", "one", "other"]))
+        out.append(d if k == "same" else 1 if k == "one" else data.draw(_size))
+    return tuple(out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), op=st.sampled_from(["add", "multiply", "subtract", "divide", "broadcast"]))
+def test_broadcast(data: st.DataObject, op: str) -> None:
+    base = data.draw(st.lists(_size, max_size=4))
+    sa = _bend(data, base)
+    sb = _bend(data, base[data.draw(st.integers(0, len(base))) :])
+    if data.draw(st.booleans()):
+        sa, sb = sb, sa
+    da = data.draw(_DTYPES)
+    db = da if data.draw(st.integers(0, 4)) else data.draw(_DTYPES)
+    choices: list[dict[str, Any]] = [{}, {}, {"out_dtype": "float64"}, {"out_dtype": None}]
+    attrs = Attrs(data.draw(st.sampled_from(choices)))
+    _same(get_relation(op), (ss.Tensor(sa, da), ss.Tensor(sb, db)), attrs)
+
+
+def test_broadcast_with_a_value_is_left_to_the_relation() -> None:
+    v = constant_type(ss.Tensor((2,), "int64"), np.array([3, 4]))
+    assert v.value is not None
+    rd = get_relation("add")
+    assert FAST[rd]((v, v), Attrs()) is None
+    assert not _same(rd, (v, ss.Tensor((2,), "int64")), Attrs())
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=st.lists(_size, max_size=4), dtype=_DTYPES, data=st.data())
+def test_expand_dims(shape: list[int], dtype: str, data: st.DataObject) -> None:
+    r = len(shape)
+    attrs: dict[str, Any] = {}
+    if data.draw(st.integers(0, 5)):
+        attrs["axis"] = data.draw(st.integers(-r - 2, r + 1))
+    if data.draw(st.booleans()):
+        attrs["num_newaxis"] = data.draw(st.sampled_from([-1, 0, 1, 2, 3, True]))
+    _same(get_relation("expand_dims"), (ss.Tensor(tuple(shape), dtype),), Attrs(attrs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_concatenate(data: st.DataObject) -> None:
+    base = data.draw(st.lists(_size, min_size=1, max_size=3)) if data.draw(st.integers(0, 9)) else []
+    r = len(base)
+    axis = data.draw(st.integers(-r - 1, r))
+    dtype = data.draw(_DTYPES)
+    fields = []
+    for _ in range(data.draw(st.sampled_from([0, 1, 2, 2, 3, 3]))):
+        dims = list(base)
+        if r and -r <= axis < r:
+            dims[axis] = data.draw(_size)
+        if r and not data.draw(st.integers(0, 6)):
+            dims[data.draw(st.integers(0, r - 1))] = data.draw(_size)
+        if not data.draw(st.integers(0, 8)):
+            dims = dims[1:]
+        dt = dtype if data.draw(st.integers(0, 3)) else data.draw(_DTYPES)
+        fields.append(ss.Tensor(tuple(dims), dt))
+    attrs = Attrs({"axis": axis} if data.draw(st.integers(0, 4)) else {})
+    _same(get_relation("concatenate"), (TupleType(tuple(fields)),), attrs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), shape=st.lists(st.integers(1, 4), min_size=1, max_size=4), dtype=_DTYPES)
+def test_batch_norm(data: st.DataObject, shape: list[int], dtype: str) -> None:
+    r = len(shape)
+    axis = data.draw(st.integers(-r - 1, r)) if data.draw(st.booleans()) else None
+    c = shape[(1 if axis is None else axis) % r] if -r <= (1 if axis is None else axis) < r else 1
+    params = []
+    for _ in range(4):
+        ps: tuple[int, ...] = (c,) if data.draw(st.integers(0, 6)) else (c + 1,)
+        if not data.draw(st.integers(0, 10)):
+            ps = (c, 1)
+        params.append(ss.Tensor(ps, dtype if data.draw(st.integers(0, 6)) else data.draw(_DTYPES)))
+    attrs = Attrs({} if axis is None else {"axis": axis})
+    _same(get_relation("batch_norm"), (ss.Tensor(tuple(shape), dtype), *params), attrs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_conv2d(data: st.DataObject) -> None:
+    n, c, h, w = (data.draw(st.integers(0, 6)) for _ in range(4))
+    o, kh, kw = (data.draw(st.integers(0, 4)) for _ in range(3))
+    i = c if data.draw(st.integers(0, 6)) else data.draw(st.integers(0, 4))
+    attrs: dict[str, Any] = {
+        "padding": data.draw(st.sampled_from([0, 1, (1, 2), (0, 1, 2, 1)])),
+        "strides": data.draw(st.sampled_from([1, 2, (1, 3)])),
+        "dilation": data.draw(st.sampled_from([1, 2])),
+    }
+    if data.draw(st.booleans()):
+        attrs["kernel_size"] = (kh, kw) if data.draw(st.integers(0, 4)) else (kh + 1, kw)
+    if not data.draw(st.integers(0, 4)):
+        attrs["channels"] = o if data.draw(st.booleans()) else o + 1
+    if not data.draw(st.integers(0, 5)):
+        attrs["groups"] = data.draw(st.sampled_from([1, 2]))
+    if not data.draw(st.integers(0, 5)):
+        attrs["out_dtype"] = data.draw(st.sampled_from(["", "float16"]))
+    if not data.draw(st.integers(0, 5)):
+        attrs["data_layout"], attrs["kernel_layout"] = "NHWC", "HWIO"
+        x, wt = ss.Tensor((n, h, w, c), "float32"), ss.Tensor((kh, kw, i, o), "float32")
+    else:
+        x, wt = ss.Tensor((n, c, h, w), "float32"), ss.Tensor((o, i, kh, kw), "float32")
+    _same(get_relation("conv2d"), (x, wt), Attrs(attrs))
+
+
+def test_the_common_cases_take_the_fast_path() -> None:
+    f32 = "float32"
+    x = ss.Tensor((1, 64, 56, 56), f32)
+    vec = ss.Tensor((64,), f32)
+    cases: list[tuple[str, tuple[Type, ...], dict[str, Any]]] = [
+        ("add", (x, ss.Tensor((64, 1, 1), f32)), {}),
+        ("multiply", (ss.Tensor((1, 64, 1, 1), f32), x), {}),
+        ("expand_dims", (vec,), {"axis": 1, "num_newaxis": 2}),
+        ("concatenate", (TupleType((x, ss.Tensor((1, 32, 56, 56), f32))),), {"axis": 1}),
+        ("batch_norm", (x, vec, vec, vec, vec), {"axis": 1, "epsilon": 1e-5}),
+        ("conv2d", (x, ss.Tensor((32, 64, 3, 3), f32)), {"padding": (1, 1), "kernel_size": (3, 3)}),
+        ("conv2d", (x, ss.Tensor((32, 64, 1, 1), f32)), {"strides": (2, 2), "channels": 32}),
+    ]
+    for name, inputs, attrs in cases:
+        assert _same(get_relation(name), inputs, Attrs(attrs)), name
+
+
+def test_a_relation_registered_again_has_no_fast_path() -> None:
+    before = get_relation("expand_dims")
+    try:
+        again = register_relation("expand_dims", before.fn)
+        assert again is not before and again not in FAST and before in FAST
+    finally:
+        register_relation("expand_dims", before.fn)
+        from symshape.relations.base import RELATIONS
+
+        RELATIONS["expand_dims"] = before
