@@ -81,12 +81,16 @@ def _model(start: str, end: str, cols: int | None, step: int | None) -> onnx.Mod
 
 ROWS = [
     # (start, end, cols, step): x[:, start:end:step]
+    ("neg_n", "big", None, None),  # x[:, -n:]: all
+    ("neg_third", "big", None, None),  # x[:, -(n // 3):]: all when n < 3
     ("minus_n", "big", None, 2),
     ("n_minus_3", "big", None, None),  # x[:, n - 3:]: a start < 0 when n < 3
     ("c_minus_n", "big", 16, None),  # MPT: a 16-column buffer, the last n columns
     ("c_minus_n", "big", 16, 3),
+    ("zero", "neg_third", None, None),  # x[:, :-(n // 3)]: empty when n < 3
     ("zero", "n_minus_3", None, None),
     ("zero", "c_minus_n", 16, None),  # x[:, :16 - n]: 16 - n columns, then 32 - n
+    ("neg_n", "c_minus_n", 16, None),
 ]
 
 

@@ -1,6 +1,7 @@
 """Element-wise and broadcasting operators.
 
-* Unary operators keep the input's type (``Relu``, ``Exp``, ``Clip``, ``Gelu``, ...); ``IsNaN`` and
+* Unary operators keep the input's type (``Relu``, ``Exp``, ``Clip``, ``Gelu``, ...; ``Neg`` of an
+  integer tensor is ``0 - x``, which negates a shape value); ``IsNaN`` and
   ``IsInf`` give ``bool``. Extra inputs that do not change the shape (``Clip``'s bounds, ``Trilu``'s
   ``k``) are not read. ``CumSum`` is ``cumsum`` (a shape value's running sums; otherwise its
   entries' range is that of running sums).
@@ -90,6 +91,10 @@ def _ss_op(name: str) -> Callable[..., Expr]:
 
 
 def _unary(ctx: NodeContext) -> Outputs:
+    if ctx.op_type == "Neg":
+        dt = ctx.dtype_of(0)
+        if dt is not None and dt.startswith("int"):  # ``0 - x``: a shape value's entries negated
+            return ss.ops.subtract(ctx.constant(0, dt), ctx.input(0))
     return _ss_op(UNARY[ctx.op_type])(ctx.input(0))
 
 
