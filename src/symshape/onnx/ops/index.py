@@ -16,7 +16,8 @@
   indices' leading axes as batch axes. Each column whose value range is known must lie in its
   axis (``-d <= i < d``, onnxruntime's bound).
 * The scatters give the data's type.
-* ``TopK``: the input with ``k`` (a constant) at ``axis``; indices ``int64``.
+* ``TopK``: the input with ``k`` at ``axis`` (``k`` computed at run time: its value, at most
+  the axis' size); indices ``int64``.
 * ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
   dtype.
 * ``Compress`` with a constant condition keeps as many entries as it has true values.
@@ -97,6 +98,11 @@ def _topk_v1(ctx: NodeContext) -> Outputs:
 
 @register("TopK", since=10, value_inputs=(1,))
 def _topk_v10(ctx: NodeContext) -> Outputs:
+    if ctx.const(1) is None:  # computed at run time (``x.topk(x.size(1) // 2)``): its value
+        k0 = ss.ops.take(ctx.input(1), ss.const(np.array(0, dtype=np.int64)))
+        # the first k entries along the axis: a k larger than the axis is out of range
+        y = ss.ops.take(ctx.input(0), ss.ops.arange(k0), axis=ctx.attr_int("axis", -1), mode="nonnegative")
+        return [y, to_int64(y)]
     k = ctx.ints(1, "k")
     if len(k) != 1:
         ctx.fail(BAD_ATTRIBUTE, f"k must have one value, got {len(k)}")
