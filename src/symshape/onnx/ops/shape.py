@@ -17,7 +17,9 @@ also be computed at run time (symshape reads their shape values). ONNX semantics
 * ``Slice`` is numpy slicing per axis (clamped, negative indices and steps), ``strided_slice``;
   a bound computed at run time that may be negative is counted from the end of its axis first
   (``strided_slice`` reads a symbolic index from the start).
-* ``Pad``: ``pads`` are all begins then all ends; negative pads crop (a slice after the padding).
+* ``Pad``: ``pads`` are all begins then all ends; negative pads crop (a slice after the padding);
+  by literal pads, ``reflect`` needs each pad smaller than its axis, ``edge``/``wrap`` a
+  non-empty axis (onnxruntime's checks).
 * ``Tile``: ``(d0, d1) * (r0, r1)`` is ``(r0*d0, r1*d1)``: a size-1 axis before each axis,
   broadcast to the repeats, adjacent axes merged.
 * ``DepthToSpace``/``SpaceToDepth``: the reshape-transpose-reshape of the ONNX definition (both
@@ -381,11 +383,30 @@ def _pad(ctx: NodeContext, pads: tuple[int, ...], axes: tuple[int, ...] | None) 
             before[a], after[a] = b, e
     pos = [(max(b, 0), max(e, 0)) for b, e in zip(before, after)]
     y = ss.ops.pad(x, tuple(pos)) if any(b or e for b, e in pos) or rank == 0 else x
+    y = _mode_reads(ctx, x, y, before, after)
     if rank == 0 or all(b >= 0 and e >= 0 for b, e in zip(before, after)):
         return y if y is not x else ss.ops.pad(x, tuple(pos))
     crop_b = [max(-b, 0) for b in before]
     crop_e: list[int | None] = [(-max(-e, 0) if e < 0 else None) for e in after]
     return value_slice(y, crop_b, crop_e)
+
+
+def _mode_reads(ctx: NodeContext, x: Expr, y: Expr, before: list[int], after: list[int]) -> Expr:
+    """``y`` (``x`` padded) typed by the entries of ``x`` that ``mode`` copies, as onnxruntime reads
+    them: ``reflect`` reads ``x[p]`` for a pad ``p`` (``p < d``), ``edge`` and ``wrap`` ``x[0]``
+    (``d >= 1``), of the axis after its crops (negative pads, which onnxruntime applies first);
+    each read is a ``take`` whose index states the condition."""
+    mode = ctx.attr_str("mode", "constant")
+    if mode not in ("reflect", "edge", "wrap"):
+        return y
+    for a, (b, e) in enumerate(zip(before, after)):
+        if max(b, e) <= 0:
+            continue
+        crop = max(-b, 0) + max(-e, 0)
+        i = crop + (max(b, e) if mode == "reflect" else 0)
+        read = ss.ops.take(x, ctx.constant([i], "int64"), axis=a, mode="fast")
+        y = ss.ops.cast_like(y, read)
+    return y
 
 
 @register("Pad", since=1)
