@@ -1,6 +1,8 @@
 """``TopK`` with ``k`` computed at run time (``x.topk(x.size(1) // 2 + 1)`` exported by TorchScript)
-was ``unsupported-op``; now ``k``'s value sizes the axis and ``k`` must not exceed it (onnxruntime
-refuses a larger one). Every value's shape and ``valid_at`` against onnxruntime at several sizes."""
+was ``unsupported-op``; now ``k``'s value sizes the axis. ``k`` must not exceed the axis
+(onnxruntime refuses a larger one), which symshape did not check for a constant ``k`` either
+(``valid_at`` True at an axis of 1 for ``k = 3``, onnx's ``test_top_k`` made symbolic). Every
+value's shape and ``valid_at`` against onnxruntime at several sizes."""
 
 from __future__ import annotations
 
@@ -15,8 +17,11 @@ import symshape.onnx as sso
 
 
 def _model(k_from: str, axis: int) -> onnx.ModelProto:
-    """``TopK(x, k)`` on ``x`` (m, n) along ``axis``, ``k`` = ``n // 2 + 1`` or the length of ``s``."""
-    if k_from == "half":
+    """``TopK(x, k)`` on ``x`` (m, n) along ``axis``, ``k`` = ``n // 2 + 1``, the length of ``s`` or
+    the constant 3."""
+    if k_from == "three":
+        nodes = []
+    elif k_from == "half":
         nodes = [
             helper.make_node("Shape", ["x"], ["sh"], start=1, end=2),
             helper.make_node("Div", ["sh", "two"], ["h"]),
@@ -28,7 +33,8 @@ def _model(k_from: str, axis: int) -> onnx.ModelProto:
         helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=axis),
         helper.make_node("GatherElements", ["x", "i"], ["g"], axis=axis),
     ]
-    inits = [numpy_helper.from_array(np.array([v], dtype=np.int64), n) for n, v in (("two", 2), ("one", 1))]
+    consts = (("two", 2), ("one", 1)) if k_from != "three" else (("k", 3),)
+    inits = [numpy_helper.from_array(np.array([v], dtype=np.int64), n) for n, v in consts]
     g = helper.make_graph(
         nodes, "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["m", "n"]),
@@ -39,7 +45,10 @@ def _model(k_from: str, axis: int) -> onnx.ModelProto:
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
 
-ROWS = [("half", 1, "ok"), ("half", -1, "ok"), ("s", 1, "guarded")]
+ROWS = [
+    ("half", 1, "ok"), ("half", -1, "ok"), ("s", 1, "guarded"),
+    ("three", 1, "guarded"), ("three", 0, "guarded"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("k_from", "axis", "status"), ROWS)
@@ -50,7 +59,7 @@ def test_topk_k_computed_at_run_time(k_from: str, axis: int, status: str) -> Non
     assert res.status == status, res.report()
     types = res.types()
     rng = np.random.default_rng(0)
-    for m, n, k in ((1, 1, 1), (2, 2, 3), (1, 7, 7), (3, 10, 4), (2, 5, 6), (1, 3, 1)):
+    for m, n, k in ((1, 1, 1), (2, 2, 3), (1, 7, 7), (3, 10, 4), (2, 5, 6), (1, 3, 1), (4, 3, 2)):
         env = {syms["m"]: m, syms["n"]: n, syms["k"]: k}
         feeds = {"x": rng.standard_normal((m, n)).astype(np.float32), "s": np.zeros(k, np.float32)}
         try:

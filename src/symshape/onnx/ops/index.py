@@ -16,8 +16,8 @@
   indices' leading axes as batch axes. Each column whose value range is known must lie in its
   axis (``-d <= i < d``, onnxruntime's bound).
 * The scatters give the data's type.
-* ``TopK``: the input with ``k`` at ``axis`` (``k`` computed at run time: its value, at most
-  the axis' size); indices ``int64``.
+* ``TopK``: the input with ``k`` at ``axis`` (``k`` computed at run time: its value), at most
+  the axis' size; indices ``int64``.
 * ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
   dtype.
 * ``Compress`` with a constant condition keeps as many entries as it has true values.
@@ -84,10 +84,14 @@ register(["ScatterElements", "ScatterND"], since=11)(same_as_input)
 register("TensorScatter", since=24)(same_as_input)
 
 
-def _topk(ctx: NodeContext, k: int) -> Outputs:
-    if k < 0:
-        ctx.fail(BAD_ATTRIBUTE, f"k must be non-negative, got {k}")
-    y = set_dim(ctx.input(0), ctx.attr_int("axis", -1), k)
+def _topk(ctx: NodeContext, k: int | Expr) -> Outputs:
+    """The first ``k`` entries along the axis (a ``take`` of ``arange(k)``: a ``k`` larger than the
+    axis is out of range, as onnxruntime refuses it)."""
+    if isinstance(k, int):
+        if k < 0:
+            ctx.fail(BAD_ATTRIBUTE, f"k must be non-negative, got {k}")
+        k = ss.const(np.array(k, dtype=np.int64))
+    y = ss.ops.take(ctx.input(0), ss.ops.arange(k), axis=ctx.attr_int("axis", -1), mode="nonnegative")
     return [y, to_int64(y)]
 
 
@@ -99,10 +103,7 @@ def _topk_v1(ctx: NodeContext) -> Outputs:
 @register("TopK", since=10, value_inputs=(1,))
 def _topk_v10(ctx: NodeContext) -> Outputs:
     if ctx.const(1) is None:  # computed at run time (``x.topk(x.size(1) // 2)``): its value
-        k0 = ss.ops.take(ctx.input(1), ss.const(np.array(0, dtype=np.int64)))
-        # the first k entries along the axis: a k larger than the axis is out of range
-        y = ss.ops.take(ctx.input(0), ss.ops.arange(k0), axis=ctx.attr_int("axis", -1), mode="nonnegative")
-        return [y, to_int64(y)]
+        return _topk(ctx, ss.ops.take(ctx.input(1), ss.const(np.array(0, dtype=np.int64))))
     k = ctx.ints(1, "k")
     if len(k) != 1:
         ctx.fail(BAD_ATTRIBUTE, f"k must have one value, got {len(k)}")
