@@ -15,7 +15,8 @@
   ``batch_dims=b`` (which also checks that the batch axes agree), each later one with the
   indices' leading axes as batch axes. Each column whose value range is known must lie in its
   axis (``-d <= i < d``, onnxruntime's bound).
-* The scatters give the data's type.
+* The scatters give the data's type; the updates must have the shape of what the indices read
+  (``GatherElements``'s result for ``ScatterElements``, ``GatherND``'s for ``ScatterND``).
 * ``TopK``: the input with ``k`` at ``axis`` (``k`` computed at run time: its value), at most
   the axis' size; indices ``int64``.
 * ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
@@ -62,11 +63,19 @@ def _gather_elements(ctx: NodeContext) -> Outputs:
 
 @register("GatherND", since=11)
 def _gather_nd(ctx: NodeContext) -> Outputs:
-    data, ind = ctx.input(0), ctx.input(1)
     b = ctx.attr_int("batch_dims", 0) if ctx.opset >= 12 else 0
+    y = _gather_nd_of(ctx, b)
+    if y is None:
+        ctx.unsupported(CORE_OP, "GatherND whose indices' last dimension is not a constant")
+    return y
+
+
+def _gather_nd_of(ctx: NodeContext, b: int) -> Expr | None:
+    """``GatherND`` of inputs 0 and 1; None when the indices' last dimension is not a constant."""
+    data, ind = ctx.input(0), ctx.input(1)
     t = ctx.tensor_type(1)
     if t is None or t.ndim is None or t.ndim < 1 or not t.dims[-1].is_constant:
-        ctx.unsupported(CORE_OP, "GatherND whose indices' last dimension is not a constant")
+        return None
     k, lead = int(t.dims[-1]), t.ndim - 1
     if k == 0:  # each index tuple selects the whole slice data.shape[b:]
         rows = ss.ops.take(ind, ss.const(np.array(0, dtype=np.int64)), axis=-1)  # indices.shape[:-1]
@@ -79,8 +88,31 @@ def _gather_nd(ctx: NodeContext) -> Outputs:
     return y
 
 
-register("Scatter", since=9)(same_as_input)
-register(["ScatterElements", "ScatterND"], since=11)(same_as_input)
+def _scattered(ctx: NodeContext, read: Expr | None) -> Expr:
+    """The data's type, once the updates (input 2) have the shape of ``read``, what the indices
+    read from the data (onnxruntime's checks; stacking the two needs the same shape)."""
+    data = ctx.input(0)
+    if read is None:
+        return ss.ops.copy(data)
+    both = [ss.ops.expand_dims(ss.ops.cast_like(v, data), 0) for v in (read, ctx.input(2))]
+    return ss.ops.cast_like(data, ss.ops.concatenate(both, axis=0))
+
+
+@register("Scatter", since=9)
+@register("ScatterElements", since=11)
+def _scatter_elements(ctx: NodeContext) -> Outputs:
+    r = ctx.rank(0)
+    axis = ctx.attr_int("axis", 0)
+    if r is None or not -r <= axis < r:
+        return _scattered(ctx, None)
+    return _scattered(ctx, gather_elements(ctx.input(0), ctx.input(1), axis % r, r, mode="fast"))
+
+
+@register("ScatterND", since=11)
+def _scatter_nd(ctx: NodeContext) -> Outputs:
+    return _scattered(ctx, _gather_nd_of(ctx, 0))
+
+
 register("TensorScatter", since=24)(same_as_input)
 
 
