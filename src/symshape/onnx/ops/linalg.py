@@ -8,7 +8,7 @@
 * ``Det``: the batch axes, ``x.shape[:-2]``.
 * ``Einsum``: each operand's axes are labelled by the equation (``...`` by labels of its own,
   aligned from the right across operands; a label repeated in one operand is its diagonal: the two
-  axes must agree, one is summed away), laid out over all labels in order of appearance (size-1
+  axes must agree exactly, one is summed away), laid out over all labels in order of appearance (size-1
   axes for the labels it lacks), multiplied (broadcasting: a label has one size), summed over the
   labels the output lacks and transposed to the output's order. Without ``->`` the output is the
   ellipsis then the labels used once, sorted (numpy's implicit mode).
@@ -108,7 +108,9 @@ def _einsum(ctx: NodeContext) -> Outputs:
                 q = ls.index(c, p + 1)
                 perm = list(range(len(ls)))
                 perm[p], perm[q] = q, p
-                x = ss.ops.sum(ss.ops.add(x, ss.ops.transpose(x, perm)), axis=q)
+                # x stacked with its transpose: the two axes must agree exactly (no broadcasting)
+                both = [ss.ops.expand_dims(v, 0) for v in (x, ss.ops.transpose(x, perm))]
+                x = ss.ops.sum(ss.ops.concatenate(both, axis=0), axis=(0, q + 1))
                 del ls[q]
         mine = [c for c in order if c in ls]
         if mine != ls:
