@@ -20,6 +20,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
+from symshape.onnx.ops.common import stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -35,22 +36,16 @@ def _axis(x: Expr, a: int) -> Expr:
     return ss.ops.sum(x, axis=(a,), exclude=True)
 
 
-def _same(a: Expr, b: Expr) -> Expr:
-    """``a`` and ``b`` stacked: needs the same shape."""
-    both = [ss.ops.expand_dims(a, 0), ss.ops.expand_dims(ss.ops.cast_like(b, a), 0)]
-    return ss.ops.concatenate(both, axis=0)
-
-
 def _checks(ctx: NodeContext, q4: Expr, k4: Expr, v4: Expr, scores: Expr) -> list[Expr]:
     """Expressions that need onnxruntime's conditions: one batch for Q, K and V (no broadcasting),
     K's and V's heads and sequence alike, Q's and K's head size alike, ``Hq`` a multiple of ``Hk``,
     and the mask broadcast to the scores ``(B, Hq, S, T)`` with its last two axes exactly ``(S, T)``."""
     out = [
-        _same(_axis(k4, 0), _axis(q4, 0)),
-        _same(_axis(k4, 0), _axis(v4, 0)),
-        _same(_axis(k4, 1), _axis(v4, 1)),
-        _same(_axis(k4, 2), _axis(v4, 2)),
-        _same(_axis(k4, 3), _axis(q4, 3)),
+        stacked(_axis(k4, 0), _axis(q4, 0)),
+        stacked(_axis(k4, 0), _axis(v4, 0)),
+        stacked(_axis(k4, 1), _axis(v4, 1)),
+        stacked(_axis(k4, 2), _axis(v4, 2)),
+        stacked(_axis(k4, 3), _axis(q4, 3)),
     ]
     hk = ss.ops.take(ss.ops.shape_of(k4), ss.const(np.array([1], dtype=np.int64)))
     out.append(ss.ops.reshape(_axis(q4, 1), ss.ops.concatenate([hk, ss.const(np.array([-1]))], axis=0)))
@@ -58,9 +53,9 @@ def _checks(ctx: NodeContext, q4: Expr, k4: Expr, v4: Expr, scores: Expr) -> lis
     r = ctx.rank(3) if ctx.has_input(3) and not ctx.has_input(6) else None
     if r is not None and r >= 1:
         mask = ss.ops.cast_like(ctx.input(3), scores)
-        out.append(_same(_axis(k4, 2), _axis(mask, r - 1)))
+        out.append(stacked(_axis(k4, 2), _axis(mask, r - 1)))
         if r >= 2:  # onnxruntime: the mask's rows are the queries, not broadcast
-            out.append(_same(_axis(q4, 2), _axis(mask, r - 2)))
+            out.append(stacked(_axis(q4, 2), _axis(mask, r - 2)))
         out.append(ss.ops.reshape_like(ss.ops.add(scores, mask), scores))
     return out
 

@@ -35,7 +35,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import same_as_input, set_dim, to_int64
+from symshape.onnx.ops.common import same_as_input, set_dim, stacked, to_int64
 from symshape.onnx.registry import Outputs, register
 from symshape.ops.gather import gather_elements
 
@@ -94,8 +94,7 @@ def _scattered(ctx: NodeContext, read: Expr | None) -> Expr:
     data = ctx.input(0)
     if read is None:
         return ss.ops.copy(data)
-    both = [ss.ops.expand_dims(ss.ops.cast_like(v, data), 0) for v in (read, ctx.input(2))]
-    return ss.ops.cast_like(data, ss.ops.concatenate(both, axis=0))
+    return ss.ops.cast_like(data, stacked(ss.ops.cast_like(read, data), ctx.input(2)))
 
 
 @register("Scatter", since=9)

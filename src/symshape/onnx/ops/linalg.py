@@ -20,7 +20,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import like, of_inputs
+from symshape.onnx.ops.common import like, of_inputs, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -109,8 +109,7 @@ def _einsum(ctx: NodeContext) -> Outputs:
                 perm = list(range(len(ls)))
                 perm[p], perm[q] = q, p
                 # x stacked with its transpose: the two axes must agree exactly (no broadcasting)
-                both = [ss.ops.expand_dims(v, 0) for v in (x, ss.ops.transpose(x, perm))]
-                x = ss.ops.sum(ss.ops.concatenate(both, axis=0), axis=(0, q + 1))
+                x = ss.ops.sum(stacked(x, ss.ops.transpose(x, perm)), axis=(0, q + 1))
                 del ls[q]
         mine = [c for c in order if c in ls]
         if mine != ls:
