@@ -5,7 +5,7 @@
 * ``Gemm``: ``A'`` (``M x K``, transposed if ``transA``) times ``B'`` (``K x N``), plus ``C``
   broadcast one way to ``(M, N)``.
 * ``MatMulInteger``/``QLinearMatMul``: ``matmul`` shapes, ``int32`` or the output zero point's type.
-* ``Det``: the batch axes, ``x.shape[:-2]``.
+* ``Det``: the batch axes, ``x.shape[:-2]``, of square matrices.
 * ``Einsum``: each operand's axes are labelled by the equation (``...`` by labels of its own,
   aligned from the right across operands; a label repeated in one operand is its diagonal: the two
   axes must agree exactly, one is summed away), laid out over all labels in order of appearance (size-1
@@ -55,7 +55,8 @@ def _qlinear_matmul(ctx: NodeContext) -> Outputs:
 
 @register("Det", since=11)
 def _det(ctx: NodeContext) -> Outputs:
-    return ss.ops.sum(ctx.input(0), axis=(-2, -1))
+    x = ctx.input(0)
+    return ss.ops.sum(ss.ops.matmul(x, x), axis=(-2, -1))  # x @ x: the matrices must be square
 
 
 def _labels(ctx: NodeContext, term: str, rank: int | None, ell: list[str]) -> list[str]:
