@@ -21,7 +21,8 @@
   the axis' size; indices ``int64``.
 * ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
   dtype.
-* ``Compress`` with a constant condition keeps as many entries as it has true values.
+* ``Compress`` with a constant condition keeps as many entries as it has true values, which
+  must lie in the axis (numpy's rule; onnxruntime ignores the condition's entries past the axis).
 * ``NonZero``, ``Unique`` and ``NonMaxSuppression`` have sizes that depend on the data: they are
   evaluated when their inputs are constants, otherwise the size is a fresh symbol (``u0``, ... for
   ``NonZero`` and ``Unique``, named by inference; ``selected_<k>`` for ``NonMaxSuppression``).
@@ -157,11 +158,13 @@ def _one_hot(ctx: NodeContext) -> Outputs:
 @register("Compress", since=9, value_inputs=(1,))
 def _compress(ctx: NodeContext) -> Outputs:
     cond = ctx.require_const(1, "the condition").reshape(-1)
-    k = int(np.count_nonzero(cond))
+    # the entries it keeps, read by take: each must exist (numpy's and the reference's check;
+    # onnxruntime instead ignores a condition's entries past the axis)
+    kept = ss.const(np.flatnonzero(cond).astype(np.int64))
     x = ctx.input(0)
     if ctx.has_attr("axis"):
-        return set_dim(x, ctx.attr_int("axis"), k)
-    return ss.ops.take(x, ss.Constant(shape=(k,), dtype="int64"))
+        return ss.ops.take(x, kept, axis=ctx.attr_int("axis"), mode="nonnegative")
+    return ss.ops.take(x, kept, mode="nonnegative")
 
 
 @register("NonZero", since=9)
