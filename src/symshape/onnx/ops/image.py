@@ -9,7 +9,7 @@
   symbolic axis give ``floor(d*p/q)`` for the scale's exact value ``p/q``, on shape values.
 * ``GridSample``: ``(N, C)`` of the input, the spatial axes of the grid; the grid has the input's
   ``N`` and rank, and one coordinate per spatial axis.
-* ``AffineGrid``: ``(N, *size[2:], r)`` with ``N`` from ``theta``.
+* ``AffineGrid``: ``(N, *size[2:], r)``; ``theta`` is ``(N, r, r + 1)`` for ``N = size[0]``.
 * ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size.
 * ``RoiAlign``/``MaxRoiPool``: ``(num_rois, C, *output size)``.
 * ``DeformConv``: the convolution's output shape.
@@ -182,7 +182,9 @@ def _affine_grid(ctx: NodeContext) -> Outputs:
     nd = len(size) - 2
     if nd not in (2, 3):
         ctx.fail(BAD_ATTRIBUTE, f"size must have 4 or 5 values, got {len(size)}")
-    n = ss.ops.sum(ctx.input(0), axis=(1, 2))  # (N,)
+    # theta is (N, r, r + 1) for size[0] = N (onnxruntime's check)
+    theta = stacked(ctx.input(0), ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"))
+    n = ss.ops.sum(theta, axis=(0, 2, 3))  # (N,)
     y: Expr = ss.ops.expand_dims(n, 1, num_newaxis=nd + 1)
     for i, s in enumerate(size[2:]):
         y = set_dim(y, 1 + i, s)
