@@ -8,15 +8,19 @@ into heads by ``q_num_heads``/``kv_num_heads``, and ``Y`` is ``(B, S, Hq*Dv)``.
 
 The shapes are built with reductions and broadcasting: a size-1 query column ``(B, Hq, S, 1)``
 times the keys or values reduced over their heads (``(B, 1, 1, T)``, ``(B, 1, 1, Dv)``), which also
-covers grouped-query attention (``Hq`` a multiple of ``Hk``).
+covers grouped-query attention; onnxruntime's conditions (one batch for Q, K and V, ``Hq`` a
+multiple of ``Hk``, a mask whose last axis is ``T``, ...) are checked apart (:func:`_checks`).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
+from symshape.onnx.ops.common import stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -25,6 +29,35 @@ __all__: list[str] = []
 def _heads(x: Expr, n: int) -> Expr:
     """``(B, L, n*D)`` -> ``(B, n, L, D)``."""
     return ss.ops.transpose(ss.ops.reshape(x, (0, 0, n, -1)), [0, 2, 1, 3])
+
+
+def _axis(x: Expr, a: int) -> Expr:
+    """The 1-d tensor of ``x``'s axis ``a`` (the other axes summed away)."""
+    return ss.ops.sum(x, axis=(a,), exclude=True)
+
+
+def _checks(ctx: NodeContext, q4: Expr, k4: Expr, v4: Expr, scores: Expr) -> list[Expr]:
+    """Expressions that need onnxruntime's conditions: one batch for Q, K and V (no broadcasting),
+    K's and V's heads and sequence alike, Q's and K's head size alike, ``Hq`` a multiple of ``Hk``,
+    and the mask broadcast to the scores ``(B, Hq, S, T)`` with its last two axes exactly ``(S, T)``."""
+    out = [
+        stacked(_axis(k4, 0), _axis(q4, 0)),
+        stacked(_axis(k4, 0), _axis(v4, 0)),
+        stacked(_axis(k4, 1), _axis(v4, 1)),
+        stacked(_axis(k4, 2), _axis(v4, 2)),
+        stacked(_axis(k4, 3), _axis(q4, 3)),
+    ]
+    hk = ss.ops.take(ss.ops.shape_of(k4), ss.const(np.array([1], dtype=np.int64)))
+    out.append(ss.ops.reshape(_axis(q4, 1), ss.ops.concatenate([hk, ss.const(np.array([-1]))], axis=0)))
+    # with ``nonpad_kv_seqlen`` (opset 24) the mask may cover fewer keys than the padded cache
+    r = ctx.rank(3) if ctx.has_input(3) and not ctx.has_input(6) else None
+    if r is not None and r >= 1:
+        mask = ss.ops.cast_like(ctx.input(3), scores)
+        out.append(stacked(_axis(k4, 2), _axis(mask, r - 1)))
+        if r >= 2:  # onnxruntime: the mask's rows are the queries, not broadcast
+            out.append(stacked(_axis(q4, 2), _axis(mask, r - 2)))
+        out.append(ss.ops.reshape_like(ss.ops.add(scores, mask), scores))
+    return out
 
 
 @register("Attention", since=23)
@@ -49,6 +82,8 @@ def _attention(ctx: NodeContext) -> Outputs:
     vals = ss.ops.sum(v4, axis=(1, 2), keepdims=True)  # (B, 1, 1, Dv)
     scores = ss.ops.multiply(col, ss.ops.cast_like(keys, col))  # (B, Hq, S, T)
     y: Expr = ss.ops.multiply(col, ss.ops.cast_like(vals, col))  # (B, Hq, S, Dv)
+    for check in _checks(ctx, q4, k4, v4, scores):
+        y = ss.ops.cast_like(y, check)
     if three_d:
         y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))
     return [

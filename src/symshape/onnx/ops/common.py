@@ -14,6 +14,8 @@ Each helper is exact: the type it produces is the type ONNX gives, for every inp
 * :func:`like_product` is input 0 times input 1 with input 0's type (a scale, a gate).
 * :func:`like` gives ``x``'s type to a value computed from ``x`` that must have it (unidirectional
   broadcasting: ``reshape_like(x + b, x)`` also checks that ``b`` did not grow ``x``).
+* :func:`stacked` stacks two tensors on a new first axis: an expression that needs their shapes
+  equal (no broadcasting), for the conditions onnxruntime checks.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ __all__ = [
     "scalar_of",
     "chain",
     "value_slice",
+    "stacked",
 ]
 
 
@@ -223,3 +226,10 @@ def chain(op: str, xs: Sequence[Expr]) -> Expr:
     for x in xs[1:]:
         acc = fn(acc, x)
     return acc
+
+
+def stacked(a: Expr, b: Expr) -> Expr:
+    """``a`` and ``b`` (cast to ``a``'s dtype) stacked on a new first axis: needs their shapes
+    equal, exactly (no broadcasting)."""
+    both = [ss.ops.expand_dims(a, 0), ss.ops.expand_dims(ss.ops.cast_like(b, a), 0)]
+    return ss.ops.concatenate(both, axis=0)

@@ -1,9 +1,11 @@
 """Element-wise and broadcasting operators.
 
-* Unary operators keep the input's type (``Relu``, ``Exp``, ``Clip``, ``Gelu``, ...); ``IsNaN`` and
+* Unary operators keep the input's type (``Relu``, ``Exp``, ``Clip``, ``Gelu``, ...; ``Neg`` of an
+  integer tensor is ``0 - x``, which negates a shape value); ``IsNaN`` and
   ``IsInf`` give ``bool``. Extra inputs that do not change the shape (``Clip``'s bounds, ``Trilu``'s
-  ``k``) are not read. ``CumSum`` is ``cumsum`` (a shape value's running sums; otherwise its
-  entries' range is that of running sums).
+  ``k``) are not read; ``ReverseSequence``'s ``sequence_lens`` has one entry per batch row.
+  ``CumSum`` is ``cumsum`` (a shape value's running sums; otherwise its entries' range is that of
+  running sums).
 * Binary operators broadcast numpy-style from opset 7 (``Add``, ``Pow``, ``And``, ``BitShift``,
   ...); comparisons give ``bool``. Before opset 7 (``broadcast`` attribute) ``B`` is aligned with
   ``A`` at ``axis`` (default: the trailing axes), which numpy broadcasting gives once ``B`` has
@@ -27,7 +29,7 @@ from symshape.errors import BAD_ATTRIBUTE
 from symshape.ir.op import PreparedCall
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import elem_type_name, to_dtype
-from symshape.onnx.ops.common import PlanTable, chain, like, prepare, value_slice
+from symshape.onnx.ops.common import PlanTable, chain, like, prepare, stacked, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["UNARY", "BINARY", "COMPARE", "OPAQUE_OP", "BITWISE_OP"]
@@ -55,13 +57,13 @@ UNARY: dict[str, str] = {
     "Softplus": "copy", "Softsign": "copy", "Elu": "copy", "Selu": "copy", "Celu": "copy",
     "LeakyRelu": "copy", "ThresholdedRelu": "copy", "HardSigmoid": "copy", "HardSwish": "copy",
     "Mish": "copy", "Gelu": "copy", "Swish": "copy", "Shrink": _OPAQUE,
-    "Clip": "copy", "Trilu": "copy", "ReverseSequence": "copy",
+    "Clip": "copy", "Trilu": "copy",
     "LRN": "copy", "MeanVarianceNormalization": "copy", "LpNormalization": "copy",
 }  # fmt: skip
 _UNARY_SINCE: dict[str, int] = {
     "Acos": 7, "Asin": 7, "Atan": 7, "Cos": 7, "Sin": 7, "Tan": 7, "Asinh": 9, "Acosh": 9,
     "Atanh": 9, "Sinh": 9, "Cosh": 9, "Erf": 9, "Sign": 9, "Shrink": 9,
-    "MeanVarianceNormalization": 9, "ThresholdedRelu": 10, "ReverseSequence": 10,
+    "MeanVarianceNormalization": 9, "ThresholdedRelu": 10,
     "Round": 11, "Celu": 12, "HardSwish": 14, "Trilu": 14, "Mish": 18,
     "Gelu": 20, "Swish": 24,
 }  # fmt: skip
@@ -105,6 +107,10 @@ _CALLS: PlanTable[str, PreparedCall | None] = PlanTable(__name__)
 
 
 def _unary(ctx: NodeContext) -> Outputs:
+    if ctx.op_type == "Neg":
+        dt = ctx.dtype_of(0)
+        if dt is not None and dt.startswith("int"):  # ``0 - x``: a shape value's entries negated
+            return ss.ops.subtract(ctx.constant(0, dt), ctx.input(0))
     name = UNARY[ctx.op_type]
     p = _prepared(ctx.op_type, name, 1)
     return p.build(ctx.input(0)) if p is not None else _ss_op(name)(ctx.input(0))
@@ -112,6 +118,18 @@ def _unary(ctx: NodeContext) -> Outputs:
 
 for _op, _fn in UNARY.items():
     register(_op, since=_UNARY_SINCE.get(_op, 1))(_unary)
+
+
+@register("ReverseSequence", since=10)
+def _reverse_sequence(ctx: NodeContext) -> Outputs:
+    """The input's type; ``sequence_lens`` has one entry per batch row (onnxruntime's check)."""
+    x = ctx.input(0)
+    r = ctx.rank(0)
+    axis = ctx.attr_int("batch_axis", 1)
+    if r is None or not -r <= axis < r:
+        return ss.ops.copy(x)
+    rows = ss.ops.sum(x, axis=(axis % r,), exclude=True)
+    return ss.ops.cast_like(x, stacked(rows, ctx.input(1)))
 
 
 def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:

@@ -7,8 +7,9 @@
   symbolic ``d`` is exact for an integer scale (``d*s``: a size-1 axis broadcast to ``s`` and
   merged) and for ``1/m`` (``floor(d/m)``: a slice from ``m - 1`` with step ``m``); other scales of a
   symbolic axis give ``floor(d*p/q)`` for the scale's exact value ``p/q``, on shape values.
-* ``GridSample``: ``(N, C)`` of the input, the spatial axes of the grid.
-* ``AffineGrid``: ``(N, *size[2:], r)`` with ``N`` from ``theta``.
+* ``GridSample``: ``(N, C)`` of the input, the spatial axes of the grid; the grid has the input's
+  ``N`` and rank, and one coordinate per spatial axis.
+* ``AffineGrid``: ``(N, *size[2:], r)``; ``theta`` is ``(N, r, r + 1)`` for ``N = size[0]``.
 * ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size.
 * ``RoiAlign``/``MaxRoiPool``: ``(num_rois, C, *output size)``.
 * ``DeformConv``: the convolution's output shape.
@@ -28,7 +29,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, SHAPE_VALUES, NodeContext
-from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim, value_slice
+from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim, stacked, value_slice
 from symshape.onnx.ops.nn import conv_with_bias
 from symshape.onnx.registry import Outputs, register
 
@@ -160,10 +161,19 @@ def _resize_v11(ctx: NodeContext) -> Outputs:
 def _grid_sample(ctx: NodeContext) -> Outputs:
     x, grid = ctx.input(0), ctx.input(1)
     r = ctx.need_rank(1, "GridSample")
+    rx = ctx.rank(0)
+    if rx is not None and rx != r:
+        ctx.fail(RANK_MISMATCH, f"GridSample: X has rank {rx}, the grid {r}")
     g = ss.ops.strided_slice(grid, [0], [1], axes=[r - 1])  # (N, D1_out, ..., 1)
     g = ss.ops.transpose(g, [0, r - 1, *range(1, r - 1)])  # (N, 1, D1_out, ...)
     xc = ss.ops.sum(x, axis=(0, 1), keepdims=True, exclude=True)  # (N, C, 1, ...)
-    return ss.ops.add(xc, ss.ops.cast_like(g, x))
+    y = ss.ops.add(xc, ss.ops.cast_like(g, x))
+    # onnxruntime's checks: X's and the grid's N alike (not broadcast), r - 2 coordinates per point
+    batch = stacked(ss.ops.sum(x, axis=(0,), exclude=True), ss.ops.sum(grid, axis=(0,), exclude=True))
+    coords = stacked(
+        ss.ops.sum(grid, axis=(r - 1,), exclude=True), ss.Constant(shape=(r - 2,), dtype="float32")
+    )
+    return ss.ops.cast_like(ss.ops.cast_like(ss.ops.cast_like(y, batch), coords), x)
 
 
 @register("AffineGrid", since=20, value_inputs=(1,))
@@ -172,7 +182,9 @@ def _affine_grid(ctx: NodeContext) -> Outputs:
     nd = len(size) - 2
     if nd not in (2, 3):
         ctx.fail(BAD_ATTRIBUTE, f"size must have 4 or 5 values, got {len(size)}")
-    n = ss.ops.sum(ctx.input(0), axis=(1, 2))  # (N,)
+    # theta is (N, r, r + 1) for size[0] = N (onnxruntime's check)
+    theta = stacked(ctx.input(0), ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"))
+    n = ss.ops.sum(theta, axis=(0, 2, 3))  # (N,)
     y: Expr = ss.ops.expand_dims(n, 1, num_newaxis=nd + 1)
     for i, s in enumerate(size[2:]):
         y = set_dim(y, 1 + i, s)

@@ -15,11 +15,14 @@
   ``batch_dims=b`` (which also checks that the batch axes agree), each later one with the
   indices' leading axes as batch axes. Each column whose value range is known must lie in its
   axis (``-d <= i < d``, onnxruntime's bound).
-* The scatters give the data's type.
-* ``TopK``: the input with ``k`` (a constant) at ``axis``; indices ``int64``.
+* The scatters give the data's type; the updates must have the shape of what the indices read
+  (``GatherElements``'s result for ``ScatterElements``, ``GatherND``'s for ``ScatterND``).
+* ``TopK``: the input with ``k`` at ``axis`` (``k`` computed at run time: its value), at most
+  the axis' size; indices ``int64``.
 * ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
   dtype.
-* ``Compress`` with a constant condition keeps as many entries as it has true values.
+* ``Compress`` with a constant condition keeps as many entries as it has true values, which
+  must lie in the axis (numpy's rule; onnxruntime ignores the condition's entries past the axis).
 * ``NonZero``, ``Unique`` and ``NonMaxSuppression`` have sizes that depend on the data: they are
   evaluated when their inputs are constants, otherwise the size is a fresh symbol (``u0``, ... for
   ``NonZero`` and ``Unique``, named by inference; ``selected_<k>`` for ``NonMaxSuppression``).
@@ -33,7 +36,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import same_as_input, set_dim, to_int64
+from symshape.onnx.ops.common import same_as_input, set_dim, stacked, to_int64
 from symshape.onnx.registry import Outputs, register
 from symshape.ops.gather import gather_elements
 
@@ -61,11 +64,19 @@ def _gather_elements(ctx: NodeContext) -> Outputs:
 
 @register("GatherND", since=11)
 def _gather_nd(ctx: NodeContext) -> Outputs:
-    data, ind = ctx.input(0), ctx.input(1)
     b = ctx.attr_int("batch_dims", 0) if ctx.opset >= 12 else 0
+    y = _gather_nd_of(ctx, b)
+    if y is None:
+        ctx.unsupported(CORE_OP, "GatherND whose indices' last dimension is not a constant")
+    return y
+
+
+def _gather_nd_of(ctx: NodeContext, b: int) -> Expr | None:
+    """``GatherND`` of inputs 0 and 1; None when the indices' last dimension is not a constant."""
+    data, ind = ctx.input(0), ctx.input(1)
     t = ctx.tensor_type(1)
     if t is None or t.ndim is None or t.ndim < 1 or not t.dims[-1].is_constant:
-        ctx.unsupported(CORE_OP, "GatherND whose indices' last dimension is not a constant")
+        return None
     k, lead = int(t.dims[-1]), t.ndim - 1
     if k == 0:  # each index tuple selects the whole slice data.shape[b:]
         rows = ss.ops.take(ind, ss.const(np.array(0, dtype=np.int64)), axis=-1)  # indices.shape[:-1]
@@ -78,15 +89,41 @@ def _gather_nd(ctx: NodeContext) -> Outputs:
     return y
 
 
-register("Scatter", since=9)(same_as_input)
-register(["ScatterElements", "ScatterND"], since=11)(same_as_input)
+def _scattered(ctx: NodeContext, read: Expr | None) -> Expr:
+    """The data's type, once the updates (input 2) have the shape of ``read``, what the indices
+    read from the data (onnxruntime's checks; stacking the two needs the same shape)."""
+    data = ctx.input(0)
+    if read is None:
+        return ss.ops.copy(data)
+    return ss.ops.cast_like(data, stacked(ss.ops.cast_like(read, data), ctx.input(2)))
+
+
+@register("Scatter", since=9)
+@register("ScatterElements", since=11)
+def _scatter_elements(ctx: NodeContext) -> Outputs:
+    r = ctx.rank(0)
+    axis = ctx.attr_int("axis", 0)
+    if r is None or not -r <= axis < r:
+        return _scattered(ctx, None)
+    return _scattered(ctx, gather_elements(ctx.input(0), ctx.input(1), axis % r, r, mode="fast"))
+
+
+@register("ScatterND", since=11)
+def _scatter_nd(ctx: NodeContext) -> Outputs:
+    return _scattered(ctx, _gather_nd_of(ctx, 0))
+
+
 register("TensorScatter", since=24)(same_as_input)
 
 
-def _topk(ctx: NodeContext, k: int) -> Outputs:
-    if k < 0:
-        ctx.fail(BAD_ATTRIBUTE, f"k must be non-negative, got {k}")
-    y = set_dim(ctx.input(0), ctx.attr_int("axis", -1), k)
+def _topk(ctx: NodeContext, k: int | Expr) -> Outputs:
+    """The first ``k`` entries along the axis (a ``take`` of ``arange(k)``: a ``k`` larger than the
+    axis is out of range, as onnxruntime refuses it)."""
+    if isinstance(k, int):
+        if k < 0:
+            ctx.fail(BAD_ATTRIBUTE, f"k must be non-negative, got {k}")
+        k = ss.const(np.array(k, dtype=np.int64))
+    y = ss.ops.take(ctx.input(0), ss.ops.arange(k), axis=ctx.attr_int("axis", -1), mode="nonnegative")
     return [y, to_int64(y)]
 
 
@@ -97,6 +134,8 @@ def _topk_v1(ctx: NodeContext) -> Outputs:
 
 @register("TopK", since=10, value_inputs=(1,))
 def _topk_v10(ctx: NodeContext) -> Outputs:
+    if ctx.const(1) is None:  # computed at run time (``x.topk(x.size(1) // 2)``): its value
+        return _topk(ctx, ss.ops.take(ctx.input(1), ss.const(np.array(0, dtype=np.int64))))
     k = ctx.ints(1, "k")
     if len(k) != 1:
         ctx.fail(BAD_ATTRIBUTE, f"k must have one value, got {len(k)}")
@@ -119,11 +158,13 @@ def _one_hot(ctx: NodeContext) -> Outputs:
 @register("Compress", since=9, value_inputs=(1,))
 def _compress(ctx: NodeContext) -> Outputs:
     cond = ctx.require_const(1, "the condition").reshape(-1)
-    k = int(np.count_nonzero(cond))
+    # the entries it keeps, read by take: each must exist (numpy's and the reference's check;
+    # onnxruntime instead ignores a condition's entries past the axis)
+    kept = ss.const(np.flatnonzero(cond).astype(np.int64))
     x = ctx.input(0)
     if ctx.has_attr("axis"):
-        return set_dim(x, ctx.attr_int("axis"), k)
-    return ss.ops.take(x, ss.Constant(shape=(k,), dtype="int64"))
+        return ss.ops.take(x, kept, axis=ctx.attr_int("axis"), mode="nonnegative")
+    return ss.ops.take(x, kept, mode="nonnegative")
 
 
 @register("NonZero", since=9)

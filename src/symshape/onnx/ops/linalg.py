@@ -5,10 +5,10 @@
 * ``Gemm``: ``A'`` (``M x K``, transposed if ``transA``) times ``B'`` (``K x N``), plus ``C``
   broadcast one way to ``(M, N)``.
 * ``MatMulInteger``/``QLinearMatMul``: ``matmul`` shapes, ``int32`` or the output zero point's type.
-* ``Det``: the batch axes, ``x.shape[:-2]``.
+* ``Det``: the batch axes, ``x.shape[:-2]``, of square matrices.
 * ``Einsum``: each operand's axes are labelled by the equation (``...`` by labels of its own,
   aligned from the right across operands; a label repeated in one operand is its diagonal: the two
-  axes must agree, one is summed away), laid out over all labels in order of appearance (size-1
+  axes must agree exactly, one is summed away), laid out over all labels in order of appearance (size-1
   axes for the labels it lacks), multiplied (broadcasting: a label has one size), summed over the
   labels the output lacks and transposed to the output's order. Without ``->`` the output is the
   ellipsis then the labels used once, sorted (numpy's implicit mode).
@@ -20,7 +20,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import like, of_inputs
+from symshape.onnx.ops.common import like, of_inputs, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -55,7 +55,8 @@ def _qlinear_matmul(ctx: NodeContext) -> Outputs:
 
 @register("Det", since=11)
 def _det(ctx: NodeContext) -> Outputs:
-    return ss.ops.sum(ctx.input(0), axis=(-2, -1))
+    x = ctx.input(0)
+    return ss.ops.sum(ss.ops.matmul(x, x), axis=(-2, -1))  # x @ x: the matrices must be square
 
 
 def _labels(ctx: NodeContext, term: str, rank: int | None, ell: list[str]) -> list[str]:
@@ -108,7 +109,8 @@ def _einsum(ctx: NodeContext) -> Outputs:
                 q = ls.index(c, p + 1)
                 perm = list(range(len(ls)))
                 perm[p], perm[q] = q, p
-                x = ss.ops.sum(ss.ops.add(x, ss.ops.transpose(x, perm)), axis=q)
+                # x stacked with its transpose: the two axes must agree exactly (no broadcasting)
+                x = ss.ops.sum(stacked(x, ss.ops.transpose(x, perm)), axis=(0, q + 1))
                 del ls[q]
         mine = [c for c in order if c in ls]
         if mine != ls:

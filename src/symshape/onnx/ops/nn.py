@@ -15,7 +15,8 @@ Per spatial axis with input size ``d``, kernel ``k``, dilation ``dil``, stride `
 * ``ConvTranspose``: ``s*(d - 1) + output_padding + K - pb - pa`` (``SAME``: ``d*s``; or the
   ``output_shape`` attribute). Built as: each spatial axis scaled by ``s`` (a size-1 axis broadcast
   to ``s`` and merged), then one window of stride 1 that adds or removes the constant rest, then the
-  channels set to the weight's ``C_out = W.shape[1] * group``, then the bias.
+  channels set to the weight's ``C_out = W.shape[1] * group``, then the bias. The input's channels
+  must be ``W.shape[0]`` and a ``kernel_shape`` attribute ``W``'s spatial axes.
 
 The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
 """
@@ -31,7 +32,7 @@ from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.ir.op import PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import PlanTable, scale_axis, set_dim, value_slice
+from symshape.onnx.ops.common import PlanTable, scale_axis, set_dim, stacked, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
@@ -283,9 +284,27 @@ def _conv_transpose(ctx: NodeContext) -> Outputs:
             ]
         y = _add_constants(ctx, y, nd, rest)
     y = set_dim(y, 1, c_out)
+    for check in _transpose_checks(ctx, nd):
+        y = ss.ops.cast_like(y, check)
     if ctx.has_input(2):
         y = ss.ops.bias_add(y, ctx.input(2), axis=1)
     return y
+
+
+def _transpose_checks(ctx: NodeContext, nd: int) -> list[Expr]:
+    """Expressions that need ``ConvTranspose``'s conditions (onnxruntime's): the input's channels
+    are the weight's first axis, and a ``kernel_shape`` attribute is the weight's spatial axes."""
+    x, w = ctx.input(0), ctx.input(1)
+    spatial = tuple(range(2, nd + 2))
+    # (N, C) @ (C_w, W1): C == C_w
+    out: list[Expr] = [
+        ss.ops.matmul(ss.ops.sum(x, axis=spatial), ss.ops.cast_like(ss.ops.sum(w, axis=spatial), x))
+    ]
+    ks = ctx.attr_ints("kernel_shape")
+    if ks is not None:
+        kernel = stacked(ss.ops.sum(w, axis=(0, 1)), ss.Constant(shape=tuple(ks), dtype="float32"))
+        out.append(ss.ops.cast_like(kernel, x))
+    return out
 
 
 def _conv_transpose_values(ctx: NodeContext, nd: int) -> Expr:
@@ -304,11 +323,7 @@ def _conv_transpose_values(ctx: NodeContext, nd: int) -> Expr:
     def vec(v: Sequence[int]) -> Expr:
         return ctx.constant(list(v), "int64")
 
-    # x's channels against the weight's first axis (C, W1/group... as ONNX lays it out)
-    ss_check = ss.ops.matmul(
-        ss.ops.sum(x, axis=tuple(range(2, nd + 2))),
-        ss.ops.cast_like(ss.ops.sum(w, axis=tuple(range(2, nd + 2))), x),
-    )
+    checks = _transpose_checks(ctx, nd)  # x's channels against the weight's first axis, kernel_shape
     head = ss.ops.concatenate(
         [value_slice(xs, [0], [1]), ss.ops.multiply(value_slice(ws, [1], [2]), vec([group]))], axis=0
     )
@@ -333,7 +348,8 @@ def _conv_transpose_values(ctx: NodeContext, nd: int) -> Expr:
                 ss.ops.add(ss.ops.multiply(xsp, vec(strides)), ss.ops.multiply(k, vec(dil))), vec(rest)
             )
     y: Expr = ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate([head, spatial], axis=0), "float32"), x)
-    y = ss.ops.add(y, ss.ops.reshape(ss.ops.sum(ss_check, axis=None), (1,) * (nd + 2)))
+    for check in checks:
+        y = ss.ops.cast_like(y, check)
     if ctx.has_input(2):
         y = ss.ops.bias_add(y, ctx.input(2), axis=1)
     return y

@@ -12,7 +12,8 @@
   of type ``stash_type`` (float32).
 * ``SimplifiedLayerNormalization`` (onnxruntime's RMS norm, default domain): ``Y`` as
   ``LayerNormalization``'s, ``inv_std_var`` as its ``InvStdDev``.
-* ``GroupNormalization``: ``X``'s type; from opset 21 ``scale`` and ``bias`` are ``(C,)``.
+* ``GroupNormalization``: ``X``'s type, ``num_groups`` dividing ``C``; from opset 21 ``scale`` and
+  ``bias`` are ``(C,)``.
 * ``Softmax`` and friends keep ``X``'s type; before opset 13 the input is coerced to 2-d at
   ``axis`` (default 1), which changes the values, not the shape: the axis must be in range.
 """
@@ -100,10 +101,11 @@ def _group_norm(ctx: NodeContext) -> Outputs:
     g = ctx.attr_int("num_groups")
     if g < 1:
         ctx.fail(BAD_ATTRIBUTE, f"num_groups must be >= 1, got {g}")
+    # the channels in num_groups groups (the function's reshape to (N, G, C/G, ...)): G divides C
+    groups = ss.ops.reshape(x, (0, -4, g, -1, -2))
     if ctx.opset >= 21:
         x = ss.ops.bias_add(ss.ops.bias_add(x, ctx.input(1), axis=1), ctx.input(2), axis=1)
-        return x
-    return ss.ops.copy(x)
+    return ss.ops.cast_like(x, groups)
 
 
 @register(["Softmax", "LogSoftmax", "Hardmax"], since=1)

@@ -4,7 +4,8 @@ With ``D`` directions (2 for ``bidirectional``), hidden size ``H`` and ``layout`
 the input ``X`` is ``(S, B, I)``; ``Y`` is ``(S, D, B, H)`` and ``Y_h`` (and ``LSTM``'s ``Y_c``) are
 ``(D, B, H)``. With ``layout`` 1 (opset 14) ``X`` is ``(B, S, I)``, ``Y`` ``(B, S, D, H)`` and
 ``Y_h`` ``(B, D, H)``. ``H`` is the ``hidden_size`` attribute, else the recurrence weight's last
-dimension.
+dimension. The weights, biases, lengths and initial states must have their shapes for these sizes
+(:func:`_weight_checks`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import symshape as ss
 from symshape import Expr
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import set_dim
+from symshape.onnx.ops.common import set_dim, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -27,6 +28,39 @@ def _hidden(ctx: NodeContext) -> int:
     ctx.unsupported(CORE_OP, "the hidden size is not known (no hidden_size, weight R not static)")
 
 
+#: gates per operator: the weights stack G blocks of H rows
+_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+
+
+def _weight_checks(ctx: NodeContext, x: Expr, h: int, d: int, layout: int) -> list[Expr]:
+    """Expressions that need the weights' shapes (onnxruntime's checks): ``W (D, G*H, I)`` with
+    ``X``'s input size ``I``, ``R (D, G*H, H)``, ``B (D, 2*G*H)``, ``sequence_lens (B,)``,
+    ``initial_h``/``initial_c`` ``(D, B, H)`` (``(B, D, H)`` for layout 1), ``P (D, 3*H)``."""
+    gh = _GATES[ctx.op_type] * h
+
+    def exactly(v: Expr, shape: tuple[int, ...]) -> Expr:
+        return stacked(ss.ops.cast_like(ss.Constant(shape=shape, dtype="float32"), x), v)
+
+    w = ctx.input(1)
+    out: list[Expr] = [exactly(ss.ops.sum(w, axis=2), (d, gh))]
+    out.append(stacked(ss.ops.sum(x, axis=(2,), exclude=True), ss.ops.sum(w, axis=(2,), exclude=True)))
+    out.append(exactly(ctx.input(2), (d, gh, h)))
+    if ctx.has_input(3):
+        out.append(exactly(ctx.input(3), (d, 2 * gh)))
+    rows = ss.ops.sum(x, axis=(1 - layout,), exclude=True)  # (B,)
+    if ctx.has_input(4):
+        out.append(stacked(rows, ctx.input(4)))
+    at = 0 if layout == 0 else 1  # the directions' axis of the states
+    state: Expr = ss.ops.expand_dims(ss.ops.expand_dims(rows, at), 2)  # (1, B, 1) or (B, 1, 1)
+    state = set_dim(set_dim(state, at, d), 2, h)  # (D, B, H) or (B, D, H)
+    for i in (5, 6) if ctx.op_type == "LSTM" else (5,):
+        if ctx.has_input(i):
+            out.append(stacked(state, ctx.input(i)))
+    if ctx.op_type == "LSTM" and ctx.has_input(7):
+        out.append(exactly(ctx.input(7), (d, 3 * h)))
+    return out
+
+
 @register(["RNN", "GRU", "LSTM"], since=1)
 def _rnn(ctx: NodeContext) -> Outputs:
     h = _hidden(ctx)
@@ -34,6 +68,8 @@ def _rnn(ctx: NodeContext) -> Outputs:
     layout = ctx.attr_int("layout", 0) if ctx.opset >= 14 else 0
     x = ctx.input(0)
     hs = set_dim(x, 2, h)  # (S, B, H) or (B, S, H)
+    for check in _weight_checks(ctx, x, h, d, layout):
+        hs = ss.ops.cast_like(hs, check)
     states = ss.Constant(shape=(d,), dtype="int64")
     if layout == 0:
         y: Expr = set_dim(ss.ops.expand_dims(hs, 1), 1, d)  # (S, D, B, H)

@@ -14,8 +14,12 @@ also be computed at run time (symshape reads their shape values). ONNX semantics
   (an error, or a guard ``d == sum`` where the axis is symbolic); without sizes into equal parts
   (one per output; the axis must divide); opset 18's ``num_outputs`` makes the last part smaller
   when the axis does not divide, which needs the axis' size as a constant.
-* ``Slice`` is numpy slicing per axis (clamped, negative indices and steps), ``strided_slice``.
-* ``Pad``: ``pads`` are all begins then all ends; negative pads crop (a slice after the padding).
+* ``Slice`` is numpy slicing per axis (clamped, negative indices and steps), ``strided_slice``;
+  a bound computed at run time that may be negative is counted from the end of its axis first
+  (``strided_slice`` reads a symbolic index from the start).
+* ``Pad``: ``pads`` are all begins then all ends; negative pads crop (a slice after the padding);
+  by literal pads, ``reflect`` needs each pad smaller than its axis, ``edge``/``wrap`` a
+  non-empty axis (onnxruntime's checks).
 * ``Tile``: ``(d0, d1) * (r0, r1)`` is ``(r0*d0, r1*d1)``: a size-1 axis before each axis,
   broadcast to the repeats, adjacent axes merged.
 * ``DepthToSpace``/``SpaceToDepth``: the reshape-transpose-reshape of the ONNX definition (both
@@ -34,6 +38,7 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
@@ -41,6 +46,7 @@ from symshape.onnx.dtypes import DTYPES
 from symshape.onnx.ops.common import expand, norm_axes, prepared, set_dim, unsqueeze, value_slice
 from symshape.onnx.ops.index_maps import flat_value
 from symshape.onnx.registry import Outputs, register
+from symshape.relations.values import entries_of
 
 __all__: list[str] = []
 
@@ -274,15 +280,54 @@ def _slice_v1(ctx: NodeContext) -> Outputs:
     return _slice(ctx, starts, ends, ctx.attr_ints("axes"), None)
 
 
+def _from_end(ctx: NodeContext, i: int, axes: tuple[int, ...] | None) -> Expr:
+    """Input ``i`` (a Slice's starts or ends, computed at run time) with each symbolic entry that
+    may be negative counted from the end of its axis as ONNX does (``strided_slice`` takes a
+    symbolic index as counted from the start): ``s < 0`` gives ``max(s + d, 0)``, written
+    ``max(s, 0) + min(max(s + d, 0), d * min(1, max(-s, 0)))`` where the sign of ``s`` is not
+    known (the second term is 0 for ``s >= 0``). Only for positive steps (the caller's check)."""
+    b = ctx.input(i)
+    t, x = ctx.tensor_type(i), ctx.tensor_type(0)
+    es = None if t is None else entries_of(t)
+    if es is None or x is None or x.ndim is None:
+        return b
+    rank = x.ndim
+    ax = list(range(len(es))) if axes is None else [a + rank if a < 0 else a for a in axes]
+    if len(ax) != len(es) or not all(0 <= a < rank for a in ax):
+        return b
+    fix = [e is not None and e.constant_value is None and bounds(e)[0] < 0 for e in es]
+    if not any(fix):
+        return b
+    dtype = str(t.dtype) if t is not None else "int64"
+    zero, one = ctx.constant(0, dtype), ctx.constant(1, dtype)
+    sizes = ss.ops.cast(ss.ops.shape_of(ctx.input(0)), dtype)
+    parts: list[Expr] = []
+    for j, e in enumerate(es):
+        s = ss.ops.take(b, ctx.constant(j, "int64"))
+        if fix[j]:
+            assert e is not None
+            d = ss.ops.take(sizes, ctx.constant(ax[j], "int64"))
+            back = ss.ops.maximum(ss.ops.add(s, d), zero)
+            if bounds(e)[1] >= 0:  # either sign
+                neg = ss.ops.minimum(one, ss.ops.maximum(ss.ops.subtract(zero, s), zero))
+                back = ss.ops.add(ss.ops.maximum(s, zero), ss.ops.minimum(back, ss.ops.multiply(d, neg)))
+            s = back
+        parts.append(ss.ops.expand_dims(s, 0))
+    return ss.ops.concatenate(parts, axis=0)
+
+
 @register("Slice", since=10, value_inputs=(1, 2, 3, 4))
 def _slice_v10(ctx: NodeContext) -> Outputs:
     if any(ctx.has_input(i) and ctx.const(i) is None for i in (1, 2, 4)):
         # bounds computed at run time: their values (the axes must be constants)
         axes = ctx.opt_ints(3, "the axes")
         st = ctx.input(4) if ctx.has_input(4) else None
-        return value_slice(
-            ctx.input(0), ctx.input(1), ctx.input(2), strides=st, axes=None if axes is None else list(axes)
-        )
+        steps = ctx.const(4) if st is not None else np.ones(1, dtype=np.int64)
+        if steps is not None and bool((steps > 0).all()):
+            begin, end = _from_end(ctx, 1, axes), _from_end(ctx, 2, axes)
+        else:
+            begin, end = ctx.input(1), ctx.input(2)
+        return value_slice(ctx.input(0), begin, end, strides=st, axes=None if axes is None else list(axes))
     return _slice(
         ctx,
         ctx.ints(1, "the starts"),
@@ -346,11 +391,30 @@ def _pad(ctx: NodeContext, pads: tuple[int, ...], axes: tuple[int, ...] | None) 
             before[a], after[a] = b, e
     pos = [(max(b, 0), max(e, 0)) for b, e in zip(before, after)]
     y = ss.ops.pad(x, tuple(pos)) if any(b or e for b, e in pos) or rank == 0 else x
+    y = _mode_reads(ctx, x, y, before, after)
     if rank == 0 or all(b >= 0 and e >= 0 for b, e in zip(before, after)):
         return y if y is not x else ss.ops.pad(x, tuple(pos))
     crop_b = [max(-b, 0) for b in before]
     crop_e: list[int | None] = [(-max(-e, 0) if e < 0 else None) for e in after]
     return value_slice(y, crop_b, crop_e)
+
+
+def _mode_reads(ctx: NodeContext, x: Expr, y: Expr, before: list[int], after: list[int]) -> Expr:
+    """``y`` (``x`` padded) typed by the entries of ``x`` that ``mode`` copies, as onnxruntime reads
+    them: ``reflect`` reads ``x[p]`` for a pad ``p`` (``p < d``), ``edge`` and ``wrap`` ``x[0]``
+    (``d >= 1``), of the axis after its crops (negative pads, which onnxruntime applies first);
+    each read is a ``take`` whose index states the condition."""
+    mode = ctx.attr_str("mode", "constant")
+    if mode not in ("reflect", "edge", "wrap"):
+        return y
+    for a, (b, e) in enumerate(zip(before, after)):
+        if max(b, e) <= 0:
+            continue
+        crop = max(-b, 0) + max(-e, 0)
+        i = crop + (max(b, e) if mode == "reflect" else 0)
+        read = ss.ops.take(x, ctx.constant([i], "int64"), axis=a, mode="fast")
+        y = ss.ops.cast_like(y, read)
+    return y
 
 
 @register("Pad", since=1)
