@@ -4,7 +4,8 @@
 module          operators
 ==============  ===================================================================================
 elementwise     unary and broadcasting binary operators, comparisons, ``Where``, ``Cast``
-shape           ``Reshape``, ``Squeeze``, ``Concat``, ``Split``, ``Slice``, ``Pad``, ``Tile``, ...
+shape           ``Reshape``, ``Squeeze``, ``Concat``, ``Split``, ``Slice``, ``Tile``, ...
+pad             ``Pad``
 nn              ``Conv``, ``ConvTranspose``, pooling, ``Dropout``
 norm            batch/instance/layer/group normalization, ``Softmax``
 reduce          ``Reduce*``, ``ArgMax``, ``ArgMin``
@@ -39,6 +40,7 @@ from symshape.onnx.ops import (
     ml,
     nn,
     norm,
+    pad,
     reduce,
     rnn,
     sequence,
@@ -48,5 +50,5 @@ from symshape.onnx.ops import (
 
 __all__ = [
     "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "ml", "nn", "norm",
-    "reduce", "rnn", "sequence", "shape", "strings",
+    "pad", "reduce", "rnn", "sequence", "shape", "strings",
 ]  # fmt: skip

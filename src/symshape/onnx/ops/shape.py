@@ -1,11 +1,11 @@
 """Shape manipulation: ``Reshape``, ``Flatten``, ``Squeeze``, ``Unsqueeze``, ``Transpose``,
-``Concat``, ``Split``, ``Slice``, ``Expand``, ``Tile``, ``Pad``, ``DepthToSpace``,
-``SpaceToDepth``, ``CenterCropPad``, and the operators that make shapes and constants:
+``Concat``, ``Split``, ``Slice``, ``Expand``, ``Tile``, ``DepthToSpace``, ``SpaceToDepth``,
+``CenterCropPad`` (``Pad``: :mod:`symshape.onnx.ops.pad`), and the operators that make shapes and constants:
 ``Constant``, ``ConstantOfShape``, ``Shape``, ``Size``, ``Range``, ``EyeLike``.
 
-Sizes given as inputs (``Reshape``'s target, ``Slice``'s bounds, ``Pad``'s pads, ...) are read
-as constants where the model has them; ``Reshape``'s target and ``ConstantOfShape``'s shape may
-also be computed at run time (symshape reads their shape values). ONNX semantics, per opset:
+Sizes given as inputs (``Reshape``'s target, ``Slice``'s bounds, ...) are read as constants
+where the model has them; ``Reshape``'s target and ``ConstantOfShape``'s shape may also be
+computed at run time (symshape reads their shape values). ONNX semantics, per opset:
 
 * ``Reshape``: 0 copies the input dimension at the same index (unless ``allowzero``), -1 is
   inferred; symshape's ``reshape`` has the same rule for these two values and checks the element
@@ -17,9 +17,6 @@ also be computed at run time (symshape reads their shape values). ONNX semantics
 * ``Slice`` is numpy slicing per axis (clamped, negative indices and steps), ``strided_slice``;
   a bound computed at run time that may be negative is counted from the end of its axis first
   (``strided_slice`` reads a symbolic index from the start).
-* ``Pad``: ``pads`` are all begins then all ends; negative pads crop (a slice after the padding);
-  by literal pads, ``reflect`` needs each pad smaller than its axis, ``edge``/``wrap`` a
-  non-empty axis (onnxruntime's checks).
 * ``Tile``: ``(d0, d1) * (r0, r1)`` is ``(r0*d0, r1*d1)``: a size-1 axis before each axis,
   broadcast to the repeats, adjacent axes merged.
 * ``DepthToSpace``/``SpaceToDepth``: the reshape-transpose-reshape of the ONNX definition (both
@@ -43,7 +40,7 @@ from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
 from symshape.onnx.dtypes import DTYPES
-from symshape.onnx.ops.common import expand, norm_axes, prepared, set_dim, unsqueeze, value_slice
+from symshape.onnx.ops.common import expand, prepared, set_dim, unsqueeze, value_slice
 from symshape.onnx.ops.index_maps import flat_value
 from symshape.onnx.registry import Outputs, register
 from symshape.relations.values import entries_of
@@ -338,7 +335,7 @@ def _slice_v10(ctx: NodeContext) -> Outputs:
 
 
 # ----------------------------------------------------------------------------------------------
-# expand, tile, pad
+# expand, tile (Pad: onnx/ops/pad.py)
 
 
 @register("Expand", since=8, value_inputs=(1,))
@@ -371,102 +368,6 @@ def _tile(ctx: NodeContext) -> Outputs:
         y = ss.ops.expand_dims(y, 2 * i)
     y = expand(y, [k for rep in reps for k in (rep, 1)])
     return ss.ops.reshape(y, (-3,) * r)
-
-
-def _pad(ctx: NodeContext, pads: tuple[int, ...], axes: tuple[int, ...] | None) -> Expr:
-    x = ctx.input(0)
-    if len(pads) % 2:
-        ctx.fail(BAD_ATTRIBUTE, f"pads must have an even length, got {len(pads)}")
-    k = len(pads) // 2
-    if axes is None:
-        before, after = list(pads[:k]), list(pads[k:])
-        rank = k
-    else:
-        if len(axes) != k:
-            ctx.fail(BAD_ATTRIBUTE, f"{len(pads)} pads for {len(axes)} axes")
-        rank = ctx.need_rank(0, "Pad with axes")
-        norm = norm_axes(ctx, axes, rank)
-        before, after = [0] * rank, [0] * rank
-        for a, b, e in zip(norm, pads[:k], pads[k:]):
-            before[a], after[a] = b, e
-    pos = [(max(b, 0), max(e, 0)) for b, e in zip(before, after)]
-    y = ss.ops.pad(x, tuple(pos)) if any(b or e for b, e in pos) or rank == 0 else x
-    y = _mode_reads(ctx, x, y, before, after)
-    if rank == 0 or all(b >= 0 and e >= 0 for b, e in zip(before, after)):
-        return y if y is not x else ss.ops.pad(x, tuple(pos))
-    crop_b = [max(-b, 0) for b in before]
-    crop_e: list[int | None] = [(-max(-e, 0) if e < 0 else None) for e in after]
-    return value_slice(y, crop_b, crop_e)
-
-
-def _mode_reads(ctx: NodeContext, x: Expr, y: Expr, before: list[int], after: list[int]) -> Expr:
-    """``y`` (``x`` padded) typed by the entries of ``x`` that ``mode`` copies, as onnxruntime reads
-    them: ``reflect`` reads ``x[p]`` for a pad ``p`` (``p < d``), ``edge`` and ``wrap`` ``x[0]``
-    (``d >= 1``), of the axis after its crops (negative pads, which onnxruntime applies first);
-    each read is a ``take`` whose index states the condition."""
-    mode = ctx.attr_str("mode", "constant")
-    if mode not in ("reflect", "edge", "wrap"):
-        return y
-    for a, (b, e) in enumerate(zip(before, after)):
-        if max(b, e) <= 0:
-            continue
-        crop = max(-b, 0) + max(-e, 0)
-        i = crop + (max(b, e) if mode == "reflect" else 0)
-        read = ss.ops.take(x, ctx.constant([i], "int64"), axis=a, mode="fast")
-        y = ss.ops.cast_like(y, read)
-    return y
-
-
-@register("Pad", since=1)
-def _pad_v1(ctx: NodeContext) -> Outputs:
-    pads = ctx.attr_ints("paddings" if ctx.opset < 2 else "pads")
-    if pads is None:
-        ctx.fail(BAD_ATTRIBUTE, "attribute 'pads' is required")
-    return _pad(ctx, pads, None)
-
-
-@register("Pad", since=2)
-def _pad_v2(ctx: NodeContext) -> Outputs:
-    pads = ctx.attr_ints("pads")
-    if pads is None:
-        ctx.fail(BAD_ATTRIBUTE, "attribute 'pads' is required")
-    return _pad(ctx, pads, None)
-
-
-@register("Pad", since=11, value_inputs=(1, 3))
-def _pad_v11(ctx: NodeContext) -> Outputs:
-    axes = ctx.opt_ints(3, "the axes") if ctx.opset >= 18 else None
-    if ctx.const(1) is None and ctx.value_of(1) is None:
-        return _pad_values(ctx, axes)
-    return _pad(ctx, ctx.ints(1, "the pads"), axes)
-
-
-def _pad_values(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
-    """``Pad`` by pads computed at run time: the output's shape is ``x.shape + begins + ends`` (a
-    negative pad crops), computed on shape values; the result is a tensor of that shape and
-    ``x``'s dtype."""
-    x = ctx.input(0)
-    r = ctx.need_rank(0, "Pad by pads computed at run time")
-    pads = flat_value(ctx, 1)  # (TorchScript's F.pad moves the pads through a (rank, 2) tensor)
-    if axes is None:
-        k, where = r, list(range(r))
-    else:
-        where = norm_axes(ctx, axes, r)
-        k = len(where)
-
-    def side(offset: int) -> Expr:
-        parts: list[Expr] = []
-        for a in range(r):
-            if a in where:
-                j = offset + where.index(a)
-                parts.append(value_slice(pads, [j], [j + 1]))
-            else:
-                parts.append(ctx.constant([0], "int64"))
-        return ss.ops.concatenate(parts, axis=0) if r > 1 else parts[0]
-
-    pads = ss.ops.reshape(pads, (2 * k,))  # as many pads as axes (checked)
-    target = ss.ops.add(ss.ops.add(ss.ops.shape_of(x), side(0)), side(k))
-    return ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
 
 
 # ----------------------------------------------------------------------------------------------
