@@ -13,9 +13,7 @@ from typing import Any
 from symshape.encoding.types import TensorType, Type
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.ir import nodes as X  # noqa: N812
-from symshape.ir.calls import SIZED as _SIZED
 from symshape.ir.calls import CallGen
-from symshape.ir.nodes import _EMPTY_ATTRS
 from symshape.ir.op import Op
 from symshape.relations.values import constant_type
 from symshape.solver.origins import make_origin
@@ -33,12 +31,10 @@ class BindingsGen(CallGen):
         get_type = types.get
         binds = df.bindings
         n = len(binds)
-        typed, binders, calls = self.typed, self.binders, self.calls
+        typed, binders = self.typed, self.binders
         # (the sets and maps below are only ever changed in place, and not by what this loop does
-        # for an operator call; an operator's relation is looked up once per block)
-        var_left, unreferenced, scanned = self.var_left, self.unreferenced, self.scanned
-        add_call = self.s.add_call
-        rdefs = self.rdefs
+        # for an operator call)
+        var_left, unreferenced = self.var_left, self.unreferenced
         call_cls, op_cls = X.Call, Op
         while i < n:
             v, x = binds[i]
@@ -63,17 +59,7 @@ class BindingsGen(CallGen):
                     if unreferenced:
                         for a in x.args:
                             unreferenced.pop(id(a), None)
-                    attrs = x.attrs
-                    rdef = rdefs.get(c)
-                    if rdef is None:
-                        rdef = self.op_rdef(c)
-                    if rdef is _SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in scanned):
-                        t = self.op_call(x, c, argtypes)
-                    else:
-                        calls.append(x)
-                        t = add_call(rdef, argtypes, attrs, c.name, x.span)
-                        if not c.pure:
-                            self.note_impure(x, self.frames[-1])
+                    t = self.typed_op_call(x, c, argtypes)
                     types[ix] = t
                     types[iv] = t
                     typed += (x, v)

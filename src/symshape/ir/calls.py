@@ -74,6 +74,22 @@ class CallGen(GenScope):
         self.rdefs[c] = rdef
         return rdef
 
+    def typed_op_call(self, e: Call, c: Op, argtypes: list[Type]) -> Type:
+        """:meth:`op_call` for arguments typed already, by the relation read from ``rdefs`` (the
+        generator's inline paths call it for each plain operator call): an operator of
+        data-dependent size, or attributes not scanned yet, go through ``op_call`` itself."""
+        rdef = self.rdefs.get(c)
+        if rdef is None:
+            rdef = self.op_rdef(c)
+        attrs = e.attrs
+        if rdef is SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in self.scanned):
+            return self.op_call(e, c, argtypes)
+        self.calls.append(e)
+        out = self.s.add_call(rdef, argtypes, attrs, c.name, e.span)
+        if not c.pure:
+            self.note_impure(e, self.frames[-1])
+        return out
+
     def global_type(self, g: GlobalVar) -> Type:
         t = self.global_types.get(g.name)
         if t is None:

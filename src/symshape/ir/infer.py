@@ -46,7 +46,6 @@ from symshape.errors import (
 )
 from symshape.ir import nodes as X  # noqa: N812
 from symshape.ir.bindings import BindingsGen
-from symshape.ir.calls import SIZED as _SIZED
 from symshape.ir.module import Module
 from symshape.ir.nodes import _EMPTY_ATTRS
 from symshape.ir.op import Op
@@ -94,9 +93,6 @@ class _Gen(BindingsGen):
         typed = self.typed
         argtypes: list[Type] | None
         open_ = self.open
-        rdefs = self.rdefs
-        calls = self.calls
-        add_call = self.s.add_call
         op_cls, call_cls, var_cls = Op, X.Call, X.Var
         # (sets and maps only ever changed in place)
         var_left, unreferenced = self.var_left, self.unreferenced
@@ -116,18 +112,7 @@ class _Gen(BindingsGen):
                     elif unreferenced:
                         unreferenced.pop(id(a), None)
                     argtypes.append(hit)
-                # (``op_call``, inline: its attributes were scanned when it was entered)
-                c = e.callee
-                rdef = rdefs.get(c)
-                if rdef is None:
-                    rdef = self.op_rdef(c)
-                if rdef is _SIZED:
-                    types[ie] = self.op_call(e, c, argtypes)
-                else:
-                    calls.append(e)
-                    types[ie] = add_call(rdef, argtypes, e.attrs, c.name, e.span)
-                    if not c.pure:
-                        self.note_impure(e, self.frames[-1])
+                types[ie] = self.typed_op_call(e, e.callee, argtypes)
                 typed.append(e)
                 continue
             if phase == 0:
@@ -147,18 +132,7 @@ class _Gen(BindingsGen):
                         if unreferenced:
                             for a in e.args:
                                 unreferenced.pop(id(a), None)
-                        # (``op_call``, inline where its attributes were scanned: as bindings does)
-                        attrs = e.attrs
-                        rdef = rdefs.get(cal)
-                        if rdef is None:
-                            rdef = self.op_rdef(cal)
-                        if rdef is _SIZED or (attrs is not _EMPTY_ATTRS and id(attrs) not in scanned):
-                            types[ie] = self.op_call(e, cal, argtypes)
-                        else:
-                            calls.append(e)
-                            types[ie] = add_call(rdef, argtypes, attrs, cal.name, e.span)
-                            if not cal.pure:
-                                self.note_impure(e, self.frames[-1])
+                        types[ie] = self.typed_op_call(e, cal, argtypes)
                         typed.append(e)
                         continue
                     if ie not in open_:
