@@ -162,26 +162,18 @@ def _scratch_cwd() -> Iterator[None]:
 
 
 def symshape_infer(path: str) -> wl.RunResult:
-    """symshape as ``symshape.onnx.infer(path)`` runs it, step for step (``_infer_loaded``): load
-    (its own loader) and convert (build); infer, check the ONNX type constraints and wrap the
-    result (solve)."""
-    import symshape as ss
+    """symshape as ``symshape.onnx.infer(path)`` runs it: load (its own loader) and convert
+    (build); infer and check the ONNX type constraints (solve, ``_infer_imported``)."""
+    from symshape.onnx import _infer_imported
     from symshape.onnx.graph import load_model
     from symshape.onnx.importer import Importer
-    from symshape.onnx.result import OnnxInferenceResult
-    from symshape.onnx.type_constraints import check_type_constraints
-    from symshape.solver.solve import gc_paused
 
     t0 = time.perf_counter()
     model, _, base_dir = load_model(path)
     imp = Importer(model, os.path.basename(path), base_dir=base_dir)
     fn = imp.run()
     t1 = time.perf_counter()
-    res = ss.infer(fn)
-    reported = [i.diagnostic for i in imp.issues] + list(res.errors)
-    with gc_paused():
-        imp.issues.extend(check_type_constraints(imp.converted, imp.named, imp.opsets, res, reported))
-    OnnxInferenceResult(res, imp)
+    res = _infer_imported(imp, fn)
     t2 = time.perf_counter()
     status = "error" if imp.issues else str(res.status)
     out = model.graph.output[0].name

@@ -111,7 +111,15 @@ def _infer_loaded(
     external data is read from ``base_dir`` (None: as the caller loaded it); the CLI's entry, which
     edits the model it loaded before inferring it."""
     imp = Importer(model, label, dims, timeout_ms, base_dir)
-    fn = imp.run()
+    return _infer_imported(imp, imp.run(), strict, timeout_ms)
+
+
+def _infer_imported(
+    imp: Importer, fn: Function, strict: bool = False, timeout_ms: int = 2000
+) -> OnnxInferenceResult:
+    """The rest of :func:`infer` once ``imp`` has converted the model to ``fn``: symshape's
+    inference, then the ONNX type constraints of the converted nodes (the benchmark times the
+    conversion and this apart)."""
     core = _ss_infer(fn, strict=strict, timeout_ms=timeout_ms)
     reported = [i.diagnostic for i in imp.issues] + list(core.errors)
     with gc_paused():  # (small acyclic objects, freed at the end: a collection would only cost)
