@@ -34,7 +34,7 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
-from symshape.errors import BAD_ATTRIBUTE
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import same_as_input, set_dim, stacked, to_int64
 from symshape.onnx.registry import Outputs, register
@@ -73,13 +73,16 @@ def _gather_nd(ctx: NodeContext) -> Outputs:
 
 def _gather_nd_of(ctx: NodeContext, b: int) -> Expr | None:
     """``GatherND`` of inputs 0 and 1; None when the indices' last dimension is not a constant."""
-    data, ind = ctx.input(0), ctx.input(1)
     t = ctx.tensor_type(1)
     if t is None or t.ndim is None or t.ndim < 1 or not t.dims[-1].is_constant:
         return None
-    k, lead = int(t.dims[-1]), t.ndim - 1
+    return _gather_nd_k(ctx.input(0), ctx.input(1), int(t.dims[-1]), t.ndim - 1, b)
+
+
+def _gather_nd_k(data: Expr, ind: Expr, k: int, lead: int, b: int) -> Expr:
+    """``GatherND`` of ``data`` by ``ind`` (of rank ``lead + 1``, index tuples of length ``k``)."""
     if k == 0:  # each index tuple selects the whole slice data.shape[b:]
-        rows = ss.ops.take(ind, ss.const(np.array(0, dtype=np.int64)), axis=-1)  # indices.shape[:-1]
+        rows = ss.ops.sum(ind, axis=-1)  # indices.shape[:-1] (a sum over the empty axis: zeros)
         return ss.ops.take(ss.ops.expand_dims(data, b), rows, axis=b, batch_dims=b)
     y: Expr = data
     for j in range(k):  # column j indexes data axis b + j: a negative index reads from the end
@@ -110,7 +113,18 @@ def _scatter_elements(ctx: NodeContext) -> Outputs:
 
 @register("ScatterND", since=11)
 def _scatter_nd(ctx: NodeContext) -> Outputs:
-    return _scattered(ctx, _gather_nd_of(ctx, 0))
+    read = _gather_nd_of(ctx, 0)
+    r, q, u = ctx.rank(0), ctx.rank(1), ctx.rank(2)
+    if read is None and r is not None and q is not None and q >= 1 and u is not None:
+        # the index tuples' length k is symbolic: the updates' rank q - 1 + r - k fixes it
+        k = q - 1 + r - u
+        if not 0 <= k <= r:
+            ctx.fail(RANK_MISMATCH, f"updates of rank {u} fit no index length for data of rank {r} "
+                     f"and indices of rank {q}")  # fmt: skip
+        ind = ctx.input(1)  # the indices, their last dimension equal to k
+        ind = ss.ops.take(stacked(set_dim(ind, -1, k), ind), ss.const(np.array(0, dtype=np.int64)), axis=0)
+        read = _gather_nd_k(ctx.input(0), ind, k, q - 1, 0)
+    return _scattered(ctx, read)
 
 
 register("TensorScatter", since=24)(same_as_input)

@@ -1,0 +1,72 @@
+"""Compare symshape's symbolic result of a model with what a runtime does at concrete sizes.
+
+:func:`disagreements` infers ``model`` once with its ``dim_param`` s as symbols, then for each size
+assignment builds the inputs (``feeds``), runs onnxruntime (or onnx's reference evaluator) and lists
+every difference: the runtime refuses a size symshape accepts (no guard excludes it), the runtime
+runs a size symshape excludes, or an output's shape or dtype differs from symshape's type with the
+sizes substituted. An empty list is agreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx_helpers import reference, run_ort
+
+import symshape as ss
+import symshape.onnx as sso
+
+__all__ = ["disagreements", "Feeds"]
+
+Feeds = Callable[[Mapping[str, int], np.random.Generator], dict[str, np.ndarray[Any, Any]]]
+
+
+def disagreements(
+    model: onnx.ModelProto,
+    names: Sequence[str] | Mapping[str, ss.Dim],
+    sizes: Sequence[Mapping[str, int]],
+    feeds: Feeds,
+    runner: str = "onnxruntime",
+) -> list[str]:
+    """Each difference between symshape's result of ``model`` (symbols ``names``) and ``runner``
+    at ``sizes``, as a line of text (``names``: the symbols' names, or the symbols by name)."""
+    syms = dict(names) if isinstance(names, Mapping) else {n: ss.dim(n) for n in names}
+    res = sso.infer(model, dims=syms)
+    out: list[str] = []
+    if res.unsupported:
+        return [f"unsupported: {res.report()}"]
+    outs = [o.name for o in model.graph.output]
+    rng = np.random.default_rng(0)
+    for size in sizes:
+        env: dict[Any, int] = {syms[k]: v for k, v in size.items() if k in syms}
+        fed = feeds(size, rng)
+        try:
+            got: list[np.ndarray[Any, Any]] | None = (
+                run_ort(model, fed) if runner == "onnxruntime" else reference(model, fed)
+            )
+            why = ""
+        except Exception as e:  # the runtime refuses these sizes
+            got, why = None, str(e).splitlines()[0][:160]
+        valid = not res.errors and res.valid_at(env)
+        if got is None:
+            if valid:
+                out.append(f"{dict(size)}: {runner} refuses ({why}); symshape accepts")
+            continue
+        if not valid:
+            out.append(f"{dict(size)}: {runner} runs; symshape excludes it: {res.report()}")
+            continue
+        for o, arr in zip(outs, got):
+            t = res.type_of(o)
+            if not isinstance(t, ss.TensorType) or t.ndim is None:
+                out.append(f"{dict(size)}: {o} is {t}, {runner} gives {arr.shape}")
+                continue
+            st = t.subs(env)
+            shape = tuple(int(d) if d.is_constant else str(d) for d in st.dims)
+            if shape != arr.shape:
+                out.append(f"{dict(size)}: {o}: symshape {t} -> {shape}, {runner} {arr.shape}")
+            if isinstance(st.dtype, str) and st.dtype != str(arr.dtype):
+                out.append(f"{dict(size)}: {o}: dtype {st.dtype}, {runner} {arr.dtype}")
+    return out
