@@ -19,8 +19,8 @@
   (``GatherElements``'s result for ``ScatterElements``, ``GatherND``'s for ``ScatterND``).
 * ``TopK``: the input with ``k`` at ``axis`` (``k`` computed at run time: its value), at most
   the axis' size; indices ``int64``.
-* ``OneHot``: the indices with a new axis of size ``depth`` (a constant) at ``axis``, the values'
-  dtype.
+* ``OneHot``: the indices (rank >= 1) with a new axis of size ``depth`` at ``axis``, the values'
+  dtype (exactly two values); a depth computed at run time gives an axis of its value (>= 1).
 * ``Compress`` with a constant condition keeps as many entries as it has true values, which
   must lie in the axis (numpy's rule; onnxruntime ignores the condition's entries past the axis).
 * ``NonZero``, ``Unique`` and ``NonMaxSuppression`` have sizes that depend on the data: they are
@@ -158,15 +158,28 @@ def _topk_v10(ctx: NodeContext) -> Outputs:
 
 @register("OneHot", since=9, value_inputs=(1,))
 def _one_hot(ctx: NodeContext) -> Outputs:
-    depth_v = ctx.require_const(1, "the depth").reshape(-1)
+    """The indices (rank >= 1: onnx's inference and onnxruntime refuse a scalar) with a new axis of
+    size ``depth`` at ``axis``, of the values' dtype (the values: exactly two entries)."""
+    ind = ctx.input(0)
+    if ctx.rank(0) == 0:
+        ctx.fail(RANK_MISMATCH, "the indices must have rank >= 1, got a scalar")
+    axis = ctx.attr_int("axis", -1)
+    values = stacked(ctx.input(2), ss.ops.zeros((2,), "float32"))  # (off value, on value)
+    depth_v = ctx.const(1)
+    if depth_v is None:  # computed at run time (a size): an axis of its value, cast to int64
+        depth = ss.ops.reshape(ss.ops.cast(ctx.input(1), "int64"), ())
+        hot = ss.ops.arange(depth)
+        # onnxruntime refuses a depth < 1 ("Depth is negative"): entry 0 of the axis must exist
+        first = ss.ops.take(hot, ss.const(np.array(0, dtype=np.int64)), axis=0, mode="nonnegative")
+        y = ss.ops.take(ss.ops.expand_dims(ind, axis), hot, axis=axis)
+        return ss.ops.add(ss.ops.cast_like(y, values), ss.ops.cast_like(first, values))
+    depth_v = depth_v.reshape(-1)
     if depth_v.size != 1:
         ctx.fail(BAD_ATTRIBUTE, f"depth must have one value, got {depth_v.size}")
     depth = int(depth_v[0])
     if depth < 1:
         ctx.fail(BAD_ATTRIBUTE, f"depth must be >= 1, got {depth}")
-    axis = ctx.attr_int("axis", -1)
-    y = set_dim(ss.ops.expand_dims(ctx.input(0), axis), axis, depth)
-    return ss.ops.cast_like(y, ctx.input(2))
+    return ss.ops.cast_like(set_dim(ss.ops.expand_dims(ind, axis), axis, depth), values)
 
 
 @register("Compress", since=9, value_inputs=(1,))
