@@ -167,8 +167,7 @@ def _one_hot(ctx: NodeContext) -> Outputs:
     values = stacked(ctx.input(2), ss.ops.zeros((2,), "float32"))  # (off value, on value)
     depth_v = ctx.const(1)
     if depth_v is None:  # computed at run time (a size): an axis of its value, cast to int64
-        depth = ss.ops.reshape(ss.ops.cast(ctx.input(1), "int64"), ())
-        hot = ss.ops.arange(depth)
+        hot = ss.ops.arange(ss.ops.reshape(ss.ops.cast(ctx.input(1), "int64"), ()))
         # onnxruntime refuses a depth < 1 ("Depth is negative"): entry 0 of the axis must exist
         first = ss.ops.take(hot, ss.const(np.array(0, dtype=np.int64)), axis=0, mode="nonnegative")
         y = ss.ops.take(ss.ops.expand_dims(ind, axis), hot, axis=axis)
