@@ -10,7 +10,8 @@
 * ``GridSample``: ``(N, C)`` of the input, the spatial axes of the grid; the grid has the input's
   ``N`` and rank, and one coordinate per spatial axis.
 * ``AffineGrid``: ``(N, *size[2:], r)``; ``theta`` is ``(N, r, r + 1)`` for ``N = size[0]``.
-* ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size.
+* ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size; the
+  input's last axis is the number of blocks.
 * ``RoiAlign``/``MaxRoiPool``: ``(num_rois, C, *output size)``.
 * ``DeformConv``: the convolution's output shape.
 * ``DFT``: the signal axis becomes ``dft_length`` (or ``dft_length//2 + 1`` one-sided), the last axis
@@ -197,7 +198,23 @@ def _col2im(ctx: NodeContext) -> Outputs:
     block = ctx.ints(2, "the block shape")
     if len(image) != len(block):
         ctx.fail(BAD_ATTRIBUTE, f"image_shape has {len(image)} values, block_shape {len(block)}")
-    y = ss.ops.reshape(ctx.input(0), (0, -4, -1, math.prod(block), 0))  # (N, C, prod(block), L)
+    nd = len(image)
+    dil = ctx.attr_ints("dilations") or (1,) * nd
+    strides = ctx.attr_ints("strides") or (1,) * nd
+    pads = ctx.attr_ints("pads") or (0,) * (2 * nd)
+    if len(dil) != nd or len(strides) != nd or len(pads) != 2 * nd:
+        ctx.fail(BAD_ATTRIBUTE, f"dilations, strides and pads need {nd}, {nd} and {2 * nd} values")
+    # L, the input's last axis, is the number of blocks (onnxruntime checks it)
+    per_axis = [
+        (image[i] + pads[i] + pads[i + nd] - dil[i] * (block[i] - 1) - 1) // strides[i] + 1 for i in range(nd)
+    ]
+    if min(per_axis, default=1) < 1:
+        ctx.fail(BAD_ATTRIBUTE, f"the blocks {list(block)} do not fit the image {list(image)}")
+    x = ctx.input(0)
+    x = ss.ops.take(
+        stacked(set_dim(x, 2, math.prod(per_axis)), x), ss.const(np.array(0, dtype=np.int64)), axis=0
+    )
+    y = ss.ops.reshape(x, (0, -4, -1, math.prod(block), 0))  # (N, C, prod(block), L)
     y = ss.ops.sum(y, axis=(2, 3))
     y = ss.ops.expand_dims(y, 2, num_newaxis=len(image))
     out: Expr = y
