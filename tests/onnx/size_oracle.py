@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx_helpers import reference, run_ort
+from onnx_helpers import In, reference, run_ort
 
 import symshape as ss
 import symshape.onnx as sso
 
-__all__ = ["disagreements", "Feeds"]
+__all__ = ["disagreements", "Feeds", "feeds_of"]
 
 Feeds = Callable[[Mapping[str, int], np.random.Generator], dict[str, np.ndarray[Any, Any]]]
 
@@ -76,3 +76,23 @@ def disagreements(
             if isinstance(st.dtype, str) and st.dtype != str(arr.dtype):
                 out.append(f"{dict(size)}: {o}: dtype {st.dtype}, {runner} {arr.dtype}")
     return out
+
+
+def feeds_of(ins: Sequence[In], fed: Mapping[str, np.ndarray[Any, Any]] | None = None) -> Feeds:
+    """Feeds of the inputs ``ins`` at a size: the values ``fed`` as given, the others random (ints
+    in ``[0, 2)``, floats normal)."""
+
+    def feeds(size: Mapping[str, int], rng: np.random.Generator) -> dict[str, np.ndarray[Any, Any]]:
+        out = dict(fed or {})
+        for i in ins:
+            if i.name not in out:
+                shape = [size[d] if isinstance(d, str) else d for d in i.shape or ()]
+                kind = np.dtype(i.dtype).kind
+                out[i.name] = (
+                    rng.integers(0, 2, shape).astype(i.dtype)
+                    if kind in "iub"
+                    else rng.standard_normal(shape).astype(i.dtype)
+                )
+        return out
+
+    return feeds

@@ -11,31 +11,17 @@ the fresh size of a depth fed as data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import onnx
 import pytest
 from onnx_helpers import In, make_model, node
-from size_oracle import disagreements
+from size_oracle import disagreements, feeds_of
 
 I64 = np.int64
 V2 = np.array([0.0, 1.0], dtype=np.float32)
 SIZES = [dict(a=1, b=1), dict(a=3, b=4), dict(a=2, b=7), dict(a=5, b=1), dict(a=1, b=2)]
-
-
-def _feeds(ins: Sequence[In], fed: Mapping[str, np.ndarray[Any, Any]]) -> Any:
-    def feeds(size: Mapping[str, int], rng: np.random.Generator) -> dict[str, np.ndarray[Any, Any]]:
-        out = dict(fed)
-        for i in ins:
-            if i.name not in out:
-                shape = [size[d] if isinstance(d, str) else d for d in i.shape or ()]
-                out[i.name] = rng.integers(0, 2, shape).astype(i.dtype) if i.dtype == "int64" else (
-                    rng.standard_normal(shape).astype(i.dtype))  # fmt: skip
-        return out
-
-    return feeds
 
 
 IND = In("i", "int64", ["a", "b"])
@@ -77,4 +63,4 @@ def test_one_hot_against_onnxruntime(
         n.name = n.name if n.op_type == "OneHot" else f"{n.op_type}_{n.output[0]}"
     model = make_model(nodes, ins, ["y"], opset=11, inits=inits)
     names = sorted({d for i in ins for d in i.shape or () if isinstance(d, str)})
-    assert disagreements(model, names, SIZES, _feeds(ins, fed)) == []
+    assert disagreements(model, names, SIZES, feeds_of(ins, fed)) == []

@@ -13,7 +13,8 @@
 * ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size; the
   input's last axis is the number of blocks.
 * ``RoiAlign``/``MaxRoiPool``: ``(num_rois, C, *output size)``.
-* ``DeformConv``: the convolution's output shape.
+* ``DeformConv``: the convolution's output shape; the offsets and the mask have it, with
+  ``offset_group*2*K`` and ``offset_group*K`` channels for ``K`` kernel positions.
 * ``DFT``: the signal axis becomes ``dft_length`` (or ``dft_length//2 + 1`` one-sided), the last axis
   2; ``STFT``: ``(batch, frames, bins, 2)`` with ``frames = (L - frame_length)//frame_step + 1``.
 """
@@ -247,7 +248,28 @@ def _max_roi_pool(ctx: NodeContext) -> Outputs:
 
 @register("DeformConv", since=19)
 def _deform_conv(ctx: NodeContext) -> Outputs:
-    return conv_with_bias(ctx, 3)
+    """The convolution; the input's channels are a multiple of ``offset_group``, the offsets are
+    ``(N, offset_group*2*K, *out)`` and the mask ``(N, offset_group*K, *out)`` for ``K`` kernel
+    positions (the weight's spatial sizes) and the output's spatial axes ``out`` (onnxruntime's
+    and the reference's checks)."""
+    y = conv_with_bias(ctx, 3)
+    r = ctx.rank(0) or ctx.rank(1)
+    if r is None:
+        return y
+    og = ctx.attr_int("offset_group", 1)
+    if og < 1:
+        ctx.fail(BAD_ATTRIBUTE, f"offset_group must be >= 1, got {og}")
+    nd, keep = r - 2, (0,) * (r - 2)
+    # (1, 1, K, 1, ...): the kernel positions, from the weight
+    k = ss.ops.reshape(ss.ops.sum(ctx.input(1), axis=(0, 1)), (1, 1, -1) + (1,) * nd)
+    checks: list[Expr] = [ss.ops.reshape(ctx.input(0), (0, -4, og, -1) + keep)]
+    for i, per in ((2, 2 * og), (4, og)):  # offsets, mask: (N, per*K, *out) as (N, per, K, *out)
+        if ctx.has_input(i):
+            want = ss.ops.add(ss.ops.expand_dims(set_dim(y, 1, per), 2), ss.ops.cast_like(k, y))
+            checks.append(stacked(want, ss.ops.reshape(ctx.input(i), (0, -4, per, -1) + keep)))
+    for check in checks:
+        y = ss.ops.cast_like(y, check)
+    return y
 
 
 @register("DFT", since=17, value_inputs=(1, 2))
