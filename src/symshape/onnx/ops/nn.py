@@ -357,25 +357,40 @@ def _conv_transpose_values(ctx: NodeContext, nd: int) -> Expr:
 
 @register("MaxUnpool", since=9, value_inputs=(2,))
 def _max_unpool(ctx: NodeContext) -> Outputs:
+    """The input's axes scaled by the strides and widened by ``kernel - pads - strides``, or the
+    ``output_shape`` input (a constant or computed at run time), which keeps the input's ``N`` and
+    ``C`` and is no smaller on a spatial axis (onnxruntime's checks). The indices have the input's
+    shape (the spec's rule), pads are smaller than the kernel (onnxruntime's)."""
     ks = ctx.attr_ints("kernel_shape")
     if ks is None:
         ctx.fail(BAD_ATTRIBUTE, "attribute 'kernel_shape' is required")
     nd = len(ks)
     _check_nd(ctx, nd)
     x = ctx.input(0)
-    if ctx.has_input(2):
-        shape = ctx.ints(2, "the output shape")
-        if len(shape) != nd + 2:
-            ctx.fail(BAD_ATTRIBUTE, f"output_shape has {len(shape)} values for rank {nd + 2}")
-        y: Expr = x
-        for i, v in enumerate(shape[2:]):
-            y = set_dim(y, 2 + i, v)
-        return y
     strides = _spatial_attr(ctx, "strides", nd, 1)
     pads = ctx.attr_ints("pads") or (0,) * (2 * nd)
+    if len(pads) != 2 * nd:
+        ctx.fail(BAD_ATTRIBUTE, f"attribute 'pads' has {len(pads)} values for {nd} spatial axes")
+    if any(pads[i] >= ks[i % nd] for i in range(2 * nd)):
+        ctx.fail(BAD_ATTRIBUTE, f"pads {list(pads)} must be smaller than the kernel {list(ks)}")
     y = _scale_axes(x, nd + 2, strides)
     rest = [ks[i] - pads[i] - pads[nd + i] - strides[i] for i in range(nd)]
-    return _add_constants(ctx, y, nd, rest)
+    y = _add_constants(ctx, y, nd, rest)
+    y = ss.ops.cast_like(y, stacked(x, ctx.input(1)))  # the indices: the input's shape
+    if not ctx.has_input(2):
+        return y
+    t = ctx.tensor_type(2)
+    if t is not None and t.ndim == 1 and t.dims[0].is_constant and int(t.dims[0]) != nd + 2:
+        ctx.fail(BAD_ATTRIBUTE, f"output_shape has {int(t.dims[0])} values for rank {nd + 2}")
+    out: Expr = ss.ops.cast_like(ss.ops.zeros(ctx.input(2), "float32"), x)
+    spatial = tuple(range(2, nd + 2))
+    checks = [stacked(ss.ops.sum(out, axis=spatial), ss.ops.sum(x, axis=spatial))]  # (N, C)
+    for a in spatial:  # entry size - 1 of the axis exists: the output shape is no smaller
+        size = ss.ops.take(ss.ops.shape_of(y), ss.ops.int_tensor(a))
+        checks.append(ss.ops.take(out, ss.ops.arange(size), axis=a, mode="nonnegative"))
+    for check in checks:
+        out = ss.ops.cast_like(out, check)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
