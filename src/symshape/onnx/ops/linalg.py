@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import symshape as ss
 from symshape import Expr
-from symshape.errors import BAD_ATTRIBUTE
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import like, of_inputs, stacked
+from symshape.onnx.ops.common import like, of_inputs, set_dim, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -49,8 +49,31 @@ def _matmul_integer(ctx: NodeContext) -> Outputs:
 
 @register("QLinearMatMul", since=10)
 def _qlinear_matmul(ctx: NodeContext) -> Outputs:
-    y = ss.ops.matmul(ss.ops.cast(ctx.input(0), "int32"), ss.ops.cast(ctx.input(3), "int32"))
-    return ss.ops.cast_like(y, ctx.input(7))
+    """``matmul`` of the output zero point's type. Each zero point has its scale's shape (the
+    spec); ``a``'s and the output's are per tensor (a scalar or one entry), ``b``'s per tensor or,
+    for a matrix ``b`` (``K x N``), per column: ``(N,)`` or ``(1, N)`` (onnxruntime's rules)."""
+    b = ctx.input(3)
+    y: Expr = ss.ops.matmul(ss.ops.cast(ctx.input(0), "int32"), ss.ops.cast(b, "int32"))
+    checks: list[Expr] = [stacked(ctx.input(s), ctx.input(s + 1)) for s in (1, 4, 6)]
+    rb = ctx.rank(3)
+    for s in (1, 4, 6):
+        r = ctx.rank(s)
+        if r is None or r == 0 or (s == 4 and rb is None):
+            continue
+        q = ctx.input(s)
+        if s == 4 and rb == 2 and r == 1:  # one entry, or one per column of b
+            cols = ss.ops.sum(ss.ops.cast(b, "float32"), axis=0)  # (N,)
+            checks.append(like(ss.ops.add(cols, ss.ops.cast_like(q, cols)), cols))
+        elif s == 4 and r == rb and r >= 2:  # b's shape with 1 at axis -2
+            checks.append(stacked(set_dim(ss.ops.cast_like(b, q), -2, 1), q))
+        elif r == 1:
+            checks.append(ss.ops.reshape(q, ()))  # one entry
+        else:
+            ctx.fail(RANK_MISMATCH, f"{ctx.input_name(s)!r} of rank {r} is not per tensor or per column")
+    y = ss.ops.cast_like(y, ctx.input(7))
+    for check in checks:
+        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
+    return y
 
 
 @register("Det", since=11)
