@@ -16,7 +16,8 @@
   indices' leading axes as batch axes. Each column whose value range is known must lie in its
   axis (``-d <= i < d``, onnxruntime's bound).
 * The scatters give the data's type; the updates must have the shape of what the indices read
-  (``GatherElements``'s result for ``ScatterElements``, ``GatherND``'s for ``ScatterND``).
+  (``GatherElements``'s result for ``ScatterElements``, ``GatherND``'s for ``ScatterND``, the
+  cache's with at most its size at ``axis`` for ``TensorScatter``).
 * ``TopK``: the input with ``k`` at ``axis`` (``k`` computed at run time: its value), at most
   the axis' size; indices ``int64``.
 * ``OneHot``: the indices (rank >= 1) with a new axis of size ``depth`` at ``axis``, the values'
@@ -127,7 +128,29 @@ def _scatter_nd(ctx: NodeContext) -> Outputs:
     return _scattered(ctx, read)
 
 
-register("TensorScatter", since=24)(same_as_input)
+@register("TensorScatter", since=24)
+def _tensor_scatter(ctx: NodeContext) -> Outputs:
+    """The cache's type; the update has the cache's shape but at ``axis`` (not 0), where it is at
+    most the cache's; the write indices are ``(batch,)`` (the spec and the reference's checks)."""
+    past, upd = ctx.input(0), ctx.input(1)
+    r = ctx.rank(0) or ctx.rank(1)
+    if r is None:
+        return same_as_input(ctx)
+    axis = ctx.attr_int("axis", -2)
+    if not -r <= axis < r or axis % r == 0:
+        ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is out of range or the batch axis for rank {r}")
+    a = axis % r
+    seq = ss.ops.take(ss.ops.shape_of(upd), ss.const(np.array(a, dtype=np.int64)))
+    # the cache's first `seq` entries along the axis: the update's shape, when seq <= max
+    fits = ss.ops.take(past, ss.ops.arange(seq), axis=a, mode="nonnegative")
+    checks = [stacked(fits, upd)]
+    if ctx.has_input(2):
+        batch = ss.ops.sum(past, axis=tuple(range(1, r)))  # (batch,)
+        checks.append(stacked(batch, ctx.input(2)))
+    y: Expr = ss.ops.copy(past)
+    for check in checks:
+        y = ss.ops.cast_like(y, check)
+    return y
 
 
 def _topk(ctx: NodeContext, k: int | Expr) -> Outputs:
