@@ -28,10 +28,12 @@ ROWS: list[tuple[str, list[In], dict[str, Any], list[dict[str, int]]]] = [
     ("axis-2", [P4, U4], {"axis": 2}, SIZES),
     ("axis-1", [P4, U4], {"axis": 1}, SIZES),
     ("rank-3-axis-1", [P3, U3], {"axis": 1}, SIZES),
-    ("axis-last", [P3, U3], {"axis": -1}, [dict(b=2, m=3, d=5, b2=2, s=3, d2=2), dict(b=2, m=3, d=5, b2=2, s=3, d2=6)]),
+    ("axis-last", [P3, U3], {"axis": -1},
+     [dict(b=2, m=3, d=5, b2=2, s=3, d2=2), dict(b=2, m=3, d=5, b2=2, s=3, d2=6)]),
     ("axis-0", [P3, U3], {"axis": 0}, SIZES),
     ("axis-out-of-range", [P3, U3], {"axis": 3}, SIZES[:2]),
-    ("write-indices", [P4, U4, W], {"mode": "circular"}, [dict(B, bw=2), dict(B, bw=1), dict(B, b=1, b2=1, bw=1)]),
+    ("write-indices", [P4, U4, W], {"mode": "circular"},
+     [dict(B, bw=2), dict(B, bw=1), dict(B, b=1, b2=1, bw=1)]),
 ]  # fmt: skip
 
 
