@@ -274,6 +274,9 @@ def _deform_conv(ctx: NodeContext) -> Outputs:
 
 @register("DFT", since=17, value_inputs=(1, 2))
 def _dft(ctx: NodeContext) -> Outputs:
+    """The spec's checks: the last axis holds 1 (real) or 2 (complex) values, 1 for a one-sided
+    forward DFT (onnxruntime also runs a complex one) and 2 for an inverse one; the axis is in
+    ``[-r, -2]`` or ``[0, r - 2]``; ``dft_length`` is a scalar."""
     x = ctx.input(0)
     if ctx.opset >= 20:
         axis = ctx.ints(2, "the axis")[0] if ctx.has_input(2) else -2
@@ -282,9 +285,20 @@ def _dft(ctx: NodeContext) -> Outputs:
     onesided = bool(ctx.attr_int("onesided", 0))
     inverse = bool(ctx.attr_int("inverse", 0))
     irfft = onesided and inverse
-    y: Expr = x
+    r = ctx.rank(0)
+    if r is not None and not (-r <= axis <= -2 or 0 <= axis <= r - 2):
+        ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is not a signal axis of rank {r}")
+    parts = ss.ops.sum(x, axis=-1, keepdims=True, exclude=True)  # (1, ..., 1, c)
+    if onesided:  # c == 1 (real, forward) or c == 2 (complex, inverse)
+        check: Expr = stacked(set_dim(parts, -1, 2 if inverse else 1), parts)
+    else:  # c == 1 or c == 2: broadcasts against 2
+        check = ss.ops.add(parts, ss.ops.cast_like(ss.ops.zeros((2,), "float32"), parts))
+    y: Expr = ss.ops.cast_like(x, check)
     if ctx.has_input(1):
-        n = ctx.ints(1, "the DFT length")[0]
+        dl = ctx.require_const(1, "the DFT length")
+        if dl.ndim != 0:
+            ctx.fail(BAD_ATTRIBUTE, f"dft_length must be a scalar, got shape {list(dl.shape)}")
+        n = int(dl)
         y = set_dim(y, axis, n // 2 + 1 if onesided and not inverse else n)
     elif onesided:
         r = ctx.need_rank(0, "a one-sided DFT")
