@@ -16,7 +16,8 @@
 * ``DeformConv``: the convolution's output shape; the offsets and the mask have it, with
   ``offset_group*2*K`` and ``offset_group*K`` channels for ``K`` kernel positions.
 * ``DFT``: the signal axis becomes ``dft_length`` (or ``dft_length//2 + 1`` one-sided), the last axis
-  2; ``STFT``: ``(batch, frames, bins, 2)`` with ``frames = (L - frame_length)//frame_step + 1``.
+  2; ``STFT``: ``(batch, frames, bins, 2)`` with ``frames = (L - frame_length)//frame_step + 1``
+  (the frame length: a constant, the window's length, or ``L``).
 """
 
 from __future__ import annotations
@@ -311,20 +312,63 @@ def _dft(ctx: NodeContext) -> Outputs:
     return set_dim(y, -1, 1 if irfft else 2)
 
 
+def _scalar(ctx: NodeContext, i: int, what: str) -> int:
+    v = ctx.require_const(i, what)
+    if v.ndim != 0:
+        ctx.fail(BAD_ATTRIBUTE, f"{what} must be a scalar, got shape {list(v.shape)}")
+    return int(v)
+
+
+def _with(y: Expr, check: Expr) -> Expr:
+    """``y``'s type, once ``check`` type-checks."""
+    return ss.ops.cast_like(y, ss.ops.cast_like(check, y))
+
+
 @register("STFT", since=17, value_inputs=(1, 3))
 def _stft(ctx: NodeContext) -> Outputs:
-    step = ctx.ints(1, "the frame step")[0]
-    if ctx.has_input(3):
-        length = ctx.ints(3, "the frame length")[0]
-    else:
-        wt = ctx.tensor_type(2) if ctx.has_input(2) else None
-        if wt is None or wt.ndim != 1 or not wt.dims[0].is_constant:
-            ctx.unsupported(CORE_OP, "STFT whose frame length is not a constant")
-        length = int(wt.dims[0])
+    """``(B, frames, bins, 2)`` of a signal ``(B, L, c)`` (the spec: rank 3, ``c`` 1 or 2 and 1 for
+    a one-sided STFT; onnxruntime also runs a rank-2 signal, a complex one-sided one and 1-element
+    steps and lengths). The frame length is ``frame_length``, the window's length (which must equal
+    it), or ``L``; ``frames = (L - length)//step + 1`` needs ``length <= L``."""
+    x = ctx.input(0)
+    r = ctx.rank(0)
+    if r is not None and r != 3:
+        ctx.fail(RANK_MISMATCH, f"the signal must have rank 3 (batch, length, 1 or 2), got rank {r}")
+    step = _scalar(ctx, 1, "the frame step")
+    if step < 1:
+        ctx.fail(BAD_ATTRIBUTE, f"the frame step must be >= 1, got {step}")
     onesided = bool(ctx.attr_int("onesided", 1))
-    bins = length // 2 + 1 if onesided else length
-    y: Expr = ss.ops.transpose(ctx.input(0), [0, 2, 1])  # (B, c, L)
-    y = ss.ops.max_pool1d(y, pool_size=length, strides=step)  # (B, c, frames)
-    y = ss.ops.transpose(y, [0, 2, 1])  # (B, frames, c)
-    y = set_dim(y, 2, bins)
+    parts = ss.ops.sum(x, axis=(0, 1))  # (c,): real (1) or complex (2)
+    if onesided:
+        x = _with(x, stacked(set_dim(parts, 0, 1), parts))
+    else:
+        x = _with(x, ss.ops.add(parts, ss.ops.cast_like(ss.ops.zeros((2,), "float32"), parts)))
+    window = ctx.input(2) if ctx.has_input(2) else None
+    wt = ctx.tensor_type(2) if window is not None else None
+    if wt is not None and wt.ndim is not None and wt.ndim != 1:
+        ctx.fail(RANK_MISMATCH, f"the window must be 1-d, got rank {wt.ndim}")
+    length: int | None = None
+    if ctx.has_input(3):
+        length = _scalar(ctx, 3, "the frame length")
+        if window is not None:  # of the frame length
+            x = _with(x, stacked(ss.Constant(shape=(length,), dtype="float32"), window))
+    elif wt is not None and wt.ndim == 1 and wt.dims[0].is_constant:
+        length = int(wt.dims[0])
+    z = ss.ops.sum(x, axis=2)  # (B, L)
+    if length is not None:
+        frames: Expr = ss.ops.max_pool1d(ss.ops.expand_dims(z, 1), pool_size=length, strides=step)
+        frames = ss.ops.sum(frames, axis=1)  # (B, frames)
+        per_frame: Expr = ss.Constant(shape=(length,), dtype="float32")
+    elif window is None:  # one frame of the whole signal
+        frames, per_frame = ss.ops.sum(z, axis=1, keepdims=True), ss.ops.sum(z, axis=0)
+    else:  # the window's length w: frames start at 0, step, ... up to L - w
+        w = ss.ops.take(ss.ops.shape_of(window), ss.ops.int_tensor(0))
+        fits = ss.ops.take(z, ss.ops.arange(w), axis=1, mode="nonnegative")  # w <= L
+        last = ss.ops.subtract(ss.ops.shape_of(window), ss.ops.int_tensor((1,)))  # [w - 1]
+        frames = _with(value_slice(z, last, [None], [step], axes=[1]), fits)
+        per_frame = window
+    if onesided:  # length//2 + 1 bins: range(0, length + 1, 2)
+        per_frame = ss.ops.strided_slice(ss.ops.pad(per_frame, ((0, 1),)), [0], [None], strides=[2])
+    bins = ss.ops.reshape(ss.ops.cast_like(per_frame, z), (1, 1, -1))
+    y = ss.ops.add(ss.ops.expand_dims(frames, 2), bins)  # (B, frames, bins)
     return set_dim(ss.ops.expand_dims(y, 3), 3, 2)
