@@ -6,8 +6,9 @@ branches' types (equal dimensions stay, differing ones become fresh symbols).
 
 ``Scan`` (opset 9+) converts its body once, on the initial states and the first slice of each scan
 input (the scan axis taken away): the final states have the initial states' types (the body's
-state outputs must have as many elements), and each scan output is the body's output with the scan
-length (the first scan input's size along its axis, a shape value) inserted at its output axis.
+state outputs must have their shapes), and each scan output is the body's output with the scan
+length (the scan inputs' common size along their axes, a shape value) inserted at its output axis
+(a negative one counted from the output's end). The directions do not change the types.
 ``Loop`` is not converted yet.
 """
 
@@ -17,7 +18,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import like, value_slice
+from symshape.onnx.ops.common import like, stacked, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -52,13 +53,14 @@ def _scan(ctx: NodeContext) -> Outputs:
     first = ss.ops.int_tensor(0)
     slices = [ss.ops.take(x, first, axis=a, mode="fast") for x, a in zip(scanned, in_axes)]
     outs = ctx.apply(body, [*states, *slices])
-    a0 = in_axes[0]
-    length = value_slice(ss.ops.shape_of(scanned[0]), [a0], [a0 + 1 if a0 != -1 else None])
-    steps: Expr = ss.ops.zeros(length, "int64")  # (L,)
-    result: list[Expr] = [like(o, s) for o, s in zip(outs[:n], states)]
-    for y, ax in zip(outs[n:], out_axes):
-        if ax < 0:
-            r = ctx.need_rank(n, "Scan with a negative output axis")  # noqa: F841
-            ctx.fail(BAD_ATTRIBUTE, "negative scan_output_axes are not supported")
+    steps: Expr | None = None  # (L,): every scan input has the same length (onnxruntime's check)
+    for x, a in zip(scanned, in_axes):
+        length = value_slice(ss.ops.shape_of(x), [a], [a + 1 if a != -1 else None])
+        here = ss.ops.zeros(length, "int64")
+        steps = here if steps is None else ss.ops.take(stacked(steps, here), first, axis=0)
+    assert steps is not None
+    # a final state has its initial state's type (onnxruntime refuses a body that changes it)
+    result: list[Expr] = [ss.ops.cast_like(like(o, s), stacked(s, o)) for o, s in zip(outs[:n], states)]
+    for y, ax in zip(outs[n:], out_axes):  # a negative axis counts in the output (rank + 1)
         result.append(ss.ops.take(ss.ops.expand_dims(y, ax), steps, axis=ax))
     return result
