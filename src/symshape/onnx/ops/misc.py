@@ -23,7 +23,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import like, like_product, scalar_of, set_dim, value_slice
+from symshape.onnx.ops.common import like, like_product, scalar_of, set_dim, stacked, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -101,20 +101,31 @@ def _mel(ctx: NodeContext) -> Outputs:
     return ss.Constant(shape=(n // 2 + 1, bins), dtype=ctx.attr_dtype("output_datatype", 1))
 
 
-def _loss(ctx: NodeContext, target: Expr) -> Expr:
+def _loss(ctx: NodeContext) -> Expr:
+    """The loss of scores ``(N, C, d1, ...)`` (rank >= 2) for a target ``(N, d1, ...)``, the scores'
+    shape without the class axis, and a weight ``(C,)`` (the spec; onnxruntime's function body
+    also runs a target smaller than that, and a weight of other than ``C`` entries when no target
+    entry reads past it): the target's shape with ``reduction="none"``, else a scalar."""
     reduction = ctx.attr_str("reduction", "mean", ("none", "sum", "mean"))
-    t = ss.ops.cast_like(target, ctx.input(0))
-    return t if reduction == "none" else ss.ops.sum(t)
+    x = ctx.input(0)
+    r = ctx.rank(0)
+    if r is not None and r < 2:
+        ctx.fail(RANK_MISMATCH, f"the scores must have rank >= 2 (N, C, ...), got rank {r}")
+    per = stacked(ss.ops.sum(x, axis=1), ctx.input(1))  # the target: the scores without axis 1
+    if ctx.has_input(2):
+        per = ss.ops.cast_like(per, stacked(ss.ops.sum(x, axis=1, exclude=True), ctx.input(2)))
+    loss = ss.ops.take(per, ss.ops.int_tensor(0), axis=0)
+    return loss if reduction == "none" else ss.ops.sum(loss)
 
 
 @register("NegativeLogLikelihoodLoss", since=12)
 def _nll(ctx: NodeContext) -> Outputs:
-    return _loss(ctx, ctx.input(1))
+    return _loss(ctx)
 
 
 @register("SoftmaxCrossEntropyLoss", since=12)
 def _sce(ctx: NodeContext) -> Outputs:
-    loss = _loss(ctx, ctx.input(1))
+    loss = _loss(ctx)
     return [loss, ss.ops.copy(ctx.input(0)) if ctx.has_output(1) else None]
 
 
