@@ -4,20 +4,20 @@ directions, several scan inputs, and the loop state's shape.
 symshape refused negative ``scan_output_axes`` (onnxruntime counts them in the output, rank + 1),
 read the scan length off the first scan input only (onnxruntime: "Scan inputs have inconsistent
 sequence lengths") and let the body change a state's shape if not its element count (onnxruntime
-refuses that). Opset 8's ``Scan`` (batch axis, sequence lengths) stays ``unsupported-op``.
+refuses that), and refused opset 8's ``Scan`` (a batch axis first, optional sequence lengths).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
 from onnx_helpers import In, make_model, node
 from size_oracle import disagreements, feeds_of
-
-import symshape.onnx as sso
 
 
 def _scan(
@@ -80,7 +80,38 @@ def test_scan_against_onnxruntime(
     assert disagreements(model, names, sizes, feeds_of(ins)) == []
 
 
-def test_scan_of_opset_8_is_unsupported_not_a_crash() -> None:
-    model = _scan([S0, X], SUM, SUM_IO, ["s", "y", "z"], opset=8, num_scan_inputs=1)
-    res = sso.infer(model)
-    assert [(op, names) for _, op, names in res.unsupported] == [("Scan", ("Scan_0",))], res.report()
+BDBNE = ((2, 3, 2, 4, 3), (1, 3, 1, 1, 3), (2, 3, 1, 4, 3), (2, 1, 2, 4, 3), (2, 3, 2, 4, 2), (1, 1, 1, 1, 1))
+B8 = [dict(b=b, d=d, b2=b2, n=n, e=e) for b, d, b2, n, e in BDBNE]
+SX8 = [In("s0", "float32", ["b", "d"]), In("x", "float32", ["b2", "n", "e"])]
+SL = In("sl", "int32", ["bl"])
+ROWS8: list[tuple[str, list[str], list[In], dict[str, Any], list[dict[str, int]]]] = [
+    ("states-and-one-input", ["", "s0", "x"], SX8, {}, B8),
+    ("directions", ["", "s0", "x"], SX8, {"directions": [1]}, B8),
+    ("sequence-lengths", ["sl", "s0", "x"], [SL, *SX8], {},
+     [dict(s, bl=s["b"]) for s in B8] + [dict(B8[0], bl=1)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("inputs", "ins", "attrs", "sizes"), [r[1:] for r in ROWS8], ids=[r[0] for r in ROWS8]
+)
+def test_scan_of_opset_8_against_onnxruntime(
+    inputs: list[str], ins: list[In], attrs: dict[str, Any], sizes: list[dict[str, int]]
+) -> None:
+    """Opset 8: a batch axis first, the sequence axis second (was ``unsupported-op``)."""
+    vis = [[helper.make_tensor_value_info(v, TensorProto.FLOAT, None) for v in vs] for vs in SUM_IO]
+    body = helper.make_graph(SUM, "body", vis[0], vis[1])
+    n = helper.make_node(
+        "Scan", inputs, ["s", "y", "z"], name="Scan_0", body=body, num_scan_inputs=1, **attrs
+    )
+    model = make_model([n], ins, ["s", "y", "z"], opset=8)
+    names = sorted({d for i in ins for d in i.shape or () if isinstance(d, str)})
+    base = feeds_of(ins)
+
+    def feeds(size: Mapping[str, int], rng: np.random.Generator) -> dict[str, np.ndarray[Any, Any]]:
+        d = base(size, rng)
+        if "sl" in d:  # every sequence is whole
+            d["sl"] = np.full(d["sl"].shape, size["n"], dtype=np.int32)
+        return d
+
+    assert disagreements(model, names, sizes, feeds) == []

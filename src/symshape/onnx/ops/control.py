@@ -9,6 +9,7 @@ input (the scan axis taken away): the final states have the initial states' type
 state outputs must have their shapes), and each scan output is the body's output with the scan
 length (the scan inputs' common size along their axes, a shape value) inserted at its output axis
 (a negative one counted from the output's end). The directions do not change the types.
+Opset 8's ``Scan`` (a batch axis first, the sequence axis second) is converted the same way.
 ``Loop`` is not converted yet.
 """
 
@@ -63,4 +64,40 @@ def _scan(ctx: NodeContext) -> Outputs:
     result: list[Expr] = [ss.ops.cast_like(like(o, s), stacked(s, o)) for o, s in zip(outs[:n], states)]
     for y, ax in zip(outs[n:], out_axes):  # a negative axis counts in the output (rank + 1)
         result.append(ss.ops.take(ss.ops.expand_dims(y, ax), steps, axis=ax))
+    return result
+
+
+@register("Scan", since=8)
+def _scan_v8(ctx: NodeContext) -> Outputs:
+    """Opset 8's ``Scan``: every state and scan input has a batch axis first, the scan inputs their
+    sequence axis second; the body sees one batch entry and one step. The final states have the
+    initial states' types, each scan output is ``(B, L, *body output)``; the optional sequence
+    lengths (input 0) are ``(B,)``."""
+    body = ctx.graph_attr("body")
+    m = ctx.attr_int("num_scan_inputs")
+    xs = [ctx.input(i) for i in range(1, ctx.num_inputs)]
+    n = len(xs) - m
+    if m < 1 or n < 0 or len(body.output) < n:
+        ctx.fail(BAD_ATTRIBUTE, f"num_scan_inputs={m} for {len(xs)} inputs")
+    states, scanned = xs[:n], xs[n:]
+    zero = ss.ops.int_tensor(0)
+    one_entry = [ss.ops.take(s, zero, axis=0) for s in states]
+    steps_in = [ss.ops.take(ss.ops.take(x, zero, axis=0), zero, axis=0) for x in scanned]
+    outs = ctx.apply(body, [*one_entry, *steps_in])
+    bl: Expr | None = None  # (B, L): every scan input's batch and length agree
+    for x in scanned:
+        here = ss.ops.cast(ss.ops.sum(x, axis=(0, 1), exclude=True), "int64")
+        bl = here if bl is None else ss.ops.cast_like(bl, stacked(bl, here))
+    assert bl is not None
+    batch = ss.ops.take(bl, zero, axis=1)  # (B,)
+    steps = ss.ops.take(bl, zero, axis=0)  # (L,)
+    checks = [stacked(ss.ops.sum(s, axis=0, exclude=True), batch) for s in states]
+    if ctx.has_input(0):
+        checks.append(stacked(batch, ctx.input(0)))
+    result: list[Expr] = [ss.ops.cast_like(s, stacked(e, o)) for s, e, o in zip(states, one_entry, outs[:n])]
+    for y in outs[n:]:
+        y = ss.ops.take(ss.ops.expand_dims(y, 0, num_newaxis=2), steps, axis=1)
+        result.append(ss.ops.take(y, batch, axis=0))
+    for check in checks:
+        result = [ss.ops.cast_like(r, ss.ops.cast_like(check, r)) for r in result]
     return result
