@@ -10,9 +10,10 @@
 * ``HannWindow``, ``HammingWindow``, ``BlackmanWindow``: ``(size,)``; ``MelWeightMatrix``:
   ``(dft_length//2 + 1, num_mel_bins)``.
 * ``NegativeLogLikelihoodLoss``/``SoftmaxCrossEntropyLoss``: the target's shape for
-  ``reduction='none'``, else a scalar, of the input's type; ``log_prob`` has the scores' type.
+  ``reduction='none'``, else a scalar, of the input's type; ``log_prob`` has the scores' type. The
+  target is the scores' shape without the class axis, the weight ``(C,)``.
 * ``RotaryEmbedding``: the input's type, its sine and cosine caches checked against it (see
-  :func:`_rotary_embedding`); ``TensorScatter``: the first input's type; ``SwiGLU``: the gate's;
+  :func:`_rotary_embedding`); ``SwiGLU``: the gate's;
   ``BitCast``: the input's shape, type ``to``; ``CausalConvWithState``: the input's type and the
   state ``(B, C, k - 1)``.
 """
