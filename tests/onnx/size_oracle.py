@@ -4,8 +4,9 @@
 assignment builds the inputs (``feeds``), runs onnxruntime (or onnx's reference evaluator) and lists
 every difference: the runtime refuses a size symshape accepts (no guard excludes it), the runtime
 runs a size symshape excludes, or an output's shape or dtype differs from symshape's type with the
-sizes substituted (an unknown dimension ``?d1``, a size computed at run time, matches any size; a size
-where the guards depend on such a dimension is not compared). An empty list is agreement.
+sizes substituted (a dimension left after substituting the sizes, ``?d1`` or ``u0``, a size computed
+at run time, matches any size; a size where the guards depend on such a dimension is not compared).
+An empty list is agreement.
 """
 
 from __future__ import annotations
@@ -69,8 +70,9 @@ def disagreements(
                 continue
             st = t.subs(env)
             shape = tuple(int(d) if d.is_constant else str(d) for d in st.dims)
-            # an unknown dimension (``?d1``: a size computed at run time) matches any size
-            wrong = [d for d, a in zip(shape, arr.shape) if d != a and not str(d).startswith("?")]
+            # a dimension left after substituting the sizes (``?d1``, ``u0``: a size computed at
+            # run time) matches any size
+            wrong = [d for d, a in zip(shape, arr.shape) if isinstance(d, int) and d != a]
             if len(shape) != arr.ndim or wrong:
                 out.append(f"{dict(size)}: {o}: symshape {t} -> {shape}, {runner} {arr.shape}")
             if isinstance(st.dtype, str) and st.dtype != str(arr.dtype):

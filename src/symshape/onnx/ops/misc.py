@@ -3,7 +3,8 @@
 * ``QuantizeLinear``: ``x``'s shape, the zero point's type (else ``output_dtype``, else ``uint8``);
   ``DequantizeLinear``: ``x``'s shape, ``output_dtype`` or the scale's type (float32 before opset
   19); ``DynamicQuantizeLinear``: ``uint8`` of ``x``'s shape, a float32 scalar scale, a ``uint8``
-  scalar zero point.
+  scalar zero point. The scale and zero point are checked against the input (see
+  :func:`_quant_params`).
 * ``RandomNormal``/``RandomUniform``: the ``shape`` attribute; the ``...Like`` variants and
   ``Bernoulli``: the input's shape; ``dtype`` or the input's; ``Multinomial``: ``(batch,
   sample_size)``, ``int32`` by default.
@@ -30,24 +31,66 @@ from symshape.onnx.registry import Outputs, register
 __all__: list[str] = []
 
 
+def _same_params(ctx: NodeContext, scale: int, zero_point: int) -> list[Expr]:
+    """The checks that a zero point has its scale's shape (the spec), or that both have one entry
+    when their ranks are 0 and 1 (``()`` and ``(1,)``: onnxruntime and the reference run that)."""
+    s, z = ctx.input(scale), ctx.input(zero_point)
+    rs, rz = ctx.rank(scale), ctx.rank(zero_point)
+    if rs is not None and rz is not None and rs != rz and max(rs, rz) <= 1:
+        return [ss.ops.reshape(s, ()), ss.ops.reshape(z, ())]
+    return [stacked(s, z)]
+
+
+def _quant_params(ctx: NodeContext, y: Expr) -> Expr:
+    """``y``, once the scale (input 1) and the zero point (input 2) fit the input (input 0): the
+    zero point has the scale's shape; the scale is one entry (per tensor; the only form before
+    opset 13), one per entry of the input's ``axis`` (per axis, 1-d), or with ``block_size`` the
+    input's shape with ``ceil(d / block_size)`` at ``axis`` (blocked, opset 21). The spec's rules
+    (onnxruntime and the reference also run a per-axis scale at opset 10)."""
+    x, scale = ctx.input(0), ctx.input(1)
+    checks: list[Expr] = []
+    rs, rx = ctx.rank(1), ctx.rank(0)
+    if ctx.has_input(2):
+        checks.extend(_same_params(ctx, 1, 2))
+    block = ctx.attr_int("block_size", 0) if ctx.opset >= 21 else 0
+    axis = ctx.attr_int("axis", 1) if ctx.opset >= 13 else 1
+    if block > 0 and rx is not None:  # ceil(d / block) = the length of range(0, d, block)
+        blocks = ss.ops.strided_slice(x, [0], [None], strides=[block], axes=[axis])
+        checks.append(stacked(ss.ops.cast_like(blocks, scale), scale))
+    elif rs == 1 and ctx.opset >= 13 and rx is not None:  # one entry, or one per entry of the axis
+        per = ss.ops.cast_like(ss.ops.sum(x, axis=axis, exclude=True), scale)  # (d,)
+        checks.append(like(ss.ops.add(per, scale), per))
+    elif rs is not None and rs >= 1 and block <= 0:
+        if rs > 1:
+            ctx.fail(RANK_MISMATCH, f"the scale must be a scalar or 1-d, got rank {rs}")
+        checks.append(ss.ops.reshape(scale, ()))  # one entry
+    for check in checks:
+        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
+    return y
+
+
 @register("QuantizeLinear", since=10)
 def _quantize(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
     if ctx.has_input(2):
-        return ss.ops.cast_like(x, ctx.input(2))
-    if ctx.opset >= 21 and ctx.attr("output_dtype", 0):
-        return ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
-    return ss.ops.cast(x, "uint8")
+        y = ss.ops.cast_like(x, ctx.input(2))
+    elif ctx.opset >= 21 and ctx.attr("output_dtype", 0):
+        y = ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
+    else:
+        y = ss.ops.cast(x, "uint8")
+    return _quant_params(ctx, y)
 
 
 @register("DequantizeLinear", since=10)
 def _dequantize(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
     if ctx.opset >= 23 and ctx.attr("output_dtype", 0):
-        return ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
-    if ctx.opset >= 19:
-        return ss.ops.cast_like(x, ctx.input(1))
-    return ss.ops.cast(x, "float32")
+        y = ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
+    elif ctx.opset >= 19:
+        y = ss.ops.cast_like(x, ctx.input(1))
+    else:
+        y = ss.ops.cast(x, "float32")
+    return _quant_params(ctx, y)
 
 
 @register("DynamicQuantizeLinear", since=11)
