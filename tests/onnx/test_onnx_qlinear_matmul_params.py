@@ -26,6 +26,7 @@ P_SIZES = [dict(BASE, p=p, q=q, r=r) for p, q, r in PQR] + [dict(m=1, k=1, k2=1,
 ROWS: list[tuple[str, Dims, Dims, Dims, Dims, Dims, Dims, Dims, Dims]] = [
     # (id, a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
     ("scalars", ["m", "k"], [], [], ["k2", "n"], [], [], [], []),
+    ("scalars-and-1", ["m", "k"], [], [1], ["k2", "n"], [1], [], [1], []),
     ("a-per-row", ["m", "k"], ["m"], ["m"], ["k2", "n"], [], [], [], []),
     ("a-p", ["m", "k"], ["p"], ["p"], ["k2", "n"], [], [], [], []),
     ("a-1", ["m", "k"], [1], [1], ["k2", "n"], [], [], [], []),

@@ -54,7 +54,13 @@ def _qlinear_matmul(ctx: NodeContext) -> Outputs:
     for a matrix ``b`` (``K x N``), per column: ``(N,)`` or ``(1, N)`` (onnxruntime's rules)."""
     b = ctx.input(3)
     y: Expr = ss.ops.matmul(ss.ops.cast(ctx.input(0), "int32"), ss.ops.cast(b, "int32"))
-    checks: list[Expr] = [stacked(ctx.input(s), ctx.input(s + 1)) for s in (1, 4, 6)]
+    checks: list[Expr] = []
+    for s in (1, 4, 6):  # a zero point of its scale's shape, or both of one entry: () and (1,)
+        rs, rz = ctx.rank(s), ctx.rank(s + 1)
+        if rs is not None and rz is not None and rs != rz and max(rs, rz) <= 1:
+            checks += [ss.ops.reshape(ctx.input(s), ()), ss.ops.reshape(ctx.input(s + 1), ())]
+        else:
+            checks.append(stacked(ctx.input(s), ctx.input(s + 1)))
     rb = ctx.rank(3)
     for s in (1, 4, 6):
         r = ctx.rank(s)
