@@ -146,6 +146,19 @@ def _resize_v10(ctx: NodeContext) -> Outputs:
 
 @register("Resize", since=11, value_inputs=(2, 3))
 def _resize_v11(ctx: NodeContext) -> Outputs:
+    """``tf_crop_and_resize`` reads a ``roi`` of two values per resized axis (onnxruntime's and
+    the reference's check)."""
+    y = _resize_v11_shape(ctx)
+    mode = ctx.attr_str("coordinate_transformation_mode", "half_pixel")
+    axes = ctx.attr_ints("axes") if ctx.opset >= 18 else None
+    n = len(axes) if axes is not None else ctx.rank(0)
+    if mode == "tf_crop_and_resize" and ctx.has_input(1) and n is not None:
+        roi = stacked(ss.Constant(shape=(2 * n,), dtype="float32"), ctx.input(1))
+        y = ss.ops.cast_like(y, ss.ops.cast_like(roi, y))
+    return y
+
+
+def _resize_v11_shape(ctx: NodeContext) -> Expr:
     axes = ctx.attr_ints("axes") if ctx.opset >= 18 else None
     sizes = ctx.const(3) if ctx.has_input(3) else None
     if ctx.has_input(3) and sizes is None:
