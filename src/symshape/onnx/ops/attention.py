@@ -20,7 +20,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import stacked
+from symshape.onnx.ops.common import like, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -124,4 +124,25 @@ def _linear_attention(ctx: NodeContext) -> Outputs:
     grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
     y = ss.ops.reshape(ss.ops.matmul(grouped, state), (0, hq, -1, 0))  # (B, Hq, T, dv)
     y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))  # (B, T, Hq*dv)
+    for check in _gates(ctx, hk):
+        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
     return [y, state if ctx.has_output(1) else None]
+
+
+def _gates(ctx: NodeContext, hk: int) -> list[Expr]:
+    """The checks of ``LinearAttention``'s gates (the spec): ``decay`` (input 4) is ``(B, T,
+    Hkv*dk)`` or ``(B, T, Hkv)``, ``beta`` (input 5) ``(B, T, Hkv)`` or ``(B, T, 1)``, for the key's
+    ``(B, T, Hkv*dk)``."""
+    key = ctx.input(1)
+    bt = ss.ops.sum(key, axis=2)  # (B, T)
+    k4 = ss.ops.reshape(key, (0, 0, hk, -1))  # (B, T, Hkv, dk)
+    checks: list[Expr] = []
+    for i, per in ((4, k4), (5, ss.ops.sum(k4, axis=3))):  # decay: (.., 1 or dk); beta: (.., 1 or Hkv)
+        if not ctx.has_input(i):
+            continue
+        g = ss.ops.cast_like(ctx.input(i), key)
+        checks.append(stacked(bt, ss.ops.sum(g, axis=2)))  # the same (B, T)
+        if i == 4:
+            g = ss.ops.reshape(g, (0, 0, hk, -1))  # (B, T, Hkv, 1 or dk)
+        checks.append(like(ss.ops.add(per, g), per))  # broadcasts to the key's, not beyond
+    return checks
