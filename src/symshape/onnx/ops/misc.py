@@ -214,17 +214,30 @@ def _bitcast(ctx: NodeContext) -> Outputs:
 
 @register("CausalConvWithState", since=27)
 def _causal_conv(ctx: NodeContext) -> Outputs:
+    """The input ``(B, C, L)``'s type and the state ``(B, C, k - 1)``; the weight is ``(C, 1, k)``,
+    the bias ``(C,)`` and the past state the state's shape (the spec; onnxruntime's function body
+    also runs a weight of other than ``C`` channels, with another output shape)."""
     x = ctx.input(0)
     w = ctx.tensor_type(1)
     if w is not None and w.ndim is not None and w.ndim != 3:
         ctx.fail(BAD_ATTRIBUTE, f"the weight must be 3-d (C, 1, k), got {w}")
     if w is not None and w.ndim == 3 and w.dims[2].is_constant:
-        return [ss.ops.copy(x), set_dim(x, 2, int(w.dims[2]) - 1)]
-    # a symbolic kernel size: the state's shape (B, C, k - 1) on shape values
-    bc = value_slice(ss.ops.shape_of(x), [0], [2])
-    k1 = ss.ops.subtract(value_slice(ss.ops.shape_of(ctx.input(1)), [2], [3]), ctx.constant([1], "int64"))
-    state = ss.ops.zeros(ss.ops.concatenate([bc, k1], axis=0), "float32")
-    return [ss.ops.copy(x), ss.ops.cast_like(state, x)]
+        state: Expr = set_dim(x, 2, int(w.dims[2]) - 1)
+    else:  # a symbolic kernel size: the state's shape (B, C, k - 1) on shape values
+        bc = value_slice(ss.ops.shape_of(x), [0], [2])
+        k1 = ss.ops.subtract(value_slice(ss.ops.shape_of(ctx.input(1)), [2], [3]), ctx.constant([1], "int64"))
+        state = ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate([bc, k1], axis=0), "float32"), x)
+    channels = ss.ops.sum(x, axis=(0, 2))  # (C,)
+    weight = ss.ops.cast_like(ctx.input(1), x)
+    checks = [stacked(channels, ss.ops.sum(weight, axis=(1, 2))), stacked(set_dim(weight, 1, 1), weight)]
+    if ctx.has_input(2):
+        checks.append(stacked(channels, ctx.input(2)))
+    if ctx.has_input(3):
+        checks.append(stacked(state, ctx.input(3)))
+    y: Expr = ss.ops.copy(x)
+    for check in checks:
+        y = ss.ops.cast_like(y, check)
+    return [y, state]
 
 
 _TRAINING = "ai.onnx.preview.training"
