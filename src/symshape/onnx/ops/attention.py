@@ -49,9 +49,14 @@ def _checks(ctx: NodeContext, q4: Expr, k4: Expr, v4: Expr, scores: Expr) -> lis
     ]
     hk = ss.ops.take(ss.ops.shape_of(k4), ss.const(np.array([1], dtype=np.int64)))
     out.append(ss.ops.reshape(_axis(q4, 1), ss.ops.concatenate([hk, ss.const(np.array([-1]))], axis=0)))
-    # with ``nonpad_kv_seqlen`` (opset 24) the mask may cover fewer keys than the padded cache
-    r = ctx.rank(3) if ctx.has_input(3) and not ctx.has_input(6) else None
-    if r is not None and r >= 1:
+    # with ``nonpad_kv_seqlen`` (opset 24) the mask may cover fewer keys than the padded cache;
+    # its other axes still broadcast to the scores' (B, Hq, S)
+    r = ctx.rank(3) if ctx.has_input(3) else None
+    if r is not None and r >= 1 and ctx.has_input(6):
+        rows = ss.ops.sum(scores, axis=-1, keepdims=True)  # (B, Hq, S, 1)
+        mask_rows = ss.ops.sum(ss.ops.cast_like(ctx.input(3), scores), axis=-1, keepdims=True)
+        out.append(ss.ops.reshape_like(ss.ops.add(rows, mask_rows), rows))
+    elif r is not None and r >= 1:
         mask = ss.ops.cast_like(ctx.input(3), scores)
         out.append(stacked(_axis(k4, 2), _axis(mask, r - 1)))
         if r >= 2:  # onnxruntime: the mask's rows are the queries, not broadcast
