@@ -248,7 +248,14 @@ def _unique(ctx: NodeContext) -> Outputs:
 
 @register("NonMaxSuppression", since=10)
 def _nms(ctx: NodeContext) -> Outputs:
-    """``(u, 3)`` ``int64`` (batch, class, box) of the ``u`` selected boxes: a fresh size."""
-    for i in (0, 1):
-        ctx.input(i)
-    return ss.ops.zeros((ctx.fresh_dim("selected"), 3), "int64")
+    """``(u, 3)`` ``int64`` (batch, class, box) of the ``u`` selected boxes: a fresh size. The
+    boxes are ``(B, N, 4)``, the scores ``(B, C, N)`` (the spec; onnxruntime's check)."""
+    boxes, scores = ctx.input(0), ctx.input(1)
+    checks = [
+        stacked(set_dim(boxes, -1, 4), boxes),
+        stacked(ss.ops.sum(boxes, axis=2), ss.ops.cast_like(ss.ops.sum(scores, axis=1), boxes)),
+    ]
+    y: Expr = ss.ops.zeros((ctx.fresh_dim("selected"), 3), "int64")
+    for check in checks:
+        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
+    return y

@@ -196,7 +196,9 @@ def _rotary_embedding(ctx: NodeContext) -> Outputs:
         bsd = ss.ops.strided_slice(bsd, [0], [rot], axes=[2])
     half = ss.ops.sum(ss.ops.reshape(bsd, (0, 0, 2, -1)), axis=2)  # (B, S, r/2)
     cos, sin = ctx.input(1), ctx.input(2)
-    if ctx.has_input(3):
+    if ctx.has_input(3):  # tables of one shape (onnxruntime: "must have the same shape")
+        tables = ss.ops.stack([cos, ss.ops.cast_like(sin, cos)], axis=0)
+        cos, sin = (ss.ops.take(tables, ss.ops.int_tensor(i), axis=0) for i in (0, 1))
         cos, sin = (ss.ops.take(c, ctx.input(3), axis=0, mode="fast") for c in (cos, sin))
     both = ss.ops.stack([ss.ops.cast_like(half, cos), cos, sin], axis=0)  # equal shapes
     bs = ss.ops.sum(both, axis=(0, 3))  # (B, S)
