@@ -3,9 +3,9 @@
 A sequence of known length is a symshape tuple: ``SequenceConstruct`` builds one, ``SequenceAt``,
 ``SequenceInsert`` and ``SequenceErase`` at constant positions read and rebuild it,
 ``SequenceLength`` is its length (a constant), ``ConcatFromSequence`` concatenates (or stacks) its
-fields, ``SplitToSequence`` splits a tensor into as many parts as the split sizes (or a constant
-axis length) give. A sequence whose length is not known (a graph input, a split of a symbolic
-axis into chunks) is not converted: a tuple type has a fixed length.
+fields, ``SplitToSequence`` splits a tensor into as many parts as the split sizes (which must sum
+to the axis) or a constant axis length give. A sequence whose length is not known (a graph input,
+a split of a symbolic axis into chunks) is not converted: a tuple type has a fixed length.
 
 An optional holding a tensor is that tensor's value when present (``Optional``,
 ``OptionalGetElement``); ``OptionalHasElement`` is a bool scalar.
@@ -19,6 +19,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
 from symshape.onnx.context import SEQUENCE, NodeContext
+from symshape.onnx.ops.common import set_dim
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -127,6 +128,10 @@ def _split_to_sequence(ctx: NodeContext) -> Outputs:
     if len(sizes) > 1:  # as Split: the last part is what the others leave
         parts = ss.ops.split(x, [int(c) for c in np.cumsum(sizes[:-1])], axis=axis)
         out = [ss.TupleGetItem(parts, k) for k in range(len(sizes))]
+    if split is not None and not scalar and sizes:  # ... which must be the last size (the sum: the axis)
+        last = out[-1]
+        pinned = ss.ops.stack([set_dim(last, axis, int(sizes[-1])), last], axis=0)
+        out[-1] = ss.ops.take(pinned, ss.const(np.array(0, dtype=np.int64)), axis=0)
     if split is None and not ctx.attr_int("keepdims", 1):
         out = [ss.ops.squeeze(p, axis=[axis]) for p in out]
     return ss.Tuple(out)
