@@ -20,7 +20,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import like, stacked
+from symshape.onnx.ops.common import checked, like, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -129,9 +129,7 @@ def _linear_attention(ctx: NodeContext) -> Outputs:
     grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
     y = ss.ops.reshape(ss.ops.matmul(grouped, state), (0, hq, -1, 0))  # (B, Hq, T, dv)
     y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))  # (B, T, Hq*dv)
-    for check in _gates(ctx, hk):
-        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
-    return [y, state if ctx.has_output(1) else None]
+    return [checked(y, _gates(ctx, hk)), state if ctx.has_output(1) else None]
 
 
 def _gates(ctx: NodeContext, hk: int) -> list[Expr]:

@@ -15,7 +15,8 @@ Each helper is exact: the type it produces is the type ONNX gives, for every inp
 * :func:`like` gives ``x``'s type to a value computed from ``x`` that must have it (unidirectional
   broadcasting: ``reshape_like(x + b, x)`` also checks that ``b`` did not grow ``x``).
 * :func:`stacked` stacks two tensors on a new first axis: an expression that needs their shapes
-  equal (no broadcasting), for the conditions onnxruntime checks.
+  equal (no broadcasting), for the conditions onnxruntime checks; :func:`checked` gives a value
+  the type it has once such check expressions type-check.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "chain",
     "value_slice",
     "stacked",
+    "checked",
 ]
 
 
@@ -233,3 +235,11 @@ def stacked(a: Expr, b: Expr) -> Expr:
     equal, exactly (no broadcasting)."""
     both = [ss.ops.expand_dims(a, 0), ss.ops.expand_dims(ss.ops.cast_like(b, a), 0)]
     return ss.ops.concatenate(both, axis=0)
+
+
+def checked(y: Expr, checks: Sequence[Expr]) -> Expr:
+    """``y``'s type, once every expression of ``checks`` type-checks (each cast to ``y``'s dtype
+    and made a dependency of the result: its conditions become the node's)."""
+    for check in checks:
+        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
+    return y

@@ -32,7 +32,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, SHAPE_VALUES, NodeContext
-from symshape.onnx.ops.common import norm_axes, scale_axis, set_dim, stacked, value_slice
+from symshape.onnx.ops.common import checked, norm_axes, scale_axis, set_dim, stacked, value_slice
 from symshape.onnx.ops.nn import conv_with_bias
 from symshape.onnx.registry import Outputs, register
 
@@ -334,7 +334,7 @@ def _scalar(ctx: NodeContext, i: int, what: str) -> int:
 
 def _with(y: Expr, check: Expr) -> Expr:
     """``y``'s type, once ``check`` type-checks."""
-    return ss.ops.cast_like(y, ss.ops.cast_like(check, y))
+    return checked(y, [check])
 
 
 @register("STFT", since=17, value_inputs=(1, 3))

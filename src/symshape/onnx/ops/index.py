@@ -37,7 +37,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import same_as_input, set_dim, stacked, to_int64
+from symshape.onnx.ops.common import checked, same_as_input, set_dim, stacked, to_int64
 from symshape.onnx.registry import Outputs, register
 from symshape.ops.gather import gather_elements
 
@@ -255,7 +255,4 @@ def _nms(ctx: NodeContext) -> Outputs:
         stacked(set_dim(boxes, -1, 4), boxes),
         stacked(ss.ops.sum(boxes, axis=2), ss.ops.cast_like(ss.ops.sum(scores, axis=1), boxes)),
     ]
-    y: Expr = ss.ops.zeros((ctx.fresh_dim("selected"), 3), "int64")
-    for check in checks:
-        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
-    return y
+    return checked(ss.ops.zeros((ctx.fresh_dim("selected"), 3), "int64"), checks)

@@ -20,7 +20,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import like, of_inputs, set_dim, stacked
+from symshape.onnx.ops.common import checked, like, of_inputs, set_dim, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -76,10 +76,7 @@ def _qlinear_matmul(ctx: NodeContext) -> Outputs:
             checks.append(ss.ops.reshape(q, ()))  # one entry
         else:
             ctx.fail(RANK_MISMATCH, f"{ctx.input_name(s)!r} of rank {r} is not per tensor or per column")
-    y = ss.ops.cast_like(y, ctx.input(7))
-    for check in checks:
-        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
-    return y
+    return checked(ss.ops.cast_like(y, ctx.input(7)), checks)
 
 
 @register("Det", since=11)

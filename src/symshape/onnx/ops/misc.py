@@ -25,7 +25,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import like, like_product, scalar_of, set_dim, stacked, value_slice
+from symshape.onnx.ops.common import checked, like, like_product, scalar_of, set_dim, stacked, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -64,33 +64,35 @@ def _quant_params(ctx: NodeContext, y: Expr) -> Expr:
         if rs > 1:
             ctx.fail(RANK_MISMATCH, f"the scale must be a scalar or 1-d, got rank {rs}")
         checks.append(ss.ops.reshape(scale, ()))  # one entry
-    for check in checks:
-        y = ss.ops.cast_like(y, ss.ops.cast_like(check, y))
-    return y
+    return checked(y, checks)
+
+
+def _quantized(ctx: NodeContext) -> Expr:
+    x = ctx.input(0)
+    if ctx.has_input(2):
+        return ss.ops.cast_like(x, ctx.input(2))
+    if ctx.opset >= 21 and ctx.attr("output_dtype", 0):
+        return ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
+    return ss.ops.cast(x, "uint8")
+
+
+def _dequantized(ctx: NodeContext) -> Expr:
+    x = ctx.input(0)
+    if ctx.opset >= 23 and ctx.attr("output_dtype", 0):
+        return ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
+    if ctx.opset >= 19:
+        return ss.ops.cast_like(x, ctx.input(1))
+    return ss.ops.cast(x, "float32")
 
 
 @register("QuantizeLinear", since=10)
 def _quantize(ctx: NodeContext) -> Outputs:
-    x = ctx.input(0)
-    if ctx.has_input(2):
-        y = ss.ops.cast_like(x, ctx.input(2))
-    elif ctx.opset >= 21 and ctx.attr("output_dtype", 0):
-        y = ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
-    else:
-        y = ss.ops.cast(x, "uint8")
-    return _quant_params(ctx, y)
+    return _quant_params(ctx, _quantized(ctx))
 
 
 @register("DequantizeLinear", since=10)
 def _dequantize(ctx: NodeContext) -> Outputs:
-    x = ctx.input(0)
-    if ctx.opset >= 23 and ctx.attr("output_dtype", 0):
-        y = ss.ops.cast(x, ctx.attr_dtype("output_dtype"))
-    elif ctx.opset >= 19:
-        y = ss.ops.cast_like(x, ctx.input(1))
-    else:
-        y = ss.ops.cast(x, "float32")
-    return _quant_params(ctx, y)
+    return _quant_params(ctx, _dequantized(ctx))
 
 
 @register("DynamicQuantizeLinear", since=11)
