@@ -50,3 +50,27 @@ def test_linear_attention_gates_against_the_reference(
     got = disagreements(model, ["b", "t", "b2", "t2", "e"], sizes, feeds_of(ins), runner="reference")
     spec_only = [str(s) for s in sizes if s["b2"] == 1 and s["b"] > 1 and gate == "g"]
     assert [g.split(": reference runs; symshape excludes it")[0] for g in got] == spec_only, got
+
+
+def test_query_and_value_have_the_keys_batch_and_sequence() -> None:
+    """The query and value with the key's ``(B, T)``: symshape broadcast a batch of 1 and let the
+    query's sequence differ (the reference refuses those: "cannot reshape", a failing ``Scan``; it
+    broadcasts a value of batch 1, looser than the spec: the one difference allowed)."""
+    ins = [
+        In("q", "float32", ["bq", "tq", 8]),
+        In("k", "float32", ["b", "t", 8]),
+        In("v", "float32", ["bv", "tv", 8]),
+    ]
+    n = node("LinearAttention", ["q", "k", "v"], ["y"], q_num_heads=2, kv_num_heads=2, update_rule="linear")
+    model = make_model([n], ins, ["y"], opset=27)
+    base = dict(bq=2, tq=3, b=2, t=3, bv=2, tv=3)
+    sizes = [
+        base,
+        dict(base, bq=1),
+        dict(base, tq=4),
+        dict(base, bv=1),
+        dict(base, tv=2),
+        {k: 1 for k in base},
+    ]
+    got = disagreements(model, sorted(base), sizes, feeds_of(ins), runner="reference")
+    assert [g.split(": reference runs; symshape excludes it")[0] for g in got] == [str(sizes[3])], got

@@ -133,13 +133,16 @@ def _linear_attention(ctx: NodeContext) -> Outputs:
 
 
 def _gates(ctx: NodeContext, hk: int) -> list[Expr]:
-    """The checks of ``LinearAttention``'s gates (the spec): ``decay`` (input 4) is ``(B, T,
-    Hkv*dk)`` or ``(B, T, Hkv)``, ``beta`` (input 5) ``(B, T, Hkv)`` or ``(B, T, 1)``, for the key's
-    ``(B, T, Hkv*dk)``."""
+    """The checks of ``LinearAttention``'s inputs (the spec): the query and value have the key's
+    ``(B, T)`` (the state is per batch entry, not broadcast); ``decay`` (input 4) is ``(B, T,
+    Hkv*dk)`` or ``(B, T, Hkv)``, ``beta`` (input 5) ``(B, T, Hkv)`` or ``(B, T, 1)``, for the
+    key's ``(B, T, Hkv*dk)``."""
     key = ctx.input(1)
     bt = ss.ops.sum(key, axis=2)  # (B, T)
     k4 = ss.ops.reshape(key, (0, 0, hk, -1))  # (B, T, Hkv, dk)
-    checks: list[Expr] = []
+    checks: list[Expr] = [
+        stacked(bt, ss.ops.cast_like(ss.ops.sum(ctx.input(i), axis=2), key)) for i in (0, 2)
+    ]
     for i, per in ((4, k4), (5, ss.ops.sum(k4, axis=3))):  # decay: (.., 1 or dk); beta: (.., 1 or Hkv)
         if not ctx.has_input(i):
             continue
