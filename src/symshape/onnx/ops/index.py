@@ -14,7 +14,9 @@
   index column ``j`` (``indices[..., j]``) reading data axis ``b + j``: the first with
   ``batch_dims=b`` (which also checks that the batch axes agree), each later one with the
   indices' leading axes as batch axes. Each column whose value range is known must lie in its
-  axis (``-d <= i < d``, onnxruntime's bound).
+  axis (``-d <= i < d``, onnxruntime's bound). A symbolic ``k`` is used when one length in
+  ``[0, rank(data) - b]`` lies in its range (a guard ``k ==`` it); otherwise the output's rank is
+  only known at run time and the node is ``unsupported-op``, saying so.
 * The scatters give the data's type; the updates must have the shape of what the indices read
   (``GatherElements``'s result for ``ScatterElements``, ``GatherND``'s for ``ScatterND``, the
   cache's with at most its size at ``axis`` for ``TensorScatter``).
@@ -35,8 +37,9 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.dim_bounds import bounds
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
-from symshape.onnx.context import CORE_OP, NodeContext
+from symshape.onnx.context import CORE_OP, SHAPE_VALUES, NodeContext
 from symshape.onnx.ops.common import checked, same_as_input, set_dim, stacked, to_int64
 from symshape.onnx.registry import Outputs, register
 from symshape.ops.gather import gather_elements
@@ -68,7 +71,7 @@ def _gather_nd(ctx: NodeContext) -> Outputs:
     b = ctx.attr_int("batch_dims", 0) if ctx.opset >= 12 else 0
     y = _gather_nd_of(ctx, b)
     if y is None:
-        ctx.unsupported(CORE_OP, "GatherND whose indices' last dimension is not a constant")
+        y = _gather_nd_fixed_k(ctx, b)
     return y
 
 
@@ -78,6 +81,36 @@ def _gather_nd_of(ctx: NodeContext, b: int) -> Expr | None:
     if t is None or t.ndim is None or t.ndim < 1 or not t.dims[-1].is_constant:
         return None
     return _gather_nd_k(ctx.input(0), ctx.input(1), int(t.dims[-1]), t.ndim - 1, b)
+
+
+def _gather_nd_fixed_k(ctx: NodeContext, b: int) -> Expr:
+    """``GatherND`` whose index length ``k`` (the indices' last dimension) is symbolic: the output
+    has rank ``rank(indices) - 1 + rank(data) - b - k``, so ``k`` must be known. It is when a
+    single length in ``[0, rank(data) - b]`` lies in ``k``'s range (data of rank ``b + 1`` and
+    ``k >= 1``: ``k == 1``); then ``k`` equals it (a guard). Otherwise the node is unsupported."""
+    t, r = ctx.tensor_type(1), ctx.rank(0)
+    if t is None or t.ndim is None or t.ndim < 1:
+        ctx.unsupported(CORE_OP, "GatherND whose indices' rank is not known (the output's rank "
+                        "depends on it)")  # fmt: skip
+    k = t.dims[-1]
+    if r is None:
+        ctx.unsupported(CORE_OP, f"GatherND whose index length {k} is symbolic and the data's rank "
+                        "unknown: the output's rank depends on sizes only known at run time")  # fmt: skip
+    lo, hi = bounds(k)
+    fits = [v for v in range(r - b + 1) if lo <= v <= hi]
+    if len(fits) != 1:
+        ctx.unsupported(
+            SHAPE_VALUES,
+            f"GatherND whose index length {k} (the indices' last dimension) is only known at run "
+            f"time: the output's rank {t.ndim - 1 + r - b} - {k} depends on it "
+            f"(it may be any of {', '.join(map(str, fits)) or 'none'})",
+        )
+    return _gather_nd_k(ctx.input(0), _of_length(ctx.input(1), fits[0]), fits[0], t.ndim - 1, b)
+
+
+def _of_length(ind: Expr, k: int) -> Expr:
+    """The indices ``ind`` with their last dimension ``k``, once it equals ``k`` (a guard)."""
+    return ss.ops.take(stacked(set_dim(ind, -1, k), ind), ss.const(np.array(0, dtype=np.int64)), axis=0)
 
 
 def _gather_nd_k(data: Expr, ind: Expr, k: int, lead: int, b: int) -> Expr:
@@ -122,9 +155,7 @@ def _scatter_nd(ctx: NodeContext) -> Outputs:
         if not 0 <= k <= r:
             ctx.fail(RANK_MISMATCH, f"updates of rank {u} fit no index length for data of rank {r} "
                      f"and indices of rank {q}")  # fmt: skip
-        ind = ctx.input(1)  # the indices, their last dimension equal to k
-        ind = ss.ops.take(stacked(set_dim(ind, -1, k), ind), ss.const(np.array(0, dtype=np.int64)), axis=0)
-        read = _gather_nd_k(ctx.input(0), ind, k, q - 1, 0)
+        read = _gather_nd_k(ctx.input(0), _of_length(ctx.input(1), k), k, q - 1, 0)
     return _scattered(ctx, read)
 
 

@@ -1,0 +1,74 @@
+"""``GatherND`` whose index tuples' length ``k`` (the indices' last dimension) is symbolic.
+
+The output has rank ``rank(indices) - 1 + rank(data) - batch_dims - k``: symshape needs ``k``.
+When one length in ``[0, rank(data) - batch_dims]`` lies in ``k``'s range (data of rank
+``batch_dims + 1`` and ``k >= 1``, or a symbol declared with a small range) it is that length, with
+a guard; symshape said ``unsupported-op`` before. Otherwise it stays ``unsupported-op`` and the
+message says the output's rank depends on a size only known at run time. Checked against
+onnxruntime at each row's sizes, where it runs and where it refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from onnx_helpers import In, make_model, node
+from size_oracle import disagreements
+
+import symshape as ss
+import symshape.onnx as sso
+
+Dims = Sequence[int | str]
+
+
+def _zeros(ins: Sequence[In]) -> Any:
+    def feeds(size: Mapping[str, int], rng: np.random.Generator) -> dict[str, np.ndarray[Any, Any]]:
+        return {
+            i.name: np.zeros([size[d] if isinstance(d, str) else d for d in i.shape or ()], dtype=i.dtype)
+            for i in ins
+        }
+
+    return feeds
+
+
+ROWS = [
+    # (data, indices) shapes, batch_dims, k's range, sizes
+    ((["a"], ["c", "k"]), 0, (1, None),
+     [dict(a=3, c=2, k=1), dict(a=3, c=2, k=2), dict(a=1, c=1, k=1), dict(a=5, c=4, k=3)]),
+    ((["a"], ["c", "d", "k"]), 0, (1, None), [dict(a=3, c=2, d=3, k=1), dict(a=3, c=2, d=3, k=2)]),
+    ((["n", "a"], ["n", "c", "k"]), 1, (1, None),
+     [dict(n=2, a=3, c=4, k=1), dict(n=2, a=3, c=4, k=2), dict(n=1, a=1, c=1, k=1)]),
+    ((["a", "b", 3], ["c", "k"]), 0, (2, 2), [dict(a=3, b=4, c=2, k=2), dict(a=1, b=1, c=3, k=2)]),
+    ((["a", "b", 3], ["c", "k"]), 0, (3, 7), [dict(a=3, b=4, c=2, k=3), dict(a=1, b=2, c=3, k=4)]),
+    ((["a", "b"], ["c", "k"]), 0, (0, 0), [dict(a=3, b=4, c=2, k=0), dict(a=1, b=1, c=1, k=0)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("shapes", "b", "k_range", "sizes"), ROWS, ids=[str(r[:3]) for r in ROWS])
+def test_gather_nd_symbolic_index_length_fixed_by_the_ranks(
+    shapes: tuple[Dims, Dims], b: int, k_range: tuple[int, int | None], sizes: list[dict[str, int]]
+) -> None:
+    ins = [In("data", "float32", shapes[0]), In("indices", "int64", shapes[1])]
+    model = make_model([node("GatherND", ["data", "indices"], ["y"], batch_dims=b)], ins, ["y"], opset=18)
+    names = sorted({d for s in shapes for d in s if isinstance(d, str)})
+    dims = {n: ss.dim(n) for n in names}
+    dims["k"] = ss.dim("k", min=k_range[0], max=k_range[1])
+    assert disagreements(model, dims, [s for s in sizes if k_range[0] <= s["k"]], _zeros(ins)) == []
+
+
+@pytest.mark.parametrize(("data", "b", "says"), [
+    (["a", "b"], 0, "any of 1, 2"),
+    (["n", "a", "b"], 1, "any of 1, 2"),
+])  # fmt: skip
+def test_gather_nd_index_length_only_known_at_run_time_is_unsupported_saying_why(
+    data: Dims, b: int, says: str
+) -> None:
+    ins = [In("data", "float32", data), In("indices", "int64", ["n", "c", "k"] if b else ["c", "k"])]
+    model = make_model([node("GatherND", ["data", "indices"], ["y"], batch_dims=b)], ins, ["y"], opset=18)
+    res = sso.infer(model)
+    assert [e.code for e in res.errors] == ["unsupported-op"], res.report()
+    text = res.report()
+    assert "output's rank" in text and "only known at run time" in text and says in text, text
