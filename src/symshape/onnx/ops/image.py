@@ -15,8 +15,9 @@
 * ``RoiAlign``/``MaxRoiPool``: ``(num_rois, C, *output size)``.
 * ``DeformConv``: the convolution's output shape; the offsets and the mask have it, with
   ``offset_group*2*K`` and ``offset_group*K`` channels for ``K`` kernel positions.
-* ``DFT``: the signal axis becomes ``dft_length`` (or ``dft_length//2 + 1`` one-sided), the last axis
-  2; ``STFT``: ``(batch, frames, bins, 2)`` with ``frames = (L - frame_length)//frame_step + 1``
+* ``DFT``: the signal axis becomes ``dft_length`` (or ``dft_length//2 + 1`` one-sided; computed at
+  run time: an axis of its value, >= 1), the last axis 2; ``STFT``: ``(batch, frames, bins, 2)``
+  with ``frames = (L - frame_length)//frame_step + 1``
   (the frame length: a constant, the window's length, or ``L``).
 """
 
@@ -308,12 +309,13 @@ def _dft(ctx: NodeContext) -> Outputs:
     else:  # c == 1 or c == 2: broadcasts against 2
         check = ss.ops.add(parts, ss.ops.cast_like(ss.ops.zeros((2,), "float32"), parts))
     y: Expr = ss.ops.cast_like(x, check)
-    if ctx.has_input(1):
-        dl = ctx.require_const(1, "the DFT length")
-        if dl.ndim != 0:
-            ctx.fail(BAD_ATTRIBUTE, f"dft_length must be a scalar, got shape {list(dl.shape)}")
-        n = int(dl)
+    if ctx.has_input(1) and ctx.rank(1) not in (0, None):
+        ctx.fail(BAD_ATTRIBUTE, f"dft_length must be a scalar, got rank {ctx.rank(1)}")
+    if ctx.has_input(1) and ctx.const(1) is not None:
+        n = int(ctx.require_const(1, "the DFT length"))
         y = set_dim(y, axis, n // 2 + 1 if onesided and not inverse else n)
+    elif ctx.has_input(1):
+        y = _run_time_length(ctx, y, axis, onesided and not inverse)
     elif onesided:
         r = ctx.need_rank(0, "a one-sided DFT")
         a = axis + r if axis < 0 else axis
@@ -323,6 +325,20 @@ def _dft(ctx: NodeContext) -> Outputs:
         else:  # IRFFT: 2*(d - 1)
             y = scale_axis(ss.ops.strided_slice(y, [1], [None], axes=[a]), a, r, 2)
     return set_dim(y, -1, 1 if irfft else 2)
+
+
+def _run_time_length(ctx: NodeContext, y: Expr, axis: int, half: bool) -> Expr:
+    """``y`` with the signal axis ``axis`` of ``dft_length`` entries, a value computed at run time
+    (``n//2 + 1`` for ``half``, a one-sided forward DFT); ``n >= 1`` (onnxruntime refuses less)."""
+    n = ss.ops.arange(ss.ops.reshape(ss.ops.cast(ctx.input(1), "int64"), ()))  # (n,)
+    first = ss.ops.take(n, ss.const(np.array(0, dtype=np.int64)), axis=0, mode="nonnegative")  # n >= 1
+    if half:  # n//2 + 1 = the length of range(0, n + 1, 2)
+        n = ss.ops.strided_slice(ss.ops.pad(n, ((0, 1),)), [0], [None], strides=[2])
+    if axis >= 0:
+        axis -= ctx.need_rank(0, "a DFT length computed at run time on a non-negative axis")
+    after = -axis - 1  # the axes after the signal axis
+    col = ss.ops.reshape(ss.ops.add(n, first), (-1,) + (1,) * after)  # (n, 1, ..., 1)
+    return ss.ops.add(ss.ops.sum(y, axis=axis, keepdims=True), ss.ops.cast_like(col, y))
 
 
 def _scalar(ctx: NodeContext, i: int, what: str) -> int:
