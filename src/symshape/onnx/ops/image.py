@@ -11,7 +11,8 @@
   ``N`` and rank, and one coordinate per spatial axis.
 * ``AffineGrid``: ``(N, *size[2:], r)``; ``theta`` is ``(N, r, r + 1)`` for ``N = size[0]``.
 * ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size; the
-  input's last axis is the number of blocks.
+  input's last axis is the number of blocks. An image or block shape computed at run time (shape
+  values) gives the same, each axis fitting at least one block (guards).
 * ``RoiAlign``/``MaxRoiPool``: ``(num_rois, C, *output size)``.
 * ``DeformConv``: the convolution's output shape; the offsets and the mask have it, with
   ``offset_group*2*K`` and ``offset_group*K`` channels for ``K`` kernel positions.
@@ -24,6 +25,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -210,16 +212,16 @@ def _affine_grid(ctx: NodeContext) -> Outputs:
 
 @register("Col2Im", since=18, value_inputs=(1, 2))
 def _col2im(ctx: NodeContext) -> Outputs:
-    image = ctx.ints(1, "the image shape")
-    block = ctx.ints(2, "the block shape")
-    if len(image) != len(block):
-        ctx.fail(BAD_ATTRIBUTE, f"image_shape has {len(image)} values, block_shape {len(block)}")
-    nd = len(image)
+    nd = _col2im_rank(ctx)
     dil = ctx.attr_ints("dilations") or (1,) * nd
     strides = ctx.attr_ints("strides") or (1,) * nd
     pads = ctx.attr_ints("pads") or (0,) * (2 * nd)
     if len(dil) != nd or len(strides) != nd or len(pads) != 2 * nd:
         ctx.fail(BAD_ATTRIBUTE, f"dilations, strides and pads need {nd}, {nd} and {2 * nd} values")
+    if ctx.const(1) is None or ctx.const(2) is None:
+        return _col2im_run_time(ctx, dil, strides, pads)
+    image = ctx.ints(1, "the image shape")
+    block = ctx.ints(2, "the block shape")
     # L, the input's last axis, is the number of blocks (onnxruntime checks it)
     per_axis = [
         (image[i] + pads[i] + pads[i + nd] - dil[i] * (block[i] - 1) - 1) // strides[i] + 1 for i in range(nd)
@@ -237,6 +239,54 @@ def _col2im(ctx: NodeContext) -> Outputs:
     for i, s in enumerate(image):
         out = set_dim(out, 2 + i, s)
     return out
+
+
+def _col2im_rank(ctx: NodeContext) -> int:
+    """The number of spatial axes: the length of ``image_shape``, which ``block_shape`` shares."""
+    lens = []
+    for i in (1, 2):
+        t = ctx.tensor_type(i)
+        if t is None or t.ndim != 1 or not t.dims[0].is_constant:
+            ctx.unsupported(SHAPE_VALUES, "Col2Im whose image or block shape has no known length")
+        lens.append(int(t.dims[0]))
+    if lens[0] != lens[1]:
+        ctx.fail(BAD_ATTRIBUTE, f"image_shape has {lens[0]} values, block_shape {lens[1]}")
+    return lens[0]
+
+
+def _col2im_run_time(
+    ctx: NodeContext, dil: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+) -> Expr:
+    """``Col2Im`` whose image or block shape is computed at run time (shape values): ``(N, C/K,
+    *image)`` for ``K = prod(block)``, once ``C`` is a multiple of ``K``, each axis fits a block
+    and ``L`` is the number of blocks (onnxruntime's checks)."""
+    nd, x = len(dil), ctx.input(0)
+    if ctx.rank(0) not in (3, None):
+        ctx.fail(RANK_MISMATCH, f"the input must have rank 3 (N, C*K, L), got rank {ctx.rank(0)}")
+    image, block = (ss.ops.cast(ctx.input(i), "int64") for i in (1, 2))
+
+    def c(v: Sequence[int]) -> Expr:
+        return ctx.constant(list(v), "int64")
+
+    # per axis: (image + pads - dil*(block - 1) - 1)//stride + 1 blocks, at least 1
+    span = ss.ops.subtract(
+        ss.ops.add(image, c([pads[i] + pads[i + nd] + dil[i] - 1 for i in range(nd)])),
+        ss.ops.multiply(block, c(dil)),
+    )
+    per = ss.ops.floor_divide(span, c(strides))  # blocks - 1 per axis
+    sh = ss.ops.shape_of(x)
+    n, ch = value_slice(sh, [0], [1]), value_slice(sh, [1], [2])
+
+    k = ss.ops.shape_of(ss.ops.reshape(ss.ops.zeros(block, "float32"), (-1,)))  # [prod(block)]
+    grid = ss.ops.zeros(ss.ops.add(per, c([1] * nd)), "float32")  # the blocks' grid
+    blocks = ss.ops.shape_of(ss.ops.reshape(grid, (-1,)))
+    first = ss.ops.take(grid, c([0]), axis=0, mode="nonnegative")
+    for i in range(1, nd):  # block 0 exists on each axis: at least one block fits
+        first = ss.ops.take(first, c([0]), axis=i, mode="nonnegative")
+    cout = ss.ops.floor_divide(ch, k)
+    want = ss.ops.zeros(ss.ops.concatenate([n, ss.ops.multiply(cout, k), blocks], axis=0), "float32")
+    y = ss.ops.zeros(ss.ops.concatenate([n, cout, image], axis=0), "float32")
+    return checked(ss.ops.cast_like(y, x), [stacked(x, want), first])
 
 
 def _rois(ctx: NodeContext, out: tuple[int, int]) -> Expr:
