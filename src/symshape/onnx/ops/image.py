@@ -2,8 +2,9 @@
 ``Col2Im``, ``RoiAlign``, ``MaxRoiPool``, ``DeformConv``, ``DFT``, ``STFT``.
 
 * ``Resize``/``Upsample`` with ``sizes``: those sizes (``keep_aspect_ratio_policy`` other than
-  ``stretch`` needs the resized axes' sizes as constants); sizes computed at run time are read as
-  shape values. With ``scales``: ``floor(d * scale)``;
+  ``stretch``: ``round(d_j * min_i (max_i) s_i/d_i)``, over symbolic axes the min (max) over ``i``
+  of ``(2*d_j*s_i + d_i)//(2*d_i)``, exact); sizes computed at run time are read as shape values.
+  With ``scales``: ``floor(d * scale)``;
   symbolic ``d`` is exact for an integer scale (``d*s``: a size-1 axis broadcast to ``s`` and
   merged) and for ``1/m`` (``floor(d/m)``: a slice from ``m - 1`` with step ``m``); other scales of a
   symbolic axis give ``floor(d*p/q)`` for the scale's exact value ``p/q``, on shape values.
@@ -86,8 +87,10 @@ def _resize(
     if sizes is not None:
         policy = ctx.attr_str("keep_aspect_ratio_policy", "stretch", ("stretch", "not_larger", "not_smaller"))
         if policy != "stretch":
-            if dims is None or not all(dims[a].is_constant for a in ax):
-                ctx.unsupported(CORE_OP, f"keep_aspect_ratio_policy={policy} over symbolic axes")
+            if dims is None:
+                ctx.unsupported(CORE_OP, f"keep_aspect_ratio_policy={policy} of an input of unknown rank")
+            if not all(dims[a].is_constant for a in ax):
+                return _keep_aspect_ratio(ctx, x, rank, ax, sizes, policy == "not_larger")
             ratios = [sizes[i] / int(dims[a]) for i, a in enumerate(ax)]
             r = min(ratios) if policy == "not_larger" else max(ratios)
             sizes = tuple(int(r * int(dims[a]) + 0.5) for a in ax)
@@ -100,6 +103,33 @@ def _resize(
             ctx.fail(BAD_ATTRIBUTE, f"scales must be positive, got {s}")
         y = _scale_dim(ctx, y, a, rank, dims[a] if dims is not None else None, float(s))
     return y
+
+
+def _keep_aspect_ratio(
+    ctx: NodeContext, x: Expr, rank: int, ax: Sequence[int], sizes: Sequence[int], smaller: bool
+) -> Expr:
+    """``Resize`` to ``sizes`` keeping the aspect ratio over axes ``ax`` of which some are
+    symbolic: the scale is ``min_i s_i/d_i`` (``smaller``: not_larger) or ``max_i s_i/d_i``, and
+    axis ``j`` becomes ``round(d_j * scale)`` (half up). Rounding is monotone, so that is
+    ``min_i`` (``max_i``) of ``round(d_j*s_i/d_i) = (2*d_j*s_i + d_i)//(2*d_i)``: exact, on
+    shape values."""
+    sh = ss.ops.shape_of(x)
+    d = [value_slice(sh, [a], [a + 1]) for a in ax]
+
+    def c(v: int) -> Expr:
+        return ctx.constant([v], "int64")
+
+    pick = ss.ops.minimum if smaller else ss.ops.maximum
+    new: dict[int, Expr] = {}
+    for j, a in enumerate(ax):
+        out = c(sizes[j])  # i == j: round(d_j*s_j/d_j) = s_j
+        for i in range(len(ax)):
+            if i != j:
+                num = ss.ops.add(ss.ops.multiply(d[j], c(2 * sizes[i])), d[i])
+                out = pick(out, ss.ops.floor_divide(num, ss.ops.multiply(d[i], c(2))))
+        new[a] = out
+    parts = [new[a] if a in new else value_slice(sh, [a], [a + 1]) for a in range(rank)]
+    return ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate(parts, axis=0), "float32"), x)
 
 
 def _resize_to(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
