@@ -56,6 +56,30 @@ def test_keep_aspect_ratio_over_symbolic_axes_against_onnxruntime(
     assert disagreements(model, names, GRID, feeds_of([x])) == []
 
 
+RUN_TIME = [dict(n=1, c=1, h=h, w=w, p=p, q=q) for h, w in itertools.product((1, 3, 4, 7, 16), repeat=2)
+            for p, q in ((6, 8), (1, 5), (3, 3), (9, 2))]  # fmt: skip
+
+
+@pytest.mark.parametrize("policy", ["not_larger", "not_smaller"])
+@pytest.mark.parametrize("axes", [[2, 3], None])
+def test_keep_aspect_ratio_with_sizes_computed_at_run_time(policy: str, axes: list[int] | None) -> None:
+    """The sizes are ``Shape(z)`` (``(p, q)`` for axes 2 and 3, ``(n, c, p, q)`` for all axes):
+    symshape said ``unsupported-op``; now ``min(p, (2*h*q + w)//(2*w))`` and the like."""
+    x, z = (
+        In("x", "float32", ["n", "c", "h", "w"]),
+        In("z", "float32", ["p", "q"] if axes else ["n", "c", "p", "q"]),
+    )
+    attrs: dict[str, Any] = {"keep_aspect_ratio_policy": policy}
+    if axes is not None:
+        attrs["axes"] = axes
+    nodes = [node("Shape", ["z"], ["sz"]), node("Resize", ["x", "", "", "sz"], ["y"], **attrs)]
+    nodes[0].name = "sizes"
+    model = make_model(nodes, [x, z], ["y"], opset=18)
+    res = sso.infer(model)
+    assert not res.unsupported and not res.errors, res.report()
+    assert disagreements(model, ["n", "c", "h", "w", "p", "q"], RUN_TIME, feeds_of([x, z])) == []
+
+
 @pytest.mark.parametrize("policy", ["not_larger", "not_smaller"])
 def test_keep_aspect_ratio_negative_axes_count_from_the_end(policy: str) -> None:
     x = In("x", "float32", ["n", "c", "h", "w"])

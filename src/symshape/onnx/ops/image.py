@@ -106,26 +106,31 @@ def _resize(
 
 
 def _keep_aspect_ratio(
-    ctx: NodeContext, x: Expr, rank: int, ax: Sequence[int], sizes: Sequence[int], smaller: bool
+    ctx: NodeContext, x: Expr, rank: int, ax: Sequence[int], sizes: Sequence[int] | Expr, smaller: bool
 ) -> Expr:
-    """``Resize`` to ``sizes`` keeping the aspect ratio over axes ``ax`` of which some are
-    symbolic: the scale is ``min_i s_i/d_i`` (``smaller``: not_larger) or ``max_i s_i/d_i``, and
-    axis ``j`` becomes ``round(d_j * scale)`` (half up). Rounding is monotone, so that is
-    ``min_i`` (``max_i``) of ``round(d_j*s_i/d_i) = (2*d_j*s_i + d_i)//(2*d_i)``: exact, on
-    shape values."""
+    """``Resize`` to ``sizes`` (constants, or a 1-d tensor whose value is read) keeping the aspect
+    ratio over axes ``ax`` of which some are symbolic: the scale is ``min_i s_i/d_i``
+    (``smaller``: not_larger) or ``max_i s_i/d_i``, and axis ``j`` becomes ``round(d_j * scale)``
+    (half up). Rounding is monotone, so that is ``min_i`` (``max_i``) of ``round(d_j*s_i/d_i) =
+    (2*d_j*s_i + d_i)//(2*d_i)``: exact, on shape values."""
     sh = ss.ops.shape_of(x)
     d = [value_slice(sh, [a], [a + 1]) for a in ax]
 
     def c(v: int) -> Expr:
         return ctx.constant([v], "int64")
 
+    if isinstance(sizes, Expr):
+        sz = ss.ops.cast(sizes, "int64")
+        s = [value_slice(sz, [i], [i + 1]) for i in range(len(ax))]
+    else:
+        s = [c(v) for v in sizes]
     pick = ss.ops.minimum if smaller else ss.ops.maximum
     new: dict[int, Expr] = {}
     for j, a in enumerate(ax):
-        out = c(sizes[j])  # i == j: round(d_j*s_j/d_j) = s_j
+        out = s[j]  # i == j: round(d_j*s_j/d_j) = s_j
         for i in range(len(ax)):
             if i != j:
-                num = ss.ops.add(ss.ops.multiply(d[j], c(2 * sizes[i])), d[i])
+                num = ss.ops.add(ss.ops.multiply(ss.ops.multiply(d[j], s[i]), c(2)), d[i])
                 out = pick(out, ss.ops.floor_divide(num, ss.ops.multiply(d[i], c(2))))
         new[a] = out
     parts = [new[a] if a in new else value_slice(sh, [a], [a + 1]) for a in range(rank)]
@@ -138,10 +143,16 @@ def _resize_to(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
     dimensions taken from the sizes' value (all of it without ``axes``)."""
     x, sizes = ctx.input(0), ctx.input(3)
     policy = ctx.attr_str("keep_aspect_ratio_policy", "stretch", ("stretch", "not_larger", "not_smaller"))
-    if policy != "stretch":
-        ctx.unsupported(SHAPE_VALUES, f"keep_aspect_ratio_policy={policy} with sizes computed at run time")
     st, rank = ctx.tensor_type(3), ctx.rank(0)
     n = st.dims[0] if st is not None and st.ndim == 1 else None
+    if policy != "stretch":
+        rank = ctx.need_rank(0, f"keep_aspect_ratio_policy={policy} with sizes computed at run time")
+        ax = list(range(rank)) if axes is None else norm_axes(ctx, axes, rank)
+        if n is None or not n.is_constant:
+            ctx.unsupported(SHAPE_VALUES, f"keep_aspect_ratio_policy={policy} with sizes of unknown length")
+        if int(n) != len(ax):
+            ctx.fail(RANK_MISMATCH, f"{int(n)} sizes for {len(ax)} resized axes")
+        return _keep_aspect_ratio(ctx, x, rank, ax, sizes, policy == "not_larger")
     if axes is None:
         if rank is not None and n is not None and n.is_constant and int(n) != rank:
             ctx.fail(RANK_MISMATCH, f"{int(n)} sizes for an input of rank {rank}")
