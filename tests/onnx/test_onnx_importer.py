@@ -311,3 +311,39 @@ def test_malformed_nodes_are_errors_not_crashes() -> None:
         res = sso.infer(m)
         assert res.status == "error", n.name
         assert str(res.errors[0].span).startswith("test: node"), res.errors[0]
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        # a hyphenated name is one symbol, not a difference (no guard batch - size >= 0)
+        (("batch-size", "batch-size"), "Tensor[(batch_size, 4), float32]"),
+        # names that are not identifiers never take another dim_param's symbol
+        (("a.b", "a_b"), None),
+        (("a_b", "a.b"), None),
+        (("N:0", "N_0"), None),
+        (("seq-len", "seq_len"), None),
+    ],
+)
+def test_every_dim_param_has_its_own_symbol(names: tuple[str, str], expected: str | None) -> None:
+    inputs = [In("a", F, (names[0], 4)), In("b", F, (names[1], 4))]
+    m = make_model([node("Add", ["a", "b"], ["y"])], inputs, ["y"])
+    res = sso.infer(m)
+    assert res.status == ("ok" if names[0] == names[1] else "guarded"), res.report()
+    ta, tb = res.type_of("a"), res.type_of("b")
+    assert isinstance(ta, ss.TensorType) and isinstance(tb, ss.TensorType)
+    if names[0] == names[1]:
+        assert ta.dims[0] == tb.dims[0] and not res.guards
+        assert str(res.type_of("y")) == expected
+    else:
+        # two model dimensions: equal only under a broadcast guard, never silently
+        assert ta.dims[0] != tb.dims[0]
+        assert res.guards, res.report()
+
+
+def test_hyphenated_dim_params_are_names_and_spaced_ones_expressions() -> None:
+    m = make_model([node("Relu", ["x"], ["y"])], [In("x", F, ("N - 1", "N-1", "batch-size"))], ["y"])
+    t = sso.infer(m).type_of("y")
+    n = ss.dim("N")
+    assert isinstance(t, ss.TensorType)
+    assert t.dims[:2] == (n - 1, n - 1) and str(t.dims[2]) == "batch_size"
