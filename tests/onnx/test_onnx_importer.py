@@ -347,3 +347,28 @@ def test_hyphenated_dim_params_are_names_and_spaced_ones_expressions() -> None:
     n = ss.dim("N")
     assert isinstance(t, ss.TensorType)
     assert t.dims[:2] == (n - 1, n - 1) and str(t.dims[2]) == "batch_size"
+
+
+def test_infer_shapes_output_with_renamed_dim_params_reads_back() -> None:
+    """A model's ``batch-size`` is the symbol batch_size; infer_shapes writes ``2*batch_size`` for
+    a value twice as long, and importing that copy reads it as the same symbol."""
+    m = make_model(
+        [node("Concat", ["x", "x"], ["y"], axis=0), node("Relu", ["y"], ["z"])],
+        [In("x", F, ("batch-size", 3))],
+        ["z"],
+    )
+    m2 = sso.infer_shapes(m)
+    written = {
+        vi.name: [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim] for vi in m2.graph.value_info
+    }
+    assert written["y"] == ["2*batch_size", 3]
+    res = sso.infer(m2)
+    assert res.status == "ok", res.report()
+    assert str(res.type_of("z")) == "Tensor[(2*batch_size, 3), float32]"
+    # the names inside a written expression are the symbols' (declared types are read by DimNames)
+    from symshape.onnx.declared import DimNames
+
+    names = DimNames()
+    b = names.symbol("batch-size")
+    assert names.symbol("2*batch_size") == 2 * b
+    assert names.symbol("batch_size") != b  # (a dim_param of its own, when the model names one)

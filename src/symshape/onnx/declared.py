@@ -83,7 +83,9 @@ class DimNames:
         :func:`infer_shapes` writes them, ``2*N``), else a symbol named after it."""
         names = {m for m in _IDENT.findall(text)}
         try:
-            env = {n: self.symbol(n) for n in names}
+            # (a name in an expression is a symbol's: one named after a dim_param that is not an
+            # identifier, ``2*batch_size`` as infer_shapes writes it for ``batch-size``, is that one)
+            env = {n: ss.dim(n) if n in self._owners else self.symbol(n) for n in names}
             return ss.parse_dim(text, env)
         except SymshapeError:
             safe = re.sub(r"\W", "_", text)
