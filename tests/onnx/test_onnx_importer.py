@@ -358,9 +358,8 @@ def test_infer_shapes_output_with_renamed_dim_params_reads_back() -> None:
         ["z"],
     )
     m2 = sso.infer_shapes(m)
-    written = {
-        vi.name: [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim] for vi in m2.graph.value_info
-    }
+    dims = {vi.name: vi.type.tensor_type.shape.dim for vi in m2.graph.value_info}
+    written = {name: [d.dim_param or d.dim_value for d in ds] for name, ds in dims.items()}
     assert written["y"] == ["2*batch_size", 3]
     res = sso.infer(m2)
     assert res.status == "ok", res.report()
