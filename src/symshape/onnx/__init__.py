@@ -46,6 +46,7 @@ with gc_paused():
     from symshape.onnx.result import OnnxInferenceResult
     from symshape.onnx.spans import OnnxSpan
     from symshape.onnx.type_constraints import check_type_constraints
+    from symshape.solver.diagnostics import Diagnostic, raw_ids, renumber_ids
 
 __all__ = [
     "from_onnx",
@@ -76,7 +77,7 @@ def from_onnx(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> Func
     fn = imp.run()
     if imp.issues:
         first = imp.issues[0].diagnostic
-        text = "\n".join(i.diagnostic.render(source=False) for i in imp.issues)
+        text = _rendered([i.diagnostic for i in imp.issues])
         raise SymshapeError(first.code, f"cannot convert the model:\n{text}")
     return fn
 
@@ -136,7 +137,7 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
     res = infer(model_or_path, dims)
     if res.errors:
         first = res.errors[0]
-        text = "\n".join(d.render(source=False) for d in res.errors)
+        text = _rendered(res.errors)
         raise SymshapeError(first.code, f"shape inference failed:\n{text}")
     imp = res._importer
     elem = {name: v.elem_type for name, v in imp.named.items() if v.elem_type}
@@ -152,6 +153,13 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
                 INVALID_ARGUMENT, f"the model's external data cannot be read: {msg}"
             ) from None
     return out
+
+
+def _rendered(diags: list[Diagnostic]) -> str:
+    """The diagnostics' texts, one unknown type named alike throughout."""
+    with raw_ids():
+        text = "\n".join(d.render(source=False) for d in diags)
+    return renumber_ids(text)
 
 
 def supported_ops(domain: str = "") -> list[str]:
