@@ -486,6 +486,7 @@ class Validity:
         return Note(f"argument {i + 1} is `{t}`", getattr(a, "span", None))
 
     # -- valid_when ------------------------------------------------------------------------------
+    @numbered
     def valid_when(self) -> str:
         """See :meth:`InferenceResult.valid_when <symshape.ir.result.InferenceResult.valid_when>`."""
         if self._when is None:
