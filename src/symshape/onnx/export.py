@@ -48,6 +48,7 @@ def set_type(vi: onnx.ValueInfoProto, t: Type, elem_type: int) -> bool:
         return True
     tt.ClearField("shape")
     shape = tt.shape
+    shape.SetInParent()  # (a scalar's shape has no dims but is there: its rank 0 is known)
     for d in t.dims:
         dp = shape.dim.add()
         v = dim_proto_text(d)

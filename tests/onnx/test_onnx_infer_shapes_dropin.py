@@ -1,0 +1,279 @@
+"""``symshape.onnx.infer_shapes`` used as a drop-in for ``onnx.shape_inference.infer_shapes``.
+
+What a user of onnx's function does with the annotated copy, checked on real models:
+
+- onnx accepts it: ``onnx.checker.check_model(full_check=True)`` and onnx's own inference over it
+  (``strict_mode=True, data_prop=True``) raise nothing, so no ``dim_param`` symshape wrote (``2*N``,
+  ``(height - 1)//2 + 1``, ``max(seq, min(16, seq))``) conflicts with what onnx infers; and wherever
+  onnx's own inference of the original model knows a dimension as a number, symshape wrote that
+  number (no constant is left as an expression).
+- onnxruntime loads and runs it at several sizes (4 per symbol, 1 included where the model allows
+  it) and gives the original model's outputs; and every ``value_info`` entry and graph output
+  symshape wrote, its ``dim_param`` strings read back with ``ss.parse_dim`` and the sizes
+  substituted, is the shape the value has when run (every node output is exposed as an output).
+
+Models: the 9 ``light_*`` models of onnx's wheel with batch ``N``; the 12-layer encoder of
+``benchmarks/onnx_transformer.py``; the four torch modules of :mod:`torch_models` (GPT-2-like block,
+BERT-like layer, small ResNet, UNet-like net) exported once per session with ``torch.onnx.export``
+(``dynamo=False``, opset 17, dynamic batch / sequence / height / width axes), the exporter's own
+``value_info`` kept, as a user would pass the file.
+
+Seven light models hard-code batch 1 in a ``Reshape`` target (their guard is ``N == 1``): the
+annotated copy keeps ``N`` up to that ``Reshape`` and ``1`` after it, and runs at ``N = 1``; at
+``N = 2`` neither it nor the original runs. The GPT-2 block's guard is ``seq <= 16`` (its position
+table and mask have 16 rows) and the UNet's ``height % 4 == 0`` and ``width % 4 == 0`` (the skips
+are concatenated with the upsampled maps), so no size 1 there: at a size the guard refuses, the
+original model does not run either.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from benchmarks import onnx_transformer
+from onnx import shape_inference
+from onnx_helpers import In, make_model, node, ort_runs, run_ort
+from torch_models import MODELS as TORCH_MODELS
+from torch_models import export, run_all_values
+
+import symshape as ss
+import symshape.onnx as sso
+
+Arrays = dict[str, np.ndarray[Any, Any]]
+Sizes = Mapping[str, int]
+
+LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
+LIGHT_NAMES = sorted(
+    os.path.basename(p)[len("light_") : -len(".onnx")] for p in glob.glob(os.path.join(LIGHT, "light_*.onnx"))
+)
+BATCH_GENERIC = {"densenet121", "squeezenet"}
+_B4 = ({"N": 1}, {"N": 2}, {"N": 3}, {"N": 4})
+_SEQ4 = ({"batch": 1, "seq": 1}, {"batch": 2, "seq": 5}, {"batch": 3, "seq": 9}, {"batch": 4, "seq": 16})
+
+
+@dataclass(frozen=True)
+class Case:
+    """A model to annotate: how to load it (``dirs``: the session's export folder), how to make its
+    inputs at given sizes, the sizes it runs at, and sizes its guards refuse (the original does not
+    run there either)."""
+
+    name: str
+    load: Callable[[str], onnx.ModelProto]
+    inputs: Callable[[onnx.ModelProto, Sizes], Arrays]
+    sizes: tuple[Sizes, ...]
+    refused: tuple[Sizes, ...] = ()
+
+
+def _light(name: str) -> Callable[[str], onnx.ModelProto]:
+    def load(_: str) -> onnx.ModelProto:
+        m = onnx.load(os.path.join(LIGHT, f"light_{name}.onnx"))
+        d = _data_input(m).type.tensor_type.shape.dim[0]
+        d.Clear()
+        d.dim_param = "N"
+        return m
+
+    return load
+
+
+def _data_input(m: onnx.ModelProto) -> onnx.ValueInfoProto:
+    inits = {t.name for t in m.graph.initializer}
+    found: list[onnx.ValueInfoProto] = [vi for vi in m.graph.input if vi.name not in inits]
+    (vi,) = found
+    return vi
+
+
+def _light_inputs(m: onnx.ModelProto, s: Sizes) -> Arrays:
+    vi = _data_input(m)
+    shape = (s["N"], *(d.dim_value for d in vi.type.tensor_type.shape.dim[1:]))
+    return {vi.name: np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
+
+
+def _transformer_inputs(_: onnx.ModelProto, s: Sizes) -> Arrays:
+    rng = np.random.default_rng(0)
+    b, t = s["batch"], s["seq"]
+    mask = np.ones((b, t), np.int64)
+    mask[:, t // 2 + 1 :] = 0
+    return {
+        "input_ids": rng.integers(0, 1000, (b, t)).astype(np.int64),
+        "position_ids": np.broadcast_to(np.arange(t, dtype=np.int64), (b, t)).copy(),
+        "attention_mask": mask,
+    }
+
+
+def _torch_case(name: str, sizes: tuple[Sizes, ...], refused: tuple[Sizes, ...] = ()) -> Case:
+    spec = next(s for s in TORCH_MODELS if s.name == name)
+
+    def inputs(_: onnx.ModelProto, s: Sizes) -> Arrays:
+        return dict(zip(spec.input_names, spec.inputs(dict(s))))
+
+    return Case(name, lambda d: onnx.load(os.path.join(d, f"{name}.onnx")), inputs, sizes, refused)
+
+
+def _img(*hw: tuple[int, int]) -> tuple[Sizes, ...]:
+    return tuple({"batch": i + 1, "height": h, "width": w} for i, (h, w) in enumerate(hw))
+
+
+CASES: tuple[Case, ...] = (
+    *(
+        Case(f"light_{n}", _light(n), _light_inputs, _B4)
+        if n in BATCH_GENERIC
+        else Case(f"light_{n}", _light(n), _light_inputs, ({"N": 1},), ({"N": 2},))
+        for n in LIGHT_NAMES
+    ),
+    Case(
+        "transformer12",
+        lambda _: onnx_transformer.build(),
+        _transformer_inputs,
+        ({"batch": 1, "seq": 1}, {"batch": 2, "seq": 3}, {"batch": 3, "seq": 7}, {"batch": 4, "seq": 12}),
+    ),
+    _torch_case("gpt_block", _SEQ4, ({"batch": 2, "seq": 17},)),
+    _torch_case(
+        "bert_layer",
+        ({"batch": 1, "seq": 1}, {"batch": 2, "seq": 5}, {"batch": 3, "seq": 12}, {"batch": 4, "seq": 7}),
+    ),
+    _torch_case("resnet", _img((1, 1), (7, 13), (32, 32), (45, 61))),
+    _torch_case("unet", _img((4, 4), (8, 16), (12, 8), (20, 28)), ({"batch": 1, "height": 6, "width": 8},)),
+)
+
+
+@pytest.fixture(scope="session")
+def export_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The four torch modules exported once per session."""
+    d = str(tmp_path_factory.mktemp("torch_exports"))
+    for spec in TORCH_MODELS:
+        export(spec, d)
+    return d
+
+
+_ANNOTATED: dict[str, tuple[onnx.ModelProto, onnx.ModelProto]] = {}
+
+
+def _annotated(case: Case, export_dir: str) -> tuple[onnx.ModelProto, onnx.ModelProto]:
+    """The case's model and symshape's annotated copy (once per session)."""
+    hit = _ANNOTATED.get(case.name)
+    if hit is None:
+        m = case.load(export_dir)
+        hit = _ANNOTATED[case.name] = (m, sso.infer_shapes(m))
+    return hit
+
+
+def _dims(vi: onnx.ValueInfoProto) -> list[int | str | None] | None:
+    """A value's written shape: ``dim_value``, ``dim_param`` or None per dimension; None without a
+    shape."""
+    tt = vi.type.tensor_type
+    if not tt.HasField("shape"):
+        return None
+    out: list[int | str | None] = []
+    for d in tt.shape.dim:
+        which = d.WhichOneof("value")
+        out.append(d.dim_value if which == "dim_value" else d.dim_param if which == "dim_param" else None)
+    return out
+
+
+def _written(m: onnx.ModelProto) -> dict[str, list[int | str | None] | None]:
+    return {vi.name: _dims(vi) for vi in (*m.graph.value_info, *m.graph.output)}
+
+
+def _evaluate(d: int | str | None, sizes: Sizes) -> int | None:
+    """A written dimension at ``sizes``: a ``dim_param`` is read with symshape's parser."""
+    if d is None or isinstance(d, int):
+        return d
+    syms = {k: ss.dim(k) for k in sizes}
+    value = ss.parse_dim(d, syms).subs({syms[k]: v for k, v in sizes.items()})
+    assert value.is_constant, f"{d!r} is not a constant at {dict(sizes)}"
+    return int(value)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_onnx_accepts_the_annotated_model(case: Case, export_dir: str) -> None:
+    m, m2 = _annotated(case, export_dir)
+    produced = [o for n in m2.graph.node for o in n.output if o]
+    outputs = {vi.name for vi in m2.graph.output}
+    written = _written(m2)
+    # every node output typed, every graph output shaped
+    assert {vi.name for vi in m2.graph.value_info} == set(produced) - outputs
+    assert all(written[name] is not None for name in produced)
+    onnx.checker.check_model(m2, full_check=True)
+    again = _written(shape_inference.infer_shapes(m2, strict_mode=True, data_prop=True))
+    assert {k: v for k, v in again.items() if k in written} == written  # onnx changes nothing
+    # onnx's own inference of the original (its value_info and the outputs' declared shapes
+    # dropped; the light models declare batch 1): what it knows as a number, symshape wrote as
+    # that number; ranks agree
+    bare = onnx.ModelProto()
+    bare.CopyFrom(m)
+    del bare.graph.value_info[:]
+    for vi in bare.graph.output:
+        vi.type.tensor_type.ClearField("shape")
+    theirs = _written(shape_inference.infer_shapes(bare, strict_mode=True, data_prop=True))
+    for name, dims in theirs.items():
+        ours = written.get(name)
+        if dims is None or ours is None:
+            continue
+        assert len(ours) == len(dims), (name, ours, dims)
+        for o, t in zip(ours, dims):
+            assert not isinstance(t, int) or o == t, (name, ours, dims)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_onnxruntime_runs_it_and_every_written_shape_is_real(case: Case, export_dir: str) -> None:
+    m, m2 = _annotated(case, export_dir)
+    written = _written(m2)
+    for sizes in case.sizes:
+        feeds = case.inputs(m, sizes)
+        want = run_ort(m, feeds)
+        got = run_ort(m2, feeds)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+        actual = run_all_values(m2, feeds)
+        checked = 0
+        for name, dims in written.items():
+            assert dims is not None, name
+            real = [_evaluate(d, sizes) for d in dims]
+            assert tuple(real) == actual[name], f"{name}: {dims} at {dict(sizes)}: {real} != {actual[name]}"
+            checked += 1
+        assert checked == len(written) > 0
+    for sizes in case.refused:
+        feeds = case.inputs(m, sizes)
+        assert not ort_runs(m, feeds) and not ort_runs(m2, feeds), dict(sizes)
+
+
+def test_size_tables_take_four_values_of_each_symbol_one_included() -> None:
+    for case in CASES:
+        if len(case.sizes) == 1:  # the seven light models that run at N = 1 only
+            continue
+        for sym in case.sizes[0]:
+            values = {s[sym] for s in case.sizes}
+            assert len(values) >= 4, (case.name, sym)
+            assert 1 in values or (case.name, sym) in {("unet", "height"), ("unet", "width")}
+
+
+def test_the_seven_batch_one_models_write_n_up_to_their_reshape() -> None:
+    for name in sorted(set(LIGHT_NAMES) - BATCH_GENERIC):
+        m = _light(name)("")
+        res = sso.infer(m)
+        (g,) = res.guards
+        n = ss.dim("N")
+        assert g.holds({n: 1}) and not g.holds({n: 2}), name
+        m2 = sso.infer_shapes(m)
+        written = _written(m2)
+        assert any(d and d[0] == "N" for d in written.values()), name
+        assert written[m2.graph.output[0].name] == [1, 1000], name
+
+
+def test_a_scalar_is_written_with_rank_zero_as_onnx_writes_it() -> None:
+    # Shape -> Gather(index 0) is a scalar: its shape is there with no dims (no shape = unknown
+    # rank); onnx's inference writes the same
+    nodes = [node("Shape", ["x"], ["s"]), node("Gather", ["s", "i"], ["n"], axis=0)]
+    m = make_model(nodes, [In("x", "float32", ("N", 3))], ["n"], inits={"i": np.array(0, np.int64)})
+    ours = _written(sso.infer_shapes(m))
+    m.graph.output[0].type.tensor_type.ClearField("shape")
+    theirs = _written(shape_inference.infer_shapes(m, strict_mode=True))
+    assert ours == theirs == {"s": [2], "n": []}
