@@ -297,3 +297,52 @@ def test_a_dim_param_that_is_no_symshape_name_is_written_as_the_model_spells_it(
     assert _written(shape_inference.infer_shapes(m, strict_mode=True))["r"] == ours["r"]
     feeds = {"x": np.ones((3, 2), np.float32), "y": np.ones(4, np.float32), "z": np.ones(5, np.float32)}
     assert [a.shape for a in run_ort(m2, feeds)] == [(3, 2), (6, 2), (4,), (5,)]
+
+
+def _rows_plus_offsets() -> onnx.ModelProto:
+    """What the expanded causal ``Attention`` of onnx's node tests does (its ``RangeRow`` plus
+    ``OffsetB4D``): ``Range(0, q.shape[2])`` made 4-D by ``Unsqueeze``, added to per-batch offsets."""
+    inits = {
+        "two": np.array(2, np.int64),
+        "zero": np.array(0, np.int64),
+        "one": np.array(1, np.int64),
+        "ax_row": np.array([0, 1, 3], np.int64),
+        "ax_off": np.array([1, 2, 3], np.int64),
+    }
+    nodes = [
+        node("Shape", ["q"], ["qs"]),
+        node("Gather", ["qs", "two"], ["s"], axis=0),
+        node("Range", ["zero", "s", "one"], ["row"]),
+        node("Unsqueeze", ["row", "ax_row"], ["row4"], name="row4"),
+        node("Unsqueeze", ["off", "ax_off"], ["off4"], name="off4"),
+        node("Add", ["row4", "off4"], ["out"]),
+    ]
+    ins = [In("q", "float32", (3, 2, 2, 4)), In("off", "int64", (3,))]
+    return make_model(nodes, ins, ["out"], inits=inits)
+
+
+def test_onnx_data_propagation_rejects_a_range_length_symshape_knows() -> None:
+    # symshape writes the Range's length 2 (onnx's own inference leaves it 'unk__0'); that is the
+    # truth (onnxruntime runs the copy, every written shape is the run shape), and onnx accepts
+    # the copy without data propagation, changing nothing. With data_prop=True onnx raises at the
+    # 4-D Add "Invalid rank for Add broadcasting: (2) vs (3)" (2 = the rows, 3 = the batch of the
+    # offsets: the Add's inputs are (1, 1, 2, 1) and (3, 1, 1, 1), which broadcast), and it does
+    # so given that single true entry, written by hand: onnx's data propagation fails on a fact,
+    # not on a conflict with symshape, so infer_shapes keeps writing it (found on 12 expanded
+    # Attention cases of onnx's node tests, e.g. test_attention_4d_causal_nonpad_batch_prefill)
+    m = _rows_plus_offsets()
+    shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
+    m2 = sso.infer_shapes(m)
+    written = _written(m2)
+    assert written["row"] == [2] and written["out"] == [3, 1, 2, 1]
+    feeds = {"q": np.zeros((3, 2, 2, 4), np.float32), "off": np.array([0, 1, 2], np.int64)}
+    actual = run_all_values(m2, feeds)
+    assert all(tuple(w or ()) == actual[k] for k, w in written.items()), (written, actual)
+    again = _written(shape_inference.infer_shapes(m2, strict_mode=True))
+    assert {k: v for k, v in again.items() if k in written} == written
+    by_hand = onnx.ModelProto()
+    by_hand.CopyFrom(m)
+    by_hand.graph.value_info.append(onnx.helper.make_tensor_value_info("row", onnx.TensorProto.INT64, [2]))
+    for model in (m2, by_hand):
+        with pytest.raises(shape_inference.InferenceError, match="Invalid rank for Add broadcasting"):
+            shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
