@@ -335,7 +335,7 @@ def test_onnx_data_propagation_rejects_a_range_length_symshape_knows() -> None:
     m2 = sso.infer_shapes(m)
     written = _written(m2)
     assert written["row"] == [2] and written["out"] == [3, 1, 2, 1]
-    feeds = {"q": np.zeros((3, 2, 2, 4), np.float32), "off": np.array([0, 1, 2], np.int64)}
+    feeds: Arrays = {"q": np.zeros((3, 2, 2, 4), np.float32), "off": np.array([0, 1, 2], np.int64)}
     actual = run_all_values(m2, feeds)
     assert all(tuple(w or ()) == actual[k] for k, w in written.items()), (written, actual)
     again = _written(shape_inference.infer_shapes(m2, strict_mode=True))
