@@ -18,12 +18,12 @@ BERT-like layer, small ResNet, UNet-like net) exported once per session with ``t
 (``dynamo=False``, opset 17, dynamic batch / sequence / height / width axes), the exporter's own
 ``value_info`` kept, as a user would pass the file.
 
-Seven light models hard-code batch 1 in a ``Reshape`` target (their guard is ``N == 1``): the
-annotated copy keeps ``N`` up to that ``Reshape`` and ``1`` after it, and runs at ``N = 1``; at
-``N = 2`` neither it nor the original runs. The GPT-2 block's guard is ``seq <= 16`` (its position
-table and mask have 16 rows) and the UNet's ``height % 4 == 0`` and ``width % 4 == 0`` (the skips
-are concatenated with the upsampled maps), so no size 1 there: at a size the guard refuses, the
-original model does not run either.
+Seven light models hard-code batch 1 in a ``Reshape`` target (their guard is ``N == 1``): a symbol
+a guard pins is written at its value, so the annotated copy has batch 1 in every value (the graph
+input keeps ``N``), and runs at ``N = 1``; at ``N = 2`` neither it nor the original runs. The
+GPT-2 block's guard is ``seq <= 16`` (its position table and mask have 16 rows) and the UNet's
+``height % 4 == 0`` and ``width % 4 == 0`` (the skips are concatenated with the upsampled maps), so
+no size 1 there: at a size the guard refuses, the original model does not run either.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from onnx import shape_inference
 from onnx_helpers import In, make_model, node, ort_runs, run_ort
 from torch_models import MODELS as TORCH_MODELS
 from torch_models import export, run_all_values
+from written_shapes import at, dims_of, written
 
 import symshape as ss
 import symshape.onnx as sso
@@ -164,45 +165,18 @@ def _annotated(case: Case, export_dir: str) -> tuple[onnx.ModelProto, onnx.Model
     return hit
 
 
-def _dims(vi: onnx.ValueInfoProto) -> list[int | str | None] | None:
-    """A value's written shape: ``dim_value``, ``dim_param`` or None per dimension; None without a
-    shape."""
-    tt = vi.type.tensor_type
-    if not tt.HasField("shape"):
-        return None
-    out: list[int | str | None] = []
-    for d in tt.shape.dim:
-        which = d.WhichOneof("value")
-        out.append(d.dim_value if which == "dim_value" else d.dim_param if which == "dim_param" else None)
-    return out
-
-
-def _written(m: onnx.ModelProto) -> dict[str, list[int | str | None] | None]:
-    return {vi.name: _dims(vi) for vi in (*m.graph.value_info, *m.graph.output)}
-
-
-def _evaluate(d: int | str | None, sizes: Sizes) -> int | None:
-    """A written dimension at ``sizes``: a ``dim_param`` is read with symshape's parser."""
-    if d is None or isinstance(d, int):
-        return d
-    syms = {k: ss.dim(k) for k in sizes}
-    value = ss.parse_dim(d, syms).subs({syms[k]: v for k, v in sizes.items()})
-    assert value.is_constant, f"{d!r} is not a constant at {dict(sizes)}"
-    return int(value)
-
-
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_onnx_accepts_the_annotated_model(case: Case, export_dir: str) -> None:
     m, m2 = _annotated(case, export_dir)
     produced = [o for n in m2.graph.node for o in n.output if o]
     outputs = {vi.name for vi in m2.graph.output}
-    written = _written(m2)
+    shapes = written(m2)
     # every node output typed, every graph output shaped
     assert {vi.name for vi in m2.graph.value_info} == set(produced) - outputs
-    assert all(written[name] is not None for name in produced)
+    assert all(shapes[name] is not None for name in produced)
     onnx.checker.check_model(m2, full_check=True)
-    again = _written(shape_inference.infer_shapes(m2, strict_mode=True, data_prop=True))
-    assert {k: v for k, v in again.items() if k in written} == written  # onnx changes nothing
+    again = written(shape_inference.infer_shapes(m2, strict_mode=True, data_prop=True))
+    assert {k: v for k, v in again.items() if k in shapes} == shapes  # onnx changes nothing
     # onnx's own inference of the original (its value_info and the outputs' declared shapes
     # dropped; the light models declare batch 1): what it knows as a number, symshape wrote as
     # that number; ranks agree
@@ -211,9 +185,9 @@ def test_onnx_accepts_the_annotated_model(case: Case, export_dir: str) -> None:
     del bare.graph.value_info[:]
     for vi in bare.graph.output:
         vi.type.tensor_type.ClearField("shape")
-    theirs = _written(shape_inference.infer_shapes(bare, strict_mode=True, data_prop=True))
+    theirs = written(shape_inference.infer_shapes(bare, strict_mode=True, data_prop=True))
     for name, dims in theirs.items():
-        ours = written.get(name)
+        ours = shapes.get(name)
         if dims is None or ours is None:
             continue
         assert len(ours) == len(dims), (name, ours, dims)
@@ -224,7 +198,7 @@ def test_onnx_accepts_the_annotated_model(case: Case, export_dir: str) -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_onnxruntime_runs_it_and_every_written_shape_is_real(case: Case, export_dir: str) -> None:
     m, m2 = _annotated(case, export_dir)
-    written = _written(m2)
+    shapes = written(m2)
     for sizes in case.sizes:
         feeds = case.inputs(m, sizes)
         want = run_ort(m, feeds)
@@ -234,12 +208,12 @@ def test_onnxruntime_runs_it_and_every_written_shape_is_real(case: Case, export_
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
         actual = run_all_values(m2, feeds)
         checked = 0
-        for name, dims in written.items():
+        for name, dims in shapes.items():
             assert dims is not None, name
-            real = [_evaluate(d, sizes) for d in dims]
+            real = [at(d, sizes) for d in dims]
             assert tuple(real) == actual[name], f"{name}: {dims} at {dict(sizes)}: {real} != {actual[name]}"
             checked += 1
-        assert checked == len(written) > 0
+        assert checked == len(shapes) > 0
     for sizes in case.refused:
         feeds = case.inputs(m, sizes)
         assert not ort_runs(m, feeds) and not ort_runs(m2, feeds), dict(sizes)
@@ -255,17 +229,19 @@ def test_size_tables_take_four_values_of_each_symbol_one_included() -> None:
             assert 1 in values or (case.name, sym) in {("unet", "height"), ("unet", "width")}
 
 
-def test_the_seven_batch_one_models_write_n_up_to_their_reshape() -> None:
+def test_the_seven_batch_one_models_are_written_at_their_only_batch() -> None:
+    # their guard N == 1 pins the batch: every value is written at N = 1 (as onnx writes what it
+    # knows from a constant), the input keeps its N; onnxruntime runs the copy at N = 1 (above)
+    n = ss.dim("N")
     for name in sorted(set(LIGHT_NAMES) - BATCH_GENERIC):
         m = _light(name)("")
-        res = sso.infer(m)
-        (g,) = res.guards
-        n = ss.dim("N")
+        (g,) = sso.infer(m).guards
         assert g.holds({n: 1}) and not g.holds({n: 2}), name
         m2 = sso.infer_shapes(m)
-        written = _written(m2)
-        assert any(d and d[0] == "N" for d in written.values()), name
-        assert written[m2.graph.output[0].name] == [1, 1000], name
+        assert dims_of(_data_input(m2)) == ["N", 3, 224, 224]
+        shapes = written(m2)
+        assert all(dims is not None and all(isinstance(d, int) for d in dims) for dims in shapes.values())
+        assert shapes[m2.graph.output[0].name] == [1, 1000], name
 
 
 def test_a_scalar_is_written_with_rank_zero_as_onnx_writes_it() -> None:
@@ -273,9 +249,9 @@ def test_a_scalar_is_written_with_rank_zero_as_onnx_writes_it() -> None:
     # rank); onnx's inference writes the same
     nodes = [node("Shape", ["x"], ["s"]), node("Gather", ["s", "i"], ["n"], axis=0)]
     m = make_model(nodes, [In("x", "float32", ("N", 3))], ["n"], inits={"i": np.array(0, np.int64)})
-    ours = _written(sso.infer_shapes(m))
+    ours = written(sso.infer_shapes(m))
     m.graph.output[0].type.tensor_type.ClearField("shape")
-    theirs = _written(shape_inference.infer_shapes(m, strict_mode=True))
+    theirs = written(shape_inference.infer_shapes(m, strict_mode=True))
     assert ours == theirs == {"s": [2], "n": []}
 
 
@@ -292,9 +268,9 @@ def test_a_dim_param_that_is_no_symshape_name_is_written_as_the_model_spells_it(
     ins = [In("x", "float32", ("seq len", "N:0")), In("y", "float32", ("a.b",)), In("z", "float32", ("a_b",))]
     m = make_model(nodes, ins, ["r", "c", "q", "p"])
     m2 = sso.infer_shapes(m)
-    ours = _written(m2)
+    ours = written(m2)
     assert ours == {"r": ["seq len", "N:0"], "c": ["2*seq_len", "N:0"], "q": ["a_b"], "p": ["a_b"]}
-    assert _written(shape_inference.infer_shapes(m, strict_mode=True))["r"] == ours["r"]
+    assert written(shape_inference.infer_shapes(m, strict_mode=True))["r"] == ours["r"]
     feeds = {"x": np.ones((3, 2), np.float32), "y": np.ones(4, np.float32), "z": np.ones(5, np.float32)}
     assert [a.shape for a in run_ort(m2, feeds)] == [(3, 2), (6, 2), (4,), (5,)]
 
@@ -333,13 +309,13 @@ def test_onnx_data_propagation_rejects_a_range_length_symshape_knows() -> None:
     m = _rows_plus_offsets()
     shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
     m2 = sso.infer_shapes(m)
-    written = _written(m2)
-    assert written["row"] == [2] and written["out"] == [3, 1, 2, 1]
+    shapes = written(m2)
+    assert shapes["row"] == [2] and shapes["out"] == [3, 1, 2, 1]
     feeds: Arrays = {"q": np.zeros((3, 2, 2, 4), np.float32), "off": np.array([0, 1, 2], np.int64)}
     actual = run_all_values(m2, feeds)
-    assert all(tuple(w or ()) == actual[k] for k, w in written.items()), (written, actual)
-    again = _written(shape_inference.infer_shapes(m2, strict_mode=True))
-    assert {k: v for k, v in again.items() if k in written} == written
+    assert all(tuple(w or ()) == actual[k] for k, w in shapes.items()), (shapes, actual)
+    again = written(shape_inference.infer_shapes(m2, strict_mode=True))
+    assert {k: v for k, v in again.items() if k in shapes} == shapes
     by_hand = onnx.ModelProto()
     by_hand.CopyFrom(m)
     by_hand.graph.value_info.append(onnx.helper.make_tensor_value_info("row", onnx.TensorProto.INT64, [2]))

@@ -39,7 +39,7 @@ with gc_paused():
     from symshape.errors import INVALID_ARGUMENT
     from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
     from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
-    from symshape.onnx.export import model_names, write_types
+    from symshape.onnx.export import guard_pins, model_names, write_types
     from symshape.onnx.importer import Importer
     from symshape.onnx.loading import load_model
     from symshape.onnx.registry import REGISTRY, register
@@ -142,7 +142,8 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
     imp = res._importer
     elem = {name: v.elem_type for name, v in imp.named.items() if v.elem_type}
     names = model_names(imp.dim_names.symbols, imp.dim_names.user_dims)
-    out = write_types(imp.model, res.types(), elem, names)
+    pins = guard_pins(res.guards)  # (the model runs only with these values)
+    out = write_types(imp.model, res.types(), elem, names, pins)
     if imp.base_dir is not None:  # (loaded from a file: the copy holds its external data, as onnx.load's)
         from onnx.external_data_helper import load_external_data_for_model
 

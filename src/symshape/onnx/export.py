@@ -7,7 +7,9 @@ syntax (``N``, ``2*N``, ``(H - 1)//2 + 1``), which :func:`symshape.onnx.from_onn
 unknown dimension is left empty and an unknown rank leaves the shape out. A ``dim_param`` of the
 model that is not a name symshape can print (``seq len``, ``N:0``: read as the symbols ``seq_len``,
 ``N_0``) is written as the model spelled it where a dimension is that symbol, as onnx propagates it
-(:func:`model_names`); inside an expression the symbol's name stands for it (``2*seq_len``).
+(:func:`model_names`); inside an expression the symbol's name stands for it (``2*seq_len``). A
+symbol a guard pins to one value (``N == 1``: the model runs only then) is written as that value
+(:func:`guard_pins`), as onnx writes what it knows from a constant.
 
 >>> from symshape.onnx.export import dim_proto_text
 >>> import symshape as ss
@@ -18,17 +20,22 @@ model that is not a name symshape can print (``seq len``, ``N:0``: read as the s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import onnx
 
-from symshape import Dim, TensorType, Type
+from symshape import Dim, Guard, TensorType, Type
+from symshape.encoding.dim_atoms import Atom
+from symshape.encoding.dim_expr import DimLike
 from symshape.onnx.dtypes import to_elem_type
+from symshape.solver.simplify import pinned_symbol
 
-__all__ = ["write_types", "dim_proto_text", "set_type", "model_names"]
+__all__ = ["write_types", "dim_proto_text", "set_type", "model_names", "guard_pins"]
 
 _NO_NAMES: Mapping[str, str] = {}
+Pins = Mapping[Dim | Atom | str, DimLike]
+_NO_PINS: Pins = {}
 
 
 def model_names(symbols: Mapping[str, Dim], given: Mapping[str, Dim]) -> dict[str, str]:
@@ -52,6 +59,16 @@ def model_names(symbols: Mapping[str, Dim], given: Mapping[str, Dim]) -> dict[st
     return {k: v for k, v in out.items() if k not in clash}
 
 
+def guard_pins(guards: Sequence[Guard]) -> Pins:
+    """The symbols the guards pin to one value (a guard ``N == 1``), with that value."""
+    out: dict[Dim | Atom | str, DimLike] = {}
+    for g in guards:
+        pin = pinned_symbol(g.cond)
+        if pin is not None:
+            out[pin[0]] = pin[1]
+    return out
+
+
 def dim_proto_text(d: Dim, names: Mapping[str, str] = _NO_NAMES) -> int | str | None:
     """``dim_value`` (an int), ``dim_param`` (a str), or None for an unknown dimension; ``names``
     maps a symbol's name to the model's (:func:`model_names`)."""
@@ -63,11 +80,20 @@ def dim_proto_text(d: Dim, names: Mapping[str, str] = _NO_NAMES) -> int | str | 
     return names.get(text, text)
 
 
-def set_type(vi: onnx.ValueInfoProto, t: Type, elem_type: int, names: Mapping[str, str] = _NO_NAMES) -> bool:
-    """Write ``t`` into ``vi`` (keeping ``elem_type`` when symshape's dtype is unknown); False when
-    ``t`` is not a tensor type."""
+def set_type(
+    vi: onnx.ValueInfoProto,
+    t: Type,
+    elem_type: int,
+    names: Mapping[str, str] = _NO_NAMES,
+    pins: Pins = _NO_PINS,
+) -> bool:
+    """Write ``t`` into ``vi`` (keeping ``elem_type`` when symshape's dtype is unknown), with the
+    pinned symbols' values (:func:`guard_pins`) substituted; False when ``t`` is not a tensor
+    type."""
     if not isinstance(t, TensorType):
         return False
+    if pins and t.ndim is not None:
+        t = t.subs(pins)
     tt = vi.type.tensor_type
     et = to_elem_type(t.dtype) or elem_type or tt.elem_type
     tt.elem_type = et
@@ -92,9 +118,10 @@ def write_types(
     types: dict[str, Type],
     elem_types: dict[str, int],
     names: Mapping[str, str] = _NO_NAMES,
+    pins: Pins = _NO_PINS,
 ) -> onnx.ModelProto:
     """A copy of ``model`` with ``value_info`` and the graph outputs filled from ``types``
-    (``names``: :func:`model_names`)."""
+    (``names``: :func:`model_names`; ``pins``: :func:`guard_pins`)."""
     out = onnx.ModelProto()
     out.CopyFrom(model)
     g = out.graph
@@ -109,10 +136,10 @@ def write_types(
             continue
         vi = onnx.ValueInfoProto()
         vi.name = name
-        if set_type(vi, types[name], elem_types.get(name, 0), names):
+        if set_type(vi, types[name], elem_types.get(name, 0), names, pins):
             g.value_info.append(vi)
     for vi in g.output:
         t = types.get(vi.name)
         if t is not None:
-            set_type(vi, t, elem_types.get(vi.name, 0), names)
+            set_type(vi, t, elem_types.get(vi.name, 0), names, pins)
     return out
