@@ -132,7 +132,8 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
     """A copy of the model (``onnx.ModelProto``) with ``value_info`` and the outputs' types filled.
 
     Raises ``SymshapeError`` when inference finds an error (or a node cannot be converted); the
-    guards a model needs are in :func:`infer`'s result.
+    guards a model needs are in :func:`infer`'s result. A symbol a guard pins (``N == 1``) is
+    written at that value: the model runs only then (see :mod:`symshape.onnx.export`).
     """
     res = infer(model_or_path, dims)
     if res.errors:
