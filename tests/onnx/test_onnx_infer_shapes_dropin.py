@@ -15,8 +15,10 @@ What a user of onnx's function does with the annotated copy, checked on real mod
 Models: the 9 ``light_*`` models of onnx's wheel with batch ``N``; the 12-layer encoder of
 ``benchmarks/onnx_transformer.py``; the four torch modules of :mod:`torch_models` (GPT-2-like block,
 BERT-like layer, small ResNet, UNet-like net) exported once per session with ``torch.onnx.export``
-(``dynamo=False``, opset 17, dynamic batch / sequence / height / width axes), the exporter's own
-``value_info`` kept, as a user would pass the file.
+(``dynamo=False``, opset 17, dynamic batch / sequence / height / width axes), and two models of
+``transformers`` exported as :mod:`hf_models` exports them (Llama; a GPT-2 decoding step with a
+cache), the exporter's own ``value_info`` kept, as a user would pass the file. onnxruntime builds
+one session per model (the original, the copy, the copy with every value an output).
 
 Seven light models hard-code batch 1 in a ``Reshape`` target (their guard is ``N == 1``): a symbol
 a guard pins is written at its value, so the annotated copy has batch 1 in every value (the graph
