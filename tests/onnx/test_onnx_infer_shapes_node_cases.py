@@ -59,6 +59,7 @@ LESS_PRECISE = {
     # inputs' symbols (and writes z's dimension 1 as max(s0_0, s1_1))
     "test_scan9_sum",
     "test_scan9_multi_state",
+    "test_scan_sum",  # (the same at opset 8, converted since Scan-8 is supported)
 }
 # floors (measured with onnx 1.23.2 and onnxruntime 1.32: 1426 annotated, 1114 run; 39 zeroed)
 ANNOTATED = 1400  # one-node cases symshape annotates
