@@ -371,3 +371,14 @@ def test_infer_shapes_output_with_renamed_dim_params_reads_back() -> None:
     b = names.symbol("batch-size")
     assert names.symbol("2*batch_size") == 2 * b
     assert names.symbol("batch_size") != b  # (a dim_param of its own, when the model names one)
+
+
+@pytest.mark.parametrize(
+    "names", [("a.b", "a_b"), ("a_b", "a.b"), ("batch-size", "batch_size"), ("N:0", "N_0")]
+)
+def test_infer_shapes_writes_each_dim_param_as_the_model_spells_it(names: tuple[str, str]) -> None:
+    inputs = [In("a", F, (names[0], 4)), In("b", F, (names[1], 4))]
+    m = make_model([node("Relu", ["a"], ["ya"]), node("Relu", ["b"], ["yb"])], inputs, ["ya", "yb"])
+    m2 = sso.infer_shapes(m)
+    written = {vi.name: vi.type.tensor_type.shape.dim[0].dim_param for vi in m2.graph.output}
+    assert written == {"ya": names[0], "yb": names[1]}

@@ -321,7 +321,8 @@ def test_a_scalar_is_written_with_rank_zero_as_onnx_writes_it() -> None:
 def test_a_dim_param_that_is_no_symshape_name_is_written_as_the_model_spells_it() -> None:
     # 'seq len' and 'N:0' are read as the symbols seq_len and N_0; a value of that size is
     # written under the model's name, as onnx's own inference propagates it, an expression under
-    # symshape's; 'a.b' and 'a_b' both read as a_b keep that name
+    # symshape's; 'a.b' and 'a_b' are two dimensions (the symbols a_b and a_b_2), each written as
+    # the model spells it
     nodes = [
         node("Relu", ["x"], ["r"], name="r"),
         node("Concat", ["x", "x"], ["c"], axis=0),
@@ -332,7 +333,7 @@ def test_a_dim_param_that_is_no_symshape_name_is_written_as_the_model_spells_it(
     m = make_model(nodes, ins, ["r", "c", "q", "p"])
     m2 = sso.infer_shapes(m)
     ours = written(m2)
-    assert ours == {"r": ["seq len", "N:0"], "c": ["2*seq_len", "N:0"], "q": ["a_b"], "p": ["a_b"]}
+    assert ours == {"r": ["seq len", "N:0"], "c": ["2*seq_len", "N:0"], "q": ["a.b"], "p": ["a_b"]}
     assert written(shape_inference.infer_shapes(m, strict_mode=True))["r"] == ours["r"]
     feeds = {"x": np.ones((3, 2), np.float32), "y": np.ones(4, np.float32), "z": np.ones(5, np.float32)}
     assert [a.shape for a in run_ort(m2, feeds)] == [(3, 2), (6, 2), (4,), (5,)]

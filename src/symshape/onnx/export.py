@@ -41,17 +41,21 @@ _NO_PINS: Pins = {}
 def model_names(symbols: Mapping[str, Dim], given: Mapping[str, Dim]) -> dict[str, str]:
     """The model's own ``dim_param`` for each symbol the importer named otherwise: ``symbols`` maps
     each ``dim_param`` to its dimension, ``given`` the caller's (kept as they are). A symbol two
-    spellings map to, or one the model also names itself, keeps its own name.
+    spellings map to, or one the model also names itself, keeps its own name; a symbol named
+    after another ``dim_param`` (``a_b_2`` for the model's ``a_b`` beside its ``a.b``) is written
+    as its own.
 
     >>> import symshape as ss
     >>> model_names({"seq len": ss.dim("seq_len"), "N": ss.dim("N"), "N + 1": ss.parse_dim("N + 1")}, {})
     {'seq_len': 'seq len'}
+    >>> model_names({"a.b": ss.dim("a_b"), "a_b": ss.dim("a_b_2")}, {})
+    {'a_b': 'a.b', 'a_b_2': 'a_b'}
     """
     out: dict[str, str] = {}
     clash: set[str] = set()
     for name, d in symbols.items():
         text = str(d)
-        if name in given or text == name or not text.isidentifier() or text in symbols:
+        if name in given or text == name or not text.isidentifier() or symbols.get(text) == d:
             continue
         if text in out:
             clash.add(text)
