@@ -195,6 +195,7 @@ def _type_str(res: InferenceResult, e: Any) -> str:
 def _demo(as_json: bool) -> int:
     import symshape as ss
     from symshape.examples import all_examples
+    from symshape.solver.diagnostics import IdNumbering, raw_ids, renumber_ids
 
     records: list[dict[str, Any]] = []
     blocks: list[str] = []
@@ -204,9 +205,9 @@ def _demo(as_json: bool) -> int:
         diags = res.diagnostics
         as_intended = res.status == ex.expect_status and tuple(d.code for d in diags) == ex.expect_codes
         all_as_intended = all_as_intended and as_intended
-        types = {name: _type_str(res, e) for name, e in ex.bindings}
-        records.append(
-            {
+        with raw_ids():  # (each example's output numbers its unknown types once)
+            types = {name: _type_str(res, e) for name, e in ex.bindings}
+            record = {
                 "name": ex.name,
                 "description": ex.description,
                 "status": res.status,
@@ -217,8 +218,9 @@ def _demo(as_json: bool) -> int:
                 "warnings": [d.to_json() for d in res.warnings],
                 "errors": [d.to_json() for d in diags],
             }
-        )
-        blocks.append(_demo_block(ex, res, types, as_intended))
+            block = _demo_block(ex, res, types, as_intended)
+        records.append(IdNumbering().json(record))
+        blocks.append(renumber_ids(block))
 
     if as_json:
         print(json.dumps({"version": _version(), "examples": records}, indent=2))
@@ -344,7 +346,7 @@ def _user_frame(e: BaseException, path: str) -> tuple[str | None, int | None]:
 
 def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
     import symshape as ss
-    from symshape.ir.nodes import Expr
+    from symshape.solver.diagnostics import raw_ids, renumber_ids
 
     if timeout_ms <= 0:
         raise _UsageError(f"--timeout-ms must be positive, got {timeout_ms}")
@@ -353,6 +355,17 @@ def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
         res = ss.infer(model, strict=strict, timeout_ms=timeout_ms)
     except ss.SymshapeError as e:
         raise _UsageError(f"{path}: {e}") from None
+    with raw_ids():  # (the whole output numbers its unknown types once, below)
+        text = _check_text(path, model, res, as_json)
+    print(renumber_ids(text))
+    return EXIT_OK if res.ok else EXIT_TYPE_ERROR
+
+
+def _check_text(path: str, model: Any, res: InferenceResult, as_json: bool) -> str:
+    """What ``symshape check`` prints for a Python file, holes named by their ids."""
+    import symshape as ss
+    from symshape.ir.nodes import Expr
+
     model_type = _type_str(res, model) if isinstance(model, Expr) else None
     globals_ = (
         {gv.name: _type_str(res, gv) for gv, _ in model.items()} if isinstance(model, ss.Module) else {}
@@ -368,14 +381,11 @@ def _check(path: str, strict: bool, timeout_ms: int, as_json: bool) -> int:
             "warnings": [d.to_json() for d in res.warnings],
             "errors": [d.to_json() for d in res.diagnostics],
         }
-        print(json.dumps(doc, indent=2))
-    else:
-        if model_type is not None:
-            print(f"model: {model_type}")
-        for name, t in globals_.items():
-            print(f"@{name}: {t}")
-        print(res.report())
-    return EXIT_OK if res.ok else EXIT_TYPE_ERROR
+        return json.dumps(doc, indent=2)
+    lines = [] if model_type is None else [f"model: {model_type}"]
+    lines.extend(f"@{name}: {t}" for name, t in globals_.items())
+    lines.append(res.report())
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":  # pragma: no cover

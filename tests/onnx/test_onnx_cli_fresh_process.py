@@ -4,8 +4,8 @@ output stays that of :func:`symshape.cli.main` called in-process.
 Run as a script (``main()`` reading ``sys.argv``), an ONNX check registers ``gc.freeze`` at exit,
 so that the interpreter's final collections do not traverse every object of the process; the output
 (stdout, stderr, exit code) must be byte for byte that of ``main(argv)``, which registers nothing,
-in a fresh process too (in a process that inferred before, the names of unknown types, ``?t465``,
-count on from there).
+in a fresh process too (and in a process that inferred before: the names of unknown types are
+numbered per output, ``?t1``, not by the process-wide counter behind the holes' ids).
 ``import symshape.onnx`` pauses the collector during its imports and leaves it as it found it.
 """
 

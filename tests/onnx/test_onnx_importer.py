@@ -311,3 +311,74 @@ def test_malformed_nodes_are_errors_not_crashes() -> None:
         res = sso.infer(m)
         assert res.status == "error", n.name
         assert str(res.errors[0].span).startswith("test: node"), res.errors[0]
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        # a hyphenated name is one symbol, not a difference (no guard batch - size >= 0)
+        (("batch-size", "batch-size"), "Tensor[(batch_size, 4), float32]"),
+        # names that are not identifiers never take another dim_param's symbol
+        (("a.b", "a_b"), None),
+        (("a_b", "a.b"), None),
+        (("N:0", "N_0"), None),
+        (("seq-len", "seq_len"), None),
+    ],
+)
+def test_every_dim_param_has_its_own_symbol(names: tuple[str, str], expected: str | None) -> None:
+    inputs = [In("a", F, (names[0], 4)), In("b", F, (names[1], 4))]
+    m = make_model([node("Add", ["a", "b"], ["y"])], inputs, ["y"])
+    res = sso.infer(m)
+    assert res.status == ("ok" if names[0] == names[1] else "guarded"), res.report()
+    ta, tb = res.type_of("a"), res.type_of("b")
+    assert isinstance(ta, ss.TensorType) and isinstance(tb, ss.TensorType)
+    if names[0] == names[1]:
+        assert ta.dims[0] == tb.dims[0] and not res.guards
+        assert str(res.type_of("y")) == expected
+    else:
+        # two model dimensions: equal only under a broadcast guard, never silently
+        assert ta.dims[0] != tb.dims[0]
+        assert res.guards, res.report()
+
+
+def test_hyphenated_dim_params_are_names_and_spaced_ones_expressions() -> None:
+    m = make_model([node("Relu", ["x"], ["y"])], [In("x", F, ("N - 1", "N-1", "batch-size"))], ["y"])
+    t = sso.infer(m).type_of("y")
+    n = ss.dim("N")
+    assert isinstance(t, ss.TensorType)
+    assert t.dims[:2] == (n - 1, n - 1) and str(t.dims[2]) == "batch_size"
+
+
+def test_infer_shapes_output_with_renamed_dim_params_reads_back() -> None:
+    """A model's ``batch-size`` is the symbol batch_size; infer_shapes writes ``2*batch_size`` for
+    a value twice as long, and importing that copy reads it as the same symbol."""
+    m = make_model(
+        [node("Concat", ["x", "x"], ["y"], axis=0), node("Relu", ["y"], ["z"])],
+        [In("x", F, ("batch-size", 3))],
+        ["z"],
+    )
+    m2 = sso.infer_shapes(m)
+    dims = {vi.name: vi.type.tensor_type.shape.dim for vi in m2.graph.value_info}
+    written = {name: [d.dim_param or d.dim_value for d in ds] for name, ds in dims.items()}
+    assert written["y"] == ["2*batch_size", 3]
+    res = sso.infer(m2)
+    assert res.status == "ok", res.report()
+    assert str(res.type_of("z")) == "Tensor[(2*batch_size, 3), float32]"
+    # the names inside a written expression are the symbols' (declared types are read by DimNames)
+    from symshape.onnx.declared import DimNames
+
+    names = DimNames()
+    b = names.symbol("batch-size")
+    assert names.symbol("2*batch_size") == 2 * b
+    assert names.symbol("batch_size") != b  # (a dim_param of its own, when the model names one)
+
+
+@pytest.mark.parametrize(
+    "names", [("a.b", "a_b"), ("a_b", "a.b"), ("batch-size", "batch_size"), ("N:0", "N_0")]
+)
+def test_infer_shapes_writes_each_dim_param_as_the_model_spells_it(names: tuple[str, str]) -> None:
+    inputs = [In("a", F, (names[0], 4)), In("b", F, (names[1], 4))]
+    m = make_model([node("Relu", ["a"], ["ya"]), node("Relu", ["b"], ["yb"])], inputs, ["ya", "yb"])
+    m2 = sso.infer_shapes(m)
+    written = {vi.name: vi.type.tensor_type.shape.dim[0].dim_param for vi in m2.graph.output}
+    assert written == {"ya": names[0], "yb": names[1]}

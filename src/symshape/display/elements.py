@@ -10,7 +10,7 @@ from symshape.display.style import GUARD, RED, STATUS_COLOR, esc, short_span
 from symshape.encoding.dims import Dim
 from symshape.encoding.types import IncompleteType, TensorType, Type
 from symshape.ir.result import InferenceResult
-from symshape.solver.diagnostics import Diagnostic, Guard
+from symshape.solver.diagnostics import Diagnostic, Guard, numbered
 from symshape.solver.outcome import Solution
 
 __all__ = ["dim_html", "type_html", "diagnostic_html", "guards_html", "status_html", "counts"]
@@ -42,6 +42,7 @@ def type_html(t: Type) -> str:
 # diagnostics
 
 
+@numbered
 def diagnostic_html(d: Diagnostic) -> str:
     """One diagnostic: location, severity, message, code (with its description), source line,
     and a note per other core member."""

@@ -13,7 +13,7 @@ from symshape.encoding.dims import DimVar, _atom_dim
 from symshape.encoding.types import IncompleteType, iter_holes
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.ir.result import InferenceResult
-from symshape.solver.diagnostics import Diagnostic, Guard
+from symshape.solver.diagnostics import Diagnostic, Guard, IdNumbering, ids_are_raw, numbered
 from symshape.solver.graph import Node
 from symshape.solver.instance import RelationInstance
 from symshape.solver.outcome import Solution
@@ -91,7 +91,28 @@ def result_graph(obj: Shown) -> nx.DiGraph:
       unsat core), ``chain`` (on the shortest path between core members), ``""`` otherwise;
     * ``core``: True when ``role`` is not empty; ``codes``: the error codes reported at the node,
       comma-separated; ``guards``: the guards it states, ``; ``-separated.
+
+    Holes and unknowns are numbered by first appearance in node order (``?t1``, ``?d1``; names, then
+    attributes), not by the process-wide counters, so the same program gives the same graph.
     """
+    g = _raw_graph(obj)
+    return g if ids_are_raw() else _numbered_graph(g)
+
+
+def _numbered_graph(g: nx.DiGraph) -> nx.DiGraph:
+    num = IdNumbering()
+    out = nx.DiGraph(**g.graph)
+    names: dict[str, str] = {}
+    for n, d in g.nodes(data=True):
+        names[n] = num(n)
+        out.add_node(names[n], **{k: num(v) if isinstance(v, str) else v for k, v in d.items()})
+    for a, b, d in g.edges(data=True):
+        out.add_edge(names[a], names[b], **d)
+    return out
+
+
+def _raw_graph(obj: Shown) -> nx.DiGraph:
+    """:func:`result_graph` with the holes and unknowns named by their ids."""
     solver = solver_of(obj)
     dg = solver.graph
     g = dg.g
@@ -170,6 +191,7 @@ def _dot_quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+@numbered
 def to_dot(obj: Shown | nx.DiGraph) -> str:
     """Graphviz ``dot`` text of the dependency graph: relations are boxes, holes ellipses; the
     node an error is reported at is filled red, the other core members orange, the chain between

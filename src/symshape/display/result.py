@@ -21,7 +21,7 @@ from symshape.ir.module import Module
 from symshape.ir.nodes import Call, Constant, Expr, Function, GlobalVar, Tuple, TupleGetItem, Var
 from symshape.ir.op import Op
 from symshape.ir.result import InferenceResult
-from symshape.solver.diagnostics import Guard, Origin
+from symshape.solver.diagnostics import Guard, Origin, numbered
 from symshape.source import Span
 
 __all__ = ["Row", "result_rows", "result_html", "result_text"]
@@ -166,6 +166,7 @@ def result_rows(res: InferenceResult, max_rows: int) -> tuple[list[Row], int]:
     return rows, left
 
 
+@numbered
 def result_html(res: InferenceResult, max_rows: int = MAX_ROWS) -> str:
     """An inference result: status, a table (expression, type, guards, where) with the error rows
     highlighted, the guards, and the diagnostics."""
@@ -201,6 +202,7 @@ def result_html(res: InferenceResult, max_rows: int = MAX_ROWS) -> str:
     )
 
 
+@numbered
 def result_text(res: InferenceResult, max_rows: int = 40) -> str:
     """Plain text: the typed A-normal form, then the report (status, errors, guards)."""
     rows, left = result_rows(res, max_rows)

@@ -6,12 +6,13 @@ from __future__ import annotations
 from symshape.display.elements import counts, diagnostic_html, guards_html, status_html, type_html
 from symshape.display.graph import origin_map
 from symshape.display.style import CELL, GUARD, MAX_ROWS, RED, ROW_BG, TABLE, esc, short_span
-from symshape.solver.diagnostics import Guard
+from symshape.solver.diagnostics import Guard, numbered
 from symshape.solver.outcome import Solution
 
 __all__ = ["solution_html", "solution_text"]
 
 
+@numbered
 def solution_html(sol: Solution, max_rows: int = MAX_ROWS) -> str:
     """A solution: status, the relation instances with resolved arguments, guards, diagnostics."""
     solver = sol.solver
@@ -67,6 +68,7 @@ def solution_html(sol: Solution, max_rows: int = MAX_ROWS) -> str:
     )
 
 
+@numbered
 def solution_text(sol: Solution) -> str:
     """Plain text: status, guards, diagnostics."""
     lines = [f"Solution: status {sol.status} ({counts(sol)})"]

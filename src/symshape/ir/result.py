@@ -34,7 +34,7 @@ from symshape.ir.expr import (
 from symshape.ir.program_rels import has_holes
 from symshape.ir.ranges import Ranges, index_checks
 from symshape.ir.validity import GuardInfo, Validity
-from symshape.solver.diagnostics import Diagnostic, Guard, renumber_ids
+from symshape.solver.diagnostics import Diagnostic, Guard, numbered
 from symshape.solver.graph import hole_node, rel_node
 from symshape.solver.outcome import Outcome, Solution, judge
 from symshape.views import View, show
@@ -311,6 +311,7 @@ class InferenceResult(Outcome):
         out.status = judge(out.errors, out.inconclusive, out.unresolved, out.guards)
         return out
 
+    @numbered
     def report(self, program: bool = False) -> str:
         """A human-readable report: status, errors with notes, guards, unresolved expressions;
         with ``program=True`` the program after them, each inferred type as a comment (a
@@ -337,7 +338,7 @@ class InferenceResult(Outcome):
             from symshape.ir.printer import expr_str
 
             lines.append(expr_str(self.program, self._safe_type))
-        return renumber_ids("\n".join(lines))
+        return "\n".join(lines)
 
     def _safe_type(self, e: Any) -> Type | None:
         hit = self._gen.types.get(id(e))

@@ -41,7 +41,7 @@ from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym
 from symshape.encoding.z3 import Z3Encoder
 from symshape.errors import INVALID_ARGUMENT, SymshapeError, expect_mapping
 from symshape.ir.nodes import Call, Constant, Var
-from symshape.solver.diagnostics import Diagnostic, Guard, Note, renumber_ids
+from symshape.solver.diagnostics import Diagnostic, Guard, Note, numbered
 from symshape.solver.simplify import RLIMIT, TIMEOUT_MS
 
 if TYPE_CHECKING:
@@ -393,6 +393,7 @@ class Validity:
         return f"the assignment does not decide {conds}{tail}"
 
     # -- why_invalid -----------------------------------------------------------------------------
+    @numbered
     def why_invalid(self, env: Env) -> str:
         """See :meth:`InferenceResult.why_invalid <symshape.ir.result.InferenceResult.why_invalid>`."""
         vals = self._by_name(env)
@@ -401,7 +402,7 @@ class Validity:
         if res.status == "error":
             lines = [f"invalid at {at}: the program has type errors, so it is invalid at every size"]
             lines.extend(d.render() for d in res.errors)
-            return renumber_ids("\n".join(lines))
+            return "\n".join(lines)
         bad = self._out_of_range(vals)
         if bad:
             return "\n".join([f"invalid at {at}:", *(f"  {b}" for b in bad)])
@@ -420,7 +421,7 @@ class Validity:
         shown += [g for g in false if first is None or g.origin is not first.origin]
         lines = [f"invalid at {at}:"]
         lines.extend(self._explain(g, vals).render() for g in shown)
-        return renumber_ids("\n".join(lines))
+        return "\n".join(lines)
 
     def _first_false_stated(self, vals: Mapping[str, int]) -> Guard | None:
         at: dict[Dim | Atom | str, DimLike] = {k: v for k, v in vals.items()}
@@ -485,6 +486,7 @@ class Validity:
         return Note(f"argument {i + 1} is `{t}`", getattr(a, "span", None))
 
     # -- valid_when ------------------------------------------------------------------------------
+    @numbered
     def valid_when(self) -> str:
         """See :meth:`InferenceResult.valid_when <symshape.ir.result.InferenceResult.valid_when>`."""
         if self._when is None:

@@ -39,13 +39,14 @@ with gc_paused():
     from symshape.errors import INVALID_ARGUMENT
     from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
     from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
-    from symshape.onnx.export import write_types
+    from symshape.onnx.export import guard_pins, model_names, write_types
     from symshape.onnx.importer import Importer
     from symshape.onnx.loading import load_model
     from symshape.onnx.registry import REGISTRY, register
     from symshape.onnx.result import OnnxInferenceResult
     from symshape.onnx.spans import OnnxSpan
     from symshape.onnx.type_constraints import check_type_constraints
+    from symshape.solver.diagnostics import Diagnostic, raw_ids, renumber_ids
 
 __all__ = [
     "from_onnx",
@@ -76,7 +77,7 @@ def from_onnx(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> Func
     fn = imp.run()
     if imp.issues:
         first = imp.issues[0].diagnostic
-        text = "\n".join(i.diagnostic.render(source=False) for i in imp.issues)
+        text = _rendered([i.diagnostic for i in imp.issues])
         raise SymshapeError(first.code, f"cannot convert the model:\n{text}")
     return fn
 
@@ -131,16 +132,19 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
     """A copy of the model (``onnx.ModelProto``) with ``value_info`` and the outputs' types filled.
 
     Raises ``SymshapeError`` when inference finds an error (or a node cannot be converted); the
-    guards a model needs are in :func:`infer`'s result.
+    guards a model needs are in :func:`infer`'s result. A symbol a guard pins (``N == 1``) is
+    written at that value: the model runs only then (see :mod:`symshape.onnx.export`).
     """
     res = infer(model_or_path, dims)
     if res.errors:
         first = res.errors[0]
-        text = "\n".join(d.render(source=False) for d in res.errors)
+        text = _rendered(res.errors)
         raise SymshapeError(first.code, f"shape inference failed:\n{text}")
     imp = res._importer
     elem = {name: v.elem_type for name, v in imp.named.items() if v.elem_type}
-    out = write_types(imp.model, res.types(), elem)
+    names = model_names(imp.dim_names.symbols, imp.dim_names.user_dims)
+    pins = guard_pins(res.guards)  # (the model runs only with these values)
+    out = write_types(imp.model, res.types(), elem, names, pins)
     if imp.base_dir is not None:  # (loaded from a file: the copy holds its external data, as onnx.load's)
         from onnx.external_data_helper import load_external_data_for_model
 
@@ -152,6 +156,13 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
                 INVALID_ARGUMENT, f"the model's external data cannot be read: {msg}"
             ) from None
     return out
+
+
+def _rendered(diags: list[Diagnostic]) -> str:
+    """The diagnostics' texts, one unknown type named alike throughout."""
+    with raw_ids():
+        text = "\n".join(d.render(source=False) for d in diags)
+    return renumber_ids(text)
 
 
 def supported_ops(domain: str = "") -> list[str]:

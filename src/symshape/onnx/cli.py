@@ -209,38 +209,20 @@ def _invalid_at(
     return res.why_invalid(values)
 
 
-def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: int, as_json: bool) -> int:
-    """Run ``symshape check`` on an ONNX model; the exit code (see the module docstring)."""
-    import os
-
+def _output_text(
+    model: onnx.ModelProto,
+    path: str,
+    res: OnnxInferenceResult,
+    bindings: list[DimBinding],
+    why: str | None,
+    as_json: bool,
+) -> str:
+    """What ``symshape check`` prints (see the module docstring), holes named by their ids."""
     from symshape import __version__
 
-    if timeout_ms <= 0:
-        raise _usage(f"--timeout-ms must be positive, got {timeout_ms}")
-    if not os.path.exists(path):
-        raise _usage(f"no such file: {path}")
-    if not os.path.isfile(path):
-        raise _usage(f"not a file: {path}")
-    import symshape.onnx as sso
-    from symshape import SymshapeError
-    from symshape.onnx.loading import read_model_file
-
-    try:
-        model = read_model_file(path)
-    except Exception as e:
-        msg = " ".join(str(e).split()) or type(e).__name__
-        raise _usage(f"{path} is not an ONNX model: {msg}") from None
-    base_dir = os.path.dirname(os.path.abspath(path))
-    dims, bindings = bind_dims(model, dim_options)
-    try:
-        why = _invalid_at(model, base_dir, dims, timeout_ms, path)
-        res = sso._infer_loaded(model, path, base_dir, dims, strict, timeout_ms)
-    except SymshapeError as e:
-        raise _usage(f"{path}: {e}") from None
     inits = {t.name for t in model.graph.initializer}
     inputs = {vi.name: _type_text(res, vi.name) for vi in model.graph.input if vi.name not in inits}
     outputs = {vi.name: _type_text(res, vi.name) for vi in model.graph.output}
-    well_typed = why is None and (res.status == "ok" or (res.status == "guarded" and not strict))
     if as_json:
         doc = {
             "version": __version__,
@@ -255,18 +237,48 @@ def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: 
         }
         if why is not None:
             doc["why_invalid"] = why
-        print(json.dumps(doc, indent=2))
-    else:
-        for b in bindings:
-            print(b.describe())
-        width = max((len(k) for k in [*inputs, *outputs]), default=0)
-        print("inputs:")
-        for k, t in inputs.items():
-            print(f"  {k.ljust(width)} : {t}")
-        print("outputs:")
-        for k, t in outputs.items():
-            print(f"  {k.ljust(width)} : {t}")
-        if why is not None:
-            print(why)
-        print(res.report())
+        return json.dumps(doc, indent=2)
+    lines = [b.describe() for b in bindings]
+    width = max((len(k) for k in [*inputs, *outputs]), default=0)
+    lines.append("inputs:")
+    lines.extend(f"  {k.ljust(width)} : {t}" for k, t in inputs.items())
+    lines.append("outputs:")
+    lines.extend(f"  {k.ljust(width)} : {t}" for k, t in outputs.items())
+    if why is not None:
+        lines.append(why)
+    lines.append(res.report())
+    return "\n".join(lines)
+
+
+def check_onnx(path: str, dim_options: Sequence[str], strict: bool, timeout_ms: int, as_json: bool) -> int:
+    """Run ``symshape check`` on an ONNX model; the exit code (see the module docstring)."""
+    import os
+
+    if timeout_ms <= 0:
+        raise _usage(f"--timeout-ms must be positive, got {timeout_ms}")
+    if not os.path.exists(path):
+        raise _usage(f"no such file: {path}")
+    if not os.path.isfile(path):
+        raise _usage(f"not a file: {path}")
+    import symshape.onnx as sso
+    from symshape import SymshapeError
+    from symshape.onnx.loading import read_model_file
+    from symshape.solver.diagnostics import raw_ids, renumber_ids
+
+    try:
+        model = read_model_file(path)
+    except Exception as e:
+        msg = " ".join(str(e).split()) or type(e).__name__
+        raise _usage(f"{path} is not an ONNX model: {msg}") from None
+    base_dir = os.path.dirname(os.path.abspath(path))
+    dims, bindings = bind_dims(model, dim_options)
+    with raw_ids():  # (the whole output numbers its unknown types once, below)
+        try:
+            why = _invalid_at(model, base_dir, dims, timeout_ms, path)
+            res = sso._infer_loaded(model, path, base_dir, dims, strict, timeout_ms)
+        except SymshapeError as e:
+            raise _usage(f"{path}: {e}") from None
+        text = _output_text(model, path, res, bindings, why, as_json)
+    print(renumber_ids(text))
+    well_typed = why is None and (res.status == "ok" or (res.status == "guarded" and not strict))
     return EXIT_OK if well_typed else EXIT_TYPE_ERROR

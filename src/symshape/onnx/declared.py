@@ -3,8 +3,12 @@
 :class:`DimNames` gives each ``dim_param`` one dimension: the caller's (``dims={"N": n}``, a
 symshape ``Dim`` or an int), else a symbol of that name; a name that is not an identifier is read
 as an expression over symbols (``2*N``, as :func:`symshape.onnx.infer_shapes` writes them), else a
-symbol named after it. :meth:`DimNames.fresh` makes new symbols for sizes the model does not name,
-and :meth:`DimNames.type_from_proto` converts a ``TypeProto`` (a ``dim_value`` is a constant, an
+symbol named after it. A name joined by hyphens (``batch-size``: no spaces, every part starting
+with a letter, where symshape and onnxruntime write ``N - 1``) is a name, not a difference. Every
+``dim_param`` has its own symbol: a name made from one that is not an identifier (``a.b``,
+``N:0``, ``batch-size``) never takes the symbol of another (``a_b``: then ``a_b_2``).
+:meth:`DimNames.fresh` makes new symbols for sizes the model does not name, and
+:meth:`DimNames.type_from_proto` converts a ``TypeProto`` (a ``dim_value`` is a constant, an
 unnamed or negative dimension ``?``, a missing shape an unknown rank).
 """
 
@@ -25,6 +29,7 @@ from symshape.onnx.dtypes import to_dtype
 __all__ = ["DimNames"]
 
 _IDENT: Final = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_HYPHENATED: Final = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(?:-[A-Za-z_][A-Za-z_0-9]*)+")
 
 
 class DimNames:
@@ -42,6 +47,8 @@ class DimNames:
                 )
             self.user_dims[k] = d
         self.symbols: dict[str, Dim] = {}
+        # the dim_param (or fresh hint) each symbol name stands for: one symbol per dim_param
+        self._owners: dict[str, str] = {}
         self._fresh = 0
 
     def symbol(self, name: str) -> Dim:
@@ -52,24 +59,39 @@ class DimNames:
         if name in self.user_dims:
             d = self.user_dims[name]
         elif _IDENT.fullmatch(name):
-            d = ss.dim(name)
+            d = self._named(name, name)
+        elif _HYPHENATED.fullmatch(name):
+            d = self._named(name, name.replace("-", "_"))
         else:
             d = self._expression_dim(name)
         self.symbols[name] = d
         return d
+
+    def _named(self, text: str, name: str) -> Dim:
+        """The symbol of ``dim_param`` ``text``, named ``name`` unless another ``dim_param`` has
+        that name already (then ``name_2``, ``name_3``, ...)."""
+        owners = self._owners
+        candidate, k = name, 1
+        while owners.get(candidate, text) != text:
+            k += 1
+            candidate = f"{name}_{k}"
+        owners[candidate] = text
+        return ss.dim(candidate)
 
     def _expression_dim(self, text: str) -> Dim:
         """A ``dim_param`` that is not an identifier: an expression over symbols (as
         :func:`infer_shapes` writes them, ``2*N``), else a symbol named after it."""
         names = {m for m in _IDENT.findall(text)}
         try:
-            env = {n: self.symbol(n) for n in names}
+            # (a name in an expression is a symbol's: one named after a dim_param that is not an
+            # identifier, ``2*batch_size`` as infer_shapes writes it for ``batch-size``, is that one)
+            env = {n: ss.dim(n) if n in self._owners else self.symbol(n) for n in names}
             return ss.parse_dim(text, env)
         except SymshapeError:
             safe = re.sub(r"\W", "_", text)
             if not safe or not (safe[0].isalpha() or safe[0] == "_"):
                 safe = "d_" + safe
-            return ss.dim(safe)
+            return self._named(text, safe)
 
     def fresh(self, hint: str) -> Dim:
         """A new symbol (``>= 0``) named after ``hint``."""
@@ -77,9 +99,10 @@ class DimNames:
         while True:
             self._fresh += 1
             name = f"{base}_{self._fresh}"
-            if name not in self.symbols:
+            if name not in self.symbols and name not in self._owners:
                 d = ss.dim(name, min=0)
                 self.symbols[name] = d
+                self._owners[name] = name
                 return d
 
     def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:

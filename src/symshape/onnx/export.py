@@ -4,7 +4,12 @@ Like ``onnx.shape_inference.infer_shapes``: ``graph.value_info`` gets one entry 
 (replacing the entries it had for those values) and the graph outputs get their types. Constant
 dimensions are written as ``dim_value``; symbolic ones as ``dim_param`` in symshape's canonical
 syntax (``N``, ``2*N``, ``(H - 1)//2 + 1``), which :func:`symshape.onnx.from_onnx` reads back; an
-unknown dimension is left empty and an unknown rank leaves the shape out.
+unknown dimension is left empty and an unknown rank leaves the shape out. A ``dim_param`` of the
+model that is not a name symshape can print (``seq len``, ``N:0``: read as the symbols ``seq_len``,
+``N_0``) is written as the model spelled it where a dimension is that symbol, as onnx propagates it
+(:func:`model_names`); inside an expression the symbol's name stands for it (``2*seq_len``). A
+symbol a guard pins to one value (``N == 1``: the model runs only then) is written as that value
+(:func:`guard_pins`), as onnx writes what it knows from a constant.
 
 >>> from symshape.onnx.export import dim_proto_text
 >>> import symshape as ss
@@ -15,31 +20,84 @@ unknown dimension is left empty and an unknown rank leaves the shape out.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import onnx
 
-from symshape import Dim, TensorType, Type
+from symshape import Dim, Guard, TensorType, Type
+from symshape.encoding.dim_atoms import Atom
+from symshape.encoding.dim_expr import DimLike
 from symshape.onnx.dtypes import to_elem_type
+from symshape.solver.simplify import pinned_symbol
 
-__all__ = ["write_types", "dim_proto_text", "set_type"]
+__all__ = ["write_types", "dim_proto_text", "set_type", "model_names", "guard_pins"]
+
+_NO_NAMES: Mapping[str, str] = {}
+Pins = Mapping[Dim | Atom | str, DimLike]
+_NO_PINS: Pins = {}
 
 
-def dim_proto_text(d: Dim) -> int | str | None:
-    """``dim_value`` (an int), ``dim_param`` (a str), or None for an unknown dimension."""
+def model_names(symbols: Mapping[str, Dim], given: Mapping[str, Dim]) -> dict[str, str]:
+    """The model's own ``dim_param`` for each symbol the importer named otherwise: ``symbols`` maps
+    each ``dim_param`` to its dimension, ``given`` the caller's (kept as they are). A symbol two
+    spellings map to, or one the model also names itself, keeps its own name; a symbol named
+    after another ``dim_param`` (``a_b_2`` for the model's ``a_b`` beside its ``a.b``) is written
+    as its own.
+
+    >>> import symshape as ss
+    >>> model_names({"seq len": ss.dim("seq_len"), "N": ss.dim("N"), "N + 1": ss.parse_dim("N + 1")}, {})
+    {'seq_len': 'seq len'}
+    >>> model_names({"a.b": ss.dim("a_b"), "a_b": ss.dim("a_b_2")}, {})
+    {'a_b': 'a.b', 'a_b_2': 'a_b'}
+    """
+    out: dict[str, str] = {}
+    clash: set[str] = set()
+    for name, d in symbols.items():
+        text = str(d)
+        if name in given or text == name or not text.isidentifier() or symbols.get(text) == d:
+            continue
+        if text in out:
+            clash.add(text)
+        out[text] = name
+    return {k: v for k, v in out.items() if k not in clash}
+
+
+def guard_pins(guards: Sequence[Guard]) -> Pins:
+    """The symbols the guards pin to one value (a guard ``N == 1``), with that value."""
+    out: dict[Dim | Atom | str, DimLike] = {}
+    for g in guards:
+        pin = pinned_symbol(g.cond)
+        if pin is not None:
+            out[pin[0]] = pin[1]
+    return out
+
+
+def dim_proto_text(d: Dim, names: Mapping[str, str] = _NO_NAMES) -> int | str | None:
+    """``dim_value`` (an int), ``dim_param`` (a str), or None for an unknown dimension; ``names``
+    maps a symbol's name to the model's (:func:`model_names`)."""
     if d.is_constant:
         return int(d)
     text = str(d)
     if "?" in text:
         return None
-    return text
+    return names.get(text, text)
 
 
-def set_type(vi: onnx.ValueInfoProto, t: Type, elem_type: int) -> bool:
-    """Write ``t`` into ``vi`` (keeping ``elem_type`` when symshape's dtype is unknown); False when
-    ``t`` is not a tensor type."""
+def set_type(
+    vi: onnx.ValueInfoProto,
+    t: Type,
+    elem_type: int,
+    names: Mapping[str, str] = _NO_NAMES,
+    pins: Pins = _NO_PINS,
+) -> bool:
+    """Write ``t`` into ``vi`` (keeping ``elem_type`` when symshape's dtype is unknown), with the
+    pinned symbols' values (:func:`guard_pins`) substituted; False when ``t`` is not a tensor
+    type."""
     if not isinstance(t, TensorType):
         return False
+    if pins and t.ndim is not None:
+        t = t.subs(pins)
     tt = vi.type.tensor_type
     et = to_elem_type(t.dtype) or elem_type or tt.elem_type
     tt.elem_type = et
@@ -48,9 +106,10 @@ def set_type(vi: onnx.ValueInfoProto, t: Type, elem_type: int) -> bool:
         return True
     tt.ClearField("shape")
     shape = tt.shape
+    shape.SetInParent()  # (a scalar's shape has no dims but is there: its rank 0 is known)
     for d in t.dims:
         dp = shape.dim.add()
-        v = dim_proto_text(d)
+        v = dim_proto_text(d, names)
         if isinstance(v, int):
             dp.dim_value = v
         elif isinstance(v, str):
@@ -59,9 +118,14 @@ def set_type(vi: onnx.ValueInfoProto, t: Type, elem_type: int) -> bool:
 
 
 def write_types(
-    model: onnx.ModelProto, types: dict[str, Type], elem_types: dict[str, int]
+    model: onnx.ModelProto,
+    types: dict[str, Type],
+    elem_types: dict[str, int],
+    names: Mapping[str, str] = _NO_NAMES,
+    pins: Pins = _NO_PINS,
 ) -> onnx.ModelProto:
-    """A copy of ``model`` with ``value_info`` and the graph outputs filled from ``types``."""
+    """A copy of ``model`` with ``value_info`` and the graph outputs filled from ``types``
+    (``names``: :func:`model_names`; ``pins``: :func:`guard_pins`)."""
     out = onnx.ModelProto()
     out.CopyFrom(model)
     g = out.graph
@@ -76,10 +140,10 @@ def write_types(
             continue
         vi = onnx.ValueInfoProto()
         vi.name = name
-        if set_type(vi, types[name], elem_types.get(name, 0)):
+        if set_type(vi, types[name], elem_types.get(name, 0), names, pins):
             g.value_info.append(vi)
     for vi in g.output:
         t = types.get(vi.name)
         if t is not None:
-            set_type(vi, t, elem_types.get(vi.name, 0))
+            set_type(vi, t, elem_types.get(vi.name, 0), names, pins)
     return out

@@ -299,7 +299,8 @@ def check_type_constraints(
     rules: dict[tuple[str, str], _Hit | None] = {}
     issues: list[Issue] = []
     for info, span, inputs in records:
-        _, _, _, what, names, outputs, op, dom = info
+        # (indexed: unpacking a NamedTuple, a tuple subclass, goes through its iterator)
+        op, dom = info[6], info[7]
         hit = plain.get(op, _MISSING) if not dom else rules.get((dom, op), _MISSING)
         if hit is _MISSING:
             hit = _hit(dom, op, opsets)
@@ -310,6 +311,7 @@ def check_type_constraints(
         if hit is None:
             continue
         rule, table, free = hit
+        outputs = info[5]
         n = len(inputs)  # (one and two inputs, the common cases, without a list)
         if n == 2:
             a, b = inputs
@@ -320,14 +322,24 @@ def check_type_constraints(
         elif n == 1:
             a = inputs[0]
             ins = (0 if a is None else a.elem_type or known(a.name) or of(a),)
-        else:
-            ins = tuple([0 if v is None else v.elem_type or known(v.name) or of(v) for v in inputs])
+        elif n == 3:
+            a, b, c = inputs
+            ins = (
+                0 if a is None else a.elem_type or known(a.name) or of(a),
+                0 if b is None else b.elem_type or known(b.name) or of(b),
+                0 if c is None else c.elem_type or known(c.name) or of(c),
+            )
+        else:  # (a loop: a comprehension is a call of its own before Python 3.12)
+            got = []
+            for v in inputs:
+                got.append(0 if v is None else v.elem_type or known(v.name) or of(v))
+            ins = tuple(got)
         if free is None:
             verdict = table.get(ins) or violations(rule, ins)
         else:
             outs = tuple([_output_type(of, named, o) if free(i) else 0 for i, o in enumerate(outputs)])
             verdict = table.get((ins, outs) if outs else ins) or violations(rule, ins, outs)
-        broken, derived = verdict
+        broken, derived = verdict[0], verdict[1]
         if derived:
             if len(outputs) == 1:
                 memo[outputs[0]] = derived[0]
@@ -335,7 +347,8 @@ def check_type_constraints(
                 last = len(derived) - 1
                 for i, o in enumerate(outputs):
                     memo[o] = derived[i if i < last else last]
-        if broken and what not in spans:
+        if broken and info[3] not in spans:
+            what, names = info[3], info[4]
             for side, i, message in broken:
                 name = (names if side == "input" else outputs)[i]
                 d = Diagnostic(DTYPE_MISMATCH.code, f"{what}: {side} {i} '{name}' {message}", span)
@@ -352,7 +365,10 @@ def _hit(dom: str, op: str, opsets: dict[str, int]) -> _Hit | None:
     rule = schema_rule(dom, op, opsets.get(dom, 1)) if dom in CHECKED_DOMAINS else None
     if rule is None:
         return None
-    return rule, _VERDICTS.setdefault(id(rule), {}), rule.free_output if rule.free else None
+    table = _VERDICTS.get(id(rule))
+    if table is None:
+        table = _VERDICTS[id(rule)] = {}
+    return rule, table, rule.free_output if rule.free else None
 
 
 def _output_type(of: Callable[[Value], int], named: dict[str, Value], name: str) -> int:

@@ -24,16 +24,19 @@ Conventions every message and note follows (what a numpy or PyTorch user expects
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import linecache
 import re
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, NoReturn
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 from symshape.encoding.conds import BoolConst, BoolOp, Cmp, Cond, Not, cond_dims, decide, map_cond
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym, _atom_dim
@@ -57,6 +60,10 @@ __all__ = [
     "cond_holds_at",
     "render_all",
     "renumber_ids",
+    "IdNumbering",
+    "numbered",
+    "raw_ids",
+    "ids_are_raw",
 ]
 
 if sys.version_info >= (3, 11):
@@ -66,6 +73,95 @@ else:  # pragma: no cover - Python 3.10
     def assert_never(value: NoReturn) -> NoReturn:
         """Mark a branch a ``match`` never reaches: mypy checks that every member was handled."""
         raise AssertionError(f"unhandled value: {value!r}")
+
+
+_ID_RE = re.compile(r"\?(t|d)(\d+)")
+
+
+class IdNumbering:
+    """Numbers holes (``?t12``) and unknown dimensions (``?d7``) by first appearance over every
+    text it is given (``?t1``, ``?t2``, ...; one sequence per letter), so the texts of one output
+    name the same hole alike and do not depend on process-global counters."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+        self._counts = {"t": 0, "d": 0}
+
+    def _sub(self, m: re.Match[str]) -> str:
+        key = m.group(0)
+        hit = self._seen.get(key)
+        if hit is None:
+            letter = m.group(1)
+            self._counts[letter] += 1
+            hit = self._seen[key] = f"?{letter}{self._counts[letter]}"
+        return hit
+
+    def __call__(self, text: str) -> str:
+        return _ID_RE.sub(self._sub, text) if "?" in text else text
+
+    def json(self, obj: Any) -> Any:
+        """``obj`` (JSON-like: dicts, lists, strings, ...) with every string numbered, in order."""
+        if isinstance(obj, str):
+            return self(obj)
+        if isinstance(obj, dict):
+            return {self.json(k): self.json(v) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(self.json(x) for x in obj)
+        return obj
+
+
+def renumber_ids(text: str) -> str:
+    """Number holes (``?t12``) and unknown dimensions (``?d7``) by first appearance in ``text``
+    (``?t1``, ``?t2``, ...), so a report does not depend on process-global counters."""
+    return IdNumbering()(text)
+
+
+# True while an output is being built: the outputs it is made of (a diagnostic's rendering inside a
+# report) keep the raw ids, and the outermost numbers the whole once (see ``numbered``)
+_RAW_IDS: ContextVar[bool] = ContextVar("symshape_raw_ids", default=False)
+
+
+def ids_are_raw() -> bool:
+    """Whether outputs are being built for an enclosing output that numbers them (see
+    :func:`numbered`)."""
+    return _RAW_IDS.get()
+
+
+@contextmanager
+def raw_ids() -> Iterator[None]:
+    """Inside, every :func:`numbered` output keeps the raw ids (``?t465``), for the caller to
+    number the whole text it builds of them once (:func:`renumber_ids`)."""
+    token = _RAW_IDS.set(True)
+    try:
+        yield
+    finally:
+        _RAW_IDS.reset(token)
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def numbered(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """An output (a text, or a JSON-like object) whose holes and unknowns are numbered by first
+    appearance in it (:class:`IdNumbering`), once for the whole: an output built inside another
+    (a diagnostic inside a report, a report inside the CLI's output) keeps the raw ids, so one
+    hole has one name throughout, and the same program gives the same output in any process,
+    however many inferences ran before."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if _RAW_IDS.get():
+            return fn(*args, **kwargs)
+        token = _RAW_IDS.set(True)
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            _RAW_IDS.reset(token)
+        result: _R = IdNumbering().json(out)
+        return result
+
+    return wrapper
 
 
 class TextEnum(str, Enum):
@@ -188,6 +284,7 @@ class Diagnostic(Shown):
         e = ERROR_CODES.get(self.code)
         return e.description if e else ""
 
+    @numbered
     def render(self, source: bool = True) -> str:
         """``file:line:col: error: message  [code]``, the source line with a caret, then notes."""
         lines = [_header(self.span, self.severity, self.message, self.code)]
@@ -195,11 +292,12 @@ class Diagnostic(Shown):
             lines.extend(_source_excerpt(self.span))
         for n in self.notes:
             lines.append(_header(n.span, "note", n.message, None))
-        return renumber_ids("\n".join(lines))
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.render(source=False)
 
+    @numbered
     def to_json(self) -> dict[str, Any]:
         """A stable JSON-ready dict: code, severity, message, span, notes."""
         return {
@@ -210,6 +308,7 @@ class Diagnostic(Shown):
             "notes": [n.to_json() for n in self.notes],
         }
 
+    @numbered
     def to_json_str(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True)
 
@@ -351,25 +450,6 @@ def conflict_message(what: str, left: object, right: object, detail: str = "") -
     return f"{msg}: {detail}" if detail else msg
 
 
+@numbered
 def render_all(diags: list[Diagnostic]) -> str:
-    return renumber_ids("\n".join(d.render() for d in diags))
-
-
-_ID_RE = re.compile(r"\?(t|d)(\d+)")
-
-
-def renumber_ids(text: str) -> str:
-    """Number holes (``?t12``) and unknown dimensions (``?d7``) by first appearance in ``text``
-    (``?t1``, ``?t2``, ...), so a report does not depend on process-global counters."""
-    seen: dict[tuple[str, str], int] = {}
-    counts = {"t": 0, "d": 0}
-
-    def sub(m: re.Match[str]) -> str:
-        key = (m.group(1), m.group(2))
-        k = seen.get(key)
-        if k is None:
-            counts[key[0]] += 1
-            k = seen[key] = counts[key[0]]
-        return f"?{key[0]}{k}"
-
-    return _ID_RE.sub(sub, text)
+    return "\n".join(d.render() for d in diags)
