@@ -75,8 +75,10 @@ from symshape.solver.instance import (
     LoggingUnifier,
     RelationInstance,
     RelationState,
+    SolvedCall,
     SolverContext,
     add_call,
+    solved_instance,
 )
 from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
@@ -131,7 +133,10 @@ class TypeSolver:
         # the instances made pending (the others are solved when made and never pending again):
         # the scheduler looks for pending ones among these
         self._open: list[RelationInstance] = []
-        self.rels: list[RelationInstance] = []
+        # the instances in creation order (an instance's id is its index); an operator call
+        # solved when added is kept as its record until something reads ``rels`` (see add_call)
+        self._rels: list[RelationInstance | SolvedCall] = []
+        self._lazy_from = -1  # the index of the first such record (-1: none)
         self.readers: dict[object, set[int]] = {}
         self.errors: list[Diagnostic] = []
         self.guards: list[Guard] = []
@@ -144,7 +149,7 @@ class TypeSolver:
         self.steps = 0
         # provenance: where an admitted type came from, and which relation produces a hole
         self.sources: dict[int, tuple[Type, Origin]] = {}
-        self.producer: dict[IncompleteType, RelationInstance] = {}
+        self._producer: dict[IncompleteType, RelationInstance] = {}  # (see ``producer``)
         self._admitted: dict[int, Type] = {}  # id -> type (kept alive, so ids stay unique)
         self.memo = EagerMemo()
         #: holes made through the API must be resolved by the end (see the module docstring)
@@ -159,6 +164,39 @@ class TypeSolver:
         # _on_refine has nothing to do while nothing reads a hole or an unknown and nothing is
         # poisoned (both objects are kept for the solver's life)
         self.unifier.watch_refine(self.readers, self._poison.holes)
+
+    @property
+    def rels(self) -> list[RelationInstance]:
+        """The relation instances, in creation order (an instance's id is its index)."""
+        if self._lazy_from >= 0:
+            self._make_instances()
+        return self._rels  # type: ignore[return-value]  # (records made instances above)
+
+    @property
+    def producer(self) -> dict[IncompleteType, RelationInstance]:
+        """The relation instance that writes each output hole."""
+        if self._lazy_from >= 0:
+            self._make_instances()
+        return self._producer
+
+    def _make_instances(self) -> None:
+        """Make the instances of the operator calls solved when added (kept as records by
+        :func:`~symshape.solver.instance.add_call` until read)."""
+        rels, producer = self._rels, self._producer
+        for i in range(self._lazy_from, len(rels)):
+            r = rels[i]
+            if type(r) is tuple:
+                rel = rels[i] = solved_instance(r)
+                producer[rel.args[-1]] = rel  # type: ignore[index]  # (the output hole)
+        self._lazy_from = -1
+
+    def _rel_at(self, rid: int) -> RelationInstance:
+        """The instance of id ``rid`` (made from its record if need be)."""
+        r = self._rels[rid]
+        if type(r) is tuple:
+            self._make_instances()
+            r = self._rels[rid]
+        return r  # type: ignore[return-value]
 
     # -- building ------------------------------------------------------------------------------
     def hole(self, kind: str = "type") -> IncompleteType:
@@ -303,14 +341,14 @@ class TypeSolver:
         ni = len(targs) - 1 if num_inputs is None else num_inputs
         if not 0 <= ni <= len(targs):
             raise SymshapeError(INVALID_ARGUMENT, f"num_inputs {ni} out of range for {name}")
-        rel = RelationInstance(len(self.rels), rdef, targs, a, ni, o)
+        rel = RelationInstance(len(self._rels), rdef, targs, a, ni, o)
         if o.payload is None:
             object.__setattr__(o, "payload", rel.id)
-        self.rels.append(rel)
+        self._rels.append(rel)
         self._open.append(rel)
         for t in targs[ni:]:
             if isinstance(t, IncompleteType):
-                self.producer.setdefault(t, rel)
+                self._producer.setdefault(t, rel)
         self.graph.add_instance(rel)
         self._enqueue(rel)
         return rel
@@ -368,10 +406,10 @@ class TypeSolver:
             if merged:
                 self.readers.setdefault(root, set()).update(merged)
             for rid in sorted(merged):
-                self._enqueue(self.rels[rid])
+                self._enqueue(self._rel_at(rid))
         for v in dvars:
             for rid in sorted(self.readers.get(v, ())):
-                self._enqueue(self.rels[rid])
+                self._enqueue(self._rel_at(rid))
 
     def _on_condition(self, cond: Cond, origin: Origin, code: ErrorCode, message: str) -> None:
         self.require(cond, origin, code, message)
@@ -507,12 +545,12 @@ class TypeSolver:
         for r in pending:
             r.inq = True
         heapq.heapify(self._heap)
-        limit = 200 * (len(self.rels) + 10)
+        limit = 200 * (len(self._rels) + 10)
         stopped = False
         while True:
             while self._heap:
                 rid = heapq.heappop(self._heap) & _RID_MASK
-                rel = self.rels[rid]
+                rel = self._rel_at(rid)
                 rel.inq = False
                 if rel.state != _PENDING:
                     continue

@@ -1,0 +1,127 @@
+"""An operator call solved when added is kept as a record until something reads the solver's
+instances (``TypeSolver.rels``, ``producer``): what is read then is what reading them after every
+call gives (ids, origins numbered in call order, producers, the dependency graph)."""
+
+from __future__ import annotations
+
+import symshape as ss
+from symshape.encoding.types import Attrs, IncompleteType, Type
+from symshape.relations.base import get_relation
+from symshape.solver.diagnostics import Origin
+from symshape.solver.instance import RelationInstance, RelationState, op_display_name
+from symshape.solver.solve import TypeSolver
+from symshape.source import Span
+
+_LABELS = ("add", "nn.bias_add", "multiply", "add", "subtract")
+
+
+def _build(read_each: bool) -> tuple[TypeSolver, list[IncompleteType], list[Origin]]:
+    """A solver with calls solved when added (ground inputs, a field given), one left pending,
+    and origins made between them; ``read_each`` reads ``rels`` after every call."""
+    n = ss.dim("n")
+    s = TypeSolver()
+    s.report_holes = False  # (as infer does: a hole the user made has its rows read at the end)
+    bc = get_relation("broadcast")
+    x = ss.Tensor((n, 4), "float32")
+    y = ss.Tensor((1, 4), "float32")
+    outs: list[IncompleteType] = []
+    marks: list[Origin] = []
+    free = s.hole()
+    calls: list[tuple[list[Type], str, Type | None]] = [
+        ([x, y], _LABELS[0], None),
+        ([x, x], _LABELS[1], None),
+        ([free, y], _LABELS[2], None),  # pending: an input not known yet
+        ([x, y], _LABELS[3], None),  # the memo's identity hit
+        ([x, y], _LABELS[4], ss.Tensor((n, 4), "float32")),  # the output given
+    ]
+    for i, (ins, label, solved) in enumerate(calls):
+        marks.append(Origin("unify", f"mark {i}"))
+        args = [outs[-1] if i == 1 else t for t in ins]
+        outs.append(s.add_call(bc, args, Attrs(), label, Span("m.py", i + 1, 1), solved))
+        if read_each:
+            assert isinstance(s.rels[-1], RelationInstance)
+    s.unify(free, ss.Tensor((n, 4), "float32"))
+    return s, outs, marks
+
+
+def _listing(s: TypeSolver, outs: list[IncompleteType]) -> list[str]:
+    rows = []
+    for r in s.rels:
+        o = r.origin
+        rows.append(
+            f"{r.id} {r.display} {r.state} {r.runs} {r.inq} {r.erred} {list(map(str, r.args))} {r.attrs} "
+            f"{r.num_inputs} {r.span} {o.kind} {o.label} {o.payload} {o.span}"
+        )
+    rows += [f"{h} {s.producer[h].id}" for h in outs]
+    return rows
+
+
+def _renamed(rows: list[str], outs: list[IncompleteType], delta: int) -> str:
+    """``rows`` with every hole's number shifted by ``delta`` (two builds number them alike)."""
+    text = "\n".join(rows)
+    first = min(h.id for h in outs) - 1  # (the pending call's free input, made just before)
+    for k in range(max(h.id for h in outs), first - 1, -1):
+        text = text.replace(f"?t{k}", f"<{k + delta}>")
+    return text
+
+
+def test_records_become_the_instances_reading_each_gives() -> None:
+    lazy, outs, marks = _build(read_each=False)
+    assert any(type(r) is tuple for r in lazy._rels)  # kept as records until read
+    eager, outs2, _ = _build(read_each=True)
+    assert all(isinstance(r, RelationInstance) for r in eager._rels)
+    delta = outs2[0].id - outs[0].id
+    assert _renamed(_listing(lazy, outs), outs, delta) == _renamed(_listing(eager, outs2), outs2, 0)
+    for i, r in enumerate(lazy.rels):
+        out = r.args[-1]
+        assert r.id == i and isinstance(out, IncompleteType) and lazy.producer[out] is r
+        if i != 2:  # solved when added: what the constructor makes of a solved call
+            made = RelationInstance(
+                i, r.rdef, r.args, r.attrs, 2, None, RelationState.SOLVED, False, 1, False,
+                op_display_name(_LABELS[i]), r.span, r.seq,
+            )
+            assert repr(r) == repr(made)
+    # origins numbered when the call was added, not when first read
+    seqs = [lazy.producer[h].origin.seq for h in outs]
+    for i, q in enumerate(seqs):
+        assert marks[i].seq < q
+        if i + 1 < len(marks):
+            assert q < marks[i + 1].seq
+    assert str(lazy.solve().resolve(outs[2])) == "Tensor[(n, 4), float32]"
+
+
+def test_graph_and_solving_see_the_records() -> None:
+    lazy, outs, _ = _build(read_each=False)
+    sol = lazy.solve()  # the pending call runs; the records stay records
+    assert sol.status == "ok" and any(type(r) is tuple for r in lazy._rels)
+    eager, outs2, _ = _build(read_each=True)
+    eager.solve()
+    delta = outs2[0].id - outs[0].id
+
+    def edges(s: TypeSolver, d: int) -> list[str]:
+        def node(n: tuple[str, int]) -> str:
+            return f"{n[0]}{n[1] + d if n[0] == 'hole' else n[1]}"
+
+        # (a unification's node is numbered by its origin: the two builds number them apart)
+        return sorted(
+            f"{node(a)}->{node(b)}" for a, b in s.graph.g.edges if min(a[1], b[1]) >= 0
+        )
+
+    got = edges(lazy, delta)
+    assert got == edges(eager, 0)
+    rels = {n for n in lazy.graph.g.nodes if n[0] == "rel" and n[1] >= 0}
+    assert rels == {("rel", i) for i in range(len(outs))}
+    assert f"hole{outs2[0].id}->rel1" in got  # the second call reads the first's output
+
+
+def test_an_erroring_program_reports_alike() -> None:
+    # explanations read the instances (the chain through calls solved when added)
+    n = ss.dim("n")
+    x = ss.var("x", ss.Tensor((n, 4), "float32"))
+    w = ss.var("w", ss.Tensor((5, 3), "float32"))
+    body = ss.ops.dense(ss.ops.relu(ss.ops.add(x, x)), w)
+    res = ss.infer(ss.Function([x, w], body))
+    assert res.status == "error"
+    solver = res.solution.solver
+    assert all(isinstance(r, RelationInstance) for r in solver.rels)
+    assert "relu" in res.report() or "add" in res.report()
