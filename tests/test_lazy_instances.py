@@ -4,6 +4,8 @@ call gives (ids, origins numbered in call order, producers, the dependency graph
 
 from __future__ import annotations
 
+import pytest
+
 import symshape as ss
 from symshape.encoding.types import Attrs, IncompleteType, Type
 from symshape.relations.base import get_relation
@@ -125,3 +127,57 @@ def test_an_erroring_program_reports_alike() -> None:
     solver = res.solution.solver
     assert all(isinstance(r, RelationInstance) for r in solver.rels)
     assert "relu" in res.report() or "add" in res.report()
+
+
+def test_weight_origins_numbered_when_admitted() -> None:
+    """A weight's origin is made when ``sources`` is read, numbered when it was admitted; a type
+    object annotating a second weight is copied (what ``admit_settled`` does)."""
+    s = TypeSolver()
+    w = ss.Tensor((4, 3), "float32")
+    span = Span("m.onnx", 1, 1)
+    a = s.admit_weight(w, "a", span, None)
+    mid = Origin("unify", "mid")
+    b = s.admit_weight(w, "b", span, None)
+    assert a is w and b is not w and b == w
+    (ta, oa), (tb, ob) = s.sources[id(a)], s.sources[id(b)]
+    assert (ta, tb) == (a, b) and oa.seq < mid.seq < ob.seq
+    ann = "is annotated `Tensor[(4, 3), float32]`"
+    assert (oa.label, ob.label) == (f"`a` {ann}", f"`b` {ann}")
+    assert list(s.sources) == [id(a), id(b)]  # admission order
+
+
+def test_report_naming_weights_is_the_eager_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ONNX model whose error names its initializers: the same report whether the weights'
+    origins are made when read (the fast path) or at once (``sources`` read after each)."""
+    onnx = pytest.importorskip("onnx")
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    import symshape.onnx as sso
+
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)
+    inits = [
+        numpy_helper.from_array(np.zeros(shape, np.float32), name)
+        for name, shape in (("W0", (4, 6)), ("B0", (6,)), ("W1", (5, 3)))
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["X", "W0"], ["h"], name="mm0"),
+        helper.make_node("Add", ["h", "B0"], ["h2"], name="add0"),
+        helper.make_node("Relu", ["h2"], ["h3"], name="relu0"),
+        helper.make_node("MatMul", ["h3", "W1"], ["Y"], name="mm1"),
+    ]
+    graph = helper.make_graph(nodes, "g", [x], [y], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    assert isinstance(model, onnx.ModelProto)
+    lazy = sso.infer(model).report()
+    assert "`W1` is annotated `Tensor[(5, 3), float32]`" in lazy
+    fast = TypeSolver.admit_weight
+
+    def eager(self: TypeSolver, t: ss.TensorType, name: str, span: Span | None, expr: object) -> Type:
+        out = fast(self, t, name, span, expr)
+        assert len(self.sources[id(out)]) == 2
+        return out
+
+    monkeypatch.setattr(TypeSolver, "admit_weight", eager)
+    assert sso.infer(model).report() == lazy

@@ -98,67 +98,49 @@ def add_call(
     out: IncompleteType = _new(IncompleteType)
     _set_hole_kind(out, "type")
     _set_hole_id(out, next_hole_id())
-    u = solver.unifier
-    if solved is not None:
-        # solved here: a record, made an instance when first read (see ``TypeSolver.rels``)
-        rec = (len(rels), rdef, (*inputs, out), attrs, len(inputs), label, span, next_origin_seq())
-        rels.append(rec)
-        solver._graph_add(rec)
-        if solver._lazy_from < 0:
-            solver._lazy_from = rec[0]
-        u.resolved[out] = solved
-        solver.steps += 1
-        return out
     seq = next_origin_seq()
-    if u.flex or u.dim_bind:
-        got = [u.resolve(t) for t in inputs]
-    else:  # the resolve fast path, inlined: holes standing for tensors
-        parent, resolved = u.parent, u.resolved
-        got = []
-        for t in inputs:
-            if type(t) is IncompleteType:
-                r = u.find(t) if t in parent else t
-                t = resolved.get(r, r)
-                if type(t) is not TensorType:
+    u = solver.unifier
+    if solved is None:
+        if u.flex or u.dim_bind:
+            got = [u.resolve(t) for t in inputs]
+        else:  # the resolve fast path, inlined: holes standing for tensors
+            parent, resolved = u.parent, u.resolved
+            got = []
+            for t in inputs:
+                if type(t) is IncompleteType:
+                    r = u.find(t) if t in parent else t
+                    t = resolved.get(r, r)
+                    if type(t) is not TensorType:
+                        t = u.resolve(t)
+                elif type(t) is not TensorType:
                     t = u.resolve(t)
-            elif type(t) is not TensorType:
-                t = u.resolve(t)
-            got.append(t)
-    memo = solver.memo
-    ids = (rdef, id(attrs), *map(id, got))
-    hit = memo.by_id.get(ids)
-    if hit is not None:
-        vals = hit[2]
-        memo.hits += 1
-    else:
-        vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
-    if vals is not None:  # solved here (as above)
-        rec = (len(rels), rdef, (*inputs, out), attrs, len(inputs), label, span, seq)
-        rels.append(rec)
-        solver._graph_add(rec)
-        if solver._lazy_from < 0:
-            solver._lazy_from = rec[0]
-        u.resolved[out] = vals[0]
-        solver.steps += 1
-        return out
-    rel: RelationInstance = _new(RelationInstance)
-    rel.id = len(rels)
-    rel.rdef = rdef
-    rel.args = (*inputs, out)
-    rel.attrs = attrs
-    rel.num_inputs = len(inputs)
-    rel._origin = None
-    rel.inq = rel.erred = False
-    rel.op = _OP_NAMES.get(label) or op_display_name(label)
-    rel.span = span
-    rel.seq = seq
-    rel.state = _PENDING
-    rel.runs = 0
-    rels.append(rel)
-    solver._producer[out] = rel
-    solver._graph_add(rel)
-    solver._open.append(rel)
-    solver._enqueue(rel)
+                got.append(t)
+        memo = solver.memo
+        ids = (rdef, id(attrs), *map(id, got))
+        hit = memo.by_id.get(ids)
+        if hit is not None:
+            vals = hit[2]
+            memo.hits += 1
+        else:
+            vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
+        if vals is None:  # queued
+            rec = (len(rels), rdef, (*inputs, out), attrs, len(inputs), label, span, seq)
+            rel = _instance(rec, _PENDING, 0)
+            rels.append(rel)
+            solver._producer[out] = rel
+            solver._graph_add(rel)
+            solver._open.append(rel)
+            solver._enqueue(rel)
+            return out
+        solved = vals[0]
+    # solved here: a record, made an instance when first read (see ``TypeSolver.rels``)
+    rec = (len(rels), rdef, (*inputs, out), attrs, len(inputs), label, span, seq)
+    rels.append(rec)
+    solver._graph_add(rec)
+    if solver._lazy_from < 0:
+        solver._lazy_from = rec[0]
+    u.resolved[out] = solved
+    solver.steps += 1
     return out
 
 
@@ -170,6 +152,12 @@ SolvedCall = tuple[int, RelationDef, tuple[Type, ...], Attrs, int, str, "Span | 
 def solved_instance(rec: SolvedCall) -> RelationInstance:
     """The instance of an operator call solved when added (what :func:`add_call` kept as the
     record ``rec``): the one it would have made then, solved once."""
+    return _instance(rec, _SOLVED, 1)
+
+
+def _instance(rec: SolvedCall, state: RelationState, runs: int) -> RelationInstance:
+    """``RelationInstance(...)`` of an operator call (``rec`` as for :data:`SolvedCall`), its
+    origin made when first read, without the dataclass ``__init__``."""
     rid, rdef, args, attrs, ni, label, span, seq = rec
     rel: RelationInstance = _new(RelationInstance)
     rel.id = rid
@@ -182,8 +170,8 @@ def solved_instance(rec: SolvedCall) -> RelationInstance:
     rel.op = _OP_NAMES.get(label) or op_display_name(label)
     rel.span = span
     rel.seq = seq
-    rel.state = _SOLVED
-    rel.runs = 1
+    rel.state = state
+    rel.runs = runs
     return rel
 
 

@@ -65,7 +65,13 @@ from symshape.errors import (
 from symshape.relations import get_relation
 from symshape.relations.base import Message, RelationFailure, message_text
 from symshape.solver.bindings import COMPOSITE
-from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, conflict_message
+from symshape.solver.diagnostics import (
+    Diagnostic,
+    Guard,
+    Origin,
+    OriginKind,
+    conflict_message,
+)
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.gc_pause import gc_paused
@@ -75,16 +81,15 @@ from symshape.solver.instance import (
     LoggingUnifier,
     RelationInstance,
     RelationState,
-    SolvedCall,
     SolverContext,
     add_call,
-    solved_instance,
 )
 from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
-from symshape.solver.origins import annotation_origin, make_origin
+from symshape.solver.origins import make_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.provenance import core_notes, provenance
+from symshape.solver.records import SolverRecords
 from symshape.solver.session import Fact, Session
 from symshape.source import Span, caller_span
 
@@ -101,7 +106,7 @@ _RID_BITS = 40  # a queue entry is ``rank << _RID_BITS | id`` (ids below 2**40)
 _RID_MASK = (1 << _RID_BITS) - 1
 
 
-class TypeSolver:
+class TypeSolver(SolverRecords):
     """Unification and relations over types with symbolic dimensions.
 
     >>> import symshape as ss
@@ -133,10 +138,8 @@ class TypeSolver:
         # the instances made pending (the others are solved when made and never pending again):
         # the scheduler looks for pending ones among these
         self._open: list[RelationInstance] = []
-        # the instances in creation order (an instance's id is its index); an operator call
-        # solved when added is kept as its record until something reads ``rels`` (see add_call)
-        self._rels: list[RelationInstance | SolvedCall] = []
-        self._lazy_from = -1  # the index of the first such record (-1: none)
+        # the instances, the producers of holes and the sources of annotations (SolverRecords)
+        self._init_records()
         self.readers: dict[object, set[int]] = {}
         self.errors: list[Diagnostic] = []
         self.guards: list[Guard] = []
@@ -147,9 +150,6 @@ class TypeSolver:
         self._nonneg_checked: set[Dim] = set()
         self._error_keys: set[tuple[str, str, object]] = set()
         self.steps = 0
-        # provenance: where an admitted type came from, and which relation produces a hole
-        self.sources: dict[int, tuple[Type, Origin]] = {}
-        self._producer: dict[IncompleteType, RelationInstance] = {}  # (see ``producer``)
         self._admitted: dict[int, Type] = {}  # id -> type (kept alive, so ids stay unique)
         self.memo = EagerMemo()
         #: holes made through the API must be resolved by the end (see the module docstring)
@@ -164,39 +164,6 @@ class TypeSolver:
         # _on_refine has nothing to do while nothing reads a hole or an unknown and nothing is
         # poisoned (both objects are kept for the solver's life)
         self.unifier.watch_refine(self.readers, self._poison.holes)
-
-    @property
-    def rels(self) -> list[RelationInstance]:
-        """The relation instances, in creation order (an instance's id is its index)."""
-        if self._lazy_from >= 0:
-            self._make_instances()
-        return self._rels  # type: ignore[return-value]  # (records made instances above)
-
-    @property
-    def producer(self) -> dict[IncompleteType, RelationInstance]:
-        """The relation instance that writes each output hole."""
-        if self._lazy_from >= 0:
-            self._make_instances()
-        return self._producer
-
-    def _make_instances(self) -> None:
-        """Make the instances of the operator calls solved when added (kept as records by
-        :func:`~symshape.solver.instance.add_call` until read)."""
-        rels, producer = self._rels, self._producer
-        for i in range(self._lazy_from, len(rels)):
-            r = rels[i]
-            if type(r) is tuple:
-                rel = rels[i] = solved_instance(r)
-                producer[rel.args[-1]] = rel  # type: ignore[index]  # (the output hole)
-        self._lazy_from = -1
-
-    def _rel_at(self, rid: int) -> RelationInstance:
-        """The instance of id ``rid`` (made from its record if need be)."""
-        r = self._rels[rid]
-        if type(r) is tuple:
-            self._make_instances()
-            r = self._rels[rid]
-        return r  # type: ignore[return-value]
 
     # -- building ------------------------------------------------------------------------------
     def hole(self, kind: str = "type") -> IncompleteType:
@@ -257,7 +224,7 @@ class TypeSolver:
             # (a settled tensor annotation, a model's weight, has nothing to check)
             if cls is not TensorType or not tensor_settled(t):  # type: ignore[arg-type]
                 t = self._checked(t, origin)
-            return record_annotation(self.sources, self._admitted, t, origin)
+            return record_annotation(self._sources, self._admitted, t, origin)
         k = id(t)
         admitted = self._admitted
         if admitted.get(k) is t:
@@ -274,21 +241,7 @@ class TypeSolver:
         weight): without a value there is nothing to check, only the annotation to record."""
         if t.value is not None:
             return self.admit(t, origin)
-        return record_annotation(self.sources, self._admitted, t, origin)
-
-    def admit_weight(self, t: TensorType, name: str, span: Span | None, expr: object) -> Type:
-        """``admit_settled(t, annotation_origin(name, t, span, expr))``, the recording inline: the
-        annotation of a variable ``name`` (a model's weight, once per weight) by ``t`` of constant
-        shape."""
-        o = annotation_origin(name, t, span, expr)
-        if t.value is not None:
-            return self.admit(t, o)
-        sources, k = self.sources, id(t)
-        if k in sources:  # it annotates another place already: a copy (see record_annotation)
-            return record_annotation(sources, self._admitted, t, o)
-        sources[k] = (t, o)
-        self._admitted[k] = t
-        return t
+        return record_annotation(self._sources, self._admitted, t, origin)
 
     def _checked(self, t: Type, origin: Origin) -> Type:
         t, conds = admission_form(t, self._nonneg_checked)
