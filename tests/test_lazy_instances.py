@@ -181,3 +181,31 @@ def test_report_naming_weights_is_the_eager_ones(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(TypeSolver, "admit_weight", eager)
     assert sso.infer(model).report() == lazy
+
+
+def test_producer_of_makes_only_the_instance_asked_for() -> None:
+    lazy, outs, _ = _build(read_each=False)
+    eager, outs2, _ = _build(read_each=True)
+    first = lazy.producer_of(outs[3])
+    assert first is not None and first is lazy.producer_of(outs[3])
+    assert sum(type(r) is tuple for r in lazy._rels) == sum(h is not outs[2] for h in outs) - 1
+    assert lazy.producer_of(IncompleteType()) is None
+    got = [lazy.producer_of(h) for h in outs]
+    assert got[3] is first and all(r is not None for r in got)
+    assert [lazy.producer[h] for h in outs] == got  # the same objects once all are made
+    delta = outs2[0].id - outs[0].id
+    assert _renamed(_listing(lazy, outs), outs, delta) == _renamed(_listing(eager, outs2), outs2, 0)
+
+
+def test_relation_of_is_the_producer() -> None:
+    n = ss.dim("n")
+    x = ss.var("x", ss.Tensor((n, 4), "float32"))
+    body = ss.ops.relu(ss.ops.add(x, x))
+    res = ss.infer(ss.Function([x], body))
+    some = [res.relation_of(c) for c in res.calls]
+    assert all(r is not None for r in some)
+    solver = res.solution.solver
+    holes = [res._gen.types[id(c)] for c in res.calls]
+    assert some == [solver.producer[h] for h in holes if isinstance(h, IncompleteType)]
+    assert [r.display for r in some if r is not None] == ["add", "relu"]
+    assert all(r in solver.rels for r in some)

@@ -37,6 +37,8 @@ class SolverRecords:
         self._producer = {}
         self._sources = {}
         self._lazy_sources = False
+        self._rec_index: dict[IncompleteType, int] = {}  # (see ``producer_of``)
+        self._rec_upto = 0
 
     def admit(self, t: Type, origin: Origin) -> Type:  # (the solver's)
         raise NotImplementedError
@@ -58,21 +60,42 @@ class SolverRecords:
     def _make_instances(self) -> None:
         """Make the instances of the operator calls solved when added (kept as records by
         :func:`~symshape.solver.instance.add_call` until read)."""
-        rels, producer = self._rels, self._producer
+        rels = self._rels
         for i in range(self._lazy_from, len(rels)):
             r = rels[i]
             if type(r) is tuple:
-                rel = rels[i] = solved_instance(r)
-                producer[rel.args[-1]] = rel  # type: ignore[index]  # (the output hole)
+                self._make_one(i, r)
         self._lazy_from = -1
+
+    def _make_one(self, i: int, r: SolvedCall) -> RelationInstance:
+        """The instance of the record ``r``, at index ``i``, put in its place."""
+        rel = self._rels[i] = solved_instance(r)
+        self._producer[r[2][-1]] = rel  # type: ignore[index]  # (the output hole)
+        return rel
+
+    def producer_of(self, h: IncompleteType) -> RelationInstance | None:
+        """``producer.get(h)``, making only that instance (a result asks for a few calls' ones,
+        e.g. the index checks of ``take``)."""
+        rel = self._producer.get(h)
+        if rel is not None or self._lazy_from < 0:
+            return rel
+        rels, index = self._rels, self._rec_index
+        n = len(rels)
+        for i in range(self._rec_upto, n):  # (the records' outputs, indexed once)
+            r = rels[i]
+            if type(r) is tuple:
+                index[r[2][-1]] = i  # type: ignore[index]
+        self._rec_upto = n
+        k = index.get(h)
+        if k is None:
+            return None
+        r = rels[k]
+        return self._make_one(k, r) if isinstance(r, tuple) else r
 
     def _rel_at(self, rid: int) -> RelationInstance:
         """The instance of id ``rid`` (made from its record if need be)."""
         r = self._rels[rid]
-        if type(r) is tuple:
-            self._make_instances()
-            r = self._rels[rid]
-        return r  # type: ignore[return-value]
+        return self._make_one(rid, r) if isinstance(r, tuple) else r
 
     @property
     def sources(self) -> dict[int, tuple[Type, Origin]]:
