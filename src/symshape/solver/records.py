@@ -109,6 +109,13 @@ class SolverRecords:
             self._lazy_sources = False
         return self._sources
 
+    def weight_tables(self) -> tuple[dict[int, tuple[Type, Origin]], dict[int, Type]]:
+        """The tables :meth:`admit_weight` writes, for a caller that records many weights inline:
+        ``sources`` (where a weight's record goes, ``(type, name, span, expr, seq)``, its seq taken
+        when admitted) and the admitted types by id."""
+        self._lazy_sources = True
+        return self._sources, self._admitted
+
     def admit_weight(self, t: TensorType, name: str, span: Span | None, expr: object) -> Type:
         """``admit_settled(t, annotation_origin(name, t, span, expr))``, the recording inline: the
         annotation of a variable ``name`` (a model's weight, once per weight) by ``t`` of constant
