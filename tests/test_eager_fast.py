@@ -158,6 +158,9 @@ def test_the_common_cases_take_the_fast_path() -> None:
         ("batch_norm", (x, vec, vec, vec, vec), {"axis": 1, "epsilon": 1e-5}),
         ("conv2d", (x, ss.Tensor((32, 64, 3, 3), f32)), {"padding": (1, 1), "kernel_size": (3, 3)}),
         ("conv2d", (x, ss.Tensor((32, 64, 1, 1), f32)), {"strides": (2, 2), "channels": 32}),
+        ("unary", (x,), {}),
+        ("bias_add", (x, vec), {"axis": 1}),
+        ("bias_add", (ss.Tensor((1, 64), f32), vec), {"axis": -1}),
     ]
     for name, inputs, attrs in cases:
         assert _same(get_relation(name), inputs, Attrs(attrs)), name
@@ -173,3 +176,32 @@ def test_a_relation_registered_again_has_no_fast_path() -> None:
         from symshape.relations.base import RELATIONS
 
         RELATIONS["expand_dims"] = before
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=st.lists(_size, max_size=4), dtype=_DTYPES, data=st.data())
+def test_unary(shape: list[int], dtype: str, data: st.DataObject) -> None:
+    x: Type = ss.Tensor(tuple(shape), dtype)
+    if dtype == "int64" and len(shape) == 1 and shape[0] <= 3 and data.draw(st.booleans()):
+        x = constant_type(ss.Tensor((shape[0],), "int64"), np.arange(shape[0]))  # (a value)
+    inputs: tuple[Type, ...] = (x,) if data.draw(st.integers(0, 6)) else (x, x)
+    attrs = Attrs({"alpha": 0.5} if not data.draw(st.integers(0, 4)) else {})
+    rd = get_relation("unary")
+    if _same(rd, inputs, attrs):
+        assert FAST[rd](inputs, attrs) is x  # (the input itself, as the relation assigns it)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), shape=st.lists(st.integers(0, 4), min_size=0, max_size=4), dtype=_DTYPES)
+def test_bias_add(data: st.DataObject, shape: list[int], dtype: str) -> None:
+    r = len(shape)
+    axis = data.draw(st.integers(-r - 1, r)) if data.draw(st.booleans()) else None
+    ax = 1 if axis is None else axis
+    c = shape[ax % r] if r and -r <= ax < r else 2
+    odd = st.sampled_from([(c + 1,), (c, 1), ()])
+    bs: tuple[int, ...] = (c,) if data.draw(st.integers(0, 5)) else data.draw(odd)
+    b = ss.Tensor(bs, dtype if data.draw(st.integers(0, 5)) else data.draw(_DTYPES))
+    attrs: dict[str, Any] = {} if axis is None else {"axis": axis}
+    if not data.draw(st.integers(0, 12)):
+        attrs["axis"] = data.draw(st.sampled_from([True, 1.0, "1"]))
+    _same(get_relation("bias_add"), (ss.Tensor(tuple(shape), dtype), b), Attrs(attrs))

@@ -1,7 +1,8 @@
 """The eager outputs of the commonest relations over tensors of constant shapes, computed in ints.
 
 A convolutional network is mostly ``conv2d``, ``batch_norm``, broadcasting arithmetic,
-``expand_dims`` and ``concatenate`` over tensors whose shapes are constants: the eager memo's misses
+``expand_dims``, ``concatenate``, ``bias_add`` and unary operators (``relu``) over tensors whose
+shapes are constants: the eager memo's misses
 (see :mod:`symshape.solver.eager`) run those relations in a pure context, where every condition they
 state is decided on its canonical form. For inputs that are *plain* — tensor types of constant
 shape without a value or range — :data:`FAST` gives each of these relations' result directly: the
@@ -109,6 +110,28 @@ def _expand_dims(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     return _tensor(tuple(sh), x.dtype)  # type: ignore[union-attr]
 
 
+def _unary(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``unary`` (relu, abs, negative, ...): the input itself."""
+    if len(inputs) != 1 or not _plain(x := inputs[0]):
+        return None
+    return x
+
+
+def _bias_add(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``(x, b)`` with ``b: (x.shape[axis],)`` of ``x``'s dtype: ``x`` itself."""
+    axis = _int_attr(attrs, "axis", 1)
+    if len(inputs) != 2 or axis is None or not (_plain(x := inputs[0]) and _plain(b := inputs[1])):
+        return None
+    xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+    bs: tuple[Dim, ...] = b.shape  # type: ignore[union-attr,assignment]
+    r = len(xs)
+    if not -r <= axis < r or b.dtype != x.dtype or len(bs) != 1:  # type: ignore[union-attr]
+        return None
+    if bs[0]._cv != xs[axis + r if axis < 0 else axis]._cv:
+        return None
+    return x
+
+
 def _concatenate(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     """Fields of one dtype and rank, equal but on ``axis``, where the sizes add up."""
     axis = _int_attr(attrs, "axis", 0)
@@ -203,6 +226,8 @@ def _table() -> dict[RelationDef, FastFn]:
         "expand_dims": _expand_dims,
         "concatenate": _concatenate,
         "batch_norm": _batch_norm,
+        "unary": _unary,
+        "bias_add": _bias_add,
         **{f"conv{nd}d": _conv(nd) for nd in (1, 2, 3)},
         **{op: _broadcast for op in BINARY_VALUE_OPS if op != "floor_mod"},
     }
