@@ -159,6 +159,9 @@ def test_the_common_cases_take_the_fast_path() -> None:
         ("conv2d", (x, ss.Tensor((32, 64, 3, 3), f32)), {"padding": (1, 1), "kernel_size": (3, 3)}),
         ("conv2d", (x, ss.Tensor((32, 64, 1, 1), f32)), {"strides": (2, 2), "channels": 32}),
         ("unary", (x,), {}),
+        ("pool2d", (x,), {"pool_size": (3, 3), "strides": (2, 2), "padding": (1, 1, 1, 1)}),
+        ("pool2d", (x,), {"pool_size": (2, 2), "strides": (2, 2), "ceil_mode": True}),
+        ("global_pool2d", (x,), {"layout": "NCHW"}),
         ("bias_add", (x, vec), {"axis": 1}),
         ("bias_add", (ss.Tensor((1, 64), f32), vec), {"axis": -1}),
     ]
@@ -205,3 +208,36 @@ def test_bias_add(data: st.DataObject, shape: list[int], dtype: str) -> None:
     if not data.draw(st.integers(0, 12)):
         attrs["axis"] = data.draw(st.sampled_from([True, 1.0, "1"]))
     _same(get_relation("bias_add"), (ss.Tensor(tuple(shape), dtype), b), Attrs(attrs))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), dtype=_DTYPES)
+def test_pool2d(data: st.DataObject, dtype: str) -> None:
+    shape = tuple(data.draw(st.integers(0, 7)) for _ in range(data.draw(st.sampled_from([4, 4, 4, 3]))))
+    sizes = st.sampled_from([(1, 1), (2, 2), (3, 3), (3,), (0, 2), 2])
+    attrs: dict[str, Any] = {"pool_size": data.draw(sizes)}
+    if data.draw(st.booleans()):
+        attrs["strides"] = data.draw(st.sampled_from([(1, 1), (2, 2), (2, 1), (0, 1)]))
+    if data.draw(st.booleans()):
+        attrs["padding"] = data.draw(st.sampled_from([(0, 0), (1, 1), (1, 1, 1, 1), (0, 1, 1, 0), (-1, 0)]))
+    if data.draw(st.booleans()):
+        attrs["dilation"] = data.draw(st.sampled_from([(1, 1), (2, 2), (2, 1)]))
+    if data.draw(st.booleans()):
+        attrs["ceil_mode"] = data.draw(st.sampled_from([True, False, 1]))
+    if not data.draw(st.integers(0, 4)):
+        attrs["layout"] = data.draw(st.sampled_from(["NHWC", "NCHW", "HWNC", "bad"]))
+    if not data.draw(st.integers(0, 6)):
+        attrs["out_layout"] = data.draw(st.sampled_from(["NHWC", "", None]))
+    _same(get_relation("pool2d"), (ss.Tensor(shape, dtype),), Attrs(attrs))
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), dtype=_DTYPES)
+def test_global_pool2d(data: st.DataObject, dtype: str) -> None:
+    shape = tuple(data.draw(st.integers(0, 5)) for _ in range(data.draw(st.sampled_from([4, 4, 3]))))
+    attrs: dict[str, Any] = {}
+    if data.draw(st.booleans()):
+        attrs["layout"] = data.draw(st.sampled_from(["NHWC", "NCHW", "bad"]))
+    if not data.draw(st.integers(0, 3)):
+        attrs["out_layout"] = data.draw(st.sampled_from(["NHWC", "", None]))
+    _same(get_relation("global_pool2d"), (ss.Tensor(shape, dtype),), Attrs(attrs))

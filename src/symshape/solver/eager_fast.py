@@ -1,8 +1,8 @@
 """The eager outputs of the commonest relations over tensors of constant shapes, computed in ints.
 
 A convolutional network is mostly ``conv2d``, ``batch_norm``, broadcasting arithmetic,
-``expand_dims``, ``concatenate``, ``bias_add`` and unary operators (``relu``) over tensors whose
-shapes are constants: the eager memo's misses
+``expand_dims``, ``concatenate``, ``bias_add``, pooling and unary operators (``relu``) over tensors
+whose shapes are constants: the eager memo's misses
 (see :mod:`symshape.solver.eager`) run those relations in a pure context, where every condition they
 state is decided on its canonical form. For inputs that are *plain* — tensor types of constant
 shape without a value or range — :data:`FAST` gives each of these relations' result directly: the
@@ -33,7 +33,7 @@ from symshape.encoding.type_walks import tuple_of_checked
 from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.relations.base import RELATIONS, RelationDef
 from symshape.relations.common import FLOAT_DTYPES
-from symshape.relations.nn import SPATIAL, parse_conv_attrs
+from symshape.relations.nn import SPATIAL, parse_conv_attrs, parse_layouts, parse_pool_attrs
 from symshape.relations.values import BINARY_VALUE_OPS
 
 __all__ = ["FAST", "FastFn"]
@@ -220,6 +220,55 @@ def _conv(nd: int) -> FastFn:
     return conv
 
 
+def _pool(nd: int) -> FastFn:
+    sp, name = SPATIAL[nd], f"pool{nd}d"
+
+    def pool(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+        """Max/avg pooling whose every dilated window fits in the padded input."""
+        if len(inputs) != 1 or not _plain(x := inputs[0]):
+            return None
+        try:
+            a = parse_pool_attrs(attrs, nd, name)
+        except Exception:  # (a bad attribute: the relation reports it)
+            return None
+        xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+        if len(xs) != nd + 2:
+            return None
+        od = dict(zip(a.layout, xs))
+        for i, c in enumerate(sp):
+            pad, dil, kv, dv = a.pad_before[i] + a.pad_after[i], a.dilation[i], a.pool_size[i], od[c]._cv
+            assert dv is not None
+            if dv + pad < dil * (kv - 1) + 1:
+                return None
+            span = dv + pad - dil * (kv - 1) - 1 + (a.strides[i] - 1 if a.ceil_mode else 0)
+            od[c] = as_dim(span // a.strides[i] + 1)
+        return _tensor(tuple(map(od.__getitem__, a.out_layout)), x.dtype)  # type: ignore[union-attr]
+
+    return pool
+
+
+def _global_pool(nd: int) -> FastFn:
+    sp, name, one = SPATIAL[nd], f"global_pool{nd}d", as_dim(1)
+
+    def global_pool(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+        """Every spatial axis becomes 1."""
+        if len(inputs) != 1 or not _plain(x := inputs[0]):
+            return None
+        try:
+            layout, out_layout = parse_layouts(attrs, nd, name)
+        except Exception:  # (a bad attribute: the relation reports it)
+            return None
+        xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+        if len(xs) != nd + 2:
+            return None
+        od = dict(zip(layout, xs))
+        for c in sp:
+            od[c] = one
+        return _tensor(tuple(map(od.__getitem__, out_layout)), x.dtype)  # type: ignore[union-attr]
+
+    return global_pool
+
+
 def _table() -> dict[RelationDef, FastFn]:
     fns: dict[str, FastFn] = {
         "broadcast": _broadcast,
@@ -229,6 +278,8 @@ def _table() -> dict[RelationDef, FastFn]:
         "unary": _unary,
         "bias_add": _bias_add,
         **{f"conv{nd}d": _conv(nd) for nd in (1, 2, 3)},
+        **{f"pool{nd}d": _pool(nd) for nd in (1, 2, 3)},
+        **{f"global_pool{nd}d": _global_pool(nd) for nd in (1, 2, 3)},
         **{op: _broadcast for op in BINARY_VALUE_OPS if op != "floor_mod"},
     }
     return {RELATIONS[name]: fn for name, fn in fns.items() if name in RELATIONS}
