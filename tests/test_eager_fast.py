@@ -146,6 +146,24 @@ def test_conv2d(data: st.DataObject) -> None:
     _same(get_relation("conv2d"), (x, wt), Attrs(attrs))
 
 
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_grouped_conv2d(data: st.DataObject) -> None:
+    g = data.draw(st.sampled_from([2, 3, 4]))
+    per = data.draw(st.integers(1, 3))
+    c = g * per if data.draw(st.integers(0, 6)) else data.draw(st.integers(1, 9))
+    i = per if data.draw(st.integers(0, 6)) else data.draw(st.integers(1, 6))
+    o = g * data.draw(st.integers(1, 3)) if data.draw(st.integers(0, 6)) else data.draw(st.integers(1, 9))
+    n, h, w, k = (data.draw(st.integers(1, 6)) for _ in range(4))
+    attrs: dict[str, Any] = {"groups": g, "padding": data.draw(st.sampled_from([0, 1]))}
+    if data.draw(st.booleans()):
+        attrs["channels"] = o if data.draw(st.integers(0, 4)) else o + 1
+    if data.draw(st.booleans()):
+        attrs["kernel_size"] = (k, k)
+    x, wt = ss.Tensor((n, c, h, w), "float32"), ss.Tensor((o, i, k, k), "float32")
+    _same(get_relation("conv2d"), (x, wt), Attrs(attrs))
+
+
 def test_the_common_cases_take_the_fast_path() -> None:
     f32 = "float32"
     x = ss.Tensor((1, 64, 56, 56), f32)
@@ -158,6 +176,7 @@ def test_the_common_cases_take_the_fast_path() -> None:
         ("batch_norm", (x, vec, vec, vec, vec), {"axis": 1, "epsilon": 1e-5}),
         ("conv2d", (x, ss.Tensor((32, 64, 3, 3), f32)), {"padding": (1, 1), "kernel_size": (3, 3)}),
         ("conv2d", (x, ss.Tensor((32, 64, 1, 1), f32)), {"strides": (2, 2), "channels": 32}),
+        ("conv2d", (x, ss.Tensor((64, 32, 3, 3), f32)), {"padding": (1, 1), "groups": 2}),
         ("unary", (x,), {}),
         ("pool2d", (x,), {"pool_size": (3, 3), "strides": (2, 2), "padding": (1, 1, 1, 1)}),
         ("pool2d", (x,), {"pool_size": (2, 2), "strides": (2, 2), "ceil_mode": True}),

@@ -184,8 +184,9 @@ def _conv(nd: int) -> FastFn:
     sp, name = SPATIAL[nd], f"conv{nd}d"
 
     def conv(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
-        """One group; a weight that agrees with ``channels``, ``kernel_size`` and the data's
-        channels; every dilated window fits in the padded input."""
+        """A weight that agrees with ``channels``, ``kernel_size`` and the data's channels (its
+        input channels times ``groups``; output channels a multiple of ``groups``); every dilated
+        window fits in the padded input."""
         if len(inputs) != 2 or not (_plain(x := inputs[0]) and _plain(w := inputs[1])):
             return None
         try:
@@ -194,7 +195,8 @@ def _conv(nd: int) -> FastFn:
             return None
         xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
         ws: tuple[Dim, ...] = w.shape  # type: ignore[union-attr,assignment]
-        if a.groups != 1 or len(xs) != nd + 2 or len(ws) != nd + 2:
+        g = a.groups
+        if len(xs) != nd + 2 or len(ws) != nd + 2:
             return None
         if a.channels is not None and a.kernel_size is not None:
             return None  # (the weight's shape then comes from the attributes)
@@ -205,7 +207,9 @@ def _conv(nd: int) -> FastFn:
             for c, k in zip(sp, a.kernel_size):
                 if wd[c]._cv != k:
                     return None
-        if (a.channels is not None and channels._cv != a.channels) or wd["I"]._cv != xd["C"]._cv:
+        if (a.channels is not None and channels._cv != a.channels) or wd["I"]._cv * g != xd["C"]._cv:  # type: ignore[operator]
+            return None
+        if g != 1 and channels._cv % g:  # type: ignore[operator]
             return None
         od: dict[str, Dim] = {"N": xd["N"], "C": channels}
         for i, c in enumerate(sp):
