@@ -178,6 +178,10 @@ def test_the_common_cases_take_the_fast_path() -> None:
         ("conv2d", (x, ss.Tensor((32, 64, 1, 1), f32)), {"strides": (2, 2), "channels": 32}),
         ("conv2d", (x, ss.Tensor((64, 32, 3, 3), f32)), {"padding": (1, 1), "groups": 2}),
         ("unary", (x,), {}),
+        ("softmax", (ss.Tensor((1, 1000), f32),), {"axis": 1}),
+        ("transpose", (x,), {"axes": (0, 2, 3, 1)}),
+        ("transpose", (ss.Tensor((1000, 4096), f32),), {}),
+        ("reshape_like", (x, ss.Tensor((1, 64 * 56 * 56), f32)), {}),
         ("pool2d", (x,), {"pool_size": (3, 3), "strides": (2, 2), "padding": (1, 1, 1, 1)}),
         ("pool2d", (x,), {"pool_size": (2, 2), "strides": (2, 2), "ceil_mode": True}),
         ("global_pool2d", (x,), {"layout": "NCHW"}),
@@ -260,3 +264,43 @@ def test_global_pool2d(data: st.DataObject, dtype: str) -> None:
     if not data.draw(st.integers(0, 3)):
         attrs["out_layout"] = data.draw(st.sampled_from(["NHWC", "", None]))
     _same(get_relation("global_pool2d"), (ss.Tensor(shape, dtype),), Attrs(attrs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=st.lists(_size, max_size=4), dtype=_DTYPES, data=st.data())
+def test_softmax(shape: list[int], dtype: str, data: st.DataObject) -> None:
+    r = len(shape)
+    attrs: dict[str, Any] = {}
+    if data.draw(st.booleans()):
+        attrs["axis"] = data.draw(st.one_of(st.integers(-r - 1, r), st.sampled_from([True, 1.0])))
+    _same(get_relation("softmax"), (ss.Tensor(tuple(shape), dtype),), Attrs(attrs))
+
+
+@settings(max_examples=300, deadline=None)
+@given(shape=st.lists(_size, max_size=4), dtype=_DTYPES, data=st.data())
+def test_transpose(shape: list[int], dtype: str, data: st.DataObject) -> None:
+    r = len(shape)
+    attrs: dict[str, Any] = {}
+    k = data.draw(st.integers(0, 6))
+    if k >= 2:
+        perm = data.draw(st.permutations(list(range(r))))
+        axes = [p - r if data.draw(st.booleans()) else p for p in perm]
+        if k == 2 and r >= 2:  # one axis twice (as given, or only once made nonnegative)
+            i, j = data.draw(st.permutations(list(range(r))))[:2]
+            axes[i] = axes[j] if data.draw(st.booleans()) else axes[j] % r - r * data.draw(st.integers(0, 1))
+        attrs["axes"] = tuple(axes)
+    elif k == 1:
+        n = data.draw(st.integers(0, r + 1))
+        attrs["axes"] = tuple(data.draw(st.lists(st.integers(-r - 1, r), min_size=n, max_size=n)))
+    elif data.draw(st.booleans()):
+        attrs["axes"] = data.draw(st.sampled_from([None, 0, (True,), (0.0,)]))
+    _same(get_relation("transpose"), (ss.Tensor(tuple(shape), dtype),), Attrs(attrs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.lists(_size, max_size=4), b=st.lists(_size, max_size=4), dtype=_DTYPES, data=st.data())
+def test_reshape_like(a: list[int], b: list[int], dtype: str, data: st.DataObject) -> None:
+    if data.draw(st.booleans()):  # (one number of elements)
+        b = [int(np.prod(a))] + ([1] if data.draw(st.booleans()) else [])
+    like = ss.Tensor(tuple(b), dtype if data.draw(st.booleans()) else data.draw(_DTYPES))
+    _same(get_relation("reshape_like"), (ss.Tensor(tuple(a), dtype), like), Attrs())

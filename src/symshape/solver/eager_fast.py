@@ -132,6 +132,53 @@ def _bias_add(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     return x
 
 
+def _softmax(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``softmax``: a float ``x`` itself, ``axis`` in range."""
+    axis = _int_attr(attrs, "axis", -1)
+    if len(inputs) != 1 or axis is None or not _plain(x := inputs[0]):
+        return None
+    r = len(x.shape)  # type: ignore[union-attr,arg-type]
+    if x.dtype not in FLOAT_DTYPES or not -r <= axis < r:  # type: ignore[union-attr,operator]
+        return None
+    return x
+
+
+def _transpose(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """The dimensions permuted by ``axes`` (ints, one per axis, each once; default reversed)."""
+    if len(inputs) != 1 or not _plain(x := inputs[0]):
+        return None
+    xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+    r = len(xs)
+    axes = attrs.get("axes")
+    if axes is None:
+        return _tensor(xs[::-1], x.dtype)  # type: ignore[union-attr]
+    if type(axes) is not tuple or len(axes) != r:
+        return None
+    perm = []
+    for a in axes:
+        if type(a) is not int or not -r <= a < r:
+            return None
+        perm.append(a + r if a < 0 else a)
+    if len(set(axes)) != r or len(set(perm)) != r:
+        return None
+    return _tensor(tuple([xs[p] for p in perm]), x.dtype)  # type: ignore[union-attr]
+
+
+def _reshape_like(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``like``'s shape with ``x``'s dtype, both of one number of elements."""
+    if len(inputs) != 2 or not (_plain(x := inputs[0]) and _plain(like := inputs[1])):
+        return None
+    n = 1
+    for d in x.shape:  # type: ignore[union-attr]
+        n *= d._cv  # type: ignore[operator]
+    m = 1
+    for d in like.shape:  # type: ignore[union-attr]
+        m *= d._cv  # type: ignore[operator]
+    if n != m:
+        return None
+    return _tensor(like.shape, x.dtype)  # type: ignore[union-attr,arg-type]
+
+
 def _concatenate(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     """Fields of one dtype and rank, equal but on ``axis``, where the sizes add up."""
     axis = _int_attr(attrs, "axis", 0)
@@ -280,6 +327,9 @@ def _table() -> dict[RelationDef, FastFn]:
         "concatenate": _concatenate,
         "batch_norm": _batch_norm,
         "unary": _unary,
+        "softmax": _softmax,
+        "transpose": _transpose,
+        "reshape_like": _reshape_like,
         "bias_add": _bias_add,
         **{f"conv{nd}d": _conv(nd) for nd in (1, 2, 3)},
         **{f"pool{nd}d": _pool(nd) for nd in (1, 2, 3)},
