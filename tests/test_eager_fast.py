@@ -181,6 +181,8 @@ def test_the_common_cases_take_the_fast_path() -> None:
         ("softmax", (ss.Tensor((1, 1000), f32),), {"axis": 1}),
         ("transpose", (x,), {"axes": (0, 2, 3, 1)}),
         ("transpose", (ss.Tensor((1000, 4096), f32),), {}),
+        ("matmul", (ss.Tensor((1, 4096), f32), ss.Tensor((4096, 1000), f32)), {}),
+        ("matmul", (ss.Tensor((2, 7, 64), f32), ss.Tensor((64, 64), f32)), {}),
         ("reshape_like", (x, ss.Tensor((1, 64 * 56 * 56), f32)), {}),
         ("pool2d", (x,), {"pool_size": (3, 3), "strides": (2, 2), "padding": (1, 1, 1, 1)}),
         ("pool2d", (x,), {"pool_size": (2, 2), "strides": (2, 2), "ceil_mode": True}),
@@ -304,3 +306,16 @@ def test_reshape_like(a: list[int], b: list[int], dtype: str, data: st.DataObjec
         b = [int(np.prod(a))] + ([1] if data.draw(st.booleans()) else [])
     like = ss.Tensor(tuple(b), dtype if data.draw(st.booleans()) else data.draw(_DTYPES))
     _same(get_relation("reshape_like"), (ss.Tensor(tuple(a), dtype), like), Attrs())
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), dtype=_DTYPES)
+def test_matmul(data: st.DataObject, dtype: str) -> None:
+    k = data.draw(_size)
+    a = data.draw(st.lists(_size, min_size=0, max_size=3)) + [k]
+    b = [k if data.draw(st.integers(0, 5)) else data.draw(_size)] + data.draw(st.lists(_size, max_size=2))
+    if not data.draw(st.integers(0, 6)):
+        a = a[-1:]
+    bt = dtype if data.draw(st.integers(0, 5)) else data.draw(_DTYPES)
+    attrs = {} if data.draw(st.integers(0, 6)) else {"out_dtype": data.draw(st.sampled_from(["", "float16"]))}
+    _same(get_relation("matmul"), (ss.Tensor(tuple(a), dtype), ss.Tensor(tuple(b), bt)), Attrs(attrs))

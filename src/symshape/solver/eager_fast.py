@@ -179,6 +179,17 @@ def _reshape_like(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     return _tensor(like.shape, x.dtype)  # type: ignore[union-attr,arg-type]
 
 
+def _matmul(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``matmul`` of ``(..., m, k)`` by a matrix ``(k, n)`` of one dtype, no attributes."""
+    if len(inputs) != 2 or len(attrs) or not (_plain(a := inputs[0]) and _plain(b := inputs[1])):
+        return None
+    sa: tuple[Dim, ...] = a.shape  # type: ignore[union-attr,assignment]
+    sb: tuple[Dim, ...] = b.shape  # type: ignore[union-attr,assignment]
+    if a.dtype != b.dtype or len(sa) < 2 or len(sb) != 2 or sa[-1]._cv != sb[0]._cv:  # type: ignore[union-attr]
+        return None
+    return _tensor((*sa[:-1], sb[1]), a.dtype)  # type: ignore[union-attr]
+
+
 def _concatenate(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     """Fields of one dtype and rank, equal but on ``axis``, where the sizes add up."""
     axis = _int_attr(attrs, "axis", 0)
@@ -330,6 +341,7 @@ def _table() -> dict[RelationDef, FastFn]:
         "softmax": _softmax,
         "transpose": _transpose,
         "reshape_like": _reshape_like,
+        "matmul": _matmul,
         "bias_add": _bias_add,
         **{f"conv{nd}d": _conv(nd) for nd in (1, 2, 3)},
         **{f"pool{nd}d": _pool(nd) for nd in (1, 2, 3)},
