@@ -44,8 +44,7 @@ class BindingsGen(CallGen):
         lead = id(df) not in self.df_slow
         skip = 0
         t: Type
-        for pair in df.bindings:
-            v, x = pair
+        for v, x in df.bindings:
             ann = v.type_annotation
             if ann is None:
                 lead = False
@@ -67,7 +66,7 @@ class BindingsGen(CallGen):
                     and (ix := id(x)) not in types
                 ):
                     types[ix] = t
-                    typed.append(pair)  # (keeps both alive: their ids stay unique)
+                    typed += (v, x)
                     skip += 1
                     continue
                 typed.append(v)

@@ -282,21 +282,26 @@ def _conv(nd: int) -> FastFn:
     return conv
 
 
+def _pooled_data(inputs: tuple[Type, ...], nd: int) -> TensorType | None:
+    """The one plain input of a pooling over ``nd`` spatial axes, of rank ``nd + 2``, or None."""
+    if len(inputs) != 1 or not _plain(x := inputs[0]) or len(x.shape) != nd + 2:  # type: ignore[union-attr,arg-type]
+        return None
+    return x  # type: ignore[return-value]
+
+
 def _pool(nd: int) -> FastFn:
     sp, name = SPATIAL[nd], f"pool{nd}d"
 
     def pool(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
         """Max/avg pooling whose every dilated window fits in the padded input."""
-        if len(inputs) != 1 or not _plain(x := inputs[0]):
+        x = _pooled_data(inputs, nd)
+        if x is None:
             return None
         try:
             a = parse_pool_attrs(attrs, nd, name)
         except Exception:  # (a bad attribute: the relation reports it)
             return None
-        xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
-        if len(xs) != nd + 2:
-            return None
-        od = dict(zip(a.layout, xs))
+        od = dict(zip(a.layout, x.dims))
         for i, c in enumerate(sp):
             pad, dil, kv, dv = a.pad_before[i] + a.pad_after[i], a.dilation[i], a.pool_size[i], od[c]._cv
             assert dv is not None
@@ -304,7 +309,7 @@ def _pool(nd: int) -> FastFn:
                 return None
             span = dv + pad - dil * (kv - 1) - 1 + (a.strides[i] - 1 if a.ceil_mode else 0)
             od[c] = as_dim(span // a.strides[i] + 1)
-        return _tensor(tuple(map(od.__getitem__, a.out_layout)), x.dtype)  # type: ignore[union-attr]
+        return _tensor(tuple(map(od.__getitem__, a.out_layout)), x.dtype)
 
     return pool
 
@@ -314,19 +319,17 @@ def _global_pool(nd: int) -> FastFn:
 
     def global_pool(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
         """Every spatial axis becomes 1."""
-        if len(inputs) != 1 or not _plain(x := inputs[0]):
+        x = _pooled_data(inputs, nd)
+        if x is None:
             return None
         try:
             layout, out_layout = parse_layouts(attrs, nd, name)
         except Exception:  # (a bad attribute: the relation reports it)
             return None
-        xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
-        if len(xs) != nd + 2:
-            return None
-        od = dict(zip(layout, xs))
+        od = dict(zip(layout, x.dims))
         for c in sp:
             od[c] = one
-        return _tensor(tuple(map(od.__getitem__, out_layout)), x.dtype)  # type: ignore[union-attr]
+        return _tensor(tuple(map(od.__getitem__, out_layout)), x.dtype)
 
     return global_pool
 

@@ -34,6 +34,7 @@ __all__ = [
     "add_call",
     "SolvedCall",
     "solved_instance",
+    "make_instance",
 ]
 
 
@@ -125,7 +126,7 @@ def add_call(
             vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
         if vals is None:  # queued
             rec = (len(rels), rdef, (*inputs, out), attrs, len(inputs), label, span, seq)
-            rel = _instance(rec, _PENDING, 0)
+            rel = make_instance(rec, _PENDING, 0)
             rels.append(rel)
             solver._producer[out] = rel
             solver._graph_add(rel)
@@ -152,10 +153,10 @@ SolvedCall = tuple[int, RelationDef, tuple[Type, ...], Attrs, int, str, "Span | 
 def solved_instance(rec: SolvedCall) -> RelationInstance:
     """The instance of an operator call solved when added (what :func:`add_call` kept as the
     record ``rec``): the one it would have made then, solved once."""
-    return _instance(rec, _SOLVED, 1)
+    return make_instance(rec, _SOLVED, 1)
 
 
-def _instance(rec: SolvedCall, state: RelationState, runs: int) -> RelationInstance:
+def make_instance(rec: SolvedCall, state: RelationState, runs: int) -> RelationInstance:
     """``RelationInstance(...)`` of an operator call (``rec`` as for :data:`SolvedCall`), its
     origin made when first read, without the dataclass ``__init__``."""
     rid, rdef, args, attrs, ni, label, span, seq = rec

@@ -11,11 +11,19 @@ import copy
 from symshape.encoding.leaf_types import plain_copy
 from symshape.encoding.types import IncompleteType, TensorType, Type
 from symshape.solver.diagnostics import Origin, next_origin_seq
-from symshape.solver.instance import RelationInstance, SolvedCall, solved_instance
+from symshape.solver.instance import (
+    RelationInstance,
+    RelationState,
+    SolvedCall,
+    make_instance,
+    solved_instance,
+)
 from symshape.solver.origins import annotation_origin, annotation_origin_at
 from symshape.source import Span
 
 __all__ = ["SolverRecords"]
+
+_SOLVED = RelationState.SOLVED
 
 
 class SolverRecords:
@@ -59,12 +67,14 @@ class SolverRecords:
 
     def _make_instances(self) -> None:
         """Make the instances of the operator calls solved when added (kept as records by
-        :func:`~symshape.solver.instance.add_call` until read)."""
-        rels = self._rels
+        :func:`~symshape.solver.instance.add_call` until read; an explanation reads all of a
+        program's)."""
+        rels, producer = self._rels, self._producer
         for i in range(self._lazy_from, len(rels)):
             r = rels[i]
             if type(r) is tuple:
-                self._make_one(i, r)
+                rel = rels[i] = make_instance(r, _SOLVED, 1)
+                producer[r[2][-1]] = rel  # type: ignore[index]  # (the output hole)
         self._lazy_from = -1
 
     def _make_one(self, i: int, r: SolvedCall) -> RelationInstance:
