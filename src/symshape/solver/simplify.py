@@ -159,6 +159,9 @@ class Prover:
         return False
 
 
+_Prover = Prover  # (its former name, which tests/test_simplify_cones.py imports)
+
+
 def _counter_model(premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
     """A candidate assignment (:func:`symshape.solver.models.search`) where every premise holds
     and ``c`` fails: then the premises do not imply ``c``, and Z3 need not be asked."""
