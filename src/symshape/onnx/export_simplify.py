@@ -182,10 +182,16 @@ def simplify_types(types: Mapping[str, Type], conds: Sequence[Cond]) -> tuple[di
     ``z3_checks``)."""
     g = GuardedDims(conds)
     out: dict[str, Type] = {}
+    shapes: dict[tuple[Dim, ...], tuple[Dim, ...] | None] = {}  # None: unchanged
     for name, t in types.items():
-        if isinstance(t, TensorType) and isinstance(t.shape, tuple):
-            dims = tuple(g.dim(d) for d in t.shape)
-            if dims != t.shape:
+        if isinstance(t, TensorType) and isinstance(t.shape, tuple) and not t._cshape:
+            shape = t.shape
+            if shape in shapes:
+                dims = shapes[shape]
+            else:
+                new = tuple([g.dim(d) for d in shape])
+                dims = shapes[shape] = None if new == shape else new
+            if dims is not None:
                 t = TensorType(dims, t.dtype)  # (what is written: the shape and the dtype)
         out[name] = t
     return out, g
