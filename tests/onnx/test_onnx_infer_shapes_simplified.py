@@ -17,13 +17,15 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import helper
 from onnx_helpers import In, make_model, node, run_ort
 
 import symshape as ss
 import symshape.onnx as sso
 from symshape.encoding.conds import Cond, cond_dims, cond_holds, eq, ge, le, lt
-from symshape.encoding.dims import Sym, dmin
+from symshape.encoding.dims import Sym, dmax, dmin
 from symshape.onnx.export import dim_proto_text
 from symshape.onnx.export_simplify import GuardedDims, simplify_types
 
@@ -95,6 +97,54 @@ def test_dimension_written_simplified_under_guards(
             assert got.evaluate(env) == d.evaluate(env), env
             checked += 1
     assert checked
+
+
+_S, _T = ss.dim("s"), ss.dim("t")
+
+
+@st.composite
+def _guards_and_dim(draw: st.DrawFn) -> tuple[list[Cond], ss.Dim]:
+    """Guards of the kinds results state (``s <= c``, ``s % k == 0``, ``s <= t``) and a dimension
+    built of the terms inference writes (``min(c, s)``, ``k*(s//m)``, ``s - s % k``, sums)."""
+    c = draw(st.integers(2, 20))
+    k = draw(st.integers(2, 6))
+    guards = draw(
+        st.lists(
+            st.sampled_from([le(_S, c), ge(_S, c), eq(_S % k, 0), eq(_T % k, 0), le(_S, _T), le(_T, c)]),
+            max_size=3,
+        )
+    )
+    x = draw(st.sampled_from([_S, _T, _S + 1, 2 * _S]))
+    term = st.sampled_from(
+        [
+            dmin(c, x),
+            dmax(x, dmin(c, x)),
+            k * (x // k),
+            2 * k * (x // k),
+            2 * (x // (2 * k)),
+            x - x % k,
+            dmin(_S, _T),
+            dmax(_S, _T) + dmin(c, _T),
+            dmin(c, x) // 2,
+        ]
+    )
+    parts = draw(st.lists(term, min_size=1, max_size=3))
+    d = sum(parts[1:], parts[0])
+    return guards, d
+
+
+@settings(max_examples=60, deadline=None)
+@given(_guards_and_dim())
+def test_written_dimension_equals_the_inferred_one_wherever_the_guards_hold(
+    case: tuple[list[Cond], ss.Dim],
+) -> None:
+    guards, d = case
+    got = GuardedDims(guards).dim(d)
+    assert len(str(got)) <= len(str(d))
+    for s, t in itertools.product(range(1, 25), repeat=2):
+        env: dict[Any, int] = {"s": s, "t": t}
+        if all(cond_holds(c, env) for c in guards):
+            assert got.evaluate(env) == d.evaluate(env), (str(d), str(got), env)
 
 
 def test_dimensions_without_min_max_floor_mod_never_reach_z3() -> None:
