@@ -27,7 +27,8 @@ distinct dimension is simplified once per call.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from symshape import Dim, TensorType, Type
 from symshape.encoding.conds import TRUE, BoolOp, Cond, all_of, decide, eq, ge, le
@@ -50,6 +51,9 @@ from symshape.solver.simplify import Prover
 
 __all__ = ["GuardedDims", "simplify_types"]
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
 
 def _members(c: Cond) -> list[Cond]:
     if isinstance(c, BoolOp) and c.op == "and":
@@ -60,6 +64,14 @@ def _members(c: Cond) -> list[Cond]:
 def _composite(d: Dim) -> bool:
     """``d`` holds a ``min``, ``max``, ``//`` or ``%`` (at any depth: they are atoms of ``d``)."""
     return any(not isinstance(a, Sym) for m, _ in d.terms for a, _ in m)
+
+
+def _cached(memo: dict[_K, _V], key: _K, make: Callable[[_K], _V]) -> _V:
+    """``memo[key]``, made by ``make(key)`` the first time."""
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = make(key)
+    return hit
 
 
 def _atom_dim(a: Atom) -> Dim:
@@ -84,12 +96,7 @@ class GuardedDims:
 
     def dim(self, d: Dim) -> Dim:
         """A dimension equal to ``d`` wherever the guards hold, and simpler when one is found."""
-        if not _composite(d):
-            return d
-        hit = self._memo.get(d)
-        if hit is None:
-            hit = self._memo[d] = self._simplify(d)
-        return hit
+        return _cached(self._memo, d, self._simplify) if _composite(d) else d
 
     def _simplify(self, d: Dim) -> Dim:
         amap: dict[Atom, Dim] = {}
@@ -140,12 +147,7 @@ class GuardedDims:
         r = decide(c)
         if r is not None:
             return r
-        if all(m in self._known for m in _members(c)):
-            return True
-        hit = self._held.get(c)
-        if hit is None:
-            hit = self._held[c] = self._implied(c)
-        return hit
+        return all(m in self._known for m in _members(c)) or _cached(self._held, c, self._implied)
 
     def _implied(self, c: Cond) -> bool:
         leaves = cond_leaves(c)
