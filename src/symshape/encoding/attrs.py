@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 
 from symshape.encoding.dims import Dim
 from symshape.errors import (
@@ -59,6 +59,13 @@ class Attrs(Mapping[str, object]):
     def __len__(self) -> int:
         return len(self._items)
 
+    def items(self) -> ItemsView[str, object]:
+        """The ``(name, value)`` pairs, in name order (iterated as stored, not looked up again)."""
+        return _Items(self)
+
+    def values(self) -> ValuesView[object]:
+        return _Values(self)
+
     def __hash__(self) -> int:
         return self._hash
 
@@ -74,6 +81,22 @@ class Attrs(Mapping[str, object]):
 
     def __str__(self) -> str:
         return ", ".join(f"{k}={_attr_str(v)}" for k, v in self._items)
+
+
+class _Items(ItemsView[str, object]):
+    __slots__ = ()
+    _mapping: Attrs
+
+    def __iter__(self) -> Iterator[tuple[str, object]]:
+        return iter(self._mapping._items)
+
+
+class _Values(ValuesView[object]):
+    __slots__ = ()
+    _mapping: Attrs
+
+    def __iter__(self) -> Iterator[object]:
+        return (v for _, v in self._mapping._items)
 
 
 _ATOMIC = frozenset({int, float, str, bool, type(None)})

@@ -16,6 +16,7 @@ from symshape.ir import nodes as X  # noqa: N812
 from symshape.ir.calls import CallGen
 from symshape.ir.op import Op
 from symshape.relations.values import constant_type
+from symshape.solver.diagnostics import next_origin_seq
 from symshape.solver.origins import make_origin
 
 __all__ = ["BindingsGen"]
@@ -23,6 +24,56 @@ __all__ = ["BindingsGen"]
 
 class BindingsGen(CallGen):
     """Constraint generation for a dataflow block's bindings (the generator's hot loop)."""
+
+    def weights(self, df: X.Dataflow) -> int:
+        """Bind the annotated variables of dataflow block ``df`` as it is entered, and the leading
+        constants bound to them (a model's weights); returns how many bindings that settles (the
+        ones ``bindings`` then starts after).
+
+        Unannotated variables are bound when their value is known; an annotation of constants (a
+        model's weight) has no symbol to note: ``bind_var``'s steps for it, inline, with its
+        admission (``TypeSolver.admit_weight``, inline: a fresh annotation is recorded as its own
+        source, its origin made when first read). The leading bindings of weights to their own
+        types (a model's block starts with them) are done here: their constants get those types,
+        what ``bindings`` would do for them."""
+        types, typed, binders = self.types, self.typed, self.binders
+        s = self.s
+        admit = s.admit_weight
+        sources, admitted = s.weight_tables()
+        const_cls = X.Constant
+        lead = id(df) not in self.df_slow
+        skip = 0
+        t: Type
+        for v, x in df.bindings:
+            ann = v.type_annotation
+            if ann is None:
+                lead = False
+                continue
+            if ann.__class__ is TensorType and ann._cshape and (iv := id(v)) not in types:
+                if ann.value is None and (k := id(ann)) not in sources:
+                    # (admit_weight, inline: what it records for a fresh annotation)
+                    sources[k] = (ann, v.name, v.span, v, next_origin_seq())  # type: ignore[assignment]
+                    admitted[k] = ann
+                    t = types[iv] = ann
+                else:
+                    t = types[iv] = admit(ann, v.name, v.span, v)
+                binders.append(v)
+                if (
+                    lead
+                    and x.__class__ is const_cls
+                    and x.type is t
+                    and ann.dtype not in VALUE_DTYPES  # (t's: ann or a copy)
+                    and (ix := id(x)) not in types
+                ):
+                    types[ix] = t
+                    typed += (v, x)
+                    skip += 1
+                    continue
+                typed.append(v)
+            else:
+                self.bind_var(v)
+            lead = False
+        return skip
 
     def bindings(self, df: X.Dataflow, i: int, stack: list[tuple[Any, int]]) -> None:
         """Generate ``df``'s bindings from ``i`` on: operator calls on typed arguments bound to

@@ -37,7 +37,6 @@ from symshape.encoding.types import (
     TypeVar,
     subst_typevars,
 )
-from symshape.encoding.values import VALUE_DTYPES
 from symshape.errors import (
     ARITY_MISMATCH,
     DUPLICATE_BINDING,
@@ -312,39 +311,8 @@ class _Gen(BindingsGen):
                 self.df_active.append(ids)
                 if self.var_left:
                     self.var_left -= ids
-                # unannotated ones are bound when their value is known; an annotation of constants
-                # (a model's weight) has no symbol to note: ``bind_var``'s steps for it, inline.
-                # The leading bindings of weights to their own types (a model's block starts with
-                # them) are done here: their constants get those types, what ``bindings`` would
-                # do for them; it starts after them (``df_skip``)
-                types, typed, binders = self.types, self.typed, self.binders
-                admit = self.s.admit_weight
-                const_cls = X.Constant
-                lead = id(e) not in self.df_slow
-                skip = 0
-                for v, x in e.bindings:
-                    ann = v.type_annotation
-                    if ann is None:
-                        lead = False
-                        continue
-                    if ann.__class__ is TensorType and ann._cshape and (iv := id(v)) not in types:
-                        t = types[iv] = admit(ann, v.name, v.span, v)
-                        binders.append(v)
-                        typed.append(v)
-                        if (
-                            lead
-                            and x.__class__ is const_cls
-                            and x.type is t
-                            and t.dtype not in VALUE_DTYPES
-                            and (ix := id(x)) not in types
-                        ):
-                            types[ix] = t
-                            typed.append(x)
-                            skip += 1
-                            continue
-                    else:
-                        self.bind_var(v)
-                    lead = False
+                # the annotated variables, and the leading weights' constants (see ``weights``)
+                skip = self.weights(e)
                 self.df_skip = skip
                 self.frames[-1].dataflow_depth += 1
             case X.Match():

@@ -178,7 +178,7 @@ class InferenceResult(Outcome):
         """The relation instance an operator call became (None for a call of anything else)."""
         out = self._gen.types.get(id(call))
         if isinstance(out, IncompleteType):
-            return self.solution.solver.producer.get(out)
+            return self.solution.solver.producer_of(out)
         return None
 
     def value_of(self, e: Any) -> tuple[Dim | None, ...] | Dim | None:

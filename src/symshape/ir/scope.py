@@ -55,6 +55,10 @@ def sym_range(s: Sym) -> str:
     return f"{s.min} <= {s.name} <= {s.max}"
 
 
+#: the types of attribute values that hold no dimension
+_PLAIN: frozenset[type] = frozenset({int, float, str, bool, type(None)})
+
+
 class GenScope:
     """Types of the expressions generated so far; scopes of variables and symbols."""
 
@@ -263,7 +267,12 @@ class GenScope:
             return
         self.scanned.add(id(attrs))
         self.typed.append(attrs)
-        stack: list[object] = [v for _, v in attrs.items()]
+        stack: list[object] = []
+        for _, v in attrs.items():
+            tv = type(v)
+            if tv in _PLAIN or (type(v) is tuple and _PLAIN.issuperset(map(type, v))):
+                continue  # (no dimension in it: most attributes, ints and tuples of ints)
+            stack.append(v)
         while stack:
             v = stack.pop()
             if type(v) is Dim:

@@ -1,7 +1,8 @@
 """The eager outputs of the commonest relations over tensors of constant shapes, computed in ints.
 
 A convolutional network is mostly ``conv2d``, ``batch_norm``, broadcasting arithmetic,
-``expand_dims`` and ``concatenate`` over tensors whose shapes are constants: the eager memo's misses
+``expand_dims``, ``concatenate``, ``bias_add``, pooling and unary operators (``relu``) over tensors
+whose shapes are constants: the eager memo's misses
 (see :mod:`symshape.solver.eager`) run those relations in a pure context, where every condition they
 state is decided on its canonical form. For inputs that are *plain* — tensor types of constant
 shape without a value or range — :data:`FAST` gives each of these relations' result directly: the
@@ -32,7 +33,7 @@ from symshape.encoding.type_walks import tuple_of_checked
 from symshape.encoding.types import Attrs, TensorType, TupleType, Type
 from symshape.relations.base import RELATIONS, RelationDef
 from symshape.relations.common import FLOAT_DTYPES
-from symshape.relations.nn import SPATIAL, parse_conv_attrs
+from symshape.relations.nn import SPATIAL, parse_conv_attrs, parse_layouts, parse_pool_attrs
 from symshape.relations.values import BINARY_VALUE_OPS
 
 __all__ = ["FAST", "FastFn"]
@@ -109,6 +110,86 @@ def _expand_dims(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     return _tensor(tuple(sh), x.dtype)  # type: ignore[union-attr]
 
 
+def _unary(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``unary`` (relu, abs, negative, ...): the input itself."""
+    if len(inputs) != 1 or not _plain(x := inputs[0]):
+        return None
+    return x
+
+
+def _bias_add(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``(x, b)`` with ``b: (x.shape[axis],)`` of ``x``'s dtype: ``x`` itself."""
+    axis = _int_attr(attrs, "axis", 1)
+    if len(inputs) != 2 or axis is None or not (_plain(x := inputs[0]) and _plain(b := inputs[1])):
+        return None
+    xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+    bs: tuple[Dim, ...] = b.shape  # type: ignore[union-attr,assignment]
+    r = len(xs)
+    if not -r <= axis < r or b.dtype != x.dtype or len(bs) != 1:  # type: ignore[union-attr]
+        return None
+    if bs[0]._cv != xs[axis + r if axis < 0 else axis]._cv:
+        return None
+    return x
+
+
+def _softmax(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``softmax``: a float ``x`` itself, ``axis`` in range."""
+    axis = _int_attr(attrs, "axis", -1)
+    if len(inputs) != 1 or axis is None or not _plain(x := inputs[0]):
+        return None
+    r = len(x.shape)  # type: ignore[union-attr,arg-type]
+    if x.dtype not in FLOAT_DTYPES or not -r <= axis < r:  # type: ignore[union-attr,operator]
+        return None
+    return x
+
+
+def _transpose(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """The dimensions permuted by ``axes`` (ints, one per axis, each once; default reversed)."""
+    if len(inputs) != 1 or not _plain(x := inputs[0]):
+        return None
+    xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+    r = len(xs)
+    axes = attrs.get("axes")
+    if axes is None:
+        return _tensor(xs[::-1], x.dtype)  # type: ignore[union-attr]
+    if type(axes) is not tuple or len(axes) != r:
+        return None
+    perm = []
+    for a in axes:
+        if type(a) is not int or not -r <= a < r:
+            return None
+        perm.append(a + r if a < 0 else a)
+    if len(set(axes)) != r or len(set(perm)) != r:
+        return None
+    return _tensor(tuple([xs[p] for p in perm]), x.dtype)  # type: ignore[union-attr]
+
+
+def _reshape_like(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``like``'s shape with ``x``'s dtype, both of one number of elements."""
+    if len(inputs) != 2 or not (_plain(x := inputs[0]) and _plain(like := inputs[1])):
+        return None
+    n = 1
+    for d in x.shape:  # type: ignore[union-attr]
+        n *= d._cv  # type: ignore[operator]
+    m = 1
+    for d in like.shape:  # type: ignore[union-attr]
+        m *= d._cv  # type: ignore[operator]
+    if n != m:
+        return None
+    return _tensor(like.shape, x.dtype)  # type: ignore[union-attr,arg-type]
+
+
+def _matmul(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``matmul`` of ``(..., m, k)`` by a matrix ``(k, n)`` of one dtype, no attributes."""
+    if len(inputs) != 2 or len(attrs) or not (_plain(a := inputs[0]) and _plain(b := inputs[1])):
+        return None
+    sa: tuple[Dim, ...] = a.shape  # type: ignore[union-attr,assignment]
+    sb: tuple[Dim, ...] = b.shape  # type: ignore[union-attr,assignment]
+    if a.dtype != b.dtype or len(sa) < 2 or len(sb) != 2 or sa[-1]._cv != sb[0]._cv:  # type: ignore[union-attr]
+        return None
+    return _tensor((*sa[:-1], sb[1]), a.dtype)  # type: ignore[union-attr]
+
+
 def _concatenate(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     """Fields of one dtype and rank, equal but on ``axis``, where the sizes add up."""
     axis = _int_attr(attrs, "axis", 0)
@@ -161,8 +242,9 @@ def _conv(nd: int) -> FastFn:
     sp, name = SPATIAL[nd], f"conv{nd}d"
 
     def conv(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
-        """One group; a weight that agrees with ``channels``, ``kernel_size`` and the data's
-        channels; every dilated window fits in the padded input."""
+        """A weight that agrees with ``channels``, ``kernel_size`` and the data's channels (its
+        input channels times ``groups``; output channels a multiple of ``groups``); every dilated
+        window fits in the padded input."""
         if len(inputs) != 2 or not (_plain(x := inputs[0]) and _plain(w := inputs[1])):
             return None
         try:
@@ -171,7 +253,8 @@ def _conv(nd: int) -> FastFn:
             return None
         xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
         ws: tuple[Dim, ...] = w.shape  # type: ignore[union-attr,assignment]
-        if a.groups != 1 or len(xs) != nd + 2 or len(ws) != nd + 2:
+        g = a.groups
+        if len(xs) != nd + 2 or len(ws) != nd + 2:
             return None
         if a.channels is not None and a.kernel_size is not None:
             return None  # (the weight's shape then comes from the attributes)
@@ -182,7 +265,9 @@ def _conv(nd: int) -> FastFn:
             for c, k in zip(sp, a.kernel_size):
                 if wd[c]._cv != k:
                     return None
-        if (a.channels is not None and channels._cv != a.channels) or wd["I"]._cv != xd["C"]._cv:
+        if (a.channels is not None and channels._cv != a.channels) or wd["I"]._cv * g != xd["C"]._cv:  # type: ignore[operator]
+            return None
+        if g != 1 and channels._cv % g:  # type: ignore[operator]
             return None
         od: dict[str, Dim] = {"N": xd["N"], "C": channels}
         for i, c in enumerate(sp):
@@ -197,13 +282,73 @@ def _conv(nd: int) -> FastFn:
     return conv
 
 
+def _pooled_data(inputs: tuple[Type, ...], nd: int) -> TensorType | None:
+    """The one plain input of a pooling over ``nd`` spatial axes, of rank ``nd + 2``, or None."""
+    if len(inputs) != 1 or not _plain(x := inputs[0]) or len(x.shape) != nd + 2:  # type: ignore[union-attr,arg-type]
+        return None
+    return x  # type: ignore[return-value]
+
+
+def _pool(nd: int) -> FastFn:
+    sp, name = SPATIAL[nd], f"pool{nd}d"
+
+    def pool(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+        """Max/avg pooling whose every dilated window fits in the padded input."""
+        x = _pooled_data(inputs, nd)
+        if x is None:
+            return None
+        try:
+            a = parse_pool_attrs(attrs, nd, name)
+        except Exception:  # (a bad attribute: the relation reports it)
+            return None
+        od = dict(zip(a.layout, x.dims))
+        for i, c in enumerate(sp):
+            pad, dil, kv, dv = a.pad_before[i] + a.pad_after[i], a.dilation[i], a.pool_size[i], od[c]._cv
+            assert dv is not None
+            if dv + pad < dil * (kv - 1) + 1:
+                return None
+            span = dv + pad - dil * (kv - 1) - 1 + (a.strides[i] - 1 if a.ceil_mode else 0)
+            od[c] = as_dim(span // a.strides[i] + 1)
+        return _tensor(tuple(map(od.__getitem__, a.out_layout)), x.dtype)
+
+    return pool
+
+
+def _global_pool(nd: int) -> FastFn:
+    sp, name, one = SPATIAL[nd], f"global_pool{nd}d", as_dim(1)
+
+    def global_pool(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+        """Every spatial axis becomes 1."""
+        x = _pooled_data(inputs, nd)
+        if x is None:
+            return None
+        try:
+            layout, out_layout = parse_layouts(attrs, nd, name)
+        except Exception:  # (a bad attribute: the relation reports it)
+            return None
+        od = dict(zip(layout, x.dims))
+        for c in sp:
+            od[c] = one
+        return _tensor(tuple(map(od.__getitem__, out_layout)), x.dtype)
+
+    return global_pool
+
+
 def _table() -> dict[RelationDef, FastFn]:
     fns: dict[str, FastFn] = {
         "broadcast": _broadcast,
         "expand_dims": _expand_dims,
         "concatenate": _concatenate,
         "batch_norm": _batch_norm,
+        "unary": _unary,
+        "softmax": _softmax,
+        "transpose": _transpose,
+        "reshape_like": _reshape_like,
+        "matmul": _matmul,
+        "bias_add": _bias_add,
         **{f"conv{nd}d": _conv(nd) for nd in (1, 2, 3)},
+        **{f"pool{nd}d": _pool(nd) for nd in (1, 2, 3)},
+        **{f"global_pool{nd}d": _global_pool(nd) for nd in (1, 2, 3)},
         **{op: _broadcast for op in BINARY_VALUE_OPS if op != "floor_mod"},
     }
     return {RELATIONS[name]: fn for name, fn in fns.items() if name in RELATIONS}

@@ -12,7 +12,7 @@ path between them in the undirected view.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import networkx as nx
 
@@ -68,6 +68,9 @@ class Instance(Protocol):
 
 
 Entry = tuple[int, str, Sequence[Type], Sequence[Type]]
+#: an operator call solved when added: ``(id, relation, args, attrs, num_inputs, ...)`` (see
+#: :func:`symshape.solver.instance.add_call`)
+Record = tuple[Any, ...]
 
 
 class DependencyGraph:
@@ -77,7 +80,7 @@ class DependencyGraph:
         self._g: nx.DiGraph = nx.DiGraph()
         # relations are recorded as they come and turned into networkx nodes and edges in bulk,
         # only when the graph is read (display, explanations) or the order needs them
-        self._rels: list[Entry | Instance] = []
+        self._rels: list[Entry | Record | Instance] = []
         self._done = 0  # how many of ``_rels`` are in ``_g``
         self._nodes: list[tuple[Node, str]] = []
         self._edges: list[tuple[Node, Node]] = []
@@ -107,14 +110,18 @@ class DependencyGraph:
         itself, which the solver holds anyway, until the graph is read)."""
         self._rels.append(rel)
 
-    def instance_sink(self) -> Callable[[Instance], None]:
+    def instance_sink(self) -> Callable[[Instance | Record], None]:
         """What :meth:`add_instance` does, as one bound call (the solver's per-call path)."""
         return self._rels.append
 
     def _entries(self, start: int = 0) -> Iterator[Entry]:
         for e in self._rels[start:]:
             if type(e) is tuple:
-                yield e
+                if len(e) == 4:
+                    yield e
+                else:  # an operator call solved when added (a record, see instance.add_call)
+                    ni = e[4]
+                    yield (e[0], e[1].name, e[2][:ni], e[2][ni:])
             else:
                 assert not isinstance(e, tuple)
                 ni = e.num_inputs

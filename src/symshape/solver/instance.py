@@ -32,6 +32,9 @@ __all__ = [
     "op_display_name",
     "new_hole",
     "add_call",
+    "SolvedCall",
+    "solved_instance",
+    "make_instance",
 ]
 
 
@@ -87,68 +90,90 @@ def add_call(
 
     (Once per operator call of a program, so written out: the instance is what
     ``RelationInstance(...)`` with a relation origin makes, the origin made when first read (see
-    :class:`RelationInstance`); the resolution of the inputs and the memo's hit path inline.)"""
-    rels = solver.rels
+    :class:`RelationInstance`); the resolution of the inputs and the memo's hit path inline. A
+    call solved here is kept as a :data:`SolvedCall` record, in the solver's list of instances
+    and the dependency graph, and made its instance (:func:`solved_instance`) when
+    ``solver.rels`` or ``solver.producer`` is first read: a model's calls are nearly all solved
+    here, and only an explanation or a display reads them.)"""
+    rels = solver._rels
     out: IncompleteType = _new(IncompleteType)
     _set_hole_kind(out, "type")
     _set_hole_id(out, next_hole_id())
+    seq = next_origin_seq()
+    u = solver.unifier
+    if solved is None:
+        if u.flex or u.dim_bind:
+            got = [u.resolve(t) for t in inputs]
+        else:  # the resolve fast path, inlined: holes standing for tensors
+            parent, resolved = u.parent, u.resolved
+            got = []
+            for t in inputs:
+                if type(t) is IncompleteType:
+                    r = u.find(t) if t in parent else t
+                    t = resolved.get(r, r)
+                    if type(t) is not TensorType:
+                        t = u.resolve(t)
+                elif type(t) is not TensorType:
+                    t = u.resolve(t)
+                got.append(t)
+        memo = solver.memo
+        ids = (rdef, id(attrs), *map(id, got))
+        hit = memo.by_id.get(ids)
+        if hit is not None:
+            vals = hit[2]
+            memo.hits += 1
+        else:
+            vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
+        if vals is None:  # queued
+            rec = (len(rels), rdef, (*inputs, out), attrs, len(inputs), label, span, seq)
+            rel = make_instance(rec, _PENDING, 0)
+            rels.append(rel)
+            solver._producer[out] = rel
+            solver._graph_add(rel)
+            solver._open.append(rel)
+            solver._enqueue(rel)
+            return out
+        solved = vals[0]
+    # solved here: a record, made an instance when first read (see ``TypeSolver.rels``)
+    rec = (len(rels), rdef, (*inputs, out), attrs, len(inputs), label, span, seq)
+    rels.append(rec)
+    solver._graph_add(rec)
+    if solver._lazy_from < 0:
+        solver._lazy_from = rec[0]
+    u.resolved[out] = solved
+    solver.steps += 1
+    return out
+
+
+#: an operator call solved when it was added, as :func:`add_call` keeps it until something reads
+#: the solver's instances: ``(id, relation, args, attrs, num_inputs, label, span, seq)``
+SolvedCall = tuple[int, RelationDef, tuple[Type, ...], Attrs, int, str, "Span | None", int]
+
+
+def solved_instance(rec: SolvedCall) -> RelationInstance:
+    """The instance of an operator call solved when added (what :func:`add_call` kept as the
+    record ``rec``): the one it would have made then, solved once."""
+    return make_instance(rec, _SOLVED, 1)
+
+
+def make_instance(rec: SolvedCall, state: RelationState, runs: int) -> RelationInstance:
+    """``RelationInstance(...)`` of an operator call (``rec`` as for :data:`SolvedCall`), its
+    origin made when first read, without the dataclass ``__init__``."""
+    rid, rdef, args, attrs, ni, label, span, seq = rec
     rel: RelationInstance = _new(RelationInstance)
-    rel.id = len(rels)
+    rel.id = rid
     rel.rdef = rdef
-    rel.args = (*inputs, out)
+    rel.args = args
     rel.attrs = attrs
-    rel.num_inputs = len(inputs)
+    rel.num_inputs = ni
     rel._origin = None
     rel.inq = rel.erred = False
     rel.op = _OP_NAMES.get(label) or op_display_name(label)
     rel.span = span
-    rel.seq = next_origin_seq()
-    u = solver.unifier
-    if solved is not None:
-        rels.append(rel)
-        solver.producer[out] = rel
-        solver._graph_add(rel)
-        rel.state = _SOLVED
-        rel.runs = 1
-        u.resolved[out] = solved
-        solver.steps += 1
-        return out
-    if u.flex or u.dim_bind:
-        got = [u.resolve(t) for t in inputs]
-    else:  # the resolve fast path, inlined: holes standing for tensors
-        parent, resolved = u.parent, u.resolved
-        got = []
-        for t in inputs:
-            if type(t) is IncompleteType:
-                r = u.find(t) if t in parent else t
-                t = resolved.get(r, r)
-                if type(t) is not TensorType:
-                    t = u.resolve(t)
-            elif type(t) is not TensorType:
-                t = u.resolve(t)
-            got.append(t)
-    memo = solver.memo
-    ids = (rdef, id(attrs), *map(id, got))
-    hit = memo.by_id.get(ids)
-    if hit is not None:
-        vals = hit[2]
-        memo.hits += 1
-    else:
-        vals = memo.lookup_ids(rdef, tuple(got), attrs, ids)
-    rels.append(rel)
-    solver.producer[out] = rel
-    solver._graph_add(rel)
-    if vals is None:
-        rel.state = _PENDING
-        rel.runs = 0
-        solver._open.append(rel)
-        solver._enqueue(rel)
-    else:
-        rel.state = _SOLVED
-        rel.runs = 1
-        u.resolved[out] = vals[0]
-        solver.steps += 1
-    return out
+    rel.seq = seq
+    rel.state = state
+    rel.runs = runs
+    return rel
 
 
 def op_display_name(name: str) -> str:

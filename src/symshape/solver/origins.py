@@ -19,7 +19,7 @@ from symshape.solver import diagnostics as _diagnostics
 from symshape.solver.diagnostics import Origin, OriginKind
 from symshape.source import Span
 
-__all__ = ["annotation_origin", "make_origin", "relation_origin", "AnnotationOrigin"]
+__all__ = ["annotation_origin", "annotation_origin_at", "make_origin", "relation_origin", "AnnotationOrigin"]
 
 
 _ORIGIN_FIELDS = ("kind", "label", "span", "seq", "payload", "expr")
@@ -120,6 +120,20 @@ def _annotation_origin_plain(name: str, ann: object, span: Span | None, expr: ob
     return Origin("annotation", f"`{name}` is annotated `{ann}`", span, expr=expr)
 
 
+def _annotation_origin_at_fast(name: str, ann: object, span: Span | None, expr: object, seq: int) -> Origin:
+    """:func:`annotation_origin` numbered ``seq`` (a number taken from the counter before: the
+    origin of a weight's annotation is made when first read, see ``TypeSolver.sources``)."""
+    o: AnnotationOrigin = _new(AnnotationOrigin)
+    _set_kind(o, "annotation")
+    _set_seq(o, seq)
+    _set_src(o, [None, span, None, expr, name, ann])
+    return o
+
+
+def _annotation_origin_at_plain(name: str, ann: object, span: Span | None, expr: object, seq: int) -> Origin:
+    return Origin("annotation", f"`{name}` is annotated `{ann}`", span, seq, expr=expr)
+
+
 def _relation_origin_fast(op: str, span: Span | None, rid: int) -> Origin:
     return _origin_fast(OriginKind.RELATION, op, span, rid)
 
@@ -140,7 +154,9 @@ if tuple(f.name for f in dataclasses.fields(Origin)) == _ORIGIN_FIELDS and all(
     relation_origin = _relation_origin_fast
     make_origin = _origin_fast
     annotation_origin = _annotation_origin_fast
+    annotation_origin_at = _annotation_origin_at_fast
 else:  # Origin changed shape: the plain constructor
     relation_origin = _relation_origin_plain
     make_origin = _origin_plain
     annotation_origin = _annotation_origin_plain
+    annotation_origin_at = _annotation_origin_at_plain

@@ -56,6 +56,7 @@ __all__ = [
     "simplify_guard_list",
     "simplify_cond",
     "pinned_symbol",
+    "Prover",
     "MAX_IMPLICATION_GUARDS",
     "MAX_MODEL_LEAVES",
     "MAX_UNPROVED_IMPLICATIONS",
@@ -86,11 +87,12 @@ MAX_MODEL_LEAVES = 64
 """Above this many symbols, a candidate counter-model is not looked for before Z3."""
 
 
-class _Prover:
+class Prover:
     """Z3 checks in one context (made on the first check), and the simplified form of each
     condition seen (guards repeat across layers). Each check lowers its conditions afresh and
     asserts the range and divisor axioms of their atoms only, so that it is as small as the
-    conditions it is about, whatever else was checked before."""
+    conditions it is about, whatever else was checked before. ``z3_checks`` counts the checks
+    (:meth:`implies` is also what :mod:`symshape.onnx.export_simplify` asks)."""
 
     def __init__(self, session: Session | None = None) -> None:
         self._ctx: z3.Context | None = None
@@ -100,6 +102,7 @@ class _Prover:
         self.rewrite_memo: dict[AlphaKey, tuple[Cond | None, tuple[Atom, ...]]] = {}  # None: unchanged
         self.implied_memo: dict[AlphaKey, bool] = {}
         self.unproved_implications = 0
+        self.z3_checks = 0
         if session is None:
             self.kill_memo: dict[tuple[AlphaKey, int, int], bool] = {}  # (c's key, leaf, mode)
             self.alpha = AlphaMemo()
@@ -114,6 +117,7 @@ class _Prover:
         the symbols in their ranges (proved; False when Z3 finds a counterexample or gives up)."""
         if self._ctx is None:
             self._ctx = z3.Context()
+        self.z3_checks += 1
         enc = Z3Encoder(self._ctx)
         prem = [enc.cond(p) for p in premises]
         g = enc.cond(goal)
@@ -155,6 +159,9 @@ class _Prover:
         return False
 
 
+_Prover = Prover  # (its former name, which tests/test_simplify_cones.py imports)
+
+
 def _counter_model(premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset[Leaf]]) -> bool:
     """A candidate assignment (:func:`symshape.solver.models.search`) where every premise holds
     and ``c`` fails: then the premises do not imply ``c``, and Z3 need not be asked."""
@@ -168,7 +175,7 @@ def _counter_model(premises: Sequence[Cond], c: Cond, leaves: Sequence[frozenset
     return search(c, premises, divisors, order, (False, True), max_leaves=MAX_MODEL_LEAVES)[1]
 
 
-def _index(conds: Sequence[Cond], prover: _Prover) -> tuple[RelevanceIndex, list[frozenset[Leaf]]]:
+def _index(conds: Sequence[Cond], prover: Prover) -> tuple[RelevanceIndex, list[frozenset[Leaf]]]:
     """The conditions as members of a :class:`~symshape.solver.relevance.RelevanceIndex` (the
     modes in which each leaf kills each condition, decided by canonical forms; the same for
     conditions that differ by a renaming of symbols), and their leaves."""
@@ -209,7 +216,7 @@ def _all_plain(c: Cond) -> bool:
     return isinstance(c, BoolConst)
 
 
-def _simplify_one(c: Cond, prover: _Prover) -> Cond:
+def _simplify_one(c: Cond, prover: Prover) -> Cond:
     if _all_plain(c):
         return c
     hit = prover.memo.get(c)
@@ -218,7 +225,7 @@ def _simplify_one(c: Cond, prover: _Prover) -> Cond:
     return hit
 
 
-def _rewrite_renamed(c: Cond, prover: _Prover) -> Cond:
+def _rewrite_renamed(c: Cond, prover: Prover) -> Cond:
     """:func:`_rewrite_proved`, or the rewrite of a condition seen before that ``c`` renames (the
     renaming keeps the symbols' ranges, so it keeps the equivalence proved for that one)."""
     k = prover.alpha.cond(c)
@@ -238,7 +245,7 @@ def _rewrite_renamed(c: Cond, prover: _Prover) -> Cond:
     return renamed if _size(renamed) <= _size(c) else _rewrite_proved(c, prover)
 
 
-def _rewrite_proved(c: Cond, prover: _Prover) -> Cond:
+def _rewrite_proved(c: Cond, prover: Prover) -> Cond:
     best: Cond = c
     cand = rewrite(c)
     if cand != c and _size(cand) <= _size(c) and prover.equivalent(c, cand):
@@ -253,14 +260,14 @@ def _rewrite_proved(c: Cond, prover: _Prover) -> Cond:
 
 def simplify_cond(c: Cond) -> Cond:
     """One condition, rewritten (and proved equivalent), e.g. ``h//2 >= 2`` to ``h >= 4``."""
-    return _simplify_one(c, _Prover())
+    return _simplify_one(c, Prover())
 
 
 def _members(c: Cond) -> list[Cond]:
     return list(c.args) if isinstance(c, BoolOp) and c.op == "and" else [c]
 
 
-def _simplify(items: Sequence[tuple[Cond, int]], prover: _Prover) -> list[tuple[Cond, int]]:
+def _simplify(items: Sequence[tuple[Cond, int]], prover: Prover) -> list[tuple[Cond, int]]:
     """``(condition, owner)`` pairs simplified; ``owner`` says which input each came from."""
     out: list[tuple[Cond, int]] = []
     seen: set[Cond] = set()
@@ -288,7 +295,7 @@ def _simplify(items: Sequence[tuple[Cond, int]], prover: _Prover) -> list[tuple[
 def simplify_guards(conds: Sequence[Cond]) -> list[Cond]:
     """An equivalent, simpler list of conditions: each rewritten, conjunctions split, repeats and
     implied ones dropped (see the module's docstring). The order follows the input."""
-    prover = _Prover()
+    prover = Prover()
     return [c for c, _ in _simplify([(c, i) for i, c in enumerate(conds)], prover)]
 
 
@@ -298,7 +305,7 @@ def simplify_guard_list(guards: Sequence[Guard], session: Session | None = None)
     session that found the guards, whose memos of keys, leaves and kill modes are reused."""
     if not guards:
         return []
-    prover = _Prover(session)
+    prover = Prover(session)
     out: list[Guard] = []
     for c, i in _simplify([(g.cond, i) for i, g in enumerate(guards)], prover):
         g = guards[i]

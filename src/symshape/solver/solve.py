@@ -65,7 +65,13 @@ from symshape.errors import (
 from symshape.relations import get_relation
 from symshape.relations.base import Message, RelationFailure, message_text
 from symshape.solver.bindings import COMPOSITE
-from symshape.solver.diagnostics import Diagnostic, Guard, Origin, OriginKind, conflict_message
+from symshape.solver.diagnostics import (
+    Diagnostic,
+    Guard,
+    Origin,
+    OriginKind,
+    conflict_message,
+)
 from symshape.solver.eager import EagerMemo
 from symshape.solver.explain import explain_errors
 from symshape.solver.gc_pause import gc_paused
@@ -80,9 +86,10 @@ from symshape.solver.instance import (
 )
 from symshape.solver.origins import _relation_origin_fast as _relation_origin_fast  # re-export
 from symshape.solver.origins import _relation_origin_plain as _relation_origin_plain  # re-export
-from symshape.solver.origins import annotation_origin, make_origin
+from symshape.solver.origins import make_origin
 from symshape.solver.outcome import Solution
 from symshape.solver.provenance import core_notes, provenance
+from symshape.solver.records import SolverRecords
 from symshape.solver.session import Fact, Session
 from symshape.source import Span, caller_span
 
@@ -99,7 +106,7 @@ _RID_BITS = 40  # a queue entry is ``rank << _RID_BITS | id`` (ids below 2**40)
 _RID_MASK = (1 << _RID_BITS) - 1
 
 
-class TypeSolver:
+class TypeSolver(SolverRecords):
     """Unification and relations over types with symbolic dimensions.
 
     >>> import symshape as ss
@@ -131,7 +138,8 @@ class TypeSolver:
         # the instances made pending (the others are solved when made and never pending again):
         # the scheduler looks for pending ones among these
         self._open: list[RelationInstance] = []
-        self.rels: list[RelationInstance] = []
+        # the instances, the producers of holes and the sources of annotations (SolverRecords)
+        self._init_records()
         self.readers: dict[object, set[int]] = {}
         self.errors: list[Diagnostic] = []
         self.guards: list[Guard] = []
@@ -142,9 +150,6 @@ class TypeSolver:
         self._nonneg_checked: set[Dim] = set()
         self._error_keys: set[tuple[str, str, object]] = set()
         self.steps = 0
-        # provenance: where an admitted type came from, and which relation produces a hole
-        self.sources: dict[int, tuple[Type, Origin]] = {}
-        self.producer: dict[IncompleteType, RelationInstance] = {}
         self._admitted: dict[int, Type] = {}  # id -> type (kept alive, so ids stay unique)
         self.memo = EagerMemo()
         #: holes made through the API must be resolved by the end (see the module docstring)
@@ -219,7 +224,7 @@ class TypeSolver:
             # (a settled tensor annotation, a model's weight, has nothing to check)
             if cls is not TensorType or not tensor_settled(t):  # type: ignore[arg-type]
                 t = self._checked(t, origin)
-            return record_annotation(self.sources, self._admitted, t, origin)
+            return record_annotation(self._sources, self._admitted, t, origin)
         k = id(t)
         admitted = self._admitted
         if admitted.get(k) is t:
@@ -236,21 +241,7 @@ class TypeSolver:
         weight): without a value there is nothing to check, only the annotation to record."""
         if t.value is not None:
             return self.admit(t, origin)
-        return record_annotation(self.sources, self._admitted, t, origin)
-
-    def admit_weight(self, t: TensorType, name: str, span: Span | None, expr: object) -> Type:
-        """``admit_settled(t, annotation_origin(name, t, span, expr))``, the recording inline: the
-        annotation of a variable ``name`` (a model's weight, once per weight) by ``t`` of constant
-        shape."""
-        o = annotation_origin(name, t, span, expr)
-        if t.value is not None:
-            return self.admit(t, o)
-        sources, k = self.sources, id(t)
-        if k in sources:  # it annotates another place already: a copy (see record_annotation)
-            return record_annotation(sources, self._admitted, t, o)
-        sources[k] = (t, o)
-        self._admitted[k] = t
-        return t
+        return record_annotation(self._sources, self._admitted, t, origin)
 
     def _checked(self, t: Type, origin: Origin) -> Type:
         t, conds = admission_form(t, self._nonneg_checked)
@@ -303,14 +294,14 @@ class TypeSolver:
         ni = len(targs) - 1 if num_inputs is None else num_inputs
         if not 0 <= ni <= len(targs):
             raise SymshapeError(INVALID_ARGUMENT, f"num_inputs {ni} out of range for {name}")
-        rel = RelationInstance(len(self.rels), rdef, targs, a, ni, o)
+        rel = RelationInstance(len(self._rels), rdef, targs, a, ni, o)
         if o.payload is None:
             object.__setattr__(o, "payload", rel.id)
-        self.rels.append(rel)
+        self._rels.append(rel)
         self._open.append(rel)
         for t in targs[ni:]:
             if isinstance(t, IncompleteType):
-                self.producer.setdefault(t, rel)
+                self._producer.setdefault(t, rel)
         self.graph.add_instance(rel)
         self._enqueue(rel)
         return rel
@@ -368,10 +359,10 @@ class TypeSolver:
             if merged:
                 self.readers.setdefault(root, set()).update(merged)
             for rid in sorted(merged):
-                self._enqueue(self.rels[rid])
+                self._enqueue(self._rel_at(rid))
         for v in dvars:
             for rid in sorted(self.readers.get(v, ())):
-                self._enqueue(self.rels[rid])
+                self._enqueue(self._rel_at(rid))
 
     def _on_condition(self, cond: Cond, origin: Origin, code: ErrorCode, message: str) -> None:
         self.require(cond, origin, code, message)
@@ -507,12 +498,12 @@ class TypeSolver:
         for r in pending:
             r.inq = True
         heapq.heapify(self._heap)
-        limit = 200 * (len(self.rels) + 10)
+        limit = 200 * (len(self._rels) + 10)
         stopped = False
         while True:
             while self._heap:
                 rid = heapq.heappop(self._heap) & _RID_MASK
-                rel = self.rels[rid]
+                rel = self._rel_at(rid)
                 rel.inq = False
                 if rel.state != _PENDING:
                     continue
