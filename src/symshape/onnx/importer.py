@@ -59,14 +59,21 @@ from symshape.onnx.folding import FOLDABLE, FOLDED_WITHOUT_VALUES, fold_node
 from symshape.onnx.graph import (
     Issue,
     NodeInfo,
+    bind_unreached,
+    dataflow,
     load_model,
     missing_converter_issues,
     node_key,
     ordered_nodes,
-    reachable,
     scan,
 )
-from symshape.onnx.lazy_constant import CONST_LIMIT, ConstantHome, LazyConstant, add_initializers
+from symshape.onnx.lazy_constant import (
+    CONST_LIMIT,
+    ConstantHome,
+    LazyConstant,
+    add_initializers,
+    static_tensor_type,
+)
 from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
@@ -158,7 +165,7 @@ class Importer:
         key = (shape, dtype)
         t = self._types.get(key)
         if t is None:
-            t = self._types[key] = ss.Tensor(shape, dtype)
+            t = self._types[key] = static_tensor_type(shape, dtype)
         return t
 
     def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:
@@ -200,8 +207,8 @@ class Importer:
         self._missing_converters()
         outs = self._convert_graph(g)
         body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
-        self._bind_unreached(body)
-        fn = Function(list(self.params), Dataflow(list(self.bindings), body))
+        bind_unreached(self._unbound, body, self.bindings)
+        fn = Function(list(self.params), dataflow(self.bindings, body))
         fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
         self.function = fn
         # the per-node records are done with: released while the collector is paused, so that its
@@ -559,19 +566,6 @@ class Importer:
             data = e.data
             small = data if isinstance(data, np.ndarray) and data.size <= CONST_LIMIT else None
             self.define(Value(name, var, small, known, 0))
-
-    def _bind_unreached(self, body: Expr) -> None:
-        """Bind the node outputs the graph's outputs do not depend on (so that they are inferred,
-        and their errors reported, too)."""
-        if not self._unbound:
-            return
-        reached = reachable([body] + [e for _, e in self.bindings])
-        for name, e, span in self._unbound:
-            if id(e) not in reached:
-                var = Var(name)
-                var.span = span
-                self.bindings.append((var, e))
-                reached.add(id(e))  # (stack empty: e's operands need no walk, e is bound now)
 
     def _stand_ins(self, outputs: Sequence[str], span: OnnxSpan) -> None:
         for o in outputs:

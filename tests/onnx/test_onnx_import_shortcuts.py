@@ -1,0 +1,168 @@
+"""The importer's shortcuts around symshape's constructors give what the constructors give.
+
+* ``static_tensor_type`` (the types of weights and initializers) is ``ss.Tensor``: the same fields,
+  or the same error, for a table of shapes and dtypes and for random ones.
+* ``graph.dataflow`` (the model's block, its bindings unchecked) is ``Dataflow``: the same fields.
+* ``graph.reachable`` (which node outputs the graph's outputs evaluate) is the walk of every
+  operand by ``operands``, on the light models and on programs with tuples and function calls.
+* With the three replaced by the constructors and the plain walk, the light models of onnx's
+  wheel (as shipped and with a symbolic batch) import to the same program (text, spans,
+  annotations) and infer to the same report and types.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import helper
+from onnx_helpers import In, make_model
+
+import symshape as ss
+import symshape.onnx as sso
+from symshape.ir.expr import operands
+from symshape.onnx import graph, importer, lazy_constant
+from symshape.onnx.importer import Importer
+from symshape.onnx.lazy_constant import static_tensor_type
+
+LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
+MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "resnet50", "shufflenet", "squeezenet"]
+
+
+def _outcome(f: Any, *args: Any) -> tuple[str, Any]:
+    try:
+        t = f(*args)
+    except ss.SymshapeError as e:
+        return ("error", (e.code, str(e)))
+    return (type(t).__name__, dict(t.__dict__))
+
+
+SHAPES: list[tuple[Any, ...]] = [(), (0,), (1,), (3, 4), (1024, 1025), (2**40,), (7, -1), (-3,), (True, 2)]
+DTYPES = ["float32", "int64", "bool", "float16", "bfloat16", "not-a-dtype"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_static_tensor_type_is_tensor(shape: tuple[Any, ...], dtype: str) -> None:
+    fast, plain = _outcome(static_tensor_type, shape, dtype), _outcome(ss.Tensor, shape, dtype)
+    assert fast == plain
+    assert list(fast[1]) == list(plain[1])  # (the fields in the same order: printing reads them)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(-3, 3000), max_size=5).map(tuple),
+    st.sampled_from(DTYPES),
+)
+def test_static_tensor_type_is_tensor_for_random_shapes(shape: tuple[int, ...], dtype: str) -> None:
+    fast, plain = _outcome(static_tensor_type, shape, dtype), _outcome(ss.Tensor, shape, dtype)
+    assert fast == plain and list(fast[1]) == list(plain[1])
+    if fast[0] == "TensorType":
+        t = static_tensor_type(shape, dtype)
+        assert t == ss.Tensor(shape, dtype) and hash(t) == hash(ss.Tensor(shape, dtype))
+
+
+def test_dataflow_is_the_constructor() -> None:
+    x = ss.var("x", ss.Tensor((2, 3), "float32"))
+    a, b = ss.Var("a"), ss.Var("b")
+    bindings = [(a, ss.ops.relu(x)), (b, ss.const(1.0))]
+    span = ss.Span("m.py", 3, 1)
+    with ss.span_scope(span):
+        fast, plain = graph.dataflow(bindings, a), ss.Dataflow(bindings, a)
+    assert (fast.bindings, fast.body, fast.span) == (plain.bindings, plain.body, plain.span)
+    assert type(fast.bindings) is tuple and fast.span == span
+    assert str(ss.Function([x], fast)) == str(ss.Function([x], plain))
+
+
+def _plain_reachable(roots: Any) -> set[int]:
+    """The walk ``reachable`` shortens: every operand, by ``operands``."""
+    reached: set[int] = set()
+    stack = list(roots)
+    while stack:
+        e = stack.pop()
+        if isinstance(e, (ss.Var, ss.Constant)) or id(e) in reached:
+            continue
+        reached.add(id(e))
+        stack.extend(operands(e))
+    return reached
+
+
+def _light(name: str, batch: bool) -> onnx.ModelProto:
+    m = onnx.load(os.path.join(LIGHT, f"light_{name}.onnx"))
+    if batch:
+        inits = {t.name for t in m.graph.initializer}
+        (vi,) = [vi for vi in m.graph.input if vi.name not in inits]
+        d = vi.type.tensor_type.shape.dim[0]
+        d.Clear()
+        d.dim_param = "N"
+    return m
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_reachable_is_the_walk_of_every_operand(name: str) -> None:
+    fn = Importer(_light(name, False), name).run()
+    body = fn.body
+    assert isinstance(body, ss.Dataflow)
+    roots = [body.body] + [e for _, e in body.bindings]
+    assert graph.reachable(iter(roots)) == _plain_reachable(roots)
+    # from each binding alone (a root deep inside the program)
+    for _, e in body.bindings[-40:]:
+        assert graph.reachable([e]) == _plain_reachable([e])
+
+
+def test_reachable_through_tuples_and_function_calls() -> None:
+    x = ss.var("x", ss.Tensor((2, 3), "float32"))
+    r = ss.ops.relu(x)
+    t = ss.Tuple([r, ss.ops.sigmoid(x)])
+    g = ss.TupleGetItem(t, 1)
+    f = ss.Function([ss.var("y", ss.Tensor((2, 3), "float32"))], ss.ops.tanh(x))
+    call = ss.Call(f, [g])
+    for roots in ([call], [g], [t, call], [ss.Tuple([call, r])]):
+        assert graph.reachable(roots) == _plain_reachable(roots)
+    assert id(f) in graph.reachable([call]) and id(r) in graph.reachable([call])
+
+
+def test_an_output_no_graph_output_reads_is_bound() -> None:
+    # 'dead' and 'dead2' (which reads 'dead') reach no graph output: both are bound to variables
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"]),
+        helper.make_node("Sigmoid", ["x"], ["dead"]),
+        helper.make_node("Tanh", ["dead"], ["dead2"]),
+    ]
+    m = make_model(nodes, [In("x", "float32", ("n", 3))], ["y"])
+    fn = Importer(m, "m").run()
+    assert isinstance(fn.body, ss.Dataflow)
+    bound = [v.name for v, _ in fn.body.bindings]
+    assert bound == ["dead", "dead2"]
+    res = sso.infer(m)
+    assert str(res.type_of("dead2")) == "Tensor[(n, 3), float32]"
+
+
+def _program(m: onnx.ModelProto) -> list[str]:
+    fn = Importer(m, "m").run()
+    out = [str(fn), repr(fn.span), repr(fn.body.span)]
+    assert isinstance(fn.body, ss.Dataflow)
+    for v, e in fn.body.bindings:
+        out.append(f"{v.name} {v.span!r} {v.type_annotation!r} {e.span!r} {getattr(e, 'type', None)!r}")
+    res = sso.infer(m, label="m")
+    out += [res.status, res.report()]
+    out += [f"{k}: {t}" for k, t in res.types().items()]
+    return out
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["shipped", "batch-N"])
+@pytest.mark.parametrize("name", ["bvlc_alexnet", "densenet121", "resnet50"])
+def test_light_models_import_the_same_without_the_shortcuts(name: str, batch: bool) -> None:
+    fast = _program(_light(name, batch))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lazy_constant, "static_tensor_type", ss.Tensor)
+        mp.setattr(importer, "static_tensor_type", ss.Tensor)
+        mp.setattr(graph, "dataflow", ss.Dataflow)
+        mp.setattr(importer, "dataflow", ss.Dataflow)
+        mp.setattr(graph, "reachable", _plain_reachable)
+        plain = _program(_light(name, batch))
+    assert fast == plain
