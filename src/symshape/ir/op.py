@@ -143,11 +143,16 @@ def _convert(a: Any) -> Any:
 
 _FLAT = frozenset({int, str, bool, type(None), Dim})  # told apart by type and ==
 _SEQ = object()  # marks a sequence in an attribute key
+_SEQ_INTS = object()  # marks a sequence of ints (a tuple of them follows)
+_INTS = frozenset({int})
+_FLAT_OR_FLOAT = _FLAT | {float}
 _CACHE_MAX = 512  # attribute keys remembered per operator
 
 
 def _seq_key(seq: list[Any] | tuple[Any, ...]) -> tuple[object, ...] | None:
     """The key of a list/tuple attribute value (see :func:`_attrs_key`), or None."""
+    if _INTS.issuperset(map(type, seq)):  # (the common case, ints: one key of its own form)
+        return (_SEQ_INTS, tuple(seq))
     out: list[object] = [_SEQ]
     for x in seq:
         t = type(x)
@@ -172,7 +177,9 @@ def _seq_key(seq: list[Any] | tuple[Any, ...]) -> tuple[object, ...] | None:
 def _immutable(v: object) -> bool:
     """A value of a type :func:`_attrs_key` keys, immutable all the way down (no list inside)."""
     t = type(v)
-    return t in _FLAT or t is float or (t is tuple and all(map(_immutable, v)))  # type: ignore[call-overload]
+    if t is tuple:  # (flat, as a rule: its items' types checked at once)
+        return _FLAT_OR_FLOAT.issuperset(map(type, v)) or all(map(_immutable, v))  # type: ignore[call-overload]
+    return t in _FLAT or t is float
 
 
 def _attrs_key(nargs: int, attrs: dict[str, Any]) -> tuple[object, ...] | None:
