@@ -31,7 +31,14 @@ from onnx import AttributeProto, numpy_helper
 
 from symshape.onnx.external import read as read_external
 
-__all__ = ["parse_attribute", "parse_attributes", "tensor_value", "sparse_value", "HASHABLE_TYPES"]
+__all__ = [
+    "parse_attribute",
+    "parse_attributes",
+    "tensor_value",
+    "sparse_value",
+    "HASHABLE_TYPES",
+    "fields_after_op_type",
+]
 
 _T = AttributeProto.AttributeType
 
@@ -163,3 +170,24 @@ def parse_attribute(a: AttributeProto, base_dir: str | None = None, t: int | Non
 def parse_attributes(node: onnx.NodeProto, base_dir: str | None = None) -> dict[str, Any]:
     """All attributes of a node by name."""
     return {a.name: parse_attribute(a, base_dir) for a in node.attribute}
+
+
+def fields_after_op_type(b: bytes) -> bytes | None:
+    """The fields of a serialized ``NodeProto`` (``b``) after its operator type: its attributes,
+    then its ``doc_string``, ``domain``, ... where set. Protobuf writes a message's fields in the
+    order of their numbers (inputs, outputs, name, operator type, attributes, ...), so equal bytes
+    are equal attributes: a key of what follows from a node's attributes, without reading them.
+    None when a length takes more than one byte (a name of 128 bytes or more: the caller reads
+    the attributes)."""
+    pos, n = 0, len(b)
+    while pos < n and b[pos] in _HEAD_TAGS:
+        size = b[pos + 1]
+        if size > 127:
+            return None
+        pos += 2 + size
+    return b[pos:]
+
+
+#: the tags (field number and wire type: length-delimited) of a ``NodeProto``'s input, output,
+#: name and op_type
+_HEAD_TAGS: Final = frozenset({(1 << 3) | 2, (2 << 3) | 2, (3 << 3) | 2, (4 << 3) | 2})
