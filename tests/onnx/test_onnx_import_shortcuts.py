@@ -33,9 +33,9 @@ import symshape.onnx as sso
 from symshape.ir.expr import operands
 from symshape.onnx import graph, importer, lazy_constant
 from symshape.onnx.attrs import fields_after_op_type
-from symshape.onnx.context import NodeContext
+from symshape.onnx.context import NodeContext, Value
 from symshape.onnx.importer import Importer
-from symshape.onnx.lazy_constant import static_tensor_type
+from symshape.onnx.lazy_constant import LazyConstant, static_tensor_type
 from symshape.onnx.ops import nn as nn_mod
 
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
@@ -298,3 +298,17 @@ def test_a_conv_plan_without_kernel_shape_is_not_shared_by_its_attribute_bytes()
         mp.setattr(nn_mod, "_planned", lambda ctx, tag, needs, make: make())
         plain = sso.infer(m)
     assert res.report() == plain.report()
+
+
+def test_context_inputs_are_the_values_expressions() -> None:
+    x = ss.var("x", ss.Tensor((2,), "float32"))
+    made = Value("m", None, _make=lambda: ss.ops.relu(x))
+    lazy = LazyConstant(
+        "c", (2,), "int64", ss.Tensor((2,), "int64"), np.array([1, 2]), "initializer", "m", 3, [], 7
+    )
+    values = [Value("x", x), None, made, lazy, Value.of("y", ss.ops.sigmoid(x))]
+    ctx = NodeContext(None, helper.make_node("Concat", ["x", "", "m", "c", "y"], ["z"]), 13, None, values)  # type: ignore[arg-type]
+    got = ctx.inputs()
+    assert made.materialized and lazy.materialized  # (built by inputs())
+    assert got == [v.expr for v in values if v is not None]
+    assert [type(e).__name__ for e in got] == ["Var", "Call", "Var", "Call"]

@@ -251,7 +251,12 @@ class NodeContext:
 
     def inputs(self) -> list[Expr]:
         """The expressions of all given inputs (for variadic operators)."""
-        return [v.expr for v in self._inputs if v is not None]
+        out: list[Expr] = []
+        for v in self._inputs:
+            if v is not None:
+                e = v._expr  # (built already, as a rule: else the value's maker builds it)
+                out.append(v.expr if e is None else e)
+        return out
 
     def input_name(self, i: int) -> str:
         return self._value(i).name
