@@ -435,8 +435,11 @@ class PreparedCall:
         return p
 
     def _prepare(self, plain: Callable[..., Call], nargs: int) -> None:
-        probes = [Var(f"probe{i}") for i in range(nargs)]
-        with span_scope(None):  # (a probe call: its span is not looked up)
+        probes = _probes(nargs)
+        if _scope_get() is _UNSCOPED:
+            with span_scope(None):  # (a probe call: its span is not looked up)
+                probe = plain(*probes)
+        else:  # (a scope's span is at hand: the probe call takes it, and is dropped)
             probe = plain(*probes)
         if not isinstance(probe, Call) or not isinstance(probe.callee, Op) or list(probe.args) != probes:
             raise ValueError(f"{plain} does not call an operator of its {nargs} arguments")
@@ -456,6 +459,18 @@ class PreparedCall:
         span = _scope_get()
         c.span = user_span(2) if span is _UNSCOPED else span
         return c
+
+
+def _probes(n: int) -> list[Var]:
+    """``n`` variables that stand for the arguments of a probe call (see ``PreparedCall``): made
+    once (the probe call is dropped; they are its only arguments)."""
+    while len(_PROBE_VARS) < n:
+        with span_scope(None):
+            _PROBE_VARS.append(Var(f"probe{len(_PROBE_VARS)}"))
+    return _PROBE_VARS[:n]
+
+
+_PROBE_VARS: list[Var] = []
 
 
 def register_op(
