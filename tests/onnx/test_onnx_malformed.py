@@ -728,7 +728,13 @@ def test_a_mutated_model_gives_a_result_or_a_symshape_error(name: str, muts: lis
 
 
 #: the mutations that crashed or hung the importer once (each fixed by its own commit)
-FOUND: list[Any] = []
+FOUND: list[Any] = [
+    pytest.param(  # a dimension past int64 (2**62 * 40) written into infer_shapes' copy
+        "node:test_flatten_axis0",
+        [Mutation("elem", (660473, 839987), 99), Mutation("dim", (320818, 566785), 2**62)],
+        id="infer_shapes-dim-past-int64",
+    ),
+]
 
 
 @pytest.mark.parametrize(("name", "muts"), FOUND)

@@ -19,10 +19,14 @@ from typing import Any
 
 import onnx
 
-from symshape import Dim, TensorType, Type
+from symshape import Dim, SymshapeError, TensorType, Type
+from symshape.errors import INVALID_ARGUMENT
 from symshape.onnx.dtypes import to_elem_type
 
 __all__ = ["write_types", "dim_proto_text", "set_type"]
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def dim_proto_text(d: Dim) -> int | str | None:
@@ -37,7 +41,8 @@ def dim_proto_text(d: Dim) -> int | str | None:
 
 def set_type(vi: onnx.ValueInfoProto, t: Type, elem_type: int) -> bool:
     """Write ``t`` into ``vi`` (keeping ``elem_type`` when symshape's dtype is unknown); False when
-    ``t`` is not a tensor type."""
+    ``t`` is not a tensor type. A constant dimension outside int64 (``dim_value``'s type) is a
+    ``SymshapeError`` (``invalid-argument``): a model whose sizes overflow cannot be written."""
     if not isinstance(t, TensorType):
         return False
     tt = vi.type.tensor_type
@@ -52,6 +57,11 @@ def set_type(vi: onnx.ValueInfoProto, t: Type, elem_type: int) -> bool:
         dp = shape.dim.add()
         v = dim_proto_text(d)
         if isinstance(v, int):
+            if not _INT64_MIN <= v <= _INT64_MAX:
+                raise SymshapeError(
+                    INVALID_ARGUMENT,
+                    f"{vi.name}: dimension {v} of {t} does not fit an ONNX dim_value (int64)",
+                )
             dp.dim_value = v
         elif isinstance(v, str):
             dp.dim_param = v
