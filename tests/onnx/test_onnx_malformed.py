@@ -615,6 +615,47 @@ def _mut_sub(m: ModelProto, picks: tuple[int, ...], how: str) -> None:
             n.attribute.remove(a)
 
 
+def _mut_declare(m: ModelProto, picks: tuple[int, ...], how: Any) -> None:
+    """A ``value_info`` declaring a node output's type: rank ``picks[1] % 4``, every dimension
+    ``how``, an element type chosen by ``picks[1]``."""
+    name = _pick(_all_outputs(m), picks[0])
+    if name is None:
+        return
+    g = next(g for g in _graphs(m.graph) if any(name in n.output for n in g.node))
+    elem = (1, 7, 9, 0, 8, 11)[picks[1] // 4 % 6]
+    shape: list[Any] = [how if how is not None else None] * (picks[1] % 4)
+    vi = helper.make_tensor_value_info(name, elem, shape)
+    if picks[1] % 9 == 0:
+        vi.type.tensor_type.ClearField("shape")
+    g.value_info.append(vi)
+
+
+def _mut_sparse(m: ModelProto, picks: tuple[int, ...], how: str) -> None:
+    """A sparse initializer standing for an input (or a new name): indices out of range, values
+    and indices disagreeing, an undefined data type."""
+    ins = [i.name for i in m.graph.input] + ["sparse_extra"]
+    name = _pick(ins, picks[0])
+    values = helper.make_tensor(name, TensorProto.FLOAT, [2], [1.0, 2.0])
+    indices = helper.make_tensor("", TensorProto.INT64, [2], [0, 5])
+    dims = [3, 2]
+    match how:
+        case "out_of_range":
+            indices = helper.make_tensor("", TensorProto.INT64, [2], [0, 2**40])
+        case "negative":
+            indices = helper.make_tensor("", TensorProto.INT64, [2], [-1, 0])
+        case "count":
+            indices = helper.make_tensor("", TensorProto.INT64, [3], [0, 1, 2])
+        case "dtype":
+            values.data_type = 99
+        case "dims":
+            dims = [-1, 2]
+        case "huge":
+            dims = [2**31, 2**31]
+        case "rank":
+            indices = helper.make_tensor("", TensorProto.INT64, [2, 3], [0, 1, 0, 1, 0, 1])
+    m.graph.sparse_initializer.append(helper.make_sparse_tensor(values, indices, dims))
+
+
 MUTATORS: dict[str, tuple[Callable[[ModelProto, tuple[int, ...], Any], None], tuple[Any, ...]]] = {
     "dim": (_mut_dim, DIM_VALUES),
     "elem": (_mut_elem, ("no_shape", "rank0", "no_type", "sequence", 0, 99, 8, 16, 13, 9)),
@@ -627,6 +668,8 @@ MUTATORS: dict[str, tuple[Callable[[ModelProto, tuple[int, ...], Any], None], tu
     "graph": (_mut_graph, GRAPH_HOWS),
     "node": (_mut_node, NODE_HOWS),
     "sub": (_mut_sub, SUB_HOWS),
+    "declare": (_mut_declare, DIM_VALUES),
+    "sparse": (_mut_sparse, ("ok", "out_of_range", "negative", "count", "dtype", "dims", "rank", "huge")),
 }
 
 
@@ -721,7 +764,7 @@ _FUZZ_N = int(os.environ.get("SYMSHAPE_FUZZ_EXAMPLES", "0"))
 @seed(int(os.environ.get("SYMSHAPE_FUZZ_SEED", "0")))
 @given(
     name=st.sampled_from(_seed_names()),
-    muts=st.lists(mutations(), min_size=1, max_size=2),
+    muts=st.lists(mutations(), min_size=1, max_size=3),
 )
 def test_a_mutated_model_gives_a_result_or_a_symshape_error(name: str, muts: list[Mutation]) -> None:
     run_all(mutate(seed_model(name), muts))
@@ -733,6 +776,22 @@ FOUND: list[Any] = [
         "node:test_flatten_axis0",
         [Mutation("elem", (660473, 839987), 99), Mutation("dim", (320818, 566785), 2**62)],
         id="infer_shapes-dim-past-int64",
+    ),
+    pytest.param(  # a sparse initializer's index past its dims (IndexError in numpy)
+        "node:test_split_equal_parts_1d_opset18",
+        [Mutation("sparse", (902847, 157932), "out_of_range")],
+        id="sparse-index-out-of-range",
+    ),
+    pytest.param(  # a sparse initializer's values of an undefined data type (KeyError in onnx)
+        "node:test_softmax_axis_1",
+        [Mutation("sparse", (895105, 612970), "dtype")],
+        id="sparse-undefined-dtype",
+    ),
+    pytest.param(  # 3 indices for 2 values (ValueError in numpy)
+        "node:test_if", [Mutation("sparse", (186553, 723533), "count")], id="sparse-index-count"
+    ),
+    pytest.param(  # dims of 2**62 elements (a new name: the last pick) made dense: MemoryError
+        "control", [Mutation("sparse", (-1, 0), "huge")], id="sparse-too-large-to-make-dense"
     ),
 ]
 
@@ -746,3 +805,22 @@ def test_a_mutation_that_once_crashed(name: str, muts: list[Mutation]) -> None:
 def test_every_seed_model_runs(name: str) -> None:
     """The unmutated seeds give results (the mutations start from working models)."""
     run_all(seed_model(name))
+
+
+@pytest.mark.parametrize(
+    ("how", "status", "type_text"),
+    [
+        ("ok", "ok", "Tensor[(3, 2), float32]"),
+        ("huge", "ok", "Tensor[(2147483648, 2147483648), float32]"),  # its type, not made dense
+        ("count", "error", "Tensor[?, ?]"),
+        ("negative", "error", "Tensor[?, ?]"),
+    ],
+)
+def test_a_sparse_initializer_is_a_constant_its_type_or_an_error(
+    how: str, status: str, type_text: str
+) -> None:
+    m = mutate(seed_model("node:test_softmax_axis_1"), [Mutation("sparse", (-1, 0), how)])  # (sparse_extra)
+    res = sso.infer(m)
+    assert (res.status, str(res.type_of("sparse_extra"))) == (status, type_text)
+    assert [d.code for d in res.errors] == ["invalid-argument"] * (status == "error")
+    assert all(d.message.startswith("sparse initializer 'sparse_extra'") for d in res.errors)

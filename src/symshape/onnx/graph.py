@@ -36,6 +36,8 @@ from symshape.onnx.spans import OnnxSpan, node_what
 from symshape.source import user_span
 
 __all__ = [
+    "opsets_of",
+    "declared_types",
     "reachable",
     "bind_unreached",
     "dataflow",
@@ -309,3 +311,17 @@ def missing_converter_issues(
         d = Diagnostic(UNSUPPORTED_OP_CODE, f"unsupported: {detail} ({count}: {shown})", spans[0], notes)
         issues.append(Issue(d, _cause(dom, op), op_name, tuple(names)))
     return keys, issues
+
+
+def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
+    """The model's opset version by canonical domain (no default domain's import: version 1 from IR
+    version 3 on)."""
+    out = {canonical_domain(o.domain): int(o.version) for o in model.opset_import}
+    if "" not in out and model.ir_version >= 3:
+        out[""] = 1
+    return out
+
+
+def declared_types(g: onnx.GraphProto) -> dict[str, onnx.TypeProto]:
+    """The tensor types ``g``'s value_info and outputs declare, by value name (an output's last)."""
+    return {vi.name: vi.type for vi in chain(g.value_info, g.output) if vi.type.HasField("tensor_type")}
