@@ -824,3 +824,13 @@ def test_a_sparse_initializer_is_a_constant_its_type_or_an_error(
     assert (res.status, str(res.type_of("sparse_extra"))) == (status, type_text)
     assert [d.code for d in res.errors] == ["invalid-argument"] * (status == "error")
     assert all(d.message.startswith("sparse initializer 'sparse_extra'") for d in res.errors)
+
+
+@pytest.mark.parametrize("dims", ["N", ["N"], 5, ("N", 3)], ids=repr)
+def test_dims_that_are_not_a_mapping_are_a_symshape_error(dims: Any) -> None:
+    """(An AttributeError from ``dims.items()`` before.)"""
+    m = seed_model("node:test_softmax_axis_1")
+    for fn in (sso.infer, sso.from_onnx, sso.infer_shapes):
+        with pytest.raises(SymshapeError, match="dims must be a mapping") as e:
+            fn(m, dims)
+        assert e.value.code == "invalid-argument"
