@@ -143,11 +143,16 @@ def _convert(a: Any) -> Any:
 
 _FLAT = frozenset({int, str, bool, type(None), Dim})  # told apart by type and ==
 _SEQ = object()  # marks a sequence in an attribute key
+_SEQ_INTS = object()  # marks a sequence of ints (a tuple of them follows)
+_INTS = frozenset({int})
+_FLAT_OR_FLOAT = _FLAT | {float}
 _CACHE_MAX = 512  # attribute keys remembered per operator
 
 
 def _seq_key(seq: list[Any] | tuple[Any, ...]) -> tuple[object, ...] | None:
     """The key of a list/tuple attribute value (see :func:`_attrs_key`), or None."""
+    if _INTS.issuperset(map(type, seq)):  # (the common case, ints: one key of its own form)
+        return (_SEQ_INTS, tuple(seq))
     out: list[object] = [_SEQ]
     for x in seq:
         t = type(x)
@@ -172,7 +177,9 @@ def _seq_key(seq: list[Any] | tuple[Any, ...]) -> tuple[object, ...] | None:
 def _immutable(v: object) -> bool:
     """A value of a type :func:`_attrs_key` keys, immutable all the way down (no list inside)."""
     t = type(v)
-    return t in _FLAT or t is float or (t is tuple and all(map(_immutable, v)))  # type: ignore[call-overload]
+    if t is tuple:  # (flat, as a rule: its items' types checked at once)
+        return _FLAT_OR_FLOAT.issuperset(map(type, v)) or all(map(_immutable, v))  # type: ignore[call-overload]
+    return t in _FLAT or t is float
 
 
 def _attrs_key(nargs: int, attrs: dict[str, Any]) -> tuple[object, ...] | None:
@@ -428,8 +435,11 @@ class PreparedCall:
         return p
 
     def _prepare(self, plain: Callable[..., Call], nargs: int) -> None:
-        probes = [Var(f"probe{i}") for i in range(nargs)]
-        with span_scope(None):  # (a probe call: its span is not looked up)
+        probes = _probes(nargs)
+        if _scope_get() is _UNSCOPED:
+            with span_scope(None):  # (a probe call: its span is not looked up)
+                probe = plain(*probes)
+        else:  # (a scope's span is at hand: the probe call takes it, and is dropped)
             probe = plain(*probes)
         if not isinstance(probe, Call) or not isinstance(probe.callee, Op) or list(probe.args) != probes:
             raise ValueError(f"{plain} does not call an operator of its {nargs} arguments")
@@ -449,6 +459,18 @@ class PreparedCall:
         span = _scope_get()
         c.span = user_span(2) if span is _UNSCOPED else span
         return c
+
+
+def _probes(n: int) -> list[Var]:
+    """``n`` variables that stand for the arguments of a probe call (see ``PreparedCall``): made
+    once (the probe call is dropped; they are its only arguments)."""
+    while len(_PROBE_VARS) < n:
+        with span_scope(None):
+            _PROBE_VARS.append(Var(f"probe{len(_PROBE_VARS)}"))
+    return _PROBE_VARS[:n]
+
+
+_PROBE_VARS: list[Var] = []
 
 
 def register_op(

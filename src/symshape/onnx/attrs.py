@@ -29,9 +29,18 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, numpy_helper
 
+from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.onnx.external import read as read_external
 
-__all__ = ["parse_attribute", "parse_attributes", "tensor_value", "sparse_value", "HASHABLE_TYPES"]
+__all__ = [
+    "parse_attribute",
+    "parse_attributes",
+    "tensor_value",
+    "sparse_value",
+    "SPARSE_DENSE_MAX",
+    "HASHABLE_TYPES",
+    "fields_after_op_type",
+]
 
 _T = AttributeProto.AttributeType
 
@@ -97,16 +106,55 @@ def tensor_value(
 
 
 def sparse_value(t: onnx.SparseTensorProto, base_dir: str | None = None) -> np.ndarray[Any, Any]:
-    """A ``SparseTensorProto`` as a dense numpy array (linear or coordinate indices)."""
+    """A ``SparseTensorProto`` as a dense numpy array (linear or coordinate indices). A malformed
+    one (a negative dimension, values or indices that cannot be read, indices out of range or not
+    one per value; more than :data:`SPARSE_DENSE_MAX` elements) is a ``SymshapeError``
+    (``invalid-argument``)."""
     dense_shape = tuple(int(d) for d in t.dims)
-    values = tensor_value(t.values, base_dir=base_dir)
+    where = f"sparse initializer '{t.values.name}'"
+    if any(d < 0 for d in dense_shape):
+        raise SymshapeError(INVALID_ARGUMENT, f"{where}: dims {list(dense_shape)} has a negative entry")
+    try:
+        values = tensor_value(t.values, base_dir=base_dir)
+        idx = tensor_value(t.indices, base_dir=base_dir)
+    except SymshapeError:
+        raise
+    except Exception as e:  # an undefined data type, data disagreeing with its dims
+        raise SymshapeError(INVALID_ARGUMENT, f"{where} cannot be read: {type(e).__name__}: {e}") from None
+    nnz = values.size
+    if idx.dtype.kind not in "iu" or values.ndim != 1:
+        raise SymshapeError(INVALID_ARGUMENT, f"{where}: values must be 1-D and indices integers")
+    idx = idx.astype(np.int64)
     out = np.zeros(dense_shape, dtype=values.dtype)
-    idx = tensor_value(t.indices, base_dir=base_dir).astype(np.int64)
-    if idx.ndim == 1:
+    if math.prod(dense_shape) > SPARSE_DENSE_MAX:
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"{where}: dims {list(dense_shape)} are too large to make dense"
+        )
+    if idx.shape == (nnz,):
+        high: Any = math.prod(dense_shape)
+        flat = True
+    elif idx.shape == (nnz, len(dense_shape)):
+        high = np.array(dense_shape, dtype=np.int64)
+        flat = False
+    else:
+        raise SymshapeError(
+            INVALID_ARGUMENT,
+            f"{where}: indices of shape {list(idx.shape)} are not one per value ({nnz}) of a "
+            f"rank-{len(dense_shape)} tensor",
+        )
+    if nnz and bool(((idx < 0) | (idx >= high)).any()):
+        raise SymshapeError(
+            INVALID_ARGUMENT, f"{where}: an index is out of range of dims {list(dense_shape)}"
+        )
+    if flat:
         out.reshape(-1)[idx] = values
     else:
         out[tuple(idx.T)] = values
     return out
+
+
+#: the most elements a sparse initializer is made dense for (a larger one is a value of its type)
+SPARSE_DENSE_MAX: Final = 1 << 24
 
 
 #: the attribute types whose values hash (numbers, strings and tuples of them; a float hashes by
@@ -163,3 +211,24 @@ def parse_attribute(a: AttributeProto, base_dir: str | None = None, t: int | Non
 def parse_attributes(node: onnx.NodeProto, base_dir: str | None = None) -> dict[str, Any]:
     """All attributes of a node by name."""
     return {a.name: parse_attribute(a, base_dir) for a in node.attribute}
+
+
+def fields_after_op_type(b: bytes) -> bytes | None:
+    """The fields of a serialized ``NodeProto`` (``b``) after its operator type: its attributes,
+    then its ``doc_string``, ``domain``, ... where set. Protobuf writes a message's fields in the
+    order of their numbers (inputs, outputs, name, operator type, attributes, ...), so equal bytes
+    are equal attributes: a key of what follows from a node's attributes, without reading them.
+    None when a length takes more than one byte (a name of 128 bytes or more: the caller reads
+    the attributes)."""
+    pos, n = 0, len(b)
+    while pos < n and b[pos] in _HEAD_TAGS:
+        size = b[pos + 1]
+        if size > 127:
+            return None
+        pos += 2 + size
+    return b[pos:]
+
+
+#: the tags (field number and wire type: length-delimited) of a ``NodeProto``'s input, output,
+#: name and op_type
+_HEAD_TAGS: Final = frozenset({(1 << 3) | 2, (2 << 3) | 2, (3 << 3) | 2, (4 << 3) | 2})

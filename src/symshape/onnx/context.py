@@ -29,7 +29,7 @@ import numpy as np
 import symshape as ss
 from symshape import Dim, Expr, TensorType, Type
 from symshape.errors import BAD_ATTRIBUTE, ErrorCode
-from symshape.onnx.attrs import HASHABLE_TYPES, parse_attribute
+from symshape.onnx.attrs import HASHABLE_TYPES, fields_after_op_type, parse_attribute
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.spans import OnnxSpan
 from symshape.onnx.value import Value
@@ -251,7 +251,12 @@ class NodeContext:
 
     def inputs(self) -> list[Expr]:
         """The expressions of all given inputs (for variadic operators)."""
-        return [v.expr for v in self._inputs if v is not None]
+        out: list[Expr] = []
+        for v in self._inputs:
+            if v is not None:
+                e = v._expr  # (built already, as a rule: else the value's maker builds it)
+                out.append(v.expr if e is None else e)
+        return out
 
     def input_name(self, i: int) -> str:
         return self._value(i).name
@@ -367,6 +372,15 @@ class NodeContext:
                     return None
             out += (name, t, v)
         return tuple(out)
+
+    def attribute_bytes(self) -> bytes | None:
+        """The node's attributes (then its ``doc_string``, ``domain``, ... where set) as protobuf
+        serializes them (:func:`~symshape.onnx.attrs.fields_after_op_type`): equal bytes are equal
+        attributes, a key of what follows from them alone that reads none of them (one
+        serialization). None when the attributes were given, or a name is long."""
+        if self._given:
+            return None
+        return fields_after_op_type(self.node.SerializeToString())
 
     def has_attr(self, name: str) -> bool:
         return name in self._parsed or name in self._raw

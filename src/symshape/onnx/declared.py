@@ -22,7 +22,7 @@ import onnx
 
 import symshape as ss
 from symshape import Dim, Type
-from symshape.errors import INVALID_ARGUMENT, SymshapeError
+from symshape.errors import INVALID_ARGUMENT, SymshapeError, expect_mapping
 from symshape.onnx.context import SEQUENCE, Unsupported
 from symshape.onnx.dtypes import to_dtype
 
@@ -37,7 +37,12 @@ class DimNames:
 
     def __init__(self, dims: Mapping[str, Any] | None = None) -> None:
         self.user_dims: dict[str, Dim] = {}
-        for k, v in (dims or {}).items():
+        given = (
+            {}
+            if dims is None
+            else expect_mapping(dims, "dims must be a mapping of dim_param names to dimensions")
+        )
+        for k, v in given.items():
             if not isinstance(k, str):
                 raise SymshapeError(INVALID_ARGUMENT, f"dims keys must be dim_param names, got {k!r}")
             d = ss.parse_dim(str(v)) if isinstance(v, int) else v

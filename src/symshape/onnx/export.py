@@ -25,9 +25,10 @@ from typing import Any
 
 import onnx
 
-from symshape import Dim, Guard, TensorType, Type
+from symshape import Dim, Guard, SymshapeError, TensorType, Type
 from symshape.encoding.dim_atoms import Atom
 from symshape.encoding.dim_expr import DimLike
+from symshape.errors import INVALID_ARGUMENT
 from symshape.onnx.dtypes import to_elem_type
 from symshape.solver.simplify import pinned_symbol
 
@@ -36,6 +37,7 @@ __all__ = ["write_types", "dim_proto_text", "set_type", "model_names", "guard_pi
 _NO_NAMES: Mapping[str, str] = {}
 Pins = Mapping[Dim | Atom | str, DimLike]
 _NO_PINS: Pins = {}
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def model_names(symbols: Mapping[str, Dim], given: Mapping[str, Dim]) -> dict[str, str]:
@@ -93,7 +95,8 @@ def set_type(
 ) -> bool:
     """Write ``t`` into ``vi`` (keeping ``elem_type`` when symshape's dtype is unknown), with the
     pinned symbols' values (:func:`guard_pins`) substituted; False when ``t`` is not a tensor
-    type."""
+    type. A constant dimension outside int64 (``dim_value``'s type) is a ``SymshapeError``
+    (``invalid-argument``): a model whose sizes overflow cannot be written."""
     if not isinstance(t, TensorType):
         return False
     if pins and t.ndim is not None:
@@ -111,6 +114,11 @@ def set_type(
         dp = shape.dim.add()
         v = dim_proto_text(d, names)
         if isinstance(v, int):
+            if not _INT64_MIN <= v <= _INT64_MAX:
+                raise SymshapeError(
+                    INVALID_ARGUMENT,
+                    f"{vi.name}: dimension {v} of {t} does not fit an ONNX dim_value (int64)",
+                )
             dp.dim_value = v
         elif isinstance(v, str):
             dp.dim_param = v

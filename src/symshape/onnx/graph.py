@@ -16,23 +16,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from typing import Any, Final, NamedTuple
 
 import onnx
 
 import symshape as ss
-from symshape import Diagnostic, Expr
+from symshape import Dataflow, Diagnostic, Expr, Var
 from symshape.ir.expr import operands
+from symshape.ir.op import Op
 from symshape.onnx.context import CONTROL_FLOW, CORE_OP, DTYPE, SEQUENCE, UNSUPPORTED_OP, Cause
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE, Note
 from symshape.onnx.loading import load_model  # (re-exported: its home was here)
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what
+from symshape.source import user_span
 
 __all__ = [
+    "opsets_of",
+    "declared_types",
     "reachable",
+    "bind_unreached",
+    "dataflow",
     "Issue",
     "NodeInfo",
     "SUBGRAPH_OPS",
@@ -186,14 +194,14 @@ def ordered_nodes(infos: Sequence[NodeInfo], known: set[str]) -> Sequence[NodeIn
     return [infos[k] for k in order]
 
 
-def reachable(roots: Sequence[Expr]) -> set[int]:
+def reachable(roots: Iterable[Expr]) -> set[int]:
     """The ids of the expressions ``roots`` evaluate (operands of operands, ...), variables and
     constants left out (leaves: half of a model's expressions, never unbound)."""
     reached: set[int] = set()
     add = reached.add
     stack = list(roots)
     pop, extend = stack.pop, stack.extend
-    call, var, constant = ss.Call, ss.Var, ss.Constant
+    call, var, constant, tget, op = ss.Call, ss.Var, ss.Constant, ss.TupleGetItem, Op
     while stack:
         e = pop()
         cls = type(e)
@@ -204,13 +212,44 @@ def reachable(roots: Sequence[Expr]) -> set[int]:
             continue
         add(i)
         if cls is call:
-            if isinstance(e.callee, Expr):  # type: ignore[attr-defined]
-                extend(operands(e))
-            else:
+            if type(e.callee) is op:  # type: ignore[attr-defined]
                 extend(e.args)  # type: ignore[attr-defined]  # (an operator's operands)
+            else:
+                extend(operands(e))
+        elif cls is tget:
+            stack.append(e.tuple_value)  # type: ignore[attr-defined]
         else:
             extend(operands(e))
     return reached
+
+
+def bind_unreached(
+    unbound: Sequence[tuple[str, Expr, OnnxSpan]], body: Expr, bindings: list[tuple[Var, Expr]]
+) -> None:
+    """Bind (in ``bindings``, to a variable named after the value) the node outputs of ``unbound``
+    (a value's name, its call, the node's span) that ``body`` and the ``bindings`` do not
+    evaluate (so that they are inferred, and their errors reported, too)."""
+    if not unbound:
+        return
+    reached = reachable(chain((body,), map(_second, bindings)))
+    for name, e, span in unbound:
+        if id(e) not in reached:
+            var = Var(name)
+            var.span = span
+            bindings.append((var, e))
+            reached.add(id(e))  # (stack empty: e's operands need no walk, e is bound now)
+
+
+def dataflow(bindings: Sequence[tuple[Var, Expr]], body: Expr) -> Dataflow:
+    """``Dataflow(bindings, body)`` without the constructor's checks of each binding (a model's
+    thousands, pairs of a variable and an expression by construction): the same fields."""
+    d: Dataflow = _new(Dataflow)
+    d.bindings, d.body, d.span = tuple(bindings), body, user_span()
+    return d
+
+
+_second: Final = itemgetter(1)
+_new: Final[Any] = object.__new__
 
 
 def subgraphs(n: onnx.NodeProto) -> list[onnx.AttributeProto]:
@@ -272,3 +311,17 @@ def missing_converter_issues(
         d = Diagnostic(UNSUPPORTED_OP_CODE, f"unsupported: {detail} ({count}: {shown})", spans[0], notes)
         issues.append(Issue(d, _cause(dom, op), op_name, tuple(names)))
     return keys, issues
+
+
+def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
+    """The model's opset version by canonical domain (no default domain's import: version 1 from IR
+    version 3 on)."""
+    out = {canonical_domain(o.domain): int(o.version) for o in model.opset_import}
+    if "" not in out and model.ir_version >= 3:
+        out[""] = 1
+    return out
+
+
+def declared_types(g: onnx.GraphProto) -> dict[str, onnx.TypeProto]:
+    """The tensor types ``g``'s value_info and outputs declare, by value name (an output's last)."""
+    return {vi.name: vi.type for vi in chain(g.value_info, g.output) if vi.type.HasField("tensor_type")}

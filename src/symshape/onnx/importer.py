@@ -34,6 +34,7 @@ them (``value_info``), else with unknown rank and dtype, so the rest of the mode
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -43,7 +44,7 @@ import onnx
 import symshape as ss
 from symshape import Dataflow, Diagnostic, Expr, Function, Span, TensorType, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
-from symshape.onnx.attrs import sparse_value
+from symshape.onnx.attrs import SPARSE_DENSE_MAX, sparse_value
 from symshape.onnx.context import (
     Cause,
     ConversionError,
@@ -53,20 +54,29 @@ from symshape.onnx.context import (
     node_outputs,
 )
 from symshape.onnx.declared import DimNames
-from symshape.onnx.dtypes import DTYPES
+from symshape.onnx.dtypes import DTYPES, to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
 from symshape.onnx.folding import FOLDABLE, FOLDED_WITHOUT_VALUES, fold_node
 from symshape.onnx.graph import (
     Issue,
     NodeInfo,
+    bind_unreached,
+    dataflow,
+    declared_types,
     load_model,
     missing_converter_issues,
     node_key,
+    opsets_of,
     ordered_nodes,
-    reachable,
     scan,
 )
-from symshape.onnx.lazy_constant import CONST_LIMIT, ConstantHome, LazyConstant, add_initializers
+from symshape.onnx.lazy_constant import (
+    CONST_LIMIT,
+    ConstantHome,
+    LazyConstant,
+    add_initializers,
+    static_tensor_type,
+)
 from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
 from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
@@ -103,11 +113,7 @@ class Importer:
         self.label = label
         self._file = f"<{label}>"  # (the file field of the model's spans)
         self.timeout_ms = timeout_ms
-        self.opsets: dict[str, int] = {}
-        for o in model.opset_import:
-            self.opsets[canonical_domain(o.domain)] = int(o.version)
-        if "" not in self.opsets and model.ir_version >= 3:
-            self.opsets[""] = 1
+        self.opsets = opsets_of(model)
         self.dim_names = DimNames(dims)
         self.values: dict[str, Value] = {}  # the values in scope
         self.named: dict[str, Value] = {}  # every value defined, subgraphs included
@@ -126,10 +132,7 @@ class Importer:
         self.issues: list[Issue] = []
         self.converted: list[tuple[NodeInfo, OnnxSpan, list[Value | None]]] = []  # (type checks)
         self.position = 0
-        self.declared: dict[str, onnx.TypeProto] = {}
-        for vi in list(self.graph.value_info) + list(self.graph.output):
-            if vi.type.HasField("tensor_type"):
-                self.declared[vi.name] = vi.type
+        self.declared = declared_types(self.graph)
         self._probes = Probes()
         self.folded = 0
         self._dtype_stand_in: Var | None = None
@@ -158,7 +161,7 @@ class Importer:
         key = (shape, dtype)
         t = self._types.get(key)
         if t is None:
-            t = self._types[key] = ss.Tensor(shape, dtype)
+            t = self._types[key] = static_tensor_type(shape, dtype)
         return t
 
     def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:
@@ -195,13 +198,13 @@ class Importer:
         self._add_initializers(zip(inits, names))
         for t in g.sparse_initializer:
             if t.values.name not in self.values:
-                self._add_constant(t.values.name, sparse_value(t, self.base_dir), "sparse initializer")
+                self._add_sparse(t)
         self._top = scan(g, "", self._converter, self._info)
         self._missing_converters()
         outs = self._convert_graph(g)
         body: Expr = outs[0] if len(outs) == 1 else ss.Tuple(outs)
-        self._bind_unreached(body)
-        fn = Function(list(self.params), Dataflow(list(self.bindings), body))
+        bind_unreached(self._unbound, body, self.bindings)
+        fn = Function(list(self.params), dataflow(self.bindings, body))
         fn.span = OnnxSpan.at(self.label, 0, f"graph '{g.name}'" if g.name else "graph")
         self.function = fn
         # the per-node records are done with: released while the collector is paused, so that its
@@ -338,6 +341,17 @@ class Importer:
             self._typed_stand_in(name, ss.Tensor(arr.shape, None), 0, self.span(what))
             return
         self._bind_constant(name, tuple(arr.shape), dtype, arr, kind, 0)
+
+    def _add_sparse(self, t: onnx.SparseTensorProto) -> None:
+        """A sparse initializer: a constant; a value of its type past SPARSE_DENSE_MAX elements."""
+        what, et, typ = f"sparse initializer '{t.values.name}'", t.values.data_type, ss.Tensor(None, None)
+        try:
+            if math.prod(t.dims) <= SPARSE_DENSE_MAX:
+                return self._add_constant(t.values.name, sparse_value(t, self.base_dir), "sparse initializer")
+            typ = ss.Tensor(tuple(t.dims), to_dtype(et))
+        except SymshapeError as e:  # malformed
+            self._error(e.code, e.message, self.span(what))
+        self._typed_stand_in(t.values.name, typ, et, self.span(what))
 
     def dtype_stand_in(self) -> Expr:
         """The parameter :data:`DTYPE_STAND_IN` (``Tensor[(), ?]``, added on first use): what a
@@ -559,19 +573,6 @@ class Importer:
             data = e.data
             small = data if isinstance(data, np.ndarray) and data.size <= CONST_LIMIT else None
             self.define(Value(name, var, small, known, 0))
-
-    def _bind_unreached(self, body: Expr) -> None:
-        """Bind the node outputs the graph's outputs do not depend on (so that they are inferred,
-        and their errors reported, too)."""
-        if not self._unbound:
-            return
-        reached = reachable([body] + [e for _, e in self.bindings])
-        for name, e, span in self._unbound:
-            if id(e) not in reached:
-                var = Var(name)
-                var.span = span
-                self.bindings.append((var, e))
-                reached.add(id(e))  # (stack empty: e's operands need no walk, e is bound now)
 
     def _stand_ins(self, outputs: Sequence[str], span: OnnxSpan) -> None:
         for o in outputs:

@@ -17,7 +17,9 @@ from typing import Any, Final
 import numpy as np
 import onnx
 
+import symshape as ss
 from symshape import Constant, Expr, TensorType, Type, Var
+from symshape.encoding.dim_expr import as_dim
 from symshape.encoding.leaf_types import plain_copy
 from symshape.encoding.values import VALUE_DTYPES
 from symshape.onnx.attrs import tensor_value
@@ -29,7 +31,14 @@ from symshape.onnx.folding import FOLD_LIMIT
 from symshape.onnx.spans import OnnxSpan
 from symshape.relations.values import constant_type
 
-__all__ = ["LazyConstant", "CONST_LIMIT", "ConstantHome", "add_initializers", "initializer_value"]
+__all__ = [
+    "LazyConstant",
+    "CONST_LIMIT",
+    "ConstantHome",
+    "add_initializers",
+    "initializer_value",
+    "static_tensor_type",
+]
 
 #: Initializers and ``Constant`` values with at most this many elements keep their values.
 CONST_LIMIT: Final = 1 << 16
@@ -80,6 +89,19 @@ def _decode(
         if arr.dtype is not want and arr.dtype != want:  # (the same object, as a rule)
             arr = arr.astype(dtype, copy=False)
     return arr
+
+
+def static_tensor_type(shape: tuple[int, ...], dtype: str) -> TensorType:
+    """``ss.Tensor(shape, dtype)`` (a weight's, an initializer's type): for a shape of nonnegative
+    ints and a dtype symshape has, made from the shape's dimensions, which the constructor admits
+    without the checks of other shapes (the same fields); anything else through ``ss.Tensor``."""
+    if dtype in DTYPES:
+        for x in shape:
+            if type(x) is not int or x < 0:
+                break
+        else:
+            return TensorType(tuple(map(as_dim, shape)), dtype)
+    return ss.Tensor(shape, dtype)
 
 
 class ConstantHome:

@@ -129,9 +129,7 @@ def _kernel_from_weight(ctx: NodeContext, w_index: int, nd: int) -> list[int]:
 
 def _conv(ctx: NodeContext, x: Expr, w: Expr, w_index: int, out_dtype: str = "") -> Expr:
     # with kernel_shape given, the call's attributes follow from the node's alone
-    plan = _planned(
-        ctx, ("conv", out_dtype), ctx.has_attr("kernel_shape"), lambda: _conv_plan(ctx, w_index, out_dtype)
-    )
+    plan = _planned(ctx, ("conv", out_dtype), "kernel_shape", lambda: _conv_plan(ctx, w_index, out_dtype))
     return plan(x, w)
 
 
@@ -170,17 +168,32 @@ _Plan = Callable[..., Expr]
 _PLANS: PlanTable[tuple[object, ...], _Plan] = PlanTable(__name__)
 
 
-def _planned(ctx: NodeContext, tag: object, cacheable: bool, make: Callable[[], _Plan]) -> _Plan:
-    """``make()``, or the plan it gave before for the same ``tag`` and attributes (when
-    ``cacheable``: the plan follows from them alone). A plan whose making raised is not kept."""
-    key = ctx.attr_key() if cacheable else None
-    if key is None:
-        return make()
-    key = (tag, key)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _PLANS.put(key, make())
-    return plan
+def _planned(ctx: NodeContext, tag: object, needs: str | None, make: Callable[[], _Plan]) -> _Plan:
+    """``make()``, or the plan it gave before for the same ``tag`` and attributes (when the plan
+    follows from them alone: the node has the attribute ``needs``, unless None). A plan whose
+    making raised is not kept. The attributes are keyed by their bytes
+    (:meth:`NodeContext.attribute_bytes`: none is read), else by their values
+    (:meth:`NodeContext.attr_key`)."""
+    fields = ctx.attribute_bytes()
+    key: tuple[object, ...] | None
+    if fields is not None:
+        key = (tag, fields)
+        plan = _PLANS.get(key)
+        if plan is not None:  # (equal bytes, equal attributes: ``needs`` among them)
+            return plan
+        if needs is not None and not ctx.has_attr(needs):
+            return make()
+    else:
+        if needs is not None and not ctx.has_attr(needs):
+            return make()
+        key = ctx.attr_key()
+        if key is None:
+            return make()
+        key = (tag, key)
+        plan = _PLANS.get(key)
+        if plan is not None:
+            return plan
+    return _PLANS.put(key, make())
 
 
 def conv_with_bias(ctx: NodeContext, bias: int) -> Expr:
@@ -398,7 +411,7 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
 
 
 def _pool(ctx: NodeContext, kind: str) -> Expr:
-    plan = _planned(ctx, kind, True, lambda: _pool_plan(ctx, kind))
+    plan = _planned(ctx, kind, None, lambda: _pool_plan(ctx, kind))
     return plan(ctx.input(0))
 
 
