@@ -94,12 +94,12 @@ def test_every_unary_and_binary_op_is_registered() -> None:
     # the operators Relax registers as float-only (require_float_dtype) use ``unary_float``
     for name in ("sigmoid", "tanh", "exp", "log", "sqrt", "erf", "rsqrt", "sin", "cos", "nn.leaky_relu"):
         assert OPS[name].relation == "unary_float" and OPS[name].pure
-    for name in ("nn.relu", "negative", "abs", "floor", "ceil", "round", "sign", "copy", "clip"):
+    for name in ("nn.relu", "abs", "floor", "ceil", "round", "sign", "copy", "clip"):
         assert OPS[name].relation == "unary" and OPS[name].pure
     for name in ("zeros_like", "ones_like"):
         assert OPS[name].relation == "init_like"
     assert OPS["power"].relation == "broadcast"
-    for name in ("logical_and", "logical_or", "logical_not"):  # the value of the result too
+    for name in ("logical_and", "logical_or", "logical_not", "negative"):  # the value of the result too
         assert OPS[name].relation == name
     # the arithmetic that computes shape values: broadcast plus the value (one relation each, so
     # that results memoized per relation never mix two operators)

@@ -337,7 +337,8 @@ MAKE = [
     ("mod neg", lambda: ss.ops.mod(i64(7), i64(-2)), "Tensor[(), int64] = -1"),
     ("maximum", lambda: ss.ops.maximum(SH, i64(1)), "Tensor[(3,), int64] = (n, s, 64)"),
     ("minimum", lambda: ss.ops.minimum(SH, i64(2)), "Tensor[(3,), int64] = (min(2, n), min(2, s), 2)"),
-    ("negative drops", lambda: ss.ops.negative(SH), "Tensor[(3,), int64]"),
+    ("negative", lambda: ss.ops.negative(SH), "Tensor[(3,), int64] = (-n, -s, -64)"),
+    ("negative float", lambda: ss.ops.negative(ss.ops.cast(SH, "float32")), "Tensor[(3,), float32]"),
     ("divide", lambda: ss.ops.divide(SH, SH), "Tensor[(3,), int64] = (1, 1, 1)"),
     ("divide truncates", lambda: ss.ops.divide(i64(-7), i64(2)), "Tensor[(), int64] = -3"),
     (

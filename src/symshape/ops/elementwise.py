@@ -116,7 +116,7 @@ _UNARY = (
 # value of the result: symshape.relations.values); the others share ``broadcast``
 _VALUED = (
     "add", "subtract", "multiply", "divide", "floor_divide", "trunc_divide", "mod", "maximum", "minimum",
-    "logical_and", "logical_or", "logical_not",
+    "logical_and", "logical_or", "logical_not", "negative",
 )  # fmt: skip
 
 

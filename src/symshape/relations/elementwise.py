@@ -49,6 +49,7 @@ from symshape.relations.values import (
     cast_value,
     compare_value,
     logical_value,
+    negative_value,
     not_value,
     where_value,
     with_value,
@@ -68,6 +69,7 @@ __all__ = [
     "cast_rel",
     "cast_like_rel",
     "logical_not_rel",
+    "negative_rel",
 ]
 
 
@@ -289,6 +291,18 @@ def logical_not_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     if x is None or x.value is None:
         return _unary(ctx, args, False)
     ctx.assign(args[1], TensorType(x.shape, x.dtype, not_value(x)))
+    return True
+
+
+@relation("negative")
+def negative_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``out = x`` (as ``unary``); the value of a signed integer result is each entry negated
+    (``-shape_of(x)``: the sizes with their signs flipped, as ``0 - x`` gives them)."""
+    x = tensor_or_defer(args[0], ctx, 0)
+    v = None if x is None else negative_value(x)
+    if x is None or v is None:
+        return _unary(ctx, args, False)
+    ctx.assign(args[1], TensorType(x.shape, x.dtype, v))
     return True
 
 

@@ -69,6 +69,7 @@ __all__ = [
     "where_value",
     "logical_value",
     "not_value",
+    "negative_value",
     "LOGICAL_VALUE_OPS",
     "cast_value",
     "COMPARE_VALUE_OPS",
@@ -397,6 +398,16 @@ def not_value(x: TensorType) -> Value | None:
     if isinstance(x.value, Dim):
         return 1 - _truthy(x, x.value)
     return value_from_entries(None if e is None else 1 - _truthy(x, e) for e in x.value)
+
+
+def negative_value(x: TensorType) -> Value | None:
+    """The value of ``negative(x)``: ``-e`` for each entry ``e`` of a signed integer tensor (a
+    bool's or an unsigned one's is not tracked: numpy refuses the one, wraps the other)."""
+    if x.value is None or x.dtype not in VALUE_DTYPES or not str(x.dtype).startswith("int"):
+        return None
+    if isinstance(x.value, Dim):
+        return -x.value
+    return value_from_entries(None if e is None else -e for e in x.value)
 
 
 def cast_value(x: TensorType, dtype: str) -> Value | None:

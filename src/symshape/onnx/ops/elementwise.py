@@ -107,10 +107,7 @@ _CALLS: PlanTable[str, PreparedCall | None] = PlanTable(__name__)
 
 
 def _unary(ctx: NodeContext) -> Outputs:
-    if ctx.op_type == "Neg":
-        dt = ctx.dtype_of(0)
-        if dt is not None and dt.startswith("int"):  # ``0 - x``: a shape value's entries negated
-            return ss.ops.subtract(ctx.constant(0, dt), ctx.input(0))
+    # (Neg is ``negative``, which negates a shape value's entries: no dtype asked, so no probe)
     name = UNARY[ctx.op_type]
     p = _prepared(ctx.op_type, name, 1)
     return p.build(ctx.input(0)) if p is not None else _ss_op(name)(ctx.input(0))
