@@ -10,6 +10,7 @@ shape is symshape's type with the sizes substituted and that every guard holds.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,8 @@ import symshape.onnx as sso
 from symshape.onnx.dtypes import to_elem_type
 
 __all__ = [
+    "LIGHT",
+    "light_model",
     "In",
     "make_model",
     "node",
@@ -189,3 +192,20 @@ def check_node(case: Case) -> sso.OnnxInferenceResult:
             if isinstance(st.dtype, str):
                 assert st.dtype == str(arr.dtype), f"{o}: {st.dtype} vs {arr.dtype}"
     return res
+
+
+#: the folder of the ``light_*`` models in onnx's wheel
+LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
+
+
+def light_model(name: str, batch: bool = False) -> onnx.ModelProto:
+    """The light model ``light_<name>.onnx``; with ``batch``, its data input's first dimension is
+    the ``dim_param`` ``N``."""
+    m = onnx.load(os.path.join(LIGHT, f"light_{name}.onnx"))
+    if batch:
+        inits = {t.name for t in m.graph.initializer}
+        (vi,) = [vi for vi in m.graph.input if vi.name not in inits]
+        d = vi.type.tensor_type.shape.dim[0]
+        d.Clear()
+        d.dim_param = "N"
+    return m

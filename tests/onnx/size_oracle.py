@@ -21,7 +21,7 @@ from onnx_helpers import In, reference, run_ort
 import symshape as ss
 import symshape.onnx as sso
 
-__all__ = ["disagreements", "Feeds", "feeds_of"]
+__all__ = ["disagreements", "Feeds", "feeds_of", "zero_feeds"]
 
 Feeds = Callable[[Mapping[str, int], np.random.Generator], dict[str, np.ndarray[Any, Any]]]
 
@@ -96,5 +96,18 @@ def feeds_of(ins: Sequence[In], fed: Mapping[str, np.ndarray[Any, Any]] | None =
                     else rng.standard_normal(shape).astype(i.dtype)
                 )
         return out
+
+    return feeds
+
+
+def zero_feeds(ins: Sequence[In]) -> Feeds:
+    """Feeds of the inputs ``ins`` at a size, every entry 0 (indices that are in range at every
+    size)."""
+
+    def feeds(size: Mapping[str, int], rng: np.random.Generator) -> dict[str, np.ndarray[Any, Any]]:
+        return {
+            i.name: np.zeros([size[d] if isinstance(d, str) else d for d in i.shape or ()], dtype=i.dtype)
+            for i in ins
+        }
 
     return feeds

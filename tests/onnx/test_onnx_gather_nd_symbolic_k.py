@@ -10,28 +10,16 @@ onnxruntime at each row's sizes, where it runs and where it refuses.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-import numpy as np
 import pytest
 from onnx_helpers import In, make_model, node
-from size_oracle import disagreements
+from size_oracle import disagreements, zero_feeds
 
 import symshape as ss
 import symshape.onnx as sso
 
 Dims = Sequence[int | str]
-
-
-def _zeros(ins: Sequence[In]) -> Any:
-    def feeds(size: Mapping[str, int], rng: np.random.Generator) -> dict[str, np.ndarray[Any, Any]]:
-        return {
-            i.name: np.zeros([size[d] if isinstance(d, str) else d for d in i.shape or ()], dtype=i.dtype)
-            for i in ins
-        }
-
-    return feeds
 
 
 ROWS = [
@@ -56,7 +44,7 @@ def test_gather_nd_symbolic_index_length_fixed_by_the_ranks(
     names = sorted({d for s in shapes for d in s if isinstance(d, str)})
     dims = {n: ss.dim(n) for n in names}
     dims["k"] = ss.dim("k", min=k_range[0], max=k_range[1])
-    assert disagreements(model, dims, [s for s in sizes if k_range[0] <= s["k"]], _zeros(ins)) == []
+    assert disagreements(model, dims, [s for s in sizes if k_range[0] <= s["k"]], zero_feeds(ins)) == []
 
 
 @pytest.mark.parametrize(("data", "b", "says"), [

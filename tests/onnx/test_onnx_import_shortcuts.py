@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from benchmarks.workloads import fresh_caches
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import helper
-from onnx_helpers import In, make_model
+from onnx_helpers import In, light_model, make_model
 
 import symshape as ss
 import symshape.onnx as sso
@@ -38,7 +37,6 @@ from symshape.onnx.importer import Importer
 from symshape.onnx.lazy_constant import LazyConstant, static_tensor_type
 from symshape.onnx.ops import nn as nn_mod
 
-LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
 MODELS = ["bvlc_alexnet", "densenet121", "inception_v1", "resnet50", "shufflenet", "squeezenet"]
 
 
@@ -100,20 +98,9 @@ def _plain_reachable(roots: Any) -> set[int]:
     return reached
 
 
-def _light(name: str, batch: bool) -> onnx.ModelProto:
-    m = onnx.load(os.path.join(LIGHT, f"light_{name}.onnx"))
-    if batch:
-        inits = {t.name for t in m.graph.initializer}
-        (vi,) = [vi for vi in m.graph.input if vi.name not in inits]
-        d = vi.type.tensor_type.shape.dim[0]
-        d.Clear()
-        d.dim_param = "N"
-    return m
-
-
 @pytest.mark.parametrize("name", MODELS)
 def test_reachable_is_the_walk_of_every_operand(name: str) -> None:
-    fn = Importer(_light(name, False), name).run()
+    fn = Importer(light_model(name, False), name).run()
     body = fn.body
     assert isinstance(body, ss.Dataflow)
     roots = [body.body] + [e for _, e in body.bindings]
@@ -166,14 +153,14 @@ def _program(m: onnx.ModelProto) -> list[str]:
 @pytest.mark.parametrize("batch", [False, True], ids=["shipped", "batch-N"])
 @pytest.mark.parametrize("name", ["bvlc_alexnet", "densenet121", "resnet50"])
 def test_light_models_import_the_same_without_the_shortcuts(name: str, batch: bool) -> None:
-    fast = _program(_light(name, batch))
+    fast = _program(light_model(name, batch))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(lazy_constant, "static_tensor_type", ss.Tensor)
         mp.setattr(importer, "static_tensor_type", ss.Tensor)
         mp.setattr(graph, "dataflow", ss.Dataflow)
         mp.setattr(importer, "dataflow", ss.Dataflow)
         mp.setattr(graph, "reachable", _plain_reachable)
-        plain = _program(_light(name, batch))
+        plain = _program(light_model(name, batch))
     assert fast == plain
 
 

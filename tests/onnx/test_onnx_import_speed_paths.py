@@ -22,7 +22,7 @@ import onnx
 import pytest
 from benchmarks import onnx_transformer
 from onnx import TensorProto, helper, numpy_helper
-from onnx_helpers import In, make_model, reference
+from onnx_helpers import LIGHT, In, light_model, make_model, reference
 
 import symshape as ss
 import symshape.onnx as sso
@@ -37,19 +37,7 @@ from symshape.onnx.lazy_constant import LazyConstant
 from symshape.onnx.ops import nn as nn_mod
 from symshape.onnx.spans import OnnxSpan
 
-LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
 MODELS = ["densenet121", "squeezenet", "inception_v2", "resnet50", "shufflenet"]
-
-
-def _light(name: str, batch: bool) -> onnx.ModelProto:
-    m = onnx.load(os.path.join(LIGHT, f"light_{name}.onnx"))
-    if batch:
-        inits = {t.name for t in m.graph.initializer}
-        (vi,) = [vi for vi in m.graph.input if vi.name not in inits]
-        d = vi.type.tensor_type.shape.dim[0]
-        d.Clear()
-        d.dim_param = "N"
-    return m
 
 
 def _spans(fn: ss.Function) -> str:
@@ -97,10 +85,10 @@ def _plain_paths(mp: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("batch", [False, True], ids=["shipped", "batch-N"])
 @pytest.mark.parametrize("name", MODELS)
 def test_light_models_import_the_same_without_the_fast_paths(name: str, batch: bool) -> None:
-    fast = _everything(_light(name, batch))
+    fast = _everything(light_model(name, batch))
     with pytest.MonkeyPatch.context() as mp:
         _plain_paths(mp)
-        plain = _everything(_light(name, batch))
+        plain = _everything(light_model(name, batch))
     assert fast == plain
 
 

@@ -10,28 +10,16 @@ Checked against onnxruntime at each row's sizes, where it runs and where it refu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-import numpy as np
 import pytest
 from onnx_helpers import In, make_model, node
-from size_oracle import disagreements
+from size_oracle import disagreements, zero_feeds
 
 import symshape as ss
 import symshape.onnx as sso
 
 Dims = Sequence[int | str]
-
-
-def _zeros(ins: Sequence[In]) -> Any:
-    def feeds(size: Mapping[str, int], rng: np.random.Generator) -> dict[str, np.ndarray[Any, Any]]:
-        return {
-            i.name: np.zeros([size[d] if isinstance(d, str) else d for d in i.shape or ()], dtype=i.dtype)
-            for i in ins
-        }
-
-    return feeds
 
 
 ROWS = [
@@ -64,7 +52,7 @@ def test_scatter_nd_symbolic_index_length(
     ]
     model = make_model([node("ScatterND", ["data", "indices", "updates"], ["y"])], ins, ["y"], opset=18)
     names = sorted({d for s in shapes for d in s if isinstance(d, str)})
-    assert disagreements(model, names, sizes, _zeros(ins)) == []
+    assert disagreements(model, names, sizes, zero_feeds(ins)) == []
 
 
 def test_scatter_nd_empty_index_tuples_allowed_by_a_symbol_from_zero() -> None:
@@ -74,7 +62,7 @@ def test_scatter_nd_empty_index_tuples_allowed_by_a_symbol_from_zero() -> None:
     model = make_model([node("ScatterND", ["data", "indices", "updates"], ["y"])], ins, ["y"], opset=18)
     dims = {"a": ss.dim("a"), "b": ss.dim("b"), "c": ss.dim("c"), "k": ss.dim("k", min=0)}
     sizes = [dict(a=3, b=4, c=2, k=0), dict(a=3, b=4, c=2, k=1), dict(a=1, b=1, c=1, k=0)]
-    assert disagreements(model, dims, sizes, _zeros(ins)) == []
+    assert disagreements(model, dims, sizes, zero_feeds(ins)) == []
 
 
 def test_scatter_nd_updates_rank_fitting_no_index_length_is_an_error() -> None:
@@ -95,4 +83,4 @@ def test_empty_index_tuples_read_whole_data(op: str) -> None:
         ins.append(In("updates", "float32", ["c", "a", "b"]))
     model = make_model([node(op, [i.name for i in ins], ["y"])], ins, ["y"], opset=18)
     sizes = [dict(a=3, b=4, c=2), dict(a=1, b=1, c=1), dict(a=2, b=5, c=3)]
-    assert disagreements(model, ["a", "b", "c"], sizes, _zeros(ins)) == []
+    assert disagreements(model, ["a", "b", "c"], sizes, zero_feeds(ins)) == []
