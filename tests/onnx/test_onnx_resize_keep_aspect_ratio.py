@@ -90,3 +90,33 @@ def test_keep_aspect_ratio_negative_axes_count_from_the_end(policy: str) -> None
         types.append(str(sso.infer(make_model([resize], [x], ["y"], opset=18, inits=inits)).type_of("y")))
     assert types[0] == types[1], types
     assert ("min(" if policy == "not_larger" else "max(") in types[0], types
+
+
+# (input h, w; sizes): ties where float arithmetic rounds the other way (13/6*27 is 58.5 exactly,
+# 58.4999... in float64), and plain cases
+TIES = [((6, 27), (13, 1000)), ((6, 27), (1000, 59)), ((3, 7), (5, 100)), ((4, 6), (6, 8)), ((10, 3), (7, 7))]
+
+
+@pytest.mark.parametrize("policy", ["not_larger", "not_smaller"])
+@pytest.mark.parametrize(("hw", "sizes"), TIES)
+def test_constant_and_symbolic_axes_give_the_same_sizes(
+    policy: str, hw: tuple[int, int], sizes: tuple[int, int]
+) -> None:
+    """A model gives one answer whether its resized axes are constants or symbols bound after
+    inference (the constant path computed the ratio in floats: 58 for 59 at a tie); at an exact
+    tie that is onnxruntime's, e.g. 59 for (6, 27) resized to (13, 1000) not_larger."""
+    attrs = {"keep_aspect_ratio_policy": policy, "axes": [2, 3]}
+    inits = {"sz": np.array(sizes, dtype=np.int64)}
+
+    def resize(shape: list[int | str]) -> Any:
+        return make_model(
+            [node("Resize", ["x", "", "", "sz"], ["y"], **attrs)], [In("x", "float32", shape)], ["y"],
+            opset=19, inits=inits,
+        )  # fmt: skip
+
+    static = sso.infer(resize([1, 1, *hw])).type_of("y")
+    symbolic = sso.infer(resize([1, 1, "h", "w"]))
+    bound = symbolic.type_of("y").subs({"h": hw[0], "w": hw[1]})
+    assert str(static) == str(bound), (static, bound)
+    if (hw, sizes, policy) == ((6, 27), (13, 1000), "not_larger"):
+        assert str(static) == "Tensor[(1, 1, 13, 59), float32]"

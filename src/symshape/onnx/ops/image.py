@@ -91,9 +91,7 @@ def _resize(
                 ctx.unsupported(CORE_OP, f"keep_aspect_ratio_policy={policy} of an input of unknown rank")
             if not all(dims[a].is_constant for a in ax):
                 return _keep_aspect_ratio(ctx, x, rank, ax, sizes, policy == "not_larger")
-            ratios = [sizes[i] / int(dims[a]) for i, a in enumerate(ax)]
-            r = min(ratios) if policy == "not_larger" else max(ratios)
-            sizes = tuple(int(r * int(dims[a]) + 0.5) for a in ax)
+            sizes = _kept_ratio_sizes(ctx, [int(dims[a]) for a in ax], list(sizes), policy == "not_larger")
         for a, s in zip(ax, sizes):
             y = set_dim(y, a, s)
         return y
@@ -103,6 +101,22 @@ def _resize(
             ctx.fail(BAD_ATTRIBUTE, f"scales must be positive, got {s}")
         y = _scale_dim(ctx, y, a, rank, dims[a] if dims is not None else None, float(s))
     return y
+
+
+def _kept_ratio_sizes(ctx: NodeContext, d: list[int], s: list[int], smaller: bool) -> tuple[int, ...]:
+    """The sizes of constant axes ``d`` resized to ``s`` keeping their aspect ratio, by the exact
+    formula of :func:`_keep_aspect_ratio` (``round(d_j * s_i/d_i)`` half up, the least over ``i``
+    for not_larger, the greatest for not_smaller), so that a model gives the same sizes whether
+    its dimensions are constants or symbols bound later (float rounding at a tie differed: 58
+    for 59 at (6, 27) resized to (13, 1000)). An axis of size 0 has an unbounded ratio: it takes
+    no part in not_larger's least, and not_smaller's greatest is unbounded (an error)."""
+    out = []
+    for j, dj in enumerate(d):
+        cands = [s[j]] + [(2 * dj * s[i] + di) // (2 * di) for i, di in enumerate(d) if i != j and di > 0]
+        if not smaller and 0 in d:
+            ctx.fail(BAD_ATTRIBUTE, "keep_aspect_ratio_policy=not_smaller over an axis of size 0")
+        out.append(min(cands) if smaller else max(cands))
+    return tuple(out)
 
 
 def _keep_aspect_ratio(
