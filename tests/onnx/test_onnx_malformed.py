@@ -30,7 +30,7 @@ import onnx
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
-from onnx import AttributeProto, GraphProto, ModelProto, TensorProto, helper
+from onnx import AttributeProto, GraphProto, ModelProto, TensorProto, helper, numpy_helper
 from onnx_helpers import In, make_model, node
 
 import symshape.onnx as sso
@@ -834,3 +834,20 @@ def test_dims_that_are_not_a_mapping_are_a_symshape_error(dims: Any) -> None:
         with pytest.raises(SymshapeError, match="dims must be a mapping") as e:
             fn(m, dims)
         assert e.value.code == "invalid-argument"
+
+
+def test_a_huge_sparse_constant_is_refused_before_it_is_made_dense() -> None:
+    """A ``Constant`` whose ``sparse_value`` has 2**44 entries: the size check comes before numpy
+    is asked for the dense array (which said "Unable to allocate 64.0 TiB")."""
+    vals = numpy_helper.from_array(np.array([1.0], np.float32), "v")
+    idx = numpy_helper.from_array(np.array([0], np.int64), "i")
+    sp = helper.make_sparse_tensor(vals, idx, [2**22, 2**22])
+    g = helper.make_graph(
+        [helper.make_node("Constant", [], ["c"], sparse_value=sp)],
+        "g",
+        [],
+        [helper.make_empty_tensor_value_info("c")],
+    )
+    res = sso.infer(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    assert res.status == "error"
+    assert "too large to make dense" in res.report() and "allocate" not in res.report()

@@ -125,11 +125,11 @@ def sparse_value(t: onnx.SparseTensorProto, base_dir: str | None = None) -> np.n
     if idx.dtype.kind not in "iu" or values.ndim != 1:
         raise SymshapeError(INVALID_ARGUMENT, f"{where}: values must be 1-D and indices integers")
     idx = idx.astype(np.int64)
-    out = np.zeros(dense_shape, dtype=values.dtype)
-    if math.prod(dense_shape) > SPARSE_DENSE_MAX:
+    if math.prod(dense_shape) > SPARSE_DENSE_MAX:  # (checked before the dense array is made)
         raise SymshapeError(
             INVALID_ARGUMENT, f"{where}: dims {list(dense_shape)} are too large to make dense"
         )
+    out = np.zeros(dense_shape, dtype=values.dtype)
     if idx.shape == (nnz,):
         high: Any = math.prod(dense_shape)
         flat = True
