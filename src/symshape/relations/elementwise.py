@@ -287,19 +287,20 @@ for _op in LOGICAL_VALUE_OPS:
 @relation("logical_not")
 def logical_not_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = x`` (as ``unary``); the value of the result is each 0/1 entry's negation."""
-    x = tensor_or_defer(args[0], ctx, 0)
-    if x is None or x.value is None:
-        return _unary(ctx, args, False)
-    ctx.assign(args[1], TensorType(x.shape, x.dtype, not_value(x)))
-    return True
+    return _unary_valued(ctx, args, not_value)
 
 
 @relation("negative")
 def negative_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = x`` (as ``unary``); the value of a signed integer result is each entry negated
     (``-shape_of(x)``: the sizes with their signs flipped, as ``0 - x`` gives them)."""
+    return _unary_valued(ctx, args, negative_value)
+
+
+def _unary_valued(ctx: Context, args: Sequence[Type], value: Callable[[TensorType], Value | None]) -> bool:
+    """``out = x`` (as ``unary``) with the value ``value(x)`` gives the result (None: no value)."""
     x = tensor_or_defer(args[0], ctx, 0)
-    v = None if x is None else negative_value(x)
+    v = None if x is None else value(x)
     if x is None or v is None:
         return _unary(ctx, args, False)
     ctx.assign(args[1], TensorType(x.shape, x.dtype, v))

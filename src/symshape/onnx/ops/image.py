@@ -110,11 +110,11 @@ def _kept_ratio_sizes(ctx: NodeContext, d: list[int], s: list[int], smaller: boo
     its dimensions are constants or symbols bound later (float rounding at a tie differed: 58
     for 59 at (6, 27) resized to (13, 1000)). An axis of size 0 has an unbounded ratio: it takes
     no part in not_larger's least, and not_smaller's greatest is unbounded (an error)."""
+    if not smaller and 0 in d:
+        ctx.fail(BAD_ATTRIBUTE, "keep_aspect_ratio_policy=not_smaller over an axis of size 0")
     out = []
     for j, dj in enumerate(d):
         cands = [s[j]] + [(2 * dj * s[i] + di) // (2 * di) for i, di in enumerate(d) if i != j and di > 0]
-        if not smaller and 0 in d:
-            ctx.fail(BAD_ATTRIBUTE, "keep_aspect_ratio_policy=not_smaller over an axis of size 0")
         out.append(min(cands) if smaller else max(cands))
     return tuple(out)
 
