@@ -26,7 +26,7 @@ import symshape as ss
 import symshape.onnx as sso
 from symshape import Expr, Type
 from symshape.onnx.importer import Importer
-from symshape.onnx.probe import Probes, settled
+from symshape.onnx.probe import REINFER_LIMIT, Probes, settled
 
 
 class DualProbes(Probes):
@@ -210,3 +210,17 @@ def test_settled() -> None:
     assert settled(ss.TupleType((ss.Tensor((2,), "int64", value=(n, 4)),)))
     assert not settled(ss.IncompleteType("type"))
     assert not settled(ss.TupleType((ss.Tensor((n,), "float32"), ss.IncompleteType("type"))))
+
+
+def test_types_not_settled_are_inferred_again_a_bounded_number_of_times() -> None:
+    """After a stand-in of unknown rank, ``Transpose`` gives four unknown dimensions: each probe
+    infers at most REINFER_LIMIT earlier values again (the full re-inference of 400 ``CumSum``
+    nodes after it took 70 s), and answers as the full one on a short chain."""
+    ops = ["Unknown", "Transpose"] + ["CumSum"] * 200
+    imp = Importer(chain(ops, ("N", 3, "H", "W")), "chain")
+    imp.run()
+    assert imp._probes.count == 200
+    assert imp._probes.inferred <= (REINFER_LIMIT + 2) * 200
+    probes, out = _dual(chain(ops[:12], ("N", 3, "H", "W")))
+    assert len(probes.answers) == 10 and all(inc == full for full, inc in probes.answers)
+    assert "?d" in probes.answers[-1][0] and isinstance(out, ss.TensorType) and out.ndim == 4
