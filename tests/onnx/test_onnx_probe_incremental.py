@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import onnx
@@ -25,6 +25,7 @@ from onnx import TensorProto, helper, numpy_helper
 import symshape as ss
 import symshape.onnx as sso
 from symshape import Expr, Type
+from symshape.onnx import probe
 from symshape.onnx.importer import Importer
 from symshape.onnx.probe import REINFER_LIMIT, Probes, settled
 
@@ -224,3 +225,15 @@ def test_types_not_settled_are_inferred_again_a_bounded_number_of_times() -> Non
     probes, out = _dual(chain(ops[:12], ("N", 3, "H", "W")))
     assert len(probes.answers) == 10 and all(inc == full for full, inc in probes.answers)
     assert "?d" in probes.answers[-1][0] and isinstance(out, ss.TensorType) and out.ndim == 4
+
+
+def test_a_part_that_cannot_be_cut_out_is_inferred_with_the_whole_program(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*args: object) -> NoReturn:
+        raise ss.SymshapeError("invalid-argument", "no part")
+
+    monkeypatch.setattr(probe, "_part_types", refuse)
+    probes, _ = _dual(chain(["Resize", "SwapReshape", "CumSum", "SizesResize"], ("N", 3, 4, "W")))
+    assert len(probes.answers) >= 4 and all(inc == full for full, inc in probes.answers)
+    assert probes.inc.inferred == probes.inferred  # (each probe inferred the whole program)
