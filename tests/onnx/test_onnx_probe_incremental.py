@@ -24,7 +24,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 import symshape as ss
 import symshape.onnx as sso
-from symshape import Expr, Type
+from symshape import Expr, IncompleteType, Type
+from symshape.encoding.composite_types import map_dims
+from symshape.encoding.dim_atoms import AnyDim
+from symshape.encoding.type_walks import iter_types
 from symshape.onnx import probe
 from symshape.onnx.importer import Importer
 from symshape.onnx.probe import REINFER_LIMIT, Probes, settled
@@ -49,22 +52,42 @@ class DualProbes(Probes):
     ) -> Type | None:
         full = super().type_of(e, params, scopes, unbound, timeout_ms)
         inc = self.inc.type_of(e, params, scopes, unbound, timeout_ms)
-        if full is not None:
+        if full is not None and _typed(full):
             self.answers.append((_alpha(full), _alpha(inc)))
         return full
 
 
 def _alpha(t: Type | None) -> str:
-    """``t`` printed with its unknowns (``?d12``, ``?t3``: numbered across the process) numbered
-    in the order they appear: equal for types equal up to renaming them."""
+    """``t`` printed with its unknowns (``?d12``, ``?t3``) and its numbered ``?`` dimensions (the
+    joins of ``If`` branches: fresh in each inference) renamed in the order they appear: equal for
+    types equal up to renaming them."""
+    if t is None:
+        return "None"
+    anys: dict[Any, ss.Dim] = {}
+
+    def rename(d: ss.Dim) -> ss.Dim:
+        for a in d.atoms():
+            if isinstance(a, AnyDim) and a.id and a not in anys:
+                anys[a] = ss.dim(f"any{len(anys)}")
+        mapping: dict[Any, ss.Dim | int] = {a: anys[a] for a in d.atoms() if a in anys}
+        return d.subs(mapping) if mapping else d
+
     names: dict[str, str] = {}
-    return re.sub(r"\?([dt])\d+", lambda m: names.setdefault(m[0], f"?{m[1]}{len(names)}"), str(t))
+    text = str(map_dims(t, rename))
+    return re.sub(r"\?([dt])\d+", lambda m: names.setdefault(m[0], f"?{m[1]}{len(names)}"), text)
+
+
+def _typed(t: Type) -> bool:
+    """Whether ``t`` is a type (no hole: where a program has an error, the full inference may
+    leave what follows it a hole, which a probe's part, seeing the types before, does not)."""
+    return not any(isinstance(x, IncompleteType) for x in iter_types(t))
 
 
 def _branch(name: str, op: str, x: str) -> onnx.GraphProto:
     out = helper.make_tensor_value_info(f"{name}_o", TensorProto.FLOAT, None)
     inputs = [x, "", "sc"] if op == "Resize" else [x]
-    n = helper.make_node(op, inputs, [f"{name}_o"], name=f"{name}_n")
+    attrs: dict[str, Any] = {"perm": [0, 1, 3, 2]} if op == "Transpose" else {}
+    n = helper.make_node(op, inputs, [f"{name}_o"], name=f"{name}_n", **attrs)
     return helper.make_graph([n], name, [], [out])
 
 
@@ -86,8 +109,10 @@ def _scan(a: str, b: str, k: str) -> list[onnx.NodeProto]:
     return [helper.make_node("Scan", [a, a], [b, f"{k}_ys"], name=k, body=body, num_scan_inputs=1)]
 
 
-def _if(a: str, b: str, k: str) -> list[onnx.NodeProto]:
-    then_g, else_g = _branch(f"{k}_t", "Resize", a), _branch(f"{k}_e", "Relu", a)
+def _if(a: str, b: str, k: str, other: str = "Relu") -> list[onnx.NodeProto]:
+    """``If`` over a run-time condition: ``Resize`` or ``other`` (``Transpose``: the join of the
+    branches has fresh dimensions where the last two differ)."""
+    then_g, else_g = _branch(f"{k}_t", "Resize", a), _branch(f"{k}_e", other, a)
     return [helper.make_node("If", ["cond"], [b], name=k, then_branch=then_g, else_branch=else_g)]
 
 
@@ -116,6 +141,7 @@ NODES: dict[str, Callable[[str, str, str], list[onnx.NodeProto]]] = {
     "Slice": lambda a, b, k: [_make("Slice", [a, "st", "en", "axs"], [b], name=k)],
     "Concat": lambda a, b, k: [_make("Concat", [a, a], [b], name=k, axis=1)],
     "If": _if,
+    "IfSwap": lambda a, b, k: _if(a, b, k, "Transpose"),
     "Scan": _scan,
 }
 OPS = tuple(NODES)
@@ -169,6 +195,7 @@ def test_incremental_probes_answer_as_the_full_inference(ops: list[str], dims: t
     [
         ["SwapReshape", "Resize", "SizesResize", "Resize"],
         ["If", "Resize", "Scan", "CumSum", "SizesResize"],
+        ["IfSwap", "Resize", "SwapReshape", "IfSwap", "SizesResize", "CumSum"],
         ["Unknown", "Resize", "CumSum", "Relu"],
         ["Slice", "Concat", "Resize", "Transpose", "SizesResize", "Add", "CumSum"],
     ],
