@@ -264,3 +264,29 @@ def test_a_part_that_cannot_be_cut_out_is_inferred_with_the_whole_program(
     probes, _ = _dual(chain(["Resize", "SwapReshape", "CumSum", "SizesResize"], ("N", 3, 4, "W")))
     assert len(probes.answers) >= 4 and all(inc == full for full, inc in probes.answers)
     assert probes.inc.inferred == probes.inferred  # (each probe inferred the whole program)
+
+
+@pytest.mark.parametrize("dims", [(2, 3, 4, 6), ("N", 3, "H", "W")])
+def test_sequence_values_cross_parts(dims: tuple[int | str, ...]) -> None:
+    """A sequence (a tuple type) made in one part and read in later ones."""
+    mk = helper.make_node
+    nodes = [
+        mk("Relu", ["x"], ["r"], name="a"),
+        mk("SplitToSequence", ["r", "one"], ["s"], name="b", axis=1),
+        mk("SequenceAt", ["s", "zero"], ["e0"], name="c"),
+        mk("Resize", ["e0", "", "sc"], ["e1"], name="d"),
+        mk("SequenceInsert", ["s", "e1"], ["s2"], name="e"),
+        mk("SequenceAt", ["s2", "last"], ["e2"], name="f"),
+        mk("CumSum", ["e2", "ax"], ["e3"], name="g"),
+        mk("Resize", ["e3", "", "sc"], ["y"], name="h"),
+    ]
+    consts = {"one": 1, "zero": 0, "last": -1, "ax": 1}
+    inits = [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in consts.items()]
+    inits.append(numpy_helper.from_array(np.ones(4, np.float32), "sc"))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(dims))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    g = helper.make_graph(nodes, "seq", [x], [y], inits)
+    probes, out = _dual(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    assert any(full.startswith("(Tensor") for full, _ in probes.answers)
+    assert len(probes.answers) >= 6 and all(inc == full for full, inc in probes.answers)
+    assert str(out) == f"Tensor[({dims[0]}, 1, {dims[2]}, {dims[3]}), float32]"
