@@ -6,8 +6,9 @@ last one (:func:`part_types`): what the new part uses of the earlier parts becom
 annotated with the types the earlier probes gave (their shape values included), so a model of
 ``n`` probing nodes costs ``O(n)`` and not ``O(n**2)``. An earlier expression whose type is not
 settled (a hole, an unknown dimension: later constraints may still determine it) is inferred again
-with the new part instead, up to :data:`REINFER_LIMIT` of them per probe. The inference of the
-whole program so far, :func:`bound_types`, is what a probe answers as (the tests compare them).
+with the new part instead, up to :data:`REINFER_LIMIT` of them per probe. A probe answers as the
+inference of the whole program so far, :func:`bound_types`, wherever that gives a type (the tests
+compare them); a part that cannot be cut out is inferred with the whole program.
 
 Probes run with a short Z3 timeout, :data:`PROBE_TIMEOUT_MS`: only the types matter, guards and
 errors are the final inference's.
@@ -204,11 +205,10 @@ def part_types(
     """The types of a new part of a program (bindings ``new``, calls not bound ``calls``) whose
     earlier parts' bound variables and calls have the types ``types``; ``defs``: the value bound
     to each variable of every part; ``earlier``: the calls of the earlier parts. What the part
-    uses of the earlier parts becomes a parameter
-    annotated with its type when that is settled (:func:`settled`), else is inferred again with
-    the part (an earlier binding, an earlier call), :data:`REINFER_LIMIT` at most. Returns the
-    types by the id of each expression inferred (the new ones, and the earlier ones inferred again)
-    and how many bindings and calls were."""
+    uses of the earlier parts becomes a parameter annotated with its type when that is settled
+    (:func:`settled`), else is inferred again with the part (an earlier binding, an earlier call),
+    :data:`REINFER_LIMIT` at most. Returns the types by the id of each expression inferred (the
+    new ones, and the earlier ones inferred again) and how many bindings and calls were."""
     cut = _Cut(param_ids, defs, earlier, types, new)
     roots = [x for _, x in new] + list(calls)
     cut.copy(roots)
