@@ -1,4 +1,4 @@
-"""Control flow: ``If``.
+"""Control flow: ``If``, ``Scan``, ``Loop``, ``SequenceMap``.
 
 An ``If`` whose condition is a constant is its taken branch, converted in place. Otherwise both
 branches become symshape blocks and the node a symshape ``If``, whose type is the join of the
@@ -10,17 +10,26 @@ state outputs must have their shapes), and each scan output is the body's output
 length (the scan inputs' common size along their axes, a shape value) inserted at its output axis
 (a negative one counted from the output's end). The directions do not change the types.
 Opset 8's ``Scan`` (a batch axis first, the sequence axis second) is converted the same way.
-``Loop`` is not converted yet.
+
+``Loop`` applies its body once (see :func:`_loop`); ``SequenceMap`` applies its body to each
+element of sequences of known length, else once to an element (see :func:`_sequence_map`).
+An ``If`` whose outputs are declared sequences joins its branches' element types.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.ops.common import like, stacked, value_slice
+from symshape.onnx.ops.sequence_types import LOOP_RESULT, OF_TYPE, SEQ_AT, SEQ_ELEMENT, SEQ_OF, is_sequence
 from symshape.onnx.registry import Outputs, register
+
+if TYPE_CHECKING:
+    import onnx
 
 __all__: list[str] = []
 
@@ -32,9 +41,32 @@ def _if(ctx: NodeContext) -> Outputs:
     if c is not None and c.size == 1:
         return ctx.inline(then_g if bool(c.reshape(-1)[0]) else else_g)
     cond = ss.ops.reshape(ctx.input(0), ())
-    r = ss.If(cond, ctx.block(then_g), ctx.block(else_g))
     n = len(then_g.output)
-    return [r] if n == 1 else [r[i] for i in range(n)]
+    seqs = [_is_sequence_output(then_g, i) or _is_sequence_output(else_g, i) for i in range(n)]
+    if not any(seqs):
+        r = ss.If(cond, ctx.block(then_g), ctx.block(else_g))
+        return [r] if n == 1 else [r[i] for i in range(n)]
+    # a sequence output: the join of the branches' element types (one branch's sequence may be a
+    # tuple of known length, the other's not), a sequence of unknown length
+    branches = []
+    for g in (then_g, else_g):
+        b = ctx.block(g)
+        outs = [b] if n == 1 else [b[i] for i in range(n)]
+        parts = [SEQ_ELEMENT(o) if q else o for o, q in zip(outs, seqs)]
+        branches.append(parts[0] if n == 1 else ss.Tuple(parts))
+    r = ss.If(cond, branches[0], branches[1])
+    rs = [r] if n == 1 else [r[i] for i in range(n)]
+    return [SEQ_OF(o) if q else o for o, q in zip(rs, seqs)]
+
+
+def _is_sequence_output(g: onnx.GraphProto, i: int) -> bool:
+    """Whether output ``i`` of ``g`` is declared a sequence (or an optional sequence)."""
+    if i >= len(g.output):
+        return False
+    tp = g.output[i].type
+    if tp.HasField("optional_type"):
+        tp = tp.optional_type.elem_type
+    return bool(tp.HasField("sequence_type"))
 
 
 @register("Scan", since=9)
@@ -101,3 +133,103 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
     for check in checks:
         result = [ss.ops.cast_like(r, ss.ops.cast_like(check, r)) for r in result]
     return result
+
+
+@register("Loop", since=1, value_inputs=(0, 1))
+def _loop(ctx: NodeContext) -> Outputs:
+    """The body is applied once, to the initial states, an iteration number whose value is not
+    known and a condition that is true (the body runs only while it is; without the condition
+    input, one not known). A final state has its initial type when the body gives it back with
+    that type (then every iteration sees the same types), else an unknown rank; a sequence grows
+    by the join of what the iteration adds. A scan output has the iteration count first: the
+    trip count when the condition stays true (no condition input, or a true one that the body
+    passes on), none for a false one, else a new symbol."""
+    body = ctx.graph_attr("body")
+    states = [ctx.input(i) for i in range(2, ctx.num_inputs)]
+    n = len(states)
+    k = len(body.output) - 1 - n
+    if k < 0 or len(body.input) != n + 2:
+        ctx.fail(
+            BAD_ATTRIBUTE,
+            f"the body has {len(body.input)} inputs and {len(body.output)} outputs"
+            f" for {n} loop-carried values",
+        )
+    has_cond = ctx.has_input(1)
+    cond_in = ctx.constant(True, "bool") if has_cond else ss.Constant(shape=(), dtype="bool")
+    it = _iteration(ctx)
+    iteration = OF_TYPE(type=ss.TensorType((), "int64", value=it))
+    outs = ctx.apply(body, [iteration, cond_in, *states])
+    r = LOOP_RESULT(_loop_steps(ctx, body), *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it)
+    return [r[i] for i in range(n + k)]
+
+
+def _iteration(ctx: NodeContext) -> ss.Dim:
+    """The iteration number: a new symbol from 0 to the trip count less one when that is a
+    constant."""
+    name = str(ctx.fresh_dim("iteration"))
+    m = ctx.value_of(0) if ctx.has_input(0) else None
+    if m is not None and m.size == 1 and int(m.reshape(-1)[0]) >= 1:
+        return ss.dim(name, min=0, max=int(m.reshape(-1)[0]) - 1)
+    return ss.dim(name, min=0)
+
+
+def _loop_steps(ctx: NodeContext, body: onnx.GraphProto) -> Expr:
+    """A ``(L,)`` tensor, ``L`` the iteration count of a ``Loop`` (see :func:`_loop`)."""
+    c0 = ctx.value_of(1) if ctx.has_input(1) else None
+    if c0 is not None and c0.size == 1 and not bool(c0.reshape(-1)[0]):
+        return ss.Constant(shape=(0,), dtype="int64")
+    stays_true = not ctx.has_input(1) or (c0 is not None and c0.size == 1 and _passes_true(body))
+    if stays_true and ctx.has_input(0):
+        m = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
+        return ss.ops.zeros(ss.ops.reshape(m, (1,)), "int64")
+    return ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
+
+
+def _passes_true(body: onnx.GraphProto) -> bool:
+    """Whether the body's condition output is true whenever its condition input is: the input
+    itself (through ``Identity`` nodes), or a constant true."""
+    from onnx import numpy_helper
+
+    producers = {o: nd for nd in body.node for o in nd.output}
+    name, cond_in = body.output[0].name, body.input[1].name
+    for _ in range(len(body.node) + 1):
+        if name == cond_in:
+            return True
+        nd = producers.get(name)
+        if nd is None:
+            return False
+        if nd.op_type == "Identity" and not nd.domain:
+            name = nd.input[0]
+        elif nd.op_type == "Constant" and not nd.domain and len(nd.attribute) == 1:
+            a = nd.attribute[0]
+            if a.name != "value":
+                return False
+            v = numpy_helper.to_array(a.t)
+            return bool(v.size == 1 and v.reshape(-1)[0])
+        else:
+            return False
+    return False
+
+
+@register("SequenceMap", since=17)
+def _sequence_map(ctx: NodeContext) -> Outputs:
+    """The body applied to each element (input 0 and every other sequence input; a tensor input
+    is the same for each): sequences of known length of one length give the sequences of the
+    body's outputs element by element, others a sequence of unknown length of the body's output
+    types (the body applied to an element at a position not known)."""
+    body = ctx.graph_attr("body")
+    xs = ctx.inputs()
+    types = [ctx.type_of(i) for i in range(len(xs))]
+    seqs = [i for i, t in enumerate(types) if i == 0 or isinstance(t, ss.TupleType) or is_sequence(t)]
+    lengths = {len(t.fields) for i in seqs if isinstance(t := types[i], ss.TupleType)}
+    if all(isinstance(types[i], ss.TupleType) for i in seqs) and len(lengths) == 1:
+        (length,) = lengths
+        per = [
+            ctx.apply(body, [ss.TupleGetItem(x, j) if i in seqs else x for i, x in enumerate(xs)])
+            for j in range(length)
+        ]
+        return [ss.Tuple([p[o] for p in per]) for o in range(len(body.output))]
+    if len(lengths) > 1:
+        ctx.fail(BAD_ATTRIBUTE, f"SequenceMap of sequences of lengths {sorted(lengths)}")
+    outs = ctx.apply(body, [SEQ_AT(x) if i in seqs else x for i, x in enumerate(xs)])
+    return [SEQ_OF(o) for o in outs]

@@ -1,0 +1,304 @@
+"""Sequences of unknown length, and the type relations of sequences and ``Loop``.
+
+A sequence whose length is known is a tuple (see :mod:`symshape.onnx.ops.sequence`). One whose
+length is not known (a graph input, a sequence grown in a ``Loop``, a ``SequenceMap`` result) has
+the type ``Sequence[E]`` (a :class:`~symshape.TypeCall` of :data:`SEQUENCE`): every element is a
+tensor of type ``E``, where a ``?`` of ``E`` (a join of differing sizes, see
+:func:`symshape.ir.program_rels.join_types`) is one of its alternatives *for each element on its
+own*: :data:`SEQ_AT` gives each element read a fresh ``?`` of the same alternatives, so two
+elements are never taken to have one size. A given symbol of ``E`` (``seq(float[N])`` declared
+by the model) is the same in every element, as the model declares it.
+
+* :func:`seq_type` builds ``Sequence[E]``; :func:`element_type` joins a sequence's (or a tuple's)
+  element types (an empty tuple has none: the empty sequence adds nothing to a join).
+* :data:`SEQ_INSERT` (``onnx.seq_insert(s, x)``): ``Sequence[E | type(x)]``.
+* :data:`SEQ_AT` (``onnx.seq_at(s)``): an element at a position not known.
+* :data:`SEQ_ELEMENT` (``onnx.seq_element(s)``): the join of the elements (a sequence's element
+  type, a tuple's joined fields) and :data:`SEQ_OF` (``onnx.seq_of(e)``): ``Sequence[type(e)]``,
+  so that an ``If`` joins the element types of its branches' sequences.
+* :data:`LOOP_RESULT` (``onnx.loop_result(steps, *inits, *outs, *scans, n=N)``): the outputs of a
+  ``Loop`` whose body was applied once to the initial states (see :mod:`symshape.onnx.ops.control`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import symshape as ss
+from symshape import Type
+from symshape.encoding import types as ty
+from symshape.encoding.conds import eq
+from symshape.encoding.dim_atoms import AnyDim
+from symshape.encoding.dims import Dim, fresh_any, fresh_join
+from symshape.errors import AXIS_OUT_OF_RANGE, SHAPE_MISMATCH, TYPE_MISMATCH
+from symshape.ir.program_rels import join_types
+from symshape.relations.base import Context
+
+__all__ = [
+    "SEQUENCE",
+    "seq_type",
+    "is_sequence",
+    "element_type",
+    "SEQ_INSERT",
+    "SEQ_AT",
+    "SEQ_ELEMENT",
+    "SEQ_OF",
+    "LOOP_RESULT",
+    "OF_TYPE",
+    "SPLIT_SUM",
+]
+
+#: the ADT name of a sequence of unknown length: ``Sequence[Tensor[(n,), float32]]``
+SEQUENCE: Final = ss.GlobalTypeVar("Sequence")
+
+
+def seq_type(elem: Type) -> ty.TypeCall:
+    """``Sequence[elem]``."""
+    return ty.TypeCall(SEQUENCE, (elem,))
+
+
+def is_sequence(t: Type | None) -> bool:
+    """Whether ``t`` is a sequence of unknown length."""
+    return isinstance(t, ty.TypeCall) and t.func == SEQUENCE
+
+
+class _Empty:
+    """The element type of the empty sequence: none (a join leaves it out)."""
+
+
+EMPTY: Final = _Empty()
+
+
+def element_type(ctx: Context, t: Type) -> Type | _Empty | None:
+    """The join of the element types of sequence ``t`` (a tuple: its fields), :data:`EMPTY` for
+    the empty tuple; None to defer (a hole). Anything else is a ``type-mismatch``."""
+    if isinstance(t, ty.IncompleteType):
+        return None
+    if is_sequence(t):
+        assert isinstance(t, ty.TypeCall)
+        return t.args[0]
+    if not isinstance(t, ty.TupleType):
+        ctx.fail(TYPE_MISMATCH, f"`{t}` is not a sequence")
+    acc: Type | _Empty | None = EMPTY
+    for f in t.fields:
+        acc = _join(ctx, acc, f)
+        if acc is None:
+            return None
+    return acc
+
+
+def _join(ctx: Context, a: Type | _Empty | None, b: Type | _Empty | None) -> Type | _Empty | None:
+    if a is None or b is None:
+        return None
+    if isinstance(a, _Empty):
+        return b
+    if isinstance(b, _Empty):
+        return a
+    return join_types(ctx, a, b)
+
+
+def _seq_insert_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    s, x, out = args
+    e = element_type(ctx, s)
+    if e is None or isinstance(x, ty.IncompleteType):
+        return False
+    j = _join(ctx, e, x)
+    if j is None:
+        return False
+    assert not isinstance(j, _Empty)
+    ctx.unify(out, seq_type(j))
+    return True
+
+
+def fresh_sizes(t: Type) -> Type:
+    """``t`` with each ``?`` a new one of the same alternatives (one element's own sizes)."""
+
+    def inst(d: Dim) -> Dim:
+        sub: dict[Any, Dim] = {a: fresh_join(a.alts) if a.alts else fresh_any() for a in _any_atoms(d)}
+        return d.subs(sub) if sub else d
+
+    return ty.map_dims(t, inst)
+
+
+def _any_atoms(d: Dim) -> list[AnyDim]:
+    return sorted({a for a in d.atoms() if isinstance(a, AnyDim)}, key=lambda a: a.id)
+
+
+def _seq_at_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    s, out = args
+    e = element_type(ctx, s)
+    if e is None:
+        return False
+    if isinstance(e, _Empty):
+        ctx.fail(AXIS_OUT_OF_RANGE, "SequenceAt of an empty sequence")
+    ctx.unify(out, fresh_sizes(e))
+    return True
+
+
+def _seq_element_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    s, out = args
+    e = element_type(ctx, s)
+    if e is None:
+        return False
+    if isinstance(e, _Empty):  # (an If joining it with the other branch's elements: nothing added)
+        if not ctx.final:
+            return False
+        e = ctx.fresh_hole()
+    ctx.unify(out, e)
+    return True
+
+
+def _seq_of_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    e, out = args
+    if isinstance(e, ty.IncompleteType):
+        return False
+    ctx.unify(out, seq_type(e))
+    return True
+
+
+def _same(ctx: Context, a: Type, b: Type) -> bool:
+    """Whether tensor types ``a`` and ``b`` have one dtype and provably equal shapes."""
+    if not isinstance(a, ty.TensorType) or not isinstance(b, ty.TensorType):
+        return a == b
+    if a.dtype != b.dtype or a.ndim is None or a.ndim != b.ndim:
+        return False
+    return all(x == y or ctx.prove(eq(x, y)) is True for x, y in zip(a.dims, b.dims))
+
+
+def _mentions(t: Type, it: Dim) -> bool:
+    """Whether type ``t`` (its shape) mentions the iteration number ``it``."""
+    found = False
+
+    def look(d: Dim) -> Dim:
+        nonlocal found
+        found = found or it in d.symbols
+        return d
+
+    ty.map_dims(t, look)
+    return found
+
+
+def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] | None:
+    """A loop-carried value's type over every iteration (its initial one ``init``, ``out`` after
+    one iteration), and whether it stays the same (the body then sees one type every
+    iteration); None to defer."""
+    if isinstance(init, (ty.TupleType, ty.TypeCall)) or isinstance(out, (ty.TupleType, ty.TypeCall)):
+        ei, eo = element_type(ctx, init), element_type(ctx, out)
+        j = _join(ctx, ei, eo)
+        if j is None or eo is None:
+            return None
+        if isinstance(j, _Empty):
+            return ty.TupleType(()), True
+        # the elements added have one type when those of the first iteration's join is theirs
+        stable = isinstance(eo, _Empty) or (_same(ctx, j, eo) and not _mentions(j, it))
+        return (seq_type(j), True) if stable else (seq_type(_any_rank(j)), False)
+    if _same(ctx, init, out) and not _mentions(out, it):
+        return _without_value(init), True
+    if isinstance(init, ty.TensorType) and isinstance(out, ty.TensorType):
+        return ty.Tensor(None, init.dtype if init.dtype == out.dtype else None), False
+    return ty.ObjectType(), False
+
+
+def _any_rank(t: Type) -> Type:
+    return ty.Tensor(None, t.dtype) if isinstance(t, ty.TensorType) else ty.ObjectType()
+
+
+def _without_value(t: Type) -> Type:
+    if isinstance(t, ty.TensorType) and (t.value is not None or t.range is not None):
+        return ty.TensorType(t.shape, t.dtype)
+    return t
+
+
+def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """``(*finals, *scan outputs)`` of a ``Loop``: ``steps`` is ``(L,)`` (the iteration count),
+    then the ``n`` initial states, the ``n`` states after one iteration, the body's scan outputs,
+    and the result."""
+    n, it = attrs.get("n", 0), attrs.get("iteration")
+    assert isinstance(n, int) and isinstance(it, Dim)
+    steps, rest, out = args[0], args[1:-1], args[-1]
+    inits, outs, ys = rest[:n], rest[n : 2 * n], rest[2 * n :]
+    if any(isinstance(t, ty.IncompleteType) for t in (steps, *ys)):
+        return False
+    finals: list[Type] = []
+    stable = True
+    for a, b in zip(inits, outs):
+        w = _widened(ctx, a, b, it)
+        if w is None:
+            return False
+        finals.append(w[0])
+        stable = stable and w[1]
+    assert isinstance(steps, ty.TensorType) and steps.ndim == 1
+    scans: list[Type] = []
+    for y in ys:
+        if not isinstance(y, ty.TensorType):
+            ctx.fail(TYPE_MISMATCH, f"a Loop's scan output must be a tensor, got `{y}`")
+        if stable and y.ndim is not None and not _mentions(y, it):
+            scans.append(ty.TensorType((steps.dims[0], *y.dims), y.dtype))
+        else:  # the body's types may change from one iteration to the next
+            scans.append(ty.Tensor(None, y.dtype))
+    ctx.unify(out, ty.TupleType((*finals, *scans)))
+    return True
+
+
+SEQ_INSERT: Final = ss.register_op(
+    "onnx.seq_insert", _seq_insert_rel, 2, doc="a sequence with one more element", attr_types={}
+)
+SEQ_AT: Final = ss.register_op(
+    "onnx.seq_at", _seq_at_rel, 1, doc="an element of a sequence at a position not known", attr_types={}
+)
+SEQ_ELEMENT: Final = ss.register_op(
+    "onnx.seq_element", _seq_element_rel, 1, doc="the join of a sequence's element types", attr_types={}
+)
+SEQ_OF: Final = ss.register_op(
+    "onnx.seq_of", _seq_of_rel, 1, doc="a sequence of unknown length of the given element type", attr_types={}
+)
+
+
+def _of_type_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    t = attrs.get("type")
+    assert isinstance(t, (ty.TensorType, ty.TypeCall))
+    ctx.unify(args[0], t)
+    return True
+
+
+#: ``onnx.of_type(type=T)``: a value of type ``T`` (an empty optional's, typed by its attribute)
+OF_TYPE: Final = ss.register_op("onnx.of_type", _of_type_rel, 0, doc="a value of the given type")
+
+
+def _split_sum_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """``x`` itself, whose axis must have the size the split sizes sum to."""
+    x, out = args
+    if isinstance(x, ty.IncompleteType):
+        return False
+    axis, total = attrs.get("axis", 0), attrs.get("total", 0)
+    assert isinstance(axis, int) and isinstance(total, int)
+    if isinstance(x, ty.TensorType) and x.ndim is not None:
+        ax = axis + x.ndim if axis < 0 else axis
+        if 0 <= ax < x.ndim:
+            d = x.dims[ax]
+            ctx.require(
+                eq(d, total),
+                SHAPE_MISMATCH,
+                f"SplitToSequence: split sizes sum to {total} but axis {ax} has {d}",
+            )
+    ctx.unify(out, x)
+    return True
+
+
+#: ``onnx.split_sum(x, axis=a, total=t)``: ``x``, whose axis ``a`` must be ``t`` (the sum of
+#: ``SplitToSequence``'s split sizes)
+SPLIT_SUM: Final = ss.register_op(
+    "onnx.split_sum",
+    _split_sum_rel,
+    1,
+    doc="the input, whose axis must be the split sizes' sum",
+    attr_types={"axis": "int", "total": "int"},
+)
+LOOP_RESULT: Final = ss.register_op(
+    "onnx.loop_result",
+    _loop_result_rel,
+    -1,
+    doc="the final states and scan outputs of a Loop",
+    attr_types={"n": "int", "iteration": "any"},
+)
