@@ -156,21 +156,25 @@ def _loop(ctx: NodeContext) -> Outputs:
         )
     has_cond = ctx.has_input(1)
     cond_in = ctx.constant(True, "bool") if has_cond else ss.Constant(shape=(), dtype="bool")
-    it = _iteration(ctx)
+    it, bounded = _iteration(ctx)
     iteration = OF_TYPE(type=ss.TensorType((), "int64", value=it))
+    if not bounded and ctx.has_input(0):  # (from 0 to the trip count less one)
+        iteration = ss.ops.mod(
+            iteration, ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(1))
+        )
     outs = ctx.apply(body, [iteration, cond_in, *states])
     r = LOOP_RESULT(_loop_steps(ctx, body), *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it)
     return [r[i] for i in range(n + k)]
 
 
-def _iteration(ctx: NodeContext) -> ss.Dim:
-    """The iteration number: a new symbol from 0 to the trip count less one when that is a
-    constant."""
+def _iteration(ctx: NodeContext) -> tuple[ss.Dim, bool]:
+    """A new symbol for the iteration number, and whether it is bounded by the trip count (from
+    0 to the trip count less one, when that is a constant)."""
     name = str(ctx.fresh_dim("iteration"))
     m = ctx.value_of(0) if ctx.has_input(0) else None
     if m is not None and m.size == 1 and int(m.reshape(-1)[0]) >= 1:
-        return ss.dim(name, min=0, max=int(m.reshape(-1)[0]) - 1)
-    return ss.dim(name, min=0)
+        return ss.dim(name, min=0, max=int(m.reshape(-1)[0]) - 1), True
+    return ss.dim(name, min=0), False
 
 
 def _loop_steps(ctx: NodeContext, body: onnx.GraphProto) -> Expr:

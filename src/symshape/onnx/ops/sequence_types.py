@@ -179,19 +179,26 @@ def _mentions(t: Type, it: Dim) -> bool:
     return found
 
 
+def _forget(t: Type, it: Dim) -> Type:
+    """``t`` with each size that mentions the iteration number ``it`` a new ``?``."""
+    return ty.map_dims(t, lambda d: fresh_any() if it in d.symbols else d)
+
+
 def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] | None:
     """A loop-carried value's type over every iteration (its initial one ``init``, ``out`` after
     one iteration), and whether it stays the same (the body then sees one type every
     iteration); None to defer."""
     if isinstance(init, (ty.TupleType, ty.TypeCall)) or isinstance(out, (ty.TupleType, ty.TypeCall)):
         ei, eo = element_type(ctx, init), element_type(ctx, out)
+        if eo is not None and not isinstance(eo, _Empty):
+            eo = _forget(eo, it)  # (an element added at iteration i: a size of i is its own)
         j = _join(ctx, ei, eo)
         if j is None or eo is None:
             return None
         if isinstance(j, _Empty):
             return ty.TupleType(()), True
-        # the elements added have one type when those of the first iteration's join is theirs
-        stable = isinstance(eo, _Empty) or (_same(ctx, j, eo) and not _mentions(j, it))
+        # the elements added have one type when the join with those before is theirs
+        stable = isinstance(eo, _Empty) or _same(ctx, j, eo)
         return (seq_type(j), True) if stable else (seq_type(_any_rank(j)), False)
     if _same(ctx, init, out) and not _mentions(out, it):
         return _without_value(init), True
@@ -233,7 +240,9 @@ def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> boo
     for y in ys:
         if not isinstance(y, ty.TensorType):
             ctx.fail(TYPE_MISMATCH, f"a Loop's scan output must be a tensor, got `{y}`")
-        if stable and y.ndim is not None and not _mentions(y, it):
+        if steps.dims[0] == 0:  # no iteration ran: onnxruntime gives `(0, *shape)` when its
+            scans.append(ty.Tensor(None, y.dtype))  # inference knows the shape, else `(0,)`
+        elif stable and y.ndim is not None and not _mentions(y, it):
             scans.append(ty.TensorType((steps.dims[0], *y.dims), y.dtype))
         else:  # the body's types may change from one iteration to the next
             scans.append(ty.Tensor(None, y.dtype))
