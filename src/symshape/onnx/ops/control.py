@@ -25,7 +25,15 @@ from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.ops.common import like, stacked, value_slice
-from symshape.onnx.ops.sequence_types import LOOP_RESULT, OF_TYPE, SEQ_AT, SEQ_ELEMENT, SEQ_OF, is_sequence
+from symshape.onnx.ops.sequence_types import (
+    DECLARED,
+    LOOP_RESULT,
+    OF_TYPE,
+    SEQ_AT,
+    SEQ_ELEMENT,
+    SEQ_OF,
+    is_sequence,
+)
 from symshape.onnx.registry import Outputs, register
 
 if TYPE_CHECKING:
@@ -69,6 +77,22 @@ def _is_sequence_output(g: onnx.GraphProto, i: int) -> bool:
     return bool(tp.HasField("sequence_type"))
 
 
+def _declared_sizes(body: onnx.GraphProto, xs: list[Expr], kind: str) -> list[Expr]:
+    """A ``Scan`` body's inputs (``kind``) or outputs ``xs`` with the constant sizes the body
+    declares for them: onnxruntime allocates them by those and refuses others (a ``dim_param``
+    takes any size), so each must be the size computed (a guard or an error naming the value)."""
+    vis = body.input if kind == "input" else body.output
+    out = list(xs)
+    for i, vi in enumerate(vis[: len(xs)]):
+        tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
+        if tt is None or not tt.HasField("shape"):
+            continue
+        shape = tuple(int(d.dim_value) if d.HasField("dim_value") else None for d in tt.shape.dim)
+        if any(k is not None for k in shape):
+            out[i] = DECLARED(xs[i], shape=shape, what=f"Scan body {kind} '{vi.name}'")
+    return out
+
+
 @register("Scan", since=9)
 def _scan(ctx: NodeContext) -> Outputs:
     body = ctx.graph_attr("body")
@@ -85,7 +109,9 @@ def _scan(ctx: NodeContext) -> Outputs:
     states, scanned = xs[:n], xs[n:]
     first = ss.ops.int_tensor(0)
     slices = [ss.ops.take(x, first, axis=a, mode="fast") for x, a in zip(scanned, in_axes)]
-    outs = ctx.apply(body, [*states, *slices])
+    ins = _declared_sizes(body, [*states, *slices], "input")
+    states = ins[:n]  # (the final states: with the sizes declared for the body's)
+    outs = _declared_sizes(body, ctx.apply(body, ins), "output")
     steps: Expr | None = None  # (L,): every scan input has the same length (onnxruntime's check)
     for x, a in zip(scanned, in_axes):
         length = value_slice(ss.ops.shape_of(x), [a], [a + 1 if a != -1 else None])
@@ -113,9 +139,11 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
         ctx.fail(BAD_ATTRIBUTE, f"num_scan_inputs={m} for {len(xs)} inputs")
     states, scanned = xs[:n], xs[n:]
     zero = ss.ops.int_tensor(0)
-    one_entry = [ss.ops.take(s, zero, axis=0) for s in states]
+    one_entry: list[Expr] = [ss.ops.take(s, zero, axis=0) for s in states]
     steps_in = [ss.ops.take(ss.ops.take(x, zero, axis=0), zero, axis=0) for x in scanned]
-    outs = ctx.apply(body, [*one_entry, *steps_in])
+    ins = _declared_sizes(body, [*one_entry, *steps_in], "input")
+    one_entry = ins[:n]  # (the final states: with the sizes declared for the body's)
+    outs = _declared_sizes(body, ctx.apply(body, ins), "output")
     bl: Expr | None = None  # (B, L): every scan input's batch and length agree
     for x in scanned:
         here = ss.ops.cast(ss.ops.sum(x, axis=(0, 1), exclude=True), "int64")
@@ -126,7 +154,10 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
     checks = [stacked(ss.ops.sum(s, axis=0, exclude=True), batch) for s in states]
     if ctx.has_input(0):
         checks.append(stacked(batch, ctx.input(0)))
-    result: list[Expr] = [ss.ops.cast_like(s, stacked(e, o)) for s, e, o in zip(states, one_entry, outs[:n])]
+    result: list[Expr] = [
+        ss.ops.cast_like(ss.ops.take(ss.ops.expand_dims(e, 0), batch, axis=0), stacked(e, o))
+        for e, o in zip(one_entry, outs[:n])
+    ]
     for y in outs[n:]:
         y = ss.ops.take(ss.ops.expand_dims(y, 0, num_newaxis=2), steps, axis=1)
         result.append(ss.ops.take(y, batch, axis=0))

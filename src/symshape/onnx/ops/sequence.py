@@ -18,7 +18,7 @@ import onnx
 
 import symshape as ss
 from symshape import Expr
-from symshape.encoding.dims import fresh_join
+from symshape.encoding.dims import const, fresh_join
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
 from symshape.onnx.context import DTYPE, SEQUENCE, NodeContext
 from symshape.onnx.dtypes import to_dtype
@@ -158,7 +158,7 @@ def _split_to_sequence(ctx: NodeContext) -> Outputs:
         d = t.dims[ax]
         length = d.constant_value
         if length is None:  # an unknown count of chunks of `chunk`, the last what is left
-            size = fresh_join((ss.parse_dim(str(chunk)), (d - 1) % chunk + 1)) if chunk > 1 else 1
+            size = fresh_join((const(chunk), (d - 1) % chunk + 1)) if chunk > 1 else 1
             part = ss.ops.take(x, ss.Constant(shape=(size,), dtype="int64"), axis=ax)
             if split is None and not ctx.attr_int("keepdims", 1):
                 part = ss.ops.squeeze(part, axis=[ax])

@@ -30,8 +30,8 @@ from symshape import Type
 from symshape.encoding import types as ty
 from symshape.encoding.conds import eq
 from symshape.encoding.dim_atoms import AnyDim
-from symshape.encoding.dims import Dim, fresh_any, fresh_join
-from symshape.errors import AXIS_OUT_OF_RANGE, SHAPE_MISMATCH, TYPE_MISMATCH
+from symshape.encoding.dims import Dim, const, fresh_any, fresh_join
+from symshape.errors import AXIS_OUT_OF_RANGE, RANK_MISMATCH, SHAPE_MISMATCH, TYPE_MISMATCH
 from symshape.ir.program_rels import join_types
 from symshape.relations.base import Context
 
@@ -47,6 +47,7 @@ __all__ = [
     "LOOP_RESULT",
     "OF_TYPE",
     "SPLIT_SUM",
+    "DECLARED",
 ]
 
 #: the ADT name of a sequence of unknown length: ``Sequence[Tensor[(n,), float32]]``
@@ -303,6 +304,41 @@ SPLIT_SUM: Final = ss.register_op(
     1,
     doc="the input, whose axis must be the split sizes' sum",
     attr_types={"axis": "int", "total": "int"},
+)
+
+
+def _declared_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """``x`` with the constant sizes a ``Scan`` body declares for it (onnxruntime allocates the
+    body's values by them, and refuses another size): each must be ``x``'s."""
+    x, out = args
+    if isinstance(x, ty.IncompleteType):
+        return False
+    shape, what = attrs.get("shape", ()), attrs.get("what", "")
+    assert isinstance(shape, tuple)
+    if not isinstance(x, ty.TensorType) or x.ndim is None:
+        ctx.unify(out, x)
+        return True
+    if x.ndim != len(shape):
+        ctx.fail(RANK_MISMATCH, f"{what} is declared with rank {len(shape)}, gets `{x}`")
+    dims: list[Dim] = []
+    for ax, (d, k) in enumerate(zip(x.dims, shape)):
+        if k is None:
+            dims.append(d)
+            continue
+        ctx.require(eq(d, k), SHAPE_MISMATCH, f"{what} is declared with size {k} at axis {ax}, gets {d}")
+        dims.append(const(k))
+    ctx.unify(out, ty.TensorType(tuple(dims), x.dtype, x.value if x.value is not None else None))
+    return True
+
+
+#: ``onnx.declared(x, shape=(k or None, ...), what=...)``: ``x`` with the constant sizes declared
+#: for it, which must be its own
+DECLARED: Final = ss.register_op(
+    "onnx.declared",
+    _declared_rel,
+    1,
+    doc="the input with the constant sizes declared for it (checked)",
+    attr_types={"shape": "sizes", "what": "str"},
 )
 LOOP_RESULT: Final = ss.register_op(
     "onnx.loop_result",
