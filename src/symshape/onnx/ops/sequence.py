@@ -4,11 +4,16 @@ A sequence of known length is a symshape tuple: ``SequenceConstruct`` builds one
 ``SequenceInsert`` and ``SequenceErase`` at constant positions read and rebuild it,
 ``SequenceLength`` is its length (a constant), ``ConcatFromSequence`` concatenates (or stacks) its
 fields, ``SplitToSequence`` splits a tensor into as many parts as the split sizes (which must sum
-to the axis) or a constant axis length give. A sequence whose length is not known (a graph input,
-a split of a symbolic axis into chunks) is not converted: a tuple type has a fixed length.
+to the axis: an error in ONNX terms) or a constant axis length give.
 
-An optional holding a tensor is that tensor's value when present (``Optional``,
-``OptionalGetElement``); ``OptionalHasElement`` is a bool scalar.
+A sequence whose length is not known (a graph input ``seq(...)``, a split of a symbolic axis into
+chunks, a sequence grown in a ``Loop``) is ``Sequence[E]`` (:mod:`symshape.onnx.ops.sequence_types`):
+``SequenceInsert`` joins the element type, ``SequenceAt`` reads an element (its ``?`` sizes its
+own), ``SequenceLength`` is an int64 scalar not known, ``ConcatFromSequence`` an element whose axis
+has a new size. A tuple read or changed at a position not known is treated the same way.
+
+An optional is its value's type when present (``Optional``, ``OptionalGetElement``; an empty
+``Optional`` is a value of its ``type`` attribute); ``OptionalHasElement`` is a bool scalar.
 """
 
 from __future__ import annotations

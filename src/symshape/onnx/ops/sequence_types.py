@@ -32,8 +32,9 @@ from symshape.encoding.conds import eq
 from symshape.encoding.dim_atoms import AnyDim
 from symshape.encoding.dims import Dim, const, fresh_any, fresh_join
 from symshape.errors import AXIS_OUT_OF_RANGE, RANK_MISMATCH, SHAPE_MISMATCH, TYPE_MISMATCH
+from symshape.ir.op import Op
 from symshape.ir.program_rels import join_types
-from symshape.relations.base import Context
+from symshape.relations.base import Context, RelationFn
 
 __all__ = [
     "SEQUENCE",
@@ -189,6 +190,8 @@ def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] 
     """A loop-carried value's type over every iteration (its initial one ``init``, ``out`` after
     one iteration), and whether it stays the same (the body then sees one type every
     iteration); None to defer."""
+    if init == out and not isinstance(init, ty.IncompleteType) and not _mentions(init, it):
+        return init, True  # (a value passed on: a tuple keeps its length)
     if isinstance(init, (ty.TupleType, ty.TypeCall)) or isinstance(out, (ty.TupleType, ty.TypeCall)):
         ei, eo = element_type(ctx, init), element_type(ctx, out)
         if eo is not None and not isinstance(eo, _Empty):
@@ -251,29 +254,11 @@ def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> boo
     return True
 
 
-SEQ_INSERT: Final = ss.register_op(
-    "onnx.seq_insert", _seq_insert_rel, 2, doc="a sequence with one more element", attr_types={}
-)
-SEQ_AT: Final = ss.register_op(
-    "onnx.seq_at", _seq_at_rel, 1, doc="an element of a sequence at a position not known", attr_types={}
-)
-SEQ_ELEMENT: Final = ss.register_op(
-    "onnx.seq_element", _seq_element_rel, 1, doc="the join of a sequence's element types", attr_types={}
-)
-SEQ_OF: Final = ss.register_op(
-    "onnx.seq_of", _seq_of_rel, 1, doc="a sequence of unknown length of the given element type", attr_types={}
-)
-
-
 def _of_type_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     t = attrs.get("type")
     assert isinstance(t, (ty.TensorType, ty.TypeCall))
     ctx.unify(args[0], t)
     return True
-
-
-#: ``onnx.of_type(type=T)``: a value of type ``T`` (an empty optional's, typed by its attribute)
-OF_TYPE: Final = ss.register_op("onnx.of_type", _of_type_rel, 0, doc="a value of the given type")
 
 
 def _split_sum_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
@@ -294,17 +279,6 @@ def _split_sum_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
             )
     ctx.unify(out, x)
     return True
-
-
-#: ``onnx.split_sum(x, axis=a, total=t)``: ``x``, whose axis ``a`` must be ``t`` (the sum of
-#: ``SplitToSequence``'s split sizes)
-SPLIT_SUM: Final = ss.register_op(
-    "onnx.split_sum",
-    _split_sum_rel,
-    1,
-    doc="the input, whose axis must be the split sizes' sum",
-    attr_types={"axis": "int", "total": "int"},
-)
 
 
 def _declared_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
@@ -331,19 +305,26 @@ def _declared_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     return True
 
 
+def _op(name: str, relation: RelationFn, num_inputs: int, doc: str, **attr_types: str) -> Op:
+    return ss.register_op(f"onnx.{name}", relation, num_inputs, doc=doc, attr_types=attr_types)
+
+
+SEQ_INSERT: Final = _op("seq_insert", _seq_insert_rel, 2, "a sequence with one more element")
+SEQ_AT: Final = _op("seq_at", _seq_at_rel, 1, "an element of a sequence at a position not known")
+SEQ_ELEMENT: Final = _op("seq_element", _seq_element_rel, 1, "the join of a sequence's element types")
+SEQ_OF: Final = _op("seq_of", _seq_of_rel, 1, "a sequence of unknown length of the given element type")
+#: ``onnx.of_type(type=T)``: a value of type ``T`` (an empty optional's, typed by its attribute)
+OF_TYPE: Final = _op("of_type", _of_type_rel, 0, "a value of the given type", type="any")
+#: ``onnx.split_sum(x, axis=a, total=t)``: ``x``, whose axis ``a`` must be ``t`` (the sum of
+#: ``SplitToSequence``'s split sizes)
+SPLIT_SUM: Final = _op(
+    "split_sum", _split_sum_rel, 1, "the input; its axis is the split sizes' sum", axis="int", total="int"
+)
 #: ``onnx.declared(x, shape=(k or None, ...), what=...)``: ``x`` with the constant sizes declared
 #: for it, which must be its own
-DECLARED: Final = ss.register_op(
-    "onnx.declared",
-    _declared_rel,
-    1,
-    doc="the input with the constant sizes declared for it (checked)",
-    attr_types={"shape": "sizes", "what": "str"},
+DECLARED: Final = _op(
+    "declared", _declared_rel, 1, "the input with its declared sizes (checked)", shape="sizes", what="str"
 )
-LOOP_RESULT: Final = ss.register_op(
-    "onnx.loop_result",
-    _loop_result_rel,
-    -1,
-    doc="the final states and scan outputs of a Loop",
-    attr_types={"n": "int", "iteration": "any"},
+LOOP_RESULT: Final = _op(
+    "loop_result", _loop_result_rel, -1, "a Loop's final states and scan outputs", n="int", iteration="any"
 )
