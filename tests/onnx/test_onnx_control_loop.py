@@ -210,3 +210,17 @@ def _ort_raw(model: onnx.ModelProto, feeds: dict[str, Any]) -> list[Any]:
 
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     return list(sess.run(None, feeds))
+
+
+def test_a_row_per_iteration_needs_as_many_rows_as_iterations() -> None:
+    """A constant trip count of 5 reading row ``i`` of ``x (n, 3)``: the iteration number is one of
+    0 to 4, and the index check is required of each (onnxruntime refuses ``n < 5``)."""
+    five = node("Constant", [], ["m"], name="m", value=onnx.numpy_helper.from_array(np.array(5, np.int64)))
+    model = _running_sum(node("Identity", ["c"], ["c_out"], name="keep"), [five])
+    ins = [In("x", F, ("n", 3)), In("s0", F, (3,))]
+    res = sso.infer(model, dims=symbols_of(ins))
+    assert res.status == "guarded", res.report()
+    n = ss.dim("n")
+    assert [res.valid_at({n: k}) for k in (1, 4, 5, 6)] == [False, False, True, True]
+    assert str(res.type_of("ys")) == "Tensor[(5, 3), float32]"
+    assert disagreements(model, ["n"], [{"n": 1}, {"n": 4}, {"n": 5}, {"n": 6}], feeds_of(ins)) == []

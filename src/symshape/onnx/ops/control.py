@@ -18,10 +18,11 @@ An ``If`` whose outputs are declared sequences joins its branches' element types
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.dims import const, fresh_join
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.ops.common import like, stacked, value_slice
@@ -187,25 +188,31 @@ def _loop(ctx: NodeContext) -> Outputs:
         )
     has_cond = ctx.has_input(1)
     cond_in = ctx.constant(True, "bool") if has_cond else ss.Constant(shape=(), dtype="bool")
-    it, bounded = _iteration(ctx)
-    iteration = OF_TYPE(type=ss.TensorType((), "int64", value=it))
-    if not bounded and ctx.has_input(0):  # (from 0 to the trip count less one)
-        iteration = ss.ops.mod(
-            iteration, ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(1))
-        )
+    it = _iteration(ctx)
+    iteration = (
+        ss.Constant(shape=(), dtype="int64")
+        if it is None
+        else OF_TYPE(type=ss.TensorType((), "int64", value=it))
+    )
     outs = ctx.apply(body, [iteration, cond_in, *states])
-    r = LOOP_RESULT(_loop_steps(ctx, body), *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it)
+    it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
+    r = LOOP_RESULT(_loop_steps(ctx, body), *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
     return [r[i] for i in range(n + k)]
 
 
-def _iteration(ctx: NodeContext) -> tuple[ss.Dim, bool]:
-    """A new symbol for the iteration number, and whether it is bounded by the trip count (from
-    0 to the trip count less one, when that is a constant)."""
-    name = str(ctx.fresh_dim("iteration"))
+def _iteration(ctx: NodeContext) -> ss.Dim | None:
+    """The iteration number's value: one of 0 to the trip count less one (a join: a condition
+    over it is required of each) when the trip count is a constant of at most
+    :data:`_MAX_NAMED_ITERATIONS`, else not known."""
     m = ctx.value_of(0) if ctx.has_input(0) else None
-    if m is not None and m.size == 1 and int(m.reshape(-1)[0]) >= 1:
-        return ss.dim(name, min=0, max=int(m.reshape(-1)[0]) - 1), True
-    return ss.dim(name, min=0), False
+    if m is not None and m.size == 1 and 1 <= int(m.reshape(-1)[0]) <= _MAX_NAMED_ITERATIONS:
+        return fresh_join(tuple(const(k) for k in range(int(m.reshape(-1)[0]))))
+    return None
+
+
+#: the most iterations whose numbers a ``Loop``'s iteration value is the join of (each condition
+#: over it is stated for each; see :func:`symshape.encoding.conds.expand_joins`)
+_MAX_NAMED_ITERATIONS: Final = 16
 
 
 def _loop_steps(ctx: NodeContext, body: onnx.GraphProto) -> Expr:

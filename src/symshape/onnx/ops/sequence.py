@@ -137,7 +137,7 @@ def _concat_from_sequence(ctx: NodeContext) -> Outputs:
         if new_axis:
             e = ss.ops.expand_dims(e, axis)
         size = ss.Constant(shape=(ctx.fresh_dim("concatenated"),), dtype="int64")
-        return ss.ops.take(e, size, axis=axis)
+        return ss.ops.take(e, size, axis=axis, mode="clip")  # (the type only)
     if new_axis:
         return ss.ops.stack(fs, axis=axis)
     return ss.ops.concatenate(fs, axis=axis)
@@ -164,7 +164,7 @@ def _split_to_sequence(ctx: NodeContext) -> Outputs:
         length = d.constant_value
         if length is None:  # an unknown count of chunks of `chunk`, the last what is left
             size = fresh_join((const(chunk), (d - 1) % chunk + 1)) if chunk > 1 else 1
-            part = ss.ops.take(x, ss.Constant(shape=(size,), dtype="int64"), axis=ax)
+            part = ss.ops.take(x, ss.Constant(shape=(size,), dtype="int64"), axis=ax, mode="clip")
             if split is None and not ctx.attr_int("keepdims", 1):
                 part = ss.ops.squeeze(part, axis=[ax])
             return SEQ_OF(part)

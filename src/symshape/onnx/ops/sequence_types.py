@@ -182,14 +182,29 @@ def _mentions(t: Type, it: Dim) -> bool:
 
 
 def _forget(t: Type, it: Dim) -> Type:
-    """``t`` with each size that mentions the iteration number ``it`` a new ``?``."""
-    return ty.map_dims(t, lambda d: fresh_any() if it in d.symbols else d)
+    """``t`` with each size that mentions the iteration number ``it`` or a size computed at run
+    time a new ``?`` (one of each element added)."""
+    return ty.map_dims(t, lambda d: fresh_any() if d.has_unknowns or it in d.symbols else d)
+
+
+def _has_unknowns(t: Type) -> bool:
+    found = False
+
+    def look(d: Dim) -> Dim:
+        nonlocal found
+        found = found or d.has_unknowns
+        return d
+
+    ty.map_dims(t, look)
+    return found
 
 
 def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] | None:
     """A loop-carried value's type over every iteration (its initial one ``init``, ``out`` after
     one iteration), and whether it stays the same (the body then sees one type every
-    iteration); None to defer."""
+    iteration); None to defer (until the sizes the iteration computes are solved)."""
+    if _has_unknowns(out) and not ctx.final:
+        return None
     if init == out and not isinstance(init, ty.IncompleteType) and not _mentions(init, it):
         return init, True  # (a value passed on: a tuple keeps its length)
     if isinstance(init, (ty.TupleType, ty.TypeCall)) or isinstance(out, (ty.TupleType, ty.TypeCall)):
