@@ -271,3 +271,48 @@ def test_an_empty_optional_of_a_sequence_type() -> None:
     assert res.status == "ok", res.report()
     assert str(res.type_of("o")) == "Sequence[Tensor[(5,), float32]]"
     assert str(res.type_of("has")) == "Tensor[(), bool]"
+
+
+def _if_of(then_nodes: list[onnx.NodeProto], else_nodes: list[onnx.NodeProto]) -> onnx.ModelProto:
+    def branch(nodes: list[onnx.NodeProto], name: str) -> onnx.GraphProto:
+        out = [_seq_in(nodes[-1].output[0], None)]
+        return helper.make_graph(nodes, name, [], out)
+
+    n = node(
+        "If",
+        ["c"],
+        ["s"],
+        name="if",
+        then_branch=branch(then_nodes, "then"),
+        else_branch=branch(else_nodes, "else"),
+    )
+    ins = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"]),
+        helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+    ]
+    return _model([n, node("SequenceLength", ["s"], ["l"], name="len")], ins, ["s", "l"])
+
+
+_EMPTY = [node("SequenceEmpty", [], ["e"], name="e")]
+_ONE = [node("SequenceConstruct", ["x"], ["one"], name="one")]
+_TWO = [node("SequenceConstruct", ["x", "x"], ["two"], name="two")]
+_SPLIT = [node("SplitToSequence", ["x"], ["parts"], name="parts", keepdims=0)]
+
+
+@pytest.mark.parametrize(
+    ("then_nodes", "else_nodes", "want", "length"),
+    [
+        (_EMPTY, _EMPTY, "()", "Tensor[(), int64] = 0"),
+        (_TWO, _TWO, "(Tensor[(N,), float32], Tensor[(N,), float32])", "Tensor[(), int64] = 2"),
+        (_EMPTY, _ONE, "Sequence[Tensor[(N,), float32]]", "Tensor[(), int64]"),
+        (_ONE, _TWO, "Sequence[Tensor[(N,), float32]]", "Tensor[(), int64]"),
+        (_ONE, _SPLIT, "Sequence[Tensor[?, float32]]", "Tensor[(), int64]"),
+    ],
+)
+def test_if_keeps_tuples_of_one_length_and_joins_the_rest(
+    then_nodes: list[onnx.NodeProto], else_nodes: list[onnx.NodeProto], want: str, length: str
+) -> None:
+    model = _if_of(then_nodes, else_nodes)
+    runs = [({N: n}, {"x": np.zeros(n, np.float32), "c": np.array(c)}) for n in (1, 3) for c in (True, False)]
+    res = _check(model, {"N": N}, runs)
+    assert (str(res.type_of("s")), str(res.type_of("l"))) == (want, length)

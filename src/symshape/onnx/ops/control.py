@@ -33,6 +33,7 @@ from symshape.onnx.ops.sequence_types import (
     SEQ_AT,
     SEQ_ELEMENT,
     SEQ_OF,
+    SEQ_PICK,
     is_sequence,
 )
 from symshape.onnx.registry import Outputs, register
@@ -55,17 +56,16 @@ def _if(ctx: NodeContext) -> Outputs:
     if not any(seqs):
         r = ss.If(cond, ctx.block(then_g), ctx.block(else_g))
         return [r] if n == 1 else [r[i] for i in range(n)]
-    # a sequence output: the join of the branches' element types (one branch's sequence may be a
-    # tuple of known length, the other's not), a sequence of unknown length
+    # a sequence output: the branches' tuples of one length joined, else a sequence of unknown
+    # length of the join of their element types (see SEQ_PICK)
     branches = []
     for g in (then_g, else_g):
         b = ctx.block(g)
         outs = [b] if n == 1 else [b[i] for i in range(n)]
-        parts = [SEQ_ELEMENT(o) if q else o for o, q in zip(outs, seqs)]
-        branches.append(parts[0] if n == 1 else ss.Tuple(parts))
+        branches.append(ss.Tuple(outs + [SEQ_ELEMENT(o) for o, q in zip(outs, seqs) if q]))
     r = ss.If(cond, branches[0], branches[1])
-    rs = [r] if n == 1 else [r[i] for i in range(n)]
-    return [SEQ_OF(o) if q else o for o, q in zip(rs, seqs)]
+    elems = iter(range(n, n + sum(seqs)))
+    return [SEQ_PICK(r[i], r[next(elems)]) if q else r[i] for i, q in enumerate(seqs)]
 
 
 def _is_sequence_output(g: onnx.GraphProto, i: int) -> bool:

@@ -45,6 +45,7 @@ __all__ = [
     "SEQ_AT",
     "SEQ_ELEMENT",
     "SEQ_OF",
+    "SEQ_PICK",
     "LOOP_RESULT",
     "OF_TYPE",
     "SPLIT_SUM",
@@ -143,11 +144,23 @@ def _seq_element_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> boo
     e = element_type(ctx, s)
     if e is None:
         return False
-    if isinstance(e, _Empty):  # (an If joining it with the other branch's elements: nothing added)
+    if isinstance(e, _Empty):  # none: left a hole, which an If's join unifies with the other
+        return ctx.final  # branch's element type (SEQ_PICK fills it when both are empty)
+    ctx.unify(out, e)
+    return True
+
+
+def _seq_pick_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """An ``If``'s sequence output: the join of its branches' sequences when that is a tuple
+    (tuples of one length), else a sequence of the join of their element types ``elem``."""
+    joined, elem, out = args
+    if isinstance(joined, ty.IncompleteType):
+        return False
+    if isinstance(elem, ty.IncompleteType):
         if not ctx.final:
             return False
-        e = ctx.fresh_hole()
-    ctx.unify(out, e)
+        elem = ctx.unify(elem, ty.Tensor(None, None))  # (no element in either branch)
+    ctx.unify(out, joined if isinstance(joined, ty.TupleType) else seq_type(elem))
     return True
 
 
@@ -327,6 +340,7 @@ def _op(name: str, relation: RelationFn, num_inputs: int, doc: str, **attr_types
 SEQ_INSERT: Final = _op("seq_insert", _seq_insert_rel, 2, "a sequence with one more element")
 SEQ_AT: Final = _op("seq_at", _seq_at_rel, 1, "an element of a sequence at a position not known")
 SEQ_ELEMENT: Final = _op("seq_element", _seq_element_rel, 1, "the join of a sequence's element types")
+SEQ_PICK: Final = _op("seq_pick", _seq_pick_rel, 2, "an If's sequence output")
 SEQ_OF: Final = _op("seq_of", _seq_of_rel, 1, "a sequence of unknown length of the given element type")
 #: ``onnx.of_type(type=T)``: a value of type ``T`` (an empty optional's, typed by its attribute)
 OF_TYPE: Final = _op("of_type", _of_type_rel, 0, "a value of the given type", type="any")
