@@ -224,3 +224,37 @@ def test_a_row_per_iteration_needs_as_many_rows_as_iterations() -> None:
     assert [res.valid_at({n: k}) for k in (1, 4, 5, 6)] == [False, False, True, True]
     assert str(res.type_of("ys")) == "Tensor[(5, 3), float32]"
     assert disagreements(model, ["n"], [{"n": 1}, {"n": 4}, {"n": 5}, {"n": 6}], feeds_of(ins)) == []
+
+
+def test_a_loop_that_may_stop_early_requires_no_row_it_may_not_read() -> None:
+    """A trip count of 5 whose body stops the loop after ``i == 2``: rows 0 to 2 of ``x (3, 3)``
+    are read (onnxruntime runs it); the count is a new symbol and row ``i`` is not required for
+    ``i`` up to 4."""
+    five = node("Constant", [], ["m"], name="m", value=onnx.numpy_helper.from_array(np.array(5, np.int64)))
+    two = node("Constant", [], ["two"], name="two", value=onnx.numpy_helper.from_array(np.array(2, np.int64)))
+    model = _running_sum(node("Less", ["i", "two"], ["c_out"], name="less"), [five, two])
+    model.graph.input[0].type.tensor_type.shape.dim[0].Clear()
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 3
+    res = sso.infer(model)
+    assert res.status == "ok", res.report()
+    t = res.type_of("ys")
+    assert isinstance(t, ss.TensorType) and t.ndim == 2 and not t.dims[0].is_constant and t.dims[1] == 3
+    got = run_ort(model, {"x": np.zeros((3, 3), np.float32), "s0": np.zeros(3, np.float32)})
+    assert got[1].shape == (3, 3)
+
+
+def test_zero_iterations_apply_no_body() -> None:
+    """A trip count of 0: the body (which would read row 7 of ``x (3, 3)``) never runs."""
+    zero = node("Constant", [], ["m"], name="m", value=onnx.numpy_helper.from_array(np.array(0, np.int64)))
+    model = _running_sum(node("Identity", ["c"], ["c_out"], name="keep"), [zero])
+    seven = onnx.numpy_helper.from_array(np.array(7, np.int64), "i7")
+    body = model.graph.node[-1].attribute[0].g
+    body.node[1].input[1] = "i7"
+    body.initializer.append(seven)
+    model.graph.input[0].type.tensor_type.shape.dim[0].Clear()
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 3
+    res = sso.infer(model)
+    assert res.status == "ok", res.report()
+    assert str(res.type_of("s")) == "Tensor[(3,), float32]"
+    got = run_ort(model, {"x": np.zeros((3, 3), np.float32), "s0": np.zeros(3, np.float32)})
+    assert got[0].shape == (3,) and got[1].shape[0] == 0

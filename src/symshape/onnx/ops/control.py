@@ -25,6 +25,7 @@ from symshape import Expr
 from symshape.encoding.dims import const, fresh_join
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
+from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.ops.common import like, stacked, value_slice
 from symshape.onnx.ops.sequence_types import (
     DECLARED,
@@ -186,27 +187,41 @@ def _loop(ctx: NodeContext) -> Outputs:
             f"the body has {len(body.input)} inputs and {len(body.output)} outputs"
             f" for {n} loop-carried values",
         )
-    has_cond = ctx.has_input(1)
-    cond_in = ctx.constant(True, "bool") if has_cond else ss.Constant(shape=(), dtype="bool")
-    it = _iteration(ctx)
+    m = ctx.value_of(0) if ctx.has_input(0) else None
+    trip = int(m.reshape(-1)[0]) if m is not None and m.size == 1 else None
+    c0 = ctx.value_of(1) if ctx.has_input(1) else None
+    if (c0 is not None and c0.size == 1 and not bool(c0.reshape(-1)[0])) or (trip is not None and trip <= 0):
+        # no iteration runs: the initial states; onnxruntime gives a scan output (0, *shape)
+        # when its inference knows the body's output shape, else (0,): no rank is claimed
+        scans = [OF_TYPE(type=ss.Tensor(None, _declared_dtype(vi))) for vi in body.output[1 + n :]]
+        return [*states, *scans]
+    # the trip count when the condition stays true: no condition input, or a true one that the
+    # body passes on
+    runs_all = not ctx.has_input(1) or (c0 is not None and c0.size == 1 and _passes_true(body))
+    cond_in = ctx.constant(True, "bool") if ctx.has_input(1) else ss.Constant(shape=(), dtype="bool")
+    it = _iteration(trip) if runs_all else None
     iteration = (
         ss.Constant(shape=(), dtype="int64")
         if it is None
         else OF_TYPE(type=ss.TensorType((), "int64", value=it))
     )
     outs = ctx.apply(body, [iteration, cond_in, *states])
+    if runs_all and ctx.has_input(0):
+        count = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
+        steps: Expr = ss.ops.zeros(ss.ops.reshape(count, (1,)), "int64")
+    else:
+        steps = ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
     it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
-    r = LOOP_RESULT(_loop_steps(ctx, body), *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
+    r = LOOP_RESULT(steps, *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
     return [r[i] for i in range(n + k)]
 
 
-def _iteration(ctx: NodeContext) -> ss.Dim | None:
+def _iteration(trip: int | None) -> ss.Dim | None:
     """The iteration number's value: one of 0 to the trip count less one (a join: a condition
-    over it is required of each) when the trip count is a constant of at most
-    :data:`_MAX_NAMED_ITERATIONS`, else not known."""
-    m = ctx.value_of(0) if ctx.has_input(0) else None
-    if m is not None and m.size == 1 and 1 <= int(m.reshape(-1)[0]) <= _MAX_NAMED_ITERATIONS:
-        return fresh_join(tuple(const(k) for k in range(int(m.reshape(-1)[0]))))
+    over it is required of each) when every iteration of a constant trip count of at most
+    :data:`_MAX_NAMED_ITERATIONS` runs, else not known."""
+    if trip is not None and 1 <= trip <= _MAX_NAMED_ITERATIONS:
+        return fresh_join(tuple(const(k) for k in range(trip)))
     return None
 
 
@@ -215,16 +230,10 @@ def _iteration(ctx: NodeContext) -> ss.Dim | None:
 _MAX_NAMED_ITERATIONS: Final = 16
 
 
-def _loop_steps(ctx: NodeContext, body: onnx.GraphProto) -> Expr:
-    """A ``(L,)`` tensor, ``L`` the iteration count of a ``Loop`` (see :func:`_loop`)."""
-    c0 = ctx.value_of(1) if ctx.has_input(1) else None
-    if c0 is not None and c0.size == 1 and not bool(c0.reshape(-1)[0]):
-        return ss.Constant(shape=(0,), dtype="int64")
-    stays_true = not ctx.has_input(1) or (c0 is not None and c0.size == 1 and _passes_true(body))
-    if stays_true and ctx.has_input(0):
-        m = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
-        return ss.ops.zeros(ss.ops.reshape(m, (1,)), "int64")
-    return ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
+def _declared_dtype(vi: onnx.ValueInfoProto) -> str | None:
+    """The dtype a body output declares (None when it does not, or symshape has none)."""
+    tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
+    return to_dtype(tt.elem_type) if tt is not None and tt.elem_type else None
 
 
 def _passes_true(body: onnx.GraphProto) -> bool:
