@@ -64,13 +64,13 @@ def test_if_branches_with_equal_types_keep_them() -> None:
 
 
 def test_unsupported_node_inside_a_branch_is_reported_up_front() -> None:
-    then_g = _branch("then", [node("Loop", ["x"], ["a"], name="inner_loop")], "a", None)
+    then_g = _branch("then", [node("NoSuchOp", ["x"], ["a"], name="inner_op")], "a", None)
     else_g = _branch("else", [node("Neg", ["x"], ["b"], name="ng")], "b", None)
     n = node("If", ["c"], ["y"], name="branchy", then_branch=then_g, else_branch=else_g)
     res = sso.infer(make_model([n], [In("x", F, ("n", 4)), In("c", "bool", ())], ["y"]))
     assert res.status == "error"
     cause, op, names = res.unsupported[0]
-    assert (cause.key, op, names) == ("control-flow", "Loop", ("inner_loop",))
+    assert (cause.key, op, names) == ("unsupported-op", "NoSuchOp", ("inner_op",))
 
 
 def _scan_model(out_axis: int) -> object:

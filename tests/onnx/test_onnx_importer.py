@@ -152,7 +152,9 @@ def test_unnamed_nodes_are_named_by_position() -> None:
 
 
 def test_sequence_inputs_are_unsupported_and_the_rest_is_inferred() -> None:
-    seq = helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)
+    # (a sequence of tensors is Sequence[E]: test_onnx_seq_unknown_length; one of sequences not)
+    inner = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    seq = helper.make_value_info("s", helper.make_sequence_type_proto(inner))
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])
     g = helper.make_graph(
         [node("Relu", ["x"], ["y"])], "g", [seq, x], [helper.make_empty_tensor_value_info("y")]

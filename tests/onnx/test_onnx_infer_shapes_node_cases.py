@@ -55,11 +55,9 @@ LESS_PRECISE = {
     "test_linear_attention_decode_step",
     "test_linear_attention_prefill_with_past",
     "test_linear_attention_no_past_explicit_zeros",
-    # the Scan body declares its state and scan slices with size 2; symshape keeps the outer
-    # inputs' symbols (and writes z's dimension 1 as max(s0_0, s1_1))
-    "test_scan9_sum",
-    "test_scan9_multi_state",
-    "test_scan_sum",  # (the same at opset 8, converted since Scan-8 is supported)
+    # the Loop body declares y with size 1; onnx writes res_scan (?, 1), symshape (5, s0_0):
+    # onnxruntime runs y of size 3 too (a declared body shape is only warned about), giving (5, 3)
+    "test_loop11",
 }
 # floors (measured with onnx 1.23.2 and onnxruntime 1.32: 1426 annotated, 1114 run; 39 zeroed)
 ANNOTATED = 1400  # one-node cases symshape annotates

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, ge, lt
+from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, expand_joins, ge, lt
 from symshape.encoding.dims import bounds
 from symshape.encoding.types import TensorType
 from symshape.encoding.values import range_str
@@ -106,7 +106,7 @@ def _take_check(res: InferenceResult, rs: Ranges, c: Call) -> IndexCheck | None:
         texts.append(_text(parts[-1], f"{lo} >= {least}"))
     if not parts:
         return None
-    cond = all_of(*parts)
+    cond = expand_joins(all_of(*parts))  # (a join's condition: required of each alternative)
     text = " and ".join(x for x in texts if x != "True") or "True"
     count = product(ind.shape)
     if bounds(count)[0] < 1:

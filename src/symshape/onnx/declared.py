@@ -111,10 +111,15 @@ class DimNames:
                 return d
 
     def type_from_proto(self, tp: onnx.TypeProto, what: str) -> tuple[Type, int]:
-        """A declared ONNX type as a symshape type, with the ONNX element type (an optional
-        tensor's is the tensor's: its value when present)."""
-        if tp.HasField("optional_type") and tp.optional_type.elem_type.HasField("tensor_type"):
+        """A declared ONNX type as a symshape type, with the ONNX element type (an optional's is
+        its value's, when present; a sequence of tensors is ``Sequence[element type]``)."""
+        if tp.HasField("optional_type"):  # (its value when present)
             tp = tp.optional_type.elem_type
+        if tp.HasField("sequence_type") and tp.sequence_type.elem_type.HasField("tensor_type"):
+            from symshape.onnx.ops.sequence_types import seq_type  # (converters: imported late)
+
+            elem, et = self.type_from_proto(tp.sequence_type.elem_type, what)
+            return seq_type(elem), et
         if not tp.HasField("tensor_type"):
             kind = tp.WhichOneof("value") or "unknown"
             raise Unsupported(SEQUENCE, f"{what} has a {kind.replace('_type', '')} type")

@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 #: operators whose subgraphs the importer converts (their nodes are named and checked up front)
-SUBGRAPH_OPS: Final = frozenset({"If", "Scan"})
+SUBGRAPH_OPS: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
 _CONTROL: Final = frozenset({"If", "Loop", "Scan", "SequenceMap"})
 _SEQUENCE_OPS: Final = frozenset(
     """SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength

@@ -14,7 +14,7 @@ linalg          ``MatMul``, ``Gemm``, ``Det``, ``Einsum``
 image           ``Resize``, ``GridSample``, ``Col2Im``, RoI pooling, ``DFT``, ``STFT``
 rnn             ``RNN``, ``GRU``, ``LSTM``
 attention       ``Attention``, ``LinearAttention``, ``ai.onnx.preview.FlexAttention``
-control         ``If``
+control         ``If``, ``Scan``, ``Loop``, ``SequenceMap``
 misc            quantization, random generators, windows, losses, newer fused operators,
                 ``ai.onnx.preview.training`` optimizers
 ml              ``ai.onnx.ml``: ``Binarizer``, ``LabelEncoder``, ``ArrayFeatureExtractor``,
@@ -22,8 +22,9 @@ ml              ``ai.onnx.ml``: ``Binarizer``, ``LabelEncoder``, ``ArrayFeatureE
 strings         ``StringConcat``, ``StringSplit``, ``StringNormalizer``, ``RegexFullMatch``,
                 ``TfIdfVectorizer`` (string tensors have an unknown dtype)
 sequence        ``SequenceConstruct``/``At``/``Insert``/``Erase``/``Length``/``Empty``,
-                ``SplitToSequence``, ``ConcatFromSequence`` (sequences of known length as tuples),
-                ``Optional``, ``OptionalGetElement``, ``OptionalHasElement``
+                ``SplitToSequence``, ``ConcatFromSequence`` (sequences of known length as tuples,
+                others ``Sequence[E]``: sequence_types), ``Optional``, ``OptionalGetElement``,
+                ``OptionalHasElement``
 contrib         onnxruntime's ``com.microsoft`` operators of transformer graphs (``Attention``, ...)
 ==============  ===================================================================================
 """

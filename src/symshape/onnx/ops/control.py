@@ -1,4 +1,4 @@
-"""Control flow: ``If``.
+"""Control flow: ``If``, ``Scan``, ``Loop``, ``SequenceMap``.
 
 An ``If`` whose condition is a constant is its taken branch, converted in place. Otherwise both
 branches become symshape blocks and the node a symshape ``If``, whose type is the join of the
@@ -10,17 +10,37 @@ state outputs must have their shapes), and each scan output is the body's output
 length (the scan inputs' common size along their axes, a shape value) inserted at its output axis
 (a negative one counted from the output's end). The directions do not change the types.
 Opset 8's ``Scan`` (a batch axis first, the sequence axis second) is converted the same way.
-``Loop`` is not converted yet.
+
+``Loop`` applies its body once (see :func:`_loop`); ``SequenceMap`` applies its body to each
+element of sequences of known length, else once to an element (see :func:`_sequence_map`).
+An ``If`` whose outputs are declared sequences joins its branches' element types.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Final
+
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.dims import const, fresh_join
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
+from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.ops.common import like, stacked, value_slice
+from symshape.onnx.ops.sequence_types import (
+    DECLARED,
+    LOOP_RESULT,
+    OF_TYPE,
+    SEQ_AT,
+    SEQ_ELEMENT,
+    SEQ_OF,
+    SEQ_PICK,
+    is_sequence,
+)
 from symshape.onnx.registry import Outputs, register
+
+if TYPE_CHECKING:
+    import onnx
 
 __all__: list[str] = []
 
@@ -32,9 +52,47 @@ def _if(ctx: NodeContext) -> Outputs:
     if c is not None and c.size == 1:
         return ctx.inline(then_g if bool(c.reshape(-1)[0]) else else_g)
     cond = ss.ops.reshape(ctx.input(0), ())
-    r = ss.If(cond, ctx.block(then_g), ctx.block(else_g))
     n = len(then_g.output)
-    return [r] if n == 1 else [r[i] for i in range(n)]
+    seqs = [_is_sequence_output(then_g, i) or _is_sequence_output(else_g, i) for i in range(n)]
+    if not any(seqs):
+        r = ss.If(cond, ctx.block(then_g), ctx.block(else_g))
+        return [r] if n == 1 else [r[i] for i in range(n)]
+    # a sequence output: the branches' tuples of one length joined, else a sequence of unknown
+    # length of the join of their element types (see SEQ_PICK)
+    branches = []
+    for g in (then_g, else_g):
+        b = ctx.block(g)
+        outs = [b] if n == 1 else [b[i] for i in range(n)]
+        branches.append(ss.Tuple(outs + [SEQ_ELEMENT(o) for o, q in zip(outs, seqs) if q]))
+    r = ss.If(cond, branches[0], branches[1])
+    elems = iter(range(n, n + sum(seqs)))
+    return [SEQ_PICK(r[i], r[next(elems)]) if q else r[i] for i, q in enumerate(seqs)]
+
+
+def _is_sequence_output(g: onnx.GraphProto, i: int) -> bool:
+    """Whether output ``i`` of ``g`` is declared a sequence (or an optional sequence)."""
+    if i >= len(g.output):
+        return False
+    tp = g.output[i].type
+    if tp.HasField("optional_type"):
+        tp = tp.optional_type.elem_type
+    return bool(tp.HasField("sequence_type"))
+
+
+def _declared_sizes(body: onnx.GraphProto, xs: list[Expr], kind: str) -> list[Expr]:
+    """A ``Scan`` body's inputs (``kind``) or outputs ``xs`` with the constant sizes the body
+    declares for them: onnxruntime allocates them by those and refuses others (a ``dim_param``
+    takes any size), so each must be the size computed (a guard or an error naming the value)."""
+    vis = body.input if kind == "input" else body.output
+    out = list(xs)
+    for i, vi in enumerate(vis[: len(xs)]):
+        tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
+        if tt is None or not tt.HasField("shape"):
+            continue
+        shape = tuple(int(d.dim_value) if d.HasField("dim_value") else None for d in tt.shape.dim)
+        if any(k is not None for k in shape):
+            out[i] = DECLARED(xs[i], shape=shape, what=f"Scan body {kind} '{vi.name}'")
+    return out
 
 
 @register("Scan", since=9)
@@ -53,7 +111,9 @@ def _scan(ctx: NodeContext) -> Outputs:
     states, scanned = xs[:n], xs[n:]
     first = ss.ops.int_tensor(0)
     slices = [ss.ops.take(x, first, axis=a, mode="fast") for x, a in zip(scanned, in_axes)]
-    outs = ctx.apply(body, [*states, *slices])
+    ins = _declared_sizes(body, [*states, *slices], "input")
+    states = ins[:n]  # (the final states: with the sizes declared for the body's)
+    outs = _declared_sizes(body, ctx.apply(body, ins), "output")
     steps: Expr | None = None  # (L,): every scan input has the same length (onnxruntime's check)
     for x, a in zip(scanned, in_axes):
         length = value_slice(ss.ops.shape_of(x), [a], [a + 1 if a != -1 else None])
@@ -81,9 +141,11 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
         ctx.fail(BAD_ATTRIBUTE, f"num_scan_inputs={m} for {len(xs)} inputs")
     states, scanned = xs[:n], xs[n:]
     zero = ss.ops.int_tensor(0)
-    one_entry = [ss.ops.take(s, zero, axis=0) for s in states]
+    one_entry: list[Expr] = [ss.ops.take(s, zero, axis=0) for s in states]
     steps_in = [ss.ops.take(ss.ops.take(x, zero, axis=0), zero, axis=0) for x in scanned]
-    outs = ctx.apply(body, [*one_entry, *steps_in])
+    ins = _declared_sizes(body, [*one_entry, *steps_in], "input")
+    one_entry = ins[:n]  # (the final states: with the sizes declared for the body's)
+    outs = _declared_sizes(body, ctx.apply(body, ins), "output")
     bl: Expr | None = None  # (B, L): every scan input's batch and length agree
     for x in scanned:
         here = ss.ops.cast(ss.ops.sum(x, axis=(0, 1), exclude=True), "int64")
@@ -94,10 +156,131 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
     checks = [stacked(ss.ops.sum(s, axis=0, exclude=True), batch) for s in states]
     if ctx.has_input(0):
         checks.append(stacked(batch, ctx.input(0)))
-    result: list[Expr] = [ss.ops.cast_like(s, stacked(e, o)) for s, e, o in zip(states, one_entry, outs[:n])]
+    result: list[Expr] = [
+        ss.ops.cast_like(ss.ops.take(ss.ops.expand_dims(e, 0), batch, axis=0), stacked(e, o))
+        for e, o in zip(one_entry, outs[:n])
+    ]
     for y in outs[n:]:
         y = ss.ops.take(ss.ops.expand_dims(y, 0, num_newaxis=2), steps, axis=1)
         result.append(ss.ops.take(y, batch, axis=0))
     for check in checks:
         result = [ss.ops.cast_like(r, ss.ops.cast_like(check, r)) for r in result]
     return result
+
+
+@register("Loop", since=1, value_inputs=(0, 1))
+def _loop(ctx: NodeContext) -> Outputs:
+    """The body is applied once, to the initial states, an iteration number whose value is not
+    known and a condition that is true (the body runs only while it is; without the condition
+    input, one not known). A final state has its initial type when the body gives it back with
+    that type (then every iteration sees the same types), else an unknown rank; a sequence grows
+    by the join of what the iteration adds. A scan output has the iteration count first: the
+    trip count when the condition stays true (no condition input, or a true one that the body
+    passes on), none for a false one, else a new symbol."""
+    body = ctx.graph_attr("body")
+    states = [ctx.input(i) for i in range(2, ctx.num_inputs)]
+    n = len(states)
+    k = len(body.output) - 1 - n
+    if k < 0 or len(body.input) != n + 2:
+        ctx.fail(
+            BAD_ATTRIBUTE,
+            f"the body has {len(body.input)} inputs and {len(body.output)} outputs"
+            f" for {n} loop-carried values",
+        )
+    m = ctx.value_of(0) if ctx.has_input(0) else None
+    trip = int(m.reshape(-1)[0]) if m is not None and m.size == 1 else None
+    c0 = ctx.value_of(1) if ctx.has_input(1) else None
+    if (c0 is not None and c0.size == 1 and not bool(c0.reshape(-1)[0])) or (trip is not None and trip <= 0):
+        # no iteration runs: the initial states; onnxruntime gives a scan output (0, *shape)
+        # when its inference knows the body's output shape, else (0,): no rank is claimed
+        scans = [OF_TYPE(type=ss.Tensor(None, _declared_dtype(vi))) for vi in body.output[1 + n :]]
+        return [*states, *scans]
+    # the trip count when the condition stays true: no condition input, or a true one that the
+    # body passes on
+    runs_all = not ctx.has_input(1) or (c0 is not None and c0.size == 1 and _passes_true(body))
+    cond_in = ctx.constant(True, "bool") if ctx.has_input(1) else ss.Constant(shape=(), dtype="bool")
+    it = _iteration(trip) if runs_all else None
+    iteration = (
+        ss.Constant(shape=(), dtype="int64")
+        if it is None
+        else OF_TYPE(type=ss.TensorType((), "int64", value=it))
+    )
+    outs = ctx.apply(body, [iteration, cond_in, *states])
+    if runs_all and ctx.has_input(0):
+        count = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
+        steps: Expr = ss.ops.zeros(ss.ops.reshape(count, (1,)), "int64")
+    else:
+        steps = ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
+    it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
+    r = LOOP_RESULT(steps, *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
+    return [r[i] for i in range(n + k)]
+
+
+def _iteration(trip: int | None) -> ss.Dim | None:
+    """The iteration number's value: one of 0 to the trip count less one (a join: a condition
+    over it is required of each) when every iteration of a constant trip count of at most
+    :data:`_MAX_NAMED_ITERATIONS` runs, else not known."""
+    if trip is not None and 1 <= trip <= _MAX_NAMED_ITERATIONS:
+        return fresh_join(tuple(const(k) for k in range(trip)))
+    return None
+
+
+#: the most iterations whose numbers a ``Loop``'s iteration value is the join of (each condition
+#: over it is stated for each; see :func:`symshape.encoding.conds.expand_joins`)
+_MAX_NAMED_ITERATIONS: Final = 16
+
+
+def _declared_dtype(vi: onnx.ValueInfoProto) -> str | None:
+    """The dtype a body output declares (None when it does not, or symshape has none)."""
+    tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
+    return to_dtype(tt.elem_type) if tt is not None and tt.elem_type else None
+
+
+def _passes_true(body: onnx.GraphProto) -> bool:
+    """Whether the body's condition output is true whenever its condition input is: the input
+    itself (through ``Identity`` nodes), or a constant true."""
+    from onnx import numpy_helper
+
+    producers = {o: nd for nd in body.node for o in nd.output}
+    name, cond_in = body.output[0].name, body.input[1].name
+    for _ in range(len(body.node) + 1):
+        if name == cond_in:
+            return True
+        nd = producers.get(name)
+        if nd is None:
+            return False
+        if nd.op_type == "Identity" and not nd.domain:
+            name = nd.input[0]
+        elif nd.op_type == "Constant" and not nd.domain and len(nd.attribute) == 1:
+            a = nd.attribute[0]
+            if a.name != "value":
+                return False
+            v = numpy_helper.to_array(a.t)
+            return bool(v.size == 1 and v.reshape(-1)[0])
+        else:
+            return False
+    return False
+
+
+@register("SequenceMap", since=17)
+def _sequence_map(ctx: NodeContext) -> Outputs:
+    """The body applied to each element (input 0 and every other sequence input; a tensor input
+    is the same for each): sequences of known length of one length give the sequences of the
+    body's outputs element by element, others a sequence of unknown length of the body's output
+    types (the body applied to an element at a position not known)."""
+    body = ctx.graph_attr("body")
+    xs = ctx.inputs()
+    types = [ctx.type_of(i) for i in range(len(xs))]
+    seqs = [i for i, t in enumerate(types) if i == 0 or isinstance(t, ss.TupleType) or is_sequence(t)]
+    lengths = {len(t.fields) for i in seqs if isinstance(t := types[i], ss.TupleType)}
+    if all(isinstance(types[i], ss.TupleType) for i in seqs) and len(lengths) == 1:
+        (length,) = lengths
+        per = [
+            ctx.apply(body, [ss.TupleGetItem(x, j) if i in seqs else x for i, x in enumerate(xs)])
+            for j in range(length)
+        ]
+        return [ss.Tuple([p[o] for p in per]) for o in range(len(body.output))]
+    if len(lengths) > 1:
+        ctx.fail(BAD_ATTRIBUTE, f"SequenceMap of sequences of lengths {sorted(lengths)}")
+    outs = ctx.apply(body, [SEQ_AT(x) if i in seqs else x for i, x in enumerate(xs)])
+    return [SEQ_OF(o) for o in outs]

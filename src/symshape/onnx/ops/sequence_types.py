@@ -1,0 +1,359 @@
+"""Sequences of unknown length, and the type relations of sequences and ``Loop``.
+
+A sequence whose length is known is a tuple (see :mod:`symshape.onnx.ops.sequence`). One whose
+length is not known (a graph input, a sequence grown in a ``Loop``, a ``SequenceMap`` result) has
+the type ``Sequence[E]`` (a :class:`~symshape.TypeCall` of :data:`SEQUENCE`): every element is a
+tensor of type ``E``, where a ``?`` of ``E`` (a join of differing sizes, see
+:func:`symshape.ir.program_rels.join_types`) is one of its alternatives *for each element on its
+own*: :data:`SEQ_AT` gives each element read a fresh ``?`` of the same alternatives, so two
+elements are never taken to have one size. A given symbol of ``E`` (``seq(float[N])`` declared
+by the model) is the same in every element, as the model declares it.
+
+* :func:`seq_type` builds ``Sequence[E]``; :func:`element_type` joins a sequence's (or a tuple's)
+  element types (an empty tuple has none: the empty sequence adds nothing to a join).
+* :data:`SEQ_INSERT` (``onnx.seq_insert(s, x)``): ``Sequence[E | type(x)]``.
+* :data:`SEQ_AT` (``onnx.seq_at(s)``): an element at a position not known.
+* :data:`SEQ_ELEMENT` (``onnx.seq_element(s)``): the join of the elements (a sequence's element
+  type, a tuple's joined fields) and :data:`SEQ_OF` (``onnx.seq_of(e)``): ``Sequence[type(e)]``,
+  so that an ``If`` joins the element types of its branches' sequences.
+* :data:`LOOP_RESULT` (``onnx.loop_result(steps, *inits, *outs, *scans, n=N)``): the outputs of a
+  ``Loop`` whose body was applied once to the initial states (see :mod:`symshape.onnx.ops.control`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import symshape as ss
+from symshape import Type
+from symshape.encoding import types as ty
+from symshape.encoding.conds import eq
+from symshape.encoding.dim_atoms import AnyDim
+from symshape.encoding.dims import Dim, const, fresh_any, fresh_join
+from symshape.errors import AXIS_OUT_OF_RANGE, RANK_MISMATCH, SHAPE_MISMATCH, TYPE_MISMATCH
+from symshape.ir.op import Op
+from symshape.ir.program_rels import join_types
+from symshape.relations.base import Context, RelationFn
+
+__all__ = [
+    "SEQUENCE",
+    "seq_type",
+    "is_sequence",
+    "element_type",
+    "SEQ_INSERT",
+    "SEQ_AT",
+    "SEQ_ELEMENT",
+    "SEQ_OF",
+    "SEQ_PICK",
+    "LOOP_RESULT",
+    "OF_TYPE",
+    "SPLIT_SUM",
+    "DECLARED",
+]
+
+#: the ADT name of a sequence of unknown length: ``Sequence[Tensor[(n,), float32]]``
+SEQUENCE: Final = ss.GlobalTypeVar("Sequence")
+
+
+def seq_type(elem: Type) -> ty.TypeCall:
+    """``Sequence[elem]``."""
+    return ty.TypeCall(SEQUENCE, (elem,))
+
+
+def is_sequence(t: Type | None) -> bool:
+    """Whether ``t`` is a sequence of unknown length."""
+    return isinstance(t, ty.TypeCall) and t.func == SEQUENCE
+
+
+class _Empty:
+    """The element type of the empty sequence: none (a join leaves it out)."""
+
+
+EMPTY: Final = _Empty()
+
+
+def element_type(ctx: Context, t: Type) -> Type | _Empty | None:
+    """The join of the element types of sequence ``t`` (a tuple: its fields), :data:`EMPTY` for
+    the empty tuple; None to defer (a hole). Anything else is a ``type-mismatch``."""
+    if isinstance(t, ty.IncompleteType):
+        return None
+    if is_sequence(t):
+        assert isinstance(t, ty.TypeCall)
+        return t.args[0]
+    if not isinstance(t, ty.TupleType):
+        ctx.fail(TYPE_MISMATCH, f"`{t}` is not a sequence")
+    acc: Type | _Empty | None = EMPTY
+    for f in t.fields:
+        acc = _join(ctx, acc, f)
+        if acc is None:
+            return None
+    return acc
+
+
+def _join(ctx: Context, a: Type | _Empty | None, b: Type | _Empty | None) -> Type | _Empty | None:
+    if a is None or b is None:
+        return None
+    if isinstance(a, _Empty):
+        return b
+    if isinstance(b, _Empty):
+        return a
+    return join_types(ctx, a, b)
+
+
+def _seq_insert_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    s, x, out = args
+    e = element_type(ctx, s)
+    if e is None or isinstance(x, ty.IncompleteType):
+        return False
+    j = _join(ctx, e, x)
+    if j is None:
+        return False
+    assert not isinstance(j, _Empty)
+    ctx.unify(out, seq_type(j))
+    return True
+
+
+def fresh_sizes(t: Type) -> Type:
+    """``t`` with each ``?`` a new one of the same alternatives (one element's own sizes)."""
+
+    def inst(d: Dim) -> Dim:
+        sub: dict[Any, Dim] = {a: fresh_join(a.alts) if a.alts else fresh_any() for a in _any_atoms(d)}
+        return d.subs(sub) if sub else d
+
+    return ty.map_dims(t, inst)
+
+
+def _any_atoms(d: Dim) -> list[AnyDim]:
+    return sorted({a for a in d.atoms() if isinstance(a, AnyDim)}, key=lambda a: a.id)
+
+
+def _seq_at_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    s, out = args
+    e = element_type(ctx, s)
+    if e is None:
+        return False
+    if isinstance(e, _Empty):
+        ctx.fail(AXIS_OUT_OF_RANGE, "SequenceAt of an empty sequence")
+    ctx.unify(out, fresh_sizes(e))
+    return True
+
+
+def _seq_element_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    s, out = args
+    e = element_type(ctx, s)
+    if e is None:
+        return False
+    if isinstance(e, _Empty):  # none: left a hole, which an If's join unifies with the other
+        return ctx.final  # branch's element type (SEQ_PICK fills it when both are empty)
+    ctx.unify(out, e)
+    return True
+
+
+def _seq_pick_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """An ``If``'s sequence output: the join of its branches' sequences when that is a tuple
+    (tuples of one length), else a sequence of the join of their element types ``elem``."""
+    joined, elem, out = args
+    if isinstance(joined, ty.IncompleteType):
+        return False
+    if isinstance(elem, ty.IncompleteType):
+        if not ctx.final:
+            return False
+        elem = ctx.unify(elem, ty.Tensor(None, None))  # (no element in either branch)
+    ctx.unify(out, joined if isinstance(joined, ty.TupleType) else seq_type(elem))
+    return True
+
+
+def _seq_of_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    e, out = args
+    if isinstance(e, ty.IncompleteType):
+        return False
+    ctx.unify(out, seq_type(e))
+    return True
+
+
+def _same(ctx: Context, a: Type, b: Type) -> bool:
+    """Whether tensor types ``a`` and ``b`` have one dtype and provably equal shapes."""
+    if not isinstance(a, ty.TensorType) or not isinstance(b, ty.TensorType):
+        return a == b
+    if a.dtype != b.dtype or a.ndim is None or a.ndim != b.ndim:
+        return False
+    return all(x == y or ctx.prove(eq(x, y)) is True for x, y in zip(a.dims, b.dims))
+
+
+def _mentions(t: Type, it: Dim) -> bool:
+    """Whether type ``t`` (its shape) mentions the iteration number ``it``."""
+    found = False
+
+    def look(d: Dim) -> Dim:
+        nonlocal found
+        found = found or it in d.symbols
+        return d
+
+    ty.map_dims(t, look)
+    return found
+
+
+def _forget(t: Type, it: Dim) -> Type:
+    """``t`` with each size that mentions the iteration number ``it`` or a size computed at run
+    time a new ``?`` (one of each element added)."""
+    return ty.map_dims(t, lambda d: fresh_any() if d.has_unknowns or it in d.symbols else d)
+
+
+def _has_unknowns(t: Type) -> bool:
+    found = False
+
+    def look(d: Dim) -> Dim:
+        nonlocal found
+        found = found or d.has_unknowns
+        return d
+
+    ty.map_dims(t, look)
+    return found
+
+
+def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] | None:
+    """A loop-carried value's type over every iteration (its initial one ``init``, ``out`` after
+    one iteration), and whether it stays the same (the body then sees one type every
+    iteration); None to defer (until the sizes the iteration computes are solved)."""
+    if _has_unknowns(out) and not ctx.final:
+        return None
+    if init == out and not isinstance(init, ty.IncompleteType) and not _mentions(init, it):
+        return init, True  # (a value passed on: a tuple keeps its length)
+    if isinstance(init, (ty.TupleType, ty.TypeCall)) or isinstance(out, (ty.TupleType, ty.TypeCall)):
+        ei, eo = element_type(ctx, init), element_type(ctx, out)
+        if eo is not None and not isinstance(eo, _Empty):
+            eo = _forget(eo, it)  # (an element added at iteration i: a size of i is its own)
+        j = _join(ctx, ei, eo)
+        if j is None or eo is None:
+            return None
+        if isinstance(j, _Empty):
+            return ty.TupleType(()), True
+        # the elements added have one type when the join with those before is theirs
+        stable = isinstance(eo, _Empty) or _same(ctx, j, eo)
+        return (seq_type(j), True) if stable else (seq_type(_any_rank(j)), False)
+    if _same(ctx, init, out) and not _mentions(out, it):
+        return _without_value(init), True
+    if isinstance(init, ty.TensorType) and isinstance(out, ty.TensorType):
+        return ty.Tensor(None, init.dtype if init.dtype == out.dtype else None), False
+    return ty.ObjectType(), False
+
+
+def _any_rank(t: Type) -> Type:
+    return ty.Tensor(None, t.dtype) if isinstance(t, ty.TensorType) else ty.ObjectType()
+
+
+def _without_value(t: Type) -> Type:
+    if isinstance(t, ty.TensorType) and (t.value is not None or t.range is not None):
+        return ty.TensorType(t.shape, t.dtype)
+    return t
+
+
+def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """``(*finals, *scan outputs)`` of a ``Loop``: ``steps`` is ``(L,)`` (the iteration count),
+    then the ``n`` initial states, the ``n`` states after one iteration, the body's scan outputs,
+    and the result."""
+    n, it = attrs.get("n", 0), attrs.get("iteration")
+    assert isinstance(n, int) and isinstance(it, Dim)
+    steps, rest, out = args[0], args[1:-1], args[-1]
+    inits, outs, ys = rest[:n], rest[n : 2 * n], rest[2 * n :]
+    if any(isinstance(t, ty.IncompleteType) for t in (steps, *ys)):
+        return False
+    finals: list[Type] = []
+    stable = True
+    for a, b in zip(inits, outs):
+        w = _widened(ctx, a, b, it)
+        if w is None:
+            return False
+        finals.append(w[0])
+        stable = stable and w[1]
+    assert isinstance(steps, ty.TensorType) and steps.ndim == 1
+    scans: list[Type] = []
+    for y in ys:
+        if not isinstance(y, ty.TensorType):
+            ctx.fail(TYPE_MISMATCH, f"a Loop's scan output must be a tensor, got `{y}`")
+        if steps.dims[0] == 0:  # no iteration ran: onnxruntime gives `(0, *shape)` when its
+            scans.append(ty.Tensor(None, y.dtype))  # inference knows the shape, else `(0,)`
+        elif stable and y.ndim is not None and not _mentions(y, it):
+            scans.append(ty.TensorType((steps.dims[0], *y.dims), y.dtype))
+        else:  # the body's types may change from one iteration to the next
+            scans.append(ty.Tensor(None, y.dtype))
+    ctx.unify(out, ty.TupleType((*finals, *scans)))
+    return True
+
+
+def _of_type_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    t = attrs.get("type")
+    assert isinstance(t, (ty.TensorType, ty.TypeCall))
+    ctx.unify(args[0], t)
+    return True
+
+
+def _split_sum_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """``x`` itself, whose axis must have the size the split sizes sum to."""
+    x, out = args
+    if isinstance(x, ty.IncompleteType):
+        return False
+    axis, total = attrs.get("axis", 0), attrs.get("total", 0)
+    assert isinstance(axis, int) and isinstance(total, int)
+    if isinstance(x, ty.TensorType) and x.ndim is not None:
+        ax = axis + x.ndim if axis < 0 else axis
+        if 0 <= ax < x.ndim:
+            d = x.dims[ax]
+            ctx.require(
+                eq(d, total),
+                SHAPE_MISMATCH,
+                f"SplitToSequence: split sizes sum to {total} but axis {ax} has {d}",
+            )
+    ctx.unify(out, x)
+    return True
+
+
+def _declared_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """``x`` with the constant sizes a ``Scan`` body declares for it (onnxruntime allocates the
+    body's values by them, and refuses another size): each must be ``x``'s."""
+    x, out = args
+    if isinstance(x, ty.IncompleteType):
+        return False
+    shape, what = attrs.get("shape", ()), attrs.get("what", "")
+    assert isinstance(shape, tuple)
+    if not isinstance(x, ty.TensorType) or x.ndim is None:
+        ctx.unify(out, x)
+        return True
+    if x.ndim != len(shape):
+        ctx.fail(RANK_MISMATCH, f"{what} is declared with rank {len(shape)}, gets `{x}`")
+    dims: list[Dim] = []
+    for ax, (d, k) in enumerate(zip(x.dims, shape)):
+        if k is None:
+            dims.append(d)
+            continue
+        ctx.require(eq(d, k), SHAPE_MISMATCH, f"{what} is declared with size {k} at axis {ax}, gets {d}")
+        dims.append(const(k))
+    ctx.unify(out, ty.TensorType(tuple(dims), x.dtype, x.value if x.value is not None else None))
+    return True
+
+
+def _op(name: str, relation: RelationFn, num_inputs: int, doc: str, **attr_types: str) -> Op:
+    return ss.register_op(f"onnx.{name}", relation, num_inputs, doc=doc, attr_types=attr_types)
+
+
+SEQ_INSERT: Final = _op("seq_insert", _seq_insert_rel, 2, "a sequence with one more element")
+SEQ_AT: Final = _op("seq_at", _seq_at_rel, 1, "an element of a sequence at a position not known")
+SEQ_ELEMENT: Final = _op("seq_element", _seq_element_rel, 1, "the join of a sequence's element types")
+SEQ_PICK: Final = _op("seq_pick", _seq_pick_rel, 2, "an If's sequence output")
+SEQ_OF: Final = _op("seq_of", _seq_of_rel, 1, "a sequence of unknown length of the given element type")
+#: ``onnx.of_type(type=T)``: a value of type ``T`` (an empty optional's, typed by its attribute)
+OF_TYPE: Final = _op("of_type", _of_type_rel, 0, "a value of the given type", type="any")
+#: ``onnx.split_sum(x, axis=a, total=t)``: ``x``, whose axis ``a`` must be ``t`` (the sum of
+#: ``SplitToSequence``'s split sizes)
+SPLIT_SUM: Final = _op(
+    "split_sum", _split_sum_rel, 1, "the input; its axis is the split sizes' sum", axis="int", total="int"
+)
+#: ``onnx.declared(x, shape=(k or None, ...), what=...)``: ``x`` with the constant sizes declared
+#: for it, which must be its own
+DECLARED: Final = _op(
+    "declared", _declared_rel, 1, "the input with its declared sizes (checked)", shape="sizes", what="str"
+)
+LOOP_RESULT: Final = _op(
+    "loop_result", _loop_result_rel, -1, "a Loop's final states and scan outputs", n="int", iteration="any"
+)
