@@ -20,6 +20,9 @@ and onnx's own node test cases that hold a subgraph symshape converts (:func:`_n
 
 from __future__ import annotations
 
+import functools
+import io
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -324,6 +327,52 @@ def scan8() -> onnx.ModelProto:
     return make_model([n], ins, ["sf", "ps"], opset=8)
 
 
+@functools.lru_cache(maxsize=1)
+def torch_if() -> onnx.ModelProto:
+    """A scripted module with a data-dependent ``if`` (``h.sum() > 0``: the branches concatenate
+    ``h`` and ``x`` in either order, one through a ``Neg``), exported by ``torch.onnx.export``
+    (TorchScript, opset 17) with dynamic ``batch`` and ``seq``: an ``If`` node whose branches
+    torch names ``sub_graph`` and ``sub_graph1``."""
+    import torch
+
+    class Branchy(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 8)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = self.lin(x)
+            if bool(h.sum() > 0):
+                y = torch.cat([h, x], dim=-1)
+            else:
+                y = torch.cat([x, -h], dim=-1)
+            return (y * x.shape[1]).reshape(x.shape[0], -1)
+
+    torch.manual_seed(0)
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            torch.jit.script(Branchy()),
+            (torch.randn(2, 5, 8),),
+            buf,
+            input_names=["x"],
+            output_names=["y"],
+            dynamic_axes={"x": {0: "batch", 1: "seq"}},
+            opset_version=17,
+            dynamo=False,
+        )
+    return onnx.load_from_string(buf.getvalue())
+
+
+def _torch_feeds(s: Sizes, k: int) -> Arrays:
+    """``x`` of 100 or -100 everywhere (by ``k``'s parity: ``h.sum()`` then has either sign, each
+    branch is taken) plus noise."""
+    rng = np.random.default_rng(k)
+    x = (1 if k % 2 == 0 else -1) * 100 + rng.standard_normal((s["batch"], s["seq"], 8))
+    return {"x": x.astype(np.float32)}
+
+
 @dataclass(frozen=True)
 class Model:
     name: str
@@ -355,6 +404,7 @@ MODELS = (
     Model("scan9", scan9, _bs_feeds(("s0", "xs"))),
     Model("scan9_with_if", lambda: scan9(with_if=True), _bs_feeds(("s0", "xs_tb"))),
     Model("scan8", scan8, _bs_feeds(("s0", "xs"))),
+    Model("torch_if", torch_if, _torch_feeds),
 )
 SIZES = (
     {"batch": 1, "seq": 1},
@@ -405,6 +455,10 @@ def test_the_written_body_shapes_are_symbolic() -> None:
     assert scan["body"]["s"] == ["batch", 4] and scan["body"]["h"] == ["batch", 8]
     assert scan["in_then"]["ta"] == ["batch"] and scan["in_else"]["en"] == ["batch"]
     assert {k[0]: v for k, v in subgraph_written(sso.infer_shapes(scan8())).items()}["body8"]["p2"] == [1, 4]
+    branches = {k[0]: v for k, v in subgraph_written(sso.infer_shapes(torch_if())).items()}
+    assert sorted(branches) == ["sub_graph", "sub_graph1"]
+    assert all(dims == ["batch", "seq", 16] for name, dims in branches["sub_graph"].items())
+    assert branches["sub_graph1"]["/Neg_output_0"] == ["batch", "seq", 8]
 
 
 # -- onnx's node test cases ------------------------------------------------------------------------
