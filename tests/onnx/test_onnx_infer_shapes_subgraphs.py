@@ -21,7 +21,8 @@ and onnx's own node test cases that hold a subgraph symshape converts (:func:`_n
 from __future__ import annotations
 
 import functools
-import io
+import os
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -349,20 +350,20 @@ def torch_if() -> onnx.ModelProto:
             return (y * x.shape[1]).reshape(x.shape[0], -1)
 
     torch.manual_seed(0)
-    buf = io.BytesIO()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "branchy.onnx")
         warnings.simplefilter("ignore")
         torch.onnx.export(
             torch.jit.script(Branchy()),
             (torch.randn(2, 5, 8),),
-            buf,
+            path,
             input_names=["x"],
             output_names=["y"],
             dynamic_axes={"x": {0: "batch", 1: "seq"}},
             opset_version=17,
             dynamo=False,
         )
-    return onnx.load_from_string(buf.getvalue())
+        return onnx.load(path)
 
 
 def _torch_feeds(s: Sizes, k: int) -> Arrays:
