@@ -186,13 +186,14 @@ def accepted_by_onnx(m2: onnx.ModelProto, knows_more: bool = False) -> None:
 
 
 def _same(ours: Written, theirs: Written, knows_more: bool) -> bool:
-    """onnx's inference changed nothing written; it names an unknown dimension (``unk__3``);
-    ``knows_more``: it may write a number for a ``dim_param``."""
+    """onnx's inference changed nothing written; where symshape wrote an unknown dimension it may
+    name one (``unk__3``, or a ``dim_param`` a body declares for its input); ``knows_more``: it may
+    write a number for a ``dim_param``."""
     if ours is None or theirs is None or len(ours) != len(theirs):
         return ours == theirs
     return all(
         o == t
-        or (o is None and isinstance(t, str) and t.startswith("unk__"))
+        or (o is None and isinstance(t, str))
         or (knows_more and isinstance(o, str) and isinstance(t, int))
         for o, t in zip(ours, theirs)
     )
@@ -374,11 +375,69 @@ def _torch_feeds(s: Sizes, k: int) -> Arrays:
     return {"x": x.astype(np.float32)}
 
 
+def loop(growing: bool) -> onnx.ModelProto:
+    """``Loop`` over a run-time trip count with a true condition: the state ``s`` (batch, seq)
+    becomes ``s + x``, the scan output is its row sums (batch,) and ``Range(0, i + 1)`` has the
+    iteration number's length (not one size for the run: written unknown). ``growing``: the state
+    becomes ``Concat(s, x)`` along axis 1 instead, (batch, seq*(i + 2)) at iteration ``i``: its
+    types change from one iteration to the next, so the body is not written."""
+    step = (
+        node("Concat", ["s", "x"], ["s2"], name="grow", axis=1)
+        if growing
+        else node("Add", ["s", "x"], ["s2"], name="add")
+    )
+    body = helper.make_graph(
+        [
+            node("Identity", ["cond_in"], ["cond_out"], name="keep"),
+            step,
+            _i64("ax1", [1]),
+            node("ReduceSum", ["s2", "ax1"], ["rows"], name="rows", keepdims=0),
+            _i64("one", 1),
+            _i64("zero", 0),
+            node("Add", ["i", "one"], ["i1"], name="i1"),
+            node("Range", ["zero", "i1", "one"], ["upto"], name="upto"),
+            node("Cast", ["upto"], ["upto_f"], name="upto_f", to=F),
+            node("ReduceSum", ["upto_f"], ["tri"], name="tri", keepdims=1),
+            node("Mul", ["rows", "tri"], ["scaled"], name="scaled"),
+        ],
+        "loop_body",
+        [_vi("i", [], TensorProto.INT64), _vi("cond_in", [], TensorProto.BOOL), _vi("s", [None, None])],
+        [_vi("cond_out", [], TensorProto.BOOL), _vi("s2", [None, None]), _vi("scaled", [None])],
+    )
+    n = node("Loop", ["trip", "go", "s0"], ["sf", "rs"], name="loop", body=body)
+    ins = [
+        In("x", "float32", ("batch", "seq")),
+        In("s0", "float32", ("batch", "seq")),
+        In("trip", "int64", ()),
+    ]
+    m = make_model([n], ins, ["sf", "rs"], opset=17, inits={"go": np.array(True)})
+    # the outputs' ranks declared (onnx's checker wants a shape; symshape knows none for the
+    # growing state: what is declared stays)
+    m.graph.output[0].CopyFrom(_vi("sf", ["batch", None]))
+    m.graph.output[1].CopyFrom(_vi("rs", [None, "batch"]))
+    return m
+
+
+def _loop_feeds(s: Sizes, k: int) -> Arrays:
+    rng = np.random.default_rng(k)
+    b, t = s["batch"], s["seq"]
+    x, s0 = (rng.standard_normal((b, t)).astype(np.float32) for _ in range(2))
+    # (1 to 3 iterations: with none, onnxruntime shapes the empty scan output after the declared
+    # output, (0, 0) for the annotated copy's (trip, batch) where the original gives (0,))
+    return {"x": x, "s0": s0, "trip": np.array(k % 3 + 1, np.int64)}
+
+
+#: the Loop converter lives on another branch (h-seqs) at the time of writing: with it, the Loop
+#: models run; without it, infer_shapes refuses them (unsupported-op), which says nothing here
+LOOP = pytest.mark.skipif("Loop" not in sso.supported_ops(), reason="no Loop converter on this branch")
+
+
 @dataclass(frozen=True)
 class Model:
     name: str
     make: Callable[[], onnx.ModelProto]
     feeds: Callable[[Sizes, int], Arrays]  # (sizes, the k-th run: an If's condition alternates)
+    complete: bool = True  # (every body value is written)
 
 
 def _bs_feeds(names: tuple[str, ...]) -> Callable[[Sizes, int], Arrays]:
@@ -406,6 +465,8 @@ MODELS = (
     Model("scan9_with_if", lambda: scan9(with_if=True), _bs_feeds(("s0", "xs_tb"))),
     Model("scan8", scan8, _bs_feeds(("s0", "xs"))),
     Model("torch_if", torch_if, _torch_feeds),
+    pytest.param(Model("loop", lambda: loop(False), _loop_feeds), marks=LOOP),
+    pytest.param(Model("loop_growing", lambda: loop(True), _loop_feeds, complete=False), marks=LOOP),
 )
 SIZES = (
     {"batch": 1, "seq": 1},
@@ -418,12 +479,12 @@ SIZES = (
 _CHECKED: dict[str, int] = {}
 
 
-@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: getattr(m, "name", ""))
 def test_every_body_value_is_written_and_is_its_run_shape(model: Model) -> None:
     m = model.make()
     m2 = sso.infer_shapes(m)
     written = subgraph_written(m2)
-    for g in graphs_within(m2.graph):  # every body value typed, every rank known
+    for g in graphs_within(m2.graph) if model.complete else ():  # every body value typed
         body_values = {o for n in g.node for o in n.output if o} | {vi.name for vi in (*g.input, *g.output)}
         assert body_values <= set(written[graph_key(g)]), (g.name, body_values - set(written[graph_key(g)]))
     accepted_by_onnx(m2)
@@ -442,6 +503,16 @@ def test_every_body_value_is_written_and_is_its_run_shape(model: Model) -> None:
     assert {(key, name) for key, values in written.items() for name in values} == seen
     _CHECKED[model.name] = total
     assert total > 0
+
+
+@LOOP
+def test_a_loop_body_is_written_where_every_iteration_has_its_types() -> None:
+    got = {k[0]: v for k, v in subgraph_written(sso.infer_shapes(loop(False))).items()}["loop_body"]
+    assert got["s"] == got["s2"] == ["batch", "seq"] and got["rows"] == got["scaled"] == ["batch"]
+    assert got["upto"] == [None] and got["tri"] == [1]  # (the iteration number's length: unknown)
+    grown = sso.infer_shapes(loop(True))
+    body = next(graphs_within(grown.graph))
+    assert not body.value_info and [dims_of(vi) for vi in body.output] == [[], [None, None], [None]]
 
 
 def test_the_written_body_shapes_are_symbolic() -> None:
@@ -468,6 +539,7 @@ def test_the_written_body_shapes_are_symbolic() -> None:
 # test_onnx_infer_shapes_node_cases): the Scan bodies declare their state and slices with size 2,
 # symshape keeps the outer inputs' symbols in the body; LinearAttention's kv_num_heads
 ONNX_KNOWS_MORE = {
+    "test_loop11",  # (its body declares y_in and y_out (1,))
     "test_scan_sum",
     "test_scan9_sum",
     "test_scan9_multi_state",
@@ -475,7 +547,7 @@ ONNX_KNOWS_MORE = {
     "test_linear_attention_prefill_with_past_expanded",
     "test_linear_attention_no_past_explicit_zeros_expanded",
 }
-# the cases with a subgraph symshape cannot convert, by cause (measured with onnx 1.23.2)
+# the cases with a subgraph symshape may not convert, by cause (measured with onnx 1.23.2)
 NOT_CONVERTED = {
     "Loop": {
         "test_loop11",
@@ -491,6 +563,12 @@ NOT_CONVERTED = {
     },
     "sequence or optional values": {"test_if_opt", "test_loop13_seq", "test_loop16_seq_none"},
 }
+
+
+def _feed(a: Any) -> Any:
+    """A case's input as onnxruntime takes it: an array (a numpy scalar made one), a sequence (a
+    list) or an optional as it is."""
+    return np.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
 
 
 def _node_cases() -> list[Any]:
@@ -515,7 +593,8 @@ def test_node_cases_with_subgraphs_are_written_and_agree_with_their_runs() -> No
         except Exception as e:
             failures.append(f"{case.name}: onnx: {' '.join(str(e).split())[:300]}")
             continue
-        feeds = {vi.name: np.asarray(a) for vi, a in zip(m.graph.input, case.data_sets[0][0])}
+        given = dict(zip((vi.name for vi in case.model.graph.input), case.data_sets[0][0]))
+        feeds = {vi.name: _feed(given[vi.name]) for vi in m.graph.input}  # (others are initializers now)
         sizes = {str(k): v for k, v in env.items()}
         n, bad, seen = check_against_runs(m2, written, feeds, sizes)
         failures.extend(f"{case.name}: {b}" for b in bad)
@@ -530,7 +609,8 @@ def test_node_cases_with_subgraphs_are_written_and_agree_with_their_runs() -> No
         for g_, w in zip(run_ort(m2, feeds), want):
             np.testing.assert_allclose(g_, w, rtol=1e-5, atol=1e-5, err_msg=case.name)
     assert not failures, "\n".join(failures[:20])
-    assert refused == set().union(*NOT_CONVERTED.values()) | SEQUENCE_MAP, sorted(refused)
+    # (the sequence and Loop converters of another branch convert them all: then none is refused)
+    assert refused <= set().union(*NOT_CONVERTED.values()) | SEQUENCE_MAP, sorted(refused)
     # floors (measured: 29 cases annotated, 1853 (value, run) pairs checked, 20 run by onnxruntime)
     assert annotated >= 29 and checked >= 1800 and ort_ran >= 20, (annotated, checked, ort_ran)
 

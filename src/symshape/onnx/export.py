@@ -183,8 +183,9 @@ def _write_graph(
     g: onnx.GraphProto, typed: GraphTypes, names: Mapping[str, str], pins: Pins, subgraph: bool
 ) -> None:
     """``g``'s value_info of its node outputs (replacing the entries it had for the values of
-    ``typed``) and its outputs written; a subgraph's inputs (a body's) get the dimensions they do
-    not declare (``subgraph``)."""
+    ``typed``) and its outputs written (:func:`_merge`: a dimension symshape does not know keeps
+    the declared one); a subgraph's inputs (a body's) get the dimensions they do not declare
+    (``subgraph``)."""
     inputs = {vi.name for vi in g.input} | {t.name for t in g.initializer}
     outputs = {vi.name for vi in g.output}
     produced = [o for n in g.node for o in n.output if o]
@@ -202,35 +203,40 @@ def _write_graph(
     for vi in g.output:
         hit = typed.get(vi.name)
         if hit is not None:
-            set_type(vi, hit[0], hit[1], names, pins)
+            _merge(vi, hit[0], hit[1], names, pins, ours_first=True)
     if subgraph:
         for vi in g.input:
             hit = typed.get(vi.name)
             if hit is not None:
-                _fill_in(vi, hit[0], hit[1], names, pins)
+                _merge(vi, hit[0], hit[1], names, pins, ours_first=False)
 
 
-def _fill_in(vi: onnx.ValueInfoProto, t: Type, elem_type: int, names: Mapping[str, str], pins: Pins) -> None:
-    """The dimensions ``vi`` leaves empty (all of them without a shape) written from ``t``, and its
-    element type when it has none; a declared dimension stays (a body input's ``dim_param`` is the
-    body's own name)."""
-    ours = onnx.ValueInfoProto()
-    if not vi.type.HasField("tensor_type") and vi.type.WhichOneof("value") is not None:
+def _merge(
+    vi: onnx.ValueInfoProto, t: Type, elem_type: int, names: Mapping[str, str], pins: Pins, ours_first: bool
+) -> None:
+    """``t`` written into ``vi`` over what it declares, as onnx merges what it infers: a dimension
+    (or a shape) ``t`` leaves unknown keeps the declared one. ``ours_first`` (an output): a known
+    dimension of ``t`` replaces the declared one, and ``t``'s shape a declared one of another rank;
+    else (a body input) the declaration stays where it has something (its ``dim_param`` is the
+    body's own name) and ``t`` fills the rest."""
+    if vi.type.WhichOneof("value") not in (None, "tensor_type"):
         return  # (a sequence or optional: not a tensor)
-    if not set_type(ours, t, elem_type or vi.type.tensor_type.elem_type, names, pins):
+    ours = onnx.ValueInfoProto()
+    tt = vi.type.tensor_type
+    if not set_type(ours, t, elem_type or tt.elem_type, names, pins):
         return
-    tt, mine = vi.type.tensor_type, ours.type.tensor_type
-    if not tt.elem_type:
+    mine = ours.type.tensor_type
+    if mine.elem_type and (ours_first or not tt.elem_type):
         tt.elem_type = mine.elem_type
     if not mine.HasField("shape"):
         return
-    if not tt.HasField("shape"):
+    if not tt.HasField("shape") or (ours_first and len(tt.shape.dim) != len(mine.shape.dim)):
         tt.shape.CopyFrom(mine.shape)
         return
     if len(tt.shape.dim) != len(mine.shape.dim):
         return
     for d, m in zip(tt.shape.dim, mine.shape.dim):
-        if d.WhichOneof("value") is None and m.WhichOneof("value") is not None:
+        if m.WhichOneof("value") is not None and (ours_first or d.WhichOneof("value") is None):
             d.CopyFrom(m)
 
 

@@ -2,33 +2,59 @@
 :func:`symshape.onnx.infer`.
 
 Every graph the importer converted is written: the main graph with the values of its scope, and
-each subgraph (an ``If`` branch, a ``Scan`` body, each converted in a scope of its own) with the
-values its scope had when its conversion ended (:attr:`Importer.scopes`), so that two sibling
-branches that both name a value ``out`` each get their own ``out``. A subgraph converted more than
-once is written from its last conversion; one never converted (the branch an ``If`` with a
-constant condition does not take) is left as it is. All dimensions are simplified together under
-the result's guards (:mod:`symshape.onnx.export_simplify`) and written with the pinned symbols'
-values (:func:`~symshape.onnx.export.guard_pins`).
+each subgraph (an ``If`` branch, a ``Scan``, ``Loop`` or ``SequenceMap`` body, each converted in a
+scope of its own) with the values its scope had when its conversion ended
+(:attr:`Importer.scopes`), so that two sibling branches that both name a value ``out`` each get
+their own ``out``. A graph never converted (the branch an ``If`` with a constant condition does not
+take) is left as it is. What a body's types say must hold at every run of it:
 
-The caller's ``dims`` (``{"N": b}``: the model's ``N`` is the caller's ``b``) are written
-everywhere, graph inputs included: a value computed from an input of size ``b`` says ``b``, and so
-does the input (see :func:`~symshape.onnx.export.write_types`).
+* a body converted more than once (a ``SequenceMap`` body per element) gets a value's type only
+  where every conversion gave the same;
+* a ``Loop`` body is converted once, on the initial states: its types hold at every iteration only
+  when the body gives each state back with the type it got (:func:`_stable`); otherwise nothing is
+  written in it (nor in the graphs inside it);
+* a symbol that a body's inputs have and the inputs of its node do not (the iteration number of a
+  ``Loop``, a size of a sequence element at a position not known) changes from run to run of the
+  body: a dimension over it is written unknown (no ``dim_param``: one would name one size for the
+  whole run), as onnx writes what it does not know. Graphs inside the body inherit such symbols.
+
+All dimensions are simplified together under the result's guards
+(:mod:`symshape.onnx.export_simplify`) and written with the pinned symbols' values
+(:func:`~symshape.onnx.export.guard_pins`). The caller's ``dims`` (``{"N": b}``: the model's ``N``
+is the caller's ``b``) are written everywhere, graph inputs included (see
+:func:`~symshape.onnx.export.write_types`).
 """
 
 from __future__ import annotations
 
-from itertools import chain
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import onnx
 
-from symshape import SymshapeError, Type
-from symshape.onnx.export import GraphTypes, graphs_within, guard_pins, model_names, write_types
+import symshape as ss
+from symshape import Dim, SymshapeError, TensorType, TupleType, Type
+from symshape.onnx.export import GraphTypes, guard_pins, model_names, write_types
 from symshape.onnx.export_simplify import simplify_types
 from symshape.onnx.result import OnnxInferenceResult
 from symshape.onnx.value import Value
 
 __all__ = ["annotated_copy"]
+
+Scope = Mapping[str, Value]
+
+
+@dataclass(frozen=True)
+class _Graph:
+    """A converted graph to write: its proto, the scopes of its conversions (the last one last),
+    the node that holds it (None for the main graph) and the symbols that vary from run to run of
+    it."""
+
+    g: onnx.GraphProto
+    scopes: list[Scope]
+    owner: onnx.NodeProto | None
+    varying: frozenset[Dim]
 
 
 def _written_names(g: onnx.GraphProto) -> list[str]:
@@ -43,35 +69,128 @@ def _written_names(g: onnx.GraphProto) -> list[str]:
     ]
 
 
+def _symbols(t: Type | None) -> set[Dim]:
+    """The symbols ``t`` mentions (dimensions, a shape value, a range; a tuple's fields)."""
+    out: set[Dim] = set()
+    if isinstance(t, TupleType):
+        for f in t.fields:
+            out |= _symbols(f)
+    elif isinstance(t, TensorType):
+        dims: list[Dim | None] = list(t.shape) if isinstance(t.shape, tuple) else []
+        v = t.value
+        dims.extend(v if isinstance(v, tuple) else [v])
+        dims.extend(t.range or ())
+        for d in dims:
+            if isinstance(d, Dim):
+                out |= d.symbols
+    return out
+
+
+class _Types:
+    """The inferred type of each importer value, asked once (None where inference has none)."""
+
+    def __init__(self, res: OnnxInferenceResult) -> None:
+        self._res = res
+        self.found: dict[int, Type | None] = {}
+        self.values: dict[int, Value] = {}
+
+    def of(self, v: Value | None) -> Type | None:
+        if v is None:
+            return None
+        key = id(v)
+        if key not in self.found:
+            self.values[key] = v
+            try:
+                self.found[key] = self._res.value_type(v)
+            except SymshapeError:  # (a value inference did not type)
+                self.found[key] = None
+        return self.found[key]
+
+    def of_names(self, scope: Scope, names: Iterable[str]) -> list[Type | None]:
+        return [self.of(scope.get(n)) for n in names]
+
+
+def _stable(body: onnx.GraphProto, scope: Scope, types: _Types) -> bool:
+    """A ``Loop`` body gives each loop-carried value back with the type it got (inputs 2... and
+    outputs 1... of the body): then every iteration sees the types of the first."""
+    ins = types.of_names(scope, [vi.name for vi in body.input[2:]])
+    outs = types.of_names(scope, [vi.name for vi in body.output[1 : 1 + len(ins)]])
+    return len(ins) == len(outs) and all(i is not None and i == o for i, o in zip(ins, outs))
+
+
+def _graphs(
+    g: onnx.GraphProto,
+    conversions: Mapping[int, list[Scope]],
+    types: _Types,
+    owner: onnx.NodeProto | None = None,
+    varying: frozenset[Dim] = frozenset(),
+) -> Iterator[_Graph]:
+    """The converted graphs within ``g`` (``g`` first), each with what varies from run to run of
+    it; a ``Loop`` body whose types change from one iteration to the next is left out, with the
+    graphs inside it."""
+    scopes = conversions.get(id(g))
+    if not scopes:
+        return
+    last = scopes[-1]
+    if owner is not None and owner.op_type == "Loop" and not owner.domain:
+        if not all(_stable(g, s, types) for s in scopes):
+            return
+    yield _Graph(g, scopes, owner, varying)
+    for n in g.node:
+        subs = [a.g for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]
+        if not subs:
+            continue
+        outer: set[Dim] = set()
+        for t in types.of_names(last, [i for i in n.input if i]):
+            outer |= _symbols(t)
+        for sub in subs:
+            inner: set[Dim] = set()
+            for s in conversions.get(id(sub), ()):
+                for t in types.of_names(s, [vi.name for vi in sub.input]):
+                    inner |= _symbols(t)
+            yield from _graphs(sub, conversions, types, n, varying | frozenset(inner - outer))
+
+
+def _agreed(graph: _Graph, types: _Types) -> dict[str, Value]:
+    """The values of the graph's names whose type every conversion gave alike (by the last
+    conversion's value)."""
+    out: dict[str, Value] = {}
+    last = graph.scopes[-1]
+    for name in _written_names(graph.g):
+        v = last.get(name)
+        t = types.of(v)
+        if v is None or t is None:
+            continue
+        if all(types.of(s.get(name)) == t for s in graph.scopes[:-1]):
+            out[name] = v
+    return out
+
+
+def _unvarying(t: Type, varying: frozenset[Dim]) -> Type:
+    """``t`` with each dimension that mentions a symbol of ``varying`` made unknown."""
+    if not varying or not isinstance(t, TensorType) or not isinstance(t.shape, tuple):
+        return t
+    if not any(d.symbols & varying for d in t.shape):
+        return t
+    return TensorType(tuple(ss.parse_dim("?") if d.symbols & varying else d for d in t.shape), t.dtype)
+
+
 def annotated_copy(res: OnnxInferenceResult) -> Any:
     """The model of ``res`` (an ``onnx.ModelProto`` copy) with the inferred types written into
     every graph it converted (see the module docstring)."""
     imp = res._importer
-    scopes: dict[int, dict[str, Value]] = {id(imp.graph): imp.values}
-    for g, values in imp.scopes:
-        scopes[id(g)] = values
-    values_of: dict[int, dict[str, Value]] = {}  # graph id -> written name -> value
-    wanted: dict[int, Value] = {}
-    for g in chain((imp.graph,), graphs_within(imp.graph)):
-        scope = scopes.get(id(g))
-        if scope is None:
-            continue
-        mine = values_of[id(g)] = {}
-        for name in _written_names(g):
-            v = scope.get(name)
-            if v is not None:
-                mine[name] = v
-                wanted[id(v)] = v
-    found: dict[int, Type] = {}
-    for key, v in wanted.items():
-        try:
-            found[key] = res.value_type(v)
-        except SymshapeError:  # (a value inference did not type)
-            continue
-    types, _ = simplify_types(found, [g.cond for g in res.guards])  # (min(16, seq) is seq)
+    conversions: dict[int, list[Scope]] = {id(imp.graph): [imp.values]}
+    for g, values in imp.scopes:  # (each graph kept alive by the importer: its id is its key)
+        conversions.setdefault(id(g), []).append(values)
+    types = _Types(res)
+    chosen = [(graph, _agreed(graph, types)) for graph in _graphs(imp.graph, conversions, types)]
+    found = {key: t for key, t in types.found.items() if t is not None}
+    simplified, _ = simplify_types(found, [g.cond for g in res.guards])  # (min(16, seq) is seq)
     graph_types: dict[int, GraphTypes] = {
-        gid: {name: (types[id(v)], v.elem_type) for name, v in mine.items() if id(v) in types}
-        for gid, mine in values_of.items()
+        id(graph.g): {
+            name: (_unvarying(simplified[id(v)], graph.varying), v.elem_type) for name, v in values.items()
+        }
+        for graph, values in chosen
     }
     names = model_names(imp.dim_names.symbols, imp.dim_names.user_dims)
     pins = guard_pins(res.guards)  # (the model runs only with these values)
