@@ -14,8 +14,11 @@ the original's outputs.
 Models: hand-written ones over symbolic ``batch`` and ``seq`` (a run-time ``If`` whose branches
 compute sizes from ``Shape``; sibling branches that both name a value ``o`` with different shapes;
 ``Scan`` 9+ with scan axes and a weight; opset 8's ``Scan`` with its batch axis; an ``If`` inside a
-``Scan`` body), a model ``torch.onnx`` exports from a scripted module with a data-dependent ``if``,
-and onnx's own node test cases that hold a subgraph symshape converts (:func:`_node_cases`).
+``Scan`` body; a ``Loop`` whose state keeps its type and one whose state grows), models
+``torch.onnx`` exports from a scripted module with a data-dependent ``if`` (and a ``for`` loop),
+and onnx's own node test cases that hold a subgraph symshape converts. The ``Loop`` models need a
+``Loop`` converter (on branch h-seqs when this was written): without one they are skipped, as
+``infer_shapes`` refuses them (``unsupported-op``).
 """
 
 from __future__ import annotations
@@ -161,13 +164,23 @@ def check_against_runs(
         runs = obs.shapes.get(key, {})
         for name, dims in values.items():
             assert dims is not None
-            want = tuple(at(d, sizes) for d in dims)
+            want = tuple(_at(d, sizes) for d in dims)
             for real in runs.get(name, ()):
-                checked += 1
+                checked += any(w is not None for w in want)  # (a pair that claims something)
                 seen.add((key, name))
                 if len(want) != len(real) or any(w is not None and w != r for w, r in zip(want, real)):
                     bad.append(f"{key[0]}/{name}: written {dims} = {want} at {dict(sizes)}, run {real}")
     return checked, bad, seen
+
+
+def _at(d: int | str | None, sizes: Sizes) -> int | None:
+    """:func:`written_shapes.at`, None for a name symshape cannot read (a ``dim_param`` a body
+    declares for its input, ``y.23_dim_0`` in torch's exports, kept as declared: no claim of
+    symshape's)."""
+    try:
+        return at(d, sizes)
+    except ss.SymshapeError:
+        return None
 
 
 def accepted_by_onnx(m2: onnx.ModelProto, knows_more: bool = False) -> None:
@@ -329,18 +342,20 @@ def scan8() -> onnx.ModelProto:
     return make_model([n], ins, ["sf", "ps"], opset=8)
 
 
-@functools.lru_cache(maxsize=1)
-def torch_if() -> onnx.ModelProto:
+@functools.lru_cache(maxsize=2)
+def torch_if(with_loop: bool = False) -> onnx.ModelProto:
     """A scripted module with a data-dependent ``if`` (``h.sum() > 0``: the branches concatenate
     ``h`` and ``x`` in either order, one through a ``Neg``), exported by ``torch.onnx.export``
     (TorchScript, opset 17) with dynamic ``batch`` and ``seq``: an ``If`` node whose branches
-    torch names ``sub_graph`` and ``sub_graph1``."""
+    torch names ``sub_graph`` and ``sub_graph1``. ``with_loop``: then a ``for`` over ``seq`` adds
+    the running index to the result (a ``Loop`` whose trip count is ``seq``)."""
     import torch
 
     class Branchy(torch.nn.Module):
-        def __init__(self) -> None:
+        def __init__(self, with_loop: bool) -> None:
             super().__init__()
             self.lin = torch.nn.Linear(8, 8)
+            self.with_loop = with_loop
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             h = self.lin(x)
@@ -348,6 +363,9 @@ def torch_if() -> onnx.ModelProto:
                 y = torch.cat([h, x], dim=-1)
             else:
                 y = torch.cat([x, -h], dim=-1)
+            if self.with_loop:
+                for i in range(x.shape[1]):
+                    y = y + x[:, i : i + 1, :1] * i
             return (y * x.shape[1]).reshape(x.shape[0], -1)
 
     torch.manual_seed(0)
@@ -355,7 +373,7 @@ def torch_if() -> onnx.ModelProto:
         path = os.path.join(d, "branchy.onnx")
         warnings.simplefilter("ignore")
         torch.onnx.export(
-            torch.jit.script(Branchy()),
+            torch.jit.script(Branchy(with_loop)),
             (torch.randn(2, 5, 8),),
             path,
             input_names=["x"],
@@ -465,6 +483,7 @@ MODELS = (
     Model("scan9_with_if", lambda: scan9(with_if=True), _bs_feeds(("s0", "xs_tb"))),
     Model("scan8", scan8, _bs_feeds(("s0", "xs"))),
     Model("torch_if", torch_if, _torch_feeds),
+    pytest.param(Model("torch_if_loop", lambda: torch_if(with_loop=True), _torch_feeds), marks=LOOP),
     pytest.param(Model("loop", lambda: loop(False), _loop_feeds), marks=LOOP),
     pytest.param(Model("loop_growing", lambda: loop(True), _loop_feeds, complete=False), marks=LOOP),
 )
@@ -502,7 +521,7 @@ def test_every_body_value_is_written_and_is_its_run_shape(model: Model) -> None:
     # every written body value observed (both branches of an If are taken at some size)
     assert {(key, name) for key, values in written.items() for name in values} == seen
     _CHECKED[model.name] = total
-    assert total > 0
+    assert total > 0 or not model.complete
 
 
 @LOOP
@@ -611,7 +630,8 @@ def test_node_cases_with_subgraphs_are_written_and_agree_with_their_runs() -> No
     assert not failures, "\n".join(failures[:20])
     # (the sequence and Loop converters of another branch convert them all: then none is refused)
     assert refused <= set().union(*NOT_CONVERTED.values()) | SEQUENCE_MAP, sorted(refused)
-    # floors (measured: 29 cases annotated, 1853 (value, run) pairs checked, 20 run by onnxruntime)
+    # floors (measured: 29 cases annotated, 1817 (value, run) pairs that claim a size checked, 20
+    # run by onnxruntime; with the Loop and sequence converters of h-seqs: 49 annotated, 1856 pairs)
     assert annotated >= 29 and checked >= 1800 and ort_ran >= 20, (annotated, checked, ort_ran)
 
 
