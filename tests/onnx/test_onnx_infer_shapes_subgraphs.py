@@ -238,7 +238,8 @@ def loop(growing: bool) -> onnx.ModelProto:
     becomes ``s + x``, the scan output is its row sums (batch,) and ``Range(0, i + 1)`` has the
     iteration number's length (not one size for the run: written unknown). ``growing``: the state
     becomes ``Concat(s, x)`` along axis 1 instead, (batch, seq*(i + 2)) at iteration ``i``: its
-    types change from one iteration to the next, so the body is not written."""
+    type changes from one iteration to the next, so it and what is computed from it are not
+    written."""
     step = (
         node("Concat", ["s", "x"], ["s2"], name="grow", axis=1)
         if growing
@@ -369,9 +370,20 @@ def test_a_loop_body_is_written_where_every_iteration_has_its_types() -> None:
     got = {k[0]: v for k, v in subgraph_written(sso.infer_shapes(loop(False))).items()}["loop_body"]
     assert got["s"] == got["s2"] == ["batch", "seq"] and got["rows"] == got["scaled"] == ["batch"]
     assert got["upto"] == [None] and got["tri"] == [1]  # (the iteration number's length: unknown)
+    # the growing state, and what is computed from it, are not written (their types change with
+    # the iteration); the rest of the body is
     grown = sso.infer_shapes(loop(True))
     body = next(graphs_within(grown.graph))
-    assert not body.value_info and [dims_of(vi) for vi in body.output] == [[], [None, None], [None]]
+    got = {vi.name: dims_of(vi) for vi in body.value_info}
+    assert got == {"ax1": [1], "one": [], "zero": [], "i1": [], "upto": [None], "upto_f": [None], "tri": [1]}
+    assert [dims_of(vi) for vi in (*body.input, *body.output)] == [
+        [],
+        [],
+        [None, None],
+        [],
+        [None, None],
+        [None],
+    ]
 
 
 def test_the_written_body_shapes_are_symbolic() -> None:

@@ -10,9 +10,10 @@ take) is left as it is. What a body's types say must hold at every run of it:
 
 * a body converted more than once (a ``SequenceMap`` body per element) gets a value's type only
   where every conversion gave the same;
-* a ``Loop`` body is converted once, on the initial states: its types hold at every iteration only
-  when the body gives each state back with the type it got (:func:`_stable`); otherwise nothing is
-  written in it (nor in the graphs inside it);
+* a ``Loop`` body is converted once, on the initial states: a loop-carried value the body does not
+  give back with the type it got (a state that grows) has other types at later iterations, and so
+  has every value computed from it (:func:`_tainted`): they are not written (nor the graphs of the
+  nodes that compute them); the rest of the body is;
 * a symbol that a body's inputs have and the inputs of its node do not (the iteration number of a
   ``Loop``, a size of a sequence element at a position not known) changes from run to run of the
   body: a dimension over it is written unknown (no ``dim_param``: one would name one size for the
@@ -48,13 +49,14 @@ Scope = Mapping[str, Value]
 @dataclass(frozen=True)
 class _Graph:
     """A converted graph to write: its proto, the scopes of its conversions (the last one last),
-    the node that holds it (None for the main graph) and the symbols that vary from run to run of
-    it."""
+    the node that holds it (None for the main graph), the symbols that vary from run to run of it
+    and the names whose types do."""
 
     g: onnx.GraphProto
     scopes: list[Scope]
     owner: onnx.NodeProto | None
     varying: frozenset[Dim]
+    tainted: frozenset[str]  # (names not written: computed from a loop-carried value that changes)
 
 
 def _written_names(g: onnx.GraphProto) -> list[str]:
@@ -110,12 +112,42 @@ class _Types:
         return [self.of(scope.get(n)) for n in names]
 
 
-def _stable(body: onnx.GraphProto, scope: Scope, types: _Types) -> bool:
-    """A ``Loop`` body gives each loop-carried value back with the type it got (inputs 2... and
-    outputs 1... of the body): then every iteration sees the types of the first."""
-    ins = types.of_names(scope, [vi.name for vi in body.input[2:]])
-    outs = types.of_names(scope, [vi.name for vi in body.output[1 : 1 + len(ins)]])
-    return len(ins) == len(outs) and all(i is not None and i == o for i, o in zip(ins, outs))
+def _changing(body: onnx.GraphProto, scope: Scope, types: _Types) -> set[str]:
+    """The loop-carried inputs of a ``Loop`` body (inputs 2...) that the body does not give back
+    (outputs 1...) with the type they got: their types change from one iteration to the next."""
+    ins = [vi.name for vi in body.input[2:]]
+    outs = [vi.name for vi in body.output[1 : 1 + len(ins)]]
+    out: set[str] = set()
+    for i, name in enumerate(ins):
+        t = types.of(scope.get(name))
+        if t is None or i >= len(outs) or types.of(scope.get(outs[i])) != t:
+            out.add(name)
+    return out
+
+
+def _names_used(g: onnx.GraphProto) -> Iterator[str]:
+    """The names ``g``'s nodes read, those of the graphs inside them included."""
+    for n in g.node:
+        yield from n.input
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield from _names_used(a.g)
+
+
+def _tainted(g: onnx.GraphProto, changing: set[str]) -> set[str]:
+    """The names of ``g`` computed from ``changing`` (in graph order; a node with subgraphs is
+    tainted by what they read too)."""
+    out = set(changing)
+    if not out:
+        return out
+    for n in g.node:
+        reads = list(n.input)
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                reads.extend(_names_used(a.g))
+        if out.intersection(reads):
+            out.update(o for o in n.output if o)
+    return out
 
 
 def _graphs(
@@ -126,19 +158,19 @@ def _graphs(
     varying: frozenset[Dim] = frozenset(),
 ) -> Iterator[_Graph]:
     """The converted graphs within ``g`` (``g`` first), each with what varies from run to run of
-    it; a ``Loop`` body whose types change from one iteration to the next is left out, with the
-    graphs inside it."""
+    it; in a ``Loop`` body, the values computed from a loop-carried value whose type changes from
+    one iteration to the next are left out, with the graphs of the nodes that compute them."""
     scopes = conversions.get(id(g))
     if not scopes:
         return
     last = scopes[-1]
+    tainted: set[str] = set()
     if owner is not None and owner.op_type == "Loop" and not owner.domain:
-        if not all(_stable(g, s, types) for s in scopes):
-            return
-    yield _Graph(g, scopes, owner, varying)
+        tainted = _tainted(g, set().union(*(_changing(g, s, types) for s in scopes)))
+    yield _Graph(g, scopes, owner, varying, frozenset(tainted))
     for n in g.node:
         subs = [a.g for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]
-        if not subs:
+        if not subs or tainted.intersection(n.output):
             continue
         outer: set[Dim] = set()
         for t in types.of_names(last, [i for i in n.input if i]):
@@ -157,6 +189,8 @@ def _agreed(graph: _Graph, types: _Types) -> dict[str, Value]:
     out: dict[str, Value] = {}
     last = graph.scopes[-1]
     for name in _written_names(graph.g):
+        if name in graph.tainted:
+            continue
         v = last.get(name)
         t = types.of(v)
         if v is None or t is None:
