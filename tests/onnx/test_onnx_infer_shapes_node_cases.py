@@ -60,6 +60,10 @@ LESS_PRECISE = {
     "test_scan9_sum",
     "test_scan9_multi_state",
     "test_scan_sum",  # (the same at opset 8, converted since Scan-8 is supported)
+    # the Loop body declares its state y_in (1,): with the body's values written (symshape keeps
+    # the outer y's s0_0 in them), onnx's merge writes 1 for the scan output's dimension 1 (once a
+    # Loop converter is there: h-seqs)
+    "test_loop11",
 }
 # floors (measured with onnx 1.23.2 and onnxruntime 1.32: 1426 annotated, 1114 run; 39 zeroed)
 ANNOTATED = 1400  # one-node cases symshape annotates
