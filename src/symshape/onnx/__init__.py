@@ -39,8 +39,7 @@ with gc_paused():
     from symshape.errors import INVALID_ARGUMENT
     from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
     from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
-    from symshape.onnx.export import guard_pins, model_names, write_types
-    from symshape.onnx.export_simplify import simplify_types
+    from symshape.onnx.export_model import annotated_copy
     from symshape.onnx.importer import Importer
     from symshape.onnx.loading import load_model
     from symshape.onnx.registry import REGISTRY, register
@@ -136,7 +135,9 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
     guards a model needs are in :func:`infer`'s result. A dimension is written simplified under
     them (``seq`` for ``min(16, seq)`` where ``seq <= 16``: :mod:`symshape.onnx.export_simplify`),
     and a symbol a guard pins (``N == 1``) at that value: the model runs only then (see
-    :mod:`symshape.onnx.export`).
+    :mod:`symshape.onnx.export`). The values of the subgraphs (``If`` branches, ``Scan`` bodies)
+    are written in their graphs' ``value_info``; a ``dim_param`` that ``dims`` names is written as
+    the caller's dimension everywhere, graph inputs included (:mod:`symshape.onnx.export_model`).
     """
     res = infer(model_or_path, dims)
     if res.errors:
@@ -144,11 +145,7 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
         text = _rendered(res.errors)
         raise SymshapeError(first.code, f"shape inference failed:\n{text}")
     imp = res._importer
-    elem = {name: v.elem_type for name, v in imp.named.items() if v.elem_type}
-    names = model_names(imp.dim_names.symbols, imp.dim_names.user_dims)
-    pins = guard_pins(res.guards)  # (the model runs only with these values)
-    types, _ = simplify_types(res.types(), [g.cond for g in res.guards])  # (min(16, seq) is seq)
-    out = write_types(imp.model, types, elem, names, pins)
+    out = annotated_copy(res)
     if imp.base_dir is not None:  # (loaded from a file: the copy holds its external data, as onnx.load's)
         from onnx.external_data_helper import load_external_data_for_model
 

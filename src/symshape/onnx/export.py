@@ -20,7 +20,8 @@ symbol a guard pins to one value (``N == 1``: the model runs only then) is writt
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import onnx
@@ -32,11 +33,20 @@ from symshape.errors import INVALID_ARGUMENT
 from symshape.onnx.dtypes import to_elem_type
 from symshape.solver.simplify import pinned_symbol
 
-__all__ = ["write_types", "dim_proto_text", "set_type", "model_names", "guard_pins"]
+__all__ = [
+    "write_types",
+    "dim_proto_text",
+    "set_type",
+    "model_names",
+    "guard_pins",
+    "graphs_within",
+    "GraphTypes",
+]
 
 _NO_NAMES: Mapping[str, str] = {}
 Pins = Mapping[Dim | Atom | str, DimLike]
 _NO_PINS: Pins = {}
+_NO_GIVEN: Mapping[str, Dim] = {}
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -125,33 +135,124 @@ def set_type(
     return True
 
 
+#: what is written for the values of one graph: name -> (type, ONNX element type or 0)
+GraphTypes = Mapping[str, tuple[Type, int]]
+
+
+def graphs_within(g: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
+    """The graphs of ``g``'s nodes' attributes (``If``'s branches, ``Loop``'s and ``Scan``'s
+    bodies), each followed by its own, in node order."""
+    for n in g.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield a.g
+                yield from graphs_within(a.g)
+            elif a.type == onnx.AttributeProto.GRAPHS:
+                for sub in a.graphs:
+                    yield sub
+                    yield from graphs_within(sub)
+
+
 def write_types(
     model: onnx.ModelProto,
-    types: dict[str, Type],
-    elem_types: dict[str, int],
+    graph_types: Mapping[int, GraphTypes],
     names: Mapping[str, str] = _NO_NAMES,
     pins: Pins = _NO_PINS,
+    given: Mapping[str, Dim] = _NO_GIVEN,
 ) -> onnx.ModelProto:
-    """A copy of ``model`` with ``value_info`` and the graph outputs filled from ``types``
-    (``names``: :func:`model_names`; ``pins``: :func:`guard_pins`)."""
+    """A copy of ``model`` with ``value_info`` and the outputs filled, in the main graph and in
+    every subgraph: ``graph_types`` gives the types of a graph's values by the ``id`` of the
+    graph (of ``model``: each kept alive by the caller); a graph it does not name (a branch never
+    taken) is left as it is. ``names``: :func:`model_names`; ``pins``: :func:`guard_pins`;
+    ``given``: the caller's dimensions for ``dim_param`` names (``dims={"N": b}``): every
+    ``dim_param`` of the model so named is written as the caller's dimension, so that the graph
+    inputs say what the values computed from them say."""
     out = onnx.ModelProto()
     out.CopyFrom(model)
-    g = out.graph
+    pairs = list(zip([model.graph, *graphs_within(model.graph)], [out.graph, *graphs_within(out.graph)]))
+    for k, (orig, g) in enumerate(pairs):
+        if given:
+            _rename(g, given, names)
+        typed = graph_types.get(id(orig))
+        if typed is not None:
+            _write_graph(g, typed, names, pins, subgraph=k > 0)
+    return out
+
+
+def _write_graph(
+    g: onnx.GraphProto, typed: GraphTypes, names: Mapping[str, str], pins: Pins, subgraph: bool
+) -> None:
+    """``g``'s value_info of its node outputs (replacing the entries it had for the values of
+    ``typed``) and its outputs written (:func:`_merge`: a dimension symshape does not know keeps
+    the declared one); a subgraph's inputs (a body's) get the dimensions they do not declare
+    (``subgraph``)."""
     inputs = {vi.name for vi in g.input} | {t.name for t in g.initializer}
     outputs = {vi.name for vi in g.output}
     produced = [o for n in g.node for o in n.output if o]
-    keep: list[Any] = [vi for vi in g.value_info if vi.name not in types]
+    keep: list[Any] = [vi for vi in g.value_info if vi.name not in typed]
     del g.value_info[:]
     g.value_info.extend(keep)
     for name in produced:
-        if name in inputs or name in outputs or name not in types:
+        if name in inputs or name in outputs or name not in typed:
             continue
         vi = onnx.ValueInfoProto()
         vi.name = name
-        if set_type(vi, types[name], elem_types.get(name, 0), names, pins):
+        t, et = typed[name]
+        if set_type(vi, t, et, names, pins):
             g.value_info.append(vi)
     for vi in g.output:
-        t = types.get(vi.name)
-        if t is not None:
-            set_type(vi, t, elem_types.get(vi.name, 0), names, pins)
-    return out
+        hit = typed.get(vi.name)
+        if hit is not None:
+            _merge(vi, hit[0], hit[1], names, pins, ours_first=True)
+    if subgraph:
+        for vi in g.input:
+            hit = typed.get(vi.name)
+            if hit is not None:
+                _merge(vi, hit[0], hit[1], names, pins, ours_first=False)
+
+
+def _merge(
+    vi: onnx.ValueInfoProto, t: Type, elem_type: int, names: Mapping[str, str], pins: Pins, ours_first: bool
+) -> None:
+    """``t`` written into ``vi`` over what it declares, as onnx merges what it infers: a dimension
+    (or a shape) ``t`` leaves unknown keeps the declared one. ``ours_first`` (an output): a known
+    dimension of ``t`` replaces the declared one, and ``t``'s shape a declared one of another rank;
+    else (a body input) the declaration stays where it has something (its ``dim_param`` is the
+    body's own name) and ``t`` fills the rest."""
+    if vi.type.WhichOneof("value") not in (None, "tensor_type"):
+        return  # (a sequence or optional: not a tensor)
+    ours = onnx.ValueInfoProto()
+    tt = vi.type.tensor_type
+    if not set_type(ours, t, elem_type or tt.elem_type, names, pins):
+        return
+    mine = ours.type.tensor_type
+    if mine.elem_type and (ours_first or not tt.elem_type):
+        tt.elem_type = mine.elem_type
+    if not mine.HasField("shape"):
+        return
+    if not tt.HasField("shape") or (ours_first and len(tt.shape.dim) != len(mine.shape.dim)):
+        tt.shape.CopyFrom(mine.shape)
+        return
+    if len(tt.shape.dim) != len(mine.shape.dim):
+        return
+    for d, m in zip(tt.shape.dim, mine.shape.dim):
+        if m.WhichOneof("value") is not None and (ours_first or d.WhichOneof("value") is None):
+            d.CopyFrom(m)
+
+
+def _rename(g: onnx.GraphProto, given: Mapping[str, Dim], names: Mapping[str, str]) -> None:
+    """Every ``dim_param`` of ``g``'s inputs, outputs and value_info that ``given`` names written as
+    the caller's dimension (a ``dim_value`` when it is a constant, empty when unknown)."""
+    for vi in chain(g.input, g.output, g.value_info):
+        if not vi.type.HasField("tensor_type"):
+            continue
+        for d in vi.type.tensor_type.shape.dim:
+            if d.WhichOneof("value") != "dim_param" or d.dim_param not in given:
+                continue
+            v = dim_proto_text(given[d.dim_param], names)
+            if isinstance(v, str):
+                d.dim_param = v
+            elif v is None:
+                d.Clear()
+            elif _INT64_MIN <= v <= _INT64_MAX:
+                d.dim_value = v

@@ -178,12 +178,12 @@ def _replace_floor(d: Dim, f: FloorDiv, k: int) -> Dim:
     return out
 
 
-def simplify_types(types: Mapping[str, Type], conds: Sequence[Cond]) -> tuple[dict[str, Type], GuardedDims]:
+def simplify_types(types: Mapping[_K, Type], conds: Sequence[Cond]) -> tuple[dict[_K, Type], GuardedDims]:
     """``types`` with every tensor type's dimensions simplified under ``conds`` (other types, and
     tensor types whose dimensions do not change, as they were); and the simplifier (its
     ``z3_checks``)."""
     g = GuardedDims(conds)
-    out: dict[str, Type] = {}
+    out: dict[_K, Type] = {}
     shapes: dict[tuple[Dim, ...], tuple[Dim, ...] | None] = {}  # None: unchanged
     for name, t in types.items():
         if isinstance(t, TensorType) and isinstance(t.shape, tuple) and not t._cshape:

@@ -117,6 +117,9 @@ class Importer:
         self.dim_names = DimNames(dims)
         self.values: dict[str, Value] = {}  # the values in scope
         self.named: dict[str, Value] = {}  # every value defined, subgraphs included
+        #: each subgraph converted (the graph, kept alive: its id is its key) with its scope's
+        #: values (outer ones included) at the end of its conversion, in the order converted
+        self.scopes: list[tuple[onnx.GraphProto, dict[str, Value]]] = []
         self.params: list[Var] = []
         self._scopes: list[list[tuple[Var, Expr]]] = [[]]
         self._node_ids: dict[tuple[Any, ...], str] | None = None  # by node_key, built when needed
@@ -244,7 +247,9 @@ class Importer:
         """Convert a subgraph's nodes into the current scope (a branch taken for sure)."""
         outer = dict(self.values)
         try:
-            return self._convert_graph(g)
+            outs = self._convert_graph(g)
+            self.scopes.append((g, self.values))
+            return outs
         finally:
             self.values = outer
 
@@ -279,7 +284,9 @@ class Importer:
         try:
             for vi, e in zip(g.input, inputs):
                 self.define(Value(vi.name, e))
-            return self._convert_graph(g), self.bindings
+            outs = self._convert_graph(g)
+            self.scopes.append((g, self.values))
+            return outs, self.bindings
         finally:
             self._scopes.pop()
             self.values = outer

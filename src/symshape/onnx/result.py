@@ -17,6 +17,7 @@ from symshape import Diagnostic, Guard, InferenceResult, SymshapeError, Type
 from symshape.errors import UNDEFINED_VAR
 from symshape.onnx.context import Cause
 from symshape.onnx.importer import Importer, Issue
+from symshape.onnx.value import Value
 from symshape.solver.outcome import judge
 
 __all__ = ["OnnxInferenceResult"]
@@ -62,15 +63,19 @@ class OnnxInferenceResult(InferenceResult):
             v = self._importer.named.get(e)
             if v is None:
                 raise SymshapeError(UNDEFINED_VAR, f"the model has no value named {e!r}")
-            if not v.materialized and v.type is not None:  # an initializer read as a value only
-                return v.type
-            try:
-                return self._core.type_of(v.expr)
-            except SymshapeError:
-                if v.type is not None:  # an initializer no node reads
-                    return v.type
-                raise
+            return self.value_type(v)
         return self._core.type_of(e)
+
+    def value_type(self, v: Value) -> Type:
+        """The inferred type of one of the importer's values (a subgraph's among them)."""
+        if not v.materialized and v.type is not None:  # an initializer read as a value only
+            return v.type
+        try:
+            return self._core.type_of(v.expr)
+        except SymshapeError:
+            if v.type is not None:  # an initializer no node reads
+                return v.type
+            raise
 
     def types(self) -> dict[str, Type]:
         """The type of every ONNX value, in model order."""
