@@ -20,7 +20,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import checked, like, stacked
+from symshape.onnx.ops.common import checked, like, set_dim, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -124,12 +124,27 @@ def _linear_attention(ctx: NodeContext) -> Outputs:
     q4, k4, v4 = (_heads(ctx.input(i), h) for i, h in ((0, hq), (1, hk), (2, hk)))  # (B, H, T, d)
     state: Expr = ss.ops.matmul(ss.ops.transpose(k4, [0, 1, 3, 2]), v4)  # (B, Hkv, dk, dv)
     if ctx.has_input(3):
-        state = ss.ops.add(state, ctx.input(3))
-        state = ss.ops.reshape_like(state, ctx.input(3))  # the past state's shape, not grown
+        state = _with_past(ctx, state, hk)
     grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
     y = ss.ops.reshape(ss.ops.matmul(grouped, state), (0, hq, -1, 0))  # (B, Hq, T, dv)
     y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))  # (B, T, Hq*dv)
     return [checked(y, _gates(ctx, hk)), state if ctx.has_output(1) else None]
+
+
+def _with_past(ctx: NodeContext, state: Expr, hk: int) -> Expr:
+    """The present state once a past state (input 3) is given: the past must have the state's
+    shape ``(B, Hkv, dk, dv)`` exactly (the reference refuses any other, broadcastable or not);
+    the result has the past's shape with the sizes the attribute and the key and value fix as
+    constants (``Hkv``; ``dk``, ``dv`` where the key's and value's last sizes are constants), as
+    onnx's inference gives the heads."""
+    past = ctx.input(3)
+    present = past
+    for axis, i in ((2, 1), (3, 2)):  # dk from the key, dv from the value
+        t = ctx.tensor_type(i)
+        d = t.dims[-1] if t is not None and t.ndim == 3 else None
+        if d is not None and d.is_constant and int(d) % hk == 0:
+            present = set_dim(present, axis, int(d) // hk)
+    return checked(set_dim(present, 1, hk), [stacked(state, past)])
 
 
 def _gates(ctx: NodeContext, hk: int) -> list[Expr]:
