@@ -256,8 +256,9 @@ def _affine_grid(ctx: NodeContext) -> Outputs:
     nd = len(size) - 2
     if nd not in (2, 3):
         ctx.fail(BAD_ATTRIBUTE, f"size must have 4 or 5 values, got {len(size)}")
-    # theta is (N, r, r + 1) for size[0] = N (onnxruntime's check)
-    theta = stacked(ctx.input(0), ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"))
+    # theta is (N, r, r + 1) for size[0] = N (onnxruntime's check); the grid's N is size[0] (as
+    # onnx infers it), not theta's symbol
+    theta = stacked(ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"), ctx.input(0))
     n = ss.ops.sum(theta, axis=(0, 2, 3))  # (N,)
     y: Expr = ss.ops.expand_dims(n, 1, num_newaxis=nd + 1)
     for i, s in enumerate(size[2:]):
