@@ -75,3 +75,23 @@ def test_past_state_against_the_reference(hq: int, hk: int, d: int, sizes: list[
         disagreements(model, ["b", "t", "b2", "h", "dk", "dv"], sizes, feeds_of(ins), runner="reference")
         == []
     )
+
+
+def test_output_has_the_query_batch_as_onnx_infers() -> None:
+    """The batches of query, key and value must be equal (checked apart): the output has the
+    query's (onnx's ``s0_0``), not the broadcast ``max(bq, bk, bv)`` symshape gave."""
+    ins = [
+        In("q", "float32", ["bq", "t", 16]),
+        In("k", "float32", ["bk", "t", 16]),
+        In("v", "float32", ["bv", "t", 16]),
+    ]
+    n = node(
+        "LinearAttention", ["q", "k", "v"], ["y", "st"], q_num_heads=2, kv_num_heads=2, update_rule="linear"
+    )
+    model = make_model([n], ins, ["y", "st"], opset=27)
+    y = sso.infer(model).type_of("y")
+    inf = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    theirs = inf.graph.output[0].type.tensor_type.shape.dim[0].dim_param
+    assert isinstance(y, ss.TensorType) and str(y.dims[0]) == theirs == "bq", (y, theirs)
+    sizes = [dict(bq=2, bk=2, bv=2, t=3), dict(bq=1, bk=1, bv=1, t=1), dict(bq=1, bk=2, bv=2, t=3)]
+    assert disagreements(model, ["bq", "bk", "bv", "t"], sizes, feeds_of(ins), runner="reference") == []
