@@ -8,8 +8,9 @@ into heads by ``q_num_heads``/``kv_num_heads``, and ``Y`` is ``(B, S, Hq*Dv)``.
 
 The shapes are built with reductions and broadcasting: a size-1 query column ``(B, Hq, S, 1)``
 times the keys or values reduced over their batch and heads (``(1, 1, 1, T)``, ``(1, 1, 1, Dv)``),
-which also covers grouped-query attention and gives ``Y`` Q's batch; onnxruntime's conditions (one batch for Q, K and V, ``Hq`` a
-multiple of ``Hk``, a mask whose last axis is ``T``, ...) are checked apart (:func:`_checks`).
+which also covers grouped-query attention and gives ``Y`` Q's batch; onnxruntime's conditions (one
+batch for Q, K and V, ``Hq`` a multiple of ``Hk``, a mask whose last axis is ``T``, ...) are checked
+apart (:func:`_checks`). With 3-d inputs the presents have ``kv_num_heads`` heads (a constant).
 """
 
 from __future__ import annotations
