@@ -240,6 +240,7 @@ def _grid_sample(ctx: NodeContext) -> Outputs:
         ctx.fail(RANK_MISMATCH, f"GridSample: X has rank {rx}, the grid {r}")
     g = ss.ops.strided_slice(grid, [0], [1], axes=[r - 1])  # (N, D1_out, ..., 1)
     g = ss.ops.transpose(g, [0, r - 1, *range(1, r - 1)])  # (N, 1, D1_out, ...)
+    g = ss.ops.sum(g, axis=0, keepdims=True)  # (1, 1, D1_out, ...): Y has X's N, as onnx infers
     xc = ss.ops.sum(x, axis=(0, 1), keepdims=True, exclude=True)  # (N, C, 1, ...)
     y = ss.ops.add(xc, ss.ops.cast_like(g, x))
     # onnxruntime's checks: X's and the grid's N alike (not broadcast), r - 2 coordinates per point
