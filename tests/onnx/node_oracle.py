@@ -17,9 +17,9 @@ output arrays. :func:`prepare` turns a case into what symshape gets:
 shape (and dtype), giving one :class:`Verdict`. Misses are classified by cause: the cause an
 ``unsupported-op`` diagnostic names (no converter, needs shape values, needs a new core operator,
 control flow, a dtype, sequences), a size symshape leaves open (``unknown-value``: an unknown
-dimension in an output, or a guard over one, where every known dimension is right), Z3 giving up
-(``inconclusive``), or a BUG: a wrong shape or dtype, a failing guard, an error or unresolved type
-on a case that runs, or a crash.
+dimension in an output, or a guard over one, where every known dimension is right, or an output
+of unknown rank), Z3 giving up (``inconclusive``), or a BUG: a wrong shape or dtype, a failing
+guard, an error or unresolved type on a case that runs, or a crash.
 """
 
 from __future__ import annotations
@@ -228,7 +228,9 @@ def check_case(case: Any) -> Verdict:
             t = res.type_of(name)
         except ss.SymshapeError as e:
             return Verdict(case.name, op, "crash", f"type_of({name!r}): {e}")
-        if not isinstance(t, ss.TensorType) or t.ndim is None:
+        if isinstance(t, ss.TensorType) and t.ndim is None:  # a rank left open: a miss
+            return Verdict(case.name, op, UNKNOWN_VALUE, f"{name}: {t} vs expected {shape}")
+        if not isinstance(t, ss.TensorType):
             return Verdict(case.name, op, "wrong-shape", f"{name}: {t} vs expected {shape}")
         got = tuple(int(d) if d.is_constant else None for d in t.dims)
         if _left_open(got, shape):
@@ -296,7 +298,9 @@ def check_case_symbolic(case: Any) -> Verdict:
             continue
         shape, _ = exp
         t = res.type_of(name)
-        if not isinstance(t, ss.TensorType) or t.ndim is None:
+        if isinstance(t, ss.TensorType) and t.ndim is None:  # a rank left open: a miss
+            return Verdict(case.name, op, UNKNOWN_VALUE, f"{name}: {t} vs expected {shape}")
+        if not isinstance(t, ss.TensorType):
             return Verdict(case.name, op, "wrong-shape", f"{name}: {t} vs expected {shape}")
         got_t = t.subs(env)
         got = tuple(int(d) if d.is_constant else None for d in got_t.dims)

@@ -3,9 +3,9 @@
 The output has rank ``rank(indices) - 1 + rank(data) - batch_dims - k``: symshape needs ``k``.
 When one length in ``[0, rank(data) - batch_dims]`` lies in ``k``'s range (data of rank
 ``batch_dims + 1`` and ``k >= 1``, or a symbol declared with a small range) it is that length, with
-a guard; symshape said ``unsupported-op`` before. Otherwise it stays ``unsupported-op`` and the
-message says the output's rank depends on a size only known at run time. Checked against
-onnxruntime at each row's sizes, where it runs and where it refuses.
+a guard; symshape said ``unsupported-op`` before. Otherwise the output's rank is only known at
+run time (``test_onnx_gather_nd_unknown_rank``). Checked against onnxruntime at each row's sizes,
+where it runs and where it refuses.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from onnx_helpers import In, make_model, node
 from size_oracle import disagreements, zero_feeds
 
 import symshape as ss
-import symshape.onnx as sso
 
 Dims = Sequence[int | str]
 
@@ -45,18 +44,3 @@ def test_gather_nd_symbolic_index_length_fixed_by_the_ranks(
     dims = {n: ss.dim(n) for n in names}
     dims["k"] = ss.dim("k", min=k_range[0], max=k_range[1])
     assert disagreements(model, dims, [s for s in sizes if k_range[0] <= s["k"]], zero_feeds(ins)) == []
-
-
-@pytest.mark.parametrize(("data", "b", "says"), [
-    (["a", "b"], 0, "any of 1, 2"),
-    (["n", "a", "b"], 1, "any of 1, 2"),
-])  # fmt: skip
-def test_gather_nd_index_length_only_known_at_run_time_is_unsupported_saying_why(
-    data: Dims, b: int, says: str
-) -> None:
-    ins = [In("data", "float32", data), In("indices", "int64", ["n", "c", "k"] if b else ["c", "k"])]
-    model = make_model([node("GatherND", ["data", "indices"], ["y"], batch_dims=b)], ins, ["y"], opset=18)
-    res = sso.infer(model)
-    assert [e.code for e in res.errors] == ["unsupported-op"], res.report()
-    text = res.report()
-    assert "output's rank" in text and "only known at run time" in text and says in text, text

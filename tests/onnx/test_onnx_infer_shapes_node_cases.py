@@ -4,7 +4,9 @@ Every one-node case of ``onnx.backend.test.case.node`` (prepared as :mod:`node_o
 them, every positive input dimension a symbol of its own, ``s<input>_<axis>``) that symshape
 converts is annotated. The copy must pass ``onnx.checker.check_model(full_check=True)`` and onnx's
 own inference (``strict_mode=True, data_prop=True``), and onnx must change no dimension symshape
-wrote, but where onnx is wrong or knows more (both listed, each checked at run time):
+wrote, but where onnx is wrong or knows more (both listed, each checked at run time; a case whose
+output symshape writes of unknown rank -- GatherND of a symbolic index length -- is not checked
+when onnx's full check refuses the case as given, without that output's shape):
 
 - onnx's ``Attention`` inference (opset 23) writes ``dim_value`` 0 for the kv length of
   ``qk_matmul_output`` and for the last dimension of a 3-D ``Y`` over symshape's ``s1_2``,
@@ -51,10 +53,6 @@ ONNX_REJECTS = {
 # cases where onnx writes a number for a dimension symshape leaves a symbol: symshape does not
 # relate it to what onnx reads it from (for the converters' owners to close)
 LESS_PRECISE = {
-    # present_state's dimension 1 is kv_num_heads (4); symshape keeps past_state's s3_1, no guard
-    "test_linear_attention_decode_step",
-    "test_linear_attention_prefill_with_past",
-    "test_linear_attention_no_past_explicit_zeros",
     # the Loop body declares y with size 1; onnx writes res_scan (?, 1), symshape (5, s0_0):
     # onnxruntime runs y of size 3 too (a declared body shape is only warned about), giving (5, 3)
     "test_loop11",
@@ -73,6 +71,17 @@ def _runs(m: onnx.ModelProto, case: Any) -> dict[str, tuple[int, ...]] | None:
         return run_all_values(m, feeds)
     except Exception:  # an op or dtype onnxruntime lacks
         return None
+
+
+def _checks(m: onnx.ModelProto) -> bool:
+    """Whether ``onnx.checker.check_model(full_check=True)`` accepts ``m`` (a case as symshape gets
+    it: its outputs without shapes; onnx's full check needs them, where its inference gives none
+    -- GatherND whose index length is a symbol -- it refuses)."""
+    try:
+        onnx.checker.check_model(m, full_check=True)
+    except Exception:
+        return False
+    return True
 
 
 def _zeroed(ours: Written, theirs: Written) -> bool:
@@ -116,6 +125,8 @@ def test_onnx_accepts_every_annotated_node_case_and_the_run_shapes_agree() -> No
             onnx.checker.check_model(m2, full_check=True)
             again = written(shape_inference.infer_shapes(m2, strict_mode=True, data_prop=True))
         except Exception as e:
+            if any(shapes.get(o.name, []) is None for o in m2.graph.output) and not _checks(m):
+                continue  # an output of unknown rank: onnx's full check refuses the case itself
             failures.append(f"{case.name}: onnx: {' '.join(str(e).split())[:200]}")
             continue
         changed = [(v, again.get(k)) for k, v in shapes.items() if again.get(k) != v]

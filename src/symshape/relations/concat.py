@@ -82,14 +82,19 @@ def _same_rank_dtype(ctx: Context, fs: Sequence[TensorType], what: str) -> tuple
 def _agree(
     ctx: Context, fs: Sequence[TensorType], rank: int, skip: int, what: str
 ) -> tuple[Dim, ...] | None:
-    """The shape the ranked fields share (every axis but ``skip``, checked), or None to defer.
-    Fields of unknown rank have the rank of the others, and nothing more is known of them."""
+    """The shape the ranked fields share (every axis but ``skip``, checked), or None to defer:
+    the first field's, but a constant where another field has one (the conditions make them
+    equal: ``(n, 3)`` and ``(n, h)`` share ``(n, 3)``, as onnx's inference gives it). Fields of
+    unknown rank have the rank of the others, and nothing more is known of them."""
     ranked = [(k, f.shape) for k, f in enumerate(fs) if type(f.shape) is tuple]
     j0, first = ranked[0]
     chk = Checks()
+    shared = list(first)
     for k, dims in ranked[1:]:
         for i in range(rank):
             if i != skip and first[i] != dims[i]:  # (equal ones state nothing: no message)
+                if dims[i].is_constant and not shared[i].is_constant:
+                    shared[i] = dims[i]
                 chk.equal(
                     first[i],
                     dims[i],
@@ -99,7 +104,7 @@ def _agree(
                 )
     if not chk.commit(ctx):
         return None
-    return first
+    return tuple(shared)
 
 
 def _fields(ctx: Context, args: Sequence[Type], what: str) -> tuple[list[TensorType], int, object] | bool:

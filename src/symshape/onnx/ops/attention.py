@@ -7,9 +7,10 @@ caches and the new keys/values concatenated on the sequence axis (``T = P + L``)
 into heads by ``q_num_heads``/``kv_num_heads``, and ``Y`` is ``(B, S, Hq*Dv)``.
 
 The shapes are built with reductions and broadcasting: a size-1 query column ``(B, Hq, S, 1)``
-times the keys or values reduced over their heads (``(B, 1, 1, T)``, ``(B, 1, 1, Dv)``), which also
-covers grouped-query attention; onnxruntime's conditions (one batch for Q, K and V, ``Hq`` a
-multiple of ``Hk``, a mask whose last axis is ``T``, ...) are checked apart (:func:`_checks`).
+times the keys or values reduced over their batch and heads (``(1, 1, 1, T)``, ``(1, 1, 1, Dv)``),
+which also covers grouped-query attention and gives ``Y`` Q's batch; onnxruntime's conditions (one
+batch for Q, K and V, ``Hq`` a multiple of ``Hk``, a mask whose last axis is ``T``, ...) are checked
+apart (:func:`_checks`). With 3-d inputs the presents have ``kv_num_heads`` heads (a constant).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import NodeContext
-from symshape.onnx.ops.common import checked, like, stacked
+from symshape.onnx.ops.common import checked, like, set_dim, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -65,6 +66,14 @@ def _checks(ctx: NodeContext, q4: Expr, k4: Expr, v4: Expr, scores: Expr) -> lis
     return out
 
 
+def _cached(past: Expr, new: Expr, heads: int | None) -> Expr:
+    """A cache ``past (B, Hk, P, D)`` and the new keys or values concatenated on the sequence axis;
+    with ``heads`` (3-d inputs: ``kv_num_heads``) the result has that many heads, a constant (as
+    onnx infers it; the concatenation needs the cache's heads equal to it)."""
+    y = ss.ops.concatenate([past, new], axis=2)
+    return y if heads is None else set_dim(y, 1, heads)
+
+
 @register("Attention", since=23)
 def _attention(ctx: NodeContext) -> Outputs:
     q, k, v = ctx.input(0), ctx.input(1), ctx.input(2)
@@ -72,6 +81,7 @@ def _attention(ctx: NodeContext) -> Outputs:
     three_d = r == 3
     if r is not None and r not in (3, 4):
         ctx.fail(RANK_MISMATCH, f"Q must be 3-d or 4-d, got rank {r}")
+    hk: int | None = None
     if three_d:
         hq = ctx.attr_int("q_num_heads")
         hk = ctx.attr_int("kv_num_heads")
@@ -79,12 +89,14 @@ def _attention(ctx: NodeContext) -> Outputs:
     else:
         q4, k4, v4 = q, k, v
     if ctx.has_input(4):
-        k4 = ss.ops.concatenate([ctx.input(4), k4], axis=2)
+        k4 = _cached(ctx.input(4), k4, hk)
     if ctx.has_input(5):
-        v4 = ss.ops.concatenate([ctx.input(5), v4], axis=2)
+        v4 = _cached(ctx.input(5), v4, hk)
     col = ss.ops.sum(q4, axis=-1, keepdims=True)  # (B, Hq, S, 1)
-    keys = ss.ops.transpose(ss.ops.sum(k4, axis=(1, 3), keepdims=True), [0, 1, 3, 2])  # (B, 1, 1, T)
-    vals = ss.ops.sum(v4, axis=(1, 2), keepdims=True)  # (B, 1, 1, Dv)
+    # the keys and values without their batch (checked equal to Q's apart): Y and the scores have
+    # Q's batch, as onnx infers it, not a broadcast max of the batches
+    keys = ss.ops.transpose(ss.ops.sum(k4, axis=(0, 1, 3), keepdims=True), [0, 1, 3, 2])  # (1, 1, 1, T)
+    vals = ss.ops.sum(v4, axis=(0, 1, 2), keepdims=True)  # (1, 1, 1, Dv)
     scores = ss.ops.multiply(col, ss.ops.cast_like(keys, col))  # (B, Hq, S, T)
     y: Expr = ss.ops.multiply(col, ss.ops.cast_like(vals, col))  # (B, Hq, S, Dv)
     for check in _checks(ctx, q4, k4, v4, scores):
@@ -122,14 +134,34 @@ def _linear_attention(ctx: NodeContext) -> Outputs:
     if hq < 1 or hk < 1 or hq % hk:
         ctx.fail(BAD_ATTRIBUTE, f"q_num_heads ({hq}) must be a positive multiple of kv_num_heads ({hk})")
     q4, k4, v4 = (_heads(ctx.input(i), h) for i, h in ((0, hq), (1, hk), (2, hk)))  # (B, H, T, d)
-    state: Expr = ss.ops.matmul(ss.ops.transpose(k4, [0, 1, 3, 2]), v4)  # (B, Hkv, dk, dv)
+    # the value without its batch, the state without it for the output (the batches are checked
+    # equal apart, in _gates): the state has the key's batch, the output the query's, as onnx
+    # infers them, not a broadcast max of the batches
+    v1 = ss.ops.sum(v4, axis=0, keepdims=True)
+    state: Expr = ss.ops.matmul(ss.ops.transpose(k4, [0, 1, 3, 2]), v1)  # (B, Hkv, dk, dv)
     if ctx.has_input(3):
-        state = ss.ops.add(state, ctx.input(3))
-        state = ss.ops.reshape_like(state, ctx.input(3))  # the past state's shape, not grown
+        state = _with_past(ctx, state, hk)
     grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
-    y = ss.ops.reshape(ss.ops.matmul(grouped, state), (0, hq, -1, 0))  # (B, Hq, T, dv)
+    per_head = ss.ops.sum(state, axis=0, keepdims=True)  # (1, Hkv, dk, dv)
+    y = ss.ops.reshape(ss.ops.matmul(grouped, per_head), (0, hq, -1, 0))  # (B, Hq, T, dv)
     y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))  # (B, T, Hq*dv)
     return [checked(y, _gates(ctx, hk)), state if ctx.has_output(1) else None]
+
+
+def _with_past(ctx: NodeContext, state: Expr, hk: int) -> Expr:
+    """The present state once a past state (input 3) is given: the past must have the state's
+    shape ``(B, Hkv, dk, dv)`` exactly (the reference refuses any other, broadcastable or not);
+    the result has the past's shape with the sizes the attribute and the key and value fix as
+    constants (``Hkv``; ``dk``, ``dv`` where the key's and value's last sizes are constants), as
+    onnx's inference gives the heads."""
+    past = ctx.input(3)
+    present = past
+    for axis, i in ((2, 1), (3, 2)):  # dk from the key, dv from the value
+        t = ctx.tensor_type(i)
+        d = t.dims[-1] if t is not None and t.ndim == 3 else None
+        if d is not None and d.is_constant and int(d) % hk == 0:
+            present = set_dim(present, axis, int(d) // hk)
+    return checked(set_dim(present, 1, hk), [stacked(state, past)])
 
 
 def _gates(ctx: NodeContext, hk: int) -> list[Expr]:

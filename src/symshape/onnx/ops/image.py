@@ -240,6 +240,7 @@ def _grid_sample(ctx: NodeContext) -> Outputs:
         ctx.fail(RANK_MISMATCH, f"GridSample: X has rank {rx}, the grid {r}")
     g = ss.ops.strided_slice(grid, [0], [1], axes=[r - 1])  # (N, D1_out, ..., 1)
     g = ss.ops.transpose(g, [0, r - 1, *range(1, r - 1)])  # (N, 1, D1_out, ...)
+    g = ss.ops.sum(g, axis=0, keepdims=True)  # (1, 1, D1_out, ...): Y has X's N, as onnx infers
     xc = ss.ops.sum(x, axis=(0, 1), keepdims=True, exclude=True)  # (N, C, 1, ...)
     y = ss.ops.add(xc, ss.ops.cast_like(g, x))
     # onnxruntime's checks: X's and the grid's N alike (not broadcast), r - 2 coordinates per point
@@ -256,8 +257,9 @@ def _affine_grid(ctx: NodeContext) -> Outputs:
     nd = len(size) - 2
     if nd not in (2, 3):
         ctx.fail(BAD_ATTRIBUTE, f"size must have 4 or 5 values, got {len(size)}")
-    # theta is (N, r, r + 1) for size[0] = N (onnxruntime's check)
-    theta = stacked(ctx.input(0), ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"))
+    # theta is (N, r, r + 1) for size[0] = N (onnxruntime's check); the grid's N is size[0] (as
+    # onnx infers it), not theta's symbol
+    theta = stacked(ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"), ctx.input(0))
     n = ss.ops.sum(theta, axis=(0, 2, 3))  # (N,)
     y: Expr = ss.ops.expand_dims(n, 1, num_newaxis=nd + 1)
     for i, s in enumerate(size[2:]):

@@ -15,8 +15,9 @@
   ``batch_dims=b`` (which also checks that the batch axes agree), each later one with the
   indices' leading axes as batch axes. Each column whose value range is known must lie in its
   axis (``-d <= i < d``, onnxruntime's bound). A symbolic ``k`` is used when one length in
-  ``[0, rank(data) - b]`` lies in its range (a guard ``k ==`` it); otherwise the output's rank is
-  only known at run time and the node is ``unsupported-op``, saying so.
+  ``[0, rank(data) - b]`` lies in its range (a guard ``k ==`` it); otherwise (or with a rank
+  unknown) the output's rank is only known at run time: a tensor of unknown rank of the data's
+  dtype, once ``k <= rank(data) - b`` and the batch axes agree (where both ranks are known).
 * The scatters give the data's type; the updates must have the shape of what the indices read
   (``GatherElements``'s result for ``ScatterElements``, ``GatherND``'s for ``ScatterND``, the
   cache's with at most its size at ``axis`` for ``TensorScatter``).
@@ -39,8 +40,8 @@ import symshape as ss
 from symshape import Expr
 from symshape.encoding.dim_bounds import bounds
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
-from symshape.onnx.context import CORE_OP, SHAPE_VALUES, NodeContext
-from symshape.onnx.ops.common import checked, same_as_input, set_dim, stacked, to_int64
+from symshape.onnx.context import NodeContext
+from symshape.onnx.ops.common import checked, same_as_input, set_dim, stacked, to_int64, value_slice
 from symshape.onnx.registry import Outputs, register
 from symshape.ops.gather import gather_elements
 
@@ -85,27 +86,44 @@ def _gather_nd_of(ctx: NodeContext, b: int) -> Expr | None:
 
 def _gather_nd_fixed_k(ctx: NodeContext, b: int) -> Expr:
     """``GatherND`` whose index length ``k`` (the indices' last dimension) is symbolic: the output
-    has rank ``rank(indices) - 1 + rank(data) - b - k``, so ``k`` must be known. It is when a
-    single length in ``[0, rank(data) - b]`` lies in ``k``'s range (data of rank ``b + 1`` and
-    ``k >= 1``: ``k == 1``); then ``k`` equals it (a guard). Otherwise the node is unsupported."""
+    has rank ``rank(indices) - 1 + rank(data) - b - k``. When a single length in
+    ``[0, rank(data) - b]`` lies in ``k``'s range (data of rank ``b + 1`` and ``k >= 1``:
+    ``k == 1``), ``k`` equals it (a guard); otherwise (or with a rank unknown) the output has
+    unknown rank and the data's dtype (:func:`_gather_nd_unranked`)."""
     t, r = ctx.tensor_type(1), ctx.rank(0)
-    if t is None or t.ndim is None or t.ndim < 1:
-        ctx.unsupported(CORE_OP, "GatherND whose indices' rank is not known (the output's rank "
-                        "depends on it)")  # fmt: skip
-    k = t.dims[-1]
-    if r is None:
-        ctx.unsupported(CORE_OP, f"GatherND whose index length {k} is symbolic and the data's rank "
-                        "unknown: the output's rank depends on sizes only known at run time")  # fmt: skip
-    lo, hi = bounds(k)
+    if t is None or t.ndim is None or t.ndim < 1 or r is None:
+        return _gather_nd_unranked(ctx, b)
+    lo, hi = bounds(t.dims[-1])
     fits = [v for v in range(r - b + 1) if lo <= v <= hi]
     if len(fits) != 1:
-        ctx.unsupported(
-            SHAPE_VALUES,
-            f"GatherND whose index length {k} (the indices' last dimension) is only known at run "
-            f"time: the output's rank {t.ndim - 1 + r - b} - {k} depends on it "
-            f"(it may be any of {', '.join(map(str, fits)) or 'none'})",
-        )
+        return _gather_nd_unranked(ctx, b)
     return _gather_nd_k(ctx.input(0), _of_length(ctx.input(1), fits[0]), fits[0], t.ndim - 1, b)
+
+
+def _gather_nd_unranked(ctx: NodeContext, b: int) -> Expr:
+    """``GatherND`` whose output rank is only known at run time: a tensor of unknown rank of the
+    data's dtype. With both ranks known it is of shape ``indices.shape[:-1] + data.shape[b+k:]``
+    (a shape value of symbolic length), once ``k <= rank(data) - b`` and the batch axes agree
+    (onnxruntime's checks)."""
+    data, ind = ctx.input(0), ctx.input(1)
+    sd, si = ss.ops.shape_of(data), ss.ops.shape_of(ind)
+    checks: list[Expr] = []
+    r = ctx.rank(0)
+    if r is None or ctx.rank(1) is None:
+        shape: Expr = ss.ops.concatenate([si, sd])  # of unknown length
+    else:
+        bk = ss.ops.add(ss.ops.take(si, _i64(-1), mode="fast"), _i64(b))
+        # the axes the index tuples read, b .. b + k - 1, must be data's: k <= rank(data) - b
+        checks.append(ss.ops.take(sd, ss.ops.arange(_i64(b), bk), mode="nonnegative"))
+        if b:  # data.shape[:b] == indices.shape[:b]
+            checks.append(stacked(*(ss.ops.full(0.0, value_slice(s, [0], [b])) for s in (sd, si))))
+        rest = ss.ops.take(sd, ss.ops.arange(bk, _i64(r)))
+        shape = ss.ops.concatenate([value_slice(si, [0], [-1]), rest])
+    return checked(ss.ops.cast_like(ss.ops.full(0.0, shape), data), checks)
+
+
+def _i64(v: int) -> Expr:
+    return ss.const(np.array(v, dtype=np.int64))
 
 
 def _of_length(ind: Expr, k: int) -> Expr:

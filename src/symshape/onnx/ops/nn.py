@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import symshape as ss
 from symshape import Expr
-from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
+from symshape.encoding.dim_bounds import bounds
+from symshape.encoding.dims import Dim
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH, SHAPE_MISMATCH
 from symshape.ir.op import PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import PlanTable, scale_axis, set_dim, stacked, value_slice
@@ -395,6 +397,7 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
     t = ctx.tensor_type(2)
     if t is not None and t.ndim == 1 and t.dims[0].is_constant and int(t.dims[0]) != nd + 2:
         ctx.fail(BAD_ATTRIBUTE, f"output_shape has {int(t.dims[0])} values for rank {nd + 2}")
+    _unpool_output_shape_errors(ctx, nd, strides, rest)
     out: Expr = ss.ops.cast_like(ss.ops.zeros(ctx.input(2), "float32"), x)
     spatial = tuple(range(2, nd + 2))
     checks = [stacked(ss.ops.sum(out, axis=spatial), ss.ops.sum(x, axis=spatial))]  # (N, C)
@@ -404,6 +407,39 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
     for check in checks:
         out = ss.ops.cast_like(out, check)
     return out
+
+
+def _unpool_output_shape_errors(
+    ctx: NodeContext, nd: int, strides: Sequence[int], rest: Sequence[int]
+) -> None:
+    """``MaxUnpool``'s ``output_shape`` (input 2, its entries known) that can never fit the input:
+    an error in ONNX terms, as onnxruntime refuses it ("output_shape batch and channel dimensions
+    must match input", "output_shape is smaller than minimum required"). Left to the checks the
+    converter builds (guards) when the sizes decide it only for some values of the symbols."""
+    xt, ot = ctx.tensor_type(0), ctx.tensor_type(2)
+    if xt is None or xt.ndim != nd + 2 or ot is None or not isinstance(ot.value, tuple):
+        return
+    os = ot.value
+    if len(os) != nd + 2:
+        return
+    x = xt.dims
+    least = [*x[:2], *(x[2 + i] * s + c for i, (s, c) in enumerate(zip(strides, rest)))]
+
+    def shown(ds: Sequence[Dim | None]) -> str:
+        return "(" + ", ".join("?" if d is None else str(d) for d in ds) + ")"
+
+    where = f"for the input `{ctx.input_name(0)}` of shape {shown(x)}"
+    for j in (0, 1):
+        o = os[j]
+        if o is not None and (bounds(o - x[j])[0] > 0 or bounds(x[j] - o)[0] > 0):
+            ctx.fail(SHAPE_MISMATCH, f"output_shape {shown(os)} must keep the input's batch and channel "
+                     f"sizes {shown(x[:2])} {where}")  # fmt: skip
+    for a in range(2, nd + 2):
+        o = os[a]
+        if o is not None and bounds(least[a] - o)[0] > 0:
+            ctx.fail(SHAPE_MISMATCH, f"output_shape {shown(os)} is smaller than the least size the "
+                     f"input allows, {shown(least)}, on axis {a} ({o} < {least[a]}) {where} "
+                     "(kernel_shape, strides and pads)")  # fmt: skip
 
 
 # ----------------------------------------------------------------------------------------------
