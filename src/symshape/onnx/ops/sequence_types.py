@@ -236,6 +236,10 @@ def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] 
         return _without_value(init), True
     if isinstance(init, ty.TensorType) and isinstance(out, ty.TensorType):
         return ty.Tensor(None, init.dtype if init.dtype == out.dtype else None), False
+    if isinstance(init, ty.TensorType) and isinstance(out, ty.IncompleteType):
+        # the body's value stays unsolved (a size the iteration computes): a loop-carried
+        # tensor stays a tensor of its dtype (the ONNX spec), of a rank not known
+        return ty.Tensor(None, init.dtype), False
     return ty.ObjectType(), False
 
 
