@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from symshape.encoding.conds import any_of, eq, ge
-from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, dmin, floordiv
+from symshape.encoding.dims import ZERO, Dim, as_dim, bounds, dmax, dmin, floordiv, fresh_any
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import AXIS_OUT_OF_RANGE, DTYPE_MISMATCH, NEGATIVE_DIM, SHAPE_MISMATCH, SymshapeError
 from symshape.relations.base import Context, relation
@@ -280,7 +280,7 @@ def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if x0 is None:
             return False
         if isinstance(got, str):
-            fresh = None if x0.ndim is None else tuple(ctx.fresh_dim() for _ in range(x0.ndim))
+            fresh = None if x0.ndim is None else tuple(fresh_any() for _ in range(x0.ndim))
             ctx.assign(out, Tensor(fresh, x0.dtype))
             return True
         spec = got
@@ -305,8 +305,8 @@ def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     for j, ax in enumerate(axes):
         d = x.dims[ax]
         b, e = spec.begin[j], spec.end[j]
-        if j in unknown:
-            shape[ax] = ctx.fresh_dim()
+        if j in unknown:  # a size the run's values decide: given, not solved for
+            shape[ax] = fresh_any()
             continue
         for what, v in (("begin", b), ("end", e)):
             if isinstance(v, Dim) and bounds(v)[0] < 0:
