@@ -92,3 +92,35 @@ def test_the_common_reshapes_take_the_fast_path() -> None:
     assert not _same("reshape", (x,), {"newshape": (7,)})
     assert not _same("reshape", (ss.Tensor((4,), "float32"),), {"newshape": ()})
     assert not _same("reshape", (ss.Tensor((0, 2, 3), "float32"),), {"newshape": (0, -1)})
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=st.data())
+def test_reduce(data: st.DataObject) -> None:
+    shape = tuple(data.draw(st.lists(_size, max_size=4)))
+    r = len(shape)
+    attrs: dict[str, Any] = {}
+    k = data.draw(st.sampled_from(["none", "int", "tuple", "tuple", "bad"]))
+    if k == "int":
+        attrs["axis"] = data.draw(st.integers(-r - 1, r))
+    elif k == "tuple":
+        attrs["axis"] = tuple(data.draw(st.lists(st.integers(-r - 1, r), max_size=r + 1)))
+    elif k == "bad":
+        attrs["axis"] = data.draw(st.sampled_from([[0], 1.0, True, (0, True), "0"]))
+    for name in ("keepdims", "exclude"):
+        v = data.draw(st.sampled_from(["absent", "absent", False, True, 0, 1, None]))
+        if v != "absent":
+            attrs[name] = v
+    _same("reduce", (ss.Tensor(shape, data.draw(st.sampled_from(["float32", "int64", "bool"]))),), attrs)
+
+
+def test_the_common_reductions_take_the_fast_path() -> None:
+    x = ss.Tensor((1, 1024, 7, 7), "float32")
+    for attrs in (
+        {"axis": (0, 1), "exclude": True, "keepdims": True},
+        {"axis": (2, 3), "keepdims": True},
+        {"axis": -1},
+        {},
+        {"axis": (), "exclude": True},
+    ):
+        assert _same("reduce", (x,), attrs), attrs

@@ -235,6 +235,36 @@ def _reshape(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     return _tensor(tuple(out), x.dtype)  # type: ignore[union-attr]
 
 
+def _reduce(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``reduce`` (sum, mean, ...) over ``axis`` (None: all; an int or a tuple of distinct ints in
+    range), or every other axis with ``exclude``; the reduced axes removed, or 1 with
+    ``keepdims``."""
+    axis, keep, exclude = attrs.get("axis"), attrs.get("keepdims"), attrs.get("exclude")
+    if len(inputs) != 1 or not _plain(x := inputs[0]):
+        return None
+    if (keep is not None and type(keep) is not bool) or (exclude is not None and type(exclude) is not bool):
+        return None
+    xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+    r = len(xs)
+    if axis is None:
+        chosen: set[int] = set() if exclude else set(range(r))
+    else:
+        axes = (axis,) if type(axis) is int else axis
+        if type(axes) is not tuple:
+            return None
+        norm: set[int] = set()
+        for a in axes:
+            if type(a) is not int or not -r <= a < r:
+                return None
+            norm.add(a + r if a < 0 else a)
+        if len(norm) != len(axes):
+            return None  # (duplicates: an error)
+        chosen = set(range(r)) - norm if exclude else norm
+    one = as_dim(1)
+    dims = [one if i in chosen else d for i, d in enumerate(xs) if keep or i not in chosen]
+    return _tensor(tuple(dims), x.dtype)  # type: ignore[union-attr]
+
+
 def _matmul(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     """``matmul`` of ``(..., m, k)`` by a matrix ``(k, n)`` of one dtype, no attributes."""
     if len(inputs) != 2 or len(attrs) or not (_plain(a := inputs[0]) and _plain(b := inputs[1])):
@@ -401,6 +431,7 @@ def _table() -> dict[RelationDef, FastFn]:
         "transpose": _transpose,
         "reshape_like": _reshape_like,
         "reshape": _reshape,
+        "reduce": _reduce,
         "matmul": _matmul,
         "bias_add": _bias_add,
         **{f"conv{nd}d": _conv(nd) for nd in (1, 2, 3)},
