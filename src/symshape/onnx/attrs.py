@@ -36,6 +36,7 @@ __all__ = [
     "parse_attribute",
     "parse_attributes",
     "tensor_value",
+    "decoded_dtype",
     "sparse_value",
     "SPARSE_DENSE_MAX",
     "HASHABLE_TYPES",
@@ -103,6 +104,35 @@ def tensor_value(
     elif base_dir is not None and not internal and t.data_location == _TP.EXTERNAL:
         return read_external(t, base_dir, f"tensor '{t.name}'")
     return np.asarray(numpy_helper.to_array(t))
+
+
+#: the dtype names of the arrays :func:`tensor_value` decodes itself, by element type
+_RAW_NAMES: Final[dict[int, str]] = {et: dt.newbyteorder("=").name for et, dt in _RAW.items()}
+
+
+def decoded_dtype(t: onnx.TensorProto) -> str | None:
+    """The dtype name of ``tensor_value(t)``'s array, read from ``t``'s fields without decoding
+    it, where :func:`tensor_value` decodes ``t`` itself (an element type it reads directly,
+    stored in the model, its data of the length its dimensions give); None otherwise (decode
+    ``t`` to know: it may fail).
+
+    >>> from onnx import helper
+    >>> decoded_dtype(helper.make_tensor("v", onnx.TensorProto.FLOAT, [1], [0.5]))
+    'float32'
+    """
+    et = t.data_type
+    name = _RAW_NAMES.get(et)
+    if name is None or t.data_location == _TP.EXTERNAL or t.HasField("segment"):
+        return None
+    n = 1
+    for d in t.dims:
+        if d < 0:
+            return None
+        n *= d
+    raw = t.raw_data
+    if raw:
+        return name if len(raw) == _RAW[et].itemsize * n else None
+    return name if len(getattr(t, _FIELD[et])) == n else None
 
 
 def sparse_value(t: onnx.SparseTensorProto, base_dir: str | None = None) -> np.ndarray[Any, Any]:

@@ -248,8 +248,11 @@ class LazyConstant(Value):
         span = OnnxSpan.at(home.label, self.position, f"{self.kind} '{self.name}'")
         c: Constant = _new_expr(Constant)
         c.type, c.data, c.span = plain_copy(self.base), self.const, span
+        t = self.type
         v: Var = _new_expr(Var)
-        v.name, v.type_annotation, v.span = self.name, self.type, span
+        # the constant's own type annotates it unless it has a value (a small int tensor): the
+        # shared base is no annotation (one is admitted per type object; the constant a weight)
+        v.name, v.type_annotation, v.span = self.name, c.type if t is self.base else t, span
         home.outer.append((v, c))
         return v
 

@@ -18,7 +18,7 @@ import onnx
 
 from symshape import Constant, Expr, TensorType, Var
 from symshape.encoding.leaf_types import plain_copy
-from symshape.onnx.attrs import tensor_value
+from symshape.onnx.attrs import decoded_dtype, tensor_value
 from symshape.onnx.context import Value
 from symshape.onnx.dtypes import DTYPE_TO_ONNX, DTYPES
 from symshape.onnx.spans import OnnxSpan
@@ -140,8 +140,17 @@ def _float_fill(a: onnx.AttributeProto, base_dir: str | None) -> str | None:
     converter reads without complaint, else None (the converter decides)."""
     if a.name != "value" or a.type != onnx.AttributeProto.TENSOR:
         return None
+    t = a.t
+    dtype = decoded_dtype(t)  # (without decoding it where sure: numpy's dtype names cost)
+    if dtype is not None:
+        return dtype if dtype in _FLOAT_DTYPES else None
+    return _decoded_float_fill(t, base_dir)
+
+
+def _decoded_float_fill(t: onnx.TensorProto, base_dir: str | None) -> str | None:
+    """:func:`_float_fill` of a ``value`` attribute holding ``t``, by decoding it."""
     try:
-        v = np.asarray(tensor_value(a.t, base_dir=base_dir))
+        v = np.asarray(tensor_value(t, base_dir=base_dir))
     except Exception:
         return None
     dtype = str(v.dtype)
@@ -159,3 +168,5 @@ def _type_fields(base: TensorType) -> dict[str, Any]:
 _new: Final[Any] = object.__new__
 _span: Final = OnnxSpan.in_file
 _NO_FILL: Final = "?"
+#: the float dtypes among those ``decoded_dtype`` names (a fill's dtype must be a float symshape has)
+_FLOAT_DTYPES: Final = frozenset({"float32", "float64"}) & DTYPES

@@ -179,6 +179,92 @@ def _reshape_like(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     return _tensor(like.shape, x.dtype)  # type: ignore[union-attr,arg-type]
 
 
+def _reshape(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``reshape`` to a ``newshape`` of ints among which 0 copies the input's size at its place
+    (unless ``allowzero``: a literal 0) and one -1 takes the rest: the element count kept (-1: the
+    other sizes are not 0 and their product divides the input's)."""
+    az = attrs.get("allowzero")
+    spec = attrs.get("newshape")
+    if len(inputs) != 1 or (az is not None and type(az) is not bool) or type(spec) is not tuple:
+        return None
+    if not _plain(x := inputs[0]):
+        return None
+    src: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+    n = len(src)
+    out: list[Dim] = []
+    used = [False] * n
+    literal = 1  # the product of the sizes given literally
+    copied_zero = False  # a size copied from the input (0) is 0
+    infer_at = -1
+    si = 0
+    for s in spec:
+        if type(s) is not int or s < -1:
+            return None  # (Relay's -2, -3, -4, a dimension, a bad entry: the relation decides)
+        if s > 0 or (s == 0 and az):
+            out.append(as_dim(s))
+            literal *= s
+        elif s == 0:
+            if si >= n:
+                return None
+            d = src[si]
+            out.append(d)
+            used[si] = True
+            copied_zero = copied_zero or d._cv == 0
+        elif infer_at >= 0:
+            return None  # (two -1: an error)
+        else:
+            infer_at = len(out)
+            out.append(as_dim(1))  # (its place, filled below)
+        si += 1
+    if infer_at >= 0:
+        free_in = 1  # the product of the input's sizes not copied
+        for k in range(n):
+            if not used[k]:
+                free_in *= src[k]._cv  # type: ignore[operator]
+        if literal == 0 or copied_zero or free_in % literal:
+            return None
+        out[infer_at] = as_dim(free_in // literal)
+    else:
+        total_in = total_out = 1
+        for d in src:
+            total_in *= d._cv  # type: ignore[operator]
+        for d in out:
+            total_out *= d._cv  # type: ignore[operator]
+        if total_in != total_out:
+            return None
+    return _tensor(tuple(out), x.dtype)  # type: ignore[union-attr]
+
+
+def _reduce(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
+    """``reduce`` (sum, mean, ...) over ``axis`` (None: all; an int or a tuple of distinct ints in
+    range), or every other axis with ``exclude``; the reduced axes removed, or 1 with
+    ``keepdims``."""
+    axis, keep, exclude = attrs.get("axis"), attrs.get("keepdims"), attrs.get("exclude")
+    if len(inputs) != 1 or not _plain(x := inputs[0]):
+        return None
+    if (keep is not None and type(keep) is not bool) or (exclude is not None and type(exclude) is not bool):
+        return None
+    xs: tuple[Dim, ...] = x.shape  # type: ignore[union-attr,assignment]
+    r = len(xs)
+    if axis is None:
+        chosen: set[int] = set() if exclude else set(range(r))
+    else:
+        axes = (axis,) if type(axis) is int else axis
+        if type(axes) is not tuple:
+            return None
+        norm: set[int] = set()
+        for a in axes:
+            if type(a) is not int or not -r <= a < r:
+                return None
+            norm.add(a + r if a < 0 else a)
+        if len(norm) != len(axes):
+            return None  # (duplicates: an error)
+        chosen = set(range(r)) - norm if exclude else norm
+    one = as_dim(1)
+    dims = [one if i in chosen else d for i, d in enumerate(xs) if keep or i not in chosen]
+    return _tensor(tuple(dims), x.dtype)  # type: ignore[union-attr]
+
+
 def _matmul(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     """``matmul`` of ``(..., m, k)`` by a matrix ``(k, n)`` of one dtype, no attributes."""
     if len(inputs) != 2 or len(attrs) or not (_plain(a := inputs[0]) and _plain(b := inputs[1])):
@@ -344,6 +430,8 @@ def _table() -> dict[RelationDef, FastFn]:
         "softmax": _softmax,
         "transpose": _transpose,
         "reshape_like": _reshape_like,
+        "reshape": _reshape,
+        "reduce": _reduce,
         "matmul": _matmul,
         "bias_add": _bias_add,
         **{f"conv{nd}d": _conv(nd) for nd in (1, 2, 3)},

@@ -77,7 +77,7 @@ class DependencyGraph:
     """A networkx ``DiGraph`` over relations and holes with an evaluation order."""
 
     def __init__(self) -> None:
-        self._g: nx.DiGraph = nx.DiGraph()
+        self._g: nx.DiGraph | None = None  # made when first read (most solvers never read it)
         # relations are recorded as they come and turned into networkx nodes and edges in bulk,
         # only when the graph is read (display, explanations) or the order needs them
         self._rels: list[Entry | Record | Instance] = []
@@ -87,6 +87,9 @@ class DependencyGraph:
 
     @property
     def g(self) -> nx.DiGraph:
+        g = self._g
+        if g is None:
+            g = self._g = nx.DiGraph()
         if self._done < len(self._rels):
             nodes, edges = self._nodes, self._edges
             for rid, label, inputs, outputs in self._entries(self._done):
@@ -98,12 +101,12 @@ class DependencyGraph:
                     edges.extend((r, n) for n in nodes_of(t))
             self._done = len(self._rels)
         if self._nodes:
-            self._g.add_nodes_from((n, {"kind": "relation", "label": lab}) for n, lab in self._nodes)
+            g.add_nodes_from((n, {"kind": "relation", "label": lab}) for n, lab in self._nodes)
             self._nodes.clear()
         if self._edges:
-            self._g.add_edges_from(self._edges)
+            g.add_edges_from(self._edges)
             self._edges.clear()
-        return self._g
+        return g
 
     def add_instance(self, rel: Instance) -> None:
         """A relation instance: it reads its inputs and writes its outputs (kept as the instance

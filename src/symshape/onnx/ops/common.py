@@ -140,16 +140,38 @@ def unsqueeze(ctx: NodeContext, x: Expr, axes: Sequence[int], input_index: int =
     if len(set(axes)) != len(axes):
         ctx.fail(BAD_ATTRIBUTE, f"axes {list(axes)} repeat an axis")
     if min(axes, default=0) >= 0 or max(axes) < 0:
-        order = sorted(axes, reverse=min(axes, default=0) < 0)
-        _UNSQUEEZE_PLANS.put(key, tuple(PreparedCall.of(ss.ops.expand_dims, 1, axis=a) for a in order))
-        for a in order:
-            x = ss.ops.expand_dims(x, a)
+        runs = _runs(sorted(axes, reverse=min(axes, default=0) < 0))
+        _UNSQUEEZE_PLANS.put(
+            key, tuple(PreparedCall.of(ss.ops.expand_dims, 1, axis=a, num_newaxis=k) for a, k in runs)
+        )
+        for a, k in runs:
+            x = ss.ops.expand_dims(x, a, k)
         return x
     r = ctx.need_rank(input_index, "Unsqueeze with axes of both signs")
     out_rank = r + len(axes)
-    for a in sorted(norm_axes(ctx, axes, out_rank)):
-        x = ss.ops.expand_dims(x, a)
+    for a, k in _runs(sorted(norm_axes(ctx, axes, out_rank))):
+        x = ss.ops.expand_dims(x, a, k)
     return x
+
+
+def _runs(order: Sequence[int]) -> list[tuple[int, int]]:
+    """The axes an ``Unsqueeze`` inserts in ``order`` (ascending non-negative or descending negative
+    output positions) as ``(axis, count)`` runs of consecutive positions: each one ``expand_dims``
+    of ``num_newaxis=count`` at its first position, which inserts what the run's one-axis calls
+    would (``[1, 2]``: two axes at 1; ``[-1, -2]``: two at the end).
+
+    >>> _runs([0, 1, 3]), _runs([-1, -2, -4])
+    ([(0, 2), (3, 1)], [(-1, 2), (-4, 1)])
+    """
+    runs: list[tuple[int, int]] = []
+    for a in order:
+        if runs:
+            first, k = runs[-1]
+            if a == (first + k if first >= 0 else first - k):
+                runs[-1] = (first, k + 1)
+                continue
+        runs.append((a, 1))
+    return runs
 
 
 K = TypeVar("K")
