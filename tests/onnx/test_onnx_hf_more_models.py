@@ -56,6 +56,14 @@ EXPECTED: dict[tuple[str, str], tuple[str, int, int]] = {
     ("mpnet", "ts"): ("guarded", 1, 246),  # seq < 19
     ("albert", "ts"): ("guarded", 1, 234),  # seq <= 20
     ("m2m100", "ts"): ("guarded", 2, 521),  # dec < 21; seq < 21
+    # seq + 3*seq % 4 < 40 (positions of the padded sequence) and two bounds of the chunk
+    # indices: batch >= 2 and 8 <= the padded sequence
+    ("longformer", "ts"): ("guarded", 3, 2880),
+    ("modernbert", "ts"): ("ok", 0, 246),
+    ("convbert", "ts"): ("guarded", 1, 312),  # seq <= 20
+    ("sew", "ts"): ("guarded", 1, 253),  # samples >= 30
+    ("wavlm", "ts"): ("guarded", 1, 322),  # samples >= 20
+    ("gpt_neo", "ts"): ("guarded", 1, 379),  # seq <= 16
     # past + seq - 1 < total (the mask read by GatherND)
     ("mistral_kv", "dynamo"): ("guarded", 1, 155),
 }
