@@ -292,6 +292,19 @@ MORE_MODELS: tuple[HFSpec, ...] = (
          **_CAUSAL},
         "logits", _TOK, _seq_sizes(16), _tokens(),
     ),
+    HFSpec(
+        # unfolds 2x2 patches after padding the map to even sizes: int(ceil(h/2)*2), computed in
+        # float; the TorchScript export keeps its example's no-interpolation branch, so each stage's
+        # map must be even already
+        "mobilevit", "MobileViTModel", "MobileViTConfig",
+        {"image_size": 32, "patch_size": 2, "hidden_sizes": [16, 16, 16],
+         "neck_hidden_sizes": [8, 8, 8, 16, 16, 16, 32], "num_attention_heads": 2, "mlp_ratio": 2.0},
+        "last_hidden_state", {"pixel_values": _PIX},
+        ({"batch": 1, "height": 32, "width": 32}, {"batch": 2, "height": 64, "width": 96},
+         {"batch": 1, "height": 40, "width": 36}, {"batch": 1, "height": 33, "width": 65},
+         {"batch": 3, "height": 16, "width": 16}, {"batch": 1, "height": 32, "width": 64}),
+        _pixels,
+    ),
 )  # fmt: skip
 
 

@@ -64,6 +64,9 @@ EXPECTED: dict[tuple[str, str], tuple[str, int, int]] = {
     ("sew", "ts"): ("guarded", 1, 253),  # samples >= 30
     ("wavlm", "ts"): ("guarded", 1, 322),  # samples >= 20
     ("gpt_neo", "ts"): ("guarded", 1, 379),  # seq <= 16
+    # shapes exact (a size computed in float); the stages' even sizes are left to Z3, which times
+    # out on `(height - 1)//8 + 1 == 2*((height - 1)//16) + 2` beside the nonlinear reshape guards
+    ("mobilevit", "ts"): ("inconclusive", 2, 1259),
     # past + seq - 1 < total (the mask read by GatherND)
     ("mistral_kv", "dynamo"): ("guarded", 1, 155),
 }
@@ -109,6 +112,7 @@ def test_more_hf_models_against_onnxruntime(spec: HFSpec, exporter: str, exporte
     res = sso.infer(model, dims=syms)
     status, guards, fewest = EXPECTED[(spec.name, exporter)]
     assert not res.unsupported and not res.errors, res.report()
+    assert bool(res.inconclusive) == (status == "inconclusive"), res.report()
     assert (res.status, len(res.guards)) == (status, guards), res.report()
     ran = refused = 0
     for size in spec.sizes:
