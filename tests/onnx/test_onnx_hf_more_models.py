@@ -74,6 +74,18 @@ if os.environ.get("SYMSHAPE_HF_ALL") == "1":  # a dynamo export costs 10-40 s of
     EXPECTED |= {
         ("speech2text", "dynamo"): ("guarded", 2, 257),
         ("swin", "dynamo"): ("guarded", 4, 223),
+        ("hubert", "dynamo"): ("guarded", 1, 116),
+        ("phi", "dynamo"): ("ok", 0, 131),
+        ("phi3", "dynamo"): ("ok", 0, 138),
+        ("falcon", "dynamo"): ("ok", 0, 115),
+        ("bloom", "dynamo"): ("ok", 0, 122),
+        ("gptj", "dynamo"): ("guarded", 1, 139),
+        ("gpt_bigcode", "dynamo"): ("guarded", 1, 108),
+        ("convnext", "dynamo"): ("guarded", 2, 58),
+        ("segformer", "dynamo"): ("guarded", 2, 178),
+        ("mpnet", "dynamo"): ("guarded", 1, 137),
+        ("albert", "dynamo"): ("guarded", 1, 113),
+        ("m2m100", "dynamo"): ("guarded", 2, 198),
     }
 
 _CASES = [pytest.param(more_spec(m), e, id=f"{m}-{e}") for m, e in EXPECTED]
