@@ -24,7 +24,7 @@ from numbers import Integral
 from typing import NoReturn, TypeVar, Union
 
 from symshape.encoding.arguments import check_mapping
-from symshape.encoding.dim_expr import _atom_dim, _atom_map, _divide_coefficients, _subst
+from symshape.encoding.dim_expr import _atom_dim, _atom_map, _divide_coefficients, _exact_floor, _subst
 from symshape.encoding.dims import (
     AnyDim,
     Atom,
@@ -37,6 +37,7 @@ from symshape.encoding.dims import (
     as_dim,
     bounds,
     const,
+    divide_exactly,
     mod,
 )
 from symshape.errors import BAD_DIM, INVALID_ARGUMENT, SymshapeError
@@ -222,6 +223,11 @@ def _decide_cmp(op: CmpOp, diff: Dim) -> bool | None:
             assert_never(op)
 
 
+def _exact_floors(d: Dim) -> bool:
+    """Whether a monomial of ``d`` has an atom ``y // k`` with ``y % k`` 0 in canonical form."""
+    return any(_exact_floor(at) for m, _ in d.terms for at, _ in m if isinstance(at, FloorDiv))
+
+
 def _linear_in_plain_atoms(d: Dim) -> bool:
     # every atom takes integer values, so a gcd argument holds for any atoms; kept as a hook
     return True
@@ -239,9 +245,13 @@ def _cmp_dims(op: CmpOp, x: Dim, y: Dim) -> Cond:
     yc = y.constant_value
     diff = x - y if yc is None else x - yc  # (a constant: its negation is interned)
     r = _decide_cmp(op, diff)
+    equality = op is CmpOp.EQ or op is CmpOp.NE
+    if r is None and equality and yc is None and _exact_floors(diff) and divide_exactly(x, y) == 1:
+        # equal once each exact ``y // k`` (``y % k`` is 0) counts as ``y/k``: a window padded to a
+        # multiple of 4 and split, ``(h + 3*h % 4)*(w + 3*w % 4) == 16*((h + 3*h % 4)//4)*(...)``
+        r = op is CmpOp.EQ
     if r is not None:
         return TRUE if r else FALSE
-    equality = op is CmpOp.EQ or op is CmpOp.NE
     if equality and (y == 0 or x == 0):
         # a % c == 0 with gcd(content, c) = g > 1 is (a/g) % (c/g) == 0
         side = x if y == 0 else y

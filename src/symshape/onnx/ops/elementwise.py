@@ -21,12 +21,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+
+import numpy as np
 
 import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
-from symshape.ir.op import PreparedCall
+from symshape.ir.nodes import Call, Constant, Var
+from symshape.ir.op import Op, PreparedCall
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.ops.common import PlanTable, chain, like, prepare, stacked, value_slice
@@ -289,7 +293,72 @@ def _cast(ctx: NodeContext) -> Outputs:
     et = ctx.attr_int("to")
     if to_dtype(et) is None and et not in (0, 8) and elem_type_name(et) != f"type {et}":
         return ctx.with_unknown_dtype(ctx.input(0), et)  # float8, int4, ...: the shape stays
-    return ss.ops.cast(ctx.input(0), ctx.attr_dtype("to"))
+    dt = ctx.attr_dtype("to")
+    x = ctx.input(0)
+    if dt in _INT_DTYPES:
+        r = _int_ratio(ctx, x, 6)
+        if r is not None:  # an int computed in float: its value in int arithmetic
+            n, d = r
+            return ss.ops.cast(n if d == 1 else ss.ops.trunc_divide(n, ctx.constant(d, "int64")), dt)
+    return ss.ops.cast(x, dt)
+
+
+_INT_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+_FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+
+
+def _int_ratio(ctx: NodeContext, e: Expr, depth: int) -> tuple[Expr, int] | None:
+    """``e`` (a float expression) as ``n / d`` for an int64 expression ``n`` and an int ``d >= 1``,
+    when ``e`` is a tensor cast to float, divided or multiplied by positive integral float constants,
+    rounded by ``ceil``/``floor``: the TorchScript export of ``int(math.ceil(h / p) * p)`` (MobileViT's
+    patch padding), ``Cast(Mul(Ceil(Div(Cast(h, float), 2.0)), 2.0), int64)``. Floats carry no value
+    in symshape, so only a cast of an int (whose value symshape may know) gives ``n`` a value; the
+    float arithmetic is exact for sizes below 2**24."""
+    if depth == 0 or not isinstance(e, Call) or not isinstance(e.callee, Op):
+        return None
+    name, args = e.callee.name, e.args
+    if name == "cast" and e.attrs.get("dtype") in _FLOAT_DTYPES:
+        return ss.ops.cast(args[0], "int64"), 1
+    if name in ("ceil", "floor"):
+        r = _int_ratio(ctx, args[0], depth - 1)
+        if r is None:
+            return None
+        n, d = r
+        if d == 1:
+            return r
+        up = ss.ops.add(n, ctx.constant(d - 1, "int64")) if name == "ceil" else n
+        return ss.ops.floor_divide(up, ctx.constant(d, "int64")), 1
+    if name in ("divide", "multiply") and len(args) == 2:
+        k = _positive_int_constant(ctx, args[1])
+        r = _int_ratio(ctx, args[0], depth - 1)
+        if (k is None or r is None) and name == "multiply":
+            k, r = _positive_int_constant(ctx, args[0]), _int_ratio(ctx, args[1], depth - 1)
+        if k is None or r is None:
+            return None
+        n, d = r
+        if name == "divide":
+            return n, d * k
+        g = math.gcd(k, d)
+        return ss.ops.multiply(n, ctx.constant(k // g, "int64")), d // g
+    return None
+
+
+def _positive_int_constant(ctx: NodeContext, e: Expr) -> int | None:
+    """The value of a constant holding one positive integral number (below 2**24), else None: a
+    literal, or the variable the importer bound to a model's constant (by its name)."""
+    if isinstance(e, Constant):
+        a = np.asarray(e.data)
+    elif isinstance(e, Var):
+        bound = ctx._imp.named.get(e.name)
+        if bound is None or bound._expr is not e or bound.const is None:
+            return None
+        a = bound.const
+    else:
+        return None
+    if a.size != 1 or a.dtype.kind != "f":
+        return None
+    f = float(a.reshape(-1)[0])
+    return int(f) if f.is_integer() and 0 < f < 2**24 else None
 
 
 @register("CastLike", since=15)

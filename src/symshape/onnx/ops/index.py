@@ -40,6 +40,8 @@ import symshape as ss
 from symshape import Expr
 from symshape.encoding.dim_bounds import bounds
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
+from symshape.ir.nodes import Call
+from symshape.ir.op import Op
 from symshape.onnx.context import NodeContext
 from symshape.onnx.ops.common import checked, same_as_input, set_dim, stacked, to_int64, value_slice
 from symshape.onnx.registry import Outputs, register
@@ -267,7 +269,41 @@ def _compress(ctx: NodeContext) -> Outputs:
 
 @register("NonZero", since=9)
 def _nonzero(ctx: NodeContext) -> Outputs:
-    return ss.ops.nonzero(ctx.input(0))  # (rank, u): u named by inference (u0, u1, ...)
+    x = ctx.input(0)
+    shape = _filled_shape(x)
+    r = None if shape is None else ctx.rank(0)
+    if shape is not None and r:
+        return _every_index(ctx, shape, r)
+    return ss.ops.nonzero(x)  # (rank, u): u named by inference (u0, u1, ...)
+
+
+def _filled_shape(x: Expr) -> Expr | None:
+    """The shape operand of ``x`` when ``x`` is a ``ConstantOfShape`` filled with a non-zero value
+    (none of its entries is 0), else None."""
+    if isinstance(x, Call) and isinstance(x.callee, Op) and x.callee.name == "constant_of_shape":
+        fill = x.attrs.get("value")
+        if isinstance(fill, (int, float)) and fill != 0:
+            return x.args[0]
+    return None
+
+
+def _every_index(ctx: NodeContext, shape: Expr, r: int) -> Expr:
+    """``NonZero`` of a tensor of ``shape`` (rank ``r >= 1``) with no zero entry: every index in
+    row-major order, ``(r, numel)``; row ``k`` is ``(arange(numel) // stride_k) % d_k``. (The
+    TorchScript exporter writes ``arange(n)`` as ``NonZero(ConstantOfShape(n, 1))``: Longformer
+    has 20 of them; a fresh size there lost every shape after it.)"""
+    ds = [ss.ops.take(shape, ctx.constant(k, "int64")) for k in range(r)]
+    numel: Expr = ds[0]
+    for d in ds[1:]:
+        numel = ss.ops.multiply(numel, d)
+    idx = ss.ops.arange(0, numel, dtype="int64")
+    rows: list[Expr] = []
+    stride: Expr | None = None
+    for k in reversed(range(r)):
+        q = idx if stride is None else ss.ops.floor_divide(idx, stride)
+        rows.append(ss.ops.expand_dims(q if k == 0 else ss.ops.mod(q, ds[k]), 0))
+        stride = ds[k] if stride is None else ss.ops.multiply(stride, ds[k])
+    return ss.ops.concatenate(rows[::-1], axis=0)
 
 
 def _others(rank: int, axis: int) -> list[int]:
