@@ -26,6 +26,7 @@ from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import LEGACY, NodeContext
 from symshape.onnx.ops.common import like, like_product, prepared
 from symshape.onnx.registry import Outputs, register
+from symshape.relations.common import FLOAT_DTYPES
 
 __all__: list[str] = []
 
@@ -61,16 +62,43 @@ def _stat_axes(axis: int) -> tuple[tuple[int, ...], bool]:
     return tuple(range(axis, 0)), False
 
 
+def _fused_axes(ctx: NodeContext, axis: int) -> tuple[int, ...] | None:
+    """The axes of symshape's ``layer_norm`` when it types ``LayerNormalization`` as its
+    ``like(add(multiply(X, Scale), B), X)`` does, or None (the three calls). Read without inferring
+    the program so far (declared types only: ``X``'s is not asked for): ``Scale`` and ``B`` of one
+    float dtype and one shape of constants, each greater than 1, of rank ``-axis`` (a negative
+    ``axis``). Then the broadcasts keep ``X``'s shape exactly when ``X.shape[axis:]`` is that shape,
+    which is what ``layer_norm`` over ``axis..-1`` checks, and ``X`` must have that dtype in both."""
+    if axis >= 0 or not ctx.has_input(2):
+        return None
+    shape = ctx.static_shape(1, infer=False)
+    if shape is None or len(shape) != -axis or min(shape) < 2 or ctx.static_shape(2, infer=False) != shape:
+        return None
+    dtype = ctx.dtype_of(1)  # (of a declared type: no inference)
+    if dtype not in FLOAT_DTYPES or ctx.dtype_of(2) != dtype:
+        return None
+    return tuple(range(axis, 0))
+
+
 # since 1: before opset 17 LayerNormalization is an onnxruntime contrib operator of the default
 # domain, with the semantics opset 17 adopted
 @register("LayerNormalization", since=1)
 def _layer_norm(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
     axis = ctx.attr_int("axis", -1)
-    y: Expr = ss.ops.multiply(x, ctx.input(1))
-    if ctx.has_input(2):
-        y = ss.ops.add(y, ctx.input(2))
-    y = like(y, x)
+    axes = _fused_axes(ctx, axis)
+    y: Expr
+    # one call where it is what the three give (prepared once per axes: see common.prepared)
+    p = None if axes is None else prepared(("layer_norm", axes), ss.ops.layer_norm, 3, axis=axes)
+    if p is not None:
+        y = p.build(x, ctx.input(1), ctx.input(2))
+    elif axes is not None:
+        y = ss.ops.layer_norm(x, ctx.input(1), ctx.input(2), axis=axes)
+    else:
+        y = ss.ops.multiply(x, ctx.input(1))
+        if ctx.has_input(2):
+            y = ss.ops.add(y, ctx.input(2))
+        y = like(y, x)
     outs: list[Expr | None] = [y]
     if ctx.has_output(1) or ctx.has_output(2):
         axes, exclude = _stat_axes(axis)
