@@ -217,6 +217,109 @@ CASES: list[tuple[str, int, list[Any], list[In], dict[str, Any], list[str]]] = [
         ["y"],
     ),
     ("gemm11_no_c", 11, [node("Gemm", ["x", "w"], ["y"])], [X2], {"w": np.ones((6, 4), F32)}, ["y"]),
+    (
+        "reshape14_allowzero",
+        14,
+        [node("Reshape", ["x", "sh"], ["y"], allowzero=1)],
+        [X2],
+        {"sh": np.array([-1, 3, 2], I64)},
+        ["y"],
+    ),
+    ("pad2_negative", 7, [node("Pad", ["x"], ["y"], pads=[0, 0, -1, 2, 0, 0, 1, -3])], [X], {}, ["y"]),
+    ("slice1_no_axes", 7, [node("Slice", ["x"], ["y"], starts=[0, 1], ends=[1, -1])], [X], {}, ["y"]),
+    (
+        "upsample7_linear",
+        7,
+        [node("Upsample", ["x"], ["y"], scales=[1.0, 1.0, 1.5, 2.0], mode="linear")],
+        [X],
+        {},
+        ["y"],
+    ),
+    (
+        "topk11_smallest",
+        11,
+        [node("TopK", ["x", "k"], ["v", "i"], axis=-1, largest=0)],
+        [X],
+        {"k": np.array([8], I64)},
+        ["v", "i"],
+    ),
+    ("clip11_min_only", 11, [node("Clip", ["x", "lo"], ["y"])], [X], {"lo": np.array(0, F32)}, ["y"]),
+    ("unsqueeze11_neg", 11, [node("Unsqueeze", ["x"], ["y"], axes=[-1, 1])], [X3], {}, ["y"]),
+    ("unsqueeze13", 13, [node("Unsqueeze", ["x", "ax"], ["y"])], [X3], {"ax": np.array([-1, 0], I64)}, ["y"]),
+    (
+        "maxpool7_same",
+        7,
+        [node("MaxPool", ["x"], ["y"], kernel_shape=[3, 2], strides=[2, 3], auto_pad="SAME_UPPER")],
+        [X],
+        {},
+        ["y"],
+    ),
+    (
+        "maxpool8_storage",
+        8,
+        [node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 3], storage_order=1)],
+        [X],
+        {},
+        ["y", "i"],
+    ),
+    (
+        "avgpool7_pad",
+        7,
+        [node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)],
+        [X],
+        {},
+        ["y"],
+    ),
+    (
+        "avgpool10_ceil",
+        10,
+        [node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
+        [X],
+        {},
+        ["y"],
+    ),
+    ("split11_neg", 11, [node("Split", ["x"], ["a", "b"], axis=-1)], [X2], {}, ["a", "b"]),
+    (
+        "reducesum13_noop",
+        13,
+        [node("ReduceSum", ["x", "ax"], ["y"], noop_with_empty_axes=1)],
+        [X],
+        {"ax": np.zeros(0, I64)},
+        ["y"],
+    ),
+    ("reducesum13_all", 13, [node("ReduceSum", ["x"], ["y"], keepdims=0)], [X], {}, ["y"]),
+    (
+        "constantofshape9_scalar",
+        9,
+        [node("ConstantOfShape", ["s"], ["y"])],
+        [X],
+        {"s": np.zeros(0, I64)},
+        ["y", "x2"][:1],
+    ),
+    (
+        "gemm9_c_col",
+        9,
+        [node("Gemm", ["x", "w", "c"], ["y"], transB=1)],
+        [X2],
+        {"w": np.ones((5, 6), F32), "c": np.ones((1, 1), F32)},
+        ["y"],
+    ),
+    (
+        "dropout12_training",
+        12,
+        [node("Dropout", ["x", "r", "t"], ["y", "mask"])],
+        [X],
+        {"r": np.array(0.5, F32), "t": np.array(False)},
+        ["y", "mask"],
+    ),
+    (
+        "bn7_spatial0",
+        7,
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], spatial=0)],
+        [X],
+        {k: np.ones((3, 8, 8), F32) for k in "sbmv"},
+        ["y"],
+    ),
 ]
 
 
@@ -233,3 +336,14 @@ def test_old_form_matches_onnxruntime(
         assert not any(d.has_unknowns for d in t.dims), (o, t)
     bad = disagreements(m, ["N"], [{"N": 1}, {"N": 2}, {"N": 3}], feeds_of(inputs))
     assert not bad, "\n".join(bad)
+
+
+def test_squeeze_without_axes_guards_the_rank() -> None:
+    """Squeeze without axes over ``(1, N, 1)``: the result's rank depends on ``N``, so symshape
+    gives ``(N,)`` under the guard ``N != 1`` (onnxruntime squeezes ``N`` = 1 too: rank 0), and
+    agrees with onnxruntime at the sizes the guard admits."""
+    x = In("x", "float32", (1, "N", 1))
+    m = make_model([node("Squeeze", ["x"], ["y"])], [x], ["y"], 13)
+    res = sso.infer(m, dims={"N": ss.dim("N")})
+    assert res.status == "guarded" and [g.holds({ss.dim("N"): 1}) for g in res.guards] == [False]
+    assert disagreements(m, ["N"], [{"N": 2}, {"N": 3}], feeds_of([x])) == []
