@@ -3,8 +3,9 @@
 
 * ``BatchNormalization``: the output has ``X``'s type; ``scale``, ``B``, ``mean`` and ``var`` are
   ``(C,)`` with ``C = X.shape[1]`` (symshape's ``batch_norm``); the optional outputs (running or
-  saved mean and variance) are ``(C,)``. Opsets before 7 with ``spatial=0`` (per-activation
-  statistics) are not supported.
+  saved mean and variance) are ``(C,)``. With ``spatial=0`` (opsets 7-8: per-activation
+  statistics) the four are broadcast to ``X`` (``X.shape[1:]``), and ``Y`` alone is supported;
+  before opset 7, or with more outputs, it is not.
 * ``InstanceNormalization``: ``X``'s type, ``scale`` and ``B`` are ``(C,)``.
 * ``LayerNormalization`` (opset 17; before, onnxruntime's contrib operator of the same semantics):
   ``Y`` has ``X``'s type (``Scale`` and ``B`` broadcast to it one
@@ -33,8 +34,15 @@ __all__: list[str] = []
 
 @register("BatchNormalization", since=1)
 def _batch_norm(ctx: NodeContext) -> Outputs:
-    if ctx.opset < 7 and ctx.attr("spatial", 1) == 0:
-        ctx.unsupported(LEGACY, "BatchNormalization with spatial=0 (per-activation statistics)")
+    if ctx.opset < 9 and ctx.attr("spatial", 1) == 0:  # (the attribute is gone from opset 9)
+        if ctx.opset < 7 or ctx.num_outputs > 1:
+            ctx.unsupported(LEGACY, "BatchNormalization with spatial=0 (per-activation statistics)")
+        # opsets 7-8: per-activation statistics, each of shape X.shape[1:], broadcast to X
+        x = ctx.input(0)
+        y: Expr = x
+        for i in range(1, 5):
+            y = ss.ops.add(y, ctx.input(i))
+        return [like(y, x)]
     xs = ctx.inputs()
     p = prepared(("batch_norm",), ss.ops.batch_norm, 5, axis=1)  # (made once: see common.prepared)
     if len(xs) == 5 == ctx.num_inputs and p is not None:
