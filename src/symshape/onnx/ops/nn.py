@@ -397,10 +397,12 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
         ctx.fail(BAD_ATTRIBUTE, f"output_shape has {int(t.dims[0])} values for rank {nd + 2}")
     out: Expr = ss.ops.cast_like(ss.ops.zeros(ctx.input(2), "float32"), x)
     spatial = tuple(range(2, nd + 2))
-    checks = [stacked(ss.ops.sum(out, axis=spatial), ss.ops.sum(x, axis=spatial))]  # (N, C)
+    with ctx.checking("output_shape's N and C are the input's"):
+        checks = [stacked(ss.ops.sum(out, axis=spatial), ss.ops.sum(x, axis=spatial))]  # (N, C)
     for a in spatial:  # entry size - 1 of the axis exists: the output shape is no smaller
-        size = ss.ops.take(ss.ops.shape_of(y), ss.ops.int_tensor(a))
-        checks.append(ss.ops.take(out, ss.ops.arange(size), axis=a, mode="nonnegative"))
+        with ctx.checking(f"output_shape[{a}] is no smaller than the unpooled size of axis {a}"):
+            size = ss.ops.take(ss.ops.shape_of(y), ss.ops.int_tensor(a))
+            checks.append(ss.ops.take(out, ss.ops.arange(size), axis=a, mode="nonnegative"))
     for check in checks:
         out = ss.ops.cast_like(out, check)
     return out

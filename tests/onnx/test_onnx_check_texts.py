@@ -1,0 +1,75 @@
+"""Guards and errors of checks a converter builds out of internal operators (``take``, ``stack``,
+``arange``, ...) say in ONNX terms what they check: the node, its input or attribute, the axis and
+the condition (:meth:`NodeContext.checking`), not only the internal operator. Per case: the text
+fragment expected in a guard or error line, and the verdict (``valid_at``) against onnxruntime at
+sizes that satisfy the check and sizes that violate it.
+
+Found by an audit of every guard and error line over onnx's node cases with symbolic sizes, the
+light models with batch ``N`` and error-injected variants (wrong initializer shapes, mismatched
+sizes): ``take at g: node 'MU' (MaxUnpool) needs `2*h < 5``` said nothing of the output_shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx_helpers import In, make_model, node, ort_runs
+
+import symshape as ss
+import symshape.onnx as sso
+
+Feeds = Callable[[Mapping[str, int]], dict[str, np.ndarray[Any, Any]]]
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    model: onnx.ModelProto
+    fragment: str  # in one guard or error line
+    feeds: Feeds  # concrete inputs at the symbols' sizes
+    good: Mapping[str, int]  # sizes that satisfy the check
+    bad: Mapping[str, int]  # sizes that violate it
+
+
+def _max_unpool() -> Case:
+    n0 = node("MaxUnpool", ["x", "i", "os"], ["y"], name="MU", kernel_shape=[2, 2], strides=[2, 2])
+    ins = [In("x", "float32", [1, 1, "h", 2]), In("i", "int64", [1, 1, "h", 2])]
+    model = make_model([n0], ins, ["y"], opset=11, inits={"os": np.array([1, 1, 4, 4], np.int64)})
+
+    def feeds(s: Mapping[str, int]) -> dict[str, np.ndarray[Any, Any]]:
+        shape = (1, 1, s["h"], 2)
+        return {"x": np.ones(shape, np.float32), "i": np.zeros(shape, np.int64)}
+
+    return Case(
+        "MaxUnpool output_shape",
+        model,
+        "node 'MU' (MaxUnpool): output_shape[2] is no smaller than the unpooled size of axis 2",
+        feeds,
+        {"h": 2},
+        {"h": 3},
+    )
+
+
+CASES = [_max_unpool()]
+
+
+def _lines(res: sso.OnnxInferenceResult) -> list[str]:
+    return [g.describe() for g in res.guards] + [e.render(source=False) for e in res.errors]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_check_text_and_verdict(case: Case) -> None:
+    names = sorted({*case.good, *case.bad})
+    syms = {k: ss.dim(k) for k in names}
+    res = sso.infer(case.model, dims=syms)
+    lines = _lines(res)
+    assert any(case.fragment in ln for ln in lines), lines
+    for sizes, want in ((case.good, True), (case.bad, False)):
+        env: dict[Any, int] = {syms[k]: v for k, v in sizes.items()}
+        assert ort_runs(case.model, case.feeds(sizes)) == want, (sizes, "onnxruntime")
+        assert res.valid_at(env) == want, (sizes, lines)
