@@ -55,7 +55,55 @@ def _max_unpool() -> Case:
     )
 
 
-CASES = [_max_unpool()]
+def _zeros(shapes: Callable[[Mapping[str, int]], dict[str, tuple[int, ...]]]) -> Feeds:
+    return lambda s: {k: np.zeros(v, np.float32) for k, v in shapes(s).items()}
+
+
+def _gemm() -> Case:
+    n0 = node("Gemm", ["a", "b", "c"], ["y"], name="G")
+    ins = [In("a", "float32", [2, 3]), In("b", "float32", [3, 4]), In("c", "float32", ["m", 4])]
+    model = make_model([n0], ins, ["y"], opset=13)
+    feeds = _zeros(lambda s: {"a": (2, 3), "b": (3, 4), "c": (s["m"], 4)})
+    return Case(
+        "Gemm C", model, "node 'G' (Gemm): C broadcasts to the product's (M, N)", feeds, {"m": 2}, {"m": 3}
+    )
+
+
+def _affine_grid() -> Case:
+    n0 = node("AffineGrid", ["theta", "size"], ["grid"], name="AG")
+    ins = [In("theta", "float32", ["n", 2, 3])]
+    model = make_model([n0], ins, ["grid"], opset=20, inits={"size": np.array([2, 1, 4, 5], np.int64)})
+    feeds = _zeros(lambda s: {"theta": (s["n"], 2, 3)})
+    return Case(
+        "AffineGrid theta",
+        model,
+        "node 'AG' (AffineGrid): theta is (N, 2, 3) for size's N = 2",
+        feeds,
+        {"n": 2},
+        {"n": 3},
+    )
+
+
+def _attention() -> Case:
+    n0 = node("Attention", ["q", "k", "v"], ["y"], name="A")
+    ins = [
+        In("q", "float32", ["b", 2, 3, 4]),
+        In("k", "float32", [2, 2, 5, 4]),
+        In("v", "float32", [2, 2, 5, 6]),
+    ]
+    model = make_model([n0], ins, ["y"], opset=23)
+    feeds = _zeros(lambda s: {"q": (s["b"], 2, 3, 4), "k": (2, 2, 5, 4), "v": (2, 2, 5, 6)})
+    return Case(
+        "Attention batch",
+        model,
+        "node 'A' (Attention): Q's and K's batch sizes (axis 0) alike",
+        feeds,
+        {"b": 2},
+        {"b": 1},
+    )
+
+
+CASES = [_max_unpool(), _gemm(), _affine_grid(), _attention()]
 
 
 def _lines(res: sso.OnnxInferenceResult) -> list[str]:

@@ -40,28 +40,37 @@ def _checks(ctx: NodeContext, q4: Expr, k4: Expr, v4: Expr, scores: Expr) -> lis
     """Expressions that need onnxruntime's conditions: one batch for Q, K and V (no broadcasting),
     K's and V's heads and sequence alike, Q's and K's head size alike, ``Hq`` a multiple of ``Hk``,
     and the mask broadcast to the scores ``(B, Hq, S, T)`` with its last two axes exactly ``(S, T)``."""
-    out = [
-        stacked(_axis(k4, 0), _axis(q4, 0)),
-        stacked(_axis(k4, 0), _axis(v4, 0)),
-        stacked(_axis(k4, 1), _axis(v4, 1)),
-        stacked(_axis(k4, 2), _axis(v4, 2)),
-        stacked(_axis(k4, 3), _axis(q4, 3)),
-    ]
-    hk = ss.ops.take(ss.ops.shape_of(k4), ss.const(np.array([1], dtype=np.int64)))
-    out.append(ss.ops.reshape(_axis(q4, 1), ss.ops.concatenate([hk, ss.const(np.array([-1]))], axis=0)))
+    pairs = (
+        ("Q's and K's batch sizes (axis 0) alike", k4, 0, q4, 0),
+        ("K's and V's batch sizes (axis 0) alike", k4, 0, v4, 0),
+        ("K's and V's numbers of heads alike", k4, 1, v4, 1),
+        ("K's and V's sequence lengths alike", k4, 2, v4, 2),
+        ("Q's and K's head sizes alike", k4, 3, q4, 3),
+    )
+    out: list[Expr] = []
+    for text, a, i, b, j in pairs:
+        with ctx.checking(text):
+            out.append(stacked(_axis(a, i), _axis(b, j)))
+    with ctx.checking("Q's number of heads a multiple of K's"):
+        hk = ss.ops.take(ss.ops.shape_of(k4), ss.const(np.array([1], dtype=np.int64)))
+        out.append(ss.ops.reshape(_axis(q4, 1), ss.ops.concatenate([hk, ss.const(np.array([-1]))], axis=0)))
     # with ``nonpad_kv_seqlen`` (opset 24) the mask may cover fewer keys than the padded cache;
     # its other axes still broadcast to the scores' (B, Hq, S)
     r = ctx.rank(3) if ctx.has_input(3) else None
     if r is not None and r >= 1 and ctx.has_input(6):
-        rows = ss.ops.sum(scores, axis=-1, keepdims=True)  # (B, Hq, S, 1)
-        mask_rows = ss.ops.sum(ss.ops.cast_like(ctx.input(3), scores), axis=-1, keepdims=True)
-        out.append(ss.ops.reshape_like(ss.ops.add(rows, mask_rows), rows))
+        with ctx.checking("attn_mask broadcasts to the scores' (batch, heads, queries)"):
+            rows = ss.ops.sum(scores, axis=-1, keepdims=True)  # (B, Hq, S, 1)
+            mask_rows = ss.ops.sum(ss.ops.cast_like(ctx.input(3), scores), axis=-1, keepdims=True)
+            out.append(ss.ops.reshape_like(ss.ops.add(rows, mask_rows), rows))
     elif r is not None and r >= 1:
         mask = ss.ops.cast_like(ctx.input(3), scores)
-        out.append(stacked(_axis(k4, 2), _axis(mask, r - 1)))
+        with ctx.checking("attn_mask's last axis is the key sequence length"):
+            out.append(stacked(_axis(k4, 2), _axis(mask, r - 1)))
         if r >= 2:  # onnxruntime: the mask's rows are the queries, not broadcast
-            out.append(stacked(_axis(q4, 2), _axis(mask, r - 2)))
-        out.append(ss.ops.reshape_like(ss.ops.add(scores, mask), scores))
+            with ctx.checking("attn_mask's second-last axis is the query sequence length"):
+                out.append(stacked(_axis(q4, 2), _axis(mask, r - 2)))
+        with ctx.checking("attn_mask broadcasts to the scores (batch, heads, queries, keys)"):
+            out.append(ss.ops.reshape_like(ss.ops.add(scores, mask), scores))
     return out
 
 

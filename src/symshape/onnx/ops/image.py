@@ -257,7 +257,8 @@ def _affine_grid(ctx: NodeContext) -> Outputs:
     if nd not in (2, 3):
         ctx.fail(BAD_ATTRIBUTE, f"size must have 4 or 5 values, got {len(size)}")
     # theta is (N, r, r + 1) for size[0] = N (onnxruntime's check)
-    theta = stacked(ctx.input(0), ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"))
+    with ctx.checking(f"theta is (N, {nd}, {nd + 1}) for size's N = {size[0]}"):
+        theta = stacked(ctx.input(0), ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"))
     n = ss.ops.sum(theta, axis=(0, 2, 3))  # (N,)
     y: Expr = ss.ops.expand_dims(n, 1, num_newaxis=nd + 1)
     for i, s in enumerate(size[2:]):

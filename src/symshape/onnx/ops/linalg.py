@@ -38,7 +38,8 @@ def _gemm(ctx: NodeContext) -> Outputs:
         b = ss.ops.transpose(b, [1, 0])
     y: Expr = ss.ops.matmul(a, b)
     if ctx.has_input(2):
-        y = like(ss.ops.add(y, ctx.input(2)), y)
+        with ctx.checking("C broadcasts to the product's (M, N), one way"):
+            y = like(ss.ops.add(y, ctx.input(2)), y)
     return y
 
 

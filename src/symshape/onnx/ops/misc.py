@@ -262,5 +262,7 @@ def _optimizer(ctx: NodeContext) -> Outputs:
     outs: list[Expr | None] = []
     for g in kept:
         for i in range(n):
-            outs.append(like(xs[g * n + i], xs[i]) if g else like(xs[n + i], xs[i]))
+            k = g * n + i if g else n + i  # (the gradient for X itself)
+            with ctx.checking(f"input {k + 2} '{ctx.input_name(k + 2)}' has the shape of input {i + 2} (X)"):
+                outs.append(like(xs[k], xs[i]))
     return outs[: ctx.num_outputs]
