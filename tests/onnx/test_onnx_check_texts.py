@@ -103,7 +103,56 @@ def _attention() -> Case:
     )
 
 
-CASES = [_max_unpool(), _gemm(), _affine_grid(), _attention()]
+def _col2im() -> Case:
+    n0 = node("Col2Im", ["x", "image", "block"], ["y"], name="C2I")
+    inits = {"image": np.array([3, 3], np.int64), "block": np.array([2, 2], np.int64)}
+    model = make_model([n0], [In("x", "float32", [1, 4, "l"])], ["y"], opset=18, inits=inits)
+    feeds = _zeros(lambda s: {"x": (1, 4, s["l"])})
+    return Case(
+        "Col2Im blocks",
+        model,
+        "(Col2Im): the input's axis 2 is the number of blocks L = 4",
+        feeds,
+        {"l": 4},
+        {"l": 5},
+    )
+
+
+def _conv_transpose() -> Case:
+    n0 = node("ConvTranspose", ["x", "w"], ["y"], name="CT")
+    ins = [In("x", "float32", [1, "c", 3, 3]), In("w", "float32", [2, 1, 2, 2])]
+    model = make_model([n0], ins, ["y"], opset=11)
+    feeds = _zeros(lambda s: {"x": (1, s["c"], 3, 3), "w": (2, 1, 2, 2)})
+    return Case(
+        "ConvTranspose channels",
+        model,
+        "(ConvTranspose): the input's channels (axis 1) are the weight's axis 0",
+        feeds,
+        {"c": 2},
+        {"c": 3},
+    )
+
+
+def _deform_conv() -> Case:
+    n0 = node("DeformConv", ["x", "w", "off"], ["y"], name="DC")
+    ins = [
+        In("x", "float32", [1, 1, 3, 3]),
+        In("w", "float32", [1, 1, 2, 2]),
+        In("off", "float32", [1, "k", 2, 2]),
+    ]
+    model = make_model([n0], ins, ["y"], opset=19)
+    feeds = _zeros(lambda s: {"x": (1, 1, 3, 3), "w": (1, 1, 2, 2), "off": (1, s["k"], 2, 2)})
+    return Case(
+        "DeformConv offset",
+        model,
+        "(DeformConv): the offset is (N, 2*offset_group*K, *out)",
+        feeds,
+        {"k": 8},
+        {"k": 6},
+    )
+
+
+CASES = [_max_unpool(), _gemm(), _affine_grid(), _attention(), _col2im(), _conv_transpose(), _deform_conv()]
 
 
 def _lines(res: sso.OnnxInferenceResult) -> list[str]:

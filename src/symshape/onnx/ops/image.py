@@ -285,9 +285,10 @@ def _col2im(ctx: NodeContext) -> Outputs:
     if min(per_axis, default=1) < 1:
         ctx.fail(BAD_ATTRIBUTE, f"the blocks {list(block)} do not fit the image {list(image)}")
     x = ctx.input(0)
-    x = ss.ops.take(
-        stacked(set_dim(x, 2, math.prod(per_axis)), x), ss.const(np.array(0, dtype=np.int64)), axis=0
-    )
+    with ctx.checking(f"the input's axis 2 is the number of blocks L = {math.prod(per_axis)}"):
+        x = ss.ops.take(
+            stacked(set_dim(x, 2, math.prod(per_axis)), x), ss.const(np.array(0, dtype=np.int64)), axis=0
+        )
     y = ss.ops.reshape(x, (0, -4, -1, math.prod(block), 0))  # (N, C, prod(block), L)
     y = ss.ops.sum(y, axis=(2, 3))
     y = ss.ops.expand_dims(y, 2, num_newaxis=len(image))
@@ -383,11 +384,16 @@ def _deform_conv(ctx: NodeContext) -> Outputs:
     nd, keep = r - 2, (0,) * (r - 2)
     # (1, 1, K, 1, ...): the kernel positions, from the weight
     k = ss.ops.reshape(ss.ops.sum(ctx.input(1), axis=(0, 1)), (1, 1, -1) + (1,) * nd)
-    checks: list[Expr] = [ss.ops.reshape(ctx.input(0), (0, -4, og, -1) + keep)]
+    with ctx.checking(f"the input's channels are a multiple of offset_group {og}"):
+        checks: list[Expr] = [ss.ops.reshape(ctx.input(0), (0, -4, og, -1) + keep)]
     for i, per in ((2, 2 * og), (4, og)):  # offsets, mask: (N, per*K, *out) as (N, per, K, *out)
         if ctx.has_input(i):
-            want = ss.ops.add(ss.ops.expand_dims(set_dim(y, 1, per), 2), ss.ops.cast_like(k, y))
-            checks.append(stacked(want, ss.ops.reshape(ctx.input(i), (0, -4, per, -1) + keep)))
+            name, kind = ("offset", "2*offset_group") if i == 2 else ("mask", "offset_group")
+            with ctx.checking(
+                f"the {name} is (N, {kind}*K, *out) for the K kernel positions and output sizes out"
+            ):
+                want = ss.ops.add(ss.ops.expand_dims(set_dim(y, 1, per), 2), ss.ops.cast_like(k, y))
+                checks.append(stacked(want, ss.ops.reshape(ctx.input(i), (0, -4, per, -1) + keep)))
     for check in checks:
         y = ss.ops.cast_like(y, check)
     return y

@@ -233,11 +233,17 @@ def _causal_conv(ctx: NodeContext) -> Outputs:
         state = ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate([bc, k1], axis=0), "float32"), x)
     channels = ss.ops.sum(x, axis=(0, 2))  # (C,)
     weight = ss.ops.cast_like(ctx.input(1), x)
-    checks = [stacked(channels, ss.ops.sum(weight, axis=(1, 2))), stacked(set_dim(weight, 1, 1), weight)]
+    checks: list[Expr] = []
+    with ctx.checking("the weight's axis 0 is the input's channels C"):
+        checks.append(stacked(channels, ss.ops.sum(weight, axis=(1, 2))))
+    with ctx.checking("the weight's axis 1 is 1"):
+        checks.append(stacked(set_dim(weight, 1, 1), weight))
     if ctx.has_input(2):
-        checks.append(stacked(channels, ctx.input(2)))
+        with ctx.checking("the bias is (C,), the input's channels"):
+            checks.append(stacked(channels, ctx.input(2)))
     if ctx.has_input(3):
-        checks.append(stacked(state, ctx.input(3)))
+        with ctx.checking("past_state is (B, C, k - 1), of the input and the weight"):
+            checks.append(stacked(state, ctx.input(3)))
     y: Expr = ss.ops.copy(x)
     for check in checks:
         y = ss.ops.cast_like(y, check)

@@ -310,13 +310,15 @@ def _transpose_checks(ctx: NodeContext, nd: int) -> list[Expr]:
     x, w = ctx.input(0), ctx.input(1)
     spatial = tuple(range(2, nd + 2))
     # (N, C) @ (C_w, W1): C == C_w
-    out: list[Expr] = [
-        ss.ops.matmul(ss.ops.sum(x, axis=spatial), ss.ops.cast_like(ss.ops.sum(w, axis=spatial), x))
-    ]
+    with ctx.checking("the input's channels (axis 1) are the weight's axis 0"):
+        out: list[Expr] = [
+            ss.ops.matmul(ss.ops.sum(x, axis=spatial), ss.ops.cast_like(ss.ops.sum(w, axis=spatial), x))
+        ]
     ks = ctx.attr_ints("kernel_shape")
     if ks is not None:
-        kernel = stacked(ss.ops.sum(w, axis=(0, 1)), ss.Constant(shape=tuple(ks), dtype="float32"))
-        out.append(ss.ops.cast_like(kernel, x))
+        with ctx.checking(f"the weight's spatial axes are kernel_shape {list(ks)}"):
+            kernel = stacked(ss.ops.sum(w, axis=(0, 1)), ss.Constant(shape=tuple(ks), dtype="float32"))
+            out.append(ss.ops.cast_like(kernel, x))
     return out
 
 
