@@ -152,7 +152,47 @@ def _deform_conv() -> Case:
     )
 
 
-CASES = [_max_unpool(), _gemm(), _affine_grid(), _attention(), _col2im(), _conv_transpose(), _deform_conv()]
+def _rnn() -> Case:
+    n0 = node("RNN", ["x", "w", "r"], ["y"], name="R", hidden_size=4)
+    ins = [In("x", "float32", [2, 1, 3]), In("w", "float32", [1, 4, "i"]), In("r", "float32", [1, 4, 4])]
+    model = make_model([n0], ins, ["y"], opset=14)
+    feeds = _zeros(lambda s: {"x": (2, 1, 3), "w": (1, 4, s["i"]), "r": (1, 4, 4)})
+    return Case("RNN W", model, "(RNN): W's input_size (axis 2) is X's", feeds, {"i": 3}, {"i": 2})
+
+
+def _scatter_elements() -> Case:
+    n0 = node("ScatterElements", ["data", "ind", "upd"], ["y"], name="SE")
+    ins = [In("data", "float32", [3, 3]), In("ind", "int64", [2, 3]), In("upd", "float32", ["u", 3])]
+    model = make_model([n0], ins, ["y"], opset=13)
+
+    def feeds(s: Mapping[str, int]) -> dict[str, np.ndarray[Any, Any]]:
+        return {
+            "data": np.zeros((3, 3), np.float32),
+            "ind": np.zeros((2, 3), np.int64),
+            "upd": np.zeros((s["u"], 3), np.float32),
+        }
+
+    return Case(
+        "ScatterElements updates",
+        model,
+        "(ScatterElements): the updates have the shape of what the indices address",
+        feeds,
+        {"u": 2},
+        {"u": 3},
+    )
+
+
+CASES = [
+    _max_unpool(),
+    _gemm(),
+    _affine_grid(),
+    _attention(),
+    _col2im(),
+    _conv_transpose(),
+    _deform_conv(),
+    _rnn(),
+    _scatter_elements(),
+]
 
 
 def _lines(res: sso.OnnxInferenceResult) -> list[str]:

@@ -132,7 +132,8 @@ def _scattered(ctx: NodeContext, read: Expr | None) -> Expr:
     data = ctx.input(0)
     if read is None:
         return ss.ops.copy(data)
-    return ss.ops.cast_like(data, stacked(ss.ops.cast_like(read, data), ctx.input(2)))
+    with ctx.checking("the updates have the shape of what the indices address in the data"):
+        return ss.ops.cast_like(data, stacked(ss.ops.cast_like(read, data), ctx.input(2)))
 
 
 @register("Scatter", since=9)
