@@ -182,7 +182,77 @@ def _scatter_elements() -> Case:
     )
 
 
+def _reverse_sequence() -> Case:
+    n0 = node("ReverseSequence", ["x", "lens"], ["y"], name="RS", time_axis=0, batch_axis=1)
+    model = make_model(
+        [n0], [In("x", "float32", [3, "b"])], ["y"], opset=10, inits={"lens": np.array([1, 2], np.int64)}
+    )
+    feeds = _zeros(lambda s: {"x": (3, s["b"])})
+    return Case(
+        "ReverseSequence lens",
+        model,
+        "(ReverseSequence): sequence_lens has one entry per batch row (axis 1)",
+        feeds,
+        {"b": 2},
+        {"b": 3},
+    )
+
+
+def _nll_loss() -> Case:
+    n0 = node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], name="NLL")
+    model = make_model([n0], [In("x", "float32", [2, 3]), In("t", "int64", ["n"])], ["y"], opset=13)
+
+    def feeds(s: Mapping[str, int]) -> dict[str, np.ndarray[Any, Any]]:
+        return {"x": np.zeros((2, 3), np.float32), "t": np.zeros((s["n"],), np.int64)}
+
+    return Case(
+        "NLL target",
+        model,
+        "(NegativeLogLikelihoodLoss): the target is the scores' shape without the class axis 1",
+        feeds,
+        {"n": 2},
+        {"n": 3},
+    )
+
+
+def _quantize() -> Case:
+    n0 = node("QuantizeLinear", ["x", "s"], ["y"], name="Q", axis=1)
+    model = make_model([n0], [In("x", "float32", [2, 3]), In("s", "float32", ["k"])], ["y"], opset=13)
+
+    def feeds(s: Mapping[str, int]) -> dict[str, np.ndarray[Any, Any]]:
+        return {"x": np.zeros((2, 3), np.float32), "s": np.ones((s["k"],), np.float32)}
+
+    return Case(
+        "QuantizeLinear scale",
+        model,
+        "(QuantizeLinear): a 1-d scale has one entry, or one per entry of the input's axis 1",
+        feeds,
+        {"k": 3},
+        {"k": 2},
+    )
+
+
+def _nms() -> Case:
+    n0 = node("NonMaxSuppression", ["boxes", "scores"], ["sel"], name="NMS")
+    model = make_model(
+        [n0], [In("boxes", "float32", [1, "n", 4]), In("scores", "float32", [1, 1, 3])], ["sel"], opset=11
+    )
+    feeds = _zeros(lambda s: {"boxes": (1, s["n"], 4), "scores": (1, 1, 3)})
+    return Case(
+        "NonMaxSuppression boxes",
+        model,
+        "(NonMaxSuppression): boxes (B, N, 4) and scores (B, C, N) have one B and one N",
+        feeds,
+        {"n": 3},
+        {"n": 2},
+    )
+
+
 CASES = [
+    _reverse_sequence(),
+    _nll_loss(),
+    _quantize(),
+    _nms(),
     _max_unpool(),
     _gemm(),
     _affine_grid(),

@@ -126,7 +126,8 @@ def _reverse_sequence(ctx: NodeContext) -> Outputs:
     if r is None or not -r <= axis < r:
         return ss.ops.copy(x)
     rows = ss.ops.sum(x, axis=(axis % r,), exclude=True)
-    return ss.ops.cast_like(x, stacked(rows, ctx.input(1)))
+    with ctx.checking(f"sequence_lens has one entry per batch row (axis {axis % r})"):
+        return ss.ops.cast_like(x, stacked(rows, ctx.input(1)))
 
 
 def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:

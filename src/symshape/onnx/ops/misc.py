@@ -36,9 +36,10 @@ def _same_params(ctx: NodeContext, scale: int, zero_point: int) -> list[Expr]:
     when their ranks are 0 and 1 (``()`` and ``(1,)``: onnxruntime and the reference run that)."""
     s, z = ctx.input(scale), ctx.input(zero_point)
     rs, rz = ctx.rank(scale), ctx.rank(zero_point)
-    if rs is not None and rz is not None and rs != rz and max(rs, rz) <= 1:
-        return [ss.ops.reshape(s, ()), ss.ops.reshape(z, ())]
-    return [stacked(s, z)]
+    with ctx.checking("the zero point has the scale's shape"):
+        if rs is not None and rz is not None and rs != rz and max(rs, rz) <= 1:
+            return [ss.ops.reshape(s, ()), ss.ops.reshape(z, ())]
+        return [stacked(s, z)]
 
 
 def _quant_params(ctx: NodeContext, y: Expr) -> Expr:
@@ -55,11 +56,13 @@ def _quant_params(ctx: NodeContext, y: Expr) -> Expr:
     block = ctx.attr_int("block_size", 0) if ctx.opset >= 21 else 0
     axis = ctx.attr_int("axis", 1) if ctx.opset >= 13 else 1
     if block > 0 and rx is not None:  # ceil(d / block) = the length of range(0, d, block)
-        blocks = ss.ops.strided_slice(x, [0], [None], strides=[block], axes=[axis])
-        checks.append(stacked(ss.ops.cast_like(blocks, scale), scale))
+        with ctx.checking(f"the scale is the input's shape with ceil(d / block_size {block}) at axis {axis}"):
+            blocks = ss.ops.strided_slice(x, [0], [None], strides=[block], axes=[axis])
+            checks.append(stacked(ss.ops.cast_like(blocks, scale), scale))
     elif rs == 1 and ctx.opset >= 13 and rx is not None:  # one entry, or one per entry of the axis
-        per = ss.ops.cast_like(ss.ops.sum(x, axis=axis, exclude=True), scale)  # (d,)
-        checks.append(like(ss.ops.add(per, scale), per))
+        with ctx.checking(f"a 1-d scale has one entry, or one per entry of the input's axis {axis}"):
+            per = ss.ops.cast_like(ss.ops.sum(x, axis=axis, exclude=True), scale)  # (d,)
+            checks.append(like(ss.ops.add(per, scale), per))
     elif rs is not None and rs >= 1 and block <= 0:
         if rs > 1:
             ctx.fail(RANK_MISMATCH, f"the scale must be a scalar or 1-d, got rank {rs}")
@@ -157,9 +160,11 @@ def _loss(ctx: NodeContext) -> Expr:
     r = ctx.rank(0)
     if r is not None and r < 2:
         ctx.fail(RANK_MISMATCH, f"the scores must have rank >= 2 (N, C, ...), got rank {r}")
-    per = stacked(ss.ops.sum(x, axis=1), ctx.input(1))  # the target: the scores without axis 1
+    with ctx.checking("the target is the scores' shape without the class axis 1"):
+        per = stacked(ss.ops.sum(x, axis=1), ctx.input(1))  # the target: the scores without axis 1
     if ctx.has_input(2):
-        per = ss.ops.cast_like(per, stacked(ss.ops.sum(x, axis=1, exclude=True), ctx.input(2)))
+        with ctx.checking("the weight is (C,), the scores' classes (axis 1)"):
+            per = ss.ops.cast_like(per, stacked(ss.ops.sum(x, axis=1, exclude=True), ctx.input(2)))
     loss = ss.ops.take(per, ss.ops.int_tensor(0), axis=0)
     return loss if reduction == "none" else ss.ops.sum(loss)
 
