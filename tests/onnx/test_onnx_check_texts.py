@@ -248,7 +248,44 @@ def _nms() -> Case:
     )
 
 
+def _grid_sample() -> Case:
+    n0 = node("GridSample", ["x", "grid"], ["y"], name="GS")
+    model = make_model(
+        [n0], [In("x", "float32", ["n", 1, 3, 3]), In("grid", "float32", [2, 2, 2, 2])], ["y"], opset=16
+    )
+    feeds = _zeros(lambda s: {"x": (s["n"], 1, 3, 3), "grid": (2, 2, 2, 2)})
+    return Case(
+        "GridSample batch",
+        model,
+        "(GridSample): X's and the grid's N (axis 0) alike",
+        feeds,
+        {"n": 2},
+        {"n": 3},
+    )
+
+
+def _rotary() -> Case:
+    n0 = node("RotaryEmbedding", ["x", "cos", "sin"], ["y"], name="RE")
+    ins = [
+        In("x", "float32", [1, 1, 2, 4]),
+        In("cos", "float32", ["b", 2, 2]),
+        In("sin", "float32", ["b", 2, 2]),
+    ]
+    model = make_model([n0], ins, ["y"], opset=23)
+    feeds = _zeros(lambda s: {"x": (1, 1, 2, 4), "cos": (s["b"], 2, 2), "sin": (s["b"], 2, 2)})
+    return Case(
+        "RotaryEmbedding caches",
+        model,
+        "(RotaryEmbedding): the caches are (batch, sequence, rotary width / 2) of X",
+        feeds,
+        {"b": 1},
+        {"b": 2},
+    )
+
+
 CASES = [
+    _grid_sample(),
+    _rotary(),
     _reverse_sequence(),
     _nll_loss(),
     _quantize(),

@@ -243,10 +243,12 @@ def _grid_sample(ctx: NodeContext) -> Outputs:
     xc = ss.ops.sum(x, axis=(0, 1), keepdims=True, exclude=True)  # (N, C, 1, ...)
     y = ss.ops.add(xc, ss.ops.cast_like(g, x))
     # onnxruntime's checks: X's and the grid's N alike (not broadcast), r - 2 coordinates per point
-    batch = stacked(ss.ops.sum(x, axis=(0,), exclude=True), ss.ops.sum(grid, axis=(0,), exclude=True))
-    coords = stacked(
-        ss.ops.sum(grid, axis=(r - 1,), exclude=True), ss.Constant(shape=(r - 2,), dtype="float32")
-    )
+    with ctx.checking("X's and the grid's N (axis 0) alike"):
+        batch = stacked(ss.ops.sum(x, axis=(0,), exclude=True), ss.ops.sum(grid, axis=(0,), exclude=True))
+    with ctx.checking(f"the grid's last axis holds {r - 2} coordinates"):
+        coords = stacked(
+            ss.ops.sum(grid, axis=(r - 1,), exclude=True), ss.Constant(shape=(r - 2,), dtype="float32")
+        )
     return ss.ops.cast_like(ss.ops.cast_like(ss.ops.cast_like(y, batch), coords), x)
 
 

@@ -204,10 +204,13 @@ def _rotary_embedding(ctx: NodeContext) -> Outputs:
     half = ss.ops.sum(ss.ops.reshape(bsd, (0, 0, 2, -1)), axis=2)  # (B, S, r/2)
     cos, sin = ctx.input(1), ctx.input(2)
     if ctx.has_input(3):  # tables of one shape (onnxruntime: "must have the same shape")
-        tables = ss.ops.stack([cos, ss.ops.cast_like(sin, cos)], axis=0)
-        cos, sin = (ss.ops.take(tables, ss.ops.int_tensor(i), axis=0) for i in (0, 1))
-        cos, sin = (ss.ops.take(c, ctx.input(3), axis=0, mode="fast") for c in (cos, sin))
-    both = ss.ops.stack([ss.ops.cast_like(half, cos), cos, sin], axis=0)  # equal shapes
+        with ctx.checking("cos_cache and sin_cache have one shape"):
+            tables = ss.ops.stack([cos, ss.ops.cast_like(sin, cos)], axis=0)
+            cos, sin = (ss.ops.take(tables, ss.ops.int_tensor(i), axis=0) for i in (0, 1))
+        with ctx.checking("position_ids index the caches' rows (max_position)"):
+            cos, sin = (ss.ops.take(c, ctx.input(3), axis=0, mode="fast") for c in (cos, sin))
+    with ctx.checking("the caches are (batch, sequence, rotary width / 2) of X"):
+        both = ss.ops.stack([ss.ops.cast_like(half, cos), cos, sin], axis=0)  # equal shapes
     bs = ss.ops.sum(both, axis=(0, 3))  # (B, S)
     check = ss.ops.expand_dims(ss.ops.expand_dims(bs, 1), 3) if rank == 4 else ss.ops.expand_dims(bs, 2)
     return like(ss.ops.multiply(x, ss.ops.cast_like(check, x)), x)
