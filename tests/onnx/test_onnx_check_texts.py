@@ -283,7 +283,32 @@ def _rotary() -> Case:
     )
 
 
+def _layer_norm() -> Case:
+    n0 = node("LayerNormalization", ["x", "scale"], ["y"], name="LN")
+    model = make_model([n0], [In("x", "float32", [2, 3]), In("scale", "float32", ["k"])], ["y"], opset=17)
+    feeds = _zeros(lambda s: {"x": (2, 3), "scale": (s["k"],)})
+    return Case(
+        "LayerNormalization scale",
+        model,
+        "(LayerNormalization): Scale and B broadcast to X's shape, one way",
+        feeds,
+        {"k": 3},
+        {"k": 2},
+    )
+
+
+def _prelu() -> Case:
+    n0 = node("PRelu", ["x", "slope"], ["y"], name="PR")
+    model = make_model([n0], [In("x", "float32", [2, 3]), In("slope", "float32", ["k"])], ["y"], opset=16)
+    feeds = _zeros(lambda s: {"x": (2, 3), "slope": (s["k"],)})
+    return Case(
+        "PRelu slope", model, "(PRelu): slope broadcasts to X's shape, one way", feeds, {"k": 3}, {"k": 2}
+    )
+
+
 CASES = [
+    _layer_norm(),
+    _prelu(),
     _grid_sample(),
     _rotary(),
     _reverse_sequence(),

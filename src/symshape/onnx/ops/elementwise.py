@@ -251,7 +251,8 @@ def _prelu(ctx: NodeContext) -> Outputs:
     x, slope = ctx.input(0), ctx.input(1)
     if ctx.opset < 7:
         slope = _legacy_align(ctx, slope)
-    return like(ss.ops.multiply(x, slope), x)
+    with ctx.checking("slope broadcasts to X's shape, one way"):
+        return like(ss.ops.multiply(x, slope), x)
 
 
 _VARIADIC = {"Max": "maximum", "Min": "minimum", "Sum": "add", "Mean": "add"}

@@ -67,10 +67,11 @@ def _stat_axes(axis: int) -> tuple[tuple[int, ...], bool]:
 def _layer_norm(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
     axis = ctx.attr_int("axis", -1)
-    y: Expr = ss.ops.multiply(x, ctx.input(1))
-    if ctx.has_input(2):
-        y = ss.ops.add(y, ctx.input(2))
-    y = like(y, x)
+    with ctx.checking("Scale and B broadcast to X's shape, one way"):
+        y: Expr = ss.ops.multiply(x, ctx.input(1))
+        if ctx.has_input(2):
+            y = ss.ops.add(y, ctx.input(2))
+        y = like(y, x)
     outs: list[Expr | None] = [y]
     if ctx.has_output(1) or ctx.has_output(2):
         axes, exclude = _stat_axes(axis)
