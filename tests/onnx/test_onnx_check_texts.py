@@ -306,7 +306,17 @@ def _prelu() -> Case:
     )
 
 
+def _det() -> Case:
+    n0 = node("Det", ["x"], ["y"], name="D")
+    model = make_model([n0], [In("x", "float32", [3, 2, "k"])], ["y"], opset=11)
+    feeds = _zeros(lambda s: {"x": (3, 2, s["k"])})
+    return Case(
+        "Det square", model, "(Det): X's last two axes are square matrices", feeds, {"k": 2}, {"k": 3}
+    )
+
+
 CASES = [
+    _det(),
     _layer_norm(),
     _prelu(),
     _grid_sample(),

@@ -149,15 +149,22 @@ def _gates(ctx: NodeContext, hk: int) -> list[Expr]:
     key = ctx.input(1)
     bt = ss.ops.sum(key, axis=2)  # (B, T)
     k4 = ss.ops.reshape(key, (0, 0, hk, -1))  # (B, T, Hkv, dk)
-    checks: list[Expr] = [
-        stacked(bt, ss.ops.cast_like(ss.ops.sum(ctx.input(i), axis=2), key)) for i in (0, 2)
-    ]
+    checks: list[Expr] = []
+    for i in (0, 2):
+        with ctx.checking(f"{'query' if i == 0 else 'value'}'s (batch, sequence) are the key's"):
+            checks.append(stacked(bt, ss.ops.cast_like(ss.ops.sum(ctx.input(i), axis=2), key)))
     for i, per in ((4, k4), (5, ss.ops.sum(k4, axis=3))):  # decay: (.., 1 or dk); beta: (.., 1 or Hkv)
         if not ctx.has_input(i):
             continue
-        g = ss.ops.cast_like(ctx.input(i), key)
-        checks.append(stacked(bt, ss.ops.sum(g, axis=2)))  # the same (B, T)
-        if i == 4:
-            g = ss.ops.reshape(g, (0, 0, hk, -1))  # (B, T, Hkv, 1 or dk)
-        checks.append(like(ss.ops.add(per, g), per))  # broadcasts to the key's, not beyond
+        name = "decay" if i == 4 else "beta"
+        with ctx.checking(f"{name}'s (batch, sequence) are the key's"):
+            g = ss.ops.cast_like(ctx.input(i), key)
+            checks.append(stacked(bt, ss.ops.sum(g, axis=2)))  # the same (B, T)
+        with ctx.checking(
+            f"{name}'s last axis is "
+            + ("kv_num_heads*d_k or kv_num_heads" if i == 4 else "kv_num_heads or 1")
+        ):
+            if i == 4:
+                g = ss.ops.reshape(g, (0, 0, hk, -1))  # (B, T, Hkv, 1 or dk)
+            checks.append(like(ss.ops.add(per, g), per))  # broadcasts to the key's, not beyond
     return checks
