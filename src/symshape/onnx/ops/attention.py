@@ -88,14 +88,17 @@ def _attention(ctx: NodeContext) -> Outputs:
     else:
         q4, k4, v4 = q, k, v
     if ctx.has_input(4):
-        k4 = ss.ops.concatenate([ctx.input(4), k4], axis=2)
+        with ctx.checking("past_key is K's shape but for the sequence axis 2"):
+            k4 = ss.ops.concatenate([ctx.input(4), k4], axis=2)
     if ctx.has_input(5):
-        v4 = ss.ops.concatenate([ctx.input(5), v4], axis=2)
+        with ctx.checking("past_value is V's shape but for the sequence axis 2"):
+            v4 = ss.ops.concatenate([ctx.input(5), v4], axis=2)
     col = ss.ops.sum(q4, axis=-1, keepdims=True)  # (B, Hq, S, 1)
     keys = ss.ops.transpose(ss.ops.sum(k4, axis=(1, 3), keepdims=True), [0, 1, 3, 2])  # (B, 1, 1, T)
     vals = ss.ops.sum(v4, axis=(1, 2), keepdims=True)  # (B, 1, 1, Dv)
-    scores = ss.ops.multiply(col, ss.ops.cast_like(keys, col))  # (B, Hq, S, T)
-    y: Expr = ss.ops.multiply(col, ss.ops.cast_like(vals, col))  # (B, Hq, S, Dv)
+    with ctx.checking("Q's, K's and V's batch sizes (axis 0) alike"):
+        scores = ss.ops.multiply(col, ss.ops.cast_like(keys, col))  # (B, Hq, S, T)
+        y: Expr = ss.ops.multiply(col, ss.ops.cast_like(vals, col))  # (B, Hq, S, Dv)
     for check in _checks(ctx, q4, k4, v4, scores):
         y = ss.ops.cast_like(y, check)
     if three_d:
