@@ -84,7 +84,10 @@ def _attention(ctx: NodeContext) -> Outputs:
     if three_d:
         hq = ctx.attr_int("q_num_heads")
         hk = ctx.attr_int("kv_num_heads")
-        q4, k4, v4 = _heads(q, hq), _heads(k, hk), _heads(v, hk)
+        with ctx.checking("Q's hidden size is a multiple of q_num_heads"):
+            q4 = _heads(q, hq)
+        with ctx.checking("K's and V's hidden sizes are multiples of kv_num_heads"):
+            k4, v4 = _heads(k, hk), _heads(v, hk)
     else:
         q4, k4, v4 = q, k, v
     if ctx.has_input(4):
