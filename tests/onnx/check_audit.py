@@ -91,11 +91,11 @@ def _variants(model: onnx.ModelProto) -> list[onnx.ModelProto]:
                 out.append(m)
                 break
     for k, t in enumerate(model.graph.initializer):
-        a = numpy_helper.to_array(t)
-        if a.ndim and a.shape[0] and a.dtype != object:
+        arr = numpy_helper.to_array(t)
+        if arr.ndim and arr.shape[0] and arr.dtype != object:
             m = onnx.ModelProto()
             m.CopyFrom(model)
-            m.graph.initializer[k].CopyFrom(numpy_helper.from_array(np.concatenate([a, a[-1:]]), t.name))
+            m.graph.initializer[k].CopyFrom(numpy_helper.from_array(np.concatenate([arr, arr[-1:]]), t.name))
             out.append(m)
     return out
 

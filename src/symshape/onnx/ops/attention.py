@@ -136,13 +136,17 @@ def _linear_attention(ctx: NodeContext) -> Outputs:
     hk = ctx.attr_int("kv_num_heads")
     if hq < 1 or hk < 1 or hq % hk:
         ctx.fail(BAD_ATTRIBUTE, f"q_num_heads ({hq}) must be a positive multiple of kv_num_heads ({hk})")
-    q4, k4, v4 = (_heads(ctx.input(i), h) for i, h in ((0, hq), (1, hk), (2, hk)))  # (B, H, T, d)
-    state: Expr = ss.ops.matmul(ss.ops.transpose(k4, [0, 1, 3, 2]), v4)  # (B, Hkv, dk, dv)
+    with ctx.checking("query's, key's and value's hidden sizes are multiples of their numbers of heads"):
+        q4, k4, v4 = (_heads(ctx.input(i), h) for i, h in ((0, hq), (1, hk), (2, hk)))  # (B, H, T, d)
+    with ctx.checking("key's and value's (batch, sequence) alike"):
+        state: Expr = ss.ops.matmul(ss.ops.transpose(k4, [0, 1, 3, 2]), v4)  # (B, Hkv, dk, dv)
     if ctx.has_input(3):
-        state = ss.ops.add(state, ctx.input(3))
-        state = ss.ops.reshape_like(state, ctx.input(3))  # the past state's shape, not grown
-    grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
-    y = ss.ops.reshape(ss.ops.matmul(grouped, state), (0, hq, -1, 0))  # (B, Hq, T, dv)
+        with ctx.checking("past_state is (batch, kv_num_heads, d_k, d_v) of the key and value"):
+            state = ss.ops.add(state, ctx.input(3))
+            state = ss.ops.reshape_like(state, ctx.input(3))  # the past state's shape, not grown
+    with ctx.checking("query's (batch, head size) are the key's"):
+        grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
+        y = ss.ops.reshape(ss.ops.matmul(grouped, state), (0, hq, -1, 0))  # (B, Hq, T, dv)
     y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))  # (B, T, Hq*dv)
     return [checked(y, _gates(ctx, hk)), state if ctx.has_output(1) else None]
 
@@ -154,7 +158,8 @@ def _gates(ctx: NodeContext, hk: int) -> list[Expr]:
     key's ``(B, T, Hkv*dk)``."""
     key = ctx.input(1)
     bt = ss.ops.sum(key, axis=2)  # (B, T)
-    k4 = ss.ops.reshape(key, (0, 0, hk, -1))  # (B, T, Hkv, dk)
+    with ctx.checking("key's hidden size is a multiple of kv_num_heads"):
+        k4 = ss.ops.reshape(key, (0, 0, hk, -1))  # (B, T, Hkv, dk)
     checks: list[Expr] = []
     for i in (0, 2):
         with ctx.checking(f"{'query' if i == 0 else 'value'}'s (batch, sequence) are the key's"):
