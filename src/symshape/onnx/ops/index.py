@@ -174,11 +174,13 @@ def _tensor_scatter(ctx: NodeContext) -> Outputs:
     a = axis % r
     seq = ss.ops.take(ss.ops.shape_of(upd), ss.const(np.array(a, dtype=np.int64)))
     # the cache's first `seq` entries along the axis: the update's shape, when seq <= max
-    fits = ss.ops.take(past, ss.ops.arange(seq), axis=a, mode="nonnegative")
-    checks = [stacked(fits, upd)]
+    with ctx.checking(f"the update is the cache's shape but for axis {a}, where it is no longer"):
+        fits = ss.ops.take(past, ss.ops.arange(seq), axis=a, mode="nonnegative")
+        checks = [stacked(fits, upd)]
     if ctx.has_input(2):
-        batch = ss.ops.sum(past, axis=tuple(range(1, r)))  # (batch,)
-        checks.append(stacked(batch, ctx.input(2)))
+        with ctx.checking("write_indices is (batch,), the cache's"):
+            batch = ss.ops.sum(past, axis=tuple(range(1, r)))  # (batch,)
+            checks.append(stacked(batch, ctx.input(2)))
     y: Expr = ss.ops.copy(past)
     for check in checks:
         y = ss.ops.cast_like(y, check)

@@ -391,7 +391,8 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
     y = _scale_axes(x, nd + 2, strides)
     rest = [ks[i] - pads[i] - pads[nd + i] - strides[i] for i in range(nd)]
     y = _add_constants(ctx, y, nd, rest)
-    y = ss.ops.cast_like(y, stacked(x, ctx.input(1)))  # the indices: the input's shape
+    with ctx.checking("I (the indices) has X's shape"):
+        y = ss.ops.cast_like(y, stacked(x, ctx.input(1)))  # the indices: the input's shape
     if not ctx.has_input(2):
         return y
     t = ctx.tensor_type(2)
