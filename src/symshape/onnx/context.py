@@ -20,6 +20,7 @@ model is wrong). Converters never see the importer, the graph or other nodes.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, NoReturn
@@ -33,6 +34,7 @@ from symshape.onnx.attrs import HASHABLE_TYPES, fields_after_op_type, parse_attr
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.spans import OnnxSpan
 from symshape.onnx.value import Value
+from symshape.source import Span, span_scope
 
 if TYPE_CHECKING:
     import onnx
@@ -214,6 +216,15 @@ class NodeContext:
     def what(self) -> str:
         """How reports name the node: ``node 'Reshape_12' (Reshape)``."""
         return self.span.what
+
+    def checking(self, text: str) -> AbstractContextManager[Span | None]:
+        """A ``with`` block whose expressions check a condition of the node that the converter
+        builds out of internal operators (``take``, ``stack``, ...): they take the node's span with
+        ``text`` added (``node 'MU' (MaxUnpool): <text>``), so the guards and errors of those
+        operators say in ONNX terms what they check (``text``: which input or attribute, which
+        axis, the condition)."""
+        s = self.span
+        return span_scope(OnnxSpan.in_file(s.file, s.line, f"{s.what}: {text}"))
 
     @property
     def num_inputs(self) -> int:

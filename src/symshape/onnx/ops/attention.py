@@ -41,28 +41,37 @@ def _checks(ctx: NodeContext, q4: Expr, k4: Expr, v4: Expr, scores: Expr) -> lis
     """Expressions that need onnxruntime's conditions: one batch for Q, K and V (no broadcasting),
     K's and V's heads and sequence alike, Q's and K's head size alike, ``Hq`` a multiple of ``Hk``,
     and the mask broadcast to the scores ``(B, Hq, S, T)`` with its last two axes exactly ``(S, T)``."""
-    out = [
-        stacked(_axis(k4, 0), _axis(q4, 0)),
-        stacked(_axis(k4, 0), _axis(v4, 0)),
-        stacked(_axis(k4, 1), _axis(v4, 1)),
-        stacked(_axis(k4, 2), _axis(v4, 2)),
-        stacked(_axis(k4, 3), _axis(q4, 3)),
-    ]
-    hk = ss.ops.take(ss.ops.shape_of(k4), ss.const(np.array([1], dtype=np.int64)))
-    out.append(ss.ops.reshape(_axis(q4, 1), ss.ops.concatenate([hk, ss.const(np.array([-1]))], axis=0)))
+    pairs = (
+        ("Q's and K's batch sizes (axis 0) alike", k4, 0, q4, 0),
+        ("K's and V's batch sizes (axis 0) alike", k4, 0, v4, 0),
+        ("K's and V's numbers of heads alike", k4, 1, v4, 1),
+        ("K's and V's sequence lengths alike", k4, 2, v4, 2),
+        ("Q's and K's head sizes alike", k4, 3, q4, 3),
+    )
+    out: list[Expr] = []
+    for text, a, i, b, j in pairs:
+        with ctx.checking(text):
+            out.append(stacked(_axis(a, i), _axis(b, j)))
+    with ctx.checking("Q's number of heads a multiple of K's"):
+        hk = ss.ops.take(ss.ops.shape_of(k4), ss.const(np.array([1], dtype=np.int64)))
+        out.append(ss.ops.reshape(_axis(q4, 1), ss.ops.concatenate([hk, ss.const(np.array([-1]))], axis=0)))
     # with ``nonpad_kv_seqlen`` (opset 24) the mask may cover fewer keys than the padded cache;
     # its other axes still broadcast to the scores' (B, Hq, S)
     r = ctx.rank(3) if ctx.has_input(3) else None
     if r is not None and r >= 1 and ctx.has_input(6):
-        rows = ss.ops.sum(scores, axis=-1, keepdims=True)  # (B, Hq, S, 1)
-        mask_rows = ss.ops.sum(ss.ops.cast_like(ctx.input(3), scores), axis=-1, keepdims=True)
-        out.append(ss.ops.reshape_like(ss.ops.add(rows, mask_rows), rows))
+        with ctx.checking("attn_mask broadcasts to the scores' (batch, heads, queries)"):
+            rows = ss.ops.sum(scores, axis=-1, keepdims=True)  # (B, Hq, S, 1)
+            mask_rows = ss.ops.sum(ss.ops.cast_like(ctx.input(3), scores), axis=-1, keepdims=True)
+            out.append(ss.ops.reshape_like(ss.ops.add(rows, mask_rows), rows))
     elif r is not None and r >= 1:
         mask = ss.ops.cast_like(ctx.input(3), scores)
-        out.append(stacked(_axis(k4, 2), _axis(mask, r - 1)))
+        with ctx.checking("attn_mask's last axis is the key sequence length"):
+            out.append(stacked(_axis(k4, 2), _axis(mask, r - 1)))
         if r >= 2:  # onnxruntime: the mask's rows are the queries, not broadcast
-            out.append(stacked(_axis(q4, 2), _axis(mask, r - 2)))
-        out.append(ss.ops.reshape_like(ss.ops.add(scores, mask), scores))
+            with ctx.checking("attn_mask's second-last axis is the query sequence length"):
+                out.append(stacked(_axis(q4, 2), _axis(mask, r - 2)))
+        with ctx.checking("attn_mask broadcasts to the scores (batch, heads, queries, keys)"):
+            out.append(ss.ops.reshape_like(ss.ops.add(scores, mask), scores))
     return out
 
 
@@ -85,13 +94,18 @@ def _attention(ctx: NodeContext) -> Outputs:
     if three_d:
         hq = ctx.attr_int("q_num_heads")
         hk = ctx.attr_int("kv_num_heads")
-        q4, k4, v4 = _heads(q, hq), _heads(k, hk), _heads(v, hk)
+        with ctx.checking("Q's hidden size is a multiple of q_num_heads"):
+            q4 = _heads(q, hq)
+        with ctx.checking("K's and V's hidden sizes are multiples of kv_num_heads"):
+            k4, v4 = _heads(k, hk), _heads(v, hk)
     else:
         q4, k4, v4 = q, k, v
     if ctx.has_input(4):
-        k4 = _cached(ctx.input(4), k4, hk)
+        with ctx.checking("past_key is K's shape but for the sequence axis 2"):
+            k4 = _cached(ctx.input(4), k4, hk)
     if ctx.has_input(5):
-        v4 = _cached(ctx.input(5), v4, hk)
+        with ctx.checking("past_value is V's shape but for the sequence axis 2"):
+            v4 = _cached(ctx.input(5), v4, hk)
     col = ss.ops.sum(q4, axis=-1, keepdims=True)  # (B, Hq, S, 1)
     # the keys and values without their batch (checked equal to Q's apart): Y and the scores have
     # Q's batch, as onnx infers it, not a broadcast max of the batches
@@ -133,17 +147,21 @@ def _linear_attention(ctx: NodeContext) -> Outputs:
     hk = ctx.attr_int("kv_num_heads")
     if hq < 1 or hk < 1 or hq % hk:
         ctx.fail(BAD_ATTRIBUTE, f"q_num_heads ({hq}) must be a positive multiple of kv_num_heads ({hk})")
-    q4, k4, v4 = (_heads(ctx.input(i), h) for i, h in ((0, hq), (1, hk), (2, hk)))  # (B, H, T, d)
+    with ctx.checking("query's, key's and value's hidden sizes are multiples of their numbers of heads"):
+        q4, k4, v4 = (_heads(ctx.input(i), h) for i, h in ((0, hq), (1, hk), (2, hk)))  # (B, H, T, d)
     # the value without its batch, the state without it for the output (the batches are checked
     # equal apart, in _gates): the state has the key's batch, the output the query's, as onnx
     # infers them, not a broadcast max of the batches
     v1 = ss.ops.sum(v4, axis=0, keepdims=True)
-    state: Expr = ss.ops.matmul(ss.ops.transpose(k4, [0, 1, 3, 2]), v1)  # (B, Hkv, dk, dv)
+    with ctx.checking("key's and value's sequence lengths alike"):
+        state: Expr = ss.ops.matmul(ss.ops.transpose(k4, [0, 1, 3, 2]), v1)  # (B, Hkv, dk, dv)
     if ctx.has_input(3):
-        state = _with_past(ctx, state, hk)
-    grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
-    per_head = ss.ops.sum(state, axis=0, keepdims=True)  # (1, Hkv, dk, dv)
-    y = ss.ops.reshape(ss.ops.matmul(grouped, per_head), (0, hq, -1, 0))  # (B, Hq, T, dv)
+        with ctx.checking("past_state is (batch, kv_num_heads, d_k, d_v) of the key and value"):
+            state = _with_past(ctx, state, hk)
+    with ctx.checking("query's head size is the key's"):
+        grouped = ss.ops.reshape(q4, (0, hk, -1, 0))  # (B, Hkv, (Hq/Hkv)*T, dk)
+        per_head = ss.ops.sum(state, axis=0, keepdims=True)  # (1, Hkv, dk, dv)
+        y = ss.ops.reshape(ss.ops.matmul(grouped, per_head), (0, hq, -1, 0))  # (B, Hq, T, dv)
     y = ss.ops.reshape(ss.ops.transpose(y, [0, 2, 1, 3]), (0, 0, -3))  # (B, T, Hq*dv)
     return [checked(y, _gates(ctx, hk)), state if ctx.has_output(1) else None]
 
@@ -171,16 +189,24 @@ def _gates(ctx: NodeContext, hk: int) -> list[Expr]:
     key's ``(B, T, Hkv*dk)``."""
     key = ctx.input(1)
     bt = ss.ops.sum(key, axis=2)  # (B, T)
-    k4 = ss.ops.reshape(key, (0, 0, hk, -1))  # (B, T, Hkv, dk)
-    checks: list[Expr] = [
-        stacked(bt, ss.ops.cast_like(ss.ops.sum(ctx.input(i), axis=2), key)) for i in (0, 2)
-    ]
+    with ctx.checking("key's hidden size is a multiple of kv_num_heads"):
+        k4 = ss.ops.reshape(key, (0, 0, hk, -1))  # (B, T, Hkv, dk)
+    checks: list[Expr] = []
+    for i in (0, 2):
+        with ctx.checking(f"{'query' if i == 0 else 'value'}'s (batch, sequence) are the key's"):
+            checks.append(stacked(bt, ss.ops.cast_like(ss.ops.sum(ctx.input(i), axis=2), key)))
     for i, per in ((4, k4), (5, ss.ops.sum(k4, axis=3))):  # decay: (.., 1 or dk); beta: (.., 1 or Hkv)
         if not ctx.has_input(i):
             continue
-        g = ss.ops.cast_like(ctx.input(i), key)
-        checks.append(stacked(bt, ss.ops.sum(g, axis=2)))  # the same (B, T)
-        if i == 4:
-            g = ss.ops.reshape(g, (0, 0, hk, -1))  # (B, T, Hkv, 1 or dk)
-        checks.append(like(ss.ops.add(per, g), per))  # broadcasts to the key's, not beyond
+        name = "decay" if i == 4 else "beta"
+        with ctx.checking(f"{name}'s (batch, sequence) are the key's"):
+            g = ss.ops.cast_like(ctx.input(i), key)
+            checks.append(stacked(bt, ss.ops.sum(g, axis=2)))  # the same (B, T)
+        with ctx.checking(
+            f"{name}'s last axis is "
+            + ("kv_num_heads*d_k or kv_num_heads" if i == 4 else "kv_num_heads or 1")
+        ):
+            if i == 4:
+                g = ss.ops.reshape(g, (0, 0, hk, -1))  # (B, T, Hkv, 1 or dk)
+            checks.append(like(ss.ops.add(per, g), per))  # broadcasts to the key's, not beyond
     return checks

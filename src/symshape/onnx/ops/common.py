@@ -69,7 +69,8 @@ def of_inputs(fn: Callable[..., Expr], n: int) -> Callable[[NodeContext], Expr]:
 def like_product(ctx: NodeContext) -> Expr:
     """Input 0 times input 1, of input 0's type (unidirectional broadcasting, see :func:`like`)."""
     x = ctx.input(0)
-    return like(ss.ops.multiply(x, ctx.input(1)), x)
+    with ctx.checking(f"input 1 '{ctx.input_name(1)}' broadcasts to input 0's shape, one way"):
+        return like(ss.ops.multiply(x, ctx.input(1)), x)
 
 
 def value_slice(

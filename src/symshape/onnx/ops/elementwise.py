@@ -130,7 +130,8 @@ def _reverse_sequence(ctx: NodeContext) -> Outputs:
     if r is None or not -r <= axis < r:
         return ss.ops.copy(x)
     rows = ss.ops.sum(x, axis=(axis % r,), exclude=True)
-    return ss.ops.cast_like(x, stacked(rows, ctx.input(1)))
+    with ctx.checking(f"sequence_lens has one entry per batch row (axis {axis % r})"):
+        return ss.ops.cast_like(x, stacked(rows, ctx.input(1)))
 
 
 def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:
@@ -254,7 +255,8 @@ def _prelu(ctx: NodeContext) -> Outputs:
     x, slope = ctx.input(0), ctx.input(1)
     if ctx.opset < 7:
         slope = _legacy_align(ctx, slope)
-    return like(ss.ops.multiply(x, slope), x)
+    with ctx.checking("slope broadcasts to X's shape, one way"):
+        return like(ss.ops.multiply(x, slope), x)
 
 
 _VARIADIC = {"Max": "maximum", "Min": "minimum", "Sum": "add", "Mean": "add"}

@@ -244,10 +244,12 @@ def _grid_sample(ctx: NodeContext) -> Outputs:
     xc = ss.ops.sum(x, axis=(0, 1), keepdims=True, exclude=True)  # (N, C, 1, ...)
     y = ss.ops.add(xc, ss.ops.cast_like(g, x))
     # onnxruntime's checks: X's and the grid's N alike (not broadcast), r - 2 coordinates per point
-    batch = stacked(ss.ops.sum(x, axis=(0,), exclude=True), ss.ops.sum(grid, axis=(0,), exclude=True))
-    coords = stacked(
-        ss.ops.sum(grid, axis=(r - 1,), exclude=True), ss.Constant(shape=(r - 2,), dtype="float32")
-    )
+    with ctx.checking("X's and the grid's N (axis 0) alike"):
+        batch = stacked(ss.ops.sum(x, axis=(0,), exclude=True), ss.ops.sum(grid, axis=(0,), exclude=True))
+    with ctx.checking(f"the grid's last axis holds {r - 2} coordinates"):
+        coords = stacked(
+            ss.ops.sum(grid, axis=(r - 1,), exclude=True), ss.Constant(shape=(r - 2,), dtype="float32")
+        )
     return ss.ops.cast_like(ss.ops.cast_like(ss.ops.cast_like(y, batch), coords), x)
 
 
@@ -259,7 +261,8 @@ def _affine_grid(ctx: NodeContext) -> Outputs:
         ctx.fail(BAD_ATTRIBUTE, f"size must have 4 or 5 values, got {len(size)}")
     # theta is (N, r, r + 1) for size[0] = N (onnxruntime's check); the grid's N is size[0] (as
     # onnx infers it), not theta's symbol
-    theta = stacked(ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"), ctx.input(0))
+    with ctx.checking(f"theta is (N, {nd}, {nd + 1}) for size's N = {size[0]}"):
+        theta = stacked(ss.Constant(shape=(size[0], nd, nd + 1), dtype="float32"), ctx.input(0))
     n = ss.ops.sum(theta, axis=(0, 2, 3))  # (N,)
     y: Expr = ss.ops.expand_dims(n, 1, num_newaxis=nd + 1)
     for i, s in enumerate(size[2:]):
@@ -286,9 +289,10 @@ def _col2im(ctx: NodeContext) -> Outputs:
     if min(per_axis, default=1) < 1:
         ctx.fail(BAD_ATTRIBUTE, f"the blocks {list(block)} do not fit the image {list(image)}")
     x = ctx.input(0)
-    x = ss.ops.take(
-        stacked(set_dim(x, 2, math.prod(per_axis)), x), ss.const(np.array(0, dtype=np.int64)), axis=0
-    )
+    with ctx.checking(f"the input's axis 2 is the number of blocks L = {math.prod(per_axis)}"):
+        x = ss.ops.take(
+            stacked(set_dim(x, 2, math.prod(per_axis)), x), ss.const(np.array(0, dtype=np.int64)), axis=0
+        )
     y = ss.ops.reshape(x, (0, -4, -1, math.prod(block), 0))  # (N, C, prod(block), L)
     y = ss.ops.sum(y, axis=(2, 3))
     y = ss.ops.expand_dims(y, 2, num_newaxis=len(image))
@@ -384,11 +388,16 @@ def _deform_conv(ctx: NodeContext) -> Outputs:
     nd, keep = r - 2, (0,) * (r - 2)
     # (1, 1, K, 1, ...): the kernel positions, from the weight
     k = ss.ops.reshape(ss.ops.sum(ctx.input(1), axis=(0, 1)), (1, 1, -1) + (1,) * nd)
-    checks: list[Expr] = [ss.ops.reshape(ctx.input(0), (0, -4, og, -1) + keep)]
+    with ctx.checking(f"the input's channels are a multiple of offset_group {og}"):
+        checks: list[Expr] = [ss.ops.reshape(ctx.input(0), (0, -4, og, -1) + keep)]
     for i, per in ((2, 2 * og), (4, og)):  # offsets, mask: (N, per*K, *out) as (N, per, K, *out)
         if ctx.has_input(i):
-            want = ss.ops.add(ss.ops.expand_dims(set_dim(y, 1, per), 2), ss.ops.cast_like(k, y))
-            checks.append(stacked(want, ss.ops.reshape(ctx.input(i), (0, -4, per, -1) + keep)))
+            name, kind = ("offset", "2*offset_group") if i == 2 else ("mask", "offset_group")
+            with ctx.checking(
+                f"the {name} is (N, {kind}*K, *out) for the K kernel positions and output sizes out"
+            ):
+                want = ss.ops.add(ss.ops.expand_dims(set_dim(y, 1, per), 2), ss.ops.cast_like(k, y))
+                checks.append(stacked(want, ss.ops.reshape(ctx.input(i), (0, -4, per, -1) + keep)))
     for check in checks:
         y = ss.ops.cast_like(y, check)
     return y

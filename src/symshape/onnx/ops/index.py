@@ -152,7 +152,8 @@ def _scattered(ctx: NodeContext, read: Expr | None) -> Expr:
     data = ctx.input(0)
     if read is None:
         return ss.ops.copy(data)
-    return ss.ops.cast_like(data, stacked(ss.ops.cast_like(read, data), ctx.input(2)))
+    with ctx.checking("the updates have the shape of what the indices address in the data"):
+        return ss.ops.cast_like(data, stacked(ss.ops.cast_like(read, data), ctx.input(2)))
 
 
 @register("Scatter", since=9)
@@ -193,11 +194,13 @@ def _tensor_scatter(ctx: NodeContext) -> Outputs:
     a = axis % r
     seq = ss.ops.take(ss.ops.shape_of(upd), ss.const(np.array(a, dtype=np.int64)))
     # the cache's first `seq` entries along the axis: the update's shape, when seq <= max
-    fits = ss.ops.take(past, ss.ops.arange(seq), axis=a, mode="nonnegative")
-    checks = [stacked(fits, upd)]
+    with ctx.checking(f"the update is the cache's shape but for axis {a}, where it is no longer"):
+        fits = ss.ops.take(past, ss.ops.arange(seq), axis=a, mode="nonnegative")
+        checks = [stacked(fits, upd)]
     if ctx.has_input(2):
-        batch = ss.ops.sum(past, axis=tuple(range(1, r)))  # (batch,)
-        checks.append(stacked(batch, ctx.input(2)))
+        with ctx.checking("write_indices is (batch,), the cache's"):
+            batch = ss.ops.sum(past, axis=tuple(range(1, r)))  # (batch,)
+            checks.append(stacked(batch, ctx.input(2)))
     y: Expr = ss.ops.copy(past)
     for check in checks:
         y = ss.ops.cast_like(y, check)
@@ -238,7 +241,8 @@ def _one_hot(ctx: NodeContext) -> Outputs:
     if ctx.rank(0) == 0:
         ctx.fail(RANK_MISMATCH, "the indices must have rank >= 1, got a scalar")
     axis = ctx.attr_int("axis", -1)
-    values = stacked(ctx.input(2), ss.ops.zeros((2,), "float32"))  # (off value, on value)
+    with ctx.checking("values has two entries (off value, on value)"):
+        values = stacked(ctx.input(2), ss.ops.zeros((2,), "float32"))  # (off value, on value)
     depth_v = ctx.const(1)
     if depth_v is None:  # computed at run time (a size): an axis of its value, cast to int64
         hot = ss.ops.arange(ss.ops.reshape(ss.ops.cast(ctx.input(1), "int64"), ()))
@@ -336,8 +340,8 @@ def _nms(ctx: NodeContext) -> Outputs:
     """``(u, 3)`` ``int64`` (batch, class, box) of the ``u`` selected boxes: a fresh size. The
     boxes are ``(B, N, 4)``, the scores ``(B, C, N)`` (the spec; onnxruntime's check)."""
     boxes, scores = ctx.input(0), ctx.input(1)
-    checks = [
-        stacked(set_dim(boxes, -1, 4), boxes),
-        stacked(ss.ops.sum(boxes, axis=2), ss.ops.cast_like(ss.ops.sum(scores, axis=1), boxes)),
-    ]
+    with ctx.checking("boxes' last axis is 4"):
+        checks = [stacked(set_dim(boxes, -1, 4), boxes)]
+    with ctx.checking("boxes (B, N, 4) and scores (B, C, N) have one B and one N"):
+        checks.append(stacked(ss.ops.sum(boxes, axis=2), ss.ops.cast_like(ss.ops.sum(scores, axis=1), boxes)))
     return checked(ss.ops.zeros((ctx.fresh_dim("selected"), 3), "int64"), checks)

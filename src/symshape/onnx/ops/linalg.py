@@ -38,7 +38,8 @@ def _gemm(ctx: NodeContext) -> Outputs:
         b = ss.ops.transpose(b, [1, 0])
     y: Expr = ss.ops.matmul(a, b)
     if ctx.has_input(2):
-        y = like(ss.ops.add(y, ctx.input(2)), y)
+        with ctx.checking("C broadcasts to the product's (M, N), one way"):
+            y = like(ss.ops.add(y, ctx.input(2)), y)
     return y
 
 
@@ -57,23 +58,33 @@ def _qlinear_matmul(ctx: NodeContext) -> Outputs:
     checks: list[Expr] = []
     for s in (1, 4, 6):  # a zero point of its scale's shape, or both of one entry: () and (1,)
         rs, rz = ctx.rank(s), ctx.rank(s + 1)
-        if rs is not None and rz is not None and rs != rz and max(rs, rz) <= 1:
-            checks += [ss.ops.reshape(ctx.input(s), ()), ss.ops.reshape(ctx.input(s + 1), ())]
-        else:
-            checks.append(stacked(ctx.input(s), ctx.input(s + 1)))
+        with ctx.checking(
+            f"{ctx.input_name(s + 1)!r} (input {s + 1}) has the shape of its scale {ctx.input_name(s)!r}"
+        ):
+            if rs is not None and rz is not None and rs != rz and max(rs, rz) <= 1:
+                checks += [ss.ops.reshape(ctx.input(s), ()), ss.ops.reshape(ctx.input(s + 1), ())]
+            else:
+                checks.append(stacked(ctx.input(s), ctx.input(s + 1)))
     rb = ctx.rank(3)
     for s in (1, 4, 6):
         r = ctx.rank(s)
         if r is None or r == 0 or (s == 4 and rb is None):
             continue
         q = ctx.input(s)
+        scope = ctx.checking(
+            f"the scale {ctx.input_name(s)!r} (input {s}) is per tensor"
+            + (" or per column of b" if s == 4 else "")
+        )
         if s == 4 and rb == 2 and r == 1:  # one entry, or one per column of b
-            cols = ss.ops.sum(ss.ops.cast(b, "float32"), axis=0)  # (N,)
-            checks.append(like(ss.ops.add(cols, ss.ops.cast_like(q, cols)), cols))
+            with scope:
+                cols = ss.ops.sum(ss.ops.cast(b, "float32"), axis=0)  # (N,)
+                checks.append(like(ss.ops.add(cols, ss.ops.cast_like(q, cols)), cols))
         elif s == 4 and r == rb and r >= 2:  # b's shape with 1 at axis -2
-            checks.append(stacked(set_dim(ss.ops.cast_like(b, q), -2, 1), q))
+            with scope:
+                checks.append(stacked(set_dim(ss.ops.cast_like(b, q), -2, 1), q))
         elif r == 1:
-            checks.append(ss.ops.reshape(q, ()))  # one entry
+            with scope:
+                checks.append(ss.ops.reshape(q, ()))  # one entry
         else:
             ctx.fail(RANK_MISMATCH, f"{ctx.input_name(s)!r} of rank {r} is not per tensor or per column")
     return checked(ss.ops.cast_like(y, ctx.input(7)), checks)
@@ -82,7 +93,8 @@ def _qlinear_matmul(ctx: NodeContext) -> Outputs:
 @register("Det", since=11)
 def _det(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
-    return ss.ops.sum(ss.ops.matmul(x, x), axis=(-2, -1))  # x @ x: the matrices must be square
+    with ctx.checking("X's last two axes are square matrices"):
+        return ss.ops.sum(ss.ops.matmul(x, x), axis=(-2, -1))  # x @ x: the matrices must be square
 
 
 def _labels(ctx: NodeContext, term: str, rank: int | None, ell: list[str]) -> list[str]:

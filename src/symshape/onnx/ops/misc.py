@@ -36,9 +36,10 @@ def _same_params(ctx: NodeContext, scale: int, zero_point: int) -> list[Expr]:
     when their ranks are 0 and 1 (``()`` and ``(1,)``: onnxruntime and the reference run that)."""
     s, z = ctx.input(scale), ctx.input(zero_point)
     rs, rz = ctx.rank(scale), ctx.rank(zero_point)
-    if rs is not None and rz is not None and rs != rz and max(rs, rz) <= 1:
-        return [ss.ops.reshape(s, ()), ss.ops.reshape(z, ())]
-    return [stacked(s, z)]
+    with ctx.checking("the zero point has the scale's shape"):
+        if rs is not None and rz is not None and rs != rz and max(rs, rz) <= 1:
+            return [ss.ops.reshape(s, ()), ss.ops.reshape(z, ())]
+        return [stacked(s, z)]
 
 
 def _quant_params(ctx: NodeContext, y: Expr) -> Expr:
@@ -55,11 +56,13 @@ def _quant_params(ctx: NodeContext, y: Expr) -> Expr:
     block = ctx.attr_int("block_size", 0) if ctx.opset >= 21 else 0
     axis = ctx.attr_int("axis", 1) if ctx.opset >= 13 else 1
     if block > 0 and rx is not None:  # ceil(d / block) = the length of range(0, d, block)
-        blocks = ss.ops.strided_slice(x, [0], [None], strides=[block], axes=[axis])
-        checks.append(stacked(ss.ops.cast_like(blocks, scale), scale))
+        with ctx.checking(f"the scale is the input's shape with ceil(d / block_size {block}) at axis {axis}"):
+            blocks = ss.ops.strided_slice(x, [0], [None], strides=[block], axes=[axis])
+            checks.append(stacked(ss.ops.cast_like(blocks, scale), scale))
     elif rs == 1 and ctx.opset >= 13 and rx is not None:  # one entry, or one per entry of the axis
-        per = ss.ops.cast_like(ss.ops.sum(x, axis=axis, exclude=True), scale)  # (d,)
-        checks.append(like(ss.ops.add(per, scale), per))
+        with ctx.checking(f"a 1-d scale has one entry, or one per entry of the input's axis {axis}"):
+            per = ss.ops.cast_like(ss.ops.sum(x, axis=axis, exclude=True), scale)  # (d,)
+            checks.append(like(ss.ops.add(per, scale), per))
     elif rs is not None and rs >= 1 and block <= 0:
         if rs > 1:
             ctx.fail(RANK_MISMATCH, f"the scale must be a scalar or 1-d, got rank {rs}")
@@ -157,9 +160,11 @@ def _loss(ctx: NodeContext) -> Expr:
     r = ctx.rank(0)
     if r is not None and r < 2:
         ctx.fail(RANK_MISMATCH, f"the scores must have rank >= 2 (N, C, ...), got rank {r}")
-    per = stacked(ss.ops.sum(x, axis=1), ctx.input(1))  # the target: the scores without axis 1
+    with ctx.checking("the target is the scores' shape without the class axis 1"):
+        per = stacked(ss.ops.sum(x, axis=1), ctx.input(1))  # the target: the scores without axis 1
     if ctx.has_input(2):
-        per = ss.ops.cast_like(per, stacked(ss.ops.sum(x, axis=1, exclude=True), ctx.input(2)))
+        with ctx.checking("the weight is (C,), the scores' classes (axis 1)"):
+            per = ss.ops.cast_like(per, stacked(ss.ops.sum(x, axis=1, exclude=True), ctx.input(2)))
     loss = ss.ops.take(per, ss.ops.int_tensor(0), axis=0)
     return loss if reduction == "none" else ss.ops.sum(loss)
 
@@ -199,10 +204,13 @@ def _rotary_embedding(ctx: NodeContext) -> Outputs:
     half = ss.ops.sum(ss.ops.reshape(bsd, (0, 0, 2, -1)), axis=2)  # (B, S, r/2)
     cos, sin = ctx.input(1), ctx.input(2)
     if ctx.has_input(3):  # tables of one shape (onnxruntime: "must have the same shape")
-        tables = ss.ops.stack([cos, ss.ops.cast_like(sin, cos)], axis=0)
-        cos, sin = (ss.ops.take(tables, ss.ops.int_tensor(i), axis=0) for i in (0, 1))
-        cos, sin = (ss.ops.take(c, ctx.input(3), axis=0, mode="fast") for c in (cos, sin))
-    both = ss.ops.stack([ss.ops.cast_like(half, cos), cos, sin], axis=0)  # equal shapes
+        with ctx.checking("cos_cache and sin_cache have one shape"):
+            tables = ss.ops.stack([cos, ss.ops.cast_like(sin, cos)], axis=0)
+            cos, sin = (ss.ops.take(tables, ss.ops.int_tensor(i), axis=0) for i in (0, 1))
+        with ctx.checking("position_ids index the caches' rows (max_position)"):
+            cos, sin = (ss.ops.take(c, ctx.input(3), axis=0, mode="fast") for c in (cos, sin))
+    with ctx.checking("the caches are (batch, sequence, rotary width / 2) of X"):
+        both = ss.ops.stack([ss.ops.cast_like(half, cos), cos, sin], axis=0)  # equal shapes
     bs = ss.ops.sum(both, axis=(0, 3))  # (B, S)
     check = ss.ops.expand_dims(ss.ops.expand_dims(bs, 1), 3) if rank == 4 else ss.ops.expand_dims(bs, 2)
     return like(ss.ops.multiply(x, ss.ops.cast_like(check, x)), x)
@@ -233,11 +241,17 @@ def _causal_conv(ctx: NodeContext) -> Outputs:
         state = ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate([bc, k1], axis=0), "float32"), x)
     channels = ss.ops.sum(x, axis=(0, 2))  # (C,)
     weight = ss.ops.cast_like(ctx.input(1), x)
-    checks = [stacked(channels, ss.ops.sum(weight, axis=(1, 2))), stacked(set_dim(weight, 1, 1), weight)]
+    checks: list[Expr] = []
+    with ctx.checking("the weight's axis 0 is the input's channels C"):
+        checks.append(stacked(channels, ss.ops.sum(weight, axis=(1, 2))))
+    with ctx.checking("the weight's axis 1 is 1"):
+        checks.append(stacked(set_dim(weight, 1, 1), weight))
     if ctx.has_input(2):
-        checks.append(stacked(channels, ctx.input(2)))
+        with ctx.checking("the bias is (C,), the input's channels"):
+            checks.append(stacked(channels, ctx.input(2)))
     if ctx.has_input(3):
-        checks.append(stacked(state, ctx.input(3)))
+        with ctx.checking("past_state is (B, C, k - 1), of the input and the weight"):
+            checks.append(stacked(state, ctx.input(3)))
     y: Expr = ss.ops.copy(x)
     for check in checks:
         y = ss.ops.cast_like(y, check)
@@ -262,5 +276,7 @@ def _optimizer(ctx: NodeContext) -> Outputs:
     outs: list[Expr | None] = []
     for g in kept:
         for i in range(n):
-            outs.append(like(xs[g * n + i], xs[i]) if g else like(xs[n + i], xs[i]))
+            k = g * n + i if g else n + i  # (the gradient for X itself)
+            with ctx.checking(f"input {k + 2} '{ctx.input_name(k + 2)}' has the shape of input {i + 2} (X)"):
+                outs.append(like(xs[k], xs[i]))
     return outs[: ctx.num_outputs]

@@ -312,13 +312,15 @@ def _transpose_checks(ctx: NodeContext, nd: int) -> list[Expr]:
     x, w = ctx.input(0), ctx.input(1)
     spatial = tuple(range(2, nd + 2))
     # (N, C) @ (C_w, W1): C == C_w
-    out: list[Expr] = [
-        ss.ops.matmul(ss.ops.sum(x, axis=spatial), ss.ops.cast_like(ss.ops.sum(w, axis=spatial), x))
-    ]
+    with ctx.checking("the input's channels (axis 1) are the weight's axis 0"):
+        out: list[Expr] = [
+            ss.ops.matmul(ss.ops.sum(x, axis=spatial), ss.ops.cast_like(ss.ops.sum(w, axis=spatial), x))
+        ]
     ks = ctx.attr_ints("kernel_shape")
     if ks is not None:
-        kernel = stacked(ss.ops.sum(w, axis=(0, 1)), ss.Constant(shape=tuple(ks), dtype="float32"))
-        out.append(ss.ops.cast_like(kernel, x))
+        with ctx.checking(f"the weight's spatial axes are kernel_shape {list(ks)}"):
+            kernel = stacked(ss.ops.sum(w, axis=(0, 1)), ss.Constant(shape=tuple(ks), dtype="float32"))
+            out.append(ss.ops.cast_like(kernel, x))
     return out
 
 
@@ -391,7 +393,8 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
     y = _scale_axes(x, nd + 2, strides)
     rest = [ks[i] - pads[i] - pads[nd + i] - strides[i] for i in range(nd)]
     y = _add_constants(ctx, y, nd, rest)
-    y = ss.ops.cast_like(y, stacked(x, ctx.input(1)))  # the indices: the input's shape
+    with ctx.checking("I (the indices) has X's shape"):
+        y = ss.ops.cast_like(y, stacked(x, ctx.input(1)))  # the indices: the input's shape
     if not ctx.has_input(2):
         return y
     t = ctx.tensor_type(2)
@@ -400,10 +403,12 @@ def _max_unpool(ctx: NodeContext) -> Outputs:
     _unpool_output_shape_errors(ctx, nd, strides, rest)
     out: Expr = ss.ops.cast_like(ss.ops.zeros(ctx.input(2), "float32"), x)
     spatial = tuple(range(2, nd + 2))
-    checks = [stacked(ss.ops.sum(out, axis=spatial), ss.ops.sum(x, axis=spatial))]  # (N, C)
+    with ctx.checking("output_shape's N and C are the input's"):
+        checks = [stacked(ss.ops.sum(out, axis=spatial), ss.ops.sum(x, axis=spatial))]  # (N, C)
     for a in spatial:  # entry size - 1 of the axis exists: the output shape is no smaller
-        size = ss.ops.take(ss.ops.shape_of(y), ss.ops.int_tensor(a))
-        checks.append(ss.ops.take(out, ss.ops.arange(size), axis=a, mode="nonnegative"))
+        with ctx.checking(f"output_shape[{a}] is no smaller than the unpooled size of axis {a}"):
+            size = ss.ops.take(ss.ops.shape_of(y), ss.ops.int_tensor(a))
+            checks.append(ss.ops.take(out, ss.ops.arange(size), axis=a, mode="nonnegative"))
     for check in checks:
         out = ss.ops.cast_like(out, check)
     return out

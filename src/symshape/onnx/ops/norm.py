@@ -98,15 +98,16 @@ def _layer_norm(ctx: NodeContext) -> Outputs:
     y: Expr
     # one call where it is what the three give (prepared once per axes: see common.prepared)
     p = None if axes is None else prepared(("layer_norm", axes), ss.ops.layer_norm, 3, axis=axes)
-    if p is not None:
-        y = p.build(x, ctx.input(1), ctx.input(2))
-    elif axes is not None:
-        y = ss.ops.layer_norm(x, ctx.input(1), ctx.input(2), axis=axes)
-    else:
-        y = ss.ops.multiply(x, ctx.input(1))
-        if ctx.has_input(2):
-            y = ss.ops.add(y, ctx.input(2))
-        y = like(y, x)
+    with ctx.checking("Scale and B broadcast to X's shape, one way"):
+        if p is not None:
+            y = p.build(x, ctx.input(1), ctx.input(2))
+        elif axes is not None:
+            y = ss.ops.layer_norm(x, ctx.input(1), ctx.input(2), axis=axes)
+        else:
+            y = ss.ops.multiply(x, ctx.input(1))
+            if ctx.has_input(2):
+                y = ss.ops.add(y, ctx.input(2))
+            y = like(y, x)
     outs: list[Expr | None] = [y]
     if ctx.has_output(1) or ctx.has_output(2):
         axes, exclude = _stat_axes(axis)

@@ -42,22 +42,31 @@ def _weight_checks(ctx: NodeContext, x: Expr, h: int, d: int, layout: int) -> li
         return stacked(ss.ops.cast_like(ss.Constant(shape=shape, dtype="float32"), x), v)
 
     w = ctx.input(1)
-    out: list[Expr] = [exactly(ss.ops.sum(w, axis=2), (d, gh))]
-    out.append(stacked(ss.ops.sum(x, axis=(2,), exclude=True), ss.ops.sum(w, axis=(2,), exclude=True)))
-    out.append(exactly(ctx.input(2), (d, gh, h)))
+    out: list[Expr] = []
+    with ctx.checking(f"W is (num_directions {d}, {_GATES[ctx.op_type]}*hidden_size {gh}, input_size)"):
+        out.append(exactly(ss.ops.sum(w, axis=2), (d, gh)))
+    with ctx.checking("W's input_size (axis 2) is X's"):
+        out.append(stacked(ss.ops.sum(x, axis=(2,), exclude=True), ss.ops.sum(w, axis=(2,), exclude=True)))
+    with ctx.checking(f"R is ({d}, {gh}, hidden_size {h})"):
+        out.append(exactly(ctx.input(2), (d, gh, h)))
     if ctx.has_input(3):
-        out.append(exactly(ctx.input(3), (d, 2 * gh)))
+        with ctx.checking(f"B is ({d}, {2 * gh})"):
+            out.append(exactly(ctx.input(3), (d, 2 * gh)))
     rows = ss.ops.sum(x, axis=(1 - layout,), exclude=True)  # (B,)
     if ctx.has_input(4):
-        out.append(stacked(rows, ctx.input(4)))
+        with ctx.checking("sequence_lens is (batch_size,), X's"):
+            out.append(stacked(rows, ctx.input(4)))
     at = 0 if layout == 0 else 1  # the directions' axis of the states
     state: Expr = ss.ops.expand_dims(ss.ops.expand_dims(rows, at), 2)  # (1, B, 1) or (B, 1, 1)
     state = set_dim(set_dim(state, at, d), 2, h)  # (D, B, H) or (B, D, H)
+    shape = f"({d}, batch_size, {h})" if layout == 0 else f"(batch_size, {d}, {h})"
     for i in (5, 6) if ctx.op_type == "LSTM" else (5,):
         if ctx.has_input(i):
-            out.append(stacked(state, ctx.input(i)))
+            with ctx.checking(f"{'initial_h' if i == 5 else 'initial_c'} is {shape}"):
+                out.append(stacked(state, ctx.input(i)))
     if ctx.op_type == "LSTM" and ctx.has_input(7):
-        out.append(exactly(ctx.input(7), (d, 3 * h)))
+        with ctx.checking(f"P is ({d}, {3 * h})"):
+            out.append(exactly(ctx.input(7), (d, 3 * h)))
     return out
 
 
