@@ -54,8 +54,10 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-#: the fewest promoted objects that start a full collection (the rule's quarter of a small heap)
-MIN_PROMOTED = 100_000
+#: the fewest promoted objects that start a full collection. Measured (40 inferences of 4 light
+#: models, CPU min of 3): 100 000 made 16 full collections, 2.1x the CPU of never collecting;
+#: 1 000 000 makes 2 (+5 %), the process staying near 170 MB; the fuzz loop stays under ~400 MB.
+MIN_PROMOTED = 1_000_000
 
 
 class _Promotions:
