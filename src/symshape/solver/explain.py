@@ -367,7 +367,7 @@ def _explain_one(
     if not minimized:
         notes.append(Note(f"the explanation was not minimized: {budget.reason}", None))
     members = [primary, *(q for q in core if q != primary)]
-    ev = Z3Evidence(tuple(fs[q] for q in members), tuple(prob.background), ex.ctx, minimized)
+    ev = Z3Evidence.of([fs[q] for q in members], prob.background, minimized)
     return Diagnostic(
         d.code,
         d.message,

@@ -8,6 +8,7 @@ states two nodes equal, part by part, so a note can name the part that matters.
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import z3
@@ -46,7 +47,9 @@ class _Enc(Z3Encoder):
 
     def __init__(self, ctx: z3.Context, owner: PositionEncoder) -> None:
         super().__init__(ctx)
-        self.owner = owner
+        # a proxy: a strong reference would make a cycle with the encoder, which keeps the
+        # explanation's Z3 context (16 MB native) alive until the cyclic collector runs
+        self.owner = weakref.proxy(owner)
         self.generic: dict[str, Any] = {}
 
     def atom(self, a: Atom) -> Any:
