@@ -491,6 +491,16 @@ class NodeContext:
         """A new given symbol, unique in the model, for a size only known at run time."""
         return self._imp.dim_names.fresh(hint)
 
+    def iteration_symbol(self) -> ss.Dim | None:
+        """A new symbol (from 0) for a ``Loop``'s iteration number that its converter bounds by the
+        trip count, or None when the importer leaves iteration numbers unknown (a guard over
+        one would be read as one value: see :func:`symshape.onnx.infer`)."""
+        if not self._imp.bound_iterations:
+            return None
+        it = ss.dim(str(self.fresh_dim("iteration")), min=0)
+        self._imp.iteration_symbols.append(str(it))
+        return it
+
 
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
 _PLAIN_INT: Final = frozenset({int})

@@ -138,6 +138,10 @@ class Importer:
         self.declared = declared_types(self.graph)
         self._probes = Probes()
         self.folded = 0
+        #: whether a ``Loop`` of a trip count not constant gives its body an iteration number below
+        #: it (a symbol of those named in ``iteration_symbols``), else one not known
+        self.bound_iterations = True
+        self.iteration_symbols: list[str] = []
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
         self._outer: Span | None = None
