@@ -140,3 +140,28 @@ def test_a_guard_over_the_iteration_leaves_the_iteration_numbers_unknown(kind: s
 def test_without_a_guard_over_the_iteration_one_conversion() -> None:
     names, first = _first_guards(_model("one"))
     assert len(names) == 1 and first == []
+
+
+def test_only_the_loop_a_guard_mentions_has_its_iteration_left_unknown() -> None:
+    from onnx.compose import add_prefix
+
+    a, b = add_prefix(_model("prefix_x5"), "a_"), add_prefix(_model("one"), "b_")
+    g = helper.make_graph(
+        [*a.graph.node, *b.graph.node],
+        "two",
+        [*a.graph.input, *b.graph.input],
+        [*a.graph.output, *b.graph.output],
+        [*a.graph.initializer, *b.graph.initializer],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    names, first = _first_guards(m)
+    assert len(names) == 2 and any(names[0] in t for t in first) and not any(names[1] in t for t in first)
+    res = sso.infer(m)
+    assert "iteration" not in res.report()
+    # the second loop's slice is still exactly one long, its final state exact
+    assert names[1] in str(res.type_of("b_r")) and str(res.type_of("b_out")) == "Tensor[(b, n), float32]"
+    written = {n: d for v in subgraph_written(sso.infer_shapes(m)).values() for n, d in v.items()}
+    assert written["a_r"] == ["b", None] and written["b_r"] == ["b", 1]
+    assert str(res.type_of("a_r")) == "Tensor[(b, ?), float32]"

@@ -112,20 +112,23 @@ def _infer_loaded(
     """:func:`infer` of a model already loaded (a ``ModelProto``, reported as ``label``) whose
     external data is read from ``base_dir`` (None: as the caller loaded it); the CLI's entry, which
     edits the model it loaded before inferring it."""
-    imp = Importer(model, label, dims, timeout_ms, base_dir)
-    res = _infer_imported(imp, imp.run(), strict, timeout_ms)
-    if imp.iteration_symbols and _over(res.guards, set(imp.iteration_symbols)):
-        # a guard over a Loop's iteration number must hold at every iteration, and would be read
-        # as one value: the iteration numbers are then left unknown
+    unknown: frozenset[str] = frozenset()
+    while True:
         imp = Importer(model, label, dims, timeout_ms, base_dir)
-        imp.bound_iterations = False
+        imp.unknown_iterations = unknown
         res = _infer_imported(imp, imp.run(), strict, timeout_ms)
-    return res
+        # a guard over a Loop's iteration number must hold at every iteration, and would be read
+        # as one value: that iteration number is then left unknown (each run leaves one more)
+        over = _over(res.guards, set(imp.iteration_symbols))
+        if not over:
+            return res
+        unknown |= over
 
 
-def _over(guards: list[Guard], names: set[str]) -> bool:
-    """Whether a guard's condition mentions a symbol of ``names``."""
-    return any(str(x) in names for g in guards for d in cond_dims(g.cond) for x in d.symbols)
+def _over(guards: list[Guard], names: set[str]) -> frozenset[str]:
+    """The symbols of ``names`` that a guard's condition mentions."""
+    found = (str(x) for g in guards for d in cond_dims(g.cond) for x in d.symbols)
+    return frozenset(n for n in found if n in names)
 
 
 def _infer_imported(

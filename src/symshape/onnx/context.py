@@ -493,13 +493,13 @@ class NodeContext:
 
     def iteration_symbol(self) -> ss.Dim | None:
         """A new symbol (from 0) for a ``Loop``'s iteration number that its converter bounds by the
-        trip count, or None when the importer leaves iteration numbers unknown (a guard over
-        one would be read as one value: see :func:`symshape.onnx.infer`)."""
-        if not self._imp.bound_iterations:
+        trip count, or None when the importer leaves this one unknown (a guard over it would be
+        read as one value: see :func:`symshape.onnx.infer`)."""
+        name = str(self.fresh_dim("iteration"))
+        if name in self._imp.unknown_iterations:
             return None
-        it = ss.dim(str(self.fresh_dim("iteration")), min=0)
-        self._imp.iteration_symbols.append(str(it))
-        return it
+        self._imp.iteration_symbols.append(name)
+        return ss.dim(name, min=0)
 
 
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)

@@ -138,10 +138,10 @@ class Importer:
         self.declared = declared_types(self.graph)
         self._probes = Probes()
         self.folded = 0
-        #: whether a ``Loop`` of a trip count not constant gives its body an iteration number below
-        #: it (a symbol of those named in ``iteration_symbols``), else one not known
-        self.bound_iterations = True
+        #: the symbols of the iteration numbers that ``Loop`` converters bound by a trip count not
+        #: constant, and those of them (by name: a conversion names them alike) left unknown
         self.iteration_symbols: list[str] = []
+        self.unknown_iterations: frozenset[str] = frozenset()
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
         self._outer: Span | None = None
