@@ -170,13 +170,16 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
 
 @register("Loop", since=1, value_inputs=(0, 1))
 def _loop(ctx: NodeContext) -> Outputs:
-    """The body is applied once, to the initial states, an iteration number whose value is not
-    known and a condition that is true (the body runs only while it is; without the condition
-    input, one not known). A final state has its initial type when the body gives it back with
-    that type (then every iteration sees the same types), else an unknown rank; a sequence grows
-    by the join of what the iteration adds. A scan output has the iteration count first: the
-    trip count when the condition stays true (no condition input, or a true one that the body
-    passes on), none for a false one, else a new symbol."""
+    """The body is applied once, to the initial states, an iteration number (see
+    :func:`_iteration`; when every iteration runs and the trip count ``M`` is not a constant of
+    at most 16: ``j mod max(M, 1)`` for a new symbol ``j``, below ``M``, unless a guard mentions
+    ``j``: then not known, see :func:`symshape.onnx.infer`) and a condition that is true (the
+    body runs only while it is; without the condition input, one not known). A final state has
+    its initial type when the body gives it back with that type (then every iteration sees the
+    same types), else an unknown rank; a sequence grows by the join of what the iteration adds.
+    A scan output has the iteration count first: the trip count when the condition stays true
+    (no condition input, or a true one that the body passes on, or that of the outer graph it
+    gives back), none for a false one, else a new symbol."""
     body = ctx.graph_attr("body")
     states = [ctx.input(i) for i in range(2, ctx.num_inputs)]
     n = len(states)
