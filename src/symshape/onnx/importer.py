@@ -138,8 +138,7 @@ class Importer:
         self.declared = declared_types(self.graph)
         self._probes = Probes()
         self.folded = 0
-        #: the symbols of the iteration numbers that ``Loop`` converters bound by a trip count not
-        #: constant, and those of them (by name: a conversion names them alike) left unknown
+        #: Loops' iteration symbols bounded, and left unknown (see NodeContext.iteration_symbol)
         self.iteration_symbols: list[str] = []
         self.unknown_iterations: frozenset[str] = frozenset()
         self._dtype_stand_in: Var | None = None
