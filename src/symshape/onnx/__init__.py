@@ -118,17 +118,17 @@ def _infer_loaded(
         imp.unknown_iterations = unknown
         res = _infer_imported(imp, imp.run(), strict, timeout_ms)
         # a guard over a Loop's iteration number must hold at every iteration, and would be read
-        # as one value: that iteration number is then left unknown (each run leaves one more)
-        over = _over(res.guards, set(imp.iteration_symbols))
+        # as one value: that Loop's iteration number is then left unknown (each run, one more)
+        over = _over(res.guards, imp.iteration_symbols)
         if not over:
             return res
         unknown |= over
 
 
-def _over(guards: list[Guard], names: set[str]) -> frozenset[str]:
-    """The symbols of ``names`` that a guard's condition mentions."""
+def _over(guards: list[Guard], loops: Mapping[str, str]) -> frozenset[str]:
+    """The Loops (``loops``: by iteration symbol) whose iteration symbol a guard mentions."""
     found = (str(x) for g in guards for d in cond_dims(g.cond) for x in d.symbols)
-    return frozenset(n for n in found if n in names)
+    return frozenset(loops[n] for n in found if n in loops)
 
 
 def _infer_imported(

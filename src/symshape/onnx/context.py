@@ -493,12 +493,14 @@ class NodeContext:
 
     def iteration_symbol(self) -> ss.Dim | None:
         """A new symbol (from 0) for a ``Loop``'s iteration number that its converter bounds by the
-        trip count, or None when the importer leaves this one unknown (a guard over it would be
-        read as one value: see :func:`symshape.onnx.infer`)."""
-        name = str(self.fresh_dim("iteration"))
-        if name in self._imp.unknown_iterations:
+        trip count, or None when the importer leaves this node's unknown (a guard over it would
+        be read as one value: see :func:`symshape.onnx.infer`). The node is known by its output
+        names (unique in the model, subgraphs included)."""
+        key = "\x00".join(self._outputs)
+        if key in self._imp.unknown_iterations:
             return None
-        self._imp.iteration_symbols.append(name)
+        name = str(self.fresh_dim("iteration"))
+        self._imp.iteration_symbols[name] = key
         return ss.dim(name, min=0)
 
 
