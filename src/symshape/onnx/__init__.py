@@ -36,6 +36,7 @@ from symshape.solver.gc_pause import gc_paused
 with gc_paused():
     from symshape import Function, SymshapeError
     from symshape import infer as _ss_infer
+    from symshape.encoding.conds import cond_dims
     from symshape.errors import INVALID_ARGUMENT
     from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
     from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
@@ -46,7 +47,7 @@ with gc_paused():
     from symshape.onnx.result import OnnxInferenceResult
     from symshape.onnx.spans import OnnxSpan
     from symshape.onnx.type_constraints import check_type_constraints
-    from symshape.solver.diagnostics import Diagnostic, raw_ids, renumber_ids
+    from symshape.solver.diagnostics import Diagnostic, Guard, raw_ids, renumber_ids
 
 __all__ = [
     "from_onnx",
@@ -111,8 +112,23 @@ def _infer_loaded(
     """:func:`infer` of a model already loaded (a ``ModelProto``, reported as ``label``) whose
     external data is read from ``base_dir`` (None: as the caller loaded it); the CLI's entry, which
     edits the model it loaded before inferring it."""
-    imp = Importer(model, label, dims, timeout_ms, base_dir)
-    return _infer_imported(imp, imp.run(), strict, timeout_ms)
+    unknown: frozenset[str] = frozenset()
+    while True:
+        imp = Importer(model, label, dims, timeout_ms, base_dir)
+        imp.unknown_iterations = unknown
+        res = _infer_imported(imp, imp.run(), strict, timeout_ms)
+        # a guard over a Loop's iteration number must hold at every iteration, and would be read
+        # as one value: that Loop's iteration number is then left unknown (each run, one more)
+        over = _over(res.guards, imp.iteration_symbols)
+        if not over:
+            return res
+        unknown |= over
+
+
+def _over(guards: list[Guard], loops: Mapping[str, str]) -> frozenset[str]:
+    """The Loops (``loops``: by iteration symbol) whose iteration symbol a guard mentions."""
+    found = (str(x) for g in guards for d in cond_dims(g.cond) for x in d.symbols)
+    return frozenset(loops[n] for n in found if n in loops)
 
 
 def _infer_imported(

@@ -502,6 +502,18 @@ class NodeContext:
         """A new given symbol, unique in the model, for a size only known at run time."""
         return self._imp.dim_names.fresh(hint)
 
+    def iteration_symbol(self) -> ss.Dim | None:
+        """A new symbol (from 0) for a ``Loop``'s iteration number that its converter bounds by the
+        trip count, or None when the importer leaves this node's unknown (a guard over it would
+        be read as one value: see :func:`symshape.onnx.infer`). The node is known by its output
+        names (unique in the model, subgraphs included)."""
+        key = "\x00".join(self._outputs)
+        if key in self._imp.unknown_iterations:
+            return None
+        name = str(self.fresh_dim("iteration"))
+        self._imp.iteration_symbols[name] = key
+        return ss.dim(name, min=0)
+
 
 #: the type of the entries of an ``INTS`` attribute as parsed (``attr_ints`` accepts them unchecked)
 _PLAIN_INT: Final = frozenset({int})

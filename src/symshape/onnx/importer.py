@@ -138,6 +138,9 @@ class Importer:
         self.declared = declared_types(self.graph)
         self._probes = Probes()
         self.folded = 0
+        #: Loops' iteration symbols bounded (to the Loop), Loops left unknown (NodeContext.iteration_symbol)
+        self.iteration_symbols: dict[str, str] = {}
+        self.unknown_iterations: frozenset[str] = frozenset()
         self._dtype_stand_in: Var | None = None
         self.function: Function | None = None
         self._outer: Span | None = None

@@ -170,13 +170,16 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
 
 @register("Loop", since=1, value_inputs=(0, 1))
 def _loop(ctx: NodeContext) -> Outputs:
-    """The body is applied once, to the initial states, an iteration number whose value is not
-    known and a condition that is true (the body runs only while it is; without the condition
-    input, one not known). A final state has its initial type when the body gives it back with
-    that type (then every iteration sees the same types), else an unknown rank; a sequence grows
-    by the join of what the iteration adds. A scan output has the iteration count first: the
-    trip count when the condition stays true (no condition input, or a true one that the body
-    passes on), none for a false one, else a new symbol."""
+    """The body is applied once, to the initial states, an iteration number (see
+    :func:`_iteration`; when every iteration runs and the trip count ``M`` is not a constant of
+    at most 16: ``j mod max(M, 1)`` for a new symbol ``j``, below ``M``, unless a guard mentions
+    ``j``: then not known, see :func:`symshape.onnx.infer`) and a condition that is true (the
+    body runs only while it is; without the condition input, one not known). A final state has
+    its initial type when the body gives it back with that type (then every iteration sees the
+    same types), else an unknown rank; a sequence grows by the join of what the iteration adds.
+    A scan output has the iteration count first: the trip count when the condition stays true
+    (no condition input, or a true one that the body passes on, or that of the outer graph it
+    gives back), none for a false one, else a new symbol."""
     body = ctx.graph_attr("body")
     states = [ctx.input(i) for i in range(2, ctx.num_inputs)]
     n = len(states)
@@ -197,14 +200,24 @@ def _loop(ctx: NodeContext) -> Outputs:
         return [*states, *scans]
     # the trip count when the condition stays true: no condition input, or a true one that the
     # body passes on
-    runs_all = not ctx.has_input(1) or (c0 is not None and c0.size == 1 and _passes_true(body))
+    runs_all = not ctx.has_input(1) or (
+        c0 is not None and c0.size == 1 and _passes_true(body, ctx.input_name(1))
+    )
     cond_in = ctx.constant(True, "bool") if ctx.has_input(1) else ss.Constant(shape=(), dtype="bool")
     it = _iteration(trip) if runs_all else None
+    bounded = it is None and runs_all and ctx.has_input(0)
+    if bounded:  # a trip count M not constant: the iteration number is j mod max(M, 1), below M
+        it = ctx.iteration_symbol()
+        bounded = it is not None
     iteration = (
         ss.Constant(shape=(), dtype="int64")
         if it is None
         else OF_TYPE(type=ss.TensorType((), "int64", value=it))
     )
+    if bounded:
+        iteration = ss.ops.mod(
+            iteration, ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(1))
+        )
     outs = ctx.apply(body, [iteration, cond_in, *states])
     if runs_all and ctx.has_input(0):
         count = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
@@ -236,15 +249,16 @@ def _declared_dtype(vi: onnx.ValueInfoProto) -> str | None:
     return to_dtype(tt.elem_type) if tt is not None and tt.elem_type else None
 
 
-def _passes_true(body: onnx.GraphProto) -> bool:
+def _passes_true(body: onnx.GraphProto, outer_cond: str) -> bool:
     """Whether the body's condition output is true whenever its condition input is: the input
-    itself (through ``Identity`` nodes), or a constant true."""
+    itself or the ``Loop``'s own condition ``outer_cond`` (a value of the outer graph, the same
+    every iteration; through ``Identity`` nodes), or a constant true."""
     from onnx import numpy_helper
 
     producers = {o: nd for nd in body.node for o in nd.output}
     name, cond_in = body.output[0].name, body.input[1].name
     for _ in range(len(body.node) + 1):
-        if name == cond_in:
+        if name == cond_in or (name == outer_cond and name not in producers):
             return True
         nd = producers.get(name)
         if nd is None:
