@@ -41,7 +41,7 @@ def test_scan_names_every_node_once_in_graph_order() -> None:
     m = _model_with_unnamed_nodes()
     imp = Importer(m, "m")
     every: dict[int, object] = {}
-    top = scan(m.graph, "", imp._converter, every)  # type: ignore[arg-type]
+    top = scan(m.graph, "", imp._converter, every)
     assert [i.ident for i in top] == ["#0", "#1", "abs"]
     assert [i.what for i in every.values()] == [  # type: ignore[attr-defined]
         "node '#0' (Relu)",

@@ -78,7 +78,7 @@ from symshape.onnx.lazy_constant import (
     static_tensor_type,
 )
 from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
-from symshape.onnx.registry import REGISTRY, ConverterDef, canonical_domain
+from symshape.onnx.registry import ConverterDef, ConverterTable, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
 from symshape.onnx.weights import Weights
 from symshape.relations.values import constant_type
@@ -128,7 +128,7 @@ class Importer:
         # may hand out a new wrapper for the same node, then the key (node_key) finds it
         self._info: dict[int, NodeInfo] = {}
         self._top: list[NodeInfo] = []  # the outermost graph's nodes
-        self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
+        self._converter = ConverterTable(self.opsets)  # (by domain and op_type)
         self._types: dict[tuple[tuple[int, ...], str], TensorType] = {}
         self._weights = Weights(self.tensor_type, self.define, base_dir)
         self._unbound: list[tuple[str, Expr, OnnxSpan]] = []
@@ -425,17 +425,6 @@ class Importer:
 
     def converter_for(self, node: onnx.NodeProto) -> ConverterDef | None:
         return self._converter(canonical_domain(node.domain), node.op_type)
-
-    def _converter(self, dom: str, op_type: str) -> ConverterDef | None:
-        key = (dom, op_type)
-        try:
-            return self._cdefs[key]
-        except KeyError:
-            pass
-        opset = self.opsets.get(dom)
-        cdef = None if opset is None else REGISTRY.lookup(dom, op_type, opset)
-        self._cdefs[key] = cdef
-        return cdef
 
     def _convert(self, info: NodeInfo, in_order: bool = False) -> bool:
         """Convert one node; False (and nothing done) when an input is not defined yet, unless

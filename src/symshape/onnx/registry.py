@@ -24,7 +24,7 @@ True
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
@@ -37,6 +37,7 @@ __all__ = [
     "Outputs",
     "Converter",
     "ConverterDef",
+    "ConverterTable",
     "Registry",
     "REGISTRY",
     "register",
@@ -139,6 +140,29 @@ class Registry:
 
 REGISTRY = Registry()
 register = REGISTRY.register
+
+
+class ConverterTable:
+    """The converter of each ``(domain, op_type)`` at a model's opsets (``opsets``: version per
+    canonical domain), looked up in :data:`REGISTRY` once; None for an operator without one (or a
+    domain the model does not import). Called as ``table(domain, op_type)``."""
+
+    __slots__ = ("opsets", "_cdefs")
+
+    def __init__(self, opsets: Mapping[str, int]) -> None:
+        self.opsets = opsets
+        self._cdefs: dict[tuple[str, str], ConverterDef | None] = {}
+
+    def __call__(self, dom: str, op_type: str) -> ConverterDef | None:
+        key = (dom, op_type)
+        try:
+            return self._cdefs[key]
+        except KeyError:
+            pass
+        opset = self.opsets.get(dom)
+        cdef = None if opset is None else REGISTRY.lookup(dom, op_type, opset)
+        self._cdefs[key] = cdef
+        return cdef
 
 #: the domains symshape's own converters cover (the README lists them)
 BUILTIN_DOMAINS: tuple[str, ...] = ("", "com.microsoft")
