@@ -125,7 +125,10 @@ def test_more_hf_models_against_onnxruntime(spec: HFSpec, exporter: str, exporte
     status, guards, fewest = EXPECTED[(spec.name, exporter)]
     assert not res.unsupported and not res.errors, res.report()
     assert bool(res.inconclusive) == (status == "inconclusive"), res.report()
-    assert (res.status, len(res.guards)) == (status, guards), res.report()
+    if status == "inconclusive":  # which conditions Z3 decides before its (wall-clock) timeout
+        assert res.status == status, res.report()  # depends on the load: 2 to 3 guards
+    else:
+        assert (res.status, len(res.guards)) == (status, guards), res.report()
     ran = refused = 0
     for size in spec.sizes:
         o = compare(path, res, syms, spec, size)
