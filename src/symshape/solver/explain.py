@@ -35,10 +35,15 @@ listed member makes the rest satisfiable. Inside each kept member the same delet
 parts mattered (output dimensions, ranks, dtypes, conditions, the arguments of a call), which
 become the notes' text ("flatten gives `Tensor[(n, 12), float32]` (dimension 1 is `12`)").
 
-Nothing caps the number of candidates; a time budget does (:func:`_budget`: 2.5 Z3 timeouts, at
-least 2 s). If it runs out while minimizing, the diagnostic keeps the (unminimized) core it has and
-says so in a note ("the explanation was not minimized: ..."); if no conflict was found in time, a
-note says that ("the explanation was not found: ...").
+Nothing caps the number of candidates; a budget does (:func:`_budget`: 2.5 Z3 timeouts, at least
+2 s, per error). It covers every Z3 check of the explanation, naming each member's parts included,
+and is counted in Z3's resource units (``rlimit``, 4000 per millisecond, a count of Z3's work that
+is the same every run, so a cut-short report is the same every run too), each check limited to the
+units left; the wall clock is a backstop (twice the budget, and four budgets for all the errors of
+one program). If it runs out while minimizing, the diagnostic keeps the (unminimized) core it has
+and says so ("the explanation was not minimized: ..."); while naming parts, the members left are
+named without them ("the explanation was cut short ..."); if no conflict was found in time, a note
+says that ("the explanation was not found: ...").
 
 The formulas are kept on the diagnostic (:class:`Evidence`), so tests can re-check minimality.
 """
@@ -58,6 +63,9 @@ from symshape.encoding.types import (
 )
 from symshape.solver.diagnostics import Diagnostic, Note, Origin, OriginKind, assert_never
 from symshape.solver.evidence import Z3Evidence
+from symshape.solver.explain_budget import _TOTAL_BUDGETS
+from symshape.solver.explain_budget import _Budget as _Budget  # (tests replace these two)
+from symshape.solver.explain_budget import _budget as _budget
 from symshape.solver.positions import Part as _Part
 from symshape.solver.positions import Unsupported as _Unsupported
 from symshape.solver.positions import attr_of as _attr
@@ -91,6 +99,7 @@ def explain_errors(solver: TypeSolver) -> None:
         if d.origin.seq not in cands:
             continue
         budget = _budget(solver)
+        budget.deadline = min(budget.deadline, end)
         if time.perf_counter() > end:
             new = None
             budget.reason = "the time for explaining this program's errors ran out"
@@ -117,29 +126,7 @@ def explain_errors(solver: TypeSolver) -> None:
             )
 
 
-_MIN_BUDGET_S = 2.0  # seconds an explanation may take at least ...
-_BUDGET_TIMEOUTS = 2.5  # ... and in Z3 timeouts (the default 2 s timeout gives 5 s)
-_TOTAL_BUDGETS = 4  # all the errors of one program together: four budgets
-
-
-class _Budget:
-    """The time an explanation may take; ``reason`` says why it gave up (empty: it did not);
-    ``phase`` is what the explainer is doing (``grow``, ``search``, ``minimize``)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.deadline = time.perf_counter() + seconds
-        self.reason = ""
-        self.phase = "grow"
-
-    def out(self) -> bool:
-        return time.perf_counter() > self.deadline
-
-
-def _budget(solver: TypeSolver) -> _Budget:
-    """The budget of one error's explanation (tests replace this to make the explainer give up)."""
-    return _Budget(max(_MIN_BUDGET_S, _BUDGET_TIMEOUTS * solver.timeout_ms / 1000))
-
+_CUT = "some members are named without the parts of them that the conflict needs"
 
 _STRUCTURAL = frozenset(
     {
@@ -159,11 +146,14 @@ class _Problem:
     """The members built so far in one Z3 solver: links and premises as background, every other
     member under its own tracking literal (so any subset can be checked, and Z3 names a core)."""
 
-    def __init__(self, ex: Explainer, structural: bool, timeout_ms: int, calls: Any) -> None:
+    def __init__(self, ex: Explainer, structural: bool, timeout_ms: int, calls: Any, budget: _Budget) -> None:
         self.ex = ex
         self.structural = structural
         self.s = z3.Solver(ctx=ex.ctx)
-        self.s.set("timeout", int(timeout_ms))
+        self.timeout_ms = int(timeout_ms)
+        self.budget = budget
+        self.cut = False  # a part-naming check was skipped or undecided (the budget ran out)
+        self._base = budget.used  # (the structural retry's problem continues the count)
         self.calls = calls  # the session, whose explain_calls counts the checks
         self.background: list[Any] = []
         self.order: list[int] = []  # members under literals, in the order they were added
@@ -207,8 +197,27 @@ class _Problem:
     def check(self, seqs: Sequence[int]) -> bool | None:
         """True: the members ``seqs`` conflict; False: they do not; None: Z3 could not tell."""
         self.calls.explain_calls += 1
+        self._limit()
         r = self.s.check(*[self.lits[q] for q in seqs])
+        self._spent()
         return True if r == z3.unsat else False if r == z3.sat else None
+
+    def _limit(self) -> None:
+        """The next check's timeout: what is left of the budget, at least a tenth of the
+        solver's timeout (the check that confirms a core must still get its chance)."""
+        left_ms = int((self.budget.deadline - time.perf_counter()) * 1000)
+        self.s.set("timeout", max(1, min(self.timeout_ms, max(left_ms, self.timeout_ms // 10))))
+        b = self.budget
+        if b.units:  # the deterministic limit: the resource units left, at least a 25th
+            self.s.set("rlimit", max(b.units - b.used, b.units // 25))
+
+    def _spent(self) -> None:
+        """Count the Z3 resource units spent so far (a count of Z3's work, the same every run)."""
+        try:
+            n = self.s.statistics().get_key_value("rlimit count")
+        except z3.Z3Exception:
+            return
+        self.budget.used = self._base + int(n)
 
     def core(self) -> list[int]:
         """The members of Z3's unsat core of the last (unsat) check."""
@@ -216,8 +225,13 @@ class _Problem:
         return [q for q in self.order if str(self.lits[q]) in names]
 
     def unsat_with(self, seqs: Sequence[int], fs: dict[int, Any]) -> bool | None:
-        """Check members ``seqs`` stated as ``fs`` (to try a member with fewer parts)."""
+        """Check members ``seqs`` stated as ``fs`` (to try a member with fewer parts); None, and
+        ``cut`` set, when the budget is out or Z3 could not tell."""
+        if self.budget.out():
+            self.cut = True
+            return None
         self.calls.explain_calls += 1
+        self._limit()
         self.s.push()
         try:
             for q in seqs:
@@ -225,6 +239,9 @@ class _Problem:
             r = self.s.check()
         finally:
             self.s.pop()
+        self._spent()
+        if r != z3.unsat and r != z3.sat:
+            self.cut = True
         return True if r == z3.unsat else False if r == z3.sat else None
 
 
@@ -271,7 +288,7 @@ def _explain_one(
     # arities) is background; for a structural conflict it is what the members contribute
     structural = d.code in _STRUCTURAL
     ex.structural = structural and refine
-    prob = _Problem(ex, structural, solver.timeout_ms, solver.session)
+    prob = _Problem(ex, structural, solver.timeout_ms, solver.session, budget)
     _build(ex, cands[primary])
     pm = ex.members.get(primary)
     if pm is None:
@@ -356,6 +373,7 @@ def _explain_one(
     core.sort(key=lambda q: ex.members[q].origin.sort_key())
     fs = prob.fs
     notes: list[Note] = []
+    budget.phase = "describe"
     for q in core:
         if q != primary:
             m = ex.members[q]
@@ -364,6 +382,13 @@ def _explain_one(
     chain = _chain(ex, primary, [q for q in core if q != primary])
     if chain:
         notes.append(Note(_chain_text(chain), None))
+    if prob.cut:
+        why = (
+            f"when its budget ({budget.seconds:g} s) ran out"
+            if budget.out()
+            else "(a Z3 check was undecided)"
+        )
+        notes.append(Note(f"the explanation was cut short {why}: {_CUT}", None))
     if not minimized:
         notes.append(Note(f"the explanation was not minimized: {budget.reason}", None))
     members = [primary, *(q for q in core if q != primary)]
@@ -492,7 +517,10 @@ def _describe(
             trial = [x for x in needed if x is not p]
             fs2 = dict(fs)
             fs2[m.origin.seq] = m.formula(ex.ctx, trial, structure)
-            if unsat([*others, m.origin.seq], fs2) is True:
+            r = unsat([*others, m.origin.seq], fs2)
+            if r is None:  # out of time (or undecided): the member without the parts' detail
+                return _describe_unify(ex, m, label) if not m.rels else _gives(m, label)
+            if r:
                 needed = trial
     if not m.rels:
         return _describe_unify(ex, m, label, needed)
@@ -522,6 +550,11 @@ def _describe(
     if conds:
         bits.append("requires " + _join(conds))
     return f"{label} {' and '.join(bits)}" if bits else label
+
+
+def _gives(m: Member, label: str) -> str:
+    """An operator call without the detail of what the conflict needs of it."""
+    return f"{label} gives `{', '.join(str(t) for t in m.outputs)}`" if m.outputs else label
 
 
 def _describe_unify(ex: Explainer, m: Member, label: str, needed: Sequence[_Part] = ()) -> str:
