@@ -195,7 +195,10 @@ def test_a_sequence_grown_in_the_loop() -> None:
     res = sso.infer(model, dims={"n": ss.dim("n")})
     assert res.status == "ok", res.report()
     t = res.type_of("seq")
-    assert str(t) == "Sequence[Tensor[(?,), float32]]", t
+    # the body sees the sequence as it is before the first iteration (empty): what it computes
+    # from that holds for the first iteration only, so a sequence that grows gives its elements
+    # an unknown rank (they are 1-d; found by review: a body reading the length gave wrong sizes)
+    assert str(t) == "Sequence[Tensor[?, float32]]", t
     flat = res.type_of("flat")
     assert isinstance(flat, ss.TensorType) and flat.ndim == 1
     for n in (1, 4):

@@ -30,6 +30,7 @@ from symshape.onnx.ops.common import like, stacked, value_slice
 from symshape.onnx.ops.sequence_types import (
     DECLARED,
     LOOP_RESULT,
+    LOOP_STATE,
     OF_TYPE,
     SEQ_AT,
     SEQ_ELEMENT,
@@ -198,11 +199,10 @@ def _loop(ctx: NodeContext) -> Outputs:
         # when its inference knows the body's output shape, else (0,): no rank is claimed
         scans = [OF_TYPE(type=ss.Tensor(None, _declared_dtype(vi))) for vi in body.output[1 + n :]]
         return [*states, *scans]
-    # the trip count when the condition stays true: no condition input, or a true one that the
-    # body passes on
-    runs_all = not ctx.has_input(1) or (
-        c0 is not None and c0.size == 1 and _passes_true(body, ctx.input_name(1))
-    )
+    # the trip count when the condition stays true: the body passes on its condition (or gives a
+    # constant true), which is true or not an input (onnxruntime stops on a false one even then)
+    outer_cond = ctx.input_name(1) if ctx.has_input(1) else ""
+    runs_all = _passes_true(body, outer_cond) and (not ctx.has_input(1) or (c0 is not None and c0.size == 1))
     cond_in = ctx.constant(True, "bool") if ctx.has_input(1) else ss.Constant(shape=(), dtype="bool")
     it = _iteration(trip) if runs_all else None
     bounded = it is None and runs_all and ctx.has_input(0)
@@ -218,7 +218,7 @@ def _loop(ctx: NodeContext) -> Outputs:
         iteration = ss.ops.mod(
             iteration, ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(1))
         )
-    outs = ctx.apply(body, [iteration, cond_in, *states])
+    outs = ctx.apply(body, [iteration, cond_in, *(LOOP_STATE(x) for x in states)])
     if runs_all and ctx.has_input(0):
         count = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
         steps: Expr = ss.ops.zeros(ss.ops.reshape(count, (1,)), "int64")

@@ -21,7 +21,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -306,20 +305,23 @@ def _cast(ctx: NodeContext) -> Outputs:
 
 
 _INT_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
-_FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+#: the floats an int size is cast to exactly (below 2**24 for float32; float16 and bfloat16 hold
+#: integers exactly only to 2048 and 256)
+_EXACT_FLOATS = frozenset({"float32", "float64"})
 
 
 def _int_ratio(ctx: NodeContext, e: Expr, depth: int) -> tuple[Expr, int] | None:
     """``e`` (a float expression) as ``n / d`` for an int64 expression ``n`` and an int ``d >= 1``,
     when ``e`` is a tensor cast to float, divided or multiplied by positive integral float constants,
-    rounded by ``ceil``/``floor``: the TorchScript export of ``int(math.ceil(h / p) * p)`` (MobileViT's
+    rounded by ``ceil``/``floor`` (one division or multiplication between roundings: two round twice in
+    float, ``h / 7 * 7`` is not ``h``): the TorchScript export of ``int(math.ceil(h / p) * p)`` (MobileViT's
     patch padding), ``Cast(Mul(Ceil(Div(Cast(h, float), 2.0)), 2.0), int64)``. Floats carry no value
     in symshape, so only a cast of an int (whose value symshape may know) gives ``n`` a value; the
     float arithmetic is exact for sizes below 2**24."""
     if depth == 0 or not isinstance(e, Call) or not isinstance(e.callee, Op):
         return None
     name, args = e.callee.name, e.args
-    if name == "cast" and e.attrs.get("dtype") in _FLOAT_DTYPES:
+    if name == "cast" and e.attrs.get("dtype") in _EXACT_FLOATS:
         return ss.ops.cast(args[0], "int64"), 1
     if name in ("ceil", "floor"):
         r = _int_ratio(ctx, args[0], depth - 1)
@@ -338,10 +340,11 @@ def _int_ratio(ctx: NodeContext, e: Expr, depth: int) -> tuple[Expr, int] | None
         if k is None or r is None:
             return None
         n, d = r
+        if d != 1:  # (a quotient not rounded yet: divided or multiplied again, float rounds twice)
+            return None
         if name == "divide":
-            return n, d * k
-        g = math.gcd(k, d)
-        return ss.ops.multiply(n, ctx.constant(k // g, "int64")), d // g
+            return n, k
+        return ss.ops.multiply(n, ctx.constant(k, "int64")), 1
     return None
 
 

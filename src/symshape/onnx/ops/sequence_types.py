@@ -47,6 +47,7 @@ __all__ = [
     "SEQ_OF",
     "SEQ_PICK",
     "LOOP_RESULT",
+    "LOOP_STATE",
     "OF_TYPE",
     "SPLIT_SUM",
     "DECLARED",
@@ -164,6 +165,14 @@ def _seq_pick_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     return True
 
 
+def _loop_state_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    e, out = args
+    if isinstance(e, ty.IncompleteType):
+        return False
+    ctx.unify(out, _without_value(e))
+    return True
+
+
 def _seq_of_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     e, out = args
     if isinstance(e, ty.IncompleteType):
@@ -229,11 +238,14 @@ def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] 
             return None
         if isinstance(j, _Empty):
             return ty.TupleType(()), True
-        # the elements added have one type when the join with those before is theirs
-        stable = isinstance(eo, _Empty) or _same(ctx, j, eo)
+        # the elements added have one type when the join with those before is theirs; a tuple
+        # (a sequence of known length) that grows gave the body its first length
+        stable = (isinstance(eo, _Empty) or _same(ctx, j, eo)) and not (
+            isinstance(init, ty.TupleType) and init != out
+        )
         return (seq_type(j), True) if stable else (seq_type(_any_rank(j)), False)
     if _same(ctx, init, out) and not _mentions(out, it):
-        return _without_value(init), True
+        return _without_value(init), True  # (the body saw no value: LOOP_STATE)
     if isinstance(init, ty.TensorType) and isinstance(out, ty.TensorType):
         return ty.Tensor(None, init.dtype if init.dtype == out.dtype else None), False
     if isinstance(init, ty.TensorType) and isinstance(out, ty.IncompleteType):
@@ -241,6 +253,17 @@ def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] 
         # tensor stays a tensor of its dtype (the ONNX spec), of a rank not known
         return ty.Tensor(None, init.dtype), False
     return ty.ObjectType(), False
+
+
+def _anything(ctx: Context, t: Type) -> Type:
+    """What a loop-carried value of type ``t`` may be at any iteration when the body's types
+    change: a tensor of its dtype, a sequence of unknown length of such tensors."""
+    if isinstance(t, ty.TensorType):
+        return ty.Tensor(None, t.dtype)
+    if isinstance(t, (ty.TupleType, ty.TypeCall)):
+        e = element_type(ctx, t)
+        return seq_type(_any_rank(e) if isinstance(e, ty.TensorType) else ty.Tensor(None, None))
+    return t
 
 
 def _any_rank(t: Type) -> Type:
@@ -271,6 +294,8 @@ def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> boo
             return False
         finals.append(w[0])
         stable = stable and w[1]
+    if not stable:  # the body saw the first iteration's states: what it gave any state from them
+        finals = [_anything(ctx, f) for f in finals]  # may hold for that iteration only
     assert isinstance(steps, ty.TensorType) and steps.ndim == 1
     scans: list[Type] = []
     for y in ys:
@@ -346,6 +371,9 @@ SEQ_AT: Final = _op("seq_at", _seq_at_rel, 1, "an element of a sequence at a pos
 SEQ_ELEMENT: Final = _op("seq_element", _seq_element_rel, 1, "the join of a sequence's element types")
 SEQ_PICK: Final = _op("seq_pick", _seq_pick_rel, 2, "an If's sequence output")
 SEQ_OF: Final = _op("seq_of", _seq_of_rel, 1, "a sequence of unknown length of the given element type")
+#: ``onnx.loop_state(x)``: what a ``Loop`` body sees of a loop-carried value, ``x``'s type without
+#: its value (the first iteration's: a body computing with it would hold for that one only)
+LOOP_STATE: Final = _op("loop_state", _loop_state_rel, 1, "a loop-carried value without its value")
 #: ``onnx.of_type(type=T)``: a value of type ``T`` (an empty optional's, typed by its attribute)
 OF_TYPE: Final = _op("of_type", _of_type_rel, 0, "a value of the given type", type="any")
 #: ``onnx.split_sum(x, axis=a, total=t)``: ``x``, whose axis ``a`` must be ``t`` (the sum of
