@@ -25,6 +25,7 @@ from symshape.onnx.dtypes import to_elem_type
 
 __all__ = [
     "LIGHT",
+    "LIGHT_NAMES",
     "light_model",
     "In",
     "make_model",
@@ -196,6 +197,18 @@ def check_node(case: Case) -> sso.OnnxInferenceResult:
 
 #: the folder of the ``light_*`` models in onnx's wheel
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
+#: the names of the 9 light models (``light_<name>.onnx``)
+LIGHT_NAMES = (
+    "bvlc_alexnet",
+    "densenet121",
+    "inception_v1",
+    "inception_v2",
+    "resnet50",
+    "shufflenet",
+    "squeezenet",
+    "vgg19",
+    "zfnet512",
+)
 
 
 def light_model(name: str, batch: bool = False) -> onnx.ModelProto:

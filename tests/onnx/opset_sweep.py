@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np
 import onnx
 from node_oracle import BUG_CATEGORIES, PASS, case_op, check_case_symbolic, collect_cases, prepare
-from onnx_helpers import In, light_model, run_ort
+from onnx_helpers import LIGHT_NAMES, In, light_model, run_ort
 from size_oracle import disagreements, feeds_of
 
 try:
@@ -60,17 +60,7 @@ __all__ = [
     "ort_max_opset",
 ]
 
-LIGHT_MODELS = (
-    "bvlc_alexnet",
-    "densenet121",
-    "inception_v1",
-    "inception_v2",
-    "resnet50",
-    "shufflenet",
-    "squeezenet",
-    "vgg19",
-    "zfnet512",
-)
+LIGHT_MODELS = LIGHT_NAMES
 OPSETS = tuple(range(7, onnx.defs.onnx_opset_version() + 1))
 #: operators whose inputs or attributes changed across opsets (the issue's list)
 FOCUS_OPS = (

@@ -31,24 +31,12 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from onnx import AttributeProto, GraphProto, ModelProto, TensorProto, helper, numpy_helper
-from onnx_helpers import In, make_model, node
+from onnx_helpers import LIGHT, LIGHT_NAMES, In, make_model, node
 
 import symshape.onnx as sso
 from symshape import SymshapeError
 from symshape.cli import main as cli_main
 
-LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
-LIGHT_NAMES = (
-    "bvlc_alexnet",
-    "densenet121",
-    "inception_v1",
-    "inception_v2",
-    "resnet50",
-    "shufflenet",
-    "squeezenet",
-    "vgg19",
-    "zfnet512",
-)
 NODE_CASES = (
     "test_if",
     "test_loop11",

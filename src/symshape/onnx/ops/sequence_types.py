@@ -22,7 +22,7 @@ by the model) is the same in every element, as the model declares it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import symshape as ss
@@ -165,20 +165,17 @@ def _seq_pick_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     return True
 
 
-def _loop_state_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
-    e, out = args
-    if isinstance(e, ty.IncompleteType):
-        return False
-    ctx.unify(out, _without_value(e))
-    return True
+def _type_map(f: Callable[[Type], Type]) -> RelationFn:
+    """The relation ``out = f(type of the input)`` (deferred while the input is a hole)."""
 
+    def rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+        e, out = args
+        if isinstance(e, ty.IncompleteType):
+            return False
+        ctx.unify(out, f(e))
+        return True
 
-def _seq_of_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
-    e, out = args
-    if isinstance(e, ty.IncompleteType):
-        return False
-    ctx.unify(out, seq_type(e))
-    return True
+    return rel
 
 
 def _same(ctx: Context, a: Type, b: Type) -> bool:
@@ -370,10 +367,12 @@ SEQ_INSERT: Final = _op("seq_insert", _seq_insert_rel, 2, "a sequence with one m
 SEQ_AT: Final = _op("seq_at", _seq_at_rel, 1, "an element of a sequence at a position not known")
 SEQ_ELEMENT: Final = _op("seq_element", _seq_element_rel, 1, "the join of a sequence's element types")
 SEQ_PICK: Final = _op("seq_pick", _seq_pick_rel, 2, "an If's sequence output")
-SEQ_OF: Final = _op("seq_of", _seq_of_rel, 1, "a sequence of unknown length of the given element type")
+SEQ_OF: Final = _op(
+    "seq_of", _type_map(seq_type), 1, "a sequence of unknown length of the given element type"
+)
 #: ``onnx.loop_state(x)``: what a ``Loop`` body sees of a loop-carried value, ``x``'s type without
 #: its value (the first iteration's: a body computing with it would hold for that one only)
-LOOP_STATE: Final = _op("loop_state", _loop_state_rel, 1, "a loop-carried value without its value")
+LOOP_STATE: Final = _op("loop_state", _type_map(_without_value), 1, "a loop-carried value without its value")
 #: ``onnx.of_type(type=T)``: a value of type ``T`` (an empty optional's, typed by its attribute)
 OF_TYPE: Final = _op("of_type", _of_type_rel, 0, "a value of the given type", type="any")
 #: ``onnx.split_sum(x, axis=a, total=t)``: ``x``, whose axis ``a`` must be ``t`` (the sum of
