@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from symshape.encoding.conds import any_of, eq, ge
-from symshape.encoding.dims import Dim, bounds
+from symshape.encoding.dims import Dim, bounds, fresh_any
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -189,7 +189,7 @@ def init_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if es is None:
             return False
         shape_t = Tensor(None, dtype) if isinstance(es, str) else Tensor(
-            tuple(ctx.fresh_dim() if d is None else d for d in es), dtype
+            tuple(fresh_any() if d is None else d for d in es), dtype  # (an entry the run gives)
         )
     else:
         shape_t = Tensor(attr_shape(attrs, "shape", ctx.name), dtype)
