@@ -45,14 +45,7 @@ import symshape as ss
 from symshape import Dataflow, Diagnostic, Expr, Function, Span, TensorType, Type, Var
 from symshape.errors import INVALID_ARGUMENT, SymshapeError
 from symshape.onnx.attrs import SPARSE_DENSE_MAX, sparse_value
-from symshape.onnx.context import (
-    Cause,
-    ConversionError,
-    NodeContext,
-    Unsupported,
-    Value,
-    node_outputs,
-)
+from symshape.onnx.context import Cause, ConversionError, NodeContext, Unsupported, Value, node_outputs
 from symshape.onnx.declared import DimNames
 from symshape.onnx.dtypes import DTYPES, to_dtype
 from symshape.onnx.errors import UNSUPPORTED_OP_CODE
@@ -75,6 +68,7 @@ from symshape.onnx.lazy_constant import (
     ConstantHome,
     LazyConstant,
     add_initializers,
+    own_initializers,
     static_tensor_type,
 )
 from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
@@ -221,6 +215,8 @@ class Importer:
     def _convert_graph(self, g: onnx.GraphProto) -> list[Expr]:
         """Convert ``g``'s nodes into the current scope; the expressions of its outputs."""
         infos = self._top if g is self.graph else [self._info_of(n) for n in g.node]
+        if g is not self.graph:  # a subgraph's own constants (shadowing outer values of their names)
+            self._add_initializers(own_initializers(g, self.values))
         outer = self._scope
         try:
             # in graph order while every node's inputs are defined before it (as a rule: no

@@ -36,6 +36,7 @@ __all__ = [
     "CONST_LIMIT",
     "ConstantHome",
     "add_initializers",
+    "own_initializers",
     "initializer_value",
     "static_tensor_type",
 ]
@@ -113,6 +114,17 @@ class ConstantHome:
 
     def __init__(self, label: str, outer: list[tuple[Var, Expr]], base_dir: str | None) -> None:
         self.label, self.outer, self.base_dir = label, outer, base_dir
+
+
+def own_initializers(g: onnx.GraphProto, values: dict[str, Value]) -> list[tuple[onnx.TensorProto, str]]:
+    """A subgraph's initializers with their names (those its inputs define left out: an input
+    overrides an initializer, as in the main graph), each name taken out of ``values``: a subgraph's
+    constant shadows an outer value of its name."""
+    inputs = {vi.name for vi in g.input}
+    own = [(t, t.name) for t in g.initializer if t.name not in inputs]
+    for _, name in own:
+        values.pop(name, None)
+    return own
 
 
 def add_initializers(
