@@ -24,7 +24,7 @@ import numpy as np
 
 import symshape as ss
 
-__all__ = ["HFSpec", "HF_MODELS", "Outcome", "build", "export", "compare", "spec_named"]
+__all__ = ["HFSpec", "HF_MODELS", "Outcome", "build", "export", "exports_cached", "compare", "spec_named"]
 
 VOCAB = 64
 _Arrays = dict[str, np.ndarray[Any, Any]]
@@ -390,3 +390,18 @@ def compare(
         if dims is None or not all(d.is_constant for d in dims) or tuple(int(d) for d in dims) != real:
             bad.append(f"{name}: {t} at {dict(size)} is {real}")
     return Outcome(True, valid, len(actual), tuple(bad))
+
+
+def exports_cached(directory: str) -> Callable[[HFSpec, str], str]:
+    """:func:`export` cached in ``directory``: ``(spec, exporter) -> path``, where ``exporter`` is
+    ``ts`` or ``dynamo``, optionally followed by an opset (``dynamo18``)."""
+    cache: dict[tuple[str, str], str] = {}
+
+    def get(spec: HFSpec, exporter: str) -> str:
+        key = (spec.name, exporter)
+        if key not in cache:
+            opset = int(exporter[6:]) if exporter[6:] else None
+            cache[key] = export(spec, directory, dynamo=exporter.startswith("dynamo"), opset=opset)
+        return cache[key]
+
+    return get

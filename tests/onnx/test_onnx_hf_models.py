@@ -26,7 +26,7 @@ import symshape.onnx as sso
 pytest.importorskip("torch", reason="the exported-model oracle needs torch (CPU)")
 pytest.importorskip("transformers", reason="the transformers-model oracle needs transformers")
 
-from hf_models import HF_MODELS, HFSpec, compare, export
+from hf_models import HF_MODELS, HFSpec, compare, exports_cached
 
 _HAS_ONNXSCRIPT = importlib.util.find_spec("onnxscript") is not None
 
@@ -89,17 +89,7 @@ _CASES = [pytest.param(_SPECS[m], e, id=f"{m}-{e}") for m, e in EXPECTED]
 @pytest.fixture(scope="session")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """``export`` cached for the session: (spec, exporter) -> the path of the ``.onnx`` file."""
-    directory = str(tmp_path_factory.mktemp("hf_onnx"))
-    cache: dict[tuple[str, str], str] = {}
-
-    def get(spec: HFSpec, exporter: str) -> str:
-        key = (spec.name, exporter)
-        if key not in cache:
-            opset = int(exporter[6:]) if exporter[6:] else None
-            cache[key] = export(spec, directory, dynamo=exporter.startswith("dynamo"), opset=opset)
-        return cache[key]
-
-    return get
+    return exports_cached(str(tmp_path_factory.mktemp("hf_onnx")))
 
 
 def _declared_dims(model: onnx.ModelProto) -> set[str]:

@@ -24,7 +24,7 @@ import symshape.onnx as sso
 pytest.importorskip("torch", reason="the exported-model oracle needs torch (CPU)")
 pytest.importorskip("transformers", reason="the transformers-model oracle needs transformers")
 
-from hf_models import HFSpec, compare, export
+from hf_models import HFSpec, compare, export, exports_cached
 from hf_more_models import more_spec
 from torch_models import run_all_values
 
@@ -94,16 +94,7 @@ _CASES = [pytest.param(more_spec(m), e, id=f"{m}-{e}") for m, e in EXPECTED]
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """``export`` cached for the module: (spec, exporter) -> the path of the ``.onnx`` file."""
-    directory = str(tmp_path_factory.mktemp("hf_more_onnx"))
-    cache: dict[tuple[str, str], str] = {}
-
-    def get(spec: HFSpec, exporter: str) -> str:
-        key = (spec.name, exporter)
-        if key not in cache:
-            cache[key] = export(spec, directory, dynamo=exporter == "dynamo")
-        return cache[key]
-
-    return get
+    return exports_cached(str(tmp_path_factory.mktemp("hf_more_onnx")))
 
 
 def _load(path: str) -> onnx.ModelProto:
