@@ -164,6 +164,7 @@ class ConverterTable:
         self._cdefs[key] = cdef
         return cdef
 
+
 #: the domains symshape's own converters cover (the README lists them)
 BUILTIN_DOMAINS: tuple[str, ...] = ("", "com.microsoft")
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from symshape import Diagnostic, Guard, InferenceResult, SymshapeError, Type
 from symshape.errors import UNDEFINED_VAR
+from symshape.onnx.body_types import any_iteration_type, changing_values
 from symshape.onnx.context import Cause
 from symshape.onnx.importer import Importer, Issue
 from symshape.onnx.value import Value
@@ -37,9 +38,10 @@ class OnnxInferenceResult(InferenceResult):
         self.inconclusive: list[Diagnostic] = list(core.inconclusive)
         self.unresolved: list[Diagnostic] = list(core.unresolved)
         self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
+        self._changing: set[int] | None = None
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("_core", "_importer"):
+        if name in ("_core", "_importer", "_changing"):
             raise AttributeError(name)
         return getattr(self._core, name)
 
@@ -58,12 +60,21 @@ class OnnxInferenceResult(InferenceResult):
         return list(self._importer.named)
 
     def type_of(self, e: Any) -> Type:
-        """The inferred type of an ONNX value (by name) or of an expression of the program."""
+        """The inferred type of an ONNX value (by name) or of an expression of the program.
+
+        A value of a subgraph gets a type that holds at every run of it: in a ``Loop`` body whose
+        loop-carried types change from one iteration to the next, what is computed from them is a
+        tensor of its dtype and a rank not known (the body was converted on the first iteration's
+        types): what ``infer_shapes`` leaves unwritten (:mod:`symshape.onnx.body_types`)."""
         if isinstance(e, str):
             v = self._importer.named.get(e)
             if v is None:
                 raise SymshapeError(UNDEFINED_VAR, f"the model has no value named {e!r}")
-            return self.value_type(v)
+            t = self.value_type(v)
+            if self._changing is None:
+                imp = self._importer
+                self._changing = changing_values(imp.graph, imp.values, imp.scopes, self.value_type)
+            return any_iteration_type(t) if id(v) in self._changing else t
         return self._core.type_of(e)
 
     def value_type(self, v: Value) -> Type:
