@@ -12,8 +12,8 @@ take) is left as it is. What a body's types say must hold at every run of it:
   where every conversion gave the same;
 * a ``Loop`` body is converted once, on the initial states: a loop-carried value the body does not
   give back with the type it got (a state that grows) has other types at later iterations, and so
-  has every value computed from it (:mod:`~symshape.onnx.body_types`): they are not written (nor the graphs of the
-  nodes that compute them); the rest of the body is;
+  has every value computed from it (:mod:`~symshape.onnx.body_types`): they are not written (nor
+  the graphs of the nodes that compute them); the rest of the body is;
 * a symbol that a body's inputs have and the inputs of its node do not (the iteration number of a
   ``Loop``, a size of a sequence element at a position not known) changes from run to run of the
   body: a dimension over it is written unknown (no ``dim_param``: one would name one size for the
