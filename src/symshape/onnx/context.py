@@ -498,9 +498,10 @@ class NodeContext:
         self.elem_types[output] = elem_type  # type: ignore[index]
         return ss.ops.cast_like(x, self._imp.dtype_stand_in())
 
-    def fresh_dim(self, hint: str) -> ss.Dim:
-        """A new given symbol, unique in the model, for a size only known at run time."""
-        return self._imp.dim_names.fresh(hint)
+    def fresh_dim(self, hint: str, least: int = 0) -> ss.Dim:
+        """A new given symbol (``>= least``), unique in the model, for a size only known at run
+        time."""
+        return self._imp.dim_names.fresh(hint, least)
 
     def iteration_symbol(self) -> ss.Dim | None:
         """A new symbol (from 0) for a ``Loop``'s iteration number that its converter bounds by the

@@ -98,14 +98,14 @@ class DimNames:
                 safe = "d_" + safe
             return self._named(text, safe)
 
-    def fresh(self, hint: str) -> Dim:
-        """A new symbol (``>= 0``) named after ``hint``."""
+    def fresh(self, hint: str, least: int = 0) -> Dim:
+        """A new symbol (``>= least``) named after ``hint``."""
         base = re.sub(r"\W", "_", hint) or "d"
         while True:
             self._fresh += 1
             name = f"{base}_{self._fresh}"
             if name not in self.symbols and name not in self._owners:
-                d = ss.dim(name, min=0)
+                d = ss.dim(name, min=least)
                 self.symbols[name] = d
                 self._owners[name] = name
                 return d

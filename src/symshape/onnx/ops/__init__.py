@@ -12,6 +12,7 @@ reduce          ``Reduce*``, ``ArgMax``, ``ArgMin``
 index           ``Gather*``, ``Scatter*``, ``TopK``, ``OneHot``, ``Compress``
 linalg          ``MatMul``, ``Gemm``, ``Det``, ``Einsum``
 image           ``Resize``, ``GridSample``, ``Col2Im``, RoI pooling, ``DFT``, ``STFT``
+decode          ``ImageDecoder`` (sizes in the encoded bytes: fresh)
 rnn             ``RNN``, ``GRU``, ``LSTM``
 attention       ``Attention``, ``LinearAttention``, ``ai.onnx.preview.FlexAttention``
 control         ``If``, ``Scan``, ``Loop``, ``SequenceMap``
@@ -33,6 +34,7 @@ from symshape.onnx.ops import (
     attention,
     contrib,
     control,
+    decode,
     elementwise,
     image,
     index,
@@ -50,6 +52,6 @@ from symshape.onnx.ops import (
 )
 
 __all__ = [
-    "attention", "contrib", "control", "elementwise", "image", "index", "linalg", "misc", "ml", "nn", "norm",
-    "pad", "reduce", "rnn", "sequence", "shape", "strings",
+    "attention", "contrib", "control", "decode", "elementwise", "image", "index", "linalg", "misc", "ml",
+    "nn", "norm", "pad", "reduce", "rnn", "sequence", "shape", "strings",
 ]  # fmt: skip
