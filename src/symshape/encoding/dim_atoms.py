@@ -118,7 +118,9 @@ class Sym(_AtomBase):
 
 
 class AnyDim(_AtomBase):
-    """The ``?`` of an annotation: an anonymous given dimension (``>= 1``).
+    """The ``?`` of an annotation: an anonymous given dimension (``>= 1``); a ``?`` a relation
+    gives for a size only the run decides (a slice's length from bounds not known, ...) may be 0:
+    its ``least`` is 0.
 
     Unnumbered (``id == 0``) ``?`` values are equal to each other; the solver replaces every
     occurrence by a freshly numbered one when a type enters it, so two ``?`` are never assumed
@@ -130,11 +132,12 @@ class AnyDim(_AtomBase):
     alternative (:func:`symshape.encoding.conds.expand_joins`), so no guard ever mentions it.
     """
 
-    __slots__ = ("id", "alts")
+    __slots__ = ("id", "alts", "least")
 
-    def __init__(self, id: int = 0, alts: tuple[Dim, ...] = ()) -> None:
+    def __init__(self, id: int = 0, alts: tuple[Dim, ...] = (), least: int = 1) -> None:
         self.id = id
         self.alts = alts
+        self.least = least  # (not in the key: numbered ones are unique, the unnumbered one is >= 1)
         self._init((1, id), alts)
 
 

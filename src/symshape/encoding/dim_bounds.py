@@ -57,7 +57,7 @@ def _atom_bounds(a: Atom) -> Interval:
         if a.alts:
             bs = [bounds(x) for x in a.alts]
             return (min(b[0] for b in bs), max(b[1] for b in bs))
-        return (1, _INF)
+        return (a.least, _INF)
     if isinstance(a, DimVar):
         return (0, _INF)
     if isinstance(a, FloorDiv):

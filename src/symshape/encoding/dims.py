@@ -153,9 +153,10 @@ def fresh_dimvar() -> Dim:
     return _atom_dim(DimVar(next(_dimvar_ids)))
 
 
-def fresh_any() -> Dim:
-    """A new numbered anonymous given dimension (prints as ``?``)."""
-    return _atom_dim(AnyDim(next(_any_ids)))
+def fresh_any(least: int = 1) -> Dim:
+    """A new numbered anonymous given dimension (prints as ``?``), ``>= least`` (0 for a size the
+    run decides, which may be empty)."""
+    return _atom_dim(AnyDim(next(_any_ids), least=least))
 
 
 def fresh_join(alts: Iterable[Dim]) -> Dim:

@@ -50,7 +50,7 @@ class Z3Encoder:
                 # a join of branches is one of its alternatives
                 self.axioms.append(z3.Or(*[t == self.dim(x) for x in a.alts]))
             else:
-                self.axioms.append(t >= 1)
+                self.axioms.append(t >= a.least)
         elif isinstance(a, DimVar):
             t = self._var(f"?d{a.id}")
             self.axioms.append(t >= 0)

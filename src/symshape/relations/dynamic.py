@@ -141,7 +141,7 @@ def arange_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: step must not be 0")
     n = None if start is None or stop is None or step is None else arange_len(start, stop, step)
     if n is None:
-        ctx.assign(args[3], Tensor((fresh_any(),), out_dtype))  # (the run's values decide it)
+        ctx.assign(args[3], Tensor((fresh_any(0),), out_dtype))  # (the run's values decide it)
         return True
     result = Tensor((n,), out_dtype)
     k = n.constant_value
@@ -191,7 +191,7 @@ def tile_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     k = max(x.ndim, len(reps))
     sh = (ONE,) * (k - x.ndim) + x.dims
     rp = (ONE,) * (k - len(reps)) + tuple(reps)
-    dims = tuple(fresh_any() if r is None else d * r for d, r in zip(sh, rp))  # (a rep the run gives)
+    dims = tuple(fresh_any(0) if r is None else d * r for d, r in zip(sh, rp))  # (a rep the run gives)
     ctx.assign(out, Tensor(dims, x.dtype))
     return True
 
@@ -257,7 +257,7 @@ def full_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if isinstance(es, str):
             ctx.assign(out, Tensor(None, dtype))
             return True
-        t = Tensor(tuple(fresh_any() if d is None else d for d in es), dtype)  # (an entry the run gives)
+        t = Tensor(tuple(fresh_any(0) if d is None else d for d in es), dtype)  # (an entry the run gives)
     else:
         from symshape.relations.common import attr_shape
 

@@ -280,7 +280,7 @@ def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if x0 is None:
             return False
         if isinstance(got, str):
-            fresh = None if x0.ndim is None else tuple(fresh_any() for _ in range(x0.ndim))
+            fresh = None if x0.ndim is None else tuple(fresh_any(0) for _ in range(x0.ndim))
             ctx.assign(out, Tensor(fresh, x0.dtype))
             return True
         spec = got
@@ -306,7 +306,7 @@ def strided_slice_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         d = x.dims[ax]
         b, e = spec.begin[j], spec.end[j]
         if j in unknown:  # a size the run's values decide: given, not solved for
-            shape[ax] = fresh_any()
+            shape[ax] = fresh_any(0)  # (it may be empty)
             continue
         for what, v in (("begin", b), ("end", e)):
             if isinstance(v, Dim) and bounds(v)[0] < 0:

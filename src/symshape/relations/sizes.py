@@ -189,7 +189,7 @@ def init_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         if es is None:
             return False
         shape_t = Tensor(None, dtype) if isinstance(es, str) else Tensor(
-            tuple(fresh_any() if d is None else d for d in es), dtype  # (an entry the run gives)
+            tuple(fresh_any(0) if d is None else d for d in es), dtype  # (an entry the run gives)
         )
     else:
         shape_t = Tensor(attr_shape(attrs, "shape", ctx.name), dtype)

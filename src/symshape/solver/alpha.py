@@ -59,7 +59,7 @@ class _Keyer:
             i = _position(self.leaves, a)
             if cls is Sym:
                 return (i, a.min, a.max)  # type: ignore[union-attr]
-            return (i, "v" if cls is DimVar else "a")
+            return (i, "v") if cls is DimVar else (i, "a", a.least)  # type: ignore[union-attr]
         if cls is FloorDiv or cls is Mod:
             return ("/" if cls is FloorDiv else "%", self.dim(a.a), self.dim(a.b))  # type: ignore[union-attr]
         if cls is Max or cls is Min:
@@ -135,7 +135,7 @@ class _FlatKeyer:
             if cls is Sym:
                 out += ("s", i, a.min, a.max)  # type: ignore[union-attr]
             else:
-                out += ("v" if cls is DimVar else "a", i)
+                out += ("v", i) if cls is DimVar else ("a", i, a.least)  # type: ignore[union-attr]
         elif cls is FloorDiv or cls is Mod:
             out.append("/" if cls is FloorDiv else "%")
             b = a.b  # type: ignore[union-attr]

@@ -63,7 +63,7 @@ class _Enc(Z3Encoder):
             if hit is not None:
                 return hit
             v = self.owner.var("u")
-            self.axioms.append(v >= (1 if isinstance(a, AnyDim) else 0))
+            self.axioms.append(v >= (a.least if isinstance(a, AnyDim) else 0))
             self._atoms[a._key] = v
             return v
         return super().atom(a)

@@ -38,7 +38,7 @@ def _range(y: Leaf) -> tuple[int, int | None]:
     if isinstance(y, Sym):
         return y.min, y.max
     if isinstance(y, AnyDim):
-        return 1, None
+        return y.least, None
     return 0, None
 
 

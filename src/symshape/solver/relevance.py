@@ -110,7 +110,7 @@ def _add_divisors(d: Dim, out: list[Dim]) -> None:
 def witness(y: Leaf, mode: int) -> int:
     """A constant for atom ``y`` within its range: its least value (``mode`` 0), or 1 (``mode`` 1)
     when the range allows."""
-    lo = y.min if isinstance(y, Sym) else 1 if isinstance(y, AnyDim) else 0
+    lo = y.min if isinstance(y, Sym) else y.least if isinstance(y, AnyDim) else 0
     if mode == 1 and lo <= 1 and (not isinstance(y, Sym) or y.max is None or y.max >= 1):
         return 1
     return lo
