@@ -80,7 +80,7 @@ def _is_sequence_output(g: onnx.GraphProto, i: int) -> bool:
     return bool(tp.HasField("sequence_type"))
 
 
-def _declared_sizes(body: onnx.GraphProto, xs: list[Expr], kind: str) -> list[Expr]:
+def _declared_sizes(ctx: NodeContext, body: onnx.GraphProto, xs: list[Expr], kind: str) -> list[Expr]:
     """A ``Scan`` body's inputs (``kind``) or outputs ``xs`` with the constant sizes the body
     declares for them: onnxruntime allocates them by those and refuses others (a ``dim_param``
     takes any size), so each must be the size computed (a guard or an error naming the value)."""
@@ -92,7 +92,9 @@ def _declared_sizes(body: onnx.GraphProto, xs: list[Expr], kind: str) -> list[Ex
             continue
         shape = tuple(int(d.dim_value) if d.HasField("dim_value") else None for d in tt.shape.dim)
         if any(k is not None for k in shape):
-            out[i] = DECLARED(xs[i], shape=shape, what=f"Scan body {kind} '{vi.name}'")
+            sizes = ", ".join("?" if k is None else str(k) for k in shape)
+            with ctx.checking(f"the body {kind} '{vi.name}' has the sizes the body declares ({sizes})"):
+                out[i] = DECLARED(xs[i], shape=shape, what=f"Scan body {kind} '{vi.name}'")
     return out
 
 
@@ -112,17 +114,23 @@ def _scan(ctx: NodeContext) -> Outputs:
     states, scanned = xs[:n], xs[n:]
     first = ss.ops.int_tensor(0)
     slices = [ss.ops.take(x, first, axis=a, mode="fast") for x, a in zip(scanned, in_axes)]
-    ins = _declared_sizes(body, [*states, *slices], "input")
+    ins = _declared_sizes(ctx, body, [*states, *slices], "input")
     states = ins[:n]  # (the final states: with the sizes declared for the body's)
-    outs = _declared_sizes(body, ctx.apply(body, ins), "output")
+    outs = _declared_sizes(ctx, body, ctx.apply(body, ins), "output")
     steps: Expr | None = None  # (L,): every scan input has the same length (onnxruntime's check)
-    for x, a in zip(scanned, in_axes):
+    for j, (x, a) in enumerate(zip(scanned, in_axes)):
         length = value_slice(ss.ops.shape_of(x), [a], [a + 1 if a != -1 else None])
         here = ss.ops.zeros(length, "int64")
-        steps = here if steps is None else ss.ops.take(stacked(steps, here), first, axis=0)
+        with ctx.checking(f"scan input {j} has the length (axis {a}) of the scan inputs before it"):
+            steps = here if steps is None else ss.ops.take(stacked(steps, here), first, axis=0)
     assert steps is not None
     # a final state has its initial state's type (onnxruntime refuses a body that changes it)
-    result: list[Expr] = [ss.ops.cast_like(like(o, s), stacked(s, o)) for o, s in zip(outs[:n], states)]
+    result: list[Expr] = []
+    for j, (o, s) in enumerate(zip(outs[:n], states)):
+        with ctx.checking(
+            f"the body's state output {j} '{body.output[j].name}' has its initial state's shape"
+        ):
+            result.append(ss.ops.cast_like(like(o, s), stacked(s, o)))
     for y, ax in zip(outs[n:], out_axes):  # a negative axis counts in the output (rank + 1)
         result.append(ss.ops.take(ss.ops.expand_dims(y, ax), steps, axis=ax))
     return result
@@ -144,23 +152,32 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
     zero = ss.ops.int_tensor(0)
     one_entry: list[Expr] = [ss.ops.take(s, zero, axis=0) for s in states]
     steps_in = [ss.ops.take(ss.ops.take(x, zero, axis=0), zero, axis=0) for x in scanned]
-    ins = _declared_sizes(body, [*one_entry, *steps_in], "input")
+    ins = _declared_sizes(ctx, body, [*one_entry, *steps_in], "input")
     one_entry = ins[:n]  # (the final states: with the sizes declared for the body's)
-    outs = _declared_sizes(body, ctx.apply(body, ins), "output")
+    outs = _declared_sizes(ctx, body, ctx.apply(body, ins), "output")
     bl: Expr | None = None  # (B, L): every scan input's batch and length agree
-    for x in scanned:
+    for j, x in enumerate(scanned):
         here = ss.ops.cast(ss.ops.sum(x, axis=(0, 1), exclude=True), "int64")
-        bl = here if bl is None else ss.ops.cast_like(bl, stacked(bl, here))
+        with ctx.checking(f"scan input {j} has the batch (axis 0) and length (axis 1) of those before it"):
+            bl = here if bl is None else ss.ops.cast_like(bl, stacked(bl, here))
     assert bl is not None
     batch = ss.ops.take(bl, zero, axis=1)  # (B,)
     steps = ss.ops.take(bl, zero, axis=0)  # (L,)
-    checks = [stacked(ss.ops.sum(s, axis=0, exclude=True), batch) for s in states]
+    checks: list[Expr] = []
+    for j, s in enumerate(states):
+        with ctx.checking(f"state {j} has the scan inputs' batch (axis 0)"):
+            checks.append(stacked(ss.ops.sum(s, axis=0, exclude=True), batch))
     if ctx.has_input(0):
-        checks.append(stacked(batch, ctx.input(0)))
-    result: list[Expr] = [
-        ss.ops.cast_like(ss.ops.take(ss.ops.expand_dims(e, 0), batch, axis=0), stacked(e, o))
-        for e, o in zip(one_entry, outs[:n])
-    ]
+        with ctx.checking("sequence_lens is (batch,), of the scan inputs"):
+            checks.append(stacked(batch, ctx.input(0)))
+    result: list[Expr] = []
+    for j, (e, o) in enumerate(zip(one_entry, outs[:n])):
+        with ctx.checking(
+            f"the body's state output {j} '{body.output[j].name}' has its initial state's shape"
+        ):
+            result.append(
+                ss.ops.cast_like(ss.ops.take(ss.ops.expand_dims(e, 0), batch, axis=0), stacked(e, o))
+            )
     for y in outs[n:]:
         y = ss.ops.take(ss.ops.expand_dims(y, 0, num_newaxis=2), steps, axis=1)
         result.append(ss.ops.take(y, batch, axis=0))
