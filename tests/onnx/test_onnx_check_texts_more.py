@@ -267,6 +267,19 @@ def test_resize_roi_of_every_axis_with_axes() -> None:
         assert (sso.infer(model).status == "ok") == want, k
 
 
+@pytest.mark.parametrize("scales", [[1, 2, 2], [1, 1, 1, 2, 2]])
+def test_resize_scales_for_another_rank(scales: list[int]) -> None:
+    """Scales (or sizes) of another length than the input's rank: an error saying so (was a
+    reshape's or take's), onnxruntime's verdict."""
+    n0 = node("Resize", ["x", "", "s"], ["y"], name="R")
+    inits = {"s": np.array(scales, F)}
+    model = make_model([n0], [In("x", "float32", [1, 1, 2, 2])], ["y"], 13, inits)
+    assert not ort_runs(model, {"x": np.zeros((1, 1, 2, 2), F)})
+    res = sso.infer(model)
+    text = f"node 'R' (Resize): {len(scales)} scales or sizes for an input of rank 4"
+    assert res.status == "error" and text in res.errors[0].render(source=False)
+
+
 def _lines(res: sso.OnnxInferenceResult) -> list[str]:
     return [g.describe() for g in res.guards] + [e.render(source=False) for e in res.errors]
 
