@@ -11,8 +11,9 @@ length (the scan inputs' common size along their axes, a shape value) inserted a
 (a negative one counted from the output's end). The directions do not change the types.
 Opset 8's ``Scan`` (a batch axis first, the sequence axis second) is converted the same way.
 
-``Loop`` applies its body once (see :func:`_loop`); ``SequenceMap`` applies its body to each
-element of sequences of known length, else once to an element (see :func:`_sequence_map`).
+``Loop`` applies its body once, and to a fixpoint for a loop-carried sequence (see
+:func:`_loop`); ``SequenceMap`` applies its body to each element of sequences of known length,
+else once to an element (see :func:`_sequence_map`).
 An ``If`` whose outputs are declared sequences joins its branches' element types.
 """
 
@@ -30,6 +31,7 @@ from symshape.onnx.ops.common import like, stacked, value_slice
 from symshape.onnx.ops.sequence_types import (
     DECLARED,
     LOOP_RESULT,
+    LOOP_SEQ,
     LOOP_STATE,
     OF_TYPE,
     SEQ_AT,
@@ -194,7 +196,10 @@ def _loop(ctx: NodeContext) -> Outputs:
     ``j``: then not known, see :func:`symshape.onnx.infer`) and a condition that is true (the
     body runs only while it is; without the condition input, one not known). A final state has
     its initial type when the body gives it back with that type (then every iteration sees the
-    same types), else an unknown rank; a sequence grows by the join of what the iteration adds.
+    same types), else an unknown rank; a sequence grows by the join of what the iteration adds:
+    the body is applied again (:data:`_SEQUENCE_ROUNDS` times) to a sequence of unknown length of
+    the elements before and those it added (``onnx.loop_seq``), to a fixpoint: the elements it
+    adds then are of that type (sizes that keep changing are any size), else an unknown rank.
     A scan output has the iteration count first: the trip count when the condition stays true
     (no condition input, or a true one that the body passes on, or that of the outer graph it
     gives back), none for a false one, else a new symbol."""
@@ -235,15 +240,38 @@ def _loop(ctx: NodeContext) -> Outputs:
         iteration = ss.ops.mod(
             iteration, ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(1))
         )
-    outs = ctx.apply(body, [iteration, cond_in, *(LOOP_STATE(x) for x in states)])
+    it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
+    seen = [LOOP_STATE(x) for x in states]  # what the body sees of the states
+    outs = ctx.apply(body, [iteration, cond_in, *seen])
+    # a sequence (say grown) is seen as the body left it, then again, to a fixpoint (see LOOP_SEQ)
+    seqs = [i for i in range(n) if _sequence_state(ctx, body, i)]
+    for _ in range(_SEQUENCE_ROUNDS if seqs else 0):
+        seen = [LOOP_SEQ(seen[i], outs[1 + i], iteration=it_dim) if i in seqs else seen[i] for i in range(n)]
+        outs = ctx.apply(body, [iteration, cond_in, *seen])
+    before = [seen[i] if i in seqs else x for i, x in enumerate(states)]
     if runs_all and ctx.has_input(0):
         count = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
         steps: Expr = ss.ops.zeros(ss.ops.reshape(count, (1,)), "int64")
     else:
         steps = ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
-    it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
-    r = LOOP_RESULT(steps, *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
+    r = LOOP_RESULT(steps, *before, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
     return [r[i] for i in range(n + k)]
+
+
+def _sequence_state(ctx: NodeContext, body: onnx.GraphProto, i: int) -> bool:
+    """Whether loop-carried value ``i`` is a sequence: the body declares it one, else (the body
+    declares no type) its initial value is one."""
+    tp = body.input[2 + i].type
+    if tp.HasField("sequence_type"):
+        return True
+    if tp.WhichOneof("value") is not None:
+        return False
+    t = ctx.type_of(2 + i)
+    return isinstance(t, ss.TupleType) or is_sequence(t)
+
+
+#: the rounds of a loop-carried sequence's fixpoint after the first (which sees the initial one)
+_SEQUENCE_ROUNDS: Final = 2
 
 
 def _iteration(trip: int | None) -> ss.Dim | None:
