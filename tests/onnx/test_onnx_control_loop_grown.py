@@ -178,3 +178,25 @@ def test_a_rank_that_keeps_growing_is_unknown() -> None:
     res = sso.infer(model, dims={"n": ss.dim("n"), "k": ss.dim("k")})
     seq = res.type_of("seq")
     assert str(seq) == "Sequence[Tensor[?, float32]]", seq
+
+
+def test_an_element_read_back_must_broadcast_with_the_input() -> None:
+    """The body adds the input ``x`` (n, k) to the last element, which grows by a row each
+    iteration: from the second iteration on that needs ``n == 1`` (onnxruntime refuses other
+    sizes). The body saw only ``[x]`` before, and symshape accepted every size."""
+    grow = [
+        node("SequenceAt", ["s", "minus"], ["last"], name="last"),
+        node("Add", ["last", "x"], ["sum"], name="add"),
+        node("Slice", ["sum", "z1", "o1"], ["row"], name="row"),
+        node("Concat", ["sum", "row"], ["t"], name="t", axis=0),
+        node("SequenceInsert", ["s", "t"], ["s_out"], name="grow"),
+    ]
+    model = _loop_model(grow, first=True)
+    consts = {"minus": np.array(-1, np.int64), "z1": np.array([0], np.int64), "o1": np.array([1], np.int64)}
+    for k, v in consts.items():
+        model.graph.initializer.append(onnx.numpy_helper.from_array(v, k))
+    syms = {"n": ss.dim("n"), "k": ss.dim("k")}
+    res = sso.infer(model, dims=syms)
+    assert [g.describe() for g in res.guards] == ["add at test: node 'add' (Add) needs `n == 1`"]
+    sizes = [{"n": n, "k": k} for n, k in ((1, 1), (1, 3), (2, 3), (3, 2))]
+    assert disagreements(model, syms, sizes, feeds_of([In("x", "float32", ["n", "k"])])) == []

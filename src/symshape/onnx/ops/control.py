@@ -245,7 +245,7 @@ def _loop(ctx: NodeContext) -> Outputs:
     outs = ctx.apply(body, [iteration, cond_in, *seen])
     # a sequence (say grown) is seen as the body left it, then again, to a fixpoint (see LOOP_SEQ)
     seqs = [i for i in range(n) if _sequence_state(ctx, body, i)]
-    for _ in range(_SEQUENCE_ROUNDS if seqs else 0):
+    for _ in range(_SEQUENCE_ROUNDS if seqs and trip != 1 else 0):  # (one iteration: the first)
         seen = [LOOP_SEQ(seen[i], outs[1 + i], iteration=it_dim) if i in seqs else seen[i] for i in range(n)]
         outs = ctx.apply(body, [iteration, cond_in, *seen])
     before = [seen[i] if i in seqs else x for i, x in enumerate(states)]
