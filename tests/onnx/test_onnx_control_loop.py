@@ -195,12 +195,13 @@ def test_a_sequence_grown_in_the_loop() -> None:
     res = sso.infer(model, dims={"n": ss.dim("n")})
     assert res.status == "ok", res.report()
     t = res.type_of("seq")
-    # the body sees the sequence as it is before the first iteration (empty): what it computes
-    # from that holds for the first iteration only, so a sequence that grows gives its elements
-    # an unknown rank (they are 1-d; found by review: a body reading the length gave wrong sizes)
-    assert str(t) == "Sequence[Tensor[?, float32]]", t
-    flat = res.type_of("flat")  # (of the elements' unknown rank)
-    assert isinstance(flat, ss.TensorType) and flat.ndim is None and flat.dtype == "float32"
+    # the body sees the sequence before the first iteration (empty), then a sequence of unknown
+    # length of what it added (1-d of a size the iteration number gives: a `?`), which it grows
+    # by elements of that type (a fixpoint): 1-d elements (found by review: a body reading the
+    # length gave wrong sizes when it saw the empty sequence only)
+    assert str(t) == "Sequence[Tensor[(?,), float32]]", t
+    flat = res.type_of("flat")
+    assert isinstance(flat, ss.TensorType) and flat.ndim == 1 and flat.dtype == "float32"
     for n in (1, 4):
         seq, flat_arr = _ort_raw(model, {"x": np.zeros(n, np.float32)})
         assert [np.asarray(a).shape for a in seq] == [(k + 1,) for k in range(n)]

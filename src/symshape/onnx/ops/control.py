@@ -11,8 +11,9 @@ length (the scan inputs' common size along their axes, a shape value) inserted a
 (a negative one counted from the output's end). The directions do not change the types.
 Opset 8's ``Scan`` (a batch axis first, the sequence axis second) is converted the same way.
 
-``Loop`` applies its body once (see :func:`_loop`); ``SequenceMap`` applies its body to each
-element of sequences of known length, else once to an element (see :func:`_sequence_map`).
+``Loop`` applies its body once, and to a fixpoint for a loop-carried sequence (see
+:func:`_loop`); ``SequenceMap`` applies its body to each element of sequences of known length,
+else once to an element (see :func:`_sequence_map`).
 An ``If`` whose outputs are declared sequences joins its branches' element types.
 """
 
@@ -30,6 +31,7 @@ from symshape.onnx.ops.common import like, stacked, value_slice
 from symshape.onnx.ops.sequence_types import (
     DECLARED,
     LOOP_RESULT,
+    LOOP_SEQ,
     LOOP_STATE,
     OF_TYPE,
     SEQ_AT,
@@ -80,7 +82,7 @@ def _is_sequence_output(g: onnx.GraphProto, i: int) -> bool:
     return bool(tp.HasField("sequence_type"))
 
 
-def _declared_sizes(body: onnx.GraphProto, xs: list[Expr], kind: str) -> list[Expr]:
+def _declared_sizes(ctx: NodeContext, body: onnx.GraphProto, xs: list[Expr], kind: str) -> list[Expr]:
     """A ``Scan`` body's inputs (``kind``) or outputs ``xs`` with the constant sizes the body
     declares for them: onnxruntime allocates them by those and refuses others (a ``dim_param``
     takes any size), so each must be the size computed (a guard or an error naming the value)."""
@@ -92,7 +94,9 @@ def _declared_sizes(body: onnx.GraphProto, xs: list[Expr], kind: str) -> list[Ex
             continue
         shape = tuple(int(d.dim_value) if d.HasField("dim_value") else None for d in tt.shape.dim)
         if any(k is not None for k in shape):
-            out[i] = DECLARED(xs[i], shape=shape, what=f"Scan body {kind} '{vi.name}'")
+            sizes = ", ".join("?" if k is None else str(k) for k in shape)
+            with ctx.checking(f"the body {kind} '{vi.name}' has the sizes the body declares ({sizes})"):
+                out[i] = DECLARED(xs[i], shape=shape, what=f"Scan body {kind} '{vi.name}'")
     return out
 
 
@@ -112,17 +116,23 @@ def _scan(ctx: NodeContext) -> Outputs:
     states, scanned = xs[:n], xs[n:]
     first = ss.ops.int_tensor(0)
     slices = [ss.ops.take(x, first, axis=a, mode="fast") for x, a in zip(scanned, in_axes)]
-    ins = _declared_sizes(body, [*states, *slices], "input")
+    ins = _declared_sizes(ctx, body, [*states, *slices], "input")
     states = ins[:n]  # (the final states: with the sizes declared for the body's)
-    outs = _declared_sizes(body, ctx.apply(body, ins), "output")
+    outs = _declared_sizes(ctx, body, ctx.apply(body, ins), "output")
     steps: Expr | None = None  # (L,): every scan input has the same length (onnxruntime's check)
-    for x, a in zip(scanned, in_axes):
+    for j, (x, a) in enumerate(zip(scanned, in_axes)):
         length = value_slice(ss.ops.shape_of(x), [a], [a + 1 if a != -1 else None])
         here = ss.ops.zeros(length, "int64")
-        steps = here if steps is None else ss.ops.take(stacked(steps, here), first, axis=0)
+        with ctx.checking(f"scan input {j} has the length (axis {a}) of the scan inputs before it"):
+            steps = here if steps is None else ss.ops.take(stacked(steps, here), first, axis=0)
     assert steps is not None
     # a final state has its initial state's type (onnxruntime refuses a body that changes it)
-    result: list[Expr] = [ss.ops.cast_like(like(o, s), stacked(s, o)) for o, s in zip(outs[:n], states)]
+    result: list[Expr] = []
+    for j, (o, s) in enumerate(zip(outs[:n], states)):
+        with ctx.checking(
+            f"the body's state output {j} '{body.output[j].name}' has its initial state's shape"
+        ):
+            result.append(ss.ops.cast_like(like(o, s), stacked(s, o)))
     for y, ax in zip(outs[n:], out_axes):  # a negative axis counts in the output (rank + 1)
         result.append(ss.ops.take(ss.ops.expand_dims(y, ax), steps, axis=ax))
     return result
@@ -144,23 +154,32 @@ def _scan_v8(ctx: NodeContext) -> Outputs:
     zero = ss.ops.int_tensor(0)
     one_entry: list[Expr] = [ss.ops.take(s, zero, axis=0) for s in states]
     steps_in = [ss.ops.take(ss.ops.take(x, zero, axis=0), zero, axis=0) for x in scanned]
-    ins = _declared_sizes(body, [*one_entry, *steps_in], "input")
+    ins = _declared_sizes(ctx, body, [*one_entry, *steps_in], "input")
     one_entry = ins[:n]  # (the final states: with the sizes declared for the body's)
-    outs = _declared_sizes(body, ctx.apply(body, ins), "output")
+    outs = _declared_sizes(ctx, body, ctx.apply(body, ins), "output")
     bl: Expr | None = None  # (B, L): every scan input's batch and length agree
-    for x in scanned:
+    for j, x in enumerate(scanned):
         here = ss.ops.cast(ss.ops.sum(x, axis=(0, 1), exclude=True), "int64")
-        bl = here if bl is None else ss.ops.cast_like(bl, stacked(bl, here))
+        with ctx.checking(f"scan input {j} has the batch (axis 0) and length (axis 1) of those before it"):
+            bl = here if bl is None else ss.ops.cast_like(bl, stacked(bl, here))
     assert bl is not None
     batch = ss.ops.take(bl, zero, axis=1)  # (B,)
     steps = ss.ops.take(bl, zero, axis=0)  # (L,)
-    checks = [stacked(ss.ops.sum(s, axis=0, exclude=True), batch) for s in states]
+    checks: list[Expr] = []
+    for j, s in enumerate(states):
+        with ctx.checking(f"state {j} has the scan inputs' batch (axis 0)"):
+            checks.append(stacked(ss.ops.sum(s, axis=0, exclude=True), batch))
     if ctx.has_input(0):
-        checks.append(stacked(batch, ctx.input(0)))
-    result: list[Expr] = [
-        ss.ops.cast_like(ss.ops.take(ss.ops.expand_dims(e, 0), batch, axis=0), stacked(e, o))
-        for e, o in zip(one_entry, outs[:n])
-    ]
+        with ctx.checking("sequence_lens is (batch,), of the scan inputs"):
+            checks.append(stacked(batch, ctx.input(0)))
+    result: list[Expr] = []
+    for j, (e, o) in enumerate(zip(one_entry, outs[:n])):
+        with ctx.checking(
+            f"the body's state output {j} '{body.output[j].name}' has its initial state's shape"
+        ):
+            result.append(
+                ss.ops.cast_like(ss.ops.take(ss.ops.expand_dims(e, 0), batch, axis=0), stacked(e, o))
+            )
     for y in outs[n:]:
         y = ss.ops.take(ss.ops.expand_dims(y, 0, num_newaxis=2), steps, axis=1)
         result.append(ss.ops.take(y, batch, axis=0))
@@ -177,7 +196,10 @@ def _loop(ctx: NodeContext) -> Outputs:
     ``j``: then not known, see :func:`symshape.onnx.infer`) and a condition that is true (the
     body runs only while it is; without the condition input, one not known). A final state has
     its initial type when the body gives it back with that type (then every iteration sees the
-    same types), else an unknown rank; a sequence grows by the join of what the iteration adds.
+    same types), else an unknown rank; a sequence grows by the join of what the iteration adds:
+    the body is applied again (:data:`_SEQUENCE_ROUNDS` times) to a sequence of unknown length of
+    the elements before and those it added (``onnx.loop_seq``), to a fixpoint: the elements it
+    adds then are of that type (sizes that keep changing are any size), else an unknown rank.
     A scan output has the iteration count first: the trip count when the condition stays true
     (no condition input, or a true one that the body passes on, or that of the outer graph it
     gives back), none for a false one, else a new symbol."""
@@ -218,15 +240,38 @@ def _loop(ctx: NodeContext) -> Outputs:
         iteration = ss.ops.mod(
             iteration, ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(1))
         )
-    outs = ctx.apply(body, [iteration, cond_in, *(LOOP_STATE(x) for x in states)])
+    it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
+    seen = [LOOP_STATE(x) for x in states]  # what the body sees of the states
+    outs = ctx.apply(body, [iteration, cond_in, *seen])
+    # a sequence (say grown) is seen as the body left it, then again, to a fixpoint (see LOOP_SEQ)
+    seqs = [i for i in range(n) if _sequence_state(ctx, body, i)]
+    for _ in range(_SEQUENCE_ROUNDS if seqs and trip != 1 else 0):  # (one iteration: the first)
+        seen = [LOOP_SEQ(seen[i], outs[1 + i], iteration=it_dim) if i in seqs else seen[i] for i in range(n)]
+        outs = ctx.apply(body, [iteration, cond_in, *seen])
+    before = [seen[i] if i in seqs else x for i, x in enumerate(states)]
     if runs_all and ctx.has_input(0):
         count = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
         steps: Expr = ss.ops.zeros(ss.ops.reshape(count, (1,)), "int64")
     else:
         steps = ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
-    it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
-    r = LOOP_RESULT(steps, *states, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
+    r = LOOP_RESULT(steps, *before, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
     return [r[i] for i in range(n + k)]
+
+
+def _sequence_state(ctx: NodeContext, body: onnx.GraphProto, i: int) -> bool:
+    """Whether loop-carried value ``i`` is a sequence: the body declares it one, else (the body
+    declares no type) its initial value is one."""
+    tp = body.input[2 + i].type
+    if tp.HasField("sequence_type"):
+        return True
+    if tp.WhichOneof("value") is not None:
+        return False
+    t = ctx.type_of(2 + i)
+    return isinstance(t, ss.TupleType) or is_sequence(t)
+
+
+#: the rounds of a loop-carried sequence's fixpoint after the first (which sees the initial one)
+_SEQUENCE_ROUNDS: Final = 2
 
 
 def _iteration(trip: int | None) -> ss.Dim | None:

@@ -77,6 +77,8 @@ def _resize(
     if axes is None:
         rank = n
         ax = list(range(n))
+        if (r := ctx.rank(0)) is not None and r != n:
+            ctx.fail(RANK_MISMATCH, f"{n} scales or sizes for an input of rank {r}")
     else:
         if len(axes) != n:
             ctx.fail(BAD_ATTRIBUTE, f"{n} scales or sizes for {len(axes)} axes")
@@ -205,13 +207,20 @@ def _resize_v10(ctx: NodeContext) -> Outputs:
 @register("Resize", since=11, value_inputs=(2, 3))
 def _resize_v11(ctx: NodeContext) -> Outputs:
     """``tf_crop_and_resize`` reads a ``roi`` of two values per resized axis (onnxruntime's and
-    the reference's check)."""
+    the reference's check); with ``axes``, onnxruntime also takes one of two values per axis of
+    the input (a roi of that constant length is not checked further)."""
     y = _resize_v11_shape(ctx)
     mode = ctx.attr_str("coordinate_transformation_mode", "half_pixel")
     axes = ctx.attr_ints("axes") if ctx.opset >= 18 else None
     n = len(axes) if axes is not None else ctx.rank(0)
     if mode == "tf_crop_and_resize" and ctx.has_input(1) and n is not None:
-        roi = stacked(ss.Constant(shape=(2 * n,), dtype="float32"), ctx.input(1))
+        what = "resized axis (axes)" if axes is not None else "axis of the input"
+        rt, r = ctx.tensor_type(1), ctx.rank(0)
+        k = rt.dims[0] if rt is not None and rt.ndim == 1 and rt.dims[0].is_constant else None
+        if axes is not None and r is not None and k is not None and int(k) == 2 * r:
+            return y  # onnxruntime also takes a roi of every axis with axes
+        with ctx.checking(f"roi is ({2 * n},): a start and an end per {what}"):
+            roi = stacked(ss.Constant(shape=(2 * n,), dtype="float32"), ctx.input(1))
         y = ss.ops.cast_like(y, ss.ops.cast_like(roi, y))
     return y
 
@@ -421,9 +430,16 @@ def _dft(ctx: NodeContext) -> Outputs:
         ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is not a signal axis of rank {r}")
     parts = ss.ops.sum(x, axis=-1, keepdims=True, exclude=True)  # (1, ..., 1, c)
     if onesided:  # c == 1 (real, forward) or c == 2 (complex, inverse)
-        check: Expr = stacked(set_dim(parts, -1, 2 if inverse else 1), parts)
+        text = (
+            "the input of a one-sided inverse DFT is complex: its last axis holds 2 values"
+            if inverse
+            else "the input of a one-sided DFT is real: its last axis holds 1 value"
+        )
+        with ctx.checking(text):
+            check: Expr = stacked(set_dim(parts, -1, 2 if inverse else 1), parts)
     else:  # c == 1 or c == 2: broadcasts against 2
-        check = ss.ops.add(parts, ss.ops.cast_like(ss.ops.zeros((2,), "float32"), parts))
+        with ctx.checking("the input's last axis holds 1 (real) or 2 (complex) values"):
+            check = ss.ops.add(parts, ss.ops.cast_like(ss.ops.zeros((2,), "float32"), parts))
     y: Expr = ss.ops.cast_like(x, check)
     if ctx.has_input(1) and ctx.rank(1) not in (0, None):
         ctx.fail(BAD_ATTRIBUTE, f"dft_length must be a scalar, got rank {ctx.rank(1)}")
@@ -447,7 +463,8 @@ def _run_time_length(ctx: NodeContext, y: Expr, axis: int, half: bool) -> Expr:
     """``y`` with the signal axis ``axis`` of ``dft_length`` entries, a value computed at run time
     (``n//2 + 1`` for ``half``, a one-sided forward DFT); ``n >= 1`` (onnxruntime refuses less)."""
     n = ss.ops.arange(ss.ops.reshape(ss.ops.cast(ctx.input(1), "int64"), ()))  # (n,)
-    first = ss.ops.take(n, ss.const(np.array(0, dtype=np.int64)), axis=0, mode="nonnegative")  # n >= 1
+    with ctx.checking("dft_length is at least 1"):
+        first = ss.ops.take(n, ss.const(np.array(0, dtype=np.int64)), axis=0, mode="nonnegative")  # n >= 1
     if half:  # n//2 + 1 = the length of range(0, n + 1, 2)
         n = ss.ops.strided_slice(ss.ops.pad(n, ((0, 1),)), [0], [None], strides=[2])
     if axis >= 0:
@@ -485,9 +502,11 @@ def _stft(ctx: NodeContext) -> Outputs:
     onesided = bool(ctx.attr_int("onesided", 1))
     parts = ss.ops.sum(x, axis=(0, 1))  # (c,): real (1) or complex (2)
     if onesided:
-        x = _with(x, stacked(set_dim(parts, 0, 1), parts))
+        with ctx.checking("the signal of a one-sided STFT is real: its last axis holds 1 value"):
+            x = _with(x, stacked(set_dim(parts, 0, 1), parts))
     else:
-        x = _with(x, ss.ops.add(parts, ss.ops.cast_like(ss.ops.zeros((2,), "float32"), parts)))
+        with ctx.checking("the signal's last axis holds 1 (real) or 2 (complex) values"):
+            x = _with(x, ss.ops.add(parts, ss.ops.cast_like(ss.ops.zeros((2,), "float32"), parts)))
     window = ctx.input(2) if ctx.has_input(2) else None
     wt = ctx.tensor_type(2) if window is not None else None
     if wt is not None and wt.ndim is not None and wt.ndim != 1:
@@ -496,19 +515,22 @@ def _stft(ctx: NodeContext) -> Outputs:
     if ctx.has_input(3):
         length = _scalar(ctx, 3, "the frame length")
         if window is not None:  # of the frame length
-            x = _with(x, stacked(ss.Constant(shape=(length,), dtype="float32"), window))
+            with ctx.checking(f"the window's length is frame_length {length}"):
+                x = _with(x, stacked(ss.Constant(shape=(length,), dtype="float32"), window))
     elif wt is not None and wt.ndim == 1 and wt.dims[0].is_constant:
         length = int(wt.dims[0])
     z = ss.ops.sum(x, axis=2)  # (B, L)
     if length is not None:
-        frames: Expr = ss.ops.max_pool1d(ss.ops.expand_dims(z, 1), pool_size=length, strides=step)
+        with ctx.checking(f"the frame length {length} is at most the signal's length (axis 1)"):
+            frames: Expr = ss.ops.max_pool1d(ss.ops.expand_dims(z, 1), pool_size=length, strides=step)
         frames = ss.ops.sum(frames, axis=1)  # (B, frames)
         per_frame: Expr = ss.Constant(shape=(length,), dtype="float32")
     elif window is None:  # one frame of the whole signal
         frames, per_frame = ss.ops.sum(z, axis=1, keepdims=True), ss.ops.sum(z, axis=0)
     else:  # the window's length w: frames start at 0, step, ... up to L - w
         w = ss.ops.take(ss.ops.shape_of(window), ss.ops.int_tensor(0))
-        fits = ss.ops.take(z, ss.ops.arange(w), axis=1, mode="nonnegative")  # w <= L
+        with ctx.checking("the window's length is at most the signal's length (axis 1)"):
+            fits = ss.ops.take(z, ss.ops.arange(w), axis=1, mode="nonnegative")  # w <= L
         last = ss.ops.subtract(ss.ops.shape_of(window), ss.ops.int_tensor((1,)))  # [w - 1]
         frames = _with(value_slice(z, last, [None], [step], axes=[1]), fits)
         per_frame = window

@@ -139,7 +139,7 @@ def _einsum(ctx: NodeContext) -> Outputs:
     if any(c not in order for c in out) or len(set(out)) != len(out):
         ctx.fail(BAD_ATTRIBUTE, f"bad Einsum output {rhs!r} in {eq!r}")
     full: list[Expr] = []
-    for x, ls in zip(xs, labelled):
+    for i, (x, ls) in enumerate(zip(xs, labelled)):
         ls = list(ls)
         for c in dict.fromkeys(ls):  # a repeated label: the diagonal (the axes agree; one is summed away)
             while ls.count(c) > 1:
@@ -148,7 +148,10 @@ def _einsum(ctx: NodeContext) -> Outputs:
                 perm = list(range(len(ls)))
                 perm[p], perm[q] = q, p
                 # x stacked with its transpose: the two axes must agree exactly (no broadcasting)
-                x = ss.ops.sum(stacked(x, ss.ops.transpose(x, perm)), axis=(0, q + 1))
+                with ctx.checking(
+                    f"the axes of operand {i} that label {c!r} repeats have one size (a diagonal)"
+                ):
+                    x = ss.ops.sum(stacked(x, ss.ops.transpose(x, perm)), axis=(0, q + 1))
                 del ls[q]
         mine = [c for c in order if c in ls]
         if mine != ls:
@@ -158,8 +161,18 @@ def _einsum(ctx: NodeContext) -> Outputs:
                 x = ss.ops.expand_dims(x, j)
         full.append(x)
     y = full[0]
-    for x in full[1:]:
-        y = ss.ops.multiply(y, x)
+    seen = set(labelled[0])
+    for i, x in enumerate(full[1:], 1):
+        shared = dict.fromkeys(
+            "..." if c.startswith("...") else c for c in order if c in seen and c in labelled[i]
+        )
+        seen.update(labelled[i])
+        names = ", ".join(f"{c!r}" for c in shared)
+        before = "operand 0's" if i == 1 else f"operands 0 to {i - 1}'s"
+        with ctx.checking(
+            f"operand {i}'s sizes at label(s) {names} broadcast with {before} (one size, or 1)"
+        ):
+            y = ss.ops.multiply(y, x)
     gone = [j for j, c in enumerate(order) if c not in out]
     if gone:
         y = ss.ops.sum(y, axis=tuple(gone))

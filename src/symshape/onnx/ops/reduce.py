@@ -13,6 +13,7 @@ to ``int64``.
 from __future__ import annotations
 
 import symshape as ss
+from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.registry import Outputs, register
 
@@ -31,6 +32,14 @@ def _reduce(ctx: NodeContext, axes: tuple[int, ...] | None, input_form: bool) ->
         if input_form and ctx.attr_int("noop_with_empty_axes", 0):
             return ss.ops.copy(x)
         return ss.ops.sum(x, axis=None, keepdims=keepdims)
+    r = ctx.rank(0)
+    seen: dict[int, int] = {}  # (onnxruntime reduces a repeated axis once; the reference refuses it)
+    for a in axes:
+        k = a % r if r is not None and -r <= a < r else a
+        if (b := seen.get(k)) is not None:
+            how = "" if a == b else f" ({b} and {a} of rank {r})"
+            ctx.fail(BAD_ATTRIBUTE, f"axes {tuple(axes)} name the input's axis {k} twice{how}")
+        seen[k] = a
     return ss.ops.sum(x, axis=tuple(axes), keepdims=keepdims)
 
 

@@ -17,7 +17,10 @@ by the model) is the same in every element, as the model declares it.
   type, a tuple's joined fields) and :data:`SEQ_OF` (``onnx.seq_of(e)``): ``Sequence[type(e)]``,
   so that an ``If`` joins the element types of its branches' sequences.
 * :data:`LOOP_RESULT` (``onnx.loop_result(steps, *inits, *outs, *scans, n=N)``): the outputs of a
-  ``Loop`` whose body was applied once to the initial states (see :mod:`symshape.onnx.ops.control`).
+  ``Loop`` whose body was applied to the initial states (see :mod:`symshape.onnx.ops.control`);
+  :data:`LOOP_SEQ` (``onnx.loop_seq(prev, out)``): a loop-carried sequence as the body's next
+  application sees it (``Sequence[E]`` of the elements before and those added; a size that
+  changed again from one round to the next any size), to a fixpoint.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ __all__ = [
     "SEQ_OF",
     "SEQ_PICK",
     "LOOP_RESULT",
+    "LOOP_SEQ",
     "LOOP_STATE",
     "OF_TYPE",
     "SPLIT_SUM",
@@ -222,25 +226,21 @@ def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] 
     """A loop-carried value's type over every iteration (its initial one ``init``, ``out`` after
     one iteration), and whether it stays the same (the body then sees one type every
     iteration); None to defer (until the sizes the iteration computes are solved)."""
-    if _has_unknowns(out) and not ctx.final:
-        return None
+    if (_has_unknowns(out) or isinstance(init, ty.IncompleteType)) and not ctx.final:
+        return None  # (a sequence as a later round sees it: see LOOP_SEQ)
     if init == out and not isinstance(init, ty.IncompleteType) and not _mentions(init, it):
         return init, True  # (a value passed on: a tuple keeps its length)
+    if isinstance(init, (ty.TupleType, ty.TypeCall)) and isinstance(out, ty.IncompleteType) and ctx.final:
+        return _anything(ctx, init), False  # (the body's sequence stays unsolved)
     if isinstance(init, (ty.TupleType, ty.TypeCall)) or isinstance(out, (ty.TupleType, ty.TypeCall)):
-        ei, eo = element_type(ctx, init), element_type(ctx, out)
-        if eo is not None and not isinstance(eo, _Empty):
-            eo = _forget(eo, it)  # (an element added at iteration i: a size of i is its own)
-        j = _join(ctx, ei, eo)
-        if j is None or eo is None:
+        grown = _grown(ctx, init, out, it)
+        if grown is None:
             return None
-        if isinstance(j, _Empty):
-            return ty.TupleType(()), True
-        # the elements added have one type when the join with those before is theirs; a tuple
-        # (a sequence of known length) that grows gave the body its first length
-        stable = (isinstance(eo, _Empty) or _same(ctx, j, eo)) and not (
-            isinstance(init, ty.TupleType) and init != out
-        )
-        return (seq_type(j), True) if stable else (seq_type(_any_rank(j)), False)
+        t, stable = grown
+        if stable:
+            return t, True
+        assert isinstance(t, ty.TypeCall)  # (a tuple: only the empty one, which is stable)
+        return seq_type(_any_rank(t.args[0])), False
     if _same(ctx, init, out) and not _mentions(out, it):
         return _without_value(init), True  # (the body saw no value: LOOP_STATE)
     if isinstance(init, ty.TensorType) and isinstance(out, ty.TensorType):
@@ -250,6 +250,103 @@ def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] 
         # tensor stays a tensor of its dtype (the ONNX spec), of a rank not known
         return ty.Tensor(None, init.dtype), False
     return ty.ObjectType(), False
+
+
+def _grown(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[ty.TupleType | ty.TypeCall, bool] | None:
+    """A loop-carried sequence over every iteration (its type ``init`` before one, ``out`` after
+    it): ``Sequence[E]`` of the join ``E`` of the elements before and those added (a size that
+    the iteration number or a size computed at run time gives: a ``?``), the empty tuple when
+    none is ever added; and whether the body saw its elements' type (``E`` is what it saw, or
+    what it added, as before). None to defer."""
+    ei, eo = element_type(ctx, init), element_type(ctx, out)
+    if eo is not None and not isinstance(eo, _Empty):
+        eo = _forget(eo, it)  # (an element added at iteration i: a size of i is its own)
+    j = _join(ctx, ei, eo)
+    if j is None or eo is None:
+        return None
+    if isinstance(j, _Empty):
+        return ty.TupleType(()), True
+    # the elements added have one type when the join with those before is theirs; a tuple
+    # (a sequence of known length) that grows gave the body its first length
+    if (
+        isinstance(init, ty.TypeCall)
+        and ei is not None
+        and not isinstance(ei, _Empty)
+        and _covers(ctx, ei, eo)
+    ):
+        return seq_type(ei), True  # (nothing new: a fixpoint, see LOOP_SEQ)
+    stable = (isinstance(eo, _Empty) or _same(ctx, j, eo)) and not (
+        isinstance(init, ty.TupleType) and init != out
+    )
+    return seq_type(j), stable
+
+
+def _covers(ctx: Context, e: Type, t: Type | _Empty | None) -> bool:
+    """Whether every tensor of type ``t`` has type ``e``: one dtype and rank, each size ``e``'s
+    or any size (see :func:`_any_size`)."""
+    if isinstance(t, _Empty):
+        return True
+    if (
+        t is None
+        or not isinstance(e, ty.TensorType)
+        or not isinstance(t, ty.TensorType)
+        or e.dtype != t.dtype
+    ):
+        return False
+    if e.ndim is None:
+        return True
+    if t.ndim != e.ndim:
+        return False
+    return all(x == y or _any_size(x) or ctx.prove(eq(x, y)) is True for x, y in zip(e.dims, t.dims))
+
+
+def _any_size(d: Dim) -> bool:
+    """Whether ``d`` is any size: a ``?`` of no alternatives, or one of which is."""
+    at = d.atom
+    return isinstance(at, AnyDim) and (not at.alts or any(_any_size(a) for a in at.alts))
+
+
+def _loop_seq_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """What a ``Loop`` body sees of a loop-carried sequence in the next round of the fixpoint
+    (:func:`symshape.onnx.ops.control._loop`): of type ``prev`` it became ``out`` in the round
+    before; ``prev`` when the body passed it on, else ``Sequence[E]`` of the join of the
+    elements before and those added (:func:`_grown`)."""
+    prev, out, res = args
+    it = attrs.get("iteration")
+    assert isinstance(it, Dim)
+    if isinstance(prev, ty.IncompleteType):
+        return False
+    if isinstance(out, ty.IncompleteType) or _has_unknowns(out):
+        if not ctx.final:
+            return False
+        if isinstance(out, ty.IncompleteType):  # (the body's value stays unsolved)
+            ctx.unify(res, _anything(ctx, prev))
+            return True
+    if prev == out and not _mentions(prev, it):
+        ctx.unify(res, prev)
+        return True
+    if not isinstance(prev, (ty.TupleType, ty.TypeCall)) and not isinstance(out, (ty.TupleType, ty.TypeCall)):
+        ctx.unify(res, _anything(ctx, prev))
+        return True
+    grown = _grown(ctx, prev, out, it)
+    if grown is None:
+        return False
+    t = grown[0]
+    if isinstance(prev, ty.TypeCall) and isinstance(t, ty.TypeCall) and not grown[1]:
+        t = seq_type(_widen(t.args[0]))  # (a size that changed again: any size)
+    ctx.unify(res, t)
+    return True
+
+
+def _widen(t: Type) -> Type:
+    """``t`` with each join of differing sizes any size (a ``?`` of no alternatives): sizes
+    that keep changing from one round to the next reach a fixpoint."""
+
+    def widen(d: Dim) -> Dim:
+        at = d.atom
+        return fresh_any() if isinstance(at, AnyDim) and at.alts and not _any_size(d) else d
+
+    return ty.map_dims(t, widen)
 
 
 def _anything(ctx: Context, t: Type) -> Type:
@@ -384,6 +481,11 @@ SPLIT_SUM: Final = _op(
 #: for it, which must be its own
 DECLARED: Final = _op(
     "declared", _declared_rel, 1, "the input with its declared sizes (checked)", shape="sizes", what="str"
+)
+#: ``onnx.loop_seq(prev, out, iteration=i)``: a loop-carried sequence as the next round of a
+#: ``Loop`` body sees it (see :func:`_loop_seq_rel`)
+LOOP_SEQ: Final = _op(
+    "loop_seq", _loop_seq_rel, 2, "a loop-carried sequence over the iterations so far", iteration="any"
 )
 LOOP_RESULT: Final = _op(
     "loop_result", _loop_result_rel, -1, "a Loop's final states and scan outputs", n="int", iteration="any"
