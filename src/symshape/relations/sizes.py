@@ -76,8 +76,8 @@ def dynamic_sizes(ctx: Context, t: Type, what: str, index: int) -> tuple[Dim | N
 def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor(shape, x.dtype)``; each input dimension (right-aligned) is 1 or the target's.
     With two inputs the target is the value of the second; an unknown entry of it is the input's
-    dimension where that is a constant other than 1 (the only size that broadcasts), else a fresh
-    dimension."""
+    dimension where that cannot be 1 (the only size it broadcasts to), else a given ``?``
+    (:func:`fill_unknown`)."""
     out = args[ctx.num_inputs]
     x = tensor_or_defer(args[0], ctx, 0)
     if ctx.num_inputs == 2:
@@ -102,7 +102,7 @@ def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         for i in range(1, x.ndim + 1):
             d, t = x.dims[-i], shape[-i]
             if d == 1 or d == t or len(shape) - i in unknown:
-                continue  # (an unknown target size: the result is a fresh dimension there)
+                continue  # (an unknown target size: the result is a given `?` there)
             if d.has_unknowns and ctx.final:
                 chk.equal(d, t, NOT_BROADCASTABLE, "")
                 continue
@@ -159,8 +159,10 @@ def fill_unknown(
     ctx: Context, x: TensorType, es: Sequence[Dim | None]
 ) -> tuple[tuple[Dim, ...], list[int]]:
     """A broadcast target with its unknown entries filled, and their positions: the input's
-    aligned dimension when it is a constant other than 1 (a valid target has that size there),
-    else a fresh dimension (the result's size there is not known)."""
+    aligned dimension when it cannot be 1 (a constant other than 1, a symbol ``>= 2``: the only
+    size it broadcasts to, one way or both, is itself), else a given ``?`` (the run decides the
+    result's size there; a solver unknown would be bound silently by whatever the result meets
+    later). What the run needs of the entry is not stated: some value of it always runs."""
     out: list[Dim] = []
     unknown: list[int] = []
     k = len(es)
@@ -171,11 +173,17 @@ def fill_unknown(
         unknown.append(i)
         j = (x.ndim or 0) - k + i
         xd = x.dims[j] if x.ndim is not None and j >= 0 else None
-        if xd is not None and xd.is_constant and xd != 1:
+        if xd is not None and not xd.has_unknowns and _never_one(xd):
             out.append(xd)
         else:
-            out.append(ctx.fresh_dim())
+            out.append(fresh_any())
     return tuple(out), unknown
+
+
+def _never_one(d: Dim) -> bool:
+    """Whether ``d`` cannot be 1 by its bounds (``8``, ``0``, a symbol declared ``min=2``)."""
+    lo, hi = bounds(d)
+    return lo >= 2 or hi <= 0
 
 
 @relation("init_tensor")
