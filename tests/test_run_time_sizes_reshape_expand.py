@@ -9,7 +9,9 @@ What the entries known before the run decide stays exact: a single run-time entr
 the element counts agree (as -1 is), -1 beside run-time entries is the input's count over the
 product of the others, a broadcast_to target entry facing an input size that cannot be 1 is that
 size (expand too: the entry is 1 or that size). What the run needs of its own values (the count
-equation over them, an entry that broadcasts) is not stated: some values always run.
+equation over them, an entry that broadcasts) is not stated: some values always run. The sizes a
+reshape copies or infers from an input of unknown rank are ``?`` as well: the checker does not
+know them either.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ x4 = ss.var("x4", ss.Tensor((s, 4), "float32"))
 x8 = ss.var("x8", ss.Tensor((8,), "float32"))
 xs2 = ss.var("xs2", ss.Tensor((s2,), "float32"))
 ones = ss.var("ones", ss.Tensor((1,), "float32"))
+xu = ss.var("xu", ss.Tensor(None, "float32"))  # sizes not known either: the input decides them
 v = ss.var("v", ss.Tensor((1,), "int64"))  # one run-time size
 w = ss.var("w", ss.Tensor((2,), "int64"))  # two run-time sizes
 y = ss.var("y", ss.Tensor((t, 1), "float32"))
 y3 = ss.var("y3", ss.Tensor((t, 4, 1), "float32"))
 z = ss.var("z", ss.Tensor((t,), "float32"))
-PARAMS = [x, x4, x8, xs2, ones, v, w, y, y3, z]
+PARAMS = [x, x4, x8, xs2, ones, xu, v, w, y, y3, z]
 
 
 def _cat(*parts: ss.Expr) -> ss.Expr:
@@ -46,6 +49,10 @@ CASES: dict[str, tuple[Callable[[], ss.Expr], ss.Var, tuple[int, ...]]] = {
     "reshape-two-entries": (lambda: ss.ops.reshape(x, w), y, (0, 1)),
     "reshape-two-entries-and-a-copy": (
         lambda: ss.ops.reshape(x4, _cat(v, ss.ops.int_tensor([0]), v)), y3, (0, 2)),
+    "reshape-unknown-rank-copy": (lambda: ss.ops.reshape(xu, (0, 4)), y, (0,)),
+    "reshape-unknown-rank-minus-one": (lambda: ss.ops.reshape(xu, (-1, 4)), y, (0,)),
+    "reshape-unknown-rank-run-time": (
+        lambda: ss.ops.reshape(xu, _cat(w, ss.ops.int_tensor([-1]))), y3, (0, 2)),
     "broadcast_to": (lambda: ss.ops.broadcast_to(x, v), z, (0,)),
     "broadcast_to-one": (lambda: ss.ops.broadcast_to(ones, v), z, (0,)),
     "expand": (lambda: ss.ops.expand(x, v), z, (0,)),

@@ -123,3 +123,21 @@ def test_the_guard_over_a_run_time_size_says_so() -> None:
     assert [str(g) for g in res.guards] == ["? == t or ? == 1 or t == 1"], res.report()
     with pytest.raises(ss.SymshapeError):
         res.valid_at({"s": 3, "t": 3})
+
+
+def test_a_reshape_of_an_input_of_unknown_rank() -> None:
+    """``Reshape`` of ``x`` of unknown rank to ``(-1, 4)`` or ``(0, 4)``, added to ``y`` of ``(t, 4)``:
+    the first size is the input's, which symshape does not know (a ``?``). Before, the ``Add``
+    bound it to ``t``: claimed ``(t, 4)``, onnxruntime gave ``(a, 4)`` for ``x`` of ``(a, 4)``."""
+    ins = [In("x", "float32", None), In("y", "float32", ["t", 4])]
+    for target in ([-1, 4], [0, 4]):
+        inits = {"target": np.array(target, dtype=np.int64)}
+        nodes = [node("Reshape", ["x", "target"], ["r"]), node("Add", ["r", "y"], ["o"])]
+        model = make_model(nodes, ins, ["r", "o"], opset=17, inits=inits)
+
+        def feeds(size: Mapping[str, int], rng: np.random.Generator) -> dict[str, np.ndarray[Any, Any]]:
+            return {"x": rng.standard_normal((size["a"], 4)).astype(np.float32),
+                    "y": rng.standard_normal((size["t"], 4)).astype(np.float32)}  # fmt: skip
+
+        sizes = [dict(t=1, a=3), dict(t=3, a=3), dict(t=2, a=1), dict(t=1, a=1), dict(t=2, a=3)]
+        assert disagreements(model, ["t"], sizes, feeds) == [], target

@@ -283,7 +283,7 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             return unknown_rank(ctx, out, x.dtype)
         # without -2 the new shape fixes the result's rank: what it gives literally is known,
         # what it copies (0, -3, -4's -1) or infers (-1) from the unknown input is not
-        ctx.assign(out, Tensor(_rank_only(ctx, spec, allowzero), x.dtype))
+        ctx.assign(out, Tensor(_rank_only(spec, allowzero), x.dtype))
         return True
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
@@ -415,9 +415,10 @@ def _known_part_divides(
              " (the run-time entries multiply to the quotient)")]
 
 
-def _rank_only(ctx: Context, spec: Sequence[Spec], allowzero: bool) -> tuple[Dim, ...]:
+def _rank_only(spec: Sequence[Spec], allowzero: bool) -> tuple[Dim, ...]:
     """The result of a reshape without -2 of an input of unknown rank: one dimension per value
-    (two for -4), unknown where the input decides it."""
+    (two for -4), a given ``?`` where the input decides it (its sizes are not known: a solver
+    unknown would be bound silently by whatever the result meets later)."""
     out: list[Dim] = []
     i = 0
     while i < len(spec):
@@ -426,11 +427,11 @@ def _rank_only(ctx: Context, spec: Sequence[Spec], allowzero: bool) -> tuple[Dim
             out.append(as_dim(s))
         elif s == -4:
             for p in spec[i + 1 : i + 3]:
-                out.append(ctx.fresh_dim() if isinstance(p, int) and p == -1 else as_dim(p))
+                out.append(fresh_any() if isinstance(p, int) and p == -1 else as_dim(p))
             i += 3
             continue
         else:  # 0, -1, -3
-            out.append(ctx.fresh_dim())
+            out.append(fresh_any())
         i += 1
     return tuple(out)
 
