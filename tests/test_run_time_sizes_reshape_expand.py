@@ -114,3 +114,25 @@ def test_the_known_part_of_the_count_must_divide_the_input_count() -> None:
     assert res.status == "guarded" and [str(g) for g in res.guards] == ["s % 3 == 0"], res.report()
     assert str(res.type_of(e)) == "Tensor[(3, ?, ?), float32]"
     assert res.valid_at({s: 6}) and not res.valid_at({s: 4})
+
+
+def test_the_report_says_which_size_each_run_time_question_mark_is() -> None:
+    """Every ``?`` prints alike; under a guard over one the report says which size it is: the
+    operator call whose result has it first (the run decided it there), and the axis. Two of
+    them in one guard are told apart by their order in it."""
+    r = ss.ops.reshape(x, w)  # (?, ?)
+    q = ss.ops.reshape(ss.ops.zeros((6,), "float32"), _cat(ss.ops.int_tensor([-1]), v))  # (6//?, ?)
+    res = ss.infer(ss.Function(PARAMS, ss.ops.add(ss.ops.add(r, y), q)))
+    lines = res.report().splitlines()
+    r_at, q_at = (f"reshape at {e.span}" for e in (r, q))
+    first = next(i for i, ln in enumerate(lines) if "needs `? == t or ? == 1 or t == 1`" in ln)
+    assert lines[first + 1] == f"    where `?` is axis 0 of the result of {r_at}, which the run decides"
+    both = next(i for i, ln in enumerate(lines) if "needs `max(t, ?) == 6//? or" in ln)
+    assert lines[both + 1 : both + 3] == [
+        f"    where the first `?` is axis 0 of the result of {r_at}, which the run decides",
+        f"    where the second `?` is axis 1 of the result of {q_at}, which the run decides",
+    ], res.report()
+    # a `?` of an annotation is no call's: no line
+    a = ss.var("a", ss.Tensor((ss.parse_dim("?"),), "float32"))
+    plain = ss.infer(ss.Function([a, z], ss.ops.add(a, z)))
+    assert plain.status == "guarded" and "where" not in plain.report(), plain.report()

@@ -141,3 +141,16 @@ def test_a_reshape_of_an_input_of_unknown_rank() -> None:
 
         sizes = [dict(t=1, a=3), dict(t=3, a=3), dict(t=2, a=1), dict(t=1, a=1), dict(t=2, a=3)]
         assert disagreements(model, ["t"], sizes, feeds) == [], target
+
+
+def test_the_report_names_the_node_whose_output_size_the_run_decides() -> None:
+    nodes = [
+        node("Concat", ["k", "m1"], ["shape"], axis=0, name="Concat_0"),
+        node("Reshape", ["x", "shape"], ["r"], name="Reshape_3"),
+        node("Add", ["r", "y"], ["o"], name="Add_4"),
+    ]
+    model = _model(nodes, [X, K1, In("y", "float32", ["t", 1])], ["o"])
+    report = sso.infer(model, dims={"s": ss.dim("s"), "t": ss.dim("t")}).report()
+    assert "node 'Add_4' (Add) needs `? == t or ? == 1 or t == 1`" in report, report
+    assert "where `?` is axis 0 of the result of reshape at " in report, report
+    assert "node 'Reshape_3' (Reshape), which the run decides" in report, report

@@ -16,11 +16,11 @@ Every operand must be a tensor: anything else is a ``type-mismatch``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from symshape.encoding.conds import any_of, eq, ge
-from symshape.encoding.dims import Dim, bounds, fresh_any
-from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.encoding.conds import Cond, any_of, cond_dims, eq, ge
+from symshape.encoding.dims import AnyDim, Dim, bounds, fresh_any
+from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
 from symshape.errors import (
     BAD_ATTRIBUTE,
     NEGATIVE_DIM,
@@ -48,6 +48,7 @@ __all__ = [
     "parse_pad_width",
     "pad_rel",
     "init_tensor_rel",
+    "run_time_notes",
 ]
 
 
@@ -209,3 +210,68 @@ def init_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     for o in args[ctx.num_inputs :]:
         ctx.assign(o, shape_t)
     return True
+
+
+# ----------------------------------------------------------------------------------------------
+# where a given ``?`` comes from (for reports)
+
+
+def _tensor_dims(t: Type) -> Iterable[tuple[str, int, Dim]]:
+    """``(which output, axis, size)`` for each size of ``t`` (a tensor or a tuple of them)."""
+    if isinstance(t, TensorType) and t.ndim is not None:
+        for i, d in enumerate(t.dims):
+            yield "", i, d
+    elif isinstance(t, TupleType):
+        for k, f in enumerate(t.fields):
+            for _, i, d in _tensor_dims(f):
+                yield f" {k}", i, d
+
+
+def run_time_notes(cond: Cond, calls: Iterable[tuple[str, Sequence[Type], Sequence[Type]]]) -> list[str]:
+    """One line per given ``?`` of ``cond`` (a guard), in the order they appear in it, saying
+    which size it is: the first call (``calls``: each one's description, input types and output
+    types, in program order) with that ``?`` in an output's size and in none of its inputs
+    (where the run decided it). A ``?`` that no call makes (an annotation's) gets no line.
+
+    >>> import symshape as ss
+    >>> s = ss.dim("s")
+    >>> x = ss.var("x", ss.Tensor((s,), "float32"))
+    >>> v = ss.var("v", ss.Tensor((1,), "int64"))
+    >>> res = ss.infer(ss.Function([x, v], ss.ops.add(x, ss.ops.constant_of_shape(v))))
+    >>> print(res.report())  # doctest: +ELLIPSIS
+    status: guarded
+    guards:
+      add at ... needs `s == ? or s == 1 or ? == 1`
+        where `?` is axis 0 of the result of constant_of_shape at ..., which the run decides
+    """
+    anys: list[AnyDim] = []
+    for d in cond_dims(cond):
+        for a in d.atoms():
+            if isinstance(a, AnyDim) and not a.alts and a not in anys:
+                anys.append(a)
+    if not anys:
+        return []
+    found: dict[AnyDim, str] = {}
+    for desc, ins, outs in calls:
+        seen = {a for t in ins for _, _, d in _tensor_dims(t) for a in d.atoms() if isinstance(a, AnyDim)}
+        sizes = [(f"output {k}{w}" if len(outs) > 1 or w else "the result", axis, d)
+                 for k, t in enumerate(outs) for w, axis, d in _tensor_dims(t)]  # fmt: skip
+        for exact in (True, False):  # (a size that is the `?` itself, else one made of it)
+            for whose, axis, d in sizes:
+                atoms: Iterable[object] = (d.atom,) if exact else d.atoms()
+                for b in atoms:
+                    if isinstance(b, AnyDim) and b in anys and b not in found and b not in seen:
+                        size = f"axis {axis}" if exact else f"in axis {axis} (`{d}`)"
+                        found[b] = f"{size} of {whose} of {desc}"
+        if len(found) == len(anys):
+            break
+    lines = []
+    many = len(anys) > 1
+    for n, a in enumerate(anys):
+        if a in found:
+            which = f"the {_ORDINALS[n] if n < len(_ORDINALS) else f'#{n + 1}'} `?`" if many else "`?`"
+            lines.append(f"where {which} is {found[a]}, which the run decides")
+    return lines
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
