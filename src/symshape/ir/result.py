@@ -34,6 +34,7 @@ from symshape.ir.expr import (
 from symshape.ir.program_rels import has_holes
 from symshape.ir.ranges import Ranges, index_checks
 from symshape.ir.validity import GuardInfo, Validity
+from symshape.relations.sizes import run_time_notes
 from symshape.solver.diagnostics import Diagnostic, Guard, numbered
 from symshape.solver.graph import hole_node, rel_node
 from symshape.solver.outcome import Outcome, Solution, judge
@@ -328,8 +329,12 @@ class InferenceResult(Outcome):
             lines.append(d.render())
         if self.guards:
             lines.append("guards:")
+            calls = None
             for g in self.guards:
                 lines.append(f"  {g.describe()}")
+                if "?" in str(g):  # (a given `?`: the size of which call's result it is)
+                    calls = self._call_types() if calls is None else calls
+                    lines.extend(f"    {n}" for n in run_time_notes(g.cond, calls))
         if self.unbacked:
             lines.append("data-dependent sizes:")
             for u in self.unbacked:
@@ -339,6 +344,16 @@ class InferenceResult(Outcome):
 
             lines.append(expr_str(self.program, self._safe_type))
         return "\n".join(lines)
+
+    def _call_types(self) -> list[tuple[str, Sequence[Type], Sequence[Type]]]:
+        """Each operator call's description, input and output types, in program order."""
+        out: list[tuple[str, Sequence[Type], Sequence[Type]]] = []
+        for c in self.calls:
+            rel = self.relation_of(c)
+            if rel is not None:
+                ts = [self.solution.resolve(t) for t in rel.args]
+                out.append((rel.origin.describe(), ts[: rel.num_inputs], ts[rel.num_inputs :]))
+        return out
 
     def _safe_type(self, e: Any) -> Type | None:
         hit = self._gen.types.get(id(e))

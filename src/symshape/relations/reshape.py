@@ -25,7 +25,7 @@ import functools
 from collections.abc import Sequence
 
 from symshape.encoding.conds import TRUE, eq, ge, ne
-from symshape.encoding.dims import Dim, as_dim, bounds, divide_exactly, dmax, mod
+from symshape.encoding.dims import Dim, as_dim, bounds, divide_exactly, dmax, fresh_any, mod
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -283,7 +283,7 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
             return unknown_rank(ctx, out, x.dtype)
         # without -2 the new shape fixes the result's rank: what it gives literally is known,
         # what it copies (0, -3, -4's -1) or infers (-1) from the unknown input is not
-        ctx.assign(out, Tensor(_rank_only(ctx, spec, allowzero), x.dtype))
+        ctx.assign(out, Tensor(_rank_only(spec, allowzero), x.dtype))
         return True
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
@@ -359,28 +359,32 @@ def _reshape_unknown(
     extra: Sequence[tuple[object, Message]] = (),
 ) -> bool:
     """A reshape to a new shape with several unknown entries (or one beside a -1): the result has
-    the new shape's rank; known sizes and copied dimensions are known, the rest fresh. Whatever
-    the unknown entries are at run time (sizes, 0 to copy, -1 to infer), the known part of the
-    result's count divides the input's count: a guard (:func:`_known_part_divides`), false
-    exactly where no value of the unknown entries makes the reshape run."""
-    if x.ndim is not None:
-        shown = shape_str(["?" if i in unknown else s for i, s in enumerate(spec)])
-        if not _require(ctx, x, shown, [*extra, *_known_part_divides(x, spec, unknown, allowzero)]):
+    the new shape's rank; known sizes and copied dimensions are known, the size at each unknown
+    entry is a given ``?`` (the run decides it: a size, 0 to copy, -1 to infer; a solver unknown
+    would be bound silently by whatever the result meets later), and a -1 is the input's count
+    over the product of the others. Whatever the unknown entries are at run time, the known part
+    of the result's count divides the input's count: a guard (:func:`_known_part_divides`), false
+    exactly where no value of the unknown entries makes the reshape run (the count equation
+    itself is over the run's values: not stated). An input of unknown rank waits for the last
+    run (its rank may still come), then gives ``?`` wherever the input would decide."""
+    if x.ndim is None:
+        if not ctx.final:
             return False
-    dims: list[Dim] = []
-    for i, s in enumerate(spec):
-        if i in unknown or (isinstance(s, int) and s == -1):
-            dims.append(ctx.fresh_dim())
-        elif isinstance(s, Dim) or s > 0 or (s == 0 and allowzero):
-            dims.append(as_dim(s))
-        elif x.ndim is not None and i < x.ndim:  # 0 copies
-            dims.append(x.dims[i])
-        elif x.ndim is None:
-            dims.append(ctx.fresh_dim())
-        else:
-            msg = f"newshape value 0 at position {i} has no input dimension to copy"
-            ctx.fail(RESHAPE_SIZE, f"reshape of `{x}`: {msg}")
-    ctx.assign(out, Tensor(tuple(dims), x.dtype))
+        dims = tuple(
+            as_dim(s) if i not in unknown and (isinstance(s, Dim) or s > 0 or (s == 0 and allowzero))
+            else fresh_any()
+            for i, s in enumerate(spec)
+        )
+        ctx.assign(out, Tensor(dims, x.dtype))
+        return True
+    shown = shape_str(["?" if i in unknown else s for i, s in enumerate(spec)])
+    given: tuple[Spec, ...] = tuple(fresh_any() if i in unknown else s for i, s in enumerate(spec))
+    got, _, err = reshape_dims(x.dims, given, allowzero)  # (its conditions: over the run's values)
+    if err is not None:
+        ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {shown}: {err}")
+    if not _require(ctx, x, shown, [*extra, *_known_part_divides(x, spec, unknown, allowzero)]):
+        return False
+    ctx.assign(out, Tensor(got, x.dtype))
     return True
 
 
@@ -411,9 +415,10 @@ def _known_part_divides(
              " (the run-time entries multiply to the quotient)")]
 
 
-def _rank_only(ctx: Context, spec: Sequence[Spec], allowzero: bool) -> tuple[Dim, ...]:
+def _rank_only(spec: Sequence[Spec], allowzero: bool) -> tuple[Dim, ...]:
     """The result of a reshape without -2 of an input of unknown rank: one dimension per value
-    (two for -4), unknown where the input decides it."""
+    (two for -4), a given ``?`` where the input decides it (its sizes are not known: a solver
+    unknown would be bound silently by whatever the result meets later)."""
     out: list[Dim] = []
     i = 0
     while i < len(spec):
@@ -422,11 +427,11 @@ def _rank_only(ctx: Context, spec: Sequence[Spec], allowzero: bool) -> tuple[Dim
             out.append(as_dim(s))
         elif s == -4:
             for p in spec[i + 1 : i + 3]:
-                out.append(ctx.fresh_dim() if isinstance(p, int) and p == -1 else as_dim(p))
+                out.append(fresh_any() if isinstance(p, int) and p == -1 else as_dim(p))
             i += 3
             continue
         else:  # 0, -1, -3
-            out.append(ctx.fresh_dim())
+            out.append(fresh_any())
         i += 1
     return tuple(out)
 

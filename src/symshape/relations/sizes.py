@@ -16,11 +16,11 @@ Every operand must be a tensor: anything else is a ``type-mismatch``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from symshape.encoding.conds import any_of, eq, ge
-from symshape.encoding.dims import Dim, bounds, fresh_any
-from symshape.encoding.types import Attrs, Tensor, TensorType, Type
+from symshape.encoding.conds import Cond, any_of, cond_dims, eq, ge
+from symshape.encoding.dims import AnyDim, Dim, bounds, fresh_any
+from symshape.encoding.types import Attrs, Tensor, TensorType, TupleType, Type
 from symshape.errors import (
     BAD_ATTRIBUTE,
     NEGATIVE_DIM,
@@ -48,6 +48,7 @@ __all__ = [
     "parse_pad_width",
     "pad_rel",
     "init_tensor_rel",
+    "run_time_notes",
 ]
 
 
@@ -76,8 +77,8 @@ def dynamic_sizes(ctx: Context, t: Type, what: str, index: int) -> tuple[Dim | N
 def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     """``out = Tensor(shape, x.dtype)``; each input dimension (right-aligned) is 1 or the target's.
     With two inputs the target is the value of the second; an unknown entry of it is the input's
-    dimension where that is a constant other than 1 (the only size that broadcasts), else a fresh
-    dimension."""
+    dimension where that cannot be 1 (the only size it broadcasts to), else a given ``?``
+    (:func:`fill_unknown`)."""
     out = args[ctx.num_inputs]
     x = tensor_or_defer(args[0], ctx, 0)
     if ctx.num_inputs == 2:
@@ -102,7 +103,7 @@ def broadcast_to_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         for i in range(1, x.ndim + 1):
             d, t = x.dims[-i], shape[-i]
             if d == 1 or d == t or len(shape) - i in unknown:
-                continue  # (an unknown target size: the result is a fresh dimension there)
+                continue  # (an unknown target size: the result is a given `?` there)
             if d.has_unknowns and ctx.final:
                 chk.equal(d, t, NOT_BROADCASTABLE, "")
                 continue
@@ -159,8 +160,10 @@ def fill_unknown(
     ctx: Context, x: TensorType, es: Sequence[Dim | None]
 ) -> tuple[tuple[Dim, ...], list[int]]:
     """A broadcast target with its unknown entries filled, and their positions: the input's
-    aligned dimension when it is a constant other than 1 (a valid target has that size there),
-    else a fresh dimension (the result's size there is not known)."""
+    aligned dimension when it cannot be 1 (a constant other than 1, a symbol ``>= 2``: the only
+    size it broadcasts to, one way or both, is itself), else a given ``?`` (the run decides the
+    result's size there; a solver unknown would be bound silently by whatever the result meets
+    later). What the run needs of the entry is not stated: some value of it always runs."""
     out: list[Dim] = []
     unknown: list[int] = []
     k = len(es)
@@ -171,11 +174,17 @@ def fill_unknown(
         unknown.append(i)
         j = (x.ndim or 0) - k + i
         xd = x.dims[j] if x.ndim is not None and j >= 0 else None
-        if xd is not None and xd.is_constant and xd != 1:
+        if xd is not None and not xd.has_unknowns and _never_one(xd):
             out.append(xd)
         else:
-            out.append(ctx.fresh_dim())
+            out.append(fresh_any())
     return tuple(out), unknown
+
+
+def _never_one(d: Dim) -> bool:
+    """Whether ``d`` cannot be 1 by its bounds (``8``, ``0``, a symbol declared ``min=2``)."""
+    lo, hi = bounds(d)
+    return lo >= 2 or hi <= 0
 
 
 @relation("init_tensor")
@@ -201,3 +210,68 @@ def init_tensor_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     for o in args[ctx.num_inputs :]:
         ctx.assign(o, shape_t)
     return True
+
+
+# ----------------------------------------------------------------------------------------------
+# where a given ``?`` comes from (for reports)
+
+
+def _tensor_dims(t: Type) -> Iterable[tuple[str, int, Dim]]:
+    """``(which output, axis, size)`` for each size of ``t`` (a tensor or a tuple of them)."""
+    if isinstance(t, TensorType) and t.ndim is not None:
+        for i, d in enumerate(t.dims):
+            yield "", i, d
+    elif isinstance(t, TupleType):
+        for k, f in enumerate(t.fields):
+            for _, i, d in _tensor_dims(f):
+                yield f" {k}", i, d
+
+
+def run_time_notes(cond: Cond, calls: Iterable[tuple[str, Sequence[Type], Sequence[Type]]]) -> list[str]:
+    """One line per given ``?`` of ``cond`` (a guard), in the order they appear in it, saying
+    which size it is: the first call (``calls``: each one's description, input types and output
+    types, in program order) with that ``?`` in an output's size and in none of its inputs
+    (where the run decided it). A ``?`` that no call makes (an annotation's) gets no line.
+
+    >>> import symshape as ss
+    >>> s = ss.dim("s")
+    >>> x = ss.var("x", ss.Tensor((s,), "float32"))
+    >>> v = ss.var("v", ss.Tensor((1,), "int64"))
+    >>> res = ss.infer(ss.Function([x, v], ss.ops.add(x, ss.ops.constant_of_shape(v))))
+    >>> print(res.report())  # doctest: +ELLIPSIS
+    status: guarded
+    guards:
+      add at ... needs `s == ? or s == 1 or ? == 1`
+        where `?` is axis 0 of the result of constant_of_shape at ..., which the run decides
+    """
+    anys: list[AnyDim] = []
+    for d in cond_dims(cond):
+        for a in d.atoms():
+            if isinstance(a, AnyDim) and not a.alts and a not in anys:
+                anys.append(a)
+    if not anys:
+        return []
+    found: dict[AnyDim, str] = {}
+    for desc, ins, outs in calls:
+        seen = {a for t in ins for _, _, d in _tensor_dims(t) for a in d.atoms() if isinstance(a, AnyDim)}
+        sizes = [(f"output {k}{w}" if len(outs) > 1 or w else "the result", axis, d)
+                 for k, t in enumerate(outs) for w, axis, d in _tensor_dims(t)]  # fmt: skip
+        for exact in (True, False):  # (a size that is the `?` itself, else one made of it)
+            for whose, axis, d in sizes:
+                atoms: Iterable[object] = (d.atom,) if exact else d.atoms()
+                for b in atoms:
+                    if isinstance(b, AnyDim) and b in anys and b not in found and b not in seen:
+                        size = f"axis {axis}" if exact else f"in axis {axis} (`{d}`)"
+                        found[b] = f"{size} of {whose} of {desc}"
+        if len(found) == len(anys):
+            break
+    lines = []
+    many = len(anys) > 1
+    for n, a in enumerate(anys):
+        if a in found:
+            which = f"the {_ORDINALS[n] if n < len(_ORDINALS) else f'#{n + 1}'} `?`" if many else "`?`"
+            lines.append(f"where {which} is {found[a]}, which the run decides")
+    return lines
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
