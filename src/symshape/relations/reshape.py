@@ -372,13 +372,15 @@ def _reshape_unknown(
             return False
         dims = tuple(
             as_dim(s) if i not in unknown and (isinstance(s, Dim) or s > 0 or (s == 0 and allowzero))
-            else fresh_any()
+            else fresh_any(0)
             for i, s in enumerate(spec)
         )
         ctx.assign(out, Tensor(dims, x.dtype))
         return True
     shown = shape_str(["?" if i in unknown else s for i, s in enumerate(spec)])
-    given: tuple[Spec, ...] = tuple(fresh_any() if i in unknown else s for i, s in enumerate(spec))
+    # (beside -1 a run-time entry is >= 1: a 0 there makes the reshape fail, or is invalid (ONNX))
+    least = 1 if any(isinstance(s, int) and s == -1 for s in spec) else 0
+    given: tuple[Spec, ...] = tuple(fresh_any(least) if i in unknown else s for i, s in enumerate(spec))
     got, _, err = reshape_dims(x.dims, given, allowzero)  # (its conditions: over the run's values)
     if err is not None:
         ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {shown}: {err}")
@@ -427,11 +429,11 @@ def _rank_only(spec: Sequence[Spec], allowzero: bool) -> tuple[Dim, ...]:
             out.append(as_dim(s))
         elif s == -4:
             for p in spec[i + 1 : i + 3]:
-                out.append(fresh_any() if isinstance(p, int) and p == -1 else as_dim(p))
+                out.append(fresh_any(0) if isinstance(p, int) and p == -1 else as_dim(p))
             i += 3
             continue
         else:  # 0, -1, -3
-            out.append(fresh_any())
+            out.append(fresh_any(0))
         i += 1
     return tuple(out)
 

@@ -177,7 +177,7 @@ def fill_unknown(
         if xd is not None and not xd.has_unknowns and _never_one(xd):
             out.append(xd)
         else:
-            out.append(fresh_any())
+            out.append(fresh_any(0))
     return tuple(out), unknown
 
 

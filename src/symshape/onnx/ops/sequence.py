@@ -29,6 +29,7 @@ from symshape.onnx.context import DTYPE, SEQUENCE, NodeContext
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.ops.common import set_dim
 from symshape.onnx.ops.sequence_types import (
+    AXIS_SIZE,
     OF_TYPE,
     SEQ_AT,
     SEQ_ELEMENT,
@@ -136,8 +137,7 @@ def _concat_from_sequence(ctx: NodeContext) -> Outputs:
         e = SEQ_AT(ctx.input(0))
         if new_axis:
             e = ss.ops.expand_dims(e, axis)
-        size = ss.Constant(shape=(ctx.fresh_dim("concatenated"),), dtype="int64")
-        return ss.ops.take(e, size, axis=axis, mode="clip")  # (the type only)
+        return AXIS_SIZE(e, axis=axis, size=ctx.fresh_dim("concatenated"))
     if new_axis:
         return ss.ops.stack(fs, axis=axis)
     return ss.ops.concatenate(fs, axis=axis)

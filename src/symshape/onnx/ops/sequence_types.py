@@ -33,13 +33,16 @@ from symshape import Type
 from symshape.encoding import types as ty
 from symshape.encoding.conds import eq
 from symshape.encoding.dim_atoms import AnyDim
+from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.dims import Dim, const, fresh_any, fresh_join
 from symshape.errors import AXIS_OUT_OF_RANGE, RANK_MISMATCH, SHAPE_MISMATCH, TYPE_MISMATCH
 from symshape.ir.op import Op
 from symshape.ir.program_rels import join_types
 from symshape.relations.base import Context, RelationFn
+from symshape.relations.common import norm_axis
 
 __all__ = [
+    "AXIS_SIZE",
     "SEQUENCE",
     "seq_type",
     "is_sequence",
@@ -123,7 +126,7 @@ def fresh_sizes(t: Type) -> Type:
     """``t`` with each ``?`` a new one of the same alternatives (one element's own sizes)."""
 
     def inst(d: Dim) -> Dim:
-        sub: dict[Any, Dim] = {a: fresh_join(a.alts) if a.alts else fresh_any() for a in _any_atoms(d)}
+        sub: dict[Any, Dim] = {a: fresh_join(a.alts) if a.alts else fresh_any(a.least) for a in _any_atoms(d)}
         return d.subs(sub) if sub else d
 
     return ty.map_dims(t, inst)
@@ -207,7 +210,7 @@ def _mentions(t: Type, it: Dim) -> bool:
 def _forget(t: Type, it: Dim) -> Type:
     """``t`` with each size that mentions the iteration number ``it`` or a size computed at run
     time a new ``?`` (one of each element added)."""
-    return ty.map_dims(t, lambda d: fresh_any() if d.has_unknowns or it in d.symbols else d)
+    return ty.map_dims(t, lambda d: fresh_any(0) if d.has_unknowns or it in d.symbols else d)
 
 
 def _has_unknowns(t: Type) -> bool:
@@ -344,7 +347,9 @@ def _widen(t: Type) -> Type:
 
     def widen(d: Dim) -> Dim:
         at = d.atom
-        return fresh_any() if isinstance(at, AnyDim) and at.alts and not _any_size(d) else d
+        if isinstance(at, AnyDim) and at.alts and not _any_size(d):
+            return fresh_any(0 if bounds(d)[0] < 1 else 1)  # (an empty size among the alternatives: 0)
+        return d
 
     return ty.map_dims(t, widen)
 
@@ -432,6 +437,24 @@ def _split_sum_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     return True
 
 
+def _axis_size_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """``x`` with the size of ``axis`` replaced by ``size`` (a type only: no element is read, so
+    an empty axis is no failure, as a ``take`` from it would be)."""
+    x, out = args
+    if isinstance(x, ty.IncompleteType):
+        return False
+    axis, size = attrs.get("axis", 0), attrs.get("size")
+    assert isinstance(axis, int) and isinstance(size, Dim)
+    if not isinstance(x, ty.TensorType):
+        ctx.fail(TYPE_MISMATCH, f"{ctx.name}: expected a tensor, got `{x}`")
+    if x.ndim is None:
+        ctx.unify(out, ty.Tensor(None, x.dtype))
+        return True
+    ax = norm_axis(ctx, axis, x.ndim, ctx.name)
+    ctx.unify(out, ty.TensorType((*x.dims[:ax], size, *x.dims[ax + 1 :]), x.dtype))
+    return True
+
+
 def _declared_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     """``x`` with the constant sizes a ``Scan`` body declares for it (onnxruntime allocates the
     body's values by them, and refuses another size): each must be ``x``'s."""
@@ -476,6 +499,11 @@ OF_TYPE: Final = _op("of_type", _of_type_rel, 0, "a value of the given type", ty
 #: ``SplitToSequence``'s split sizes)
 SPLIT_SUM: Final = _op(
     "split_sum", _split_sum_rel, 1, "the input; its axis is the split sizes' sum", axis="int", total="int"
+)
+#: ``onnx.axis_size(x, axis=a, size=d)``: ``x``'s type with axis ``a`` of size ``d`` (a size the
+#: run decides: ``ConcatFromSequence`` of a sequence of unknown length)
+AXIS_SIZE: Final = _op(
+    "axis_size", _axis_size_rel, 1, "the input with one axis of the given size", axis="int", size="any"
 )
 #: ``onnx.declared(x, shape=(k or None, ...), what=...)``: ``x`` with the constant sizes declared
 #: for it, which must be its own
