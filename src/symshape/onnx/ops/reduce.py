@@ -7,13 +7,13 @@ The axes are an attribute up to ``ReduceSum``-11 and the other reductions' opset
 unless ``noop_with_empty_axes`` (input form) makes the node the identity. Empty reductions are
 defined in ONNX (``ReduceMax`` of nothing is ``-inf``), so no reduced extent has to be non-empty:
 every reduction types as symshape's ``sum``. ``ArgMax``/``ArgMin`` reduce one ``axis`` (default 0)
-to ``int64``.
+to ``int64``. An axis named twice (``(1, -2)`` of rank 3) is reduced once, as onnxruntime and
+onnx's inference do (onnx's reference evaluator refuses it).
 """
 
 from __future__ import annotations
 
 import symshape as ss
-from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.registry import Outputs, register
 
@@ -33,13 +33,14 @@ def _reduce(ctx: NodeContext, axes: tuple[int, ...] | None, input_form: bool) ->
             return ss.ops.copy(x)
         return ss.ops.sum(x, axis=None, keepdims=keepdims)
     r = ctx.rank(0)
-    seen: dict[int, int] = {}  # (onnxruntime reduces a repeated axis once; the reference refuses it)
-    for a in axes:
-        k = a % r if r is not None and -r <= a < r else a
-        if (b := seen.get(k)) is not None:
-            how = "" if a == b else f" ({b} and {a} of rank {r})"
-            ctx.fail(BAD_ATTRIBUTE, f"axes {tuple(axes)} name the input's axis {k} twice{how}")
-        seen[k] = a
+    if r is not None:  # a repeated axis is reduced once (onnxruntime, onnx's inference; the
+        # reference evaluator refuses it); an axis out of range is left to sum's check
+        once: dict[int, int] = {}
+        for a in axes:
+            once.setdefault(a % r if -r <= a < r else a, a)
+        axes = tuple(once.values())
+    else:
+        axes = tuple(dict.fromkeys(axes))
     return ss.ops.sum(x, axis=tuple(axes), keepdims=keepdims)
 
 
