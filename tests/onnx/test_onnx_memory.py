@@ -49,7 +49,7 @@ def contexts(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[weakref.ref[z3.Co
         init(self, *args, **kwargs)
         made.append(weakref.ref(self))
 
-    evidence_context()  # the process-wide one, made before
+    evidence_context()  # this thread's, made before
     monkeypatch.setattr(z3.Context, "__init__", recording)
     gc.collect()
     gc.disable()

@@ -3,13 +3,15 @@ error's core is a minimal unsatisfiable set (the diagnostics layer below holds n
 
 An explanation works in a Z3 context of its own (its terms' order then never depends on what the
 process did before), which costs about 16 MB of native memory. The evidence an error keeps is
-copied into one process-wide context (:func:`Z3Evidence.of`), so that the explanation's context
+copied into one context per thread (:func:`Z3Evidence.of`), so that the explanation's context
 dies with the explanation: kept by a diagnostic, or left in a reference cycle that only the
 cyclic collector frees (which does not see native memory), 16 MB per explained error made a long
-run of many erroneous models grow by gigabytes."""
+run of many erroneous models grow by gigabytes. One per thread: a Z3 context is not thread-safe,
+so threads that explain errors at once must not share one."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,8 +29,8 @@ class Z3Evidence(Evidence):
 
     @classmethod
     def of(cls, members: Sequence[Any], axioms: Sequence[Any], minimized: bool) -> Z3Evidence:
-        """The evidence of ``members`` and ``axioms`` (formulas of any context), copied into the
-        process-wide evidence context (:func:`evidence_context`)."""
+        """The evidence of ``members`` and ``axioms`` (formulas of any context), copied into this
+        thread's evidence context (:func:`evidence_context`)."""
         ctx = evidence_context()
         return cls(
             tuple(f.translate(ctx) for f in members), tuple(f.translate(ctx) for f in axioms), ctx, minimized
@@ -52,12 +54,14 @@ class Z3Evidence(Evidence):
         return problems
 
 
-_CONTEXT: list[z3.Context] = []
+_LOCAL = threading.local()
 
 
 def evidence_context() -> z3.Context:
-    """The one Z3 context that the evidence of every explained error lives in (made when first
-    needed; its terms are reference-counted, so evidence that dies leaves nothing behind in it)."""
-    if not _CONTEXT:
-        _CONTEXT.append(z3.Context())
-    return _CONTEXT[0]
+    """The Z3 context that the evidence of every error explained in this thread lives in (made
+    when first needed; its terms are reference-counted, so evidence that dies leaves nothing
+    behind in it)."""
+    ctx: z3.Context | None = getattr(_LOCAL, "ctx", None)
+    if ctx is None:
+        ctx = _LOCAL.ctx = z3.Context()
+    return ctx
