@@ -28,7 +28,9 @@ from collections.abc import Iterator, Sequence
 from typing import Final, NoReturn
 
 from symshape.encoding.conds import BoolConst, Cond, decide
+from symshape.encoding.dim_atoms import AnyDim
 from symshape.encoding.dims import Dim, bounds
+from symshape.encoding.type_walks import iter_dims, iter_value_dims
 from symshape.encoding.types import Attrs, IncompleteType, TensorType, TupleType, Type
 from symshape.errors import ErrorCode
 from symshape.relations.base import Context, RelationDef
@@ -114,6 +116,26 @@ def _nonnegative(t: Type) -> bool:
     else:
         return True
     return all(d is None or bounds(d)[0] >= 0 for d in _symbolic_dims(t))
+
+
+def _anys(ts: Sequence[Type]) -> set[AnyDim]:
+    """The numbered ``?`` atoms of ``ts``' shapes and values."""
+    out: set[AnyDim] = set()
+    for t in ts:
+        if type(t) is TensorType and t._cshape and t.value is None:
+            continue
+        for d in (*iter_dims(t), *iter_value_dims(t)):
+            terms = d.terms
+            if terms and (len(terms) > 1 or terms[0][0]):
+                out.update(a for a in d.atoms() if type(a) is AnyDim)
+    return out
+
+
+def _made_anys(outputs: Sequence[Type], inputs: Sequence[Type]) -> bool:
+    """Whether ``outputs`` hold a ``?`` that ``inputs`` do not: a size the run decides, made by
+    this run of the relation (another call with the same inputs decides its own)."""
+    made = _anys(outputs)
+    return bool(made) and not made <= _anys(inputs)
 
 
 def _ground_tensor(t: Type) -> int:
@@ -387,4 +409,6 @@ class EagerMemo:
                 shape_key = None if akey is None else (rdef, attrs, num_outputs, akey)
             if shape_key is not None:
                 gave_up.add(shape_key)
+        if val is not None and _made_anys(val, inputs):
+            return val, False  # (each call its own `?`: not kept, so never handed to another)
         return val, True
