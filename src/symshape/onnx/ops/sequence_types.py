@@ -300,7 +300,12 @@ def _covers(ctx: Context, e: Type, t: Type | _Empty | None) -> bool:
         return True
     if t.ndim != e.ndim:
         return False
-    return all(x == y or _any_size(x) or ctx.prove(eq(x, y)) is True for x, y in zip(e.dims, t.dims))
+    # (a `?` of any size covers a size no smaller than its least: one that may be smaller, e.g.
+    # 0 where the `?` is >= 1, needs another round)
+    return all(
+        x == y or (_any_size(x) and bounds(y)[0] >= bounds(x)[0]) or ctx.prove(eq(x, y)) is True
+        for x, y in zip(e.dims, t.dims)
+    )
 
 
 def _any_size(d: Dim) -> bool:
