@@ -185,12 +185,12 @@ class Importer:
 
     def _run(self) -> Function:
         g = self.graph
-        inits = list(g.initializer)
+        inits = g.initializer[:]  # (a slice: iterating a repeated field ends in a costly IndexError)
         names = [t.name for t in inits]  # (protobuf fields cost an access each: read once)
         init_names = set(names)
         constant_inits = self.model.ir_version < 4
         values = self.values
-        for vi in g.input:
+        for vi in g.input[:]:
             name = vi.name
             if (constant_inits and name in init_names) or name in values:
                 continue
@@ -415,7 +415,12 @@ class Importer:
     def _missing_converters(self) -> None:
         """Nodes whose operator has no converter (``If`` branches included), reported before
         conversion starts: one error per operator type naming every node that uses it."""
-        keys, issues = missing_converter_issues(list(self._info.values()), self.opsets, self.label)
+        # (those without a converter picked first: a model has thousands of nodes, as a rule none
+        # of them; by index, the field cdef, without the named tuple's attribute lookup)
+        none = [i for i in self._info.values() if i[2] is None]
+        if not none:
+            return
+        keys, issues = missing_converter_issues(none, self.opsets, self.label)
         self.missing.update(keys)
         self.issues.extend(issues)
 
