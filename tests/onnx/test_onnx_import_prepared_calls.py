@@ -1,4 +1,7 @@
-"""``Concat`` converts through a prepared call (``concatenate`` of the tuple of its inputs, its
+"""``Concat`` and the pools (``MaxPool``, ``AveragePool``, ``LpPool``) convert through prepared
+calls; the same program, report and types as the plain calls.
+
+``Concat`` converts through a prepared call (``concatenate`` of the tuple of its inputs, its
 attributes checked once per axis) and ``common.tuple_of`` (that tuple without the constructor's
 checks): the same program, report and types as ``ss.ops.concatenate`` of the input list, for a
 table of models (axes of both signs, one input, mismatched shapes, an axis out of range, the
@@ -20,6 +23,7 @@ import symshape as ss
 import symshape.onnx as sso
 from symshape.onnx.importer import Importer
 from symshape.onnx.ops import common
+from symshape.onnx.ops import nn as nn_mod
 from symshape.onnx.ops import shape as shape_mod
 
 
@@ -54,8 +58,9 @@ def _conversion(m: onnx.ModelProto) -> list[str]:
 
 def _both(m: onnx.ModelProto) -> tuple[list[str], list[str]]:
     fast = _conversion(m)
-    with pytest.MonkeyPatch.context() as mp:  # the plain call of the input list
+    with pytest.MonkeyPatch.context() as mp:  # the plain calls (of Concat's input list, of a pool)
         mp.setattr(shape_mod, "prepared", lambda key, wrapper, nargs, **kw: None)
+        mp.setattr(nn_mod, "prepare", lambda wrapper, nargs, **kw: None)
         plain = _conversion(m)
     return fast, plain
 
@@ -66,9 +71,36 @@ def test_concat_through_its_prepared_call_is_the_plain_call(case: str) -> None:
     assert fast == plain
 
 
+def _pool_model(op: str, spatial: int, opset: int = 17, outputs: int = 1, **attrs: Any) -> onnx.ModelProto:
+    x = In("x", "float32", ("b", 3, *["h", 9, 7][:spatial]))
+    outs = ["y", "i"][:outputs]
+    nodes = [helper.make_node(op, ["x"], outs, **attrs), helper.make_node(op, ["x"], ["z"], **attrs)]
+    return make_model(nodes, [x], [*outs, "z"], opset=opset)
+
+
+POOL_CASES: dict[str, onnx.ModelProto] = {
+    "max2d": _pool_model("MaxPool", 2, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "max1d-ceil": _pool_model("MaxPool", 1, kernel_shape=[2], strides=[2], ceil_mode=1),
+    "max3d-dilated": _pool_model("MaxPool", 3, kernel_shape=[2, 2, 1], dilations=[2, 1, 1]),
+    "max-indices": _pool_model("MaxPool", 2, outputs=2, kernel_shape=[2, 2]),
+    "avg-same": _pool_model("AveragePool", 2, kernel_shape=[3, 3], auto_pad="SAME_UPPER", strides=[2, 2]),
+    "avg-valid": _pool_model("AveragePool", 2, kernel_shape=[3, 3], auto_pad="VALID"),
+    "lp": _pool_model("LpPool", 2, kernel_shape=[2, 2], p=2),
+    "too-big": _pool_model("MaxPool", 2, kernel_shape=[30, 3]),
+    "bad-pads": _pool_model("AveragePool", 2, kernel_shape=[3, 3], pads=[1, 1]),
+    "old-opset": _pool_model("MaxPool", 2, opset=7, kernel_shape=[2, 2], strides=[1, 2]),
+}
+
+
+@pytest.mark.parametrize("case", list(POOL_CASES))
+def test_pools_through_their_prepared_calls_are_the_plain_calls(case: str) -> None:
+    fast, plain = _both(POOL_CASES[case])
+    assert fast == plain
+
+
 @pytest.mark.parametrize("batch", [False, True], ids=["shipped", "batch-N"])
-@pytest.mark.parametrize("name", ["squeezenet", "inception_v1", "densenet121"])
-def test_light_models_with_concat_are_the_same_with_the_plain_call(name: str, batch: bool) -> None:
+@pytest.mark.parametrize("name", ["squeezenet", "inception_v1", "densenet121", "vgg19"])
+def test_light_models_are_the_same_with_the_plain_calls(name: str, batch: bool) -> None:
     fast, plain = _both(light_model(name, batch))
     assert fast == plain
 
