@@ -72,7 +72,8 @@ def test_concat_through_its_prepared_call_is_the_plain_call(case: str) -> None:
 
 
 def _pool_model(op: str, spatial: int, opset: int = 17, outputs: int = 1, **attrs: Any) -> onnx.ModelProto:
-    x = In("x", "float32", ("b", 3, *["h", 9, 7][:spatial]))
+    sizes: list[int | str] = ["h", 9, 7]
+    x = In("x", "float32", ("b", 3, *sizes[:spatial]))
     outs = ["y", "i"][:outputs]
     nodes = [helper.make_node(op, ["x"], outs, **attrs), helper.make_node(op, ["x"], ["z"], **attrs)]
     return make_model(nodes, [x], [*outs, "z"], opset=opset)
