@@ -1,5 +1,7 @@
 """``Concat`` and the pools (``MaxPool``, ``AveragePool``, ``LpPool``) convert through prepared
-calls; the same program, report and types as the plain calls.
+calls, ``BatchNormalization``'s outputs are ``common.item_of`` (``TupleGetItem`` without the
+constructor's checks); the same program, report and types as the plain calls and constructors,
+and ``item_of`` is ``ss.TupleGetItem`` inside and outside a span scope.
 
 ``Concat`` converts through a prepared call (``concatenate`` of the tuple of its inputs, its
 attributes checked once per axis) and ``common.tuple_of`` (that tuple without the constructor's
@@ -24,6 +26,7 @@ import symshape.onnx as sso
 from symshape.onnx.importer import Importer
 from symshape.onnx.ops import common
 from symshape.onnx.ops import nn as nn_mod
+from symshape.onnx.ops import norm as norm_mod
 from symshape.onnx.ops import shape as shape_mod
 
 
@@ -61,6 +64,8 @@ def _both(m: onnx.ModelProto) -> tuple[list[str], list[str]]:
     with pytest.MonkeyPatch.context() as mp:  # the plain calls (of Concat's input list, of a pool)
         mp.setattr(shape_mod, "prepared", lambda key, wrapper, nargs, **kw: None)
         mp.setattr(nn_mod, "prepare", lambda wrapper, nargs, **kw: None)
+        mp.setattr(shape_mod, "tuple_of", ss.Tuple)  # (the constructors)
+        mp.setattr(norm_mod, "item_of", ss.TupleGetItem)
         plain = _conversion(m)
     return fast, plain
 
@@ -100,7 +105,7 @@ def test_pools_through_their_prepared_calls_are_the_plain_calls(case: str) -> No
 
 
 @pytest.mark.parametrize("batch", [False, True], ids=["shipped", "batch-N"])
-@pytest.mark.parametrize("name", ["squeezenet", "inception_v1", "densenet121", "vgg19"])
+@pytest.mark.parametrize("name", ["squeezenet", "inception_v1", "inception_v2", "densenet121", "vgg19"])
 def test_light_models_are_the_same_with_the_plain_calls(name: str, batch: bool) -> None:
     fast, plain = _both(light_model(name, batch))
     assert fast == plain
@@ -115,3 +120,20 @@ def test_tuple_of_is_the_tuple_constructor() -> None:
     outside = common.tuple_of(xs)  # (no scope: the constructor, the caller's span)
     assert type(outside) is ss.Tuple and outside.fields == tuple(xs) and outside.span is not None
     assert outside.span.file == __file__
+
+
+def test_item_of_is_the_tuple_get_item_constructor() -> None:
+    x = ss.var("x", ss.Tensor((2, 3), "float32"))
+    g, b, m, v = (ss.var(f"p{i}", ss.Tensor((3,), "float32")) for i in range(4))
+    bn = ss.ops.batch_norm(x, g, b, m, v, axis=1)
+    at = ss.Span("m.onnx", 3, context="node 'bn' (BatchNormalization)")
+    with ss.span_scope(at):
+        fast, plain = common.item_of(bn, 1), ss.TupleGetItem(bn, 1)
+    assert type(fast) is ss.TupleGetItem
+    assert (fast.tuple_value, fast.index, fast.span) == (plain.tuple_value, plain.index, plain.span)
+    assert fast.span == at
+    outside = common.item_of(bn, 0)
+    assert type(outside) is ss.TupleGetItem and outside.index == 0 and outside.tuple_value is bn
+    assert outside.span is not None and outside.span.file == __file__
+    with pytest.raises(ss.SymshapeError):  # (outside a scope: the constructor, its checks)
+        common.item_of(bn, "0")  # type: ignore[arg-type]

@@ -45,6 +45,7 @@ __all__ = [
     "like_product",
     "norm_axes",
     "tuple_of",
+    "item_of",
     "to_int64",
     "scalar_of",
     "chain",
@@ -244,6 +245,17 @@ def tuple_of(xs: Sequence[Expr]) -> Expr:
     t: ss.Tuple = _new(ss.Tuple)
     t.fields, t.span = tuple(xs), span
     return t
+
+
+def item_of(t: Expr, index: int) -> Expr:
+    """``ss.TupleGetItem(t, index)`` of an expression ``t`` and an int ``index`` (a converter's),
+    built in its span scope without the constructor's checks and span lookup: the same fields."""
+    span = span_scope_get()
+    if span is SPAN_SCOPE_UNSET:  # (outside a scope: the constructor finds the caller's span)
+        return ss.TupleGetItem(t, index)
+    g: ss.TupleGetItem = _new(ss.TupleGetItem)
+    g.tuple_value, g.index, g.span = t, index, span
+    return g
 
 
 _new: Final[Any] = object.__new__
