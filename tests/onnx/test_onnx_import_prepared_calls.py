@@ -1,5 +1,6 @@
 """``Concat`` and the pools (``MaxPool``, ``AveragePool``, ``LpPool``) convert through prepared
-calls, ``BatchNormalization``'s outputs are ``common.item_of`` (``TupleGetItem`` without the
+calls, ``Unsqueeze`` (opsets 1-12) reads its axes by its attribute bytes once per distinct
+attributes, ``BatchNormalization``'s outputs are ``common.item_of`` (``TupleGetItem`` without the
 constructor's checks); the same program, report and types as the plain calls and constructors,
 and ``item_of`` is ``ss.TupleGetItem`` inside and outside a span scope.
 
@@ -23,6 +24,7 @@ from onnx_helpers import In, light_model, make_model
 
 import symshape as ss
 import symshape.onnx as sso
+from symshape.onnx.context import NodeContext
 from symshape.onnx.importer import Importer
 from symshape.onnx.ops import common
 from symshape.onnx.ops import nn as nn_mod
@@ -66,6 +68,7 @@ def _both(m: onnx.ModelProto) -> tuple[list[str], list[str]]:
         mp.setattr(nn_mod, "prepare", lambda wrapper, nargs, **kw: None)
         mp.setattr(shape_mod, "tuple_of", ss.Tuple)  # (the constructors)
         mp.setattr(norm_mod, "item_of", ss.TupleGetItem)
+        mp.setattr(NodeContext, "attribute_bytes", lambda self: None)  # (attributes read)
         plain = _conversion(m)
     return fast, plain
 
@@ -101,6 +104,31 @@ POOL_CASES: dict[str, onnx.ModelProto] = {
 @pytest.mark.parametrize("case", list(POOL_CASES))
 def test_pools_through_their_prepared_calls_are_the_plain_calls(case: str) -> None:
     fast, plain = _both(POOL_CASES[case])
+    assert fast == plain
+
+
+def _unsqueeze_model(axes: list[Any], opset: int = 11) -> onnx.ModelProto:
+    x = In("x", "float32", ("b", 3))
+    nodes = []
+    for k, a in enumerate(axes):
+        attrs: dict[str, Any] = {} if a is None else {"axes": a}
+        nodes.append(helper.make_node("Unsqueeze", ["x"], [f"y{k}"], **attrs))
+    return make_model(nodes, [x], [f"y{k}" for k in range(len(axes))], opset=opset)
+
+
+UNSQUEEZE_CASES: dict[str, onnx.ModelProto] = {
+    "axes": _unsqueeze_model([[0], [-1], [1, 2], [0], [-1], [1, 2], [0, 3]]),
+    "mixed-signs": _unsqueeze_model([[0, -1], [0, -1], [-1, 0]]),
+    "repeated": _unsqueeze_model([[1, 1], [1, 1]]),
+    "out-of-range": _unsqueeze_model([[0, -9], [0, -9]]),
+    "missing": _unsqueeze_model([None, [0]]),
+    "opset1": _unsqueeze_model([[0], [0], [2]], opset=1),
+}
+
+
+@pytest.mark.parametrize("case", list(UNSQUEEZE_CASES))
+def test_unsqueeze_axes_by_attribute_bytes_are_the_axes_read(case: str) -> None:
+    fast, plain = _both(UNSQUEEZE_CASES[case])
     assert fast == plain
 
 
