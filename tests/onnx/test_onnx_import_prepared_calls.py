@@ -30,6 +30,7 @@ from symshape.onnx.ops import common
 from symshape.onnx.ops import nn as nn_mod
 from symshape.onnx.ops import norm as norm_mod
 from symshape.onnx.ops import shape as shape_mod
+from symshape.onnx.spans import OnnxSpan
 
 
 def _concat_model(axes: list[int | None], n: int = 2, opset: int = 17, same: bool = True) -> onnx.ModelProto:
@@ -165,3 +166,17 @@ def test_item_of_is_the_tuple_get_item_constructor() -> None:
     assert outside.span is not None and outside.span.file == __file__
     with pytest.raises(ss.SymshapeError):  # (outside a scope: the constructor, its checks)
         common.item_of(bn, "0")  # type: ignore[arg-type]
+
+
+def test_a_bound_output_variable_is_made_as_the_constructor_makes_it() -> None:
+    imp = Importer(CASES["axes"], "m")
+    imp.run()
+    at = OnnxSpan.at("m", 9, "node 'n' (Relu)")
+    e = ss.ops.relu(ss.var("x", ss.Tensor((2,), "float32")))
+    imp._bind_var("out", e, at)
+    var, bound = imp.bindings[-1]
+    plain = ss.Var("out")
+    plain.span = at
+    assert type(var) is ss.Var and bound is e and imp.values["out"].expr is var
+    slots = ("name", "type_annotation", "span")
+    assert [getattr(var, s) for s in slots] == [getattr(plain, s) for s in slots]

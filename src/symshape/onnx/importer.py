@@ -533,9 +533,10 @@ class Importer:
         return True
 
     def _bind_var(self, name: str, e: Expr, span: OnnxSpan) -> None:
-        """``e`` bound to a variable named ``name`` (an output that is not a constant)."""
-        var = Var(name)
-        var.span = span
+        """``e`` bound to a variable named ``name`` (an output that is not a constant): made as
+        ``Var(name)`` makes it (a name is a string), with the node's span."""
+        var: Var = _new_var(Var)
+        var.name, var.type_annotation, var.span = name, None, span
         self._scopes[-1].append((var, e))
         self.values[name] = self.named[name] = Value.of(name, var)
 
@@ -591,6 +592,7 @@ class Importer:
 
 
 _CALL: Final = ss.Call
+_new_var: Final[Any] = object.__new__
 _context: Final = NodeContext.of
 _span: Final = OnnxSpan.in_file
 _value_of: Final = Value.of
