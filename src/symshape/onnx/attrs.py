@@ -41,6 +41,7 @@ __all__ = [
     "SPARSE_DENSE_MAX",
     "HASHABLE_TYPES",
     "fields_after_op_type",
+    "op_type_field",
 ]
 
 _T = AttributeProto.AttributeType
@@ -243,13 +244,25 @@ def parse_attributes(node: onnx.NodeProto, base_dir: str | None = None) -> dict[
     return {a.name: parse_attribute(a, base_dir) for a in node.attribute}
 
 
-def fields_after_op_type(b: bytes) -> bytes | None:
+def fields_after_op_type(b: bytes, op_type: str = "") -> bytes | None:
     """The fields of a serialized ``NodeProto`` (``b``) after its operator type: its attributes,
     then its ``doc_string``, ``domain``, ... where set. Protobuf writes a message's fields in the
     order of their numbers (inputs, outputs, name, operator type, attributes, ...), so equal bytes
     are equal attributes: a key of what follows from a node's attributes, without reading them.
     None when a length takes more than one byte (a name of 128 bytes or more: the caller reads
-    the attributes)."""
+    the attributes).
+
+    ``op_type``, when given, is the node's operator type: where its field's bytes occur once in
+    ``b`` (as a rule), they are that field, and the rest follows them (found without a Python
+    loop over the head's fields; a long name then does not matter)."""
+    if op_type:
+        field = _OP_FIELDS.get(op_type)
+        if field is None:
+            field = _OP_FIELDS[op_type] = op_type_field(op_type)
+        if field:
+            _, found, rest = b.partition(field)  # (its first byte occurs once in it: no overlaps)
+            if found and field not in rest:
+                return rest
     pos, n = 0, len(b)
     while pos < n and b[pos] in _HEAD_TAGS:
         size = b[pos + 1]
@@ -259,6 +272,32 @@ def fields_after_op_type(b: bytes) -> bytes | None:
     return b[pos:]
 
 
+def op_type_field(op_type: str) -> bytes:
+    """The bytes of a ``NodeProto``'s operator type field holding ``op_type``: its tag, length and
+    text (empty when the length takes more than one byte, the tag's byte occurs again in it, or
+    protobuf does not write the attributes after the field)."""
+    raw = op_type.encode()
+    if not raw or len(raw) > 127 or not _ATTRIBUTES_AFTER_OP_TYPE:
+        return b""
+    field = bytes((_OP_TYPE_TAG, len(raw))) + raw
+    return b"" if _OP_TYPE_TAG in field[1:] else field
+
+
+#: the operator type fields by operator type (a model has few)
+_OP_FIELDS: Final[dict[str, bytes]] = {}
+_OP_TYPE_TAG: Final = (4 << 3) | 2
+
+
+def _attributes_follow_op_type() -> bool:
+    """Whether protobuf writes a node's attributes after its operator type (in field order, as
+    the key of :func:`fields_after_op_type` needs): checked once, on a node of every field."""
+    n = onnx.helper.make_node("Op", ["x"], ["y"], name="n", doc_string="d", domain="d", axis=3)
+    b: bytes = n.SerializeToString()
+    attr: bytes = n.attribute[0].SerializeToString()
+    return b.find(bytes((_OP_TYPE_TAG, 2)) + b"Op") < b.find(attr)
+
+
+_ATTRIBUTES_AFTER_OP_TYPE: Final = _attributes_follow_op_type()
 #: the tags (field number and wire type: length-delimited) of a ``NodeProto``'s input, output,
 #: name and op_type
 _HEAD_TAGS: Final = frozenset({(1 << 3) | 2, (2 << 3) | 2, (3 << 3) | 2, (4 << 3) | 2})

@@ -391,7 +391,7 @@ class NodeContext:
         serialization). None when the attributes were given, or a name is long."""
         if self._given:
             return None
-        return fields_after_op_type(self.node.SerializeToString())
+        return fields_after_op_type(self.node.SerializeToString(), self.op_type)
 
     def has_attr(self, name: str) -> bool:
         return name in self._parsed or name in self._raw

@@ -111,9 +111,7 @@ def scan(
     in the order of :func:`all_nodes`."""
     mine: list[NodeInfo] = []
     plain: dict[str, ConverterDef | None] = {}  # the default domain's converters, by operator
-    k = -1
-    for n in g.node:
-        k += 1
+    for k, n in enumerate(g.node[:]):  # (a slice: iterating a repeated field ends in an IndexError)
         op, dom = n.op_type, n.domain
         ident = n.name or f"{prefix}#{k}"
         if dom:

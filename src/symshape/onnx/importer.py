@@ -185,12 +185,12 @@ class Importer:
 
     def _run(self) -> Function:
         g = self.graph
-        inits = list(g.initializer)
+        inits = g.initializer[:]  # (a slice: iterating a repeated field ends in a costly IndexError)
         names = [t.name for t in inits]  # (protobuf fields cost an access each: read once)
         init_names = set(names)
         constant_inits = self.model.ir_version < 4
         values = self.values
-        for vi in g.input:
+        for vi in g.input[:]:
             name = vi.name
             if (constant_inits and name in init_names) or name in values:
                 continue
@@ -415,7 +415,12 @@ class Importer:
     def _missing_converters(self) -> None:
         """Nodes whose operator has no converter (``If`` branches included), reported before
         conversion starts: one error per operator type naming every node that uses it."""
-        keys, issues = missing_converter_issues(list(self._info.values()), self.opsets, self.label)
+        # (those without a converter picked first: a model has thousands of nodes, as a rule none
+        # of them; by index, the field cdef, without the named tuple's attribute lookup)
+        none = [i for i in self._info.values() if i[2] is None]
+        if not none:
+            return
+        keys, issues = missing_converter_issues(none, self.opsets, self.label)
         self.missing.update(keys)
         self.issues.extend(issues)
 
@@ -528,9 +533,10 @@ class Importer:
         return True
 
     def _bind_var(self, name: str, e: Expr, span: OnnxSpan) -> None:
-        """``e`` bound to a variable named ``name`` (an output that is not a constant)."""
-        var = Var(name)
-        var.span = span
+        """``e`` bound to a variable named ``name`` (an output that is not a constant): made as
+        ``Var(name)`` makes it (a name is a string), with the node's span."""
+        var: Var = _new_var(Var)
+        var.name, var.type_annotation, var.span = name, None, span
         self._scopes[-1].append((var, e))
         self.values[name] = self.named[name] = Value.of(name, var)
 
@@ -586,6 +592,7 @@ class Importer:
 
 
 _CALL: Final = ss.Call
+_new_var: Final[Any] = object.__new__
 _context: Final = NodeContext.of
 _span: Final = OnnxSpan.in_file
 _value_of: Final = Value.of

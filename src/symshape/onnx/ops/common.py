@@ -29,6 +29,7 @@ from symshape import Expr
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
 from symshape.ir.op import PreparedCall
 from symshape.onnx.context import NodeContext
+from symshape.source import SPAN_SCOPE_UNSET, span_scope_get
 
 __all__ = [
     "PlanTable",
@@ -43,6 +44,8 @@ __all__ = [
     "of_inputs",
     "like_product",
     "norm_axes",
+    "tuple_of",
+    "item_of",
     "to_int64",
     "scalar_of",
     "chain",
@@ -231,6 +234,31 @@ def prepared(
 
 _PREPARED: PlanTable[tuple[object, ...], object] = PlanTable(__name__)
 _NOT_YET: Final = object()
+
+
+def tuple_of(xs: Sequence[Expr]) -> Expr:
+    """``ss.Tuple(xs)`` of expressions ``xs`` (a node's inputs), built in a converter's span scope
+    without the constructor's checks of each field and its span lookup: the same fields."""
+    span = span_scope_get()
+    if span is SPAN_SCOPE_UNSET:  # (outside a scope: the constructor finds the caller's span)
+        return ss.Tuple(xs)
+    t: ss.Tuple = _new(ss.Tuple)
+    t.fields, t.span = tuple(xs), span
+    return t
+
+
+def item_of(t: Expr, index: int) -> Expr:
+    """``ss.TupleGetItem(t, index)`` of an expression ``t`` and an int ``index`` (a converter's),
+    built in its span scope without the constructor's checks and span lookup: the same fields."""
+    span = span_scope_get()
+    if span is SPAN_SCOPE_UNSET:  # (outside a scope: the constructor finds the caller's span)
+        return ss.TupleGetItem(t, index)
+    g: ss.TupleGetItem = _new(ss.TupleGetItem)
+    g.tuple_value, g.index, g.span = t, index, span
+    return g
+
+
+_new: Final[Any] = object.__new__
 
 
 def to_int64(x: Expr) -> Expr:

@@ -34,7 +34,7 @@ from symshape.encoding.dims import Dim
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH, SHAPE_MISMATCH
 from symshape.ir.op import PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import PlanTable, scale_axis, set_dim, stacked, value_slice
+from symshape.onnx.ops.common import PlanTable, prepare, scale_axis, set_dim, stacked, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
@@ -470,7 +470,9 @@ def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:
         "padding": win.padding,
         "dilation": tuple(win.dilation),
     }
-    return functools.partial(getattr(ss.ops, f"{kind}_pool{nd}d"), **kw)
+    fn = getattr(ss.ops, f"{kind}_pool{nd}d")
+    p = prepare(fn, 1, **kw)  # (the call it makes, its attributes checked once)
+    return functools.partial(fn, **kw) if p is None else p.build
 
 
 @register("MaxPool", since=1)

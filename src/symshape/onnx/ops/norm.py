@@ -25,7 +25,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import LEGACY, NodeContext
-from symshape.onnx.ops.common import like, like_product, prepared
+from symshape.onnx.ops.common import item_of, like, like_product, prepared
 from symshape.onnx.registry import Outputs, register
 from symshape.relations.common import FLOAT_DTYPES
 
@@ -50,9 +50,9 @@ def _batch_norm(ctx: NodeContext) -> Outputs:
     else:
         bn = ss.ops.batch_norm(ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), axis=1)
     # (TupleGetItem: what bn[0] is for the tuple batch_norm returns, without the indexing front-end)
-    outs: list[Expr | None] = [ss.TupleGetItem(bn, 0)]
+    outs: list[Expr | None] = [item_of(bn, 0)]
     for i in range(1, ctx.num_outputs):
-        outs.append(ss.TupleGetItem(bn, 1) if ctx.has_output(i) else None)
+        outs.append(item_of(bn, 1) if ctx.has_output(i) else None)
     return outs
 
 

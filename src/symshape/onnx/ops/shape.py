@@ -40,7 +40,7 @@ from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
 from symshape.onnx.dtypes import DTYPES
-from symshape.onnx.ops.common import expand, prepared, set_dim, unsqueeze, value_slice
+from symshape.onnx.ops.common import PlanTable, expand, prepared, set_dim, tuple_of, unsqueeze, value_slice
 from symshape.onnx.ops.index_maps import flat_value
 from symshape.onnx.registry import Outputs, register
 from symshape.relations.values import entries_of
@@ -100,10 +100,21 @@ def _squeeze_v13(ctx: NodeContext) -> Outputs:
 
 @register("Unsqueeze", since=1)
 def _unsqueeze_v1(ctx: NodeContext) -> Outputs:
-    axes = ctx.attr_ints("axes")
+    # the axes by the node's attribute bytes (equal bytes, equal attributes: one serialization
+    # instead of reading the attribute; a model has many Unsqueeze nodes of a few axes)
+    key = ctx.attribute_bytes()
+    axes = None if key is None else _AXES.get(key)
     if axes is None:
-        ctx.fail(BAD_ATTRIBUTE, "attribute 'axes' is required")
+        axes = ctx.attr_ints("axes")
+        if axes is None:
+            ctx.fail(BAD_ATTRIBUTE, "attribute 'axes' is required")
+        if key is not None:
+            _AXES.put(key, axes)
     return unsqueeze(ctx, ctx.input(0), axes)
+
+
+#: the axes of Unsqueeze nodes (opsets 1-12) by their attribute bytes (NodeContext.attribute_bytes)
+_AXES: PlanTable[bytes, tuple[int, ...]] = PlanTable(__name__)
 
 
 @register("Unsqueeze", since=13, value_inputs=(1,))
@@ -131,7 +142,17 @@ def _concat(ctx: NodeContext) -> Outputs:
     xs = ctx.inputs()
     if not xs:
         ctx.fail(BAD_ATTRIBUTE, "Concat needs at least one input")
-    return ss.ops.concatenate(xs, axis=axis)
+    # the call concatenate(xs) makes: of the tuple of the inputs, its attributes checked once per
+    # axis (see common.prepared; a model has many Concat nodes of one axis)
+    p = prepared(("concatenate", axis), _concatenate, 1, axis=axis)
+    if p is None:
+        return ss.ops.concatenate(xs, axis=axis)
+    return p.build(tuple_of(xs))
+
+
+def _concatenate(t: Expr, axis: int) -> Expr:
+    """``concatenate`` of a tuple expression (its call's one argument)."""
+    return ss.ops.concatenate(t, axis=axis)
 
 
 def _split(ctx: NodeContext, sizes: tuple[int, ...] | None, num_outputs: int | None) -> Outputs:
