@@ -274,7 +274,7 @@ def unsqueeze(b: Builder, x: V) -> V | None:
 
 
 def transpose(b: Builder, x: V) -> V | None:
-    if b.integer(0, 4) == 0:
+    if x.rank == 0 or b.integer(0, 4) == 0:
         return b.value(b.node("Transpose", [x.name])[0], x.dtype, x.dims[::-1])
     perm = list(b.draw(st.permutations(list(range(x.rank)))))
     return b.value(b.node("Transpose", [x.name], perm=perm)[0], x.dtype, [x.dims[p] for p in perm])
