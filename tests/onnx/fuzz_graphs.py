@@ -26,7 +26,7 @@ from onnx import helper, numpy_helper
 
 from symshape.onnx.dtypes import to_elem_type
 
-__all__ = ["Graph", "graphs", "OPS", "SYMBOLS"]
+__all__ = ["Graph", "graphs", "OPS", "SYMBOLS", "AVOID"]
 
 SYMBOLS = ("a", "b", "c")
 #: values the symbols take at the sizes compared
@@ -34,6 +34,11 @@ SIZES = (1, 2, 3, 4, 5, 6, 8)
 BIG = 2**62
 
 Dim = int | str | None
+
+#: patterns of known, written-up findings a long hunt can leave out to find others (empty: all):
+#: "tile-computed" (Tile by computed repeats), "reduce-value" (ReduceProd of a shape),
+#: "slice-negative-start" (a negative step from a start below -dim)
+AVOID: set[str] = set()
 
 
 @dataclass
@@ -193,6 +198,8 @@ def _shape_part(b: Builder, src: V) -> tuple[str, int]:
     if kind == 2:
         s, e = b.integer(-r - 1, r + 1), b.pick([b.integer(-r - 1, r + 1), BIG, -BIG])
         step = b.pick([1, 1, -1, 2, -2])
+        if "slice-negative-start" in AVOID and step < 0:
+            s = max(s, -1)
         n = onnx_slice_len(r, s, e, step)
         return b.node("Slice", [sh, b.const([s]), b.const([e]), b.const([0]), b.const([step])])[0], n
     i, j = b.integer(0, r - 1), b.integer(0, r - 1)
@@ -203,7 +210,10 @@ def _shape_part(b: Builder, src: V) -> tuple[str, int]:
     if kind == 4:  # an entry and a constant
         op = b.pick(["Add", "Sub", "Mul", "Div", "Max", "Min", "Mod"])
         return b.node(op, [gi, b.const([b.integer(1, 3)])])[0], 1
-    sl = b.node("Slice", [sh, b.const([i]), b.const([i + b.integer(1, 2)])])[0]
+    j = i + b.integer(1, 2)
+    sl = b.node("Slice", [sh, b.const([i]), b.const([j])])[0]
+    if "reduce-value" in AVOID:
+        return sl, len(range(r)[i:j])
     if b.opset >= 18:
         return b.node("ReduceProd", [sl, b.const([0])], keepdims=1)[0], 1
     return b.node("ReduceProd", [sl], axes=[0], keepdims=1)[0], 1
@@ -324,6 +334,8 @@ def slice_(b: Builder, x: V) -> V | None:
     starts = [b.draw(bound) for _ in axes]
     ends = [b.draw(bound) for _ in axes]
     steps = [b.pick([1, 1, 1, -1, 2, -2, 3]) for _ in axes]
+    if "slice-negative-start" in AVOID:
+        starts = [max(v, -1) if k < 0 else v for v, k in zip(starts, steps)]
     ins = [x.name, b.const(starts), b.const(ends)]
     if b.integer(0, 3) != 0 or any(s != 1 for s in steps):
         ins.append(b.const([a - x.rank if b.flag() else a for a in axes]))
@@ -358,7 +370,7 @@ def gather_elements(b: Builder, x: V) -> V | None:
 
 
 def tile(b: Builder, x: V) -> V | None:
-    if x.rank and b.integer(0, 2) == 0:  # repeats from a shape
+    if x.rank and b.integer(0, 2) == 0 and "tile-computed" not in AVOID:  # repeats from a shape
         reps, _ = _shape_part(b, b.pick(b.values))
     else:
         reps = b.const([b.pick([1, 1, 2, 3]) for _ in x.dims])
@@ -540,6 +552,73 @@ def resize(b: Builder, x: V) -> V | None:
     return b.value(b.node("Resize", ins, mode=mode)[0], "float32", [None] * x.rank)
 
 
+def _indices(b: Builder, shape: Sequence[int], lo: int = -2, hi: int = 2) -> np.ndarray[Any, Any]:
+    n = int(np.prod(shape)) if len(shape) else 1
+    vals = b.draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n))
+    return np.array(vals, np.int64).reshape(tuple(shape))
+
+
+def gather_nd(b: Builder, x: V) -> V | None:
+    if x.rank == 0:
+        return None
+    bd = b.integer(0, min(1, x.rank - 1))
+    k = b.integer(1, x.rank - bd)
+    lead = [x.dims[0] if isinstance(x.dims[0], int) else b.pick([1, 2])] if bd else []
+    ishape = lead + [b.pick([1, 2])] * b.integer(0, 1) + [k]
+    idx = b.const(_indices(b, ishape))
+    dims = [None] * (len(ishape) - 1) + list(x.dims[bd + k :])
+    return b.value(b.node("GatherND", [x.name, idx], batch_dims=bd)[0], x.dtype, dims)
+
+
+def scatter_elements(b: Builder, x: V) -> V | None:
+    if x.rank == 0:
+        return None
+    axis = b.integer(-x.rank, x.rank - 1)
+    ishape = [b.pick([1, 2, d if isinstance(d, int) else 1]) for d in x.dims]
+    upd = b.const(np.ones(ishape, x.dtype), x.dtype)
+    out = b.node("ScatterElements", [x.name, b.const(_indices(b, ishape)), upd], axis=axis)[0]
+    return b.value(out, x.dtype, x.dims)
+
+
+def scatter_nd(b: Builder, x: V) -> V | None:
+    if x.rank == 0:
+        return None
+    k = b.integer(1, x.rank)
+    n = b.pick([1, 2])
+    idx = _indices(b, [n, k], -1, 1)
+    if n == 2 and (idx[0] == idx[1]).all():  # (duplicate indices: an undefined result)
+        n, idx = 1, idx[:1]
+    upd = b.new_input(x.dtype, [n] + [b.like(d) for d in x.dims[k:]])
+    return b.value(b.node("ScatterND", [x.name, b.const(idx), upd.name])[0], x.dtype, x.dims)
+
+
+def one_hot(b: Builder, x: V) -> V | None:
+    if x.rank == 0:
+        return None
+    sh = b.node("Shape", [x.name])[0]
+    depth = b.node("Gather", [sh, b.const(b.integer(-x.rank, x.rank - 1))], axis=0)[0]
+    if b.flag():
+        depth = b.const(b.integer(1, 4))
+    ishape = b.pick([(), (2,), (1, 3)])
+    axis = b.integer(-len(ishape) - 1, len(ishape))
+    vals = b.const(np.array([0.0, 1.0], np.float32), "float32")
+    out = b.node("OneHot", [b.const(_indices(b, ishape, -3, 3)), depth, vals], axis=axis)[0]
+    return b.value(out, "float32", [None] * (len(ishape) + 1))
+
+
+def compress(b: Builder, x: V) -> V | None:
+    if x.rank == 0:
+        return None
+    n = b.integer(1, 4)
+    cond = b.const(np.array(b.draw(st.lists(st.booleans(), min_size=n, max_size=n))), "bool")
+    if b.flag():
+        axis = b.integer(-x.rank, x.rank - 1)
+        a = axis % x.rank
+        dims = [None if i == a else d for i, d in enumerate(x.dims)]
+        return b.value(b.node("Compress", [x.name, cond], axis=axis)[0], x.dtype, dims)
+    return b.value(b.node("Compress", [x.name, cond])[0], x.dtype, [None])
+
+
 OPS: dict[str, Step] = {
     "unary": unary,
     "cast": cast,
@@ -567,6 +646,11 @@ OPS: dict[str, Step] = {
     "topk": topk,
     "flatten": flatten,
     "resize": resize,
+    "gather_nd": gather_nd,
+    "scatter_elements": scatter_elements,
+    "scatter_nd": scatter_nd,
+    "one_hot": one_hot,
+    "compress": compress,
 }
 
 
