@@ -35,10 +35,12 @@ BIG = 2**62
 
 Dim = int | str | None
 
-#: patterns of known, written-up findings a long hunt can leave out to find others (empty: all):
+#: patterns of known findings that :func:`graphs` can leave out (``avoid``) to find others:
 #: "tile-computed" (Tile by computed repeats), "reduce-value" (ReduceProd of a shape),
-#: "slice-negative-start" (a negative step from a start below -dim)
-AVOID: set[str] = set()
+#: "slice-negative-start" (a negative step from a start below -dim), "split-num-outputs"
+AVOID: frozenset[str] = frozenset(
+    {"tile-computed", "reduce-value", "slice-negative-start", "split-num-outputs"}
+)
 
 
 @dataclass
@@ -78,6 +80,7 @@ class Builder:
     draw: Callable[[Any], Any]
     opset: int
     symbols: tuple[str, ...]
+    avoid: frozenset[str] = frozenset()
     values: list[V] = field(default_factory=list)
     inputs: list[V] = field(default_factory=list)
     nodes: list[onnx.NodeProto] = field(default_factory=list)
@@ -198,7 +201,7 @@ def _shape_part(b: Builder, src: V) -> tuple[str, int]:
     if kind == 2:
         s, e = b.integer(-r - 1, r + 1), b.pick([b.integer(-r - 1, r + 1), BIG, -BIG])
         step = b.pick([1, 1, -1, 2, -2])
-        if "slice-negative-start" in AVOID and step < 0:
+        if "slice-negative-start" in b.avoid and step < 0:
             s = max(s, -1)
         n = onnx_slice_len(r, s, e, step)
         return b.node("Slice", [sh, b.const([s]), b.const([e]), b.const([0]), b.const([step])])[0], n
@@ -212,7 +215,7 @@ def _shape_part(b: Builder, src: V) -> tuple[str, int]:
         return b.node(op, [gi, b.const([b.integer(1, 3)])])[0], 1
     j = i + b.integer(1, 2)
     sl = b.node("Slice", [sh, b.const([i]), b.const([j])])[0]
-    if "reduce-value" in AVOID:
+    if "reduce-value" in b.avoid:
         return sl, len(range(r)[i:j])
     if b.opset >= 18:
         return b.node("ReduceProd", [sl, b.const([0])], keepdims=1)[0], 1
@@ -314,7 +317,7 @@ def split(b: Builder, x: V) -> V | None:
     if kind == 0:
         sizes = [b.integer(0, 3) for _ in range(b.integer(1, 3))]
         outs = b.node("Split", [x.name, b.const(sizes)], n_out=len(sizes), axis=axis)
-    elif kind == 1 and b.opset >= 18:
+    elif kind == 1 and b.opset >= 18 and "split-num-outputs" not in b.avoid:
         k = b.integer(1, 3)
         outs = b.node("Split", [x.name], n_out=k, axis=axis, num_outputs=k)
     else:
@@ -334,7 +337,7 @@ def slice_(b: Builder, x: V) -> V | None:
     starts = [b.draw(bound) for _ in axes]
     ends = [b.draw(bound) for _ in axes]
     steps = [b.pick([1, 1, 1, -1, 2, -2, 3]) for _ in axes]
-    if "slice-negative-start" in AVOID:
+    if "slice-negative-start" in b.avoid:
         starts = [max(v, -1) if k < 0 else v for v, k in zip(starts, steps)]
     ins = [x.name, b.const(starts), b.const(ends)]
     if b.integer(0, 3) != 0 or any(s != 1 for s in steps):
@@ -370,7 +373,7 @@ def gather_elements(b: Builder, x: V) -> V | None:
 
 
 def tile(b: Builder, x: V) -> V | None:
-    if x.rank and b.integer(0, 2) == 0 and "tile-computed" not in AVOID:  # repeats from a shape
+    if x.rank and b.integer(0, 2) == 0 and "tile-computed" not in b.avoid:  # repeats from a shape
         reps, _ = _shape_part(b, b.pick(b.values))
     else:
         reps = b.const([b.pick([1, 1, 2, 3]) for _ in x.dims])
@@ -619,6 +622,61 @@ def compress(b: Builder, x: V) -> V | None:
     return b.value(b.node("Compress", [x.name, cond])[0], x.dtype, [None])
 
 
+def compare(b: Builder, x: V) -> V | None:
+    op = b.pick(["Less", "Equal", "Greater"])
+    y = b.operand(x)
+    c = b.node(op, [x.name, y.name])[0]
+    dims = [None] * max(x.rank, y.rank)
+    if b.flag():
+        b.value(c, "bool", dims)
+        return b.value(b.node("Cast", [c], to=to_elem_type(x.dtype))[0], x.dtype, dims)
+    return b.value(b.node("Where", [c, x.name, y.name])[0], x.dtype, dims)
+
+
+def normalize(b: Builder, x: V) -> V | None:
+    if x.dtype != "float32" or x.rank == 0:
+        return None
+    axis = b.integer(-x.rank, x.rank - 1)
+    if b.flag() or b.opset < 17:
+        return b.value(b.node(b.pick(["Softmax", "LogSoftmax"]), [x.name], axis=axis)[0], x.dtype, x.dims)
+    sdims = [b.like(d) for d in x.dims[axis % x.rank :]]
+    scale = b.new_input("float32", sdims)
+    ins = [x.name, scale.name] + ([b.new_input("float32", sdims).name] if b.flag() else [])
+    return b.value(b.node("LayerNormalization", ins, axis=axis)[0], x.dtype, x.dims)
+
+
+def cumsum(b: Builder, x: V) -> V | None:
+    if x.rank == 0:
+        return None
+    axis = b.const(b.integer(-x.rank, x.rank - 1))
+    return b.value(b.node("CumSum", [x.name, axis], reverse=b.integer(0, 1))[0], x.dtype, x.dims)
+
+
+def trilu(b: Builder, x: V) -> V | None:
+    if x.rank < 2:
+        return None
+    ins = [x.name] + ([b.const(b.integer(-2, 2))] if b.flag() else [])
+    return b.value(b.node("Trilu", ins, upper=b.integer(0, 1))[0], x.dtype, x.dims)
+
+
+def einsum(b: Builder, x: V) -> V | None:
+    if x.dtype != "float32" or x.rank not in (2, 3):
+        return None
+    if x.rank == 2:
+        eq, dims = b.pick([("ij,jk->ik", None), ("ij,kj->ik", None), ("ij->ji", ()), ("ij->i", ())])
+    else:
+        eq, dims = b.pick([("bij,bjk->bik", None), ("bij->bji", ()), ("bij,bkj->bik", None)])
+    if dims == ():
+        out = b.node("Einsum", [x.name], equation=eq)[0]
+    else:
+        lhs = eq.split("->")[0].split(",")
+        letter = {c: d for c, d in zip(lhs[0], x.dims)}
+        k = b.input_dim()
+        y = b.new_input("float32", [b.like(letter[c]) if c in letter else k for c in lhs[1]])
+        out = b.node("Einsum", [x.name, y.name], equation=eq)[0]
+    return b.value(out, "float32", [None] * len(eq.split("->")[1]))
+
+
 OPS: dict[str, Step] = {
     "unary": unary,
     "cast": cast,
@@ -651,15 +709,26 @@ OPS: dict[str, Step] = {
     "scatter_nd": scatter_nd,
     "one_hot": one_hot,
     "compress": compress,
+    "compare": compare,
+    "normalize": normalize,
+    "cumsum": cumsum,
+    "trilu": trilu,
+    "einsum": einsum,
 }
 
 
 @st.composite
-def graphs(draw: Callable[[Any], Any], ops: Sequence[str] = tuple(OPS), max_steps: int = 6) -> Graph:
-    """A random graph (see the module docstring) and sizes to compare it at."""
+def graphs(
+    draw: Callable[[Any], Any],
+    ops: Sequence[str] = tuple(OPS),
+    max_steps: int = 6,
+    avoid: frozenset[str] = frozenset(),
+) -> Graph:
+    """A random graph (see the module docstring) and sizes to compare it at, without the
+    patterns ``avoid`` (names in :data:`AVOID`)."""
     symbols = tuple(draw(st.lists(st.sampled_from(SYMBOLS), min_size=1, max_size=3, unique=True)))
     opset = draw(st.sampled_from([13, 17, 18, 18]))
-    b = Builder(draw, opset, symbols)
+    b = Builder(draw, opset, symbols, avoid)
     for _ in range(draw(st.integers(1, 2))):
         b.new_input("float32", [b.input_dim() for _ in range(draw(st.integers(1, 4)))])
     names: list[str] = []
