@@ -6,7 +6,8 @@ A crop was a numpy slice after the padding, which clamps: ``Pad(r, [-1, 0])`` of
 negative); and ``edge``/``reflect``/``wrap`` with a crop but no pad on an axis had no condition,
 where onnxruntime needs an entry left after the crop ("Pad: invalid mode: 2 with zero effective
 input extent"): ``Pad(x (c,), [0, -1], mode="edge")`` at ``c = 1``. Each row: every pad pair on
-an axis of symbolic length ``d`` (1 to 4), symshape's ``valid_at`` and shape against onnxruntime.
+an axis of symbolic length ``d`` (1 to 4), symshape's ``valid_at`` and shape against onnxruntime;
+and the same for pads computed from the shape (``[b, d + e]``), which had no mode check at all.
 """
 
 from __future__ import annotations
@@ -83,3 +84,33 @@ def test_pad_crop_of_an_empty_range() -> None:
     for n in (1, 3):
         assert _runs(model, {"x": np.zeros((2, n, 1), np.float32)}) is None
         assert not res.valid_at({a: 2, c: n}), res.report()
+
+
+COMPUTED = [(0, -2), (-2, 0), (1, -3), (-1, -1), (0, 0), (2, -2), (-3, 2)]
+
+
+@pytest.mark.parametrize(("mode", "pair"), list(itertools.product(MODES, COMPUTED)))
+def test_pad_computed_against_onnxruntime(mode: str, pair: tuple[int, int]) -> None:
+    """Pads ``[b, d + e]`` computed from ``x``'s shape (``d``)."""
+    b, e = pair
+    nodes = [
+        helper.make_node("Shape", ["x"], ["sh"]),
+        helper.make_node("Add", ["sh", "e"], ["end"]),
+        helper.make_node("Concat", ["b", "end"], ["pads"], axis=0),
+        helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode),
+    ]
+    inits = [numpy_helper.from_array(np.array([v], dtype=np.int64), n) for n, v in (("b", b), ("e", e))]
+    g = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["d"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits,
+    )  # fmt: skip
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)])
+    d = ss.dim("d")
+    res = sso.infer(model, dims={"d": d})
+    for n in (1, 2, 3, 4, 6):
+        got = _runs(model, {"x": np.arange(n, dtype=np.float32)})
+        valid = not res.errors and res.valid_at({d: n})
+        assert valid == (got is not None), f"d={n}: onnxruntime {got}, valid_at {valid}\n{res.report()}"
+        if got is not None:
+            t = res.type_of("y")
+            assert isinstance(t, ss.TensorType) and t.subs({d: n}) == ss.Tensor(got, "float32")

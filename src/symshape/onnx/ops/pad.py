@@ -5,7 +5,8 @@ no more than the padded axis: no negative size); by literal pads, ``reflect`` ne
 smaller than its axis, ``edge``/``wrap`` a non-empty axis, and a cropped axis of those modes an
 entry left (onnxruntime's checks).
 
-Pads computed at run time give the output's shape ``x.shape + begins + ends`` on shape values.
+Pads computed at run time give the output's shape ``x.shape + begins + ends`` on shape values,
+and the modes' reads on the pads' values (no condition where those are unknown).
 """
 
 from __future__ import annotations
@@ -117,4 +118,19 @@ def _pad_values(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
 
     pads = ss.ops.reshape(pads, (2 * k,))  # as many pads as axes (checked)
     target = ss.ops.add(ss.ops.add(ss.ops.shape_of(x), side(0)), side(k))
-    return ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
+    y = ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
+    mode = ctx.attr_str("mode", "constant")
+    if mode not in ("reflect", "edge", "wrap"):
+        return y
+    # the modes' reads (see _mode_reads) on the pads' values: of each padded axis after its
+    # crops, entry max(b, e, 0) (reflect) or 0; where the pads' values are unknown, no condition
+    zero = ctx.constant([0], "int64")
+    for j, a in enumerate(where):
+        b, e = value_slice(pads, [j], [j + 1]), value_slice(pads, [k + j], [k + j + 1])
+        begin = ss.ops.maximum(ss.ops.negative(b), zero)
+        d = value_slice(ss.ops.shape_of(x), [a], [a + 1])
+        end = ss.ops.subtract(d, ss.ops.maximum(ss.ops.negative(e), zero))
+        cropped = value_slice(x, begin, end, axes=[a])
+        i = ss.ops.maximum(ss.ops.maximum(b, e), zero) if mode == "reflect" else zero
+        y = ss.ops.cast_like(y, ss.ops.take(cropped, i, axis=a, mode="nonnegative"))
+    return y
