@@ -388,6 +388,16 @@ def pad(b: Builder, x: V) -> V | None:
         axes = sorted(set(b.draw(st.lists(st.integers(0, x.rank - 1), min_size=1, max_size=2))))
         pads = [b.integer(-1, 2) for _ in range(2 * len(axes))]
         ins = [x.name, b.const(pads), "", b.const([a - x.rank if b.flag() else a for a in axes])]
+    elif b.integer(0, 3) == 0:  # pads computed from the shape: entries d_i - k or constants
+        sh = b.node("Shape", [x.name])[0]
+        parts = []
+        for _ in range(2 * x.rank):
+            if b.flag():
+                parts.append(b.const([b.integer(-1, 2)]))
+            else:
+                g = b.node("Gather", [sh, b.const([b.integer(0, x.rank - 1)])], axis=0)[0]
+                parts.append(b.node("Sub", [g, b.const([b.integer(0, 3)])])[0])
+        ins = [x.name, b.node("Concat", parts, axis=0)[0] if len(parts) > 1 else parts[0]]
     else:
         ins = [x.name, b.const([b.integer(-1, 2) for _ in range(2 * x.rank)])]
     return b.value(b.node("Pad", ins, mode=mode)[0], x.dtype, [None] * x.rank)
