@@ -55,6 +55,8 @@ def _window(b: Builder, x: V, pool: bool) -> dict[str, Any]:
         attrs["dilations"] = [b.integer(1, 2) for _ in range(s)]
     if b.integer(0, 3) == 0:
         attrs["auto_pad"] = b.pick(["SAME_UPPER", "SAME_LOWER", "VALID"])
+        if attrs["auto_pad"] != "VALID":  # (onnxruntime: Conv refuses, pools ignore the dilation)
+            attrs.pop("dilations", None)
     elif b.flag():
         attrs["pads"] = [b.integer(0, min(2, kernel[i % s] - (1 if pool else 0))) for i in range(2 * s)]
     return attrs
