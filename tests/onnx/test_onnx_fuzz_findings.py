@@ -1,0 +1,93 @@
+"""The findings of the ONNX differential fuzzer (:mod:`tests.onnx.test_onnx_differential_fuzz`)
+fixed outside the index/pad converters, each a small graph checked against onnxruntime at several
+sizes (:func:`size_oracle.disagreements`: the sizes it refuses must be excluded, the sizes it runs
+accepted, every output's shape symshape's with the sizes substituted). Each case failed before
+its fix; the hunt2 notes' scripts of the same names show them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper
+from onnx_helpers import In, make_model
+from size_oracle import disagreements, feeds_of
+
+N = helper.make_node
+I64 = np.int64
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A graph (every node output a graph output unless ``outputs``), its inputs and constants,
+    and the sizes onnxruntime runs it at."""
+
+    name: str
+    nodes: Sequence[onnx.NodeProto]
+    inputs: Sequence[In]
+    sizes: Sequence[Mapping[str, int]]
+    inits: Mapping[str, Any] = field(default_factory=dict)
+    opset: int = 18
+    fed: Mapping[str, Any] | None = None
+
+    def model(self) -> onnx.ModelProto:
+        outs = [o for n in self.nodes for o in n.output if o]
+        return make_model(self.nodes, self.inputs, outs, self.opset, dict(self.inits), ir_version=8)
+
+
+def _b(*ns: int) -> list[dict[str, int]]:
+    return [{"b": n} for n in ns]
+
+
+def _bc(*ns: tuple[int, int]) -> list[dict[str, int]]:
+    return [{"b": b, "c": c} for b, c in ns]
+
+
+XB = In("x", "float32", ["b"])
+XBC = In("x", "float32", ["b", "c"])
+BC_SIZES = _bc((1, 1), (2, 2), (1, 3), (3, 1), (2, 3))
+
+FINDINGS = [
+    # reduce_prod_value.py: a reduction of a shape value is the entries' product/sum/max/min
+    Finding(
+        "reduce-prod-shape-reshape",
+        [N("Shape", ["x"], ["sh"]), N("ReduceProd", ["sh", "z"], ["rp"], keepdims=1),
+         N("Concat", ["sh", "rp"], ["t"], axis=0), N("Reshape", ["x", "t"], ["y"])],
+        [XB], _b(1, 2, 3), {"z": np.array([0], I64)},
+    ),
+    Finding(
+        "reduce-sum-shape-reshape",
+        [N("Shape", ["x"], ["sh"]), N("ReduceSum", ["sh"], ["rs"], keepdims=1),
+         N("Concat", ["rs", "one"], ["t"], axis=0), N("Reshape", ["x", "t"], ["y"])],
+        [XBC], BC_SIZES, {"one": np.array([1], I64)},
+    ),
+    Finding(
+        "reduce-max-min-shape-reshape",
+        [N("Shape", ["x"], ["sh"]), N("Cast", ["sh"], ["s32"], to=onnx.TensorProto.INT32),
+         N("ReduceMax", ["s32"], ["mx"], keepdims=1), N("ReduceMin", ["sh"], ["mn"], keepdims=1),
+         N("Cast", ["mx"], ["mx64"], to=onnx.TensorProto.INT64),
+         N("Concat", ["mx64", "mn", "sh"], ["t"], axis=0), N("Reshape", ["x", "t"], ["y"])],
+        [XBC], BC_SIZES,
+    ),
+    Finding(
+        "reduce-prod-flatten-tail",  # TorchScript's flatten(1): Shape -> Slice -> ReduceProd
+        [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "s1", "s2"], ["tail"]),
+         N("ReduceProd", ["tail"], ["p"], keepdims=0, axes=[0]),
+         N("Unsqueeze", ["p", "z"], ["p1"]), N("Concat", ["p1", "sh"], ["t"], axis=0),
+         N("Reshape", ["x", "t"], ["y"])],
+        [In("x", "float32", ["b", "c", 2])], [{"b": 1, "c": 1}, {"b": 2, "c": 1}, {"b": 1, "c": 3}],
+        {"s1": np.array([1], I64), "s2": np.array([3], I64), "z": np.array([0], I64)}, opset=17,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", FINDINGS, ids=lambda c: c.name)
+def test_finding_against_onnxruntime(case: Finding) -> None:
+    names = sorted({d for i in case.inputs for d in i.shape or () if isinstance(d, str)})
+    got = disagreements(case.model(), names, case.sizes, feeds_of(case.inputs, case.fed))
+    assert got == [], "\n".join(got)
