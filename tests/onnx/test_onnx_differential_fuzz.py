@@ -47,7 +47,6 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_ONNX_FUZZ", "60"))
 KNOWN = frozenset(
     {
         "tile-computed",  # tile_runtime_repeats.py: Tile's repeats length unchecked (shape.py)
-        "slice-negative-start",  # slice_negative_step_start.py: ONNX's clamp (shape.py)
         "split-num-outputs",  # split_num_outputs_negative_last.py: missing guard (shape.py)
     }
 )

@@ -83,6 +83,29 @@ FINDINGS = [
         [In("x", "float32", ["b", "c", 2])], [{"b": 1, "c": 1}, {"b": 2, "c": 1}, {"b": 1, "c": 3}],
         {"s1": np.array([1], I64), "s2": np.array([3], I64), "z": np.array([0], I64)}, opset=17,
     ),
+    # slice_negative_step_start.py: on a negative step a start below -d is clamped to 0 (ONNX)
+    Finding(
+        "slice-negative-step-start",
+        [N("Slice", ["x", "s", "e", "a", "st"], ["y"])],
+        [In("x", "float32", ["b", 4])], _b(1, 2, 3),
+        {"s": np.array([-2], I64), "e": np.array([-2], I64), "a": np.array([0], I64),
+         "st": np.array([-1], I64)},
+    ),
+    Finding(
+        "slice-negative-step-start-two-axes",
+        [N("Slice", ["x", "s", "e", "a", "st"], ["y"])],
+        [XBC], BC_SIZES,
+        {"s": np.array([-3, 1], I64), "e": np.array([-10, -2**62], I64), "a": np.array([-1, 0], I64),
+         "st": np.array([-2, -1], I64)},
+    ),
+    Finding(
+        "slice-negative-step-start-shape-value",
+        [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "s", "e", "a", "st"], ["v"]),
+         N("Reshape", ["x", "v"], ["y"])],
+        [XB], _b(1, 2, 3),
+        {"s": np.array([-3], I64), "e": np.array([-2**62], I64), "a": np.array([0], I64),
+         "st": np.array([-1], I64)},
+    ),
 ]
 
 

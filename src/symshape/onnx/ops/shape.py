@@ -266,7 +266,21 @@ def _slice(
             ctx.fail(BAD_ATTRIBUTE, f"Slice axes {list(axes)} repeat an axis")
     if not starts:
         return ss.ops.copy(ctx.input(0))
-    return value_slice(ctx.input(0), list(starts), list(ends), strides=steps, axes=list(axes))
+    begin: Expr | list[int | None] = list(starts)
+    r = ctx.rank(0) if steps is not None and any(t < 0 and s < -1 for s, t in zip(starts, steps)) else None
+    if r is not None and steps is not None:
+        # on a negative step ONNX clamps a start below -d to 0 (the first element is taken),
+        # numpy's strided_slice to -1 (empty): such a start is max(d + s, 0), from the start
+        sizes, i64 = ss.ops.shape_of(ctx.input(0)), "int64"
+        parts = []
+        for s, t, a in zip(starts, steps, axes):
+            e = ctx.constant(s, i64)
+            if t < 0 and s < -1 and -r <= a < r:
+                d = ss.ops.take(sizes, ctx.constant(a % r, i64))
+                e = ss.ops.maximum(ss.ops.add(d, e), ctx.constant(0, i64))
+            parts.append(ss.ops.expand_dims(e, 0))
+        begin = ss.ops.concatenate(parts, axis=0)
+    return value_slice(ctx.input(0), begin, list(ends), strides=steps, axes=list(axes))
 
 
 @register("Slice", since=1)
