@@ -46,7 +46,6 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_ONNX_FUZZ", "60"))
 #: entry to remove then. SYMSHAPE_ONNX_FUZZ_KNOWN=1 draws them too.
 KNOWN = frozenset(
     {
-        "tile-computed",  # tile_runtime_repeats.py: Tile's repeats length unchecked (shape.py)
         "split-num-outputs",  # split_num_outputs_negative_last.py: missing guard (shape.py)
     }
 )

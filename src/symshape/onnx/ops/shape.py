@@ -366,7 +366,10 @@ def _tile_v1(ctx: NodeContext) -> Outputs:
 
 @register("Tile", since=6, value_inputs=(1,))
 def _tile(ctx: NodeContext) -> Outputs:
-    if ctx.const(1) is None:  # computed at run time: its value
+    if ctx.const(1) is None:  # computed at run time: its value (numpy's tile would pad it)
+        k, rank = ctx.static_shape(1), ctx.rank(0)
+        if k is not None and len(k) == 1 and rank is not None and k[0] != rank:
+            ctx.fail(RANK_MISMATCH, f"{k[0]} repeats for an input of rank {rank}")
         return ss.ops.tile(ctx.input(0), ctx.input(1))
     reps = ctx.sizes(1, "the repeats")
     x = ctx.input(0)
