@@ -44,11 +44,7 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_ONNX_FUZZ", "60"))
 #: known findings outside the ONNX index/pad converters, written up for their owners (the
 #: scripts in the hunt2 notes): the graphs leave these patterns out until they are fixed; an
 #: entry to remove then. SYMSHAPE_ONNX_FUZZ_KNOWN=1 draws them too.
-KNOWN = frozenset(
-    {
-        "split-num-outputs",  # split_num_outputs_negative_last.py: missing guard (shape.py)
-    }
-)
+KNOWN: frozenset[str] = frozenset()  # (none left: fuzz_builder.AVOID names the patterns)
 AVOIDED = frozenset() if os.environ.get("SYMSHAPE_ONNX_FUZZ_KNOWN") == "1" else KNOWN
 SEEDED = os.environ.get("SYMSHAPE_ONNX_FUZZ_SEEDED", "1") != "0"
 

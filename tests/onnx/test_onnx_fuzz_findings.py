@@ -175,6 +175,25 @@ FINDINGS = [
         [XBC],
         BC_SIZES,
     ),
+    # split_num_outputs_negative_last.py: the last part d - (n - 1)*ceil(d/n) must not be negative
+    Finding(
+        "split-3-symbolic",
+        [N("Split", ["x"], ["p0", "p1", "p2"], axis=1, num_outputs=3)],
+        [In("x", "float32", [2, "b"])],
+        _b(1, 2, 3, 4, 5, 7),
+    ),
+    Finding(
+        "split-4-symbolic",
+        [N("Split", ["x"], ["p0", "p1", "p2", "p3"], axis=-1, num_outputs=4)],
+        [In("x", "float32", ["b"])],
+        _b(1, 2, 3, 4, 5, 6, 7, 9),
+    ),
+    Finding(
+        "split-3-static",
+        [N("Split", ["x"], ["p0", "p1", "p2"], axis=1, num_outputs=3)],
+        [In("x", "float32", ["b", 1])],
+        _b(1, 2),
+    ),
 ]
 
 

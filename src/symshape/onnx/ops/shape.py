@@ -40,7 +40,7 @@ from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
 from symshape.onnx.dtypes import DTYPES
-from symshape.onnx.ops.common import expand, prepared, set_dim, unsqueeze, value_slice
+from symshape.onnx.ops.common import checked, expand, prepared, set_dim, unsqueeze, value_slice
 from symshape.onnx.ops.index_maps import flat_value
 from symshape.onnx.registry import Outputs, register
 from symshape.relations.values import entries_of
@@ -166,6 +166,8 @@ def _split(ctx: NodeContext, sizes: tuple[int, ...] | None, num_outputs: int | N
                 ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is out of range for rank {len(shape)}")
             shape_ax = shape[ax]
         chunk = -(-shape_ax // n)
+        if shape_ax < chunk * (n - 1):  # (onnxruntime refuses; the spec has no size for it)
+            ctx.fail(BAD_ATTRIBUTE, f"num_outputs={n} over size {shape_ax}: the last part would be negative")
         sizes2 = [min(chunk, max(shape_ax - chunk * i, 0)) for i in range(n)]
         return _split(ctx, tuple(sizes2), None)
     parts = ss.ops.split(x, n, axis=axis)
@@ -206,6 +208,9 @@ def _split_ceil(ctx: NodeContext, x: Expr, axis: int, n: int) -> Outputs:
         begin = ss.ops.multiply(c, ctx.constant([i], "int64"))
         end = ss.ops.multiply(c, ctx.constant([i + 1], "int64"))
         outs.append(value_slice(x, begin, end, axes=[axis]))
+    if n >= 3:  # the last part d - (n - 1)*c is not negative (onnxruntime refuses it: d = 1, n = 3)
+        last = ss.ops.subtract(d, ss.ops.multiply(c, ctx.constant([n - 1], "int64")))
+        outs = [checked(o, [ss.ops.full(0.0, last)]) for o in outs]
     return outs
 
 
