@@ -194,6 +194,26 @@ FINDINGS = [
         [In("x", "float32", ["b", 1])],
         _b(1, 2),
     ),
+    # layer_norm_empty.py: X.shape[axis:] must not be empty (its batch axes may)
+    *(
+        Finding(
+            f"layer-norm-empty-{name}",
+            [
+                N("Slice", ["x", "s", "e", "a"], ["xs"]),
+                N("LayerNormalization", ["xs", "scale"], outs, axis=axis),
+            ],
+            [In("x", "float32", ["b", "c", 3]), In("scale", "float32", [1])],
+            [{"b": b, "c": c} for b in (1, 2, 3) for c in (1, 2, 3)],
+            {"s": np.array([2], I64), "e": np.array([2**62], I64), "a": np.array([cut], I64)},
+        )
+        for name, cut, axis, outs in (
+            ("last-two", 1, -2, ["y", "mean"]),
+            ("all", 1, 0, ["y", "mean", "inv"]),
+            ("middle", 1, 1, ["y"]),
+            ("batch-empty", 0, 1, ["y", "mean"]),  # (runs: only the batch axis is empty)
+            ("batch-empty-neg", 0, -2, ["y"]),
+        )
+    ),
 ]
 
 
