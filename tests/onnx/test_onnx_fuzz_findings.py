@@ -214,6 +214,26 @@ FINDINGS = [
             ("batch-empty-neg", 0, -2, ["y"]),
         )
     ),
+    # folding_unchecked_indices.py: constant indices out of range are not folded (the converter
+    # reports them; onnx's reference evaluator does not check GatherElements')
+    *(
+        Finding(
+            f"folding-{op}-{name}",
+            [N("Identity", ["x"], ["xi"]), N(op, ["data", "idx"], ["g"], **attrs)],
+            [XB],
+            _b(1, 2),
+            {"data": np.array(data, I64), "idx": np.array(idx, I64)},
+        )
+        for op, name, data, idx, attrs in (
+            ("GatherElements", "over", [5, 6], [2, 0], {}),
+            ("GatherElements", "under", [[5, 6], [7, 8]], [[0, -3]], {"axis": 1}),
+            ("GatherElements", "in-range", [[5, 6], [7, 8]], [[1, -2]], {"axis": 1}),
+            ("Gather", "over", [5, 6], [0, 2], {}),
+            ("Gather", "in-range", [[5, 6]], [-1, 1, 0], {"axis": 1}),
+            ("GatherND", "over", [[5, 6], [7, 8]], [[0, 2]], {}),
+            ("GatherND", "in-range", [[5, 6], [7, 8]], [[1, -1], [0, 0]], {}),
+        )
+    ),
 ]
 
 
