@@ -234,6 +234,28 @@ FINDINGS = [
             ("GatherND", "in-range", [[5, 6], [7, 8]], [[1, -1], [0, 0]], {}),
         )
     ),
+    # pool_rank_and_same_pads.py: MaxPool/AveragePool SAME with a stride over the window fail
+    # where onnxruntime's total pad is negative ((d - 1) % s >= K)
+    *(
+        Finding(
+            f"pool-same-{op}-{pad}-k{k}-s{s}",
+            [N(op, ["x"], ["y"], kernel_shape=[k, 1], strides=[s, 1], auto_pad=pad)],
+            [In("x", "float32", [1, 2, "b", 3])],
+            _b(1, 2, 3, 4, 5, 6, 7),
+        )
+        for op in ("MaxPool", "AveragePool", "LpPool")
+        for pad in ("SAME_UPPER", "SAME_LOWER")
+        for k, s in ((1, 2), (2, 3), (1, 3), (3, 2))
+    ),
+    *(
+        Finding(
+            f"pool-same-static-{d}",
+            [N("MaxPool", ["x"], ["y"], kernel_shape=[1, 1], strides=[2, 1], auto_pad="SAME_UPPER")],
+            [In("x", "float32", [1, "b", d, 3])],
+            _b(1, 2),
+        )
+        for d in (3, 4)
+    ),
 ]
 
 
