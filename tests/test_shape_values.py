@@ -544,6 +544,7 @@ def test_symbolic_entry_that_may_be_zero_copies() -> None:
     res = ss.infer(ss.Function([x], e))
     assert res.ok and res.valid_at({n: 1}), res.report()
     t = res.type_of(e)
+    assert isinstance(t, ss.TensorType)
     assert [[int(d.subs({n: k})) for d in t.dims] for k in (1, 2, 3)] == [[1, 4], [1, 8], [2, 6]]
     z = ss.ops.reshape(x, ss.ops.int_tensor((n - 1, -1)), allowzero=True)
     res = ss.infer(ss.Function([x], z))

@@ -219,7 +219,7 @@ FINDINGS = [
     *(
         Finding(
             f"folding-{op}-{name}",
-            [N("Identity", ["x"], ["xi"]), N(op, ["data", "idx"], ["g"], **attrs)],
+            [N("Identity", ["x"], ["xi"]), N(op, ["data", "idx"], ["g"], **dict[str, Any](attrs))],
             [XB],
             _b(1, 2),
             {"data": np.array(data, I64), "idx": np.array(idx, I64)},
