@@ -100,6 +100,8 @@ def fold(
         return None
     if not _small_output(op, arrays):
         return None
+    if op in ("Gather", "GatherElements", "GatherND") and not _indices_in_range(node, arrays):
+        return None  # (the reference evaluator does not check them all: the converter reports it)
     try:
         results = _evaluate(inlined(node, ctx.base_dir), arrays, opset)
     except Exception:
@@ -295,3 +297,25 @@ def _small_output(op: str, arrays: Sequence[np.ndarray[Any, Any] | None]) -> boo
     except Exception:
         return False
     return True
+
+
+def _indices_in_range(node: onnx.NodeProto, arrays: Sequence[np.ndarray[Any, Any] | None]) -> bool:
+    """Whether the constant indices of a ``Gather``, ``GatherElements`` or ``GatherND`` are each
+    in ``[-d, d)`` of the axis they index (onnxruntime's check; False when not decided here)."""
+    data, idx = arrays[0], arrays[1] if len(arrays) > 1 else None
+    if data is None or idx is None or idx.dtype.kind not in "iu":
+        return False
+    if idx.size == 0:
+        return True
+    if node.op_type == "GatherND":
+        b = _attr_int(node, "batch_dims") or 0
+        k = idx.shape[-1] if idx.ndim else 0
+        if b + k > data.ndim:
+            return False
+        cols = [(idx[..., j], data.shape[b + j]) for j in range(k)]
+    else:
+        axis = _attr_int(node, "axis") or 0
+        if not -data.ndim <= axis < data.ndim:
+            return False
+        cols = [(idx, data.shape[axis])]
+    return all(c.size == 0 or (int(c.min()) >= -d and int(c.max()) < d) for c, d in cols)

@@ -14,10 +14,11 @@
   index column ``j`` (``indices[..., j]``) reading data axis ``b + j``: the first with
   ``batch_dims=b`` (which also checks that the batch axes agree), each later one with the
   indices' leading axes as batch axes. Each column whose value range is known must lie in its
-  axis (``-d <= i < d``, onnxruntime's bound). A symbolic ``k`` is used when one length in
-  ``[0, rank(data) - b]`` lies in its range (a guard ``k ==`` it); otherwise (or with a rank
-  unknown) the output's rank is only known at run time: a tensor of unknown rank of the data's
-  dtype, once ``k <= rank(data) - b`` and the batch axes agree (where both ranks are known).
+  axis (``-d <= i < d``, onnxruntime's bound; of constant indices, each column's own range). A
+  symbolic ``k`` is used when one length in ``[0, rank(data) - b]`` lies in its range (a guard
+  ``k ==`` it); otherwise (or with a rank unknown) the output's rank is only known at run time:
+  a tensor of unknown rank of the data's dtype, once ``k <= rank(data) - b`` and the batch axes
+  agree (where both ranks are known).
 * The scatters give the data's type; the updates must have the shape of what the indices read
   (``GatherElements``'s result for ``ScatterElements``, ``GatherND``'s for ``ScatterND``, the
   cache's with at most its size at ``axis`` for ``TensorScatter``).
@@ -33,6 +34,8 @@
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +86,7 @@ def _gather_nd_of(ctx: NodeContext, b: int) -> Expr | None:
     t = ctx.tensor_type(1)
     if t is None or t.ndim is None or t.ndim < 1 or not t.dims[-1].is_constant:
         return None
-    return _gather_nd_k(ctx.input(0), ctx.input(1), int(t.dims[-1]), t.ndim - 1, b)
+    return _gather_nd_k(ctx.input(0), ctx.input(1), int(t.dims[-1]), t.ndim - 1, b, ctx.const(1))
 
 
 def _gather_nd_fixed_k(ctx: NodeContext, b: int) -> Expr:
@@ -133,14 +136,21 @@ def _of_length(ind: Expr, k: int) -> Expr:
     return ss.ops.take(stacked(set_dim(ind, -1, k), ind), ss.const(np.array(0, dtype=np.int64)), axis=0)
 
 
-def _gather_nd_k(data: Expr, ind: Expr, k: int, lead: int, b: int) -> Expr:
-    """``GatherND`` of ``data`` by ``ind`` (of rank ``lead + 1``, index tuples of length ``k``)."""
+def _gather_nd_k(
+    data: Expr, ind: Expr, k: int, lead: int, b: int, value: np.ndarray[Any, Any] | None = None
+) -> Expr:
+    """``GatherND`` of ``data`` by ``ind`` (of rank ``lead + 1``, index tuples of length ``k``);
+    ``value``: the indices' entries when they are a constant (each column then has its own
+    range, where a column taken from the tensor would have the whole tensor's)."""
     if k == 0:  # each index tuple selects the whole slice data.shape[b:]
         rows = ss.ops.sum(ind, axis=-1)  # indices.shape[:-1] (a sum over the empty axis: zeros)
         return ss.ops.take(ss.ops.expand_dims(data, b), rows, axis=b, batch_dims=b)
     y: Expr = data
     for j in range(k):  # column j indexes data axis b + j: a negative index reads from the end
-        col = ss.ops.take(ind, ss.const(np.array(j, dtype=np.int64)), axis=-1, mode="fast")
+        if value is not None:
+            col: Expr = ss.const(np.array(value[..., j], dtype=np.int64))
+        else:
+            col = ss.ops.take(ind, ss.const(np.array(j, dtype=np.int64)), axis=-1, mode="fast")
         at = b if j == 0 else lead  # after the first take, y's leading axes are indices.shape[:-1]
         y = ss.ops.take(y, col, axis=at, batch_dims=at, mode="fast")
     return y

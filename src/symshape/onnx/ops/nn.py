@@ -34,7 +34,7 @@ from symshape.encoding.dims import Dim
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH, SHAPE_MISMATCH
 from symshape.ir.op import PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import PlanTable, prepare, scale_axis, set_dim, stacked, value_slice
+from symshape.onnx.ops.common import PlanTable, checked, prepare, scale_axis, set_dim, stacked, value_slice
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
@@ -453,7 +453,35 @@ def _unpool_output_shape_errors(
 
 def _pool(ctx: NodeContext, kind: str) -> Expr:
     plan = _planned(ctx, kind, None, lambda: _pool_plan(ctx, kind))
-    return plan(ctx.input(0))
+    y = plan(ctx.input(0))
+    if ctx.op_type != "LpPool" and ctx.attr_str("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER"):
+        y = _same_pads_checked(ctx, y)
+    return y
+
+
+def _same_pads_checked(ctx: NodeContext, y: Expr) -> Expr:
+    """``y`` once onnxruntime's total ``SAME`` pad of a MaxPool/AveragePool, ``(ceil(d/s) - 1)*s
+    + K - d``, is not negative on any axis: ``(d - 1) % s < K``, false on some sizes when the
+    stride is over the window (an error for a static size, else a guard)."""
+    ks, i64 = ctx.attr_ints("kernel_shape") or (), "int64"
+    strides = ctx.attr_ints("strides") or (1,) * len(ks)
+    dil = ctx.attr_ints("dilations") or (1,) * len(ks)
+    checks, t = [], ctx.tensor_type(0)
+    for i, (k, st, dl) in enumerate(zip(ks, strides, dil)):
+        if st <= dl * (k - 1) + 1:
+            continue
+        if t is not None and t.ndim is not None and t.ndim > 2 + i and t.dims[2 + i].is_constant:
+            if (int(t.dims[2 + i]) - 1) % st > dl * (k - 1):
+                msg = f"size {t.dims[2 + i]} on spatial axis {i} with stride {st}: a negative SAME pad"
+                ctx.fail(SHAPE_MISMATCH, f"{msg} (onnxruntime refuses it)")
+            continue
+        d = value_slice(ss.ops.shape_of(ctx.input(0)), [2 + i], [3 + i])
+        rest = ss.ops.mod(ss.ops.subtract(d, ctx.constant([1], i64)), ctx.constant([st], i64))
+        checks.append(ss.ops.full(0.0, ss.ops.subtract(ctx.constant([dl * (k - 1)], i64), rest)))
+    if not checks:
+        return y
+    with ctx.checking("the SAME pads are not negative: (the axis' size - 1) % stride < the window"):
+        return checked(y, checks)
 
 
 def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:

@@ -25,7 +25,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import LEGACY, NodeContext
-from symshape.onnx.ops.common import item_of, like, like_product, prepared
+from symshape.onnx.ops.common import checked, item_of, like, like_product, prepared
 from symshape.onnx.registry import Outputs, register
 from symshape.relations.common import FLOAT_DTYPES
 
@@ -108,6 +108,9 @@ def _layer_norm(ctx: NodeContext) -> Outputs:
             if ctx.has_input(2):
                 y = ss.ops.add(y, ctx.input(2))
             y = like(y, x)
+    if axes is None:  # X.shape[axis:] is not empty (onnxruntime; the fused Scale has no 0 size)
+        stat_axes, exclude = _stat_axes(axis)
+        y = checked(y, [ss.ops.max(x, axis=stat_axes, exclude=exclude)])
     outs: list[Expr | None] = [y]
     if ctx.has_output(1) or ctx.has_output(2):
         axes, exclude = _stat_axes(axis)

@@ -1,10 +1,12 @@
 """``Pad`` (opsets 1, 2, 11, 18), by literal pads or pads computed at run time.
 
-``pads`` are all begins then all ends; negative pads crop (a slice after the padding); by
-literal pads, ``reflect`` needs each pad smaller than its axis, ``edge``/``wrap`` a non-empty
-axis (onnxruntime's checks).
+``pads`` are all begins then all ends; negative pads crop (a slice after the padding, the crops
+no more than the padded axis: no negative size); by literal pads, ``reflect`` needs each pad
+smaller than its axis, ``edge``/``wrap`` a non-empty axis, and a cropped axis of those modes an
+entry left (onnxruntime's checks).
 
-Pads computed at run time give the output's shape ``x.shape + begins + ends`` on shape values.
+Pads computed at run time give the output's shape ``x.shape + begins + ends`` on shape values,
+and the modes' reads on the pads' values (no condition where those are unknown).
 """
 
 from __future__ import annotations
@@ -47,20 +49,23 @@ def _pad(ctx: NodeContext, pads: tuple[int, ...], axes: tuple[int, ...] | None) 
 
 
 def _mode_reads(ctx: NodeContext, x: Expr, y: Expr, before: list[int], after: list[int]) -> Expr:
-    """``y`` (``x`` padded) typed by the entries of ``x`` that ``mode`` copies, as onnxruntime reads
-    them: ``reflect`` reads ``x[p]`` for a pad ``p`` (``p < d``), ``edge`` and ``wrap`` ``x[0]``
-    (``d >= 1``), of the axis after its crops (negative pads, which onnxruntime applies first);
-    each read is a ``take`` whose index states the condition."""
+    """``y`` (``x`` padded) typed by the entries that onnxruntime reads, each a ``take`` whose
+    index states the condition: ``reflect`` reads ``x[p]`` for a pad ``p`` (``p < d``), ``edge`` and
+    ``wrap`` ``x[0]`` (``d >= 1``), of the axis after its crops (negative pads, which onnxruntime
+    applies first); a cropped axis of those modes keeps an entry even without a pad ("zero
+    effective input extent"); and in every mode the crops fit in the padded axis (no negative
+    output size: ``y[crops - 1]``, where a slice would clamp)."""
     mode = ctx.attr_str("mode", "constant")
-    if mode not in ("reflect", "edge", "wrap"):
-        return y
+    copies = mode in ("reflect", "edge", "wrap")
     for a, (b, e) in enumerate(zip(before, after)):
-        if max(b, e) <= 0:
-            continue
         crop = max(-b, 0) + max(-e, 0)
-        i = crop + (max(b, e) if mode == "reflect" else 0)
-        read = ss.ops.take(x, ctx.constant([i], "int64"), axis=a, mode="fast")
-        y = ss.ops.cast_like(y, read)
+        pad = max(b, e, 0)
+        if crop:  # y is padded, not cropped yet: d + positive pads >= crops
+            y = ss.ops.cast_like(y, ss.ops.take(y, ctx.constant([crop - 1], "int64"), axis=a, mode="fast"))
+        if copies and (pad or crop):
+            i = crop + (pad if mode == "reflect" else 0)
+            read = ss.ops.take(x, ctx.constant([i], "int64"), axis=a, mode="fast")
+            y = ss.ops.cast_like(y, read)
     return y
 
 
@@ -113,4 +118,19 @@ def _pad_values(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
 
     pads = ss.ops.reshape(pads, (2 * k,))  # as many pads as axes (checked)
     target = ss.ops.add(ss.ops.add(ss.ops.shape_of(x), side(0)), side(k))
-    return ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
+    y = ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
+    mode = ctx.attr_str("mode", "constant")
+    if mode not in ("reflect", "edge", "wrap"):
+        return y
+    # the modes' reads (see _mode_reads) on the pads' values: of each padded axis after its
+    # crops, entry max(b, e, 0) (reflect) or 0; where the pads' values are unknown, no condition
+    zero = ctx.constant([0], "int64")
+    for j, a in enumerate(where):
+        b, e = value_slice(pads, [j], [j + 1]), value_slice(pads, [k + j], [k + j + 1])
+        begin = ss.ops.maximum(ss.ops.negative(b), zero)
+        d = value_slice(ss.ops.shape_of(x), [a], [a + 1])
+        end = ss.ops.subtract(d, ss.ops.maximum(ss.ops.negative(e), zero))
+        cropped = value_slice(x, begin, end, axes=[a])
+        i = ss.ops.maximum(ss.ops.maximum(b, e), zero) if mode == "reflect" else zero
+        y = ss.ops.cast_like(y, ss.ops.take(cropped, i, axis=a, mode="nonnegative"))
+    return y

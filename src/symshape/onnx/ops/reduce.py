@@ -9,11 +9,17 @@ defined in ONNX (``ReduceMax`` of nothing is ``-inf``), so no reduced extent has
 every reduction types as symshape's ``sum``. ``ArgMax``/``ArgMin`` reduce one ``axis`` (default 0)
 to ``int64``. An axis named twice (``(1, -2)`` of rank 3) is reduced once, as onnxruntime and
 onnx's inference do (onnx's reference evaluator refuses it).
+
+``ReduceProd``/``ReduceSum``/``ReduceMax``/``ReduceMin`` of a 1-d int tensor that carries a value
+(a shape, sizes computed from it) is the entrywise product/sum/max/min of its entries: the
+reduction is built from ``take`` and the binary operators, which carry values, so a ``Reshape``
+target made with it (TorchScript's flatten: ``Shape -> Slice -> ReduceProd -> Concat``) is known.
 """
 
 from __future__ import annotations
 
 import symshape as ss
+from symshape.encoding.types import TensorType
 from symshape.onnx.context import NodeContext
 from symshape.onnx.registry import Outputs, register
 
@@ -24,13 +30,41 @@ REDUCTIONS = (
     "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
 )  # fmt: skip
 
+#: the reductions whose result on a valued 1-d int tensor is a binary operator over its entries
+_VALUE_REDUCTIONS = {
+    "ReduceProd": "multiply", "ReduceSum": "add", "ReduceMax": "maximum", "ReduceMin": "minimum",
+}  # fmt: skip
+
+
+def _value_reduction(ctx: NodeContext, axes: tuple[int, ...] | None, keepdims: bool) -> ss.Expr | None:
+    """The reduction of a non-empty 1-d int tensor with a value (over its one axis) as the binary
+    operator over its entries (``take``), whose value is the entries' product/sum/max/min; None
+    when the node is not one."""
+    op = _VALUE_REDUCTIONS.get(ctx.op_type)
+    if op is None or ctx.dtype_of(0) not in ("int32", "int64"):
+        return None
+    t = ctx.type_of(0)
+    if not isinstance(t, TensorType) or t.value is None:
+        return None
+    shape = ctx.static_shape(0)
+    if shape is None or len(shape) != 1 or shape[0] < 1 or (axes and set(axes) - {0, -1}):
+        return None
+    x, fn = ctx.input(0), getattr(ss.ops, op)
+    y = ss.ops.take(x, ctx.constant(0, "int64"))  # (not common.chain: its copy has no value)
+    for i in range(1, shape[0]):
+        y = fn(y, ss.ops.take(x, ctx.constant(i, "int64")))
+    return ss.ops.expand_dims(y, 0) if keepdims else y
+
 
 def _reduce(ctx: NodeContext, axes: tuple[int, ...] | None, input_form: bool) -> Outputs:
     x = ctx.input(0)
     keepdims = bool(ctx.attr_int("keepdims", 1))
+    if not axes and input_form and ctx.attr_int("noop_with_empty_axes", 0):
+        return ss.ops.copy(x)
+    valued = _value_reduction(ctx, axes, keepdims)
+    if valued is not None:
+        return valued
     if not axes:
-        if input_form and ctx.attr_int("noop_with_empty_axes", 0):
-            return ss.ops.copy(x)
         return ss.ops.sum(x, axis=None, keepdims=keepdims)
     r = ctx.rank(0)
     if r is not None:  # a repeated axis is reduced once (onnxruntime, onnx's inference; the

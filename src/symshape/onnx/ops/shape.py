@@ -40,7 +40,16 @@ from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
 from symshape.onnx.dtypes import DTYPES
-from symshape.onnx.ops.common import PlanTable, expand, prepared, set_dim, tuple_of, unsqueeze, value_slice
+from symshape.onnx.ops.common import (
+    PlanTable,
+    checked,
+    expand,
+    prepared,
+    set_dim,
+    tuple_of,
+    unsqueeze,
+    value_slice,
+)
 from symshape.onnx.ops.index_maps import flat_value
 from symshape.onnx.registry import Outputs, register
 from symshape.relations.values import entries_of
@@ -187,6 +196,8 @@ def _split(ctx: NodeContext, sizes: tuple[int, ...] | None, num_outputs: int | N
                 ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is out of range for rank {len(shape)}")
             shape_ax = shape[ax]
         chunk = -(-shape_ax // n)
+        if shape_ax < chunk * (n - 1):  # (onnxruntime refuses; the spec has no size for it)
+            ctx.fail(BAD_ATTRIBUTE, f"num_outputs={n} over size {shape_ax}: the last part would be negative")
         sizes2 = [min(chunk, max(shape_ax - chunk * i, 0)) for i in range(n)]
         return _split(ctx, tuple(sizes2), None)
     parts = ss.ops.split(x, n, axis=axis)
@@ -227,6 +238,9 @@ def _split_ceil(ctx: NodeContext, x: Expr, axis: int, n: int) -> Outputs:
         begin = ss.ops.multiply(c, ctx.constant([i], "int64"))
         end = ss.ops.multiply(c, ctx.constant([i + 1], "int64"))
         outs.append(value_slice(x, begin, end, axes=[axis]))
+    if n >= 3:  # the last part d - (n - 1)*c is not negative (onnxruntime refuses it: d = 1, n = 3)
+        last = ss.ops.subtract(d, ss.ops.multiply(c, ctx.constant([n - 1], "int64")))
+        outs = [checked(o, [ss.ops.full(0.0, last)]) for o in outs]
     return outs
 
 
@@ -287,7 +301,21 @@ def _slice(
             ctx.fail(BAD_ATTRIBUTE, f"Slice axes {list(axes)} repeat an axis")
     if not starts:
         return ss.ops.copy(ctx.input(0))
-    return value_slice(ctx.input(0), list(starts), list(ends), strides=steps, axes=list(axes))
+    begin: Expr | list[int | None] = list(starts)
+    r = ctx.rank(0) if steps is not None and any(t < 0 and s < -1 for s, t in zip(starts, steps)) else None
+    if r is not None and steps is not None:
+        # on a negative step ONNX clamps a start below -d to 0 (the first element is taken),
+        # numpy's strided_slice to -1 (empty): such a start is max(d + s, 0), from the start
+        sizes, i64 = ss.ops.shape_of(ctx.input(0)), "int64"
+        parts = []
+        for s, t, a in zip(starts, steps, axes):
+            e = ctx.constant(s, i64)
+            if t < 0 and s < -1 and -r <= a < r:
+                d = ss.ops.take(sizes, ctx.constant(a % r, i64))
+                e = ss.ops.maximum(ss.ops.add(d, e), ctx.constant(0, i64))
+            parts.append(ss.ops.expand_dims(e, 0))
+        begin = ss.ops.concatenate(parts, axis=0)
+    return value_slice(ctx.input(0), begin, list(ends), strides=steps, axes=list(axes))
 
 
 @register("Slice", since=1)
@@ -373,7 +401,10 @@ def _tile_v1(ctx: NodeContext) -> Outputs:
 
 @register("Tile", since=6, value_inputs=(1,))
 def _tile(ctx: NodeContext) -> Outputs:
-    if ctx.const(1) is None:  # computed at run time: its value
+    if ctx.const(1) is None:  # computed at run time: its value (numpy's tile would pad it)
+        k, rank = ctx.static_shape(1), ctx.rank(0)
+        if k is not None and len(k) == 1 and rank is not None and k[0] != rank:
+            ctx.fail(RANK_MISMATCH, f"{k[0]} repeats for an input of rank {rank}")
         return ss.ops.tile(ctx.input(0), ctx.input(1))
     reps = ctx.sizes(1, "the repeats")
     x = ctx.input(0)
