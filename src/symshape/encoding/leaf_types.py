@@ -318,10 +318,15 @@ def plain_copy(t: TensorType) -> TensorType:
     if t.value is not None or t.range is not None or type(t) is not TensorType:
         return TensorType(t.shape, t.dtype, t.value, t.range)
     c: TensorType = _new(TensorType)
-    d = c.__dict__  # the fields in the order ``__init__`` sets them (no cached hash)
+    d = c.__dict__  # the fields in the order ``__init__`` sets them
     d["shape"], d["dtype"], d["value"], d["range"] = t.shape, t.dtype, None, None
     if t._cshape:
         d["_cshape"] = True
+        # the hash too, computed once on ``t`` (``__hash__``'s of the same fields): the copies of
+        # one type (a model's weights of one shape) key the solver's memo without each hashing
+        # its shape again
+        h = t._hash
+        d["_hash"] = hash(t) if h is None else h
     return c
 
 

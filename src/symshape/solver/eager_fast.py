@@ -84,15 +84,26 @@ def _broadcast(inputs: tuple[Type, ...], attrs: Attrs) -> Type | None:
     sb: tuple[Dim, ...] = b.shape  # type: ignore[union-attr,assignment]
     na, nb = len(sa), len(sb)
     out: list[Dim] = list(sa) if na >= nb else list(sb)
+    # whether the result is ``a``'s shape, or ``b``'s (then that type is the result: the same
+    # fields, no new object)
+    same_a, same_b = na >= nb, nb >= na
     for i in range(1, min(na, nb) + 1):
         x, y = sa[-i], sb[-i]
         cx, cy = x._cv, y._cv
-        if cx == cy or cy == 1:
+        if cx == cy:
             out[-i] = x
+        elif cy == 1:
+            out[-i] = x
+            same_b = False
         elif cx == 1:
             out[-i] = y
+            same_a = False
         else:
             return None  # (not broadcastable: the relation fails)
+    if same_a:
+        return a
+    if same_b:
+        return b
     return _tensor(tuple(out), a.dtype)  # type: ignore[union-attr]
 
 
