@@ -416,10 +416,15 @@ def _known_part_divides(
         c = eq(total, 0)
     else:
         c = eq(mod(total, dmax(part, 1) if _may_be_zero(part) else part), 0)
-    if c == TRUE:
-        return []
-    return [(c, f"the known entries multiply to {product(known)}, which must divide {product(x.dims)}"
-             " (the run-time entries multiply to the quotient)")]
+    out: list[tuple[object, Message]] = []
+    if any(isinstance(s, int) and s == -1 for s in spec):  # (-1 divides by the others' product)
+        nz = ge(product(known), 1)
+        if nz != TRUE:
+            out.append((nz, f"the known entries beside -1 multiply to {product(known)}, which must not be 0"))
+    if c != TRUE:
+        out.append((c, f"the known entries multiply to {product(known)}, which must divide {product(x.dims)}"
+                    " (the run-time entries multiply to the quotient)"))
+    return out
 
 
 def _rank_only(spec: Sequence[Spec], allowzero: bool) -> tuple[Dim, ...]:

@@ -51,7 +51,8 @@ def _pad(ctx: NodeContext, pads: tuple[int, ...], axes: tuple[int, ...] | None) 
 def _mode_reads(ctx: NodeContext, x: Expr, y: Expr, before: list[int], after: list[int]) -> Expr:
     """``y`` (``x`` padded) typed by the entries that onnxruntime reads, each a ``take`` whose
     index states the condition: ``reflect`` reads ``x[p]`` for a pad ``p`` (``p < d``), ``edge`` and
-    ``wrap`` ``x[0]`` (``d >= 1``), of the axis after its crops (negative pads, which onnxruntime
+    ``wrap`` ``x[0]`` (``d >= 1``; wrap on every axis, padded or not: onnxruntime refuses any
+    empty one), of the axis after its crops (negative pads, which onnxruntime
     applies first); a cropped axis of those modes keeps an entry even without a pad ("zero
     effective input extent"); and in every mode the crops fit in the padded axis (no negative
     output size: ``y[crops - 1]``, where a slice would clamp)."""
@@ -62,7 +63,7 @@ def _mode_reads(ctx: NodeContext, x: Expr, y: Expr, before: list[int], after: li
         pad = max(b, e, 0)
         if crop:  # y is padded, not cropped yet: d + positive pads >= crops
             y = ss.ops.cast_like(y, ss.ops.take(y, ctx.constant([crop - 1], "int64"), axis=a, mode="fast"))
-        if copies and (pad or crop):
+        if copies and (pad or crop or mode == "wrap"):  # (wrap: onnxruntime refuses any empty axis)
             i = crop + (pad if mode == "reflect" else 0)
             read = ss.ops.take(x, ctx.constant([i], "int64"), axis=a, mode="fast")
             y = ss.ops.cast_like(y, read)
@@ -133,4 +134,8 @@ def _pad_values(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
         cropped = value_slice(x, begin, end, axes=[a])
         i = ss.ops.maximum(ss.ops.maximum(b, e), zero) if mode == "reflect" else zero
         y = ss.ops.cast_like(y, ss.ops.take(cropped, i, axis=a, mode="nonnegative"))
+    if mode == "wrap":  # (onnxruntime refuses wrap of an input with any empty axis, padded or not)
+        for a in range(r):
+            if a not in where:
+                y = ss.ops.cast_like(y, ss.ops.take(x, ctx.constant([0], "int64"), axis=a, mode="fast"))
     return y
