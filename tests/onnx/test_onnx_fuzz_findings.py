@@ -247,29 +247,6 @@ FINDINGS = [
         for pad in ("SAME_UPPER", "SAME_LOWER")
         for k, s in ((1, 2), (2, 3), (1, 3), (3, 2))
     ),
-    # reshape_runtime_zero_entry.py: a computed target entry that is 0 at some sizes copies the
-    # input's dimension there (allowzero=0)
-    *(
-        Finding(
-            f"reshape-computed-zero-{name}",
-            [
-                N("Shape", ["x"], ["sh"]),
-                N("Gather", ["sh", "i0"], ["d0"], axis=0),
-                N(op, ["d0", "k"], ["e"]),
-                N("Concat", ["e", "rest"], ["t"], axis=0),
-                N("Reshape", ["x", "t"], ["y"]),
-            ],
-            [In("x", "float32", ["b", *tail])],
-            _b(1, 2, 3, 4, 5),
-            {"i0": np.array([0], I64), "k": np.array([k], I64), "rest": np.array(rest, I64)},
-        )
-        for name, op, k, tail, rest in (
-            ("mod", "Mod", 2, [], [1]),
-            ("sub", "Sub", 1, [3], [3]),
-            ("sub-infer", "Sub", 2, [2], [-1]),
-            ("div", "Div", 3, [4], [-1]),
-        )
-    ),
     *(
         Finding(
             f"pool-same-static-{d}",

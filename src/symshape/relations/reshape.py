@@ -25,7 +25,7 @@ import functools
 from collections.abc import Sequence
 
 from symshape.encoding.conds import TRUE, eq, ge, ne
-from symshape.encoding.dims import Dim, as_dim, bounds, divide_exactly, dmax, dmin, fresh_any, mod
+from symshape.encoding.dims import Dim, as_dim, bounds, divide_exactly, dmax, fresh_any, mod
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import (
     BAD_ATTRIBUTE,
@@ -262,7 +262,7 @@ def reshape_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     x = tensor_or_defer(args[0], ctx, 0)
     extra: list[tuple[object, Message]] = []
     if ctx.num_inputs == 2:
-        got = _dynamic_spec(ctx, args[1], allowzero, extra, x)
+        got = _dynamic_spec(ctx, args[1], allowzero, extra)
         if got is None or x is None:
             return False
         if isinstance(got, str):  # the new shape's length is unknown
@@ -305,16 +305,14 @@ def _require(ctx: Context, x: TensorType, newshape: Message, conds: Sequence[tup
 
 
 def _dynamic_spec(
-    ctx: Context, t: Type, allowzero: bool, conds: list[tuple[object, Message]], x: TensorType | None = None
+    ctx: Context, t: Type, allowzero: bool, conds: list[tuple[object, Message]]
 ) -> tuple[tuple[Spec, ...], list[int]] | str | None:
     """The new shape of ``reshape(x, shape)`` read from the value of ``shape``: the spec (a
     constant entry is an int: 0 copies, -1 infers; a symbolic one is a dimension) and the
     positions of unknown entries (a placeholder 1 in the spec). A symbolic entry that may be 0 or
-    negative gets the condition that it is not (it would be read as a special value at run time),
-    but an entry ``e >= 0`` at a position of ``x`` (``allowzero`` off) may be 0: it copies ``x``'s
-    dimension ``d`` there, the size ``e + d*(1 - min(e, 1))``. The other special values of Relay
-    (-2, -3, -4) and entries below -1 are an error, as more than one -1 is. None: defer;
-    :data:`UNKNOWN_LENGTH`: the length is unknown."""
+    negative gets the condition that it is not (it would be read as a special value at run time);
+    the other special values of Relay (-2, -3, -4) and entries below -1 are an error, as more than
+    one -1 is. None: defer; :data:`UNKNOWN_LENGTH`: the length is unknown."""
     es = size_entries(ctx, t, "the new shape", 1)
     if es is None or isinstance(es, str):
         return es
@@ -328,15 +326,12 @@ def _dynamic_spec(
         c = d.constant_value
         if c is None:
             lo = 0 if allowzero else 1
-            size = d
-            if lo == 1 and bounds(d)[0] < 1 and x is not None and x.ndim is not None and i < x.ndim:
-                lo, size = 0, d + x.dims[i] * (1 - dmin(d, 1))  # (a 0 at run time copies x's)
             if bounds(d)[0] < lo:
                 conds.append(
-                    (ge(d, lo), f"entry {i} (`{d}`) may be {'negative' if lo == 0 else '0 or negative'}, "
+                    (ge(d, lo), f"entry {i} (`{d}`) may be {'negative' if allowzero else '0 or negative'}, "
                      "which reshape would read as a special value")
                 )
-            spec.append(size)
+            spec.append(d)
         elif c < -1:
             ctx.fail(
                 BAD_ATTRIBUTE,
