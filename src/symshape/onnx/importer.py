@@ -63,14 +63,8 @@ from symshape.onnx.graph import (
     ordered_nodes,
     scan,
 )
-from symshape.onnx.lazy_constant import (
-    CONST_LIMIT,
-    ConstantHome,
-    LazyConstant,
-    add_initializers,
-    own_initializers,
-    static_tensor_type,
-)
+from symshape.onnx.lazy_constant import CONST_LIMIT, ConstantHome, LazyConstant, add_initializers
+from symshape.onnx.lazy_constant import own_initializers, static_tensor_type
 from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
 from symshape.onnx.registry import ConverterDef, ConverterTable, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
