@@ -63,8 +63,14 @@ from symshape.onnx.graph import (
     ordered_nodes,
     scan,
 )
-from symshape.onnx.lazy_constant import CONST_LIMIT, ConstantHome, LazyConstant, add_initializers
-from symshape.onnx.lazy_constant import own_initializers, static_tensor_type
+from symshape.onnx.lazy_constant import (
+    CONST_LIMIT,
+    ConstantHome,
+    LazyConstant,
+    add_initializers,
+    own_initializers,
+    static_tensor_type,
+)
 from symshape.onnx.probe import PROBE_TIMEOUT_MS, Probes
 from symshape.onnx.registry import ConverterDef, ConverterTable, canonical_domain
 from symshape.onnx.spans import OnnxSpan, node_what, stamp
@@ -144,7 +150,6 @@ class Importer:
         self.named[v.name] = v
         return v
 
-    # -- places -----------------------------------------------------------------------------------
     def span(self, what: str) -> OnnxSpan:
         self.position += 1
         return OnnxSpan.at(self.label, self.position, what)
@@ -408,9 +413,8 @@ class Importer:
 
     def _missing_converters(self) -> None:
         """Nodes whose operator has no converter (``If`` branches included), reported before
-        conversion starts: one error per operator type naming every node that uses it."""
-        # (those without a converter picked first: a model has thousands of nodes, as a rule none
-        # of them; by index, the field cdef, without the named tuple's attribute lookup)
+        conversion starts: one error per operator type naming every node that uses it (picked by
+        index: as a rule none of a model's thousands of nodes)."""
         none = [i for i in self._info.values() if i[2] is None]
         if not none:
             return
