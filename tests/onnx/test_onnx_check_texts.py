@@ -343,6 +343,13 @@ def _lines(res: sso.OnnxInferenceResult) -> list[str]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_check_text_and_verdict(case: Case) -> None:
+    check_case(case)
+
+
+def check_case(case: Case) -> None:
+    """The case's text is in a guard or error line, and ``valid_at`` is onnxruntime's verdict at
+    the sizes that satisfy the check and at those that violate it (test_onnx_check_texts_more's
+    cases too)."""
     names = sorted({*case.good, *case.bad})
     syms = {k: ss.dim(k) for k in names}
     res = sso.infer(case.model, dims=syms)
