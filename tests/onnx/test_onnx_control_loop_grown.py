@@ -126,7 +126,8 @@ def _body(grow: list[onnx.NodeProto]) -> onnx.GraphProto:
 
 def _loop_model(grow: list[onnx.NodeProto], first: bool) -> onnx.ModelProto:
     """A loop of ``n`` iterations growing a sequence (empty, or ``[x]`` when ``first``), then its
-    concatenation along axis 0."""
+    concatenation along axis 0; the body may read the constants ``minus`` (-1), ``z1`` ([0]) and
+    ``o1`` ([1])."""
     ns = [
         node("Shape", ["x"], ["sh"], name="sh"),
         node("Gather", ["sh", "zero"], ["m"], name="m", axis=0),
@@ -136,7 +137,14 @@ def _loop_model(grow: list[onnx.NodeProto], first: bool) -> onnx.ModelProto:
         node("Loop", ["m", "cond", "s0"], ["seq"], name="loop", body=_body(grow)),
         node("ConcatFromSequence", ["seq"], ["y"], name="flat", axis=0),
     ]
-    inits = {"cond": np.array(True), "zero": np.array(0, np.int64), "one": np.array(1, np.int64)}
+    inits = {
+        "cond": np.array(True),
+        "zero": np.array(0, np.int64),
+        "one": np.array(1, np.int64),
+        "minus": np.array(-1, np.int64),
+        "z1": np.array([0], np.int64),
+        "o1": np.array([1], np.int64),
+    }
     return make_model(ns, [In("x", "float32", ["n", "k"])], ["y"], opset=16, inits=inits)
 
 
@@ -150,9 +158,6 @@ def test_the_element_read_back_and_grown() -> None:
         node("SequenceInsert", ["s", "t"], ["s_out"], name="grow"),
     ]
     model = _loop_model(grow, first=True)
-    consts = {"minus": np.array(-1, np.int64), "z1": np.array([0], np.int64), "o1": np.array([1], np.int64)}
-    for k, v in consts.items():
-        model.graph.initializer.append(onnx.numpy_helper.from_array(v, k))
     syms = {"n": ss.dim("n"), "k": ss.dim("k")}
     res = sso.infer(model, dims=syms)
     assert res.status == "ok", res.report()
@@ -173,8 +178,6 @@ def test_a_rank_that_keeps_growing_is_unknown() -> None:
         node("SequenceInsert", ["s", "t"], ["s_out"], name="grow"),
     ]
     model = _loop_model(grow, first=True)
-    for k, v in {"minus": np.array(-1, np.int64), "z1": np.array([0], np.int64)}.items():
-        model.graph.initializer.append(onnx.numpy_helper.from_array(v, k))
     res = sso.infer(model, dims={"n": ss.dim("n"), "k": ss.dim("k")})
     seq = res.type_of("seq")
     assert str(seq) == "Sequence[Tensor[?, float32]]", seq
@@ -192,9 +195,6 @@ def test_an_element_read_back_must_broadcast_with_the_input() -> None:
         node("SequenceInsert", ["s", "t"], ["s_out"], name="grow"),
     ]
     model = _loop_model(grow, first=True)
-    consts = {"minus": np.array(-1, np.int64), "z1": np.array([0], np.int64), "o1": np.array([1], np.int64)}
-    for k, v in consts.items():
-        model.graph.initializer.append(onnx.numpy_helper.from_array(v, k))
     syms = {"n": ss.dim("n"), "k": ss.dim("k")}
     res = sso.infer(model, dims=syms)
     assert [g.describe() for g in res.guards] == ["add at test: node 'add' (Add) needs `n == 1`"]
