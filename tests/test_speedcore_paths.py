@@ -20,8 +20,8 @@ from symshape.encoding.types import Attrs, TensorType
 from symshape.relations import get_relation
 from symshape.solver.eager import eager_outputs
 from symshape.solver.eager_fast import FAST
+from test_eager_fast import _bend, _size
 
-_size = st.integers(0, 4)
 _DTYPES = st.sampled_from(["float32", "float16", "int64", "bool"])
 
 
@@ -42,14 +42,6 @@ def test_a_plain_copy_hashes_as_the_constructors_type(shape: list[int], dtype: s
     assert plain_copy(c).__dict__["_hash"] == hash(fresh)
     s = plain_copy(ss.Tensor((ss.dim("n"), 2), dtype))
     assert "_hash" not in s.__dict__
-
-
-def _bend(data: st.DataObject, dims: list[int]) -> tuple[int, ...]:
-    out = []
-    for d in dims:
-        k = data.draw(st.sampled_from(["same", "same", "one", "other"]))
-        out.append(d if k == "same" else 1 if k == "one" else data.draw(_size))
-    return tuple(out)
 
 
 @settings(max_examples=500, deadline=None)

@@ -13,20 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import helper
+from test_onnx_import_shortcuts import _fields_oracle
 
 from symshape.onnx.attrs import fields_after_op_type, op_type_field
-
-
-def _oracle(n: onnx.NodeProto) -> bytes:
-    """The node without its inputs, outputs, name and operator type, serialized."""
-    m = onnx.NodeProto()
-    m.CopyFrom(n)
-    del m.input[:]
-    del m.output[:]
-    m.ClearField("name")
-    m.ClearField("op_type")
-    out: bytes = m.SerializeToString()
-    return out
 
 
 def _check(n: onnx.NodeProto) -> None:
@@ -36,7 +25,7 @@ def _check(n: onnx.NodeProto) -> None:
     if got is None:  # (the loop's answer: a long head field)
         assert loop is None
         return
-    assert got == _oracle(n)
+    assert got == _fields_oracle(n)
     if loop is not None:
         assert got == loop
 
