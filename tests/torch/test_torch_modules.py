@@ -195,8 +195,13 @@ def test_a_leaf_module_itself() -> None:
     assert res.status == "ok"
     b, t = ss.dims("b t")
     assert res.type_of("output") == ss.Tensor((b, t, 3), "float32")
-    res = sst.infer(nn.BatchNorm2d(4), {"input": types_of(IMG)["x"]})
+    res = sst.infer(nn.BatchNorm2d(4).eval(), {"input": types_of(IMG)["x"]})
     assert res.status == "ok"
+    # training (a fresh module): more than one value per channel, as torch checks
+    res = sst.infer(nn.BatchNorm2d(4), {"input": types_of(IMG)["x"]})
+    assert res.status == "guarded"
+    b, h, w = ss.dims("b h w")
+    assert not res.valid_at({b: 1, h: 1, w: 1}) and res.valid_at({b: 1, h: 1, w: 2})
     res = sst.infer(
         nn.MultiheadAttention(8, 2, batch_first=True),
         {k: types_of(SEQ)["x"] for k in ("query", "key", "value")},

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 import symshape as ss
+from symshape.ops.spec import size_arg
 from symshape.torch.context import Ctx, dtype_name
 from symshape.torch.convert.elementwise import cast
 from symshape.torch.convert.shape import valued_shape
@@ -142,6 +143,13 @@ def arange(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
         if not all(isinstance(v, Opaque) or is_int(v) for v in bounds):
             raise Unsupported("arange bounds must be integers or sizes")
         vals = [scalar_value(v) if isinstance(v, Opaque) else v for v in bounds]
+        step_v = vals[2]
+        if isinstance(step_v, int) and step_v != 0:
+            # torch refuses bounds the wrong way round for the step's sign (ONNX's Range, and
+            # symshape's arange, give an empty range): the distance must be non-negative
+            lo, hi = (vals[0], vals[1]) if step_v > 0 else (vals[1], vals[0])
+            gap = ss.ops.subtract(size_arg(hi), size_arg(lo))
+            ctx.let(ss.ops.zeros(ss.ops.expand_dims(gap, 0)), "check_bounds")
         return ss.ops.arange(vals[0], vals[1], vals[2], dtype=_dtype(ctx, dtype, "int64"))
     start, end, step = (ctx.static(v, "a bound") for v in bounds)
     floats = any(isinstance(v, float) for v in (start, end, step))

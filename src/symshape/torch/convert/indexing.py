@@ -244,11 +244,20 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
 
 @converts(*keys("narrow", inplace=False))
 def narrow(ctx: Ctx, input: Any, dim: Any, start: Any, length: Any) -> Any:
-    """``x.narrow(dim, start, length)``: a slice that must have ``length`` elements."""
+    """``x.narrow(dim, start, length)``: a slice that must have ``length`` elements; a negative
+    ``start`` counts from the end (``narrow(1, -2, 2)`` is ``x[:, -2:]``)."""
     x = ctx.tensor(input)
     axis, b = ctx.axis(dim), ctx.integer(start, "start")
     n = ctx.integer(length, "length")
-    return sized(ss.ops.strided_slice(x, [b], [b + n], axes=[axis]), axis, n)
+    if n < 0:
+        raise ss.SymshapeError(ss.errors.INVALID_ARGUMENT, f"narrow: length must be non-negative, got {n}")
+    if b < 0 < b + n:
+        raise ss.SymshapeError(
+            ss.errors.INVALID_ARGUMENT,
+            f"narrow: start {b} counts from the end, so start + length ({b + n}) passes the end",
+        )
+    end = None if b < 0 and b + n == 0 else b + n
+    return sized(ss.ops.strided_slice(x, [b], [end], axes=[axis]), axis, n)
 
 
 @converts(*keys("index_select", inplace=False))

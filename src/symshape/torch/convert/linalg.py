@@ -25,23 +25,45 @@ from symshape.torch.convert.elementwise import keys
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported
 
-__all__ = ["matmul", "linear", "bmm", "einsum"]
+__all__ = ["matmul", "mm", "mv", "linear", "bmm", "einsum"]
 
 aten = torch.ops.aten
 
 
-@converts(
-    operator.matmul,
-    operator.imatmul,
-    *keys("matmul", "mm", "mv", torch.mm, torch.mv, aten.mm, aten.mv, inplace=False),
-)
+@converts(operator.matmul, operator.imatmul, *keys("matmul", inplace=False))
 def matmul(ctx: Ctx, input: Any, other: Any, *, out: Any = None) -> Any:
     return ss.ops.matmul(ctx.tensor(input), ctx.tensor(other, "other"))
 
 
+def ranked(x: ss.Expr, rank: int) -> ss.Expr:
+    """``x``, required to have rank ``rank`` (an identity ``transpose`` states the rank)."""
+    return ss.ops.transpose(x, list(range(rank)))
+
+
+@converts(*keys("mm", torch.mm, aten.mm, inplace=False))
+def mm(ctx: Ctx, input: Any, mat2: Any, *, out: Any = None) -> Any:
+    """``torch.mm``: two matrices (no batch, no vectors: torch refuses other ranks)."""
+    return ss.ops.matmul(ranked(ctx.tensor(input), 2), ranked(ctx.tensor(mat2, "mat2"), 2))
+
+
+@converts(*keys("mv", torch.mv, aten.mv, inplace=False))
+def mv(ctx: Ctx, input: Any, vec: Any, *, out: Any = None) -> Any:
+    """``torch.mv``: a matrix and a vector."""
+    return ss.ops.matmul(ranked(ctx.tensor(input), 2), ranked(ctx.tensor(vec, "vec"), 1))
+
+
+def batch_product(ctx: Ctx, a: ss.Expr, b: ss.Expr) -> ss.Expr:
+    """``bmm(a, b)``: both 3-d with equal batch sizes (torch does not broadcast a batch of 1; the
+    batch axes are stated equal by stacking the two tensors' sums over their other axes)."""
+    a = ctx.let(ranked(a, 3), "batch1")
+    b = ctx.let(ranked(b, 3), "batch2")
+    ctx.let(ss.ops.stack([ss.ops.sum(a, axis=[1, 2]), ss.ops.sum(b, axis=[1, 2])], axis=0), "check_batch")
+    return ss.ops.batch_matmul(a, b, transpose_b=False)
+
+
 @converts(*keys("bmm", inplace=False))
 def bmm(ctx: Ctx, input: Any, mat2: Any, *, out: Any = None) -> Any:
-    return ss.ops.batch_matmul(ctx.tensor(input), ctx.tensor(mat2, "mat2"), transpose_b=False)
+    return batch_product(ctx, ctx.tensor(input), ctx.tensor(mat2, "mat2"))
 
 
 def linear_expr(x: ss.Expr, weight: ss.Expr, bias: ss.Expr | None) -> ss.Expr:
@@ -58,14 +80,14 @@ def linear(ctx: Ctx, input: Any, weight: Any, bias: Any = None) -> Any:
 
 @converts(*keys("addmm", inplace=False))
 def addmm(ctx: Ctx, input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
-    """``input + mat1 @ mat2`` (``input`` broadcasts)."""
-    prod = ss.ops.matmul(ctx.tensor(mat1, "mat1"), ctx.tensor(mat2, "mat2"))
+    """``input + mat1 @ mat2`` (``input`` broadcasts; ``mat1`` and ``mat2`` are matrices)."""
+    prod = ss.ops.matmul(ranked(ctx.tensor(mat1, "mat1"), 2), ranked(ctx.tensor(mat2, "mat2"), 2))
     return ss.ops.add(ctx.operand(input, prod), prod)
 
 
 @converts(*keys("baddbmm", inplace=False))
 def baddbmm(ctx: Ctx, input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
-    prod = ss.ops.batch_matmul(ctx.tensor(batch1, "batch1"), ctx.tensor(batch2, "batch2"), transpose_b=False)
+    prod = batch_product(ctx, ctx.tensor(batch1, "batch1"), ctx.tensor(batch2, "batch2"))
     return ss.ops.add(ctx.operand(input, prod), prod)
 
 

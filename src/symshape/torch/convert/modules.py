@@ -87,8 +87,17 @@ def no_operator(ctx: Ctx, *args: Any, **kwargs: Any) -> Any:
     nn.InstanceNorm3d,
 )
 def batch_norm(ctx: Ctx, input: Any) -> Any:
+    """Batch and instance norms; a module that computes its statistics from the input (training,
+    or no running statistics) needs more than one value per statistic."""
+    m = ctx.module
     weight, bias, mean, var = ctx.alike_params("weight", "bias", "running_mean", "running_var")
-    return fn.batch_norm(ctx, ctx.tensor(input), mean, var, weight, bias)
+    x = ctx.tensor(input)
+    if isinstance(m, nn.modules.instancenorm._InstanceNorm):
+        if m.training or not m.track_running_stats:
+            fn.values_per_statistic(ctx, x, "instance")
+    elif m.training or (m.running_mean is None and m.running_var is None):
+        fn.values_per_statistic(ctx, x, "batch")
+    return fn.batch_norm(ctx, x, mean, var, weight, bias)
 
 
 @converts(nn.LayerNorm)
@@ -107,7 +116,9 @@ def rms_norm(ctx: Ctx, input: Any) -> Any:
 @converts(nn.GroupNorm)
 def group_norm(ctx: Ctx, input: Any) -> Any:
     weight, bias = ctx.alike_params("weight", "bias")
-    return fn.group_norm(ctx, ctx.tensor(input), ctx.module.num_groups, weight, bias)
+    x = ctx.tensor(input)
+    fn.values_per_statistic(ctx, x, "group", ctx.module.num_groups)
+    return fn.group_norm(ctx, x, ctx.module.num_groups, weight, bias)
 
 
 @converts(nn.Embedding)

@@ -35,8 +35,10 @@ __all__ = [
     "per_axis",
     "with_indices",
     "pool",
+    "ceil_window",
     "adaptive_pool",
     "batch_norm",
+    "values_per_statistic",
     "layer_norm",
     "group_norm",
     "embedding",
@@ -73,18 +75,53 @@ def pool(
     dilation: Any = 1,
     ceil_mode: Any = False,
 ) -> ss.Expr:
-    """Max or average pooling; ``stride`` defaults to the kernel size."""
+    """Max or average pooling; ``stride`` defaults to the kernel size. torch requires each padding
+    to be at most half the kernel; ``ceil_mode`` is a floor-mode window (see
+    :func:`ceil_window`)."""
     k = per_axis(ctx, kernel_size, nd, "kernel_size")
     s = per_axis(ctx, stride, nd, "stride") if stride not in (None, []) else k
+    p = per_axis(ctx, padding, nd, "padding")
+    d = per_axis(ctx, dilation, nd, "dilation")
+    if min(s) < 1 or min(d) < 1 or min(k) < 1 or min(p) < 0:
+        raise ss.SymshapeError(
+            ss.errors.BAD_ATTRIBUTE, f"{kind} pooling: kernel {k}, stride {s}, dilation {d}, padding {p} out of range"
+        )
+    for ki, pi in zip(k, p):
+        if pi > ki // 2:  # (also at most half the dilated window, which is wider)
+            raise ss.SymshapeError(
+                ss.errors.BAD_ATTRIBUTE,
+                f"{kind} pooling: pad should be at most half of kernel size, but got pad={pi} and "
+                f"kernel_size={ki} (torch refuses it at every size)",
+            )
     op = _MAX[nd] if kind == "max" else _AVG[nd]
-    return op(
-        x,
-        pool_size=k,
-        strides=s,
-        padding=per_axis(ctx, padding, nd, "padding"),
-        dilation=per_axis(ctx, dilation, nd, "dilation"),
-        ceil_mode=bool(ctx.static(ceil_mode, "ceil_mode")),
-    )
+    if not bool(ctx.static(ceil_mode, "ceil_mode")):
+        return op(x, pool_size=k, strides=s, padding=p, dilation=d)
+    kk, dd, pb, pa = ceil_window(k, s, p, d)
+    return op(x, pool_size=kk, strides=s, padding=tuple(pb + pa), dilation=dd)
+
+
+def ceil_window(
+    k: tuple[int, ...], s: tuple[int, ...], p: tuple[int, ...], d: tuple[int, ...]
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """The floor-mode window (kernel, dilation, pads before, pads after) with ``ceil_mode``'s
+    output size. torch counts the window starts ``0, s, 2s, ...`` up to ``D + 2p - K + s - 1``
+    (``K = d*(k - 1) + 1``) but drops a last one that starts in the end padding, so up to
+    ``min(D + 2p - K + s - 1, D + p - 1)``; which bound is smaller depends on constants only
+    (``p + s <= K``): the kernel with ``s - 1`` more end padding, or a 1-wide window over ``D + p``.
+    The ONNX importer's ``window_plan`` states the same rule.
+
+    >>> ceil_window((2,), (2,), (0,), (1,))
+    ([2], [1], [0], [1])
+    >>> ceil_window((1,), (2,), (0,), (1,))
+    ([1], [1], [0], [0])
+    """
+    kk, dd, pb, pa = list(k), list(d), list(p), list(p)
+    for i in range(len(k)):
+        if p[i] + s[i] <= d[i] * (k[i] - 1) + 1:
+            pa[i] += s[i] - 1
+        else:
+            kk[i], dd[i], pa[i] = 1, 1, 0
+    return kk, dd, pb, pa
 
 
 def with_indices(ctx: Ctx, out: ss.Expr) -> tuple[ss.Expr, ss.Expr]:
@@ -156,7 +193,9 @@ def adaptive_pool(ctx: Ctx, kind: str, nd: int, x: ss.Expr, output_size: Any) ->
 def _adaptive_fn(kind: str, nd: int) -> Any:
     def fn(ctx: Ctx, input: Any, output_size: Any, return_indices: Any = False) -> Any:
         out = adaptive_pool(ctx, kind, nd, ctx.tensor(input), output_size)
-        return with_indices(ctx, out) if return_indices else out
+        # (the aten max forms always return (values, indices))
+        aten_max = kind == "max" and isinstance(ctx.node_target, torch._ops.OpOverload | torch._ops.OpOverloadPacket)
+        return with_indices(ctx, out) if return_indices or aten_max else out
 
     return fn
 
@@ -198,6 +237,26 @@ def batch_norm(
     return x if vecs is None else ss.ops.batch_norm(x, *vecs, axis=1)[0]
 
 
+def values_per_statistic(ctx: Ctx, x: ss.Expr, kind: str, groups: int = 1) -> None:
+    """torch's check that a normalization computing statistics from its input has more than one
+    value per statistic ("Expected more than 1 value per channel when training"), stated as the
+    element 1 of those values: a training batch norm's ``N * prod(spatial)`` per channel
+    (``kind="batch"``), an instance norm's ``prod(spatial)`` per sample and channel
+    (``"instance"``), and torch's count for a group norm, ``N * C // groups * prod(spatial)``
+    (``"group"``). The count is a product of sizes: only a run where all of them are 1 fails.
+    Smaller ranks than the operator needs are left to the operator's own check."""
+    r = ctx.rank(x)
+    if r is not None and r < (3 if kind == "instance" else 2):
+        return
+    if kind == "batch":  # (N, C, P) -> (C, N, P) -> (C, N*P)
+        per = ss.ops.reshape(ss.ops.transpose(ss.ops.reshape(x, (0, 0, -1)), [1, 0, 2]), (0, -1))
+    elif kind == "instance":
+        per = ss.ops.reshape(x, (0, 0, -1))
+    else:
+        per = ss.ops.reshape(x, (groups, -1))
+    ctx.let(ss.ops.take(per, ss.ops.int_tensor(1), axis=-1, mode="raise"), "check_stats")
+
+
 def _opt(ctx: Ctx, v: Any, what: str) -> ss.Expr | None:
     return ctx.tensor(v, what) if v is not None else None
 
@@ -226,13 +285,20 @@ def _batch_norm_fn(spelling: str) -> Any:
 
     def fn(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
         x = ctx.tensor(input)
-        a = by_name(_NORM_ARGS[spelling], args, kwargs)
+        a = by_name(_NORM_ARGS[spelling] + _STATS_ARG[spelling], args, kwargs)
         vecs = (a.get(n) for n in ("running_mean", "running_var", "weight", "bias"))
+        if spelling == "F" and ctx.node_target is F.batch_norm and ctx.static(a.get("training", False), "training"):
+            values_per_statistic(ctx, x, "batch")
+        elif spelling == "F" and ctx.node_target is F.instance_norm:
+            if ctx.static(a.get("use_input_stats", True), "use_input_stats"):
+                values_per_statistic(ctx, x, "instance")
         return batch_norm(ctx, x, *_vectors(ctx, *vecs))
 
     return fn
 
 
+#: (the Python spellings check the statistics' counts; the aten ones, run by exported programs, do not)
+_STATS_ARG = {"F": ("training",), "aten": ()}
 converts(F.batch_norm, F.instance_norm)(_batch_norm_fn("F"))
 converts(aten.batch_norm, aten.instance_norm)(_batch_norm_fn("aten"))
 
@@ -246,13 +312,16 @@ converts(aten.batch_norm, aten.instance_norm)(_batch_norm_fn("aten"))
 def aten_native_batch_norm(
     ctx: Ctx, input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, *args: Any
 ) -> Any:
-    """``(out, save_mean, save_invstd)`` (the saved statistics have ``C`` entries)."""
+    """``(out, save_mean, save_invstd)`` (the saved statistics have ``C`` entries); the functional
+    form (core ATen of a training model) also returns the new running mean and variance."""
     x = ctx.tensor(input)
     mean, var, w, b = _vectors(ctx, running_mean, running_var, weight, bias)
     vecs = _per_channel(w, b, mean, var)
     if vecs is None:
         raise Unsupported("batch norm without any per-channel tensor")
     call = ctx.let(ss.ops.batch_norm(x, *vecs, axis=1), "bn")
+    if getattr(ctx.node_target, "overloadpacket", ctx.node_target) is aten._native_batch_norm_legit_functional:
+        return (call[0], call[1], call[2], call[1], call[2])
     return (call[0], call[1], call[2])
 
 
@@ -319,10 +388,13 @@ def group_norm(ctx: Ctx, x: ss.Expr, groups: int, weight: ss.Expr | None, bias: 
 def f_group_norm(
     ctx: Ctx, input: Any, num_groups: Any, weight: Any = None, bias: Any = None, *args: Any, **kwargs: Any
 ) -> Any:
+    x, groups = ctx.tensor(input), ctx.integer(num_groups, "num_groups")
+    if ctx.node_target is F.group_norm:
+        values_per_statistic(ctx, x, "group", groups)
     return group_norm(
         ctx,
-        ctx.tensor(input),
-        ctx.integer(num_groups, "num_groups"),
+        x,
+        groups,
         _opt(ctx, weight, "weight"),
         _opt(ctx, bias, "bias"),
     )

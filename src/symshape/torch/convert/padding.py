@@ -32,7 +32,7 @@ __all__ = ["pad", "mode_pad"]
 aten = torch.ops.aten
 
 
-@converts(F.pad, aten.pad, aten.constant_pad_nd)
+@converts(F.pad, aten.pad)
 def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = None) -> Any:
     """``F.pad(x, (left, right, top, bottom, ...))`` pads the last axes: ``nn.pad`` when the rank
     is known (inputs, parameters, exported nodes) and the amounts are non-negative ints;
@@ -70,6 +70,15 @@ _READS = ("reflect", "circular", "replicate")
 
 Amount = int | ss.Expr
 """A padding amount: an int, or a 0-d int64 expression carrying a size computed at run time."""
+
+
+def constant_pad_nd(ctx: Ctx, input: Any, amounts: Any, value: Any = 0) -> Any:
+    """``aten.constant_pad_nd(x, pad, value)``: core ATen's constant ``F.pad`` (the fill value is
+    its third argument, where ``F.pad`` has the mode)."""
+    return pad(ctx, input, amounts, "constant", value)
+
+
+converts(aten.constant_pad_nd)(constant_pad_nd)
 
 
 def _literal_reads(mode: str, p: int, before: bool) -> list[int]:

@@ -49,8 +49,9 @@ def _seq(v: Any) -> list[Any]:
     return list(v) if isinstance(v, (list, tuple)) else [v]
 
 
-def resize(ctx: Ctx, input: Any, size: Any = None, scale_factor: Any = None) -> ss.Expr:
-    """``input`` resized to ``size`` or by ``scale_factor`` (see the module docstring)."""
+def resize(ctx: Ctx, input: Any, size: Any = None, scale_factor: Any = None, mode: Any = "nearest") -> ss.Expr:
+    """``input`` resized to ``size`` or by ``scale_factor`` (see the module docstring). Every mode
+    but ``area`` (an adaptive pooling) needs the input's and the output's spatial sizes >= 1."""
     x = ctx.tensor(input)
     if (size is None) == (scale_factor is None):
         raise Unsupported("exactly one of size and scale_factor must be given")
@@ -75,6 +76,11 @@ def resize(ctx: Ctx, input: Any, size: Any = None, scale_factor: Any = None) -> 
         p = _entries([r[0] for r in ratios], isinstance(scale_factor, (list, tuple)))
         q = _entries([r[1] for r in ratios], isinstance(scale_factor, (list, tuple)))
         spatial = ss.ops.floor_divide(ss.ops.multiply(rest, p), q)
+    spatial = ctx.let(spatial, "sizes")
+    if mode != "area":  # torch: "Input and output sizes should be greater than 0"
+        one = ss.ops.int_tensor(1)
+        rest_in = ss.ops.strided_slice(sh, [2], [None])
+        ctx.let(ss.ops.zeros(ss.ops.subtract(ss.ops.concatenate([rest_in, spatial], axis=0), one)), "check_sizes")
     shape = ss.ops.concatenate([lead, spatial], axis=0)
     return ss.ops.cast_like(ss.ops.zeros(shape, "float32"), x)
 
@@ -95,14 +101,14 @@ def interpolate(
     antialias: Any = False,
 ) -> Any:
     """``F.interpolate(x, size=None, scale_factor=None, mode=..., ...)``."""
-    return resize(ctx, input, size, scale_factor)
+    return resize(ctx, input, size, scale_factor, ctx.static(mode, "mode"))
 
 
 @converts(nn.Upsample)
 def upsample_module(ctx: Ctx, input: Any) -> Any:
     """``nn.Upsample`` (and its ``UpsamplingNearest2d``/``UpsamplingBilinear2d`` subclasses)."""
     m = ctx.module
-    return resize(ctx, input, m.size, m.scale_factor)
+    return resize(ctx, input, m.size, m.scale_factor, m.mode)
 
 
 def _aten_nearest(ctx: Ctx, input: Any, output_size: Any, scale_factors: Any = None) -> Any:

@@ -473,10 +473,10 @@ def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
     v = x if isinstance(x, ss.Var) else ctx.let(x, "input")
     if d is not None:
         size = (d + (n - 1)) // n
-        return tuple(
+        return _exist(ctx, tuple(
             ss.ops.strided_slice(v, [i * size], [(i + 1) * size], axes=[axis])  # type: ignore[list-item]
             for i in range(count)
-        )
+        ), axis)
     sh = ctx.let(ss.ops.shape_of(v), "shape")
     length = ss.ops.take(sh, ss.ops.int_tensor(axis), axis=0, mode="fast")
     c_val = ctx.let(
@@ -486,10 +486,16 @@ def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
     def at(i: int) -> ss.Expr:
         return ss.ops.expand_dims(ss.ops.multiply(c_val, ss.ops.int_tensor(i)), axis=0)
 
-    return tuple(
-        ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis])
-        for i in range(count)
-    )
+    return _exist(ctx, tuple(ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis]) for i in range(count)), axis)
+
+
+def _exist(ctx: Ctx, pieces: tuple[ss.Expr, ...], axis: int) -> tuple[ss.Expr, ...]:
+    """``pieces``, the last one required to be non-empty: torch makes ``ceil(d / c)`` pieces, fewer
+    than asked when ``d`` is small (``x.chunk(3)`` of 4 gives two of 2), so the last piece the
+    graph uses must start before ``d`` (unpacking ``q, k, v = x.chunk(3)`` fails otherwise)."""
+    last = ctx.let(pieces[-1], "piece")
+    ctx.let(ss.ops.take(last, ss.ops.int_tensor(0), axis=axis, mode="raise"), "check_piece")
+    return pieces[:-1] + (last,)
 
 
 @converts(*keys("select", inplace=False))
