@@ -353,7 +353,11 @@ class Validity:
         enc = Z3Encoder()
         s = z3.Solver()
         s.set("timeout", VALIDITY_TIMEOUT_MS)
+        # (a guard's condition may also be a fact of the session -- stated once, assumed after --
+        # and no guard may help prove itself: every guard of the result is left out)
         guard_conds = {g.cond for g in self.res.solution.solver.guards}
+        guard_conds.update(g.cond for g in self.guards)
+        guard_conds.update(g.cond for g in self.res.stated_guards)
         for f in self.res.solution.solver.session.facts:
             if f.cond not in guard_conds:
                 s.add(enc.cond(f.cond))
