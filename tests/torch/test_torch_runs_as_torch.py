@@ -205,3 +205,28 @@ def test_core_aten_forms(make: Callable[[], nn.Module], specs: dict[str, Spec], 
         out = ep.graph_signature.user_outputs[0]
         got = tuple(substitute(d, p) for d in res.type_of(out).shape)
         assert got == want
+
+
+@pytest.mark.parametrize("scale", [0.25, 0.5, 1.5, 2.0, 3.0, 0.375])
+def test_interpolate_scales_with_exact_sizes(scale: float) -> None:
+    """``floor(h * scale)`` in floating point is ``(h * p) // q`` for a scale whose binary value
+    is short; symshape's size equals torch's at every ``h``."""
+    model = fn_module(lambda x: F.interpolate(x, scale_factor=scale, mode="nearest"), 1)
+    res = sst.infer(model, types_of(X3))
+    out = res.type_of("interpolate")
+    for t in range(1, 60):
+        try:
+            want = tuple(model(torch.zeros(1, 3, t)).shape)
+        except RuntimeError:
+            assert not res.valid_at({ss.dim("b"): 1, ss.dim("t"): t})
+            continue
+        assert tuple(substitute(d, {"b": 1, "t": t}) for d in out.shape) == want
+
+
+@pytest.mark.parametrize("scale", [0.7, 1.4, 0.3, 1 / 3])
+def test_interpolate_scales_without_exact_sizes(scale: float) -> None:
+    """0.7 is not 7/10 in binary: torch's ``floor(h * 0.7)`` matches neither ``h * 7 // 10`` nor
+    the exact binary fraction at every ``h``; the converter says so (unsupported-op)."""
+    res = sst.infer(fn_module(lambda x: F.interpolate(x, scale_factor=scale), 1), types_of(X3))
+    assert [e.code for e in res.errors] == ["unsupported-op"], res.report()
+    assert "floating point" in res.report()

@@ -40,8 +40,19 @@ aten = torch.ops.aten
 
 
 def _ratio(scale: float) -> tuple[int, int]:
-    """A scale factor as ``p/q`` (small denominators: 1.5 is 3/2)."""
-    f = Fraction(scale).limit_denominator(10_000)
+    """A scale factor as ``p/q``, exactly the float's value (1.5 is 3/2, 0.25 is 1/4). torch's size
+    is ``floor(d * scale)`` computed in floating point, which is ``(d * p) // q`` only while
+    ``d * p`` is exact in a double: a scale with a short binary expansion. Others (0.7 is not
+    7/10 in binary; at ``d = 10`` torch gives 7 where ``d * 7 // 10`` and the exact binary value
+    disagree at other sizes) have no exact symbolic size: unsupported, with the advice to give
+    ``size=``."""
+    f = Fraction(scale)
+    if f.numerator >= 2**20 or f.denominator >= 2**20:
+        raise Unsupported(
+            f"scale_factor {scale!r}: torch computes the size floor(d * {scale!r}) in floating point, "
+            "which no symbolic size states exactly for this scale (exact ones: 2, 0.5, 1.5, 0.25, ...); "
+            "give the size (size=...) instead"
+        )
     return f.numerator, f.denominator
 
 
