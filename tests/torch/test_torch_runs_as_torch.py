@@ -184,11 +184,14 @@ def _exported(model: nn.Module, example: torch.Tensor, dynamic: dict[int, Any]) 
         (lambda: nn.Sequential(nn.ZeroPad1d(2), nn.Conv1d(3, 4, 5)), X3, {"b": 3, "t": 7}),
         (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.AdaptiveMaxPool2d(2)), X4, {"b": 3, "h": 10, "w": 12}),
         (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()), X4, {"b": 2, "h": 8, "w": 9}),
+        (lambda: nn.InstanceNorm2d(3), X4, {"b": 2, "h": 8, "w": 9}),
+        (lambda: nn.BatchNorm2d(3, track_running_stats=False), X4, {"b": 2, "h": 8, "w": 9}),
     ],
 )
 def test_core_aten_forms(make: Callable[[], nn.Module], specs: dict[str, Spec], size: dict[str, int]) -> None:
     """Core ATen's ``constant_pad_nd(x, pad, value)``, ``adaptive_max_pool2d`` (values and
-    indices) and ``_native_batch_norm_legit_functional`` (five results) of exported programs."""
+    indices), ``_native_batch_norm_legit_functional`` (five results) and
+    ``_native_batch_norm_legit.no_stats`` (no running statistics) of exported programs."""
     from torch.export import Dim
 
     model = make()

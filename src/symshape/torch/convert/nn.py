@@ -315,10 +315,13 @@ def aten_native_batch_norm(
     """``(out, save_mean, save_invstd)`` (the saved statistics have ``C`` entries); the functional
     form (core ATen of a training model) also returns the new running mean and variance."""
     x = ctx.tensor(input)
+    if getattr(ctx.node_target, "_overloadname", "") == "no_stats":  # (input, weight, bias, training, ...)
+        running_mean = running_var = None
     mean, var, w, b = _vectors(ctx, running_mean, running_var, weight, bias)
     vecs = _per_channel(w, b, mean, var)
-    if vecs is None:
-        raise Unsupported("batch norm without any per-channel tensor")
+    if vecs is None:  # (no affine parameters, no running statistics: per-channel means of x)
+        stat = ctx.let(ss.ops.mean(ss.ops.reshape(x, (0, 0, -1)), axis=[0, 2]), "stat")
+        return (x, stat, stat)
     call = ctx.let(ss.ops.batch_norm(x, *vecs, axis=1), "bn")
     if getattr(ctx.node_target, "overloadpacket", ctx.node_target) is aten._native_batch_norm_legit_functional:
         return (call[0], call[1], call[2], call[1], call[2])
