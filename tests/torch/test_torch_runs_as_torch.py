@@ -233,3 +233,33 @@ def test_interpolate_scales_without_exact_sizes(scale: float) -> None:
     res = sst.infer(fn_module(lambda x: F.interpolate(x, scale_factor=scale), 1), types_of(X3))
     assert [e.code for e in res.errors] == ["unsupported-op"], res.report()
     assert "floating point" in res.report()
+
+
+class _InPlace(nn.Module):
+    def __init__(self, how: str) -> None:
+        super().__init__()
+        self.how = how
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        if self.how == "add_":
+            return x.add_(y)
+        if self.how == "masked_fill_":
+            return x.masked_fill_(y > 0, 0.0)
+        z = torch.zeros_like(x)
+        z.copy_(y)  # (copy_ broadcasts its source into z: allowed)
+        return z.mul_(2)
+
+
+@pytest.mark.parametrize("how", ["add_", "masked_fill_", "copy_"])
+def test_in_place_cannot_grow(how: str) -> None:
+    """``x.add_(y)`` writes into ``x``: the broadcast result must have ``x``'s shape."""
+    specs = {"x": (("b", "u"), "float32"), "y": (("b", "t"), "float32")}
+    model = _InPlace(how)
+    res = sst.infer(model, types_of(specs))
+    for p in _grid(b=range(2, 3), t=range(1, 4), u=range(1, 4)):
+        try:
+            model(**example_of(specs, p))
+            runs = True
+        except RuntimeError:
+            runs = False
+        assert bool(res.valid_at({ss.dim(k): v for k, v in p.items()})) == runs, (how, p, res.valid_when())

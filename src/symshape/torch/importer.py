@@ -273,6 +273,8 @@ class Importer:
             # built in the node's span scope: no frame walk per expression
             with ss.span_scope(span):
                 value = conv(ctx, *args, **kwargs)
+                if args and _in_place(node) and isinstance(args[0], ss.Expr) and isinstance(value, ss.Expr):
+                    value = in_place_result(ctx, args[0], value)
         except Cascade:
             del self.bindings[n_bindings:]
             return self._unknown(node)
@@ -420,6 +422,31 @@ def _param_type(shape: tuple[int, ...], dtype: Any) -> ss.TensorType:
     """The annotation of a parameter tensor (one object per shape and dtype: parameters of the
     same shape share their type, and its cached hash)."""
     return ss.Tensor(tuple(int(s) for s in shape), dtype_name(dtype))
+
+
+#: in-place methods that change ``self``'s shape (every other ``x.op_(...)`` keeps it)
+_RESHAPING_IN_PLACE = frozenset(
+    {"resize_", "resize_as_", "unsqueeze_", "squeeze_", "transpose_", "t_", "swapaxes_", "swapdims_",
+     "as_strided_", "set_", "requires_grad_", "share_memory_"}
+)  # fmt: skip
+
+
+def _in_place(node: torch.fx.Node) -> bool:
+    """Whether ``node`` is an in-place method call, ``x.add_(y)``, that keeps ``x``'s shape."""
+    t = node.target
+    return (
+        node.op == "call_method" and isinstance(t, str) and t.endswith("_") and not t.startswith("_")
+        and t not in _RESHAPING_IN_PLACE
+    )  # fmt: skip
+
+
+def in_place_result(ctx: Ctx, x: ss.Expr, out: ss.Expr) -> ss.Expr:
+    """The result of ``x.op_(...)``: ``out`` written into ``x``, which cannot grow (torch: "output
+    with shape [...] doesn't match the broadcast shape"): ``out`` must have ``x``'s shape, and the
+    result has ``x``'s dtype."""
+    res = ctx.let(ss.ops.cast_like(out, x), "in_place")
+    ctx.let(ss.ops.stack([res, x], axis=0), "check_in_place")
+    return res
 
 
 def _items_used(node: torch.fx.Node) -> int | None:
