@@ -263,3 +263,28 @@ def test_in_place_cannot_grow(how: str) -> None:
         except RuntimeError:
             runs = False
         assert bool(res.valid_at({ss.dim(k): v for k, v in p.items()})) == runs, (how, p, res.valid_when())
+
+
+@pytest.mark.parametrize(
+    "f, shape, runs",
+    [
+        (lambda x: torch.flatten(x.sum(0), 1), ("b", 3), False),  # rank 1 after the sum: no axis 1
+        (lambda x: torch.flatten(x.sum(0), 1), ("b", 3, 4), True),
+        (lambda x: x.sum(0).triu(), ("b", 3), False),  # triu needs 2 dimensions
+        (lambda x: x.triu(1), ("b", 3), True),
+        (lambda x: x.repeat(1, 0, 2), ("b", 2, 3), True),  # an empty axis
+    ],
+)
+def test_rank_checks_and_empty_repeat(f: Any, shape: tuple[Any, ...], runs: bool) -> None:
+    model = fn_module(f, 1)
+    specs = {"x": (shape, "float32")}
+    p = {"b": 3}
+    try:
+        want = tuple(model(**example_of(specs, p)).shape)
+    except (RuntimeError, IndexError):
+        want = None
+    assert (want is not None) == runs
+    res = sst.infer(model, types_of(specs))
+    assert bool(res.valid_at({ss.dim("b"): 3})) == runs, res.report()
+    if runs:
+        assert not check_model(res, model, example_of(specs, p), p)

@@ -211,20 +211,21 @@ def empty_like(ctx: Ctx, input: Any, *args: Any, dtype: Any = None, **kwargs: An
     return cast(ctx, out, dtype) if dtype is not None else out
 
 
+@converts("tril", "triu", torch.tril, torch.triu, aten.tril, aten.triu, aten.tril_, aten.triu_)
+def triangle(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
+    """``x.triu(k)``/``x.tril(k)``: ``x``'s shape and dtype; torch needs at least 2 dimensions
+    (stated by a reduction over axis -2, which must exist)."""
+    x = ctx.let(ctx.tensor(input), "input")
+    ctx.let(ss.ops.sum(x, axis=[-2]), "check_rank")
+    return NEW_ENTRIES(x)
+
+
 @converts(
-    "tril",
-    "triu",
     "uniform_",
     "normal_",
     "bernoulli_",
     "random_",
     "exponential_",
-    torch.tril,
-    torch.triu,
-    aten.tril,
-    aten.triu,
-    aten.tril_,
-    aten.triu_,
     aten.uniform_,
     aten.normal_,
     aten.bernoulli_,

@@ -175,6 +175,14 @@ def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
         return _respliced(ctx, x, s, (-1,), None if e == -1 else e + 1)
     s = _nonneg(ctx, x, s, "start_dim")
     if e == -1:
+        rank = ctx.rank(x)
+        if s > 0 and rank is not None and s >= rank:
+            raise ss.SymshapeError(
+                ss.errors.AXIS_OUT_OF_RANGE, f"flatten: start_dim {s} is out of range for a tensor of rank {rank}"
+            )
+        if s > 0 and rank is None:  # axis s must exist (torch: "Dimension out of range")
+            x = ctx.let(x, "input")
+            ctx.let(ss.ops.sum(x, axis=[s]), "check_rank")
         return ss.ops.reshape(x, (0,) * s + (-1,))
     e = _nonneg(ctx, x, e, "end_dim")
     if e < s:
@@ -352,6 +360,10 @@ def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
             n = len(reps)
             y = ss.ops.expand(ss.ops.expand_dims(out, axis), [-1] * axis + [r] + [-1] * (n - axis))
             out = ss.ops.reshape(y, (0,) * axis + (-3,) + (0,) * (n - axis - 1))
+        elif r < 0:
+            raise ss.SymshapeError(ss.errors.INVALID_ARGUMENT, f"repeat: a negative count ({r})")
+        elif r == 0:  # (torch gives an empty axis)
+            out = ss.ops.strided_slice(out, [0], [0], axes=[axis])
         elif r != 1:
             v = ctx.let(out, f"tile{axis}")
             out = ss.ops.concatenate([v] * r, axis=axis)
