@@ -288,3 +288,30 @@ def test_rank_checks_and_empty_repeat(f: Any, shape: tuple[Any, ...], runs: bool
     assert bool(res.valid_at({ss.dim("b"): 3})) == runs, res.report()
     if runs:
         assert not check_model(res, model, example_of(specs, p), p)
+
+
+DTYPE_FNS: list[tuple[str, Callable[[torch.Tensor], torch.Tensor]]] = [
+    ("sqrt", torch.sqrt),
+    ("sigmoid", torch.sigmoid),
+    ("exp", lambda x: x.exp()),
+    ("tanh", torch.tanh),
+    ("reciprocal", torch.reciprocal),
+    ("abs", torch.abs),
+    ("square", torch.square),
+    ("where float", lambda x: torch.where(x > 0, x, 1.5)),
+    ("where int", lambda x: torch.where(x > 0, x, 2)),
+    ("clamp float", lambda x: x.clamp(min=0.5)),
+    ("clamp int", lambda x: x.clamp(min=1)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float16"])
+@pytest.mark.parametrize("name, f", DTYPE_FNS, ids=[n for n, _ in DTYPE_FNS])
+def test_result_dtypes(name: str, f: Callable[[torch.Tensor], torch.Tensor], dtype: str) -> None:
+    """Integer inputs of the float-valued operations and float scalars promote as in torch."""
+    specs = {"x": (("b", 3), dtype)}
+    model = fn_module(f, 1)
+    want = str(model(**example_of(specs, {"b": 2})).dtype).removeprefix("torch.")
+    res = sst.infer(model, types_of(specs))
+    out = [n for n in res.fx_graph.nodes if n.op == "output"][0].args[0]
+    assert res.type_of(out.name).dtype == want, res.report()

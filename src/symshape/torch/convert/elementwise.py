@@ -25,7 +25,7 @@ import torch.nn.functional as F
 
 import symshape as ss
 from symshape.torch.context import Ctx, dtype_name
-from symshape.torch.convert.promotion import PROMOTE
+from symshape.torch.convert.promotion import PROMOTE, as_floating
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import arith, is_size, scalar_value
 from symshape.torch.values import DtypeOf, Opaque, Unsupported
@@ -33,6 +33,7 @@ from symshape.torch.values import DtypeOf, Opaque, Unsupported
 __all__ = [
     "keys",
     "binary",
+    "promoted",
     "same",
     "cast",
     "gelu",
@@ -73,7 +74,7 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
     """``op(a, b)`` for tensors (a Python number operand becomes a 0-d tensor), ``py(a, b)`` for
     Python values, an opaque value when either is one."""
     if _tensorish(a) or _tensorish(b):
-        return op(*_promoted(ctx, a, b, floating=kind == "float"))
+        return op(*promoted(ctx, a, b, floating=kind == "float"))
     for v in (a, b):
         if isinstance(v, Opaque):
             if v.cascade:
@@ -88,7 +89,7 @@ def binary(ctx: Ctx, a: Any, b: Any, op: Fn, py: Fn | None, kind: str | None = N
         return Opaque(ctx.node_name, f"{a!s} {_sym(py)} {b!s}", ctx.span, kind or _kind(a, b))
 
 
-def _promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Expr]:
+def promoted(ctx: Ctx, a: Any, b: Any, floating: bool) -> tuple[ss.Expr, ss.Expr]:
     """Both operands in the dtype torch computes ``a op b`` in (:mod:`.promotion`): a Python
     number (or a run-time size) is a 0-d constant ranked as a scalar."""
 
@@ -309,11 +310,21 @@ UNARY: dict[str, Callable[[Ctx, ss.Expr], ss.Expr]] = {
 }
 
 
+#: the unary operations torch computes in floating point: an integer or bool input is promoted to
+#: the default float (``int_x.sqrt()`` is float32)
+FLOATING_UNARY = frozenset(
+    {"sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "erf", "sin", "cos", "log2", "log10",
+     "reciprocal", "log1p", "expm1", "exp2", "softsign", "tanhshrink"}
+)  # fmt: skip
+
+
 def _unary(name: str) -> Fn:
     rule = UNARY[name]
+    floating = name in FLOATING_UNARY
 
     def conv(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
-        return rule(ctx, ctx.tensor(input))
+        x = ctx.tensor(input)
+        return rule(ctx, as_floating(x) if floating else x)
 
     conv.__name__ = name
     return conv

@@ -14,7 +14,7 @@ import torch
 
 import symshape as ss
 from symshape.torch.context import Ctx, scalar_dtype
-from symshape.torch.convert.elementwise import keys
+from symshape.torch.convert.elementwise import keys, promoted
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import is_size, scalar_value
 from symshape.torch.values import Unsupported
@@ -31,7 +31,11 @@ def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any
     if input is None and other is None:
         raise Unsupported("the one-argument form (nonzero) has a data-dependent size")
     c = ctx.tensor(condition, "the condition")
-    if isinstance(input, ss.Expr):
+    if isinstance(input, ss.Expr) != isinstance(other, ss.Expr) and isinstance(
+        other if isinstance(input, ss.Expr) else input, float
+    ):  # a tensor and a float: torch's promotion (an integer tensor's result is float32)
+        x, y = promoted(ctx, input, other, False)
+    elif isinstance(input, ss.Expr):
         x = input
         y = ctx.operand(other, x)
     elif isinstance(other, ss.Expr):
@@ -64,6 +68,9 @@ def clamp(ctx: Ctx, input: Any, min: Any = None, max: Any = None, **kwargs: Any)
     target = ctx.node_target
     if target in _CLAMP_MAX or getattr(target, "overloadpacket", None) in _CLAMP_MAX:
         min, max = None, min
+    floats = [v for v in (min, max) if isinstance(v, float)]
+    if floats:  # (an integer tensor clamped by a float is float32, as torch promotes)
+        x = promoted(ctx, x, floats[0], False)[0]
 
     def tensor_bound(v: Any) -> bool:
         return isinstance(v, ss.Expr) or (v is not None and is_size(v))
