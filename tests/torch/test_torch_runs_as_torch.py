@@ -315,3 +315,41 @@ def test_result_dtypes(name: str, f: Callable[[torch.Tensor], torch.Tensor], dty
     res = sst.infer(model, types_of(specs))
     out = [n for n in res.fx_graph.nodes if n.op == "output"][0].args[0]
     assert res.type_of(out.name).dtype == want, res.report()
+
+
+class _MHA(nn.Module):
+    def __init__(self, how: str, batch_first: bool = True) -> None:
+        super().__init__()
+        self.m = nn.MultiheadAttention(8, 2, batch_first=batch_first)
+        self.how = how
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        if self.how == "kpm":
+            return self.m(x, x, x, key_padding_mask=y)[0]
+        if self.how == "mask":
+            return self.m(x, x, x, attn_mask=y)[0]
+        return self.m(x, y, y)[0]
+
+
+@pytest.mark.parametrize(
+    "how, y, points",
+    [
+        ("kpm", (("d", "t"), "bool"), _grid(b=range(2, 3), d=range(1, 3), t=range(3, 4))),
+        ("mask", (("d", "t"), "bool"), _grid(b=range(2, 3), d=range(1, 4), t=range(3, 4))),
+        ("mask", (("d", "t", "t"), "bool"), _grid(b=range(2, 3), d=range(1, 5), t=range(3, 4))),
+        ("cross", (("d", "s", 8), "float32"), _grid(b=range(2, 3), d=range(1, 3), s=range(5, 6), t=range(3, 4))),
+    ],
+)
+def test_multihead_attention_shapes_are_exact(how: str, y: Spec, points: list[dict[str, int]]) -> None:
+    """torch checks the masks' and the key's shapes exactly; symshape's attention would broadcast."""
+    specs = {"x": (("b", "t", 8), "float32"), "y": y}
+    model = _MHA(how).eval()
+    res = sst.infer(model, types_of(specs))
+    for p in points:
+        try:
+            with torch.no_grad():
+                model(**example_of(specs, p))
+            runs = True
+        except (RuntimeError, AssertionError):
+            runs = False
+        assert bool(res.valid_at({ss.dim(k): v for k, v in p.items()})) == runs, (how, p, res.valid_when())

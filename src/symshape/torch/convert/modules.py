@@ -284,6 +284,7 @@ def mha(
         proj = linear_expr(x, wi, bi)
         heads.append(ss.ops.transpose(ss.ops.reshape(proj, (0, 0, h, hd)), to_heads))
     q, k, v = heads
+    _mha_checks(ctx, h, m.batch_first, query, key, value, key_padding_mask, attn_mask)
     mask: ss.Expr | None = None
     if attn_mask is not None:
         am = attn_mask
@@ -300,6 +301,46 @@ def mha(
     if not need_weights:
         return out, None
     return out, ss.ops.mean(weights, axis=1) if average else weights
+
+
+def _mha_checks(
+    ctx: Ctx,
+    heads: int,
+    batch_first: bool,
+    query: ss.Expr,
+    key: ss.Expr,
+    value: ss.Expr,
+    key_padding_mask: ss.Expr | None,
+    attn_mask: ss.Expr | None,
+) -> None:
+    """torch's exact shapes (``F.multi_head_attention_forward``), where the attention itself
+    would broadcast: ``key`` and ``value`` have one ``(N, S)``, the query's batch is ``N``,
+    ``key_padding_mask`` is ``(N, S)``, a 2-d ``attn_mask`` ``(L, S)`` and a 3-d one
+    ``(N*heads, L, S)`` (a mask of unknown rank is left to broadcasting). Each is a ``stack`` of
+    the two shapes, as tensors of the query's dtype."""
+
+    def seq_batch(x: ss.Expr) -> ss.Expr:  # (N, L) of (N, L, E) or (L, N, E)
+        s = ss.ops.sum(x, axis=[-1])
+        return ctx.let(s if batch_first else ss.ops.transpose(s, (1, 0)), "seq_batch")
+
+    q_nl, k_ns = seq_batch(query), seq_batch(key)
+    ctx.let(ss.ops.stack([k_ns, ss.ops.cast_like(seq_batch(value), k_ns)], axis=0), "check_key_value")
+    q_n = ss.ops.sum(q_nl, axis=[1])
+    ctx.let(ss.ops.stack([q_n, ss.ops.cast_like(ss.ops.sum(k_ns, axis=[1]), q_n)], axis=0), "check_batch")
+    if key_padding_mask is not None:
+        ctx.let(ss.ops.stack([ss.ops.cast_like(key_padding_mask, k_ns), k_ns], axis=0), "check_key_padding_mask")
+    rank = ctx.rank(attn_mask) if attn_mask is not None else None
+    if attn_mask is None or rank not in (2, 3):
+        return
+    ls = ss.ops.add(  # (L, S)
+        ss.ops.expand_dims(ss.ops.sum(q_nl, axis=[0]), axis=1),
+        ss.ops.expand_dims(ss.ops.cast_like(ss.ops.sum(k_ns, axis=[0]), q_nl), axis=0),
+    )
+    if rank == 3:  # (N, 1, 1, 1) + (heads, 1, 1) + (L, S), merged to (N*heads, L, S)
+        n4 = ss.ops.expand_dims(q_n, axis=1, num_newaxis=3)
+        h3 = ss.ops.cast_like(ss.Constant(shape=(heads, 1, 1), dtype="float32"), q_n)
+        ls = ss.ops.reshape(ss.ops.add(ss.ops.add(n4, h3), ls), (-3, 0, 0))
+    ctx.let(ss.ops.stack([ss.ops.cast_like(attn_mask, ls), ls], axis=0), "check_attn_mask")
 
 
 def _flag(ctx: Ctx, v: Any, what: str) -> bool:
