@@ -19,6 +19,7 @@ An ``If`` whose outputs are declared sequences joins its branches' element types
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 import symshape as ss
@@ -33,13 +34,16 @@ from symshape.onnx.ops.sequence_types import (
     LOOP_RESULT,
     LOOP_SEQ,
     LOOP_STATE,
+    LOOP_TENSOR,
     OF_TYPE,
     SEQ_AT,
     SEQ_ELEMENT,
     SEQ_OF,
     SEQ_PICK,
+    covers_tensor,
     is_sequence,
 )
+from symshape.onnx.probe import probe_types
 from symshape.onnx.registry import Outputs, register
 
 if TYPE_CHECKING:
@@ -241,14 +245,28 @@ def _loop(ctx: NodeContext) -> Outputs:
             iteration, ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(1))
         )
     it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
-    seen = [LOOP_STATE(x) for x in states]  # what the body sees of the states
+    seen: list[Expr] = [LOOP_STATE(x) for x in states]  # what the body sees of the states
     outs = ctx.apply(body, [iteration, cond_in, *seen])
-    # a sequence (say grown) is seen as the body left it, then again, to a fixpoint (see LOOP_SEQ)
+    # a sequence (say grown) is seen as the body left it, then again, to a fixpoint (see LOOP_SEQ);
+    # a tensor whose type the iteration changed, with the sizes that changed any size, until that
+    # covers what the body gives (see LOOP_TENSOR; one iteration: the first only)
     seqs = [i for i in range(n) if _sequence_state(ctx, body, i)]
-    for _ in range(_SEQUENCE_ROUNDS if seqs and trip != 1 else 0):  # (one iteration: the first)
-        seen = [LOOP_SEQ(seen[i], outs[1 + i], iteration=it_dim) if i in seqs else seen[i] for i in range(n)]
+    moving = [] if trip == 1 else _moving(ctx, [i for i in range(n) if i not in seqs], seen, outs)
+    general = set(moving)  # (the tensors seen with sizes generalized)
+    rounds = _SEQUENCE_ROUNDS if (seqs or moving) and trip != 1 else 0
+    for rnd in range(rounds):
+        seen = [
+            LOOP_SEQ(seen[i], outs[1 + i], iteration=it_dim) if i in seqs
+            else LOOP_TENSOR(seen[i], outs[1 + i]) if i in moving
+            else seen[i]
+            for i in range(n)
+        ]  # fmt: skip
         outs = ctx.apply(body, [iteration, cond_in, *seen])
-    before = [seen[i] if i in seqs else x for i, x in enumerate(states)]
+        moving = _moving(ctx, moving, seen, outs) if moving and rnd + 1 < rounds else []
+        general.update(moving)
+        if not seqs and not moving:
+            break
+    before = [seen[i] if i in seqs or i in general else x for i, x in enumerate(states)]
     if runs_all and ctx.has_input(0):
         count = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
         steps: Expr = ss.ops.zeros(ss.ops.reshape(count, (1,)), "int64")
@@ -256,6 +274,22 @@ def _loop(ctx: NodeContext) -> Outputs:
         steps = ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
     r = LOOP_RESULT(steps, *before, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
     return [r[i] for i in range(n + k)]
+
+
+def _moving(ctx: NodeContext, which: Sequence[int], seen: Sequence[Expr], outs: Sequence[Expr]) -> list[int]:
+    """The loop-carried tensors among ``which`` whose type the body's application (``seen`` ->
+    ``outs``) changes: the body's state output is not covered by what it saw (see
+    :func:`~symshape.onnx.ops.sequence_types.covers_tensor`). A probe infers both (a type not
+    known: not changed, as :data:`LOOP_RESULT` then gives an unknown rank)."""
+    if not which:
+        return []
+    got = probe_types(ctx, [e for i in which for e in (seen[i], outs[1 + i])])
+    out: list[int] = []
+    for k, i in enumerate(which):
+        a, b = got[2 * k], got[2 * k + 1]
+        if isinstance(a, ss.TensorType) and isinstance(b, ss.TensorType) and not covers_tensor(a, b):
+            out.append(i)
+    return out
 
 
 def _sequence_state(ctx: NodeContext, body: onnx.GraphProto, i: int) -> bool:

@@ -20,7 +20,9 @@ by the model) is the same in every element, as the model declares it.
   ``Loop`` whose body was applied to the initial states (see :mod:`symshape.onnx.ops.control`);
   :data:`LOOP_SEQ` (``onnx.loop_seq(prev, out)``): a loop-carried sequence as the body's next
   application sees it (``Sequence[E]`` of the elements before and those added; a size that
-  changed again from one round to the next any size), to a fixpoint.
+  changed again from one round to the next any size), to a fixpoint; :data:`LOOP_TENSOR`
+  (``onnx.loop_tensor(prev, out)``): a loop-carried tensor whose type an iteration changes, each
+  size that changed a ``?``.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ __all__ = [
     "LOOP_RESULT",
     "LOOP_SEQ",
     "LOOP_STATE",
+    "LOOP_TENSOR",
+    "covers_tensor",
     "OF_TYPE",
     "SPLIT_SUM",
     "DECLARED",
@@ -246,6 +250,8 @@ def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] 
         return seq_type(_any_rank(t.args[0])), False
     if _same(ctx, init, out) and not _mentions(out, it):
         return _without_value(init), True  # (the body saw no value: LOOP_STATE)
+    if covers_tensor(init, out) and not _mentions(init, it):
+        return _without_value(init), True  # (a state generalized to a fixpoint: see LOOP_TENSOR)
     if isinstance(init, ty.TensorType) and isinstance(out, ty.TensorType):
         return ty.Tensor(None, init.dtype if init.dtype == out.dtype else None), False
     if isinstance(init, ty.TensorType) and isinstance(out, ty.IncompleteType):
@@ -346,6 +352,52 @@ def _loop_seq_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     return True
 
 
+def covers_tensor(g: Type, t: Type) -> bool:
+    """Whether every tensor of type ``t`` has type ``g``, a loop-carried tensor's type over the
+    iterations (:data:`LOOP_TENSOR`): one dtype and rank, each size ``g``'s or under a ``?`` of
+    ``g`` (any size no smaller than its least)."""
+    if not isinstance(g, ty.TensorType) or not isinstance(t, ty.TensorType) or g.dtype != t.dtype:
+        return False
+    if g.ndim is None or t.ndim != g.ndim:
+        return g.ndim is None
+    return all(
+        x == y or (isinstance(x.atom, AnyDim) and not x.atom.alts and bounds(y)[0] >= x.atom.least)
+        for x, y in zip(g.dims, t.dims)
+    )
+
+
+def _moves(t: Type, moving: set[AnyDim]) -> bool:
+    """Whether a size of ``t`` is made of one of the ``?`` sizes ``moving``."""
+    return bool(moving) and isinstance(t, ty.TensorType) and any(
+        a in moving for d in t.dims or () for a in d.atoms() if isinstance(a, AnyDim)
+    )
+
+
+def _loop_tensor_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
+    """A loop-carried tensor as the next application of a ``Loop`` body sees it, when one
+    iteration changed its type (``prev`` became ``out``): ``prev`` with each size that changed a
+    new ``?`` (the run decides it; 0 or more unless both sizes are at least 1), of an unknown rank
+    when the rank changed. The body applied to that covers every iteration once its own result
+    is covered (:func:`covers_tensor`): see :func:`symshape.onnx.ops.control._loop`."""
+    prev, out, res = args
+    unsettled = any(isinstance(t, ty.IncompleteType) for t in (prev, out)) or _has_unknowns(out)
+    if unsettled and not ctx.final:
+        return False  # (on the last run: a size still unsolved changed)
+    if not isinstance(prev, ty.TensorType) or not isinstance(out, ty.TensorType):
+        ctx.unify(res, _anything(ctx, prev))
+        return True
+    dtype = prev.dtype if prev.dtype == out.dtype else None
+    if prev.ndim is None or prev.ndim != out.ndim:
+        ctx.unify(res, ty.Tensor(None, dtype))
+        return True
+    dims = tuple(
+        x if x == y else fresh_any(1 if bounds(x)[0] >= 1 and bounds(y)[0] >= 1 else 0)
+        for x, y in zip(prev.dims, out.dims)
+    )
+    ctx.unify(res, ty.TensorType(dims, dtype))
+    return True
+
+
 def _widen(t: Type) -> Type:
     """``t`` with each join of differing sizes any size (a ``?`` of no alternatives): sizes
     that keep changing from one round to the next reach a fixpoint."""
@@ -392,12 +444,15 @@ def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> boo
         return False
     finals: list[Type] = []
     stable = True
+    moving: set[AnyDim] = set()  # the `?` sizes of states that change from one iteration to the next
     for a, b in zip(inits, outs):
         w = _widened(ctx, a, b, it)
         if w is None:
             return False
         finals.append(w[0])
         stable = stable and w[1]
+        if isinstance(a, ty.TensorType) and isinstance(b, ty.TensorType) and a.ndim is not None:
+            moving.update(x for d, e in zip(a.dims, b.dims or ()) if d != e for x in _any_atoms(d))
     if not stable:  # the body saw the first iteration's states: what it gave any state from them
         finals = [_anything(ctx, f) for f in finals]  # may hold for that iteration only
     assert isinstance(steps, ty.TensorType) and steps.ndim == 1
@@ -407,7 +462,7 @@ def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> boo
             ctx.fail(TYPE_MISMATCH, f"a Loop's scan output must be a tensor, got `{y}`")
         if steps.dims[0] == 0:  # no iteration ran: onnxruntime gives `(0, *shape)` when its
             scans.append(ty.Tensor(None, y.dtype))  # inference knows the shape, else `(0,)`
-        elif stable and y.ndim is not None and not _mentions(y, it):
+        elif stable and y.ndim is not None and not _mentions(y, it) and not _moves(y, moving):
             scans.append(ty.TensorType((steps.dims[0], *y.dims), y.dtype))
         else:  # the body's types may change from one iteration to the next
             scans.append(ty.Tensor(None, y.dtype))
@@ -520,6 +575,9 @@ DECLARED: Final = _op(
 LOOP_SEQ: Final = _op(
     "loop_seq", _loop_seq_rel, 2, "a loop-carried sequence over the iterations so far", iteration="any"
 )
+#: ``onnx.loop_tensor(prev, out)``: a loop-carried tensor whose type an iteration changes, as the
+#: next application of a ``Loop`` body sees it (see :func:`_loop_tensor_rel`)
+LOOP_TENSOR: Final = _op("loop_tensor", _loop_tensor_rel, 2, "a loop-carried tensor over the iterations")
 LOOP_RESULT: Final = _op(
     "loop_result", _loop_result_rel, -1, "a Loop's final states and scan outputs", n="int", iteration="any"
 )
