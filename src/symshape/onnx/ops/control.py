@@ -29,18 +29,16 @@ from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.ops.common import like, stacked, value_slice
+from symshape.onnx.ops.loop_types import LOOP_RESULT, LOOP_TENSOR, covers_tensor
 from symshape.onnx.ops.sequence_types import (
     DECLARED,
-    LOOP_RESULT,
     LOOP_SEQ,
     LOOP_STATE,
-    LOOP_TENSOR,
     OF_TYPE,
     SEQ_AT,
     SEQ_ELEMENT,
     SEQ_OF,
     SEQ_PICK,
-    covers_tensor,
     is_sequence,
 )
 from symshape.onnx.probe import probe_types
@@ -253,6 +251,7 @@ def _loop(ctx: NodeContext) -> Outputs:
     seqs = [i for i in range(n) if _sequence_state(ctx, body, i)]
     moving = [] if trip == 1 else _moving(ctx, [i for i in range(n) if i not in seqs], seen, outs)
     general = set(moving)  # (the tensors seen with sizes generalized)
+    first = outs
     rounds = _SEQUENCE_ROUNDS if (seqs or moving) and trip != 1 else 0
     for rnd in range(rounds):
         seen = [
@@ -272,7 +271,12 @@ def _loop(ctx: NodeContext) -> Outputs:
         steps: Expr = ss.ops.zeros(ss.ops.reshape(count, (1,)), "int64")
     else:
         steps = ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
-    r = LOOP_RESULT(steps, *before, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
+    if general:  # (the first iteration's scan outputs: every iteration's must have their shape)
+        r = LOOP_RESULT(steps, *before, *outs[1:], *first[1 + n :], n=n, iteration=it_dim, first=k)
+    elif trip == 1 and runs_all:  # (one iteration: the tensors it gives, whatever their types)
+        r = LOOP_RESULT(steps, *before, *outs[1:], n=n, iteration=it_dim, once=True)
+    else:
+        r = LOOP_RESULT(steps, *before, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
     return [r[i] for i in range(n + k)]
 
 

@@ -16,13 +16,10 @@ by the model) is the same in every element, as the model declares it.
 * :data:`SEQ_ELEMENT` (``onnx.seq_element(s)``): the join of the elements (a sequence's element
   type, a tuple's joined fields) and :data:`SEQ_OF` (``onnx.seq_of(e)``): ``Sequence[type(e)]``,
   so that an ``If`` joins the element types of its branches' sequences.
-* :data:`LOOP_RESULT` (``onnx.loop_result(steps, *inits, *outs, *scans, n=N)``): the outputs of a
-  ``Loop`` whose body was applied to the initial states (see :mod:`symshape.onnx.ops.control`);
-  :data:`LOOP_SEQ` (``onnx.loop_seq(prev, out)``): a loop-carried sequence as the body's next
+* :data:`LOOP_SEQ` (``onnx.loop_seq(prev, out)``): a loop-carried sequence as the body's next
   application sees it (``Sequence[E]`` of the elements before and those added; a size that
-  changed again from one round to the next any size), to a fixpoint; :data:`LOOP_TENSOR`
-  (``onnx.loop_tensor(prev, out)``): a loop-carried tensor whose type an iteration changes, each
-  size that changed a ``?``.
+  changed again from one round to the next any size), to a fixpoint. The ``Loop``'s own
+  relations are in :mod:`symshape.onnx.ops.loop_types`, which uses the helpers here.
 """
 
 from __future__ import annotations
@@ -54,11 +51,8 @@ __all__ = [
     "SEQ_ELEMENT",
     "SEQ_OF",
     "SEQ_PICK",
-    "LOOP_RESULT",
     "LOOP_SEQ",
     "LOOP_STATE",
-    "LOOP_TENSOR",
-    "covers_tensor",
     "OF_TYPE",
     "SPLIT_SUM",
     "DECLARED",
@@ -229,38 +223,6 @@ def _has_unknowns(t: Type) -> bool:
     return found
 
 
-def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] | None:
-    """A loop-carried value's type over every iteration (its initial one ``init``, ``out`` after
-    one iteration), and whether it stays the same (the body then sees one type every
-    iteration); None to defer (until the sizes the iteration computes are solved)."""
-    if (_has_unknowns(out) or isinstance(init, ty.IncompleteType)) and not ctx.final:
-        return None  # (a sequence as a later round sees it: see LOOP_SEQ)
-    if init == out and not isinstance(init, ty.IncompleteType) and not _mentions(init, it):
-        return init, True  # (a value passed on: a tuple keeps its length)
-    if isinstance(init, (ty.TupleType, ty.TypeCall)) and isinstance(out, ty.IncompleteType) and ctx.final:
-        return _anything(ctx, init), False  # (the body's sequence stays unsolved)
-    if isinstance(init, (ty.TupleType, ty.TypeCall)) or isinstance(out, (ty.TupleType, ty.TypeCall)):
-        grown = _grown(ctx, init, out, it)
-        if grown is None:
-            return None
-        t, stable = grown
-        if stable:
-            return t, True
-        assert isinstance(t, ty.TypeCall)  # (a tuple: only the empty one, which is stable)
-        return seq_type(_any_rank(t.args[0])), False
-    if _same(ctx, init, out) and not _mentions(out, it):
-        return _without_value(init), True  # (the body saw no value: LOOP_STATE)
-    if covers_tensor(init, out) and not _mentions(init, it):
-        return _without_value(init), True  # (a state generalized to a fixpoint: see LOOP_TENSOR)
-    if isinstance(init, ty.TensorType) and isinstance(out, ty.TensorType):
-        return ty.Tensor(None, init.dtype if init.dtype == out.dtype else None), False
-    if isinstance(init, ty.TensorType) and isinstance(out, ty.IncompleteType):
-        # the body's value stays unsolved (a size the iteration computes): a loop-carried
-        # tensor stays a tensor of its dtype (the ONNX spec), of a rank not known
-        return ty.Tensor(None, init.dtype), False
-    return ty.ObjectType(), False
-
-
 def _grown(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[ty.TupleType | ty.TypeCall, bool] | None:
     """A loop-carried sequence over every iteration (its type ``init`` before one, ``out`` after
     it): ``Sequence[E]`` of the join ``E`` of the elements before and those added (a size that
@@ -352,52 +314,6 @@ def _loop_seq_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     return True
 
 
-def covers_tensor(g: Type, t: Type) -> bool:
-    """Whether every tensor of type ``t`` has type ``g``, a loop-carried tensor's type over the
-    iterations (:data:`LOOP_TENSOR`): one dtype and rank, each size ``g``'s or under a ``?`` of
-    ``g`` (any size no smaller than its least)."""
-    if not isinstance(g, ty.TensorType) or not isinstance(t, ty.TensorType) or g.dtype != t.dtype:
-        return False
-    if g.ndim is None or t.ndim != g.ndim:
-        return g.ndim is None
-    return all(
-        x == y or (isinstance(x.atom, AnyDim) and not x.atom.alts and bounds(y)[0] >= x.atom.least)
-        for x, y in zip(g.dims, t.dims)
-    )
-
-
-def _moves(t: Type, moving: set[AnyDim]) -> bool:
-    """Whether a size of ``t`` is made of one of the ``?`` sizes ``moving``."""
-    return bool(moving) and isinstance(t, ty.TensorType) and any(
-        a in moving for d in t.dims or () for a in d.atoms() if isinstance(a, AnyDim)
-    )
-
-
-def _loop_tensor_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
-    """A loop-carried tensor as the next application of a ``Loop`` body sees it, when one
-    iteration changed its type (``prev`` became ``out``): ``prev`` with each size that changed a
-    new ``?`` (the run decides it; 0 or more unless both sizes are at least 1), of an unknown rank
-    when the rank changed. The body applied to that covers every iteration once its own result
-    is covered (:func:`covers_tensor`): see :func:`symshape.onnx.ops.control._loop`."""
-    prev, out, res = args
-    unsettled = any(isinstance(t, ty.IncompleteType) for t in (prev, out)) or _has_unknowns(out)
-    if unsettled and not ctx.final:
-        return False  # (on the last run: a size still unsolved changed)
-    if not isinstance(prev, ty.TensorType) or not isinstance(out, ty.TensorType):
-        ctx.unify(res, _anything(ctx, prev))
-        return True
-    dtype = prev.dtype if prev.dtype == out.dtype else None
-    if prev.ndim is None or prev.ndim != out.ndim:
-        ctx.unify(res, ty.Tensor(None, dtype))
-        return True
-    dims = tuple(
-        x if x == y else fresh_any(1 if bounds(x)[0] >= 1 and bounds(y)[0] >= 1 else 0)
-        for x, y in zip(prev.dims, out.dims)
-    )
-    ctx.unify(res, ty.TensorType(dims, dtype))
-    return True
-
-
 def _widen(t: Type) -> Type:
     """``t`` with each join of differing sizes any size (a ``?`` of no alternatives): sizes
     that keep changing from one round to the next reach a fixpoint."""
@@ -430,44 +346,6 @@ def _without_value(t: Type) -> Type:
     if isinstance(t, ty.TensorType) and (t.value is not None or t.range is not None):
         return ty.TensorType(t.shape, t.dtype)
     return t
-
-
-def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
-    """``(*finals, *scan outputs)`` of a ``Loop``: ``steps`` is ``(L,)`` (the iteration count),
-    then the ``n`` initial states, the ``n`` states after one iteration, the body's scan outputs,
-    and the result."""
-    n, it = attrs.get("n", 0), attrs.get("iteration")
-    assert isinstance(n, int) and isinstance(it, Dim)
-    steps, rest, out = args[0], args[1:-1], args[-1]
-    inits, outs, ys = rest[:n], rest[n : 2 * n], rest[2 * n :]
-    if any(isinstance(t, ty.IncompleteType) for t in (steps, *ys)):
-        return False
-    finals: list[Type] = []
-    stable = True
-    moving: set[AnyDim] = set()  # the `?` sizes of states that change from one iteration to the next
-    for a, b in zip(inits, outs):
-        w = _widened(ctx, a, b, it)
-        if w is None:
-            return False
-        finals.append(w[0])
-        stable = stable and w[1]
-        if isinstance(a, ty.TensorType) and isinstance(b, ty.TensorType) and a.ndim is not None:
-            moving.update(x for d, e in zip(a.dims, b.dims or ()) if d != e for x in _any_atoms(d))
-    if not stable:  # the body saw the first iteration's states: what it gave any state from them
-        finals = [_anything(ctx, f) for f in finals]  # may hold for that iteration only
-    assert isinstance(steps, ty.TensorType) and steps.ndim == 1
-    scans: list[Type] = []
-    for y in ys:
-        if not isinstance(y, ty.TensorType):
-            ctx.fail(TYPE_MISMATCH, f"a Loop's scan output must be a tensor, got `{y}`")
-        if steps.dims[0] == 0:  # no iteration ran: onnxruntime gives `(0, *shape)` when its
-            scans.append(ty.Tensor(None, y.dtype))  # inference knows the shape, else `(0,)`
-        elif stable and y.ndim is not None and not _mentions(y, it) and not _moves(y, moving):
-            scans.append(ty.TensorType((steps.dims[0], *y.dims), y.dtype))
-        else:  # the body's types may change from one iteration to the next
-            scans.append(ty.Tensor(None, y.dtype))
-    ctx.unify(out, ty.TupleType((*finals, *scans)))
-    return True
 
 
 def _of_type_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
@@ -574,10 +452,4 @@ DECLARED: Final = _op(
 #: ``Loop`` body sees it (see :func:`_loop_seq_rel`)
 LOOP_SEQ: Final = _op(
     "loop_seq", _loop_seq_rel, 2, "a loop-carried sequence over the iterations so far", iteration="any"
-)
-#: ``onnx.loop_tensor(prev, out)``: a loop-carried tensor whose type an iteration changes, as the
-#: next application of a ``Loop`` body sees it (see :func:`_loop_tensor_rel`)
-LOOP_TENSOR: Final = _op("loop_tensor", _loop_tensor_rel, 2, "a loop-carried tensor over the iterations")
-LOOP_RESULT: Final = _op(
-    "loop_result", _loop_result_rel, -1, "a Loop's final states and scan outputs", n="int", iteration="any"
 )
