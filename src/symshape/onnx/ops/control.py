@@ -11,8 +11,8 @@ length (the scan inputs' common size along their axes, a shape value) inserted a
 (a negative one counted from the output's end). The directions do not change the types.
 Opset 8's ``Scan`` (a batch axis first, the sequence axis second) is converted the same way.
 
-``Loop`` applies its body once, and to a fixpoint for a loop-carried sequence (see
-:func:`_loop`); ``SequenceMap`` applies its body to each element of sequences of known length,
+``Loop`` applies its body once, and to a fixpoint for a loop-carried sequence or a tensor whose
+type an iteration changes (see :func:`_loop`); ``SequenceMap`` applies its body to each element of sequences of known length,
 else once to an element (see :func:`_sequence_map`).
 An ``If`` whose outputs are declared sequences joins its branches' element types.
 """
@@ -41,7 +41,7 @@ from symshape.onnx.ops.sequence_types import (
     SEQ_PICK,
     is_sequence,
 )
-from symshape.onnx.probe import probe_types
+from symshape.onnx.probe import probe_types, settled
 from symshape.onnx.registry import Outputs, register
 
 if TYPE_CHECKING:
@@ -198,7 +198,13 @@ def _loop(ctx: NodeContext) -> Outputs:
     ``j``: then not known, see :func:`symshape.onnx.infer`) and a condition that is true (the
     body runs only while it is; without the condition input, one not known). A final state has
     its initial type when the body gives it back with that type (then every iteration sees the
-    same types), else an unknown rank; a sequence grows by the join of what the iteration adds:
+    same types). A tensor state whose type the body changes (a probe tells, :func:`_moving`) is
+    seen again with each size that changed a ``?`` (``onnx.loop_tensor``), and the body applied
+    to that (twice at most) until what it gives is covered: then every iteration's checks are the
+    body's, and the final state has that type (else an unknown rank); a scan output then has the
+    first iteration's shape at every iteration, or one iteration runs (a guard). One iteration (a
+    trip count of 1) gives the tensors it computes. A sequence grows by the join of what the
+    iteration adds:
     the body is applied again (:data:`_SEQUENCE_ROUNDS` times) to a sequence of unknown length of
     the elements before and those it added (``onnx.loop_seq``), to a fixpoint: the elements it
     adds then are of that type (sizes that keep changing are any size), else an unknown rank.
@@ -283,15 +289,21 @@ def _loop(ctx: NodeContext) -> Outputs:
 def _moving(ctx: NodeContext, which: Sequence[int], seen: Sequence[Expr], outs: Sequence[Expr]) -> list[int]:
     """The loop-carried tensors among ``which`` whose type the body's application (``seen`` ->
     ``outs``) changes: the body's state output is not covered by what it saw (see
-    :func:`~symshape.onnx.ops.sequence_types.covers_tensor`). A probe infers both (a type not
-    known: not changed, as :data:`LOOP_RESULT` then gives an unknown rank)."""
+    :func:`~symshape.onnx.ops.loop_types.covers_tensor`). A probe infers both (a type not known
+    or not settled: not changed, as :data:`LOOP_RESULT` then gives an unknown rank)."""
     if not which:
         return []
     got = probe_types(ctx, [e for i in which for e in (seen[i], outs[1 + i])])
     out: list[int] = []
     for k, i in enumerate(which):
         a, b = got[2 * k], got[2 * k + 1]
-        if isinstance(a, ss.TensorType) and isinstance(b, ss.TensorType) and not covers_tensor(a, b):
+        if (
+            isinstance(a, ss.TensorType)
+            and isinstance(b, ss.TensorType)
+            and settled(a)
+            and settled(b)
+            and not covers_tensor(a, b)
+        ):
             out.append(i)
     return out
 
