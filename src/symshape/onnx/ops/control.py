@@ -12,8 +12,8 @@ length (the scan inputs' common size along their axes, a shape value) inserted a
 Opset 8's ``Scan`` (a batch axis first, the sequence axis second) is converted the same way.
 
 ``Loop`` applies its body once, and to a fixpoint for a loop-carried sequence or a tensor whose
-type an iteration changes (see :func:`_loop`); ``SequenceMap`` applies its body to each element of sequences of known length,
-else once to an element (see :func:`_sequence_map`).
+type an iteration changes (see :func:`_loop`); ``SequenceMap`` applies its body to each element
+of sequences of known length, else once to an element (see :func:`_sequence_map`).
 An ``If`` whose outputs are declared sequences joins its branches' element types.
 """
 
