@@ -267,11 +267,12 @@ def _reshape_unknown(
         return True
     shown = shape_str(["?" if i in unknown else s for i, s in enumerate(spec)])
     # (beside -1 a run-time entry is >= 1: a 0 there makes the reshape fail, or is invalid with
-    # ``allowzero`` (ONNX), or copies the input's size, which is >= 1 if its bounds say so)
+    # ``allowzero`` (ONNX), or fails past the input's rank, or copies the input's size, which is
+    # >= 1 if its bounds say so)
     infers = any(isinstance(s, int) and s == -1 for s in spec)
 
     def least(i: int) -> int:
-        return int(infers and (allowzero or (i < len(x.dims) and bounds(x.dims[i])[0] >= 1)))
+        return int(infers and (allowzero or i >= len(x.dims) or bounds(x.dims[i])[0] >= 1))
 
     given: tuple[Spec, ...] = tuple(fresh_any(least(i)) if i in unknown else s for i, s in enumerate(spec))
     got, _, err = reshape_dims(x.dims, given, allowzero)  # (its conditions: over the run's values)
