@@ -17,7 +17,7 @@ errors are the final inference's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import symshape as ss
 from symshape import Expr, TensorType, Type
@@ -27,7 +27,12 @@ from symshape.encoding.types import FuncType
 from symshape.errors import SymshapeError
 from symshape.ir.visit import operands, pattern_vars, rebuild
 
-__all__ = ["PROBE_TIMEOUT_MS", "REINFER_LIMIT", "Probes", "bound_types", "part_types", "settled"]
+if TYPE_CHECKING:
+    from symshape.onnx.context import NodeContext
+
+__all__ = [
+    "PROBE_TIMEOUT_MS", "REINFER_LIMIT", "Probes", "bound_types", "part_types", "probe_types", "settled"
+]
 
 #: The Z3 timeout of the inference a converter's question about a type runs.
 PROBE_TIMEOUT_MS = 200
@@ -83,6 +88,31 @@ class Probes:
         self.inferred += n
         self.types.update(got)
         return self.types.get(id(e))
+
+    def types_of_new(
+        self,
+        exprs: Sequence[Expr],
+        params: Sequence[ss.Var],
+        scopes: Scopes,
+        unbound: Sequence[tuple[str, Expr, object]],
+        timeout_ms: int,
+    ) -> list[Type | None]:
+        """The types of ``exprs``, expressions a converter built that the program does not hold
+        yet (a ``Loop`` body's outputs), inferred as calls not bound yet along with the part of
+        the program added since the last probe (None where not known)."""
+        if not exprs:
+            return []
+        self.size = -1  # (the program holds more than it did: these)
+        self.type_of(exprs[0], params, scopes, [*unbound, *(("", e, None) for e in exprs)], timeout_ms)
+        self.size = -1  # (the next probe is of the program without them)
+        return [self.types.get(id(e)) for e in exprs]
+
+
+def probe_types(ctx: NodeContext, exprs: Sequence[Expr]) -> list[Type | None]:
+    """The types of ``exprs``, expressions the converter of ``ctx``'s node built that the program
+    does not hold yet (:meth:`Probes.types_of_new` with the importer's program so far)."""
+    imp = ctx._imp
+    return imp._probes.types_of_new(exprs, imp.params, imp._scopes, imp._unbound, imp.timeout_ms)
 
 
 def bound_types(

@@ -7,6 +7,8 @@ module              relations
                     compute their result's value; where, cast, cast_like, init_like
 ``values``          how each operator computes a shape value (helpers, no relation)
 ``reshape``         flatten, reshape (Relay's special values), reshape_like
+``newshape``        a reshape's new shape over symbolic dimensions (helpers, no relation)
+``reshape_target``  reshape to a new shape read from a tensor's value (for ``reshape``)
 ``concat``          concatenate, stack, split
 ``layout``          transpose, squeeze, expand_dims
 ``sizes``           broadcast_to, pad, zeros/ones/constant_of_shape (``init_tensor``)

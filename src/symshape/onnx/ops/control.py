@@ -11,14 +11,15 @@ length (the scan inputs' common size along their axes, a shape value) inserted a
 (a negative one counted from the output's end). The directions do not change the types.
 Opset 8's ``Scan`` (a batch axis first, the sequence axis second) is converted the same way.
 
-``Loop`` applies its body once, and to a fixpoint for a loop-carried sequence (see
-:func:`_loop`); ``SequenceMap`` applies its body to each element of sequences of known length,
-else once to an element (see :func:`_sequence_map`).
+``Loop`` applies its body once, and to a fixpoint for a loop-carried sequence or a tensor whose
+type an iteration changes (see :func:`_loop`); ``SequenceMap`` applies its body to each element
+of sequences of known length, else once to an element (see :func:`_sequence_map`).
 An ``If`` whose outputs are declared sequences joins its branches' element types.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 import symshape as ss
@@ -28,9 +29,9 @@ from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.ops.common import like, stacked, value_slice
+from symshape.onnx.ops.loop_types import LOOP_RESULT, LOOP_TENSOR, covers_tensor
 from symshape.onnx.ops.sequence_types import (
     DECLARED,
-    LOOP_RESULT,
     LOOP_SEQ,
     LOOP_STATE,
     OF_TYPE,
@@ -40,6 +41,7 @@ from symshape.onnx.ops.sequence_types import (
     SEQ_PICK,
     is_sequence,
 )
+from symshape.onnx.probe import probe_types, settled
 from symshape.onnx.registry import Outputs, register
 
 if TYPE_CHECKING:
@@ -196,7 +198,13 @@ def _loop(ctx: NodeContext) -> Outputs:
     ``j``: then not known, see :func:`symshape.onnx.infer`) and a condition that is true (the
     body runs only while it is; without the condition input, one not known). A final state has
     its initial type when the body gives it back with that type (then every iteration sees the
-    same types), else an unknown rank; a sequence grows by the join of what the iteration adds:
+    same types). A tensor state whose type the body changes (a probe tells, :func:`_moving`) is
+    seen again with each size that changed a ``?`` (``onnx.loop_tensor``), and the body applied
+    to that (twice at most) until what it gives is covered: then every iteration's checks are the
+    body's, and the final state has that type (else an unknown rank); a scan output then has the
+    first iteration's shape at every iteration, or one iteration runs (a guard). One iteration (a
+    trip count of 1) gives the tensors it computes. A sequence grows by the join of what the
+    iteration adds:
     the body is applied again (:data:`_SEQUENCE_ROUNDS` times) to a sequence of unknown length of
     the elements before and those it added (``onnx.loop_seq``), to a fixpoint: the elements it
     adds then are of that type (sizes that keep changing are any size), else an unknown rank.
@@ -241,21 +249,63 @@ def _loop(ctx: NodeContext) -> Outputs:
             iteration, ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(1))
         )
     it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
-    seen = [LOOP_STATE(x) for x in states]  # what the body sees of the states
+    seen: list[Expr] = [LOOP_STATE(x) for x in states]  # what the body sees of the states
     outs = ctx.apply(body, [iteration, cond_in, *seen])
-    # a sequence (say grown) is seen as the body left it, then again, to a fixpoint (see LOOP_SEQ)
+    # a sequence (say grown) is seen as the body left it, then again, to a fixpoint (see LOOP_SEQ);
+    # a tensor whose type the iteration changed, with the sizes that changed any size, until that
+    # covers what the body gives (see LOOP_TENSOR; one iteration: the first only)
     seqs = [i for i in range(n) if _sequence_state(ctx, body, i)]
-    for _ in range(_SEQUENCE_ROUNDS if seqs and trip != 1 else 0):  # (one iteration: the first)
-        seen = [LOOP_SEQ(seen[i], outs[1 + i], iteration=it_dim) if i in seqs else seen[i] for i in range(n)]
+    moving = [] if trip == 1 else _moving(ctx, [i for i in range(n) if i not in seqs], seen, outs)
+    general = set(moving)  # (the tensors seen with sizes generalized)
+    first = outs
+    rounds = _SEQUENCE_ROUNDS if (seqs or moving) and trip != 1 else 0
+    for rnd in range(rounds):
+        seen = [
+            LOOP_SEQ(seen[i], outs[1 + i], iteration=it_dim) if i in seqs
+            else LOOP_TENSOR(seen[i], outs[1 + i]) if i in moving
+            else seen[i]
+            for i in range(n)
+        ]  # fmt: skip
         outs = ctx.apply(body, [iteration, cond_in, *seen])
-    before = [seen[i] if i in seqs else x for i, x in enumerate(states)]
+        moving = _moving(ctx, moving, seen, outs) if moving and rnd + 1 < rounds else []
+        general.update(moving)
+        if not seqs and not moving:
+            break
+    before = [seen[i] if i in seqs or i in general else x for i, x in enumerate(states)]
     if runs_all and ctx.has_input(0):
         count = ss.ops.maximum(ss.ops.cast(ctx.input(0), "int64"), ss.ops.int_tensor(0))
         steps: Expr = ss.ops.zeros(ss.ops.reshape(count, (1,)), "int64")
     else:
         steps = ss.Constant(shape=(ctx.fresh_dim("iterations"),), dtype="int64")
-    r = LOOP_RESULT(steps, *before, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
+    if general:  # (the first iteration's scan outputs: every iteration's must have their shape)
+        r = LOOP_RESULT(steps, *before, *outs[1:], *first[1 + n :], n=n, iteration=it_dim, first=k)
+    elif trip == 1 and runs_all:  # (one iteration: the tensors it gives, whatever their types)
+        r = LOOP_RESULT(steps, *before, *outs[1:], n=n, iteration=it_dim, once=True)
+    else:
+        r = LOOP_RESULT(steps, *before, *outs[1 : 1 + n], *outs[1 + n :], n=n, iteration=it_dim)
     return [r[i] for i in range(n + k)]
+
+
+def _moving(ctx: NodeContext, which: Sequence[int], seen: Sequence[Expr], outs: Sequence[Expr]) -> list[int]:
+    """The loop-carried tensors among ``which`` whose type the body's application (``seen`` ->
+    ``outs``) changes: the body's state output is not covered by what it saw (see
+    :func:`~symshape.onnx.ops.loop_types.covers_tensor`). A probe infers both (a type not known
+    or not settled: not changed, as :data:`LOOP_RESULT` then gives an unknown rank)."""
+    if not which:
+        return []
+    got = probe_types(ctx, [e for i in which for e in (seen[i], outs[1 + i])])
+    out: list[int] = []
+    for k, i in enumerate(which):
+        a, b = got[2 * k], got[2 * k + 1]
+        if (
+            isinstance(a, ss.TensorType)
+            and isinstance(b, ss.TensorType)
+            and settled(a)
+            and settled(b)
+            and not covers_tensor(a, b)
+        ):
+            out.append(i)
+    return out
 
 
 def _sequence_state(ctx: NodeContext, body: onnx.GraphProto, i: int) -> bool:

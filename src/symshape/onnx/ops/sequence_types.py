@@ -16,11 +16,10 @@ by the model) is the same in every element, as the model declares it.
 * :data:`SEQ_ELEMENT` (``onnx.seq_element(s)``): the join of the elements (a sequence's element
   type, a tuple's joined fields) and :data:`SEQ_OF` (``onnx.seq_of(e)``): ``Sequence[type(e)]``,
   so that an ``If`` joins the element types of its branches' sequences.
-* :data:`LOOP_RESULT` (``onnx.loop_result(steps, *inits, *outs, *scans, n=N)``): the outputs of a
-  ``Loop`` whose body was applied to the initial states (see :mod:`symshape.onnx.ops.control`);
-  :data:`LOOP_SEQ` (``onnx.loop_seq(prev, out)``): a loop-carried sequence as the body's next
+* :data:`LOOP_SEQ` (``onnx.loop_seq(prev, out)``): a loop-carried sequence as the body's next
   application sees it (``Sequence[E]`` of the elements before and those added; a size that
-  changed again from one round to the next any size), to a fixpoint.
+  changed again from one round to the next any size), to a fixpoint. The ``Loop``'s own
+  relations are in :mod:`symshape.onnx.ops.loop_types`, which uses the helpers here.
 """
 
 from __future__ import annotations
@@ -52,7 +51,6 @@ __all__ = [
     "SEQ_ELEMENT",
     "SEQ_OF",
     "SEQ_PICK",
-    "LOOP_RESULT",
     "LOOP_SEQ",
     "LOOP_STATE",
     "OF_TYPE",
@@ -225,36 +223,6 @@ def _has_unknowns(t: Type) -> bool:
     return found
 
 
-def _widened(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[Type, bool] | None:
-    """A loop-carried value's type over every iteration (its initial one ``init``, ``out`` after
-    one iteration), and whether it stays the same (the body then sees one type every
-    iteration); None to defer (until the sizes the iteration computes are solved)."""
-    if (_has_unknowns(out) or isinstance(init, ty.IncompleteType)) and not ctx.final:
-        return None  # (a sequence as a later round sees it: see LOOP_SEQ)
-    if init == out and not isinstance(init, ty.IncompleteType) and not _mentions(init, it):
-        return init, True  # (a value passed on: a tuple keeps its length)
-    if isinstance(init, (ty.TupleType, ty.TypeCall)) and isinstance(out, ty.IncompleteType) and ctx.final:
-        return _anything(ctx, init), False  # (the body's sequence stays unsolved)
-    if isinstance(init, (ty.TupleType, ty.TypeCall)) or isinstance(out, (ty.TupleType, ty.TypeCall)):
-        grown = _grown(ctx, init, out, it)
-        if grown is None:
-            return None
-        t, stable = grown
-        if stable:
-            return t, True
-        assert isinstance(t, ty.TypeCall)  # (a tuple: only the empty one, which is stable)
-        return seq_type(_any_rank(t.args[0])), False
-    if _same(ctx, init, out) and not _mentions(out, it):
-        return _without_value(init), True  # (the body saw no value: LOOP_STATE)
-    if isinstance(init, ty.TensorType) and isinstance(out, ty.TensorType):
-        return ty.Tensor(None, init.dtype if init.dtype == out.dtype else None), False
-    if isinstance(init, ty.TensorType) and isinstance(out, ty.IncompleteType):
-        # the body's value stays unsolved (a size the iteration computes): a loop-carried
-        # tensor stays a tensor of its dtype (the ONNX spec), of a rank not known
-        return ty.Tensor(None, init.dtype), False
-    return ty.ObjectType(), False
-
-
 def _grown(ctx: Context, init: Type, out: Type, it: Dim) -> tuple[ty.TupleType | ty.TypeCall, bool] | None:
     """A loop-carried sequence over every iteration (its type ``init`` before one, ``out`` after
     it): ``Sequence[E]`` of the join ``E`` of the elements before and those added (a size that
@@ -380,41 +348,6 @@ def _without_value(t: Type) -> Type:
     return t
 
 
-def _loop_result_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
-    """``(*finals, *scan outputs)`` of a ``Loop``: ``steps`` is ``(L,)`` (the iteration count),
-    then the ``n`` initial states, the ``n`` states after one iteration, the body's scan outputs,
-    and the result."""
-    n, it = attrs.get("n", 0), attrs.get("iteration")
-    assert isinstance(n, int) and isinstance(it, Dim)
-    steps, rest, out = args[0], args[1:-1], args[-1]
-    inits, outs, ys = rest[:n], rest[n : 2 * n], rest[2 * n :]
-    if any(isinstance(t, ty.IncompleteType) for t in (steps, *ys)):
-        return False
-    finals: list[Type] = []
-    stable = True
-    for a, b in zip(inits, outs):
-        w = _widened(ctx, a, b, it)
-        if w is None:
-            return False
-        finals.append(w[0])
-        stable = stable and w[1]
-    if not stable:  # the body saw the first iteration's states: what it gave any state from them
-        finals = [_anything(ctx, f) for f in finals]  # may hold for that iteration only
-    assert isinstance(steps, ty.TensorType) and steps.ndim == 1
-    scans: list[Type] = []
-    for y in ys:
-        if not isinstance(y, ty.TensorType):
-            ctx.fail(TYPE_MISMATCH, f"a Loop's scan output must be a tensor, got `{y}`")
-        if steps.dims[0] == 0:  # no iteration ran: onnxruntime gives `(0, *shape)` when its
-            scans.append(ty.Tensor(None, y.dtype))  # inference knows the shape, else `(0,)`
-        elif stable and y.ndim is not None and not _mentions(y, it):
-            scans.append(ty.TensorType((steps.dims[0], *y.dims), y.dtype))
-        else:  # the body's types may change from one iteration to the next
-            scans.append(ty.Tensor(None, y.dtype))
-    ctx.unify(out, ty.TupleType((*finals, *scans)))
-    return True
-
-
 def _of_type_rel(ctx: Context, args: Sequence[Type], attrs: ty.Attrs) -> bool:
     t = attrs.get("type")
     assert isinstance(t, (ty.TensorType, ty.TypeCall))
@@ -519,7 +452,4 @@ DECLARED: Final = _op(
 #: ``Loop`` body sees it (see :func:`_loop_seq_rel`)
 LOOP_SEQ: Final = _op(
     "loop_seq", _loop_seq_rel, 2, "a loop-carried sequence over the iterations so far", iteration="any"
-)
-LOOP_RESULT: Final = _op(
-    "loop_result", _loop_result_rel, -1, "a Loop's final states and scan outputs", n="int", iteration="any"
 )
