@@ -27,7 +27,8 @@ several sizes, or with a numpy reference where onnxruntime has no CPU kernel):
   (heads split, ``past_key``/``past_value`` ``(B, N, P, D/N)`` prepended) or 4-d ``key (B, N, L,
   D/N)``/``value`` (used as they are); packed ``query (B, S, N, 3, H)`` (no key/value) or packed
   ``key (B, L, N, 2, H)`` (no value). ``output`` ``(B, S, N*Hv)`` is computed as scaled dot-product
-  attention per head (``matmul`` checks the head sizes, batch and key/value lengths);
+  attention per head (``matmul`` checks the head sizes and key/value lengths; the batch and heads
+  of the key and value are the query's exactly, as onnxruntime checks);
   ``present_key``/``present_value`` are the keys and values ``(B, N, P+L, H)``.
 * ``RotaryEmbedding(input, position_ids, cos_cache, sin_cache)``: ``input``'s type (the other
   inputs are not checked).
@@ -49,7 +50,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import UNSUPPORTED_OP, NodeContext
-from symshape.onnx.ops.common import like, same_as_input
+from symshape.onnx.ops.common import checked, like, same_as_input, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["MS"]
@@ -235,6 +236,12 @@ def _ms_multi_head_attention(ctx: NodeContext) -> Outputs:
                 k4 = ss.ops.concatenate([ctx.input(6), k4], axis=2)
             if ctx.num_inputs > 7 and ctx.has_input(7):
                 v4 = ss.ops.concatenate([ctx.input(7), v4], axis=2)
+    # the batch and heads of the key and value are the query's, exactly (onnxruntime's check;
+    # the attention's matmuls alone would broadcast a batch of 1)
+    lead = ss.ops.sum(q4, axis=(2, 3))  # (B, N)
+    with ctx.checking("the query's, key's and value's batch (axis 0) alike"):
+        k4 = checked(k4, [stacked(lead, ss.ops.sum(k4, axis=(2, 3)))])
+        v4 = checked(v4, [stacked(lead, ss.ops.sum(v4, axis=(2, 3)))])
     y = _merge(_sdpa(q4, k4, v4))
     return [y, k4 if ctx.has_output(1) else None, v4 if ctx.has_output(2) else None]
 
