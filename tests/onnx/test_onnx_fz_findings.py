@@ -9,7 +9,8 @@ the sizes substituted):
   ``keepdims``, one axis dropped without it), an empty axes input (static ``(0,)``) is no axes;
 * ``Resize`` of an axis of size 0 to a size other than 0 was accepted, where onnxruntime and
   onnx's reference evaluator both refuse it (a scale from 0);
-* ``ScatterElements`` of a scalar (no axis 0) took the data's type, where onnxruntime refuses it.
+* ``ScatterElements`` of a scalar (no axis 0) took the data's type, where onnxruntime refuses it;
+* com.microsoft ``MultiHeadAttention`` broadcast a key/value batch of 1 against the query's.
 """
 
 from __future__ import annotations
@@ -134,3 +135,41 @@ def test_scatter_elements_of_a_scalar_is_an_error() -> None:
     )  # fmt: skip
     res = sso.infer(m)
     assert res.status == "error" and "out of range for rank 0" in res.report()
+
+
+def test_multi_head_attention_key_and_value_batch_is_the_querys() -> None:
+    """com.microsoft ``MultiHeadAttention``: a value batch of 1 for a query batch of 2 broadcast
+    in the attention's matmul; onnxruntime refuses it."""
+    node = helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["y"], num_heads=2, domain="com.microsoft")
+    ins = [In("q", "float32", ["b", 2, 4]), In("k", "float32", ["b", 3, 4]), In("v", "float32", ["n", 3, 4])]
+    model = make_model([node], ins, ["y"], 18, {}, ir_version=8, extra_opsets={"com.microsoft": 1})
+    sizes = [{"b": b, "n": n} for b in (1, 2) for n in (1, 2)]
+    got = disagreements(model, ["b", "n"], sizes, feeds_of(ins))
+    assert got == [], "\n".join(got)
+    assert sso.infer(model, dims={"b": ss.dim("b"), "n": ss.dim("n")}).valid_when() == "b == n"
+
+
+MS_OPSETS = {"com.microsoft": 1}
+
+
+@pytest.mark.parametrize("op", ["FastGelu", "BiasGelu"])
+def test_gelu_bias_is_the_last_axis_exactly(op: str) -> None:
+    """A bias of 1 for a last axis of 3 broadcast; onnxruntime refuses it."""
+    node = helper.make_node(op, ["x", "bias"], ["y"], domain="com.microsoft")
+    ins = [In("x", "float32", [2, "h"]), In("bias", "float32", ["n"])]
+    model = make_model([node], ins, ["y"], 18, {}, ir_version=8, extra_opsets=MS_OPSETS)
+    sizes = [{"h": h, "n": n} for h in (1, 3) for n in (1, 3)]
+    got = disagreements(model, ["h", "n"], sizes, feeds_of(ins))
+    assert got == [], "\n".join(got)
+
+
+@pytest.mark.parametrize("op", ["SkipLayerNormalization", "SkipSimplifiedLayerNormalization"])
+def test_skip_layer_norm_skip_and_gamma_are_exact(op: str) -> None:
+    """``skip (1, s, 1)`` and ``gamma (g,)`` for an input ``(2, s, h)``: only a skip batch of 1
+    broadcasts, and gamma is ``(h,)`` (onnxruntime's checks)."""
+    node = helper.make_node(op, ["x", "skip", "gamma"], ["y"], domain="com.microsoft")
+    ins = [In("x", "float32", [2, 3, "h"]), In("skip", "float32", [1, 3, "k"]), In("gamma", "float32", ["g"])]
+    model = make_model([node], ins, ["y"], 18, {}, ir_version=8, extra_opsets=MS_OPSETS)
+    sizes = [{"h": h, "k": k, "g": g} for h in (1, 4) for k in (1, 4) for g in (1, 4)]
+    got = disagreements(model, ["h", "k", "g"], sizes, feeds_of(ins))
+    assert got == [], "\n".join(got)

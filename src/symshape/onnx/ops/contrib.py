@@ -5,12 +5,13 @@ The shapes follow onnxruntime's kernels (the oracle tests execute each node with
 several sizes, or with a numpy reference where onnxruntime has no CPU kernel):
 
 * ``Gelu``, ``QuickGelu``: ``X``'s type. ``FastGelu(X, bias?)`` and ``BiasGelu(A, B)``: ``X``'s
-  (``A``'s) type, the bias broadcast to it one way.
+  (``A``'s) type; the bias is ``(H,)`` for the last axis ``H`` (onnxruntime's check).
 * ``SkipLayerNormalization(input, skip, gamma, beta?, bias?)`` and
   ``SkipSimplifiedLayerNormalization(input, skip, gamma, bias?)``: ``s = input + skip (+ bias)``
   (``skip`` is ``input``'s shape or broadcasts to it, e.g. ``(S, H)``); ``output`` and
   ``input_skip_bias_sum`` have ``input``'s type, ``mean`` and ``inv_std_var`` are ``input``'s shape
-  with the last axis 1, float32; ``gamma``/``beta``/``bias`` broadcast to ``input`` one way.
+  with the last axis 1, float32; ``skip``'s last two axes are ``input``'s exactly,
+  ``gamma``/``beta``/``bias`` are ``(H,)`` for its last axis ``H`` (onnxruntime's checks).
 * ``FusedMatMul(A, B)``: ``matmul`` of ``A`` and ``B`` with their last two axes swapped when
   ``transA``/``transB`` (``transBatchA``/``transBatchB`` are not supported).
 * ``BiasAdd(X, bias, skip)``: ``X``'s type (``bias`` and ``skip`` broadcast to it one way).
@@ -69,16 +70,22 @@ def _opt_outputs(ctx: NodeContext, outs: list[Expr]) -> list[Expr | None]:
 register(["Gelu", "QuickGelu", "RotaryEmbedding"], since=1, domain=MS)(same_as_input)
 
 
+def _bias_of_last_axis(ctx: NodeContext, x: Expr, i: int) -> Expr:
+    """``x``'s type, once input ``i`` is ``(H,)`` for ``x``'s last axis ``H`` exactly
+    (onnxruntime's check: no broadcasting)."""
+    with ctx.checking(f"input {i} is 1-d, of the length of input 0's last axis"):
+        return checked(ss.ops.copy(x), [stacked(ss.ops.sum(x, axis=(-1,), exclude=True), ctx.input(i))])
+
+
 @register("FastGelu", since=1, domain=MS)
 def _fast_gelu(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
-    return like(ss.ops.add(x, ctx.input(1)), x) if ctx.has_input(1) else ss.ops.copy(x)
+    return _bias_of_last_axis(ctx, x, 1) if ctx.has_input(1) else ss.ops.copy(x)
 
 
 @register("BiasGelu", since=1, domain=MS)
 def _bias_gelu(ctx: NodeContext) -> Outputs:
-    x = ctx.input(0)
-    return like(ss.ops.add(x, ctx.input(1)), x)
+    return _bias_of_last_axis(ctx, ctx.input(0), 1)
 
 
 # -- normalization ---------------------------------------------------------------------------------
@@ -87,11 +94,16 @@ def _bias_gelu(ctx: NodeContext) -> Outputs:
 def _skip_norm(ctx: NodeContext, beta: int | None, bias: int) -> Outputs:
     x = ctx.input(0)
     s: Expr = like(ss.ops.add(x, ctx.input(1)), x)
+    with ctx.checking("skip's last two axes are input's"):  # (onnxruntime: only a batch of 1 broadcasts)
+        last2 = (-2, -1)
+        tail = [ss.ops.sum(e, axis=last2, exclude=True) for e in (x, ctx.input(1))]
+        s = checked(s, [stacked(tail[0], tail[1])])
     if ctx.has_input(bias):
         s = like(ss.ops.add(s, ctx.input(bias)), s)
-    y: Expr = like(ss.ops.multiply(s, ctx.input(2)), s)
+        s = _bias_of_last_axis(ctx, s, bias)
+    y: Expr = _bias_of_last_axis(ctx, like(ss.ops.multiply(s, ctx.input(2)), s), 2)
     if beta is not None and ctx.has_input(beta):
-        y = like(ss.ops.add(y, ctx.input(beta)), y)
+        y = _bias_of_last_axis(ctx, like(ss.ops.add(y, ctx.input(beta)), y), beta)
     stat = ss.ops.cast(ss.ops.mean(s, axis=-1, keepdims=True), "float32")
     return _opt_outputs(ctx, [y, stat, stat, s])
 

@@ -102,10 +102,9 @@ def _resize(
             if not all(dims[a].is_constant for a in ax):
                 return _keep_aspect_ratio(ctx, x, rank, ax, sizes, policy == "not_larger")
             sizes = _kept_ratio_sizes(ctx, [int(dims[a]) for a in ax], list(sizes), policy == "not_larger")
-        for a, s in zip(ax, sizes):
+        for a, s in zip(ax, sizes):  # (taking s > 0 entries of an axis needs it non-empty)
             y = set_dim(y, a, s)
-        fixed = sizes
-        return checked(y, _empty_alike(ctx, x, ax, list(fixed), lambda j: ctx.constant([fixed[j]], "int64")))
+        return y
     assert scales is not None
     for a, s in zip(ax, scales.reshape(-1).tolist()):
         if s <= 0:
