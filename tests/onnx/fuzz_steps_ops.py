@@ -205,7 +205,8 @@ def resize_computed(b: Builder, x: V) -> V | None:
         axes = sorted({b.integer(0, x.rank - 1) for _ in range(2)})
         if b.flag():  # (onnxruntime 1.23 ignores negative axes with a policy: the input's shape)
             attrs["keep_aspect_ratio_policy"] = b.pick(["not_larger", "not_smaller"])
-        attrs["axes"] = [a - x.rank if b.flag() and "keep_aspect_ratio_policy" not in attrs else a for a in axes]
+        neg = "keep_aspect_ratio_policy" not in attrs
+        attrs["axes"] = [a - x.rank if neg and b.flag() else a for a in axes]
         n = len(axes)
     else:
         n = x.rank
@@ -225,7 +226,7 @@ def resize_computed(b: Builder, x: V) -> V | None:
 
 
 def center_crop_pad(b: Builder, x: V) -> V | None:
-    if b.opset < 18 or x.rank == 0:
+    if b.opset < 18 or x.rank == 0 or ("center-crop-pad-empty" in b.avoid and (b.zero or 0 in x.dims)):
         return None
     if b.flag():
         axes = sorted({b.integer(0, x.rank - 1) for _ in range(2)})

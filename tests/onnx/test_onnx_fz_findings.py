@@ -173,3 +173,14 @@ def test_skip_layer_norm_skip_and_gamma_are_exact(op: str) -> None:
     sizes = [{"h": h, "k": k, "g": g} for h in (1, 4) for k in (1, 4) for g in (1, 4)]
     got = disagreements(model, ["h", "k", "g"], sizes, feeds_of(ins))
     assert got == [], "\n".join(got)
+
+
+def test_grid_sample_of_an_empty_spatial_axis_is_refused() -> None:
+    """onnxruntime refuses to sample an input with an empty spatial axis (``a = 0``)."""
+    res = _check(
+        [N("GridSample", ["x", "grid"], ["y"])],
+        [In("x", "float32", [1, 2, "a", 3]), In("grid", "float32", [1, 2, 2, 2])],
+        [{"a": 0}, {"a": 1}, {"a": 4}],
+        zero=True,
+    )
+    assert res.valid_when() == "a >= 1"

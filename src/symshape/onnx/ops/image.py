@@ -13,7 +13,7 @@
   merged) and for ``1/m`` (``floor(d/m)``: a slice from ``m - 1`` with step ``m``); other scales of a
   symbolic axis give ``floor(d*p/q)`` for the scale's exact value ``p/q``, on shape values.
 * ``GridSample``: ``(N, C)`` of the input, the spatial axes of the grid; the grid has the input's
-  ``N`` and rank, and one coordinate per spatial axis.
+  ``N`` and rank, and one coordinate per spatial axis; the input's spatial axes are non-empty.
 * ``AffineGrid``: ``(N, *size[2:], r)``; ``theta`` is ``(N, r, r + 1)`` for ``N = size[0]``.
 * ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size; the
   input's last axis is the number of blocks. An image or block shape computed at run time (shape
@@ -297,7 +297,11 @@ def _grid_sample(ctx: NodeContext) -> Outputs:
         coords = stacked(
             ss.ops.sum(grid, axis=(r - 1,), exclude=True), ss.Constant(shape=(r - 2,), dtype="float32")
         )
-    return ss.ops.cast_like(ss.ops.cast_like(ss.ops.cast_like(y, batch), coords), x)
+    # and X's spatial axes non-empty (onnxruntime refuses to sample an empty one)
+    first = ctx.constant([0], "int64")
+    with ctx.checking("X's spatial axes are non-empty"):
+        reads = [ss.ops.take(x, first, axis=a, mode="nonnegative") for a in range(2, r)]
+    return checked(ss.ops.cast_like(ss.ops.cast_like(ss.ops.cast_like(y, batch), coords), x), reads)
 
 
 @register("AffineGrid", since=20, value_inputs=(1,))
