@@ -91,7 +91,8 @@ def pool_more(b: Builder, x: V) -> V | None:
     if b.flag():
         attrs["pads"] = [b.integer(0, 1) for _ in range(2 * s)]
     elif b.flag():
-        attrs["auto_pad"] = b.pick(["SAME_UPPER", "SAME_LOWER", "VALID"])
+        same = op == "LpPool" or "maxpool-indices-same" not in b.avoid
+        attrs["auto_pad"] = b.pick(["SAME_UPPER", "SAME_LOWER", "VALID"] if same else ["VALID"])
     if op == "LpPool":
         if b.opset >= 18 and b.flag():
             attrs["ceil_mode"] = 1
