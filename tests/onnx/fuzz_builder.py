@@ -30,10 +30,12 @@ Dim = int | str | None
 #: axes computed at run time: unsupported), "conv-transpose-output-shape" (an output_shape over
 #: the full size is not checked), "reshape-empty-target" (a computed reshape target of an empty
 #: tensor is guarded non-empty), "center-crop-pad-empty" (CenterCropPad of an empty axis is refused),
-#: "maxpool-indices-same" (MaxPool SAME with Indices takes the single-output kernel's guard)
+#: "maxpool-indices-same" (MaxPool SAME with Indices takes the single-output kernel's guard),
+#: "conv-transpose-empty" (ConvTranspose to an empty output is accepted)
 AVOID: frozenset[str] = frozenset(
     {"tile-computed", "reduce-value", "slice-negative-start", "split-num-outputs", "slice-runtime-axes",
-     "conv-transpose-output-shape", "reshape-empty-target", "center-crop-pad-empty", "maxpool-indices-same"}
+     "conv-transpose-output-shape", "reshape-empty-target", "center-crop-pad-empty", "maxpool-indices-same",
+     "conv-transpose-empty"}
 )
 
 

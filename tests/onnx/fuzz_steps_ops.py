@@ -48,7 +48,7 @@ def grid_sample(b: Builder, x: V) -> V | None:
 
 
 def conv_transpose(b: Builder, x: V) -> V | None:
-    if not _f32(x, (3, 4)):
+    if not _f32(x, (3, 4)) or (b.zero and "conv-transpose-empty" in b.avoid):
         return None
     s = x.rank - 2
     c = x.dims[1] if isinstance(x.dims[1], int) else b.pick([1, 2])
