@@ -61,6 +61,33 @@ from tests.onnx.fuzz_steps_nn import (
     trilu,
     where,
 )
+from tests.onnx.fuzz_steps_ops import (
+    attention,
+    center_crop_pad,
+    contrib,
+    conv_transpose,
+    depth_space,
+    eye_like,
+    grid_sample,
+    pool_more,
+    resize_computed,
+    rnn,
+    shape_size,
+)
+from tests.onnx.fuzz_steps_rt import (
+    cumsum_rt,
+    gather_rt,
+    nonzero,
+    one_hot_rt,
+    pad_rt,
+    reduce_rt,
+    reverse_sequence,
+    slice_rt,
+    squeeze_all,
+    tile_rt,
+    topk_rt,
+    unique,
+)
 
 from symshape.onnx.dtypes import to_elem_type
 
@@ -103,6 +130,29 @@ OPS: dict[str, Step] = {
     "cumsum": cumsum,
     "trilu": trilu,
     "einsum": einsum,
+    "gather_rt": gather_rt,
+    "slice_rt": slice_rt,
+    "topk_rt": topk_rt,
+    "pad_rt": pad_rt,
+    "tile_rt": tile_rt,
+    "one_hot_rt": one_hot_rt,
+    "cumsum_rt": cumsum_rt,
+    "reduce_rt": reduce_rt,
+    "reverse_sequence": reverse_sequence,
+    "nonzero": nonzero,
+    "unique": unique,
+    "squeeze_all": squeeze_all,
+    "depth_space": depth_space,
+    "grid_sample": grid_sample,
+    "conv_transpose": conv_transpose,
+    "pool_more": pool_more,
+    "rnn": rnn,
+    "attention": attention,
+    "contrib": contrib,
+    "resize_computed": resize_computed,
+    "center_crop_pad": center_crop_pad,
+    "eye_like": eye_like,
+    "shape_size": shape_size,
 }
 
 
@@ -116,8 +166,9 @@ def graphs(
     """A random graph (see the module docstring) and sizes to compare it at, without the
     patterns ``avoid`` (names in :data:`AVOID`)."""
     symbols = tuple(draw(st.lists(st.sampled_from(SYMBOLS), min_size=1, max_size=3, unique=True)))
-    opset = draw(st.sampled_from([13, 17, 18, 18]))
-    b = Builder(draw, opset, symbols, avoid)
+    opset = draw(st.sampled_from([13, 17, 18, 18, 19, 21]))
+    zero = draw(st.integers(0, 4)) == 0  # symbols declared min=0, compared at 0 too
+    b = Builder(draw, opset, symbols, avoid, zero)
     for _ in range(draw(st.integers(1, 2))):
         b.new_input("float32", [b.input_dim() for _ in range(draw(st.integers(1, 4)))])
     names: list[str] = []
@@ -129,12 +180,13 @@ def graphs(
     ins = [helper.make_tensor_value_info(v.name, to_elem_type(v.dtype), list(v.dims)) for v in b.inputs]
     outs = [helper.make_empty_tensor_value_info(o) for n in b.nodes for o in n.output]
     g = helper.make_graph(b.nodes, "fuzz", ins, outs, b.inits)
-    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
+    imports = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, 1) for d in sorted(b.domains)]
+    model = helper.make_model(g, opset_imports=imports)
+    model.ir_version = 8 if opset < 21 else 10
     # the symbols often coincide (broadcasts need it): each size takes its values from two
-    pool = st.lists(st.sampled_from(SIZES), min_size=2, max_size=2).flatmap(
+    pool = st.lists(st.sampled_from(((0,) if zero else ()) + SIZES), min_size=2, max_size=2).flatmap(
         lambda vs: st.fixed_dictionaries({s: st.sampled_from(vs) for s in symbols})
     )
     sizes = draw(st.lists(pool, min_size=3, max_size=5))
     inputs = tuple((v.name, v.dtype, tuple(d for d in v.dims if d is not None)) for v in b.inputs)
-    return Graph(model, symbols, tuple(sizes), tuple(names), inputs)
+    return Graph(model, symbols, tuple(sizes), tuple(names), inputs, dict(b.ranges), zero)

@@ -81,7 +81,7 @@ def shape_part(b: Builder, src: V) -> tuple[str, int]:
 
 def _target(b: Builder, x: V) -> tuple[str, int]:
     """A reshape/expand target: a constant, or computed from shapes."""
-    if b.flag():
+    if b.flag() or (b.zero and "reshape-empty-target" in b.avoid):
         entries: list[int] = []
         i = 0
         while i < x.rank:

@@ -28,8 +28,10 @@ def matmul(b: Builder, x: V) -> V | None:
     r = b.integer(1, 3)
     dims = [b.like(None) for _ in range(r - 2)] + [b.like(k)] + ([b.input_dim()] if r >= 2 else [])
     y = b.new_input("float32", dims)
-    args = [x.name, y.name] if b.flag() or x.rank < 2 else [y.name, x.name]
-    return b.value(b.node("MatMul", args)[0], "float32", [None] * max(x.rank, r, 1))
+    first, second = (x, y) if b.flag() or x.rank < 2 else (y, x)
+    ranks = first.rank, second.rank  # (a 1-d operand's axis is contracted away)
+    rank = max(ranks) if min(ranks) >= 2 else 0 if ranks == (1, 1) else max(ranks) - 1
+    return b.value(b.node("MatMul", [first.name, second.name])[0], "float32", [None] * rank)
 
 
 def gemm(b: Builder, x: V) -> V | None:

@@ -5,12 +5,13 @@ The shapes follow onnxruntime's kernels (the oracle tests execute each node with
 several sizes, or with a numpy reference where onnxruntime has no CPU kernel):
 
 * ``Gelu``, ``QuickGelu``: ``X``'s type. ``FastGelu(X, bias?)`` and ``BiasGelu(A, B)``: ``X``'s
-  (``A``'s) type, the bias broadcast to it one way.
+  (``A``'s) type; the bias is ``(H,)`` for the last axis ``H`` (onnxruntime's check).
 * ``SkipLayerNormalization(input, skip, gamma, beta?, bias?)`` and
   ``SkipSimplifiedLayerNormalization(input, skip, gamma, bias?)``: ``s = input + skip (+ bias)``
   (``skip`` is ``input``'s shape or broadcasts to it, e.g. ``(S, H)``); ``output`` and
   ``input_skip_bias_sum`` have ``input``'s type, ``mean`` and ``inv_std_var`` are ``input``'s shape
-  with the last axis 1, float32; ``gamma``/``beta``/``bias`` broadcast to ``input`` one way.
+  with the last axis 1, float32; ``skip``'s last two axes are ``input``'s exactly,
+  ``gamma``/``beta``/``bias`` are ``(H,)`` for its last axis ``H`` (onnxruntime's checks).
 * ``FusedMatMul(A, B)``: ``matmul`` of ``A`` and ``B`` with their last two axes swapped when
   ``transA``/``transB`` (``transBatchA``/``transBatchB`` are not supported).
 * ``BiasAdd(X, bias, skip)``: ``X``'s type (``bias`` and ``skip`` broadcast to it one way).
@@ -27,7 +28,8 @@ several sizes, or with a numpy reference where onnxruntime has no CPU kernel):
   (heads split, ``past_key``/``past_value`` ``(B, N, P, D/N)`` prepended) or 4-d ``key (B, N, L,
   D/N)``/``value`` (used as they are); packed ``query (B, S, N, 3, H)`` (no key/value) or packed
   ``key (B, L, N, 2, H)`` (no value). ``output`` ``(B, S, N*Hv)`` is computed as scaled dot-product
-  attention per head (``matmul`` checks the head sizes, batch and key/value lengths);
+  attention per head (``matmul`` checks the head sizes and key/value lengths; the batch and heads
+  of the key and value are the query's exactly, as onnxruntime checks);
   ``present_key``/``present_value`` are the keys and values ``(B, N, P+L, H)``.
 * ``RotaryEmbedding(input, position_ids, cos_cache, sin_cache)``: ``input``'s type (the other
   inputs are not checked).
@@ -49,7 +51,7 @@ import symshape as ss
 from symshape import Expr
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import UNSUPPORTED_OP, NodeContext
-from symshape.onnx.ops.common import like, same_as_input
+from symshape.onnx.ops.common import checked, like, same_as_input, stacked
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["MS"]
@@ -68,16 +70,22 @@ def _opt_outputs(ctx: NodeContext, outs: list[Expr]) -> list[Expr | None]:
 register(["Gelu", "QuickGelu", "RotaryEmbedding"], since=1, domain=MS)(same_as_input)
 
 
+def _bias_of_last_axis(ctx: NodeContext, x: Expr, i: int) -> Expr:
+    """``x``'s type, once input ``i`` is ``(H,)`` for ``x``'s last axis ``H`` exactly
+    (onnxruntime's check: no broadcasting)."""
+    with ctx.checking(f"input {i} is 1-d, of the length of input 0's last axis"):
+        return checked(ss.ops.copy(x), [stacked(ss.ops.sum(x, axis=(-1,), exclude=True), ctx.input(i))])
+
+
 @register("FastGelu", since=1, domain=MS)
 def _fast_gelu(ctx: NodeContext) -> Outputs:
     x = ctx.input(0)
-    return like(ss.ops.add(x, ctx.input(1)), x) if ctx.has_input(1) else ss.ops.copy(x)
+    return _bias_of_last_axis(ctx, x, 1) if ctx.has_input(1) else ss.ops.copy(x)
 
 
 @register("BiasGelu", since=1, domain=MS)
 def _bias_gelu(ctx: NodeContext) -> Outputs:
-    x = ctx.input(0)
-    return like(ss.ops.add(x, ctx.input(1)), x)
+    return _bias_of_last_axis(ctx, ctx.input(0), 1)
 
 
 # -- normalization ---------------------------------------------------------------------------------
@@ -86,11 +94,16 @@ def _bias_gelu(ctx: NodeContext) -> Outputs:
 def _skip_norm(ctx: NodeContext, beta: int | None, bias: int) -> Outputs:
     x = ctx.input(0)
     s: Expr = like(ss.ops.add(x, ctx.input(1)), x)
+    with ctx.checking("skip's last two axes are input's"):  # (onnxruntime: only a batch of 1 broadcasts)
+        last2 = (-2, -1)
+        tail = [ss.ops.sum(e, axis=last2, exclude=True) for e in (x, ctx.input(1))]
+        s = checked(s, [stacked(tail[0], tail[1])])
     if ctx.has_input(bias):
         s = like(ss.ops.add(s, ctx.input(bias)), s)
-    y: Expr = like(ss.ops.multiply(s, ctx.input(2)), s)
+        s = _bias_of_last_axis(ctx, s, bias)
+    y: Expr = _bias_of_last_axis(ctx, like(ss.ops.multiply(s, ctx.input(2)), s), 2)
     if beta is not None and ctx.has_input(beta):
-        y = like(ss.ops.add(y, ctx.input(beta)), y)
+        y = _bias_of_last_axis(ctx, like(ss.ops.add(y, ctx.input(beta)), y), beta)
     stat = ss.ops.cast(ss.ops.mean(s, axis=-1, keepdims=True), "float32")
     return _opt_outputs(ctx, [y, stat, stat, s])
 
@@ -235,6 +248,12 @@ def _ms_multi_head_attention(ctx: NodeContext) -> Outputs:
                 k4 = ss.ops.concatenate([ctx.input(6), k4], axis=2)
             if ctx.num_inputs > 7 and ctx.has_input(7):
                 v4 = ss.ops.concatenate([ctx.input(7), v4], axis=2)
+    # the batch and heads of the key and value are the query's, exactly (onnxruntime's check;
+    # the attention's matmuls alone would broadcast a batch of 1)
+    lead = ss.ops.sum(q4, axis=(2, 3))  # (B, N)
+    with ctx.checking("the query's, key's and value's batch (axis 0) alike"):
+        k4 = checked(k4, [stacked(lead, ss.ops.sum(k4, axis=(2, 3)))])
+        v4 = checked(v4, [stacked(lead, ss.ops.sum(v4, axis=(2, 3)))])
     y = _merge(_sdpa(q4, k4, v4))
     return [y, k4 if ctx.has_output(1) else None, v4 if ctx.has_output(2) else None]
 

@@ -4,12 +4,16 @@
 * ``Resize``/``Upsample`` with ``sizes``: those sizes (``keep_aspect_ratio_policy`` other than
   ``stretch``: ``round(d_j * min_i (max_i) s_i/d_i)``, over symbolic axes the min (max) over ``i``
   of ``(2*d_j*s_i + d_i)//(2*d_i)``, exact); sizes computed at run time are read as shape values.
+  An axis of size 0 resizes to size 0 only (both onnxruntime and onnx's reference evaluator refuse
+  a scale from 0): ``min(d, 1) == min(max(d, s), 1)`` per resized axis that may be empty.
+  (onnxruntime also refuses a size 0 from a non-empty axis, a scale of 0; the reference runs it,
+  and so does symshape: ``interpolate(size=h // 8)`` is not guarded ``h >= 8``.)
   With ``scales``: ``floor(d * scale)``;
   symbolic ``d`` is exact for an integer scale (``d*s``: a size-1 axis broadcast to ``s`` and
   merged) and for ``1/m`` (``floor(d/m)``: a slice from ``m - 1`` with step ``m``); other scales of a
   symbolic axis give ``floor(d*p/q)`` for the scale's exact value ``p/q``, on shape values.
 * ``GridSample``: ``(N, C)`` of the input, the spatial axes of the grid; the grid has the input's
-  ``N`` and rank, and one coordinate per spatial axis.
+  ``N`` and rank, and one coordinate per spatial axis; the input's spatial axes are non-empty.
 * ``AffineGrid``: ``(N, *size[2:], r)``; ``theta`` is ``(N, r, r + 1)`` for ``N = size[0]``.
 * ``Col2Im``: ``(N, C, *image_shape)`` with ``C`` the input's second axis over the block size; the
   input's last axis is the number of blocks. An image or block shape computed at run time (shape
@@ -34,11 +38,15 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.dim_bounds import bounds
+from symshape.encoding.dims import Dim
+from symshape.encoding.types import TensorType
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, SHAPE_VALUES, NodeContext
 from symshape.onnx.ops.common import checked, norm_axes, scale_axis, set_dim, stacked, value_slice
 from symshape.onnx.ops.nn import conv_with_bias
 from symshape.onnx.registry import Outputs, register
+from symshape.relations.values import entries_of
 
 __all__: list[str] = []
 
@@ -94,7 +102,7 @@ def _resize(
             if not all(dims[a].is_constant for a in ax):
                 return _keep_aspect_ratio(ctx, x, rank, ax, sizes, policy == "not_larger")
             sizes = _kept_ratio_sizes(ctx, [int(dims[a]) for a in ax], list(sizes), policy == "not_larger")
-        for a, s in zip(ax, sizes):
+        for a, s in zip(ax, sizes):  # (taking s > 0 entries of an axis needs it non-empty)
             y = set_dim(y, a, s)
         return y
     assert scales is not None
@@ -153,6 +161,28 @@ def _keep_aspect_ratio(
     return ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate(parts, axis=0), "float32"), x)
 
 
+def _empty_alike(
+    ctx: NodeContext, x: Expr, ax: Sequence[int], sizes: Sequence[Dim | int | None], size: Any
+) -> list[Expr]:
+    """The checks that each resized axis ``ax[j]`` of ``x`` that may be empty is resized to 0
+    when it is (see the module docstring): its new size is ``sizes[j]`` (None: only the run
+    knows), ``size(j)`` as a 1-element int64 tensor."""
+    t = ctx.tensor_type(0)
+    dims = t.dims if isinstance(t, TensorType) and t.ndim is not None else None
+    out: list[Expr] = []
+    one = ctx.constant([1], "int64")
+    for j, a in enumerate(ax):
+        d = dims[a] if dims is not None and a < len(dims) else None
+        s = sizes[j] if j < len(sizes) else None
+        if (bounds(d)[0] if d is not None else 0) >= 1 or (s is not None and s == 0):
+            continue
+        dv = ss.ops.minimum(value_slice(ss.ops.shape_of(x), [a], [a + 1]), one)
+        sv = ss.ops.minimum(ss.ops.maximum(dv, ss.ops.cast(size(j), "int64")), one)
+        with ctx.checking(f"an empty axis {a} resizes to size 0"):
+            out.append(stacked(ss.ops.zeros(dv, "float32"), ss.ops.zeros(sv, "float32")))
+    return out
+
+
 def _resize_to(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
     """``Resize`` to ``sizes`` computed at run time (``interpolate(x, size=(h // p, w // p))``
     exports them as ``Concat(Slice(Shape(x)), ...)``): the input's shape with the resized axes'
@@ -183,7 +213,15 @@ def _resize_to(ctx: NodeContext, axes: tuple[int, ...] | None) -> Expr:
             parts += [value_slice(sh, [prev], [ax[i]]), value_slice(sizes, [i], [i + 1])]
             prev = ax[i] + 1
         target = ss.ops.concatenate([*parts, value_slice(sh, [prev], [rank])], axis=0)
-    return ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
+    y = ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
+    if rank is None:
+        return y
+    ax = list(range(rank)) if axes is None else norm_axes(ctx, axes, rank)
+    st3 = ctx.tensor_type(3)
+    es = entries_of(st3) if st3 is not None else None
+    sz = ss.ops.cast(sizes, "int64")
+    checks = _empty_alike(ctx, x, ax, list(es or ()), lambda j: value_slice(sz, [j], [j + 1]))
+    return checked(y, checks)
 
 
 @register("Upsample", since=7)
@@ -259,7 +297,11 @@ def _grid_sample(ctx: NodeContext) -> Outputs:
         coords = stacked(
             ss.ops.sum(grid, axis=(r - 1,), exclude=True), ss.Constant(shape=(r - 2,), dtype="float32")
         )
-    return ss.ops.cast_like(ss.ops.cast_like(ss.ops.cast_like(y, batch), coords), x)
+    # and X's spatial axes non-empty (onnxruntime refuses to sample an empty one)
+    first = ctx.constant([0], "int64")
+    with ctx.checking("X's spatial axes are non-empty"):
+        reads = [ss.ops.take(x, first, axis=a, mode="nonnegative") for a in range(2, r)]
+    return checked(ss.ops.cast_like(ss.ops.cast_like(ss.ops.cast_like(y, batch), coords), x), reads)
 
 
 @register("AffineGrid", since=20, value_inputs=(1,))

@@ -171,8 +171,10 @@ def _scattered(ctx: NodeContext, read: Expr | None) -> Expr:
 def _scatter_elements(ctx: NodeContext) -> Outputs:
     r = ctx.rank(0)
     axis = ctx.attr_int("axis", 0)
-    if r is None or not -r <= axis < r:
+    if r is None:
         return _scattered(ctx, None)
+    if not -r <= axis < r:  # (a scalar has no axis: onnxruntime refuses it too)
+        ctx.fail(BAD_ATTRIBUTE, f"axis {axis} is out of range for rank {r}")
     return _scattered(ctx, gather_elements(ctx.input(0), ctx.input(1), axis % r, r, mode="fast"))
 
 

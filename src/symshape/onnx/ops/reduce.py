@@ -14,13 +14,21 @@ onnx's inference do (onnx's reference evaluator refuses it).
 (a shape, sizes computed from it) is the entrywise product/sum/max/min of its entries: the
 reduction is built from ``take`` and the binary operators, which carry values, so a ``Reshape``
 target made with it (TorchScript's flatten: ``Shape -> Slice -> ReduceProd -> Concat``) is known.
+
+Axes computed at run time (an input without a value): an empty one (static shape ``(0,)``) is no
+axes; otherwise each output size is computed on shape values (``d_i``, or 1 where ``i`` is reduced
+with ``keepdims``; one axis dropped without it), sizes the run decides when the axes' values are
+not known. Several run-time axes without ``keepdims`` leave the rank to the run: unsupported.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 import symshape as ss
 from symshape.encoding.types import TensorType
-from symshape.onnx.context import NodeContext
+from symshape.onnx.context import SHAPE_VALUES, NodeContext
+from symshape.onnx.ops.common import checked
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["REDUCTIONS"]
@@ -84,7 +92,51 @@ def _reduce_attr(ctx: NodeContext) -> Outputs:
 
 
 def _reduce_input(ctx: NodeContext) -> Outputs:
+    if ctx.has_input(1) and ctx.const(1) is None and ctx.value_of(1) is None:
+        return _reduce_runtime(ctx)
     return _reduce(ctx, ctx.opt_ints(1, "the axes"), True)
+
+
+def _reduce_runtime(ctx: NodeContext) -> Outputs:
+    """A reduction over axes computed at run time (see the module docstring)."""
+    n = ctx.static_shape(1)
+    if n is None or len(n) != 1:
+        ctx.unsupported(SHAPE_VALUES, "reduction axes computed at run time, of unknown length")
+    if n[0] == 0:
+        return _reduce(ctx, (), True)
+    x, keepdims = ctx.input(0), bool(ctx.attr_int("keepdims", 1))
+    r = ctx.need_rank(0, "a reduction over axes computed at run time")
+    if not keepdims and n[0] != 1:
+        ctx.unsupported(SHAPE_VALUES, "several reduction axes computed at run time without keepdims")
+    i64 = "int64"
+
+    def k(v: int) -> ss.Expr:
+        return ctx.constant(v, i64)
+
+    sizes = ss.ops.shape_of(x)
+    axes = ss.ops.cast(ctx.input(1), i64)
+    inside = ss.ops.take(sizes, axes, mode="fast")  # (each axis within the rank)
+    ds = [ss.ops.take(sizes, k(i)) for i in range(r)]
+    at = [ss.ops.mod(ss.ops.take(axes, k(j), mode="fast"), k(r)) if r else k(0) for j in range(n[0])]
+    out: list[ss.Expr] = []
+    if keepdims:  # d_i - (d_i - 1) * [some axis is i]
+        for i, d in enumerate(ds):
+            hits = [ss.ops.subtract(k(1), ss.ops.minimum(k(1), ss.ops.abs(ss.ops.subtract(a, k(i)))))
+                    for a in at]
+            hit = hits[0]
+            for h in hits[1:]:
+                hit = ss.ops.maximum(hit, h)
+            out.append(ss.ops.subtract(d, ss.ops.multiply(ss.ops.subtract(d, k(1)), hit)))
+    else:  # d_i + (d_{i+1} - d_i) * [i >= axis]
+        for i in range(r - 1):
+            after = ss.ops.minimum(k(1), ss.ops.maximum(k(0), ss.ops.subtract(k(i + 1), at[0])))
+            out.append(ss.ops.add(ds[i], ss.ops.multiply(ss.ops.subtract(ds[i + 1], ds[i]), after)))
+    if not out:
+        target: ss.Expr = ctx.constant(np.zeros(0, np.int64))
+    else:
+        target = ss.ops.concatenate([ss.ops.expand_dims(e, 0) for e in out], axis=0)
+    y = ss.ops.cast_like(ss.ops.zeros(target, "float32"), x)
+    return checked(y, [inside])
 
 
 register("ReduceSum", since=13, value_inputs=(1,))(_reduce_input)
