@@ -353,3 +353,23 @@ def test_multihead_attention_shapes_are_exact(how: str, y: Spec, points: list[di
         except (RuntimeError, AssertionError):
             runs = False
         assert bool(res.valid_at({ss.dim(k): v for k, v in p.items()})) == runs, (how, p, res.valid_when())
+
+
+class _Masked(nn.Module):
+    def forward(self, x: torch.Tensor, m: torch.Tensor) -> Any:
+        return x[x.sum(-1) > 0], x[m], x[m & (x.sum(-1) > 0)]
+
+
+def test_bool_mask_index_selects_rows() -> None:
+    """``x[mask]`` with a bool mask (a comparison, a bool input, a logical op) keeps the rows where
+    it holds: ``(u, *x.shape[mask.ndim:])``, ``u`` a size the data decides (was a dtype error)."""
+    specs = {"x": (("b", "t", 4), "float32"), "m": (("b", "t"), "bool")}
+    model = _Masked()
+    res = sst.infer(model, types_of(specs))
+    assert res.status == "ok", res.report()
+    outs = [n for n in res.fx_graph.nodes if n.op == "output"][0].args[0]
+    got = model(**example_of(specs, {"b": 2, "t": 3}))
+    for node, value in zip(outs, got):
+        t = res.type_of(node.name)
+        assert t.ndim == value.ndim == 2 and str(t.shape[1]) == "4" and t.dtype == "float32"
+    assert res.valid_at({ss.dim("b"): 2, ss.dim("t"): 3})
