@@ -41,7 +41,10 @@ def test_run_time_guard_stays_open() -> None:
 
     big = np.iinfo(np.int64).max
     g = h.make_graph(
-        [h.make_node("Slice", ["x", "s", "e", "ax"], ["y"]), h.make_node("Pad", ["y", "p"], ["z"], mode="edge")],
+        [
+            h.make_node("Slice", ["x", "s", "e", "ax"], ["y"]),
+            h.make_node("Pad", ["y", "p"], ["z"], mode="edge"),
+        ],
         "g",
         [
             h.make_tensor_value_info("x", T.FLOAT, [4, 4]),

@@ -23,10 +23,10 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch_zoo.oracle import Fn1, Spec, Wrap, check_model, example_of, fn_module, substitute, types_of
 
 import symshape as ss
 import symshape.torch as sst
+from torch_zoo.oracle import Fn1, Spec, Wrap, check_model, example_of, fn_module, substitute, types_of
 
 
 def _grid(**axes: range) -> list[dict[str, int]]:
@@ -53,53 +53,122 @@ X4 = {"x": (("b", 3, "h", "w"), "float32")}
 CASES: list[tuple[str, Callable[[], nn.Module], dict[str, Spec], list[dict[str, int]]]] = [
     # pooling: torch's ceil_mode rule (a window may overhang; one starting in the end pad is dropped)
     *[
-        (f"maxpool1d k{k} s{s} p{p} d{d} ceil", lambda k=k, s=s, p=p, d=d: nn.MaxPool1d(k, s, p, d, ceil_mode=True),
-         X3, _grid(b=range(1, 2), t=range(1, 9)))
-        for k, s, p, d in [(2, 2, 0, 1), (1, 2, 0, 1), (2, 3, 1, 1), (3, 2, 1, 1), (3, 2, 0, 1), (2, 2, 1, 2), (3, 3, 1, 1)]
+        (
+            f"maxpool1d k{k} s{s} p{p} d{d} ceil",
+            lambda k=k, s=s, p=p, d=d: nn.MaxPool1d(k, s, p, d, ceil_mode=True),
+            X3,
+            _grid(b=range(1, 2), t=range(1, 9)),
+        )
+        for k, s, p, d in [
+            (2, 2, 0, 1),
+            (1, 2, 0, 1),
+            (2, 3, 1, 1),
+            (3, 2, 1, 1),
+            (3, 2, 0, 1),
+            (2, 2, 1, 2),
+            (3, 3, 1, 1),
+        ]
     ],
     *[
-        (f"avgpool1d k{k} s{s} p{p} ceil", lambda k=k, s=s, p=p: nn.AvgPool1d(k, s, p, ceil_mode=True),
-         X3, _grid(b=range(1, 2), t=range(1, 9)))
+        (
+            f"avgpool1d k{k} s{s} p{p} ceil",
+            lambda k=k, s=s, p=p: nn.AvgPool1d(k, s, p, ceil_mode=True),
+            X3,
+            _grid(b=range(1, 2), t=range(1, 9)),
+        )
         for k, s, p in [(1, 2, 0), (2, 2, 1), (3, 2, 1), (3, 3, 0)]
     ],
-    ("maxpool2d 3 2 1 ceil (googlenet)", lambda: nn.MaxPool2d(3, 2, 1, ceil_mode=True), X4,
-     _grid(b=range(1, 2), h=range(1, 7), w=range(3, 5))),
+    (
+        "maxpool2d 3 2 1 ceil (googlenet)",
+        lambda: nn.MaxPool2d(3, 2, 1, ceil_mode=True),
+        X4,
+        _grid(b=range(1, 2), h=range(1, 7), w=range(3, 5)),
+    ),
     # chunk: fewer pieces than asked when the axis is short
     ("chunk into q, k, v", lambda: QKV(), X2, _grid(b=range(2, 3), c=range(1, 13))),
     ("chunk into halves", lambda: Halves(), X2, _grid(b=range(2, 3), c=range(1, 7))),
     # narrow from the end
     *[
-        (f"narrow({st}, {ln})", lambda st=st, ln=ln: fn_module(lambda x: x.narrow(1, st, ln), 1), X2,
-         _grid(b=range(1, 2), c=range(1, 6)))
+        (
+            f"narrow({st}, {ln})",
+            lambda st=st, ln=ln: fn_module(lambda x: x.narrow(1, st, ln), 1),
+            X2,
+            _grid(b=range(1, 2), c=range(1, 6)),
+        )
         for st, ln in [(-2, 2), (-3, 2), (1, 2), (-1, 1)]
     ],
     # arange's bounds must agree with the step's sign
-    ("arange(t - 3)", lambda: fn_module(lambda x: torch.arange(x.shape[1] - 3), 1), X2, _grid(b=range(1, 2), c=range(1, 6))),
-    ("arange(2, t, 2)", lambda: fn_module(lambda x: torch.arange(2, x.shape[1], 2), 1), X2,
-     _grid(b=range(1, 2), c=range(1, 6))),
-    ("arange(t, 1, -1)", lambda: fn_module(lambda x: torch.arange(x.shape[1], 1, -1), 1), X2,
-     _grid(b=range(1, 2), c=range(1, 5))),
+    (
+        "arange(t - 3)",
+        lambda: fn_module(lambda x: torch.arange(x.shape[1] - 3), 1),
+        X2,
+        _grid(b=range(1, 2), c=range(1, 6)),
+    ),
+    (
+        "arange(2, t, 2)",
+        lambda: fn_module(lambda x: torch.arange(2, x.shape[1], 2), 1),
+        X2,
+        _grid(b=range(1, 2), c=range(1, 6)),
+    ),
+    (
+        "arange(t, 1, -1)",
+        lambda: fn_module(lambda x: torch.arange(x.shape[1], 1, -1), 1),
+        X2,
+        _grid(b=range(1, 2), c=range(1, 5)),
+    ),
     # interpolate: sizes of 0 are refused (not by 'area', an adaptive pooling)
-    ("interpolate x0.5 bilinear", lambda: fn_module(lambda x: F.interpolate(x, scale_factor=0.5, mode="bilinear"), 1),
-     X4, _grid(b=range(1, 2), h=range(1, 4), w=range(1, 4))),
-    ("upsample nearest x2", lambda: nn.Upsample(scale_factor=2), X4, _grid(b=range(1, 2), h=range(1, 3), w=range(1, 3))),
+    (
+        "interpolate x0.5 bilinear",
+        lambda: fn_module(lambda x: F.interpolate(x, scale_factor=0.5, mode="bilinear"), 1),
+        X4,
+        _grid(b=range(1, 2), h=range(1, 4), w=range(1, 4)),
+    ),
+    (
+        "upsample nearest x2",
+        lambda: nn.Upsample(scale_factor=2),
+        X4,
+        _grid(b=range(1, 2), h=range(1, 3), w=range(1, 3)),
+    ),
     # statistics from the input: more than one value each
-    ("batchnorm1d training", lambda: nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)), {"x": (("b", 3), "float32")},
-     _grid(b=range(1, 4))),
-    ("batchnorm1d eval", lambda: nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)).eval(), {"x": (("b", 3), "float32")},
-     _grid(b=range(1, 4))),
-    ("batchnorm2d training after pooling", lambda: nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.BatchNorm2d(3)), X4,
-     _grid(b=range(1, 3), h=range(1, 3), w=range(2, 3))),
-    ("batchnorm2d training", lambda: nn.BatchNorm2d(3), X4, _grid(b=range(1, 3), h=range(1, 3), w=range(1, 3))),
+    (
+        "batchnorm1d training",
+        lambda: nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)),
+        {"x": (("b", 3), "float32")},
+        _grid(b=range(1, 4)),
+    ),
+    (
+        "batchnorm1d eval",
+        lambda: nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)).eval(),
+        {"x": (("b", 3), "float32")},
+        _grid(b=range(1, 4)),
+    ),
+    (
+        "batchnorm2d training after pooling",
+        lambda: nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.BatchNorm2d(3)),
+        X4,
+        _grid(b=range(1, 3), h=range(1, 3), w=range(2, 3)),
+    ),
+    (
+        "batchnorm2d training",
+        lambda: nn.BatchNorm2d(3),
+        X4,
+        _grid(b=range(1, 3), h=range(1, 3), w=range(1, 3)),
+    ),
     ("instancenorm1d", lambda: nn.InstanceNorm1d(3), X3, _grid(b=range(1, 3), t=range(1, 4))),
     ("groupnorm eval", lambda: nn.GroupNorm(1, 3).eval(), X3, _grid(b=range(1, 3), t=range(1, 3))),
-    ("F.batch_norm training", lambda: fn_module(lambda x: F.batch_norm(x, None, None, training=True), 1), X3,
-     _grid(b=range(1, 3), t=range(1, 3))),
+    (
+        "F.batch_norm training",
+        lambda: fn_module(lambda x: F.batch_norm(x, None, None, training=True), 1),
+        X3,
+        _grid(b=range(1, 3), t=range(1, 3)),
+    ),
 ]
 
 
 @pytest.mark.parametrize("name, make, specs, points", CASES, ids=[c[0] for c in CASES])
-def test_runs_as_torch(name: str, make: Callable[[], nn.Module], specs: dict[str, Spec], points: list[dict[str, int]]) -> None:
+def test_runs_as_torch(
+    name: str, make: Callable[[], nn.Module], specs: dict[str, Spec], points: list[dict[str, int]]
+) -> None:
     model = make()
     model = model if isinstance(model, (Fn1, QKV, Halves)) else Wrap(model)
     res = sst.infer(model, types_of(specs))
@@ -113,7 +182,9 @@ def test_runs_as_torch(name: str, make: Callable[[], nn.Module], specs: dict[str
         except (RuntimeError, ValueError, IndexError):
             runs = False
         at = {ss.dim(k): v for k, v in p.items()}
-        assert bool(res.valid_at(at)) == runs, f"{name} at {p}: torch {'runs' if runs else 'raises'}; {res.valid_when()}"
+        assert bool(res.valid_at(at)) == runs, (
+            f"{name} at {p}: torch {'runs' if runs else 'raises'}; {res.valid_when()}"
+        )
         if runs:
             mm = check_model(res, model, example, p)
             assert not mm, f"{name} at {p}: {mm}"
@@ -152,7 +223,11 @@ def test_pool_padding_over_half_the_kernel(make: Callable[[], nn.Module], args: 
 @pytest.mark.parametrize(
     "f, shapes, bad",
     [
-        (torch.bmm, ((("b", "t", 4), "float32"), (("d", 4, 5), "float32")), [{"b": 1, "d": 2, "t": 3}, {"b": 2, "d": 1, "t": 3}]),
+        (
+            torch.bmm,
+            ((("b", "t", 4), "float32"), (("d", 4, 5), "float32")),
+            [{"b": 1, "d": 2, "t": 3}, {"b": 2, "d": 1, "t": 3}],
+        ),
         (torch.mm, ((("b", "t", 4), "float32"), ((4, 5), "float32")), None),
         (torch.mv, ((("t", 4), "float32"), ((4, 5), "float32")), None),
     ],
@@ -183,7 +258,11 @@ def _exported(model: nn.Module, example: torch.Tensor, dynamic: dict[int, Any]) 
     [
         (lambda: nn.Sequential(nn.ZeroPad1d(2), nn.Conv1d(3, 4, 5)), X3, {"b": 3, "t": 7}),
         (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.AdaptiveMaxPool2d(2)), X4, {"b": 3, "h": 10, "w": 12}),
-        (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()), X4, {"b": 2, "h": 8, "w": 9}),
+        (
+            lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()),
+            X4,
+            {"b": 2, "h": 8, "w": 9},
+        ),
         (lambda: nn.InstanceNorm2d(3), X4, {"b": 2, "h": 8, "w": 9}),
         (lambda: nn.BatchNorm2d(3, track_running_stats=False), X4, {"b": 2, "h": 8, "w": 9}),
     ],
@@ -313,7 +392,7 @@ def test_result_dtypes(name: str, f: Callable[[torch.Tensor], torch.Tensor], dty
     model = fn_module(f, 1)
     want = str(model(**example_of(specs, {"b": 2})).dtype).removeprefix("torch.")
     res = sst.infer(model, types_of(specs))
-    out = [n for n in res.fx_graph.nodes if n.op == "output"][0].args[0]
+    out = next(n for n in res.fx_graph.nodes if n.op == "output").args[0]
     assert res.type_of(out.name).dtype == want, res.report()
 
 
@@ -337,7 +416,11 @@ class _MHA(nn.Module):
         ("kpm", (("d", "t"), "bool"), _grid(b=range(2, 3), d=range(1, 3), t=range(3, 4))),
         ("mask", (("d", "t"), "bool"), _grid(b=range(2, 3), d=range(1, 4), t=range(3, 4))),
         ("mask", (("d", "t", "t"), "bool"), _grid(b=range(2, 3), d=range(1, 5), t=range(3, 4))),
-        ("cross", (("d", "s", 8), "float32"), _grid(b=range(2, 3), d=range(1, 3), s=range(5, 6), t=range(3, 4))),
+        (
+            "cross",
+            (("d", "s", 8), "float32"),
+            _grid(b=range(2, 3), d=range(1, 3), s=range(5, 6), t=range(3, 4)),
+        ),
     ],
 )
 def test_multihead_attention_shapes_are_exact(how: str, y: Spec, points: list[dict[str, int]]) -> None:
@@ -353,3 +436,23 @@ def test_multihead_attention_shapes_are_exact(how: str, y: Spec, points: list[di
         except (RuntimeError, AssertionError):
             runs = False
         assert bool(res.valid_at({ss.dim(k): v for k, v in p.items()})) == runs, (how, p, res.valid_when())
+
+
+class _Masked(nn.Module):
+    def forward(self, x: torch.Tensor, m: torch.Tensor) -> Any:
+        return x[x.sum(-1) > 0], x[m], x[m & (x.sum(-1) > 0)]
+
+
+def test_bool_mask_index_selects_rows() -> None:
+    """``x[mask]`` with a bool mask (a comparison, a bool input, a logical op) keeps the rows where
+    it holds: ``(u, *x.shape[mask.ndim:])``, ``u`` a size the data decides (was a dtype error)."""
+    specs = {"x": (("b", "t", 4), "float32"), "m": (("b", "t"), "bool")}
+    model = _Masked()
+    res = sst.infer(model, types_of(specs))
+    assert res.status == "ok", res.report()
+    outs = next(n for n in res.fx_graph.nodes if n.op == "output").args[0]
+    got = model(**example_of(specs, {"b": 2, "t": 3}))
+    for node, value in zip(outs, got):
+        t = res.type_of(node.name)
+        assert t.ndim == value.ndim == 2 and str(t.shape[1]) == "4" and t.dtype == "float32"
+    assert res.valid_at({ss.dim("b"): 2, ss.dim("t"): 3})

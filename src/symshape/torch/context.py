@@ -99,6 +99,8 @@ class Host(Protocol):
 
     def rank_of(self, e: ss.Expr) -> int | None: ...
 
+    def is_bool(self, e: ss.Expr) -> bool: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Ctx:

@@ -112,6 +112,7 @@ class Importer:
         self.forward_span = _def_span(forward)
         self.env: dict[str, Any] = {}
         self.bindings: list[tuple[ss.Var, ss.Expr]] = []
+        self._bound: dict[int, ss.Expr] = {}  # a node's variable -> the expression it binds
         self.inputs: list[ss.Var] = []
         self.unknowns: list[ss.Var] = []
         self.params: dict[str, ss.Var] = {}
@@ -310,6 +311,7 @@ class Importer:
             v.span = span
             self.owned.add(id(v))
             self.bindings.append((v, value))
+            self._bound[id(v)] = value
             return v
         if isinstance(value, (tuple, list)):
             items = [self._bind(f"{name}_{i}", x, span) for i, x in enumerate(value)]
@@ -348,6 +350,21 @@ class Importer:
         self.owned.add(id(v))
         self.bindings.append((v, e))
         return v
+
+    def is_bool(self, e: ss.Expr) -> bool:
+        """Whether ``e`` is known to be a bool tensor without inference: a bool input, or (through
+        the nodes' variables) a comparison, a logical operation or a cast to bool."""
+        while isinstance(e, ss.Var) and id(e) in self._bound:
+            e = self._bound[id(e)]
+        if isinstance(e, ss.Var):
+            t = e.type_annotation
+            return isinstance(t, ss.TensorType) and t.dtype == "bool"
+        if isinstance(e, ss.Call) and isinstance(e.callee, ss.Op):
+            name = e.callee.name
+            if name in ("torch.bitwise", "torch.promote"):  # (bool when every operand is)
+                return all(self.is_bool(a) for a in e.args)
+            return name in _BOOL_OPS or (name == "cast" and str(e.attrs.get("dtype")) == "bool")
+        return False
 
     def rank_of(self, e: ss.Expr) -> int | None:
         shape = static_shape(e)
@@ -423,6 +440,12 @@ def _param_type(shape: tuple[int, ...], dtype: Any) -> ss.TensorType:
     same shape share their type, and its cached hash)."""
     return ss.Tensor(tuple(int(s) for s in shape), dtype_name(dtype))
 
+
+#: the operators whose result is a bool tensor whatever their operands
+_BOOL_OPS = frozenset(
+    {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
+     "logical_or", "logical_not", "isnan", "isinf", "isfinite"}
+)  # fmt: skip
 
 #: in-place methods that change ``self``'s shape (every other ``x.op_(...)`` keeps it)
 _RESHAPING_IN_PLACE = frozenset(

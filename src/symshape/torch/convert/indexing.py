@@ -223,6 +223,10 @@ def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
         out = ss.ops.squeeze(out, axis=squeeze_axes)
     if take is not None:
         idx, axis = take
+        if ctx.host.is_bool(idx):  # x[mask]: the elements where mask holds (a data-dependent size)
+            if axis != 0 or slice_axes or tails:
+                raise Unsupported("a bool mask index after other indices is not supported")
+            return ss.ops.boolean_mask(out, idx)
         out = ss.ops.take(out, idx, axis=axis, mode="raise")
     # None: new axes (front part left to right, back part right to left)
     pos = 0

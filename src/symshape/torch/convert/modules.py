@@ -328,7 +328,8 @@ def _mha_checks(
     q_n = ss.ops.sum(q_nl, axis=[1])
     ctx.let(ss.ops.stack([q_n, ss.ops.cast_like(ss.ops.sum(k_ns, axis=[1]), q_n)], axis=0), "check_batch")
     if key_padding_mask is not None:
-        ctx.let(ss.ops.stack([ss.ops.cast_like(key_padding_mask, k_ns), k_ns], axis=0), "check_key_padding_mask")
+        kpm = ss.ops.cast_like(key_padding_mask, k_ns)
+        ctx.let(ss.ops.stack([kpm, k_ns], axis=0), "check_key_padding_mask")
     rank = ctx.rank(attn_mask) if attn_mask is not None else None
     if attn_mask is None or rank not in (2, 3):
         return

@@ -84,7 +84,8 @@ def pool(
     d = per_axis(ctx, dilation, nd, "dilation")
     if min(s) < 1 or min(d) < 1 or min(k) < 1 or min(p) < 0:
         raise ss.SymshapeError(
-            ss.errors.BAD_ATTRIBUTE, f"{kind} pooling: kernel {k}, stride {s}, dilation {d}, padding {p} out of range"
+            ss.errors.BAD_ATTRIBUTE,
+            f"{kind} pooling: kernel {k}, stride {s}, dilation {d}, padding {p} out of range",
         )
     for ki, pi in zip(k, p):
         if pi > ki // 2:  # (also at most half the dilated window, which is wider)
@@ -194,7 +195,8 @@ def _adaptive_fn(kind: str, nd: int) -> Any:
     def fn(ctx: Ctx, input: Any, output_size: Any, return_indices: Any = False) -> Any:
         out = adaptive_pool(ctx, kind, nd, ctx.tensor(input), output_size)
         # (the aten max forms always return (values, indices))
-        aten_max = kind == "max" and isinstance(ctx.node_target, torch._ops.OpOverload | torch._ops.OpOverloadPacket)
+        aten_forms = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
+        aten_max = kind == "max" and isinstance(ctx.node_target, aten_forms)
         return with_indices(ctx, out) if return_indices or aten_max else out
 
     return fn
@@ -287,7 +289,8 @@ def _batch_norm_fn(spelling: str) -> Any:
         x = ctx.tensor(input)
         a = by_name(_NORM_ARGS[spelling] + _STATS_ARG[spelling], args, kwargs)
         vecs = (a.get(n) for n in ("running_mean", "running_var", "weight", "bias"))
-        if spelling == "F" and ctx.node_target is F.batch_norm and ctx.static(a.get("training", False), "training"):
+        training = ctx.static(a.get("training", False), "training")
+        if spelling == "F" and ctx.node_target is F.batch_norm and training:
             values_per_statistic(ctx, x, "batch")
         elif spelling == "F" and ctx.node_target is F.instance_norm:
             if ctx.static(a.get("use_input_stats", True), "use_input_stats"):
@@ -323,7 +326,8 @@ def aten_native_batch_norm(
         stat = ctx.let(ss.ops.mean(ss.ops.reshape(x, (0, 0, -1)), axis=[0, 2]), "stat")
         return (x, stat, stat)
     call = ctx.let(ss.ops.batch_norm(x, *vecs, axis=1), "bn")
-    if getattr(ctx.node_target, "overloadpacket", ctx.node_target) is aten._native_batch_norm_legit_functional:
+    packet = getattr(ctx.node_target, "overloadpacket", ctx.node_target)
+    if packet is aten._native_batch_norm_legit_functional:
         return (call[0], call[1], call[2], call[1], call[2])
     return (call[0], call[1], call[2])
 

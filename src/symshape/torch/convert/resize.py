@@ -60,7 +60,9 @@ def _seq(v: Any) -> list[Any]:
     return list(v) if isinstance(v, (list, tuple)) else [v]
 
 
-def resize(ctx: Ctx, input: Any, size: Any = None, scale_factor: Any = None, mode: Any = "nearest") -> ss.Expr:
+def resize(
+    ctx: Ctx, input: Any, size: Any = None, scale_factor: Any = None, mode: Any = "nearest"
+) -> ss.Expr:
     """``input`` resized to ``size`` or by ``scale_factor`` (see the module docstring). Every mode
     but ``area`` (an adaptive pooling) needs the input's and the output's spatial sizes >= 1."""
     x = ctx.tensor(input)
@@ -91,7 +93,8 @@ def resize(ctx: Ctx, input: Any, size: Any = None, scale_factor: Any = None, mod
     if mode != "area":  # torch: "Input and output sizes should be greater than 0"
         one = ss.ops.int_tensor(1)
         rest_in = ss.ops.strided_slice(sh, [2], [None])
-        ctx.let(ss.ops.zeros(ss.ops.subtract(ss.ops.concatenate([rest_in, spatial], axis=0), one)), "check_sizes")
+        sizes = ss.ops.concatenate([rest_in, spatial], axis=0)
+        ctx.let(ss.ops.zeros(ss.ops.subtract(sizes, one)), "check_sizes")
     shape = ss.ops.concatenate([lead, spatial], axis=0)
     return ss.ops.cast_like(ss.ops.zeros(shape, "float32"), x)
 

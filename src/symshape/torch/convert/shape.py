@@ -178,7 +178,8 @@ def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
         rank = ctx.rank(x)
         if s > 0 and rank is not None and s >= rank:
             raise ss.SymshapeError(
-                ss.errors.AXIS_OUT_OF_RANGE, f"flatten: start_dim {s} is out of range for a tensor of rank {rank}"
+                ss.errors.AXIS_OUT_OF_RANGE,
+                f"flatten: start_dim {s} is out of range for a tensor of rank {rank}",
             )
         if s > 0 and rank is None:  # axis s must exist (torch: "Dimension out of range")
             x = ctx.let(x, "input")
@@ -498,7 +499,8 @@ def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
     def at(i: int) -> ss.Expr:
         return ss.ops.expand_dims(ss.ops.multiply(c_val, ss.ops.int_tensor(i)), axis=0)
 
-    return _exist(ctx, tuple(ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis]) for i in range(count)), axis)
+    pieces = tuple(ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis]) for i in range(count))
+    return _exist(ctx, pieces, axis)
 
 
 def _exist(ctx: Ctx, pieces: tuple[ss.Expr, ...], axis: int) -> tuple[ss.Expr, ...]:
