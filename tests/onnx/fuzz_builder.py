@@ -26,7 +26,7 @@ Dim = int | str | None
 #: patterns of known findings that :func:`graphs` can leave out (``avoid``) to find others:
 #: "tile-computed" (Tile by computed repeats), "reduce-value" (ReduceProd of a shape),
 #: "slice-negative-start" (a negative step from a start below -dim), "split-num-outputs", and
-#: handed over to their owners (/work/notes/s12/fz_findings/): "slice-runtime-axes" (Slice by
+#: (test_onnx_differential_fuzz.KNOWN, not fixed yet) "slice-runtime-axes" (Slice by
 #: axes computed at run time: unsupported), "conv-transpose-output-shape" (an output_shape over
 #: the full size is not checked), "reshape-empty-target" (a computed reshape target of an empty
 #: tensor is guarded non-empty), "center-crop-pad-empty" (CenterCropPad of an empty axis is refused),

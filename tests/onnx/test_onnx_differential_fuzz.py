@@ -56,17 +56,15 @@ import symshape.onnx as sso
 __all__ = ["check", "session"]
 
 EXAMPLES = int(os.environ.get("SYMSHAPE_ONNX_FUZZ", "150"))
-#: known findings outside fz's converters, written up for their owners with a repro each
-#: (/work/notes/s12/fz_findings/): the graphs leave these patterns out (fuzz_builder.AVOID) until
-#: they are fixed; an entry to remove then. SYMSHAPE_ONNX_FUZZ_KNOWN=1 draws them too.
+#: known findings not fixed yet: the graphs leave these patterns out (fuzz_builder.AVOID);
+#: remove an entry when it is fixed. SYMSHAPE_ONNX_FUZZ_KNOWN=1 draws them too.
 KNOWN: frozenset[str] = frozenset(
     {
-        "slice-runtime-axes",  # slice_runtime_axes.py (snd): unsupported, onnxruntime runs it
-        "conv-transpose-output-shape",  # conv_transpose_output_shape_too_big.py (imp): unchecked
-        "reshape-empty-target",  # reshape_computed_target_empty.py (snd): guarded b >= 1 at b = 0
-        "center-crop-pad-empty",  # center_crop_pad_empty_axis.py (snd): guarded c >= 1 at c = 0
-        "maxpool-indices-same",  # maxpool_indices_same_pads.py (imp): guarded where both runtimes run
-        "conv-transpose-empty",  # conv_transpose_empty_input.py (imp): an empty output accepted
+        "slice-runtime-axes",  # Slice by run-time axes: unsupported, onnxruntime runs it
+        "conv-transpose-output-shape",  # ConvTranspose output_shape over the full size: unchecked
+        "center-crop-pad-empty",  # CenterCropPad of an empty axis: guarded c >= 1, both runtimes run it
+        "maxpool-indices-same",  # MaxPool SAME with Indices: guarded where both runtimes run
+        "conv-transpose-empty",  # ConvTranspose to an empty output (zero sizes): accepted
     }
 )
 AVOIDED = frozenset() if os.environ.get("SYMSHAPE_ONNX_FUZZ_KNOWN") == "1" else KNOWN
