@@ -24,7 +24,7 @@ is a whole dimension of an output is bound to what onnxruntime gave and the guar
 it; still open, the size's shapes are compared but not its validity. Two documented rules are
 not disagreements: ``Squeeze`` without axes keeps a symbol under ``n != 1`` (the rank does not
 depend on the sizes), and a pool whose window is longer than its input (both runtimes give an
-empty output: /work/notes/s12/fz_findings/pool_window_over_input.py).
+empty output; onnxruntime's truncated size differs from the reference evaluator's).
 
 A model onnxruntime refuses to load is not symshape's claim: skipped (and one it would abort the
 process on loading: :func:`_infers_safely`); so is a size where
@@ -142,7 +142,6 @@ def _squeeze_rule(res: Any, env: Mapping[Any, int], size: Mapping[str, int]) -> 
 
 #: pooling operators whose window may be longer than the input where both runtimes run (an
 #: empty output, or onnxruntime's truncated size) and symshape needs the window to fit
-#: (handed over: /work/notes/s12/fz_findings/pool_window_over_input.py)
 POOLS = frozenset({"MaxPool", "AveragePool", "LpPool"})
 
 
@@ -160,16 +159,6 @@ def _empty_window_rule(g: Graph, res: Any, env: Mapping[Any, int], got: Sequence
         if 0 not in shapes.get(node.output[0], ()) and "is larger than the padded input" not in ln:
             return False
     return bool(errs)
-
-
-def _open_at(res: Any, env: Mapping[Any, int]) -> bool:
-    """Whether a guard is open at ``env`` (over a size only the run decides): ``valid_at`` says
-    True there when the solver's facts include such a guard (handed over:
-    /work/notes/s12/fz_findings/valid_at_open_runtime_guard.py), so it is not taken as True."""
-    from symshape.encoding.conds import cond_value
-
-    at: dict[Any, Any] = {getattr(k, "atom", k): v for k, v in env.items()}
-    return any(cond_value(gd.cond, at) is None for gd in res.guards)
 
 
 def _runtime_valid(res: Any, g: Graph, env: Mapping[Any, int], got: Sequence[Any]) -> bool | None:
@@ -251,8 +240,6 @@ def check(g: Graph) -> list[str] | None:
         except Exception as e:
             found.append(f"{size}: valid_at raised {type(e).__name__}: {e}")
             continue
-        if valid and _open_at(res, env):
-            valid = None
         if got is None and valid:  # symshape may take the reference evaluator's rule: its shapes
             got = _reference_outputs(g, fed)
             if got is None:
