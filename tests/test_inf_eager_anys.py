@@ -58,3 +58,26 @@ def test_nested_tuple_is_walked() -> None:
     assert not _settled_fields(t)
     assert _anys([t]) == _walked([t]) != set()
     assert eager._anys([TupleType((ss.Tensor((1,)), TupleType((ss.Tensor((2,)),))))]) == set()
+
+
+def test_compute_keeps_a_fast_constant_shape_result() -> None:
+    # a FAST result of constant shape is kept without looking for ``?`` (no walk); it is the
+    # eager run's result
+    from symshape.relations import get_relation
+
+    rdef = get_relation("conv2d")
+    x, w = ss.Tensor((1, 3, 8, 8)), ss.Tensor((4, 3, 3, 3))
+    attrs = ss.Attrs({"padding": (1, 1)})
+    val, kept = eager.EagerMemo()._compute(rdef, (x, w), attrs, 1)
+    assert kept and val is not None and str(val[0]) == "Tensor[(1, 4, 8, 8), float32]"
+    assert val == eager.eager_outputs(rdef, (x, w), attrs, 1)
+    assert not _made_anys(val, (x, w))
+
+
+def test_compute_keeps_a_result_whose_any_the_inputs_hold() -> None:
+    # not of constant shape: looked at (``_made_anys``); the ``?`` is the input's, so it is kept
+    from symshape.relations import get_relation
+
+    t = TensorType((fresh_any(0), as_dim(4)), "float32")
+    val, kept = eager.EagerMemo()._compute(get_relation("unary"), (t,), ss.Attrs(), 1)
+    assert val is not None and val[0] == t and kept

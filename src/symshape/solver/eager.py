@@ -413,6 +413,8 @@ class EagerMemo:
         self.misses += 1
         fast = FAST.get(rdef) if not symbolic and num_outputs == 1 else None
         out = None if fast is None else fast(inputs, attrs)
+        if out is not None and type(out) is TensorType and out._cshape and out.value is None:
+            return (out,), True  # (a tensor of constant shape holds no ``?``: see _made_anys)
         val = (out,) if out is not None else eager_outputs(rdef, inputs, attrs, num_outputs)
         if val is None and symbolic:
             if shape_key is None and not gave_up:
