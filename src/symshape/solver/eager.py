@@ -124,11 +124,22 @@ def _anys(ts: Sequence[Type]) -> set[AnyDim]:
     for t in ts:
         if type(t) is TensorType and t._cshape and t.value is None:
             continue
+        if type(t) is TupleType and _settled_fields(t):
+            continue  # (a ``batch_norm``'s tuple: nothing to walk)
         for d in (*iter_dims(t), *iter_value_dims(t)):
             terms = d.terms
             if terms and (len(terms) > 1 or terms[0][0]):
                 out.update(a for a in d.atoms() if type(a) is AnyDim)
     return out
+
+
+def _settled_fields(t: TupleType) -> bool:
+    """Whether every field of ``t`` is a tensor type of constant shape without a value (a ``?``
+    lives in no such field)."""
+    for f in t.fields:
+        if type(f) is not TensorType or not f._cshape or f.value is not None:
+            return False
+    return True
 
 
 def _made_anys(outputs: Sequence[Type], inputs: Sequence[Type]) -> bool:
@@ -402,6 +413,8 @@ class EagerMemo:
         self.misses += 1
         fast = FAST.get(rdef) if not symbolic and num_outputs == 1 else None
         out = None if fast is None else fast(inputs, attrs)
+        if out is not None and type(out) is TensorType and out._cshape and out.value is None:
+            return (out,), True  # (a tensor of constant shape holds no ``?``: see _made_anys)
         val = (out,) if out is not None else eager_outputs(rdef, inputs, attrs, num_outputs)
         if val is None and symbolic:
             if shape_key is None and not gave_up:

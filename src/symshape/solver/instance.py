@@ -117,7 +117,15 @@ def add_call(
                     t = u.resolve(t)
                 got.append(t)
         memo = solver.memo
-        ids = (rdef, id(attrs), *map(id, got))
+        # (the memo's key by identity, spelt out for the commonest arities: a tuple display is
+        # several times cheaper than unpacking a ``map``)
+        n = len(got)
+        if n == 2:
+            ids: tuple[object, ...] = (rdef, id(attrs), id(got[0]), id(got[1]))
+        elif n == 1:
+            ids = (rdef, id(attrs), id(got[0]))
+        else:
+            ids = (rdef, id(attrs), *map(id, got))
         hit = memo.by_id.get(ids)
         if hit is not None:
             vals = hit[2]
