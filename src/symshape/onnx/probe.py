@@ -26,6 +26,7 @@ from symshape.encoding.type_walks import iter_types, iter_value_dims
 from symshape.encoding.types import FuncType
 from symshape.errors import SymshapeError
 from symshape.ir.visit import operands, pattern_vars, rebuild
+from symshape.solver.outcome import guards_as_stated
 
 if TYPE_CHECKING:
     from symshape.onnx.context import NodeContext
@@ -140,7 +141,8 @@ def _types_of(
         return {}
     prog = ss.Function(params, ss.Dataflow(bindings, ss.Tuple(exprs)))
     try:
-        res = ss.infer(prog, timeout_ms=timeout_ms)
+        with guards_as_stated():  # (only types are read: no simplified guards for a report)
+            res = ss.infer(prog, timeout_ms=timeout_ms)
     except SymshapeError:
         return {}
     out: dict[int, Type] = {}

@@ -8,7 +8,9 @@ the :class:`Solution` of :meth:`TypeSolver.solve <symshape.solver.solve.TypeSolv
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,7 +29,22 @@ from symshape.views import Shown, View, show
 if TYPE_CHECKING:
     from symshape.solver.solve import TypeSolver
 
-__all__ = ["Status", "STATUSES", "judge", "pinned_warnings", "Outcome", "Solution"]
+__all__ = ["Status", "STATUSES", "judge", "pinned_warnings", "Outcome", "Solution", "guards_as_stated"]
+
+#: (:func:`guards_as_stated`) whether a solution simplifies its guards for the report
+_SIMPLIFY: ContextVar[bool] = ContextVar("symshape_simplify_guards", default=True)
+
+
+@contextmanager
+def guards_as_stated() -> Iterator[None]:
+    """Solutions made inside keep their guards as the relations stated them, not simplified (the
+    simplification proves each rewrite equivalent with Z3): for callers that read only types,
+    such as the ONNX importer's type probes."""
+    token = _SIMPLIFY.set(False)
+    try:
+        yield
+    finally:
+        _SIMPLIFY.reset(token)
 
 
 class Status(TextEnum):
@@ -176,7 +193,8 @@ class Solution(Outcome):
         # fails, as a run would); simplified and deduplicated for the report (each rewrite
         # proved equivalent by Z3)
         self.stated_guards = self.guards
-        self.guards = simplify_guard_list(self.guards, solver.session)
+        if _SIMPLIFY.get():
+            self.guards = simplify_guard_list(self.guards, solver.session)
         self.warnings = pinned_warnings(self.guards)
         self.inconclusive = list(solver.inconclusive)
         poisoned: set[tuple[str, int]] = set()
