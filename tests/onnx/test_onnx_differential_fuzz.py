@@ -61,7 +61,6 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_ONNX_FUZZ", "150"))
 KNOWN: frozenset[str] = frozenset(
     {
         "slice-runtime-axes",  # Slice by run-time axes: unsupported, onnxruntime runs it
-        "conv-transpose-output-shape",  # ConvTranspose output_shape over the full size: unchecked
         "center-crop-pad-empty",  # CenterCropPad of an empty axis: guarded c >= 1, both runtimes run it
         "maxpool-indices-same",  # MaxPool SAME with Indices: guarded where both runtimes run
         "conv-transpose-empty",  # ConvTranspose to an empty output (zero sizes): accepted

@@ -27,6 +27,8 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 import symshape as ss
 from symshape import Expr
 from symshape.encoding.dim_bounds import bounds
@@ -284,6 +286,18 @@ def _conv_transpose(ctx: NodeContext) -> Outputs:
             ctx.fail(BAD_ATTRIBUTE, f"output_shape has {len(out_shape)} values for {nd} spatial axes")
         for i, v in enumerate(out_shape[-nd:]):
             y = set_dim(y, 2 + i, v)
+        # output_shape may be at most s - 1 over the full size s*(d - 1) + output_padding +
+        # dil*(k - 1) + 1 (onnxruntime: "Explicit output_shape is inconsistent with input spatial
+        # dimensions"; it pads up to s - 1 at the end, as an output_padding would)
+        full = _scale_axes(x, rank, strides)
+        extra = [out_pad[i] + dil[i] * (kernel[i] - 1) for i in range(nd)]
+        full = _add_constants(ctx, full, nd, extra)
+        for i, v in enumerate(out_shape[-nd:]):
+            if v >= 1:
+                what = f"output_shape[{i}] ({v}) is at most stride - 1 over the full size of axis {2 + i}"
+                with ctx.checking(what):
+                    index = ss.const(np.array(v - 1, dtype=np.int64))
+                    y = ss.ops.cast_like(y, ss.ops.take(full, index, axis=2 + i, mode="raise"))
     else:
         y = _scale_axes(y, rank, strides)
         if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
