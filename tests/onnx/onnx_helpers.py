@@ -124,6 +124,24 @@ def run_ort(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray[Any, Any]]) -
     return [np.asarray(v) for v in sess.run(None, dict(feeds))]
 
 
+def run_ort_plain(
+    model: onnx.ModelProto, feeds: Mapping[str, np.ndarray[Any, Any]]
+) -> list[np.ndarray[Any, Any]] | None:
+    """The outputs of ``model`` run by onnxruntime without graph optimizations (its optimized graph
+    mis-runs some reshapes to computed targets), None when it refuses."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
+    opts.log_severity_level = 4
+    try:
+        sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        return [np.asarray(v) for v in sess.run(None, dict(feeds))]
+    except Exception:
+        return None
+
+
 def ort_runs(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray[Any, Any]]) -> bool:
     """Whether onnxruntime runs ``model`` on ``feeds`` (the oracle of ``valid_at``: it refuses the
     sizes it cannot run at)."""

@@ -19,6 +19,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx_helpers import run_ort_plain
 
 import symshape as ss
 import symshape.onnx as sso
@@ -27,21 +28,6 @@ ort = pytest.importorskip("onnxruntime")
 
 F = TensorProto.FLOAT
 ONE_ROW = np.ones((1, 2), np.float32)
-
-
-def run_ort(
-    model: onnx.ModelProto, feeds: Mapping[str, np.ndarray[Any, Any]]
-) -> list[np.ndarray[Any, Any]] | None:
-    """The outputs of ``model`` run by onnxruntime (no graph optimization), None when it refuses."""
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
-    opts.log_severity_level = 4
-    try:
-        sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-        return [np.asarray(v) for v in sess.run(None, dict(feeds))]
-    except Exception:
-        return None
 
 
 def loop_model(
@@ -93,7 +79,7 @@ def disagreements(model: onnx.ModelProto, trips: Sequence[int] = (0, 1, 3)) -> l
             feeds: dict[str, np.ndarray[Any, Any]] = {"x": np.ones((n, 2), np.float32)}
             if m is not None:
                 feeds["M"] = np.array(m, np.int64)
-            got = run_ort(model, feeds)
+            got = run_ort_plain(model, feeds)
             try:
                 valid: bool | None = res.valid_at({n_sym: n})
             except ss.SymshapeError:  # (a guard over a size the run decides)
@@ -151,9 +137,9 @@ def test_a_check_on_the_grown_state_at_later_iterations() -> None:
     conds = [str(g.cond) for g in res.guards]
     assert conds == ["N == 1 or N == 2", "? == 1 or ? == 2"], res.report()
     assert "onnx.loop_tensor" in res.report()
-    assert run_ort(m, {"x": np.ones((1, 2), np.float32), "M": np.array(3, np.int64)}) is None
+    assert run_ort_plain(m, {"x": np.ones((1, 2), np.float32), "M": np.array(3, np.int64)}) is None
     assert disagreements(m, trips=(1, 3)) == []
-    assert run_ort(m, {"x": np.ones((3, 2), np.float32), "M": np.array(0, np.int64)}) is not None
+    assert run_ort_plain(m, {"x": np.ones((3, 2), np.float32), "M": np.array(0, np.int64)}) is not None
 
 
 def test_a_state_reshaped_by_the_iteration_number() -> None:
