@@ -16,11 +16,17 @@ import symshape as ss
 import symshape.onnx as sso
 
 
-def _model(out: list[int], strides: list[int], kernel: list[int]) -> object:
+def _model(out: list[int], strides: list[int], kernel: list[int], pad: int = 0) -> object:
     g = h.make_graph(
         [
             h.make_node(
-                "ConvTranspose", ["x", "w"], ["y"], kernel_shape=kernel, strides=strides, output_shape=out
+                "ConvTranspose",
+                ["x", "w"],
+                ["y"],
+                kernel_shape=kernel,
+                strides=strides,
+                output_shape=out,
+                output_padding=[pad, 0],
             )
         ],
         "g",
@@ -32,17 +38,20 @@ def _model(out: list[int], strides: list[int], kernel: list[int]) -> object:
 
 
 @pytest.mark.parametrize(
-    "out, strides, kernel",
+    "out, strides, kernel, pad",
     [
-        ([6, 8], [2, 2], [2, 3]),
-        ([5, 7], [2, 2], [2, 3]),
-        ([4, 5], [1, 1], [3, 3]),
-        ([9, 5], [2, 1], [2, 3]),
-        ([7, 6], [3, 1], [1, 3]),
+        ([6, 8], [2, 2], [2, 3], 0),
+        ([5, 7], [2, 2], [2, 3], 0),
+        ([4, 5], [1, 1], [3, 3], 0),
+        ([9, 5], [2, 1], [2, 3], 0),
+        ([7, 6], [3, 1], [1, 3], 0),
+        ([6, 5], [2, 1], [2, 3], 1),  # (output_padding is not added to the limit)
     ],
 )
-def test_output_shape_against_onnxruntime(out: list[int], strides: list[int], kernel: list[int]) -> None:
-    m = _model(out, strides, kernel)
+def test_output_shape_against_onnxruntime(
+    out: list[int], strides: list[int], kernel: list[int], pad: int
+) -> None:
+    m = _model(out, strides, kernel, pad)
     a = ss.dim("a")
     res = sso.infer(m, dims={"a": a})
     opts = ort.SessionOptions()

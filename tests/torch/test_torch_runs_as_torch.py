@@ -440,12 +440,14 @@ def test_multihead_attention_shapes_are_exact(how: str, y: Spec, points: list[di
 
 class _Masked(nn.Module):
     def forward(self, x: torch.Tensor, m: torch.Tensor) -> Any:
-        return x[x.sum(-1) > 0], x[m], x[m & (x.sum(-1) > 0)]
+        y = x.sum(-1) > 0
+        return x[y], x[m], x[m & y], x[torch.where(y, True, False)], x[y * m], x.view(-1, 4)[y.view(-1)]
 
 
 def test_bool_mask_index_selects_rows() -> None:
-    """``x[mask]`` with a bool mask (a comparison, a bool input, a logical op) keeps the rows where
-    it holds: ``(u, *x.shape[mask.ndim:])``, ``u`` a size the data decides (was a dtype error)."""
+    """``x[mask]`` with a bool mask (a comparison, a bool input, a logical op, a where of bools,
+    a product of masks, a view of one) keeps the rows where it holds: ``(u, *x.shape[mask.ndim:])``,
+    ``u`` a size the data decides (was a dtype error)."""
     specs = {"x": (("b", "t", 4), "float32"), "m": (("b", "t"), "bool")}
     model = _Masked()
     res = sst.infer(model, types_of(specs))

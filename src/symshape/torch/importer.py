@@ -356,13 +356,17 @@ class Importer:
         the nodes' variables) a comparison, a logical operation or a cast to bool."""
         while isinstance(e, ss.Var) and id(e) in self._bound:
             e = self._bound[id(e)]
-        if isinstance(e, ss.Var):
-            t = e.type_annotation
+        if isinstance(e, (ss.Var, ss.Constant)):
+            t = e.type_annotation if isinstance(e, ss.Var) else e.type
             return isinstance(t, ss.TensorType) and t.dtype == "bool"
         if isinstance(e, ss.Call) and isinstance(e.callee, ss.Op):
             name = e.callee.name
-            if name in ("torch.bitwise", "torch.promote"):  # (bool when every operand is)
+            if name in ("torch.bitwise", "torch.promote", "multiply"):  # (bool when every operand is)
                 return all(self.is_bool(a) for a in e.args)
+            if name in _DTYPE_KEEPING and e.args:  # a view or selection of a bool tensor
+                return self.is_bool(e.args[0])
+            if name == "where" and len(e.args) == 3:
+                return self.is_bool(e.args[1]) and self.is_bool(e.args[2])
             return name in _BOOL_OPS or (name == "cast" and str(e.attrs.get("dtype")) == "bool")
         return False
 
@@ -444,7 +448,13 @@ def _param_type(shape: tuple[int, ...], dtype: Any) -> ss.TensorType:
 #: the operators whose result is a bool tensor whatever their operands
 _BOOL_OPS = frozenset(
     {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
-     "logical_or", "logical_not", "isnan", "isinf", "isfinite"}
+     "logical_or", "logical_not", "isnan", "isinf", "isfinite", "any", "all"}
+)  # fmt: skip
+
+#: operators whose result has their first operand's dtype (views, selections, copies)
+_DTYPE_KEEPING = frozenset(
+    {"strided_slice", "dyn_strided_slice", "reshape", "squeeze", "expand_dims", "transpose", "broadcast_to",
+     "expand", "take", "copy", "flatten", "batch_flatten", "reshape_like", "concatenate", "stack", "tile"}
 )  # fmt: skip
 
 #: in-place methods that change ``self``'s shape (every other ``x.op_(...)`` keeps it)
@@ -455,7 +465,8 @@ _RESHAPING_IN_PLACE = frozenset(
 
 
 def _in_place(node: torch.fx.Node) -> bool:
-    """Whether ``node`` is an in-place method call, ``x.add_(y)``, that keeps ``x``'s shape."""
+    """Whether ``node`` is an in-place method call, ``x.add_(y)``, that keeps ``x``'s shape
+    (``x += y`` is traced as ``add``: not seen)."""
     t = node.target
     return (
         node.op == "call_method" and isinstance(t, str) and t.endswith("_") and not t.startswith("_")

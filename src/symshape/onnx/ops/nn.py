@@ -286,11 +286,11 @@ def _conv_transpose(ctx: NodeContext) -> Outputs:
             ctx.fail(BAD_ATTRIBUTE, f"output_shape has {len(out_shape)} values for {nd} spatial axes")
         for i, v in enumerate(out_shape[-nd:]):
             y = set_dim(y, 2 + i, v)
-        # output_shape may be at most s - 1 over the full size s*(d - 1) + output_padding +
-        # dil*(k - 1) + 1 (onnxruntime: "Explicit output_shape is inconsistent with input spatial
-        # dimensions"; it pads up to s - 1 at the end, as an output_padding would)
+        # output_shape may be at most s - 1 over the full size s*(d - 1) + dil*(k - 1) + 1
+        # (onnxruntime and the reference: "Explicit output_shape is inconsistent with input spatial
+        # dimensions"; the end is padded up to s - 1, as an output_padding would, which is ignored)
         full = _scale_axes(x, rank, strides)
-        extra = [out_pad[i] + dil[i] * (kernel[i] - 1) for i in range(nd)]
+        extra = [dil[i] * (kernel[i] - 1) for i in range(nd)]
         full = _add_constants(ctx, full, nd, extra)
         for i, v in enumerate(out_shape[-nd:]):
             if v >= 1:

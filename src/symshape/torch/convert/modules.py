@@ -288,8 +288,7 @@ def mha(
     mask: ss.Expr | None = None
     if attn_mask is not None:
         am = attn_mask
-        shape = static_shape(am)
-        if shape is not None and len(shape) == 3:
+        if ctx.rank(am) == 3:  # (N*heads, L, S) -> (N, heads, L, S)
             am = ss.ops.reshape(am, (-4, -1, h, -2))
         mask = am
     if key_padding_mask is not None:
