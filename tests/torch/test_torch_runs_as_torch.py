@@ -441,7 +441,16 @@ def test_multihead_attention_shapes_are_exact(how: str, y: Spec, points: list[di
 class _Masked(nn.Module):
     def forward(self, x: torch.Tensor, m: torch.Tensor) -> Any:
         y = x.sum(-1) > 0
-        return x[y], x[m], x[m & y], x[torch.where(y, True, False)], x[y * m], x.view(-1, 4)[y.view(-1)]
+        rows = (x > 0).any(-1)
+        return (
+            x[y],
+            x[m],
+            x[m & y],
+            x[torch.where(y, True, False)],
+            x[y * m],
+            x.view(-1, 4)[y.view(-1)],
+            x[rows],
+        )
 
 
 def test_bool_mask_index_selects_rows() -> None:

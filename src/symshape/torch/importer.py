@@ -454,7 +454,8 @@ _BOOL_OPS = frozenset(
 #: operators whose result has their first operand's dtype (views, selections, copies)
 _DTYPE_KEEPING = frozenset(
     {"strided_slice", "dyn_strided_slice", "reshape", "squeeze", "expand_dims", "transpose", "broadcast_to",
-     "expand", "take", "copy", "flatten", "batch_flatten", "reshape_like", "concatenate", "stack", "tile"}
+     "expand", "take", "copy", "flatten", "batch_flatten", "reshape_like", "concatenate", "stack", "tile",
+     "torch.reduced_dtype"}
 )  # fmt: skip
 
 #: in-place methods that change ``self``'s shape (every other ``x.op_(...)`` keeps it)
