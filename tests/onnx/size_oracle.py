@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx_helpers import In, reference, run_ort
+from onnx_helpers import In, reference, run_ort, run_ort_plain
 
 import symshape as ss
 import symshape.onnx as sso
@@ -34,7 +34,8 @@ def disagreements(
     runner: str = "onnxruntime",
 ) -> list[str]:
     """Each difference between symshape's result of ``model`` (symbols ``names``) and ``runner``
-    at ``sizes``, as a line of text (``names``: the symbols' names, or the symbols by name)."""
+    (``onnxruntime``, ``onnxruntime-plain`` without graph optimizations, or ``reference``) at
+    ``sizes``, as a line of text (``names``: the symbols' names, or the symbols by name)."""
     syms = dict(names) if isinstance(names, Mapping) else {n: ss.dim(n) for n in names}
     res = sso.infer(model, dims=syms)
     out: list[str] = []
@@ -47,9 +48,13 @@ def disagreements(
         fed = feeds(size, rng)
         try:
             got: list[np.ndarray[Any, Any]] | None = (
-                run_ort(model, fed) if runner == "onnxruntime" else reference(model, fed)
+                run_ort(model, fed)
+                if runner == "onnxruntime"
+                else run_ort_plain(model, fed)
+                if runner == "onnxruntime-plain"
+                else reference(model, fed)
             )
-            why = ""
+            why = "" if got is not None else "refused"
         except Exception as e:  # the runtime refuses these sizes
             got, why = None, str(e).splitlines()[0][:160]
         try:
