@@ -53,6 +53,7 @@ __all__ = [
     "parse_layout",
     "parse_padding",
     "window_out",
+    "ceil_mode_window",
     "ConvAttrs",
     "parse_conv_attrs",
     "PoolAttrs",
@@ -93,6 +94,22 @@ def window_out(d: Dim, pad: int, k: Dim, dil: int, s: int, ceil: bool = False) -
     if ceil:
         span = span + s - 1
     return floordiv(span, s) + 1
+
+
+def ceil_mode_window(k: int, s: int, dil: int, pad_end: int) -> tuple[int, int, int]:
+    """The floor-mode window ``(kernel, dilation, end padding)`` of one axis that counts the windows
+    a ``ceil_mode`` pooling has in PyTorch and ONNX: the starts ``0, s, 2s, ...`` up to
+    ``D + pads - K + s - 1`` (``K = dil*(k - 1) + 1``), a last one that would start in the end
+    padding dropped, so up to ``min(D + pads - K + s - 1, D + pad_begin - 1)``. Which bound is
+    smaller depends on constants only (``pad_end + s <= K``): the kernel with ``s - 1`` more end
+    padding, or a 1-wide window over ``D + pad_begin``.
+
+    >>> ceil_mode_window(2, 2, 1, 0), ceil_mode_window(1, 2, 1, 0)
+    ((2, 1, 1), (1, 1, 0))
+    """
+    if pad_end + s <= dil * (k - 1) + 1:
+        return k, dil, pad_end + s - 1
+    return 1, 1, 0
 
 
 class WindowAttrs:

@@ -38,6 +38,7 @@ from symshape.ir.op import PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import PlanTable, checked, prepare, scale_axis, set_dim, stacked, value_slice
 from symshape.onnx.registry import Outputs, register
+from symshape.relations.nn import ceil_mode_window
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
 
@@ -93,11 +94,7 @@ def window_plan(ctx: NodeContext, kernel: Sequence[int], *, pool: bool) -> Windo
     ceil_mode = pool and bool(ctx.attr("ceil_mode", 0))
     if ceil_mode:
         for i in range(nd):
-            big_k = dil[i] * (k[i] - 1) + 1
-            if pa[i] + strides[i] <= big_k:
-                pa[i] += strides[i] - 1
-            else:  # the last window starts in the end padding: count starts up to d + pb - 1
-                k[i], dil[i], pa[i] = 1, 1, 0
+            k[i], dil[i], pa[i] = ceil_mode_window(k[i], strides[i], dil[i], pa[i])
     return Window(k, strides, dil, pb, pa)
 
 

@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 
 import symshape as ss
+from symshape.relations.nn import ceil_mode_window
 from symshape.torch.context import Ctx, by_name
 from symshape.torch.convert.axes import SWAPAXES
 from symshape.torch.convert.shape import sized
@@ -105,24 +106,16 @@ def ceil_window(
     k: tuple[int, ...], s: tuple[int, ...], p: tuple[int, ...], d: tuple[int, ...]
 ) -> tuple[list[int], list[int], list[int], list[int]]:
     """The floor-mode window (kernel, dilation, pads before, pads after) with ``ceil_mode``'s
-    output size. torch counts the window starts ``0, s, 2s, ...`` up to ``D + 2p - K + s - 1``
-    (``K = d*(k - 1) + 1``) but drops a last one that starts in the end padding, so up to
-    ``min(D + 2p - K + s - 1, D + p - 1)``; which bound is smaller depends on constants only
-    (``p + s <= K``): the kernel with ``s - 1`` more end padding, or a 1-wide window over ``D + p``.
-    The ONNX importer's ``window_plan`` states the same rule.
+    output size: :func:`symshape.relations.nn.ceil_mode_window` on each axis (the rule the ONNX
+    importer's ``window_plan`` uses too).
 
     >>> ceil_window((2,), (2,), (0,), (1,))
     ([2], [1], [0], [1])
     >>> ceil_window((1,), (2,), (0,), (1,))
     ([1], [1], [0], [0])
     """
-    kk, dd, pb, pa = list(k), list(d), list(p), list(p)
-    for i in range(len(k)):
-        if p[i] + s[i] <= d[i] * (k[i] - 1) + 1:
-            pa[i] += s[i] - 1
-        else:
-            kk[i], dd[i], pa[i] = 1, 1, 0
-    return kk, dd, pb, pa
+    axes = [ceil_mode_window(k[i], s[i], d[i], p[i]) for i in range(len(k))]
+    return [a[0] for a in axes], [a[1] for a in axes], list(p), [a[2] for a in axes]
 
 
 def with_indices(ctx: Ctx, out: ss.Expr) -> tuple[ss.Expr, ss.Expr]:
