@@ -511,26 +511,27 @@ def _minmax(args: Iterable[DimLike], is_max: bool) -> Dim:
     cands = list(uniq.values())
     if consts:
         cands.append(const(max(consts) if is_max else min(consts)))
-    # drop arguments dominated by another one (decided from interval bounds of the difference)
-    keep: list[Dim] = []
-    for i, d in enumerate(cands):
-        dominated = False
-        for j, e in enumerate(cands):
-            if i == j:
-                continue
-            lo, hi = bounds(_add(e, _scale(d, -1)))
-            if (is_max and lo >= 0) or (not is_max and hi <= 0):
-                # e >= d (max) or e <= d (min): d is dominated, unless they tie and j comes later
-                if lo == hi == 0 and j > i:
-                    continue
-                dominated = True
-                break
-        if not dominated:
-            keep.append(d)
+    # drop each argument another one dominates (of two that tie, the earlier stays)
+    inner = Min if is_max else Max
+    keep = [
+        d
+        for i, d in enumerate(cands)
+        if not any(_dominates(e, d, is_max, inner, j > i) for j, e in enumerate(cands) if j != i)
+    ]
     if len(keep) == 1:
         return keep[0]
     keep.sort(key=lambda d: d._key)
     return _atom_dim(kind(tuple(keep)))
+
+
+def _dominates(e: Dim, d: Dim, is_max: bool, inner: type, later: bool) -> bool:
+    """Whether ``e`` makes ``d`` redundant in a max or min: by absorption (``max(n, min(9, n))``
+    is ``n``) or by the difference's bounds (a tie counts unless ``e`` is the ``later`` one)."""
+    at = d.atom
+    if isinstance(at, (Max, Min)) and isinstance(at, inner) and e in at.args:
+        return True
+    lo, hi = bounds(_add(e, _scale(d, -1)))
+    return (lo >= 0 if is_max else hi <= 0) and not (lo == hi == 0 and later)
 
 
 def dmax(*args: DimLike) -> Dim:

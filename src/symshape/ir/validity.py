@@ -30,6 +30,7 @@ lies in its declared range (``n >= 1`` unless declared otherwise), and every gua
 from __future__ import annotations
 
 import keyword
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,7 @@ import z3
 from symshape.encoding import conds as C  # noqa: N812
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym
 from symshape.encoding.z3 import Z3Encoder
-from symshape.errors import INVALID_ARGUMENT, SymshapeError, expect_mapping
+from symshape.errors import ERROR_CODES, INVALID_ARGUMENT, ErrorCategory, SymshapeError, expect_mapping
 from symshape.ir.nodes import Call, Constant, Var
 from symshape.solver.diagnostics import Diagnostic, Guard, Note, numbered
 from symshape.solver.simplify import RLIMIT, TIMEOUT_MS
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["Validity", "GuardInfo", "cond_text", "expr_negated", "VALIDITY_TIMEOUT_MS"]
 
 VALIDITY_TIMEOUT_MS = 2000
+"""The Z3 timeout of one validity question (a point substitution leaves open, an implied guard)."""
 
 
 def _truth_at(g: Guard, at: Mapping[Dim | Atom | str, DimLike]) -> bool | None:
@@ -72,7 +74,6 @@ def _z3_check(facts: Sequence[z3.BoolRef]) -> z3.CheckSatResult:
         return s.check()
     except z3.Z3Exception:
         return z3.unknown
-"""The Z3 timeout of one validity question (a point substitution leaves open, an implied guard)."""
 
 Env = Mapping[Any, Any]
 
@@ -247,6 +248,22 @@ def _compile(guards: Sequence[Guard]) -> tuple[Callable[[dict[str, int]], bool] 
     return fn, order
 
 
+def _absorb_disjuncts(c: C.Cond) -> C.Cond:
+    """An ``or`` without each alternative that implies another one (``n <= 9 or n == 1`` is
+    ``n <= 9``); the last first, so the earliest stated of equivalent ones stays. Z3 with a
+    timeout: what it cannot prove stays."""
+    if not (isinstance(c, C.BoolOp) and c.op == "or"):
+        return c
+    enc = Z3Encoder()
+    terms = [enc.cond(a) for a in c.args]
+    axioms = enc.take_axioms()
+    kept = list(range(len(terms)))
+    for i in reversed(range(len(terms))):
+        if any(_z3_check([*axioms, terms[i], z3.Not(terms[j])]) == z3.unsat for j in kept if j != i):
+            kept.remove(i)
+    return c if len(kept) == len(terms) else C.any_of(*(c.args[i] for i in kept))
+
+
 class Validity:
     """The validity questions of one inference result (built once, on first use)."""
 
@@ -270,9 +287,13 @@ class Validity:
             name = self._symbol_name(k)
             if isinstance(v, Dim) and v.constant_value is not None:
                 v = v.constant_value
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise SymshapeError(INVALID_ARGUMENT, f"the value of {name} must be an int, got {v!r}")
-            out[name] = int(v)
+            try:  # an int, or an integer that says so (numpy's, torch's): ``operator.index``
+                if isinstance(v, bool) or type(v).__name__ in ("bool", "bool_"):
+                    raise TypeError
+                out[name] = operator.index(v)
+            except TypeError:
+                msg = f"the value of {name} must be an int, got {v!r}"
+                raise SymshapeError(INVALID_ARGUMENT, msg) from None
         return out
 
     def _symbol_name(self, k: object) -> str:
@@ -281,8 +302,8 @@ class Validity:
             a = k.atom
             if not isinstance(a, Sym):
                 raise SymshapeError(INVALID_ARGUMENT, f"an assignment gives values to symbols, not to {k}")
-            return a.name
-        if not isinstance(k, str):
+            k = a.name
+        elif not isinstance(k, str):
             raise SymshapeError(INVALID_ARGUMENT, f"an assignment's keys are symbols or names, got {k!r}")
         if k not in self.symbols:
             known = ", ".join(self.symbols) or "none"
@@ -404,7 +425,16 @@ class Validity:
         at = ", ".join(f"{k} = {v}" for k, v in sorted(vals.items())) or "no values"
         res = self.res
         if res.status == "error":
-            lines = [f"invalid at {at}: the program has type errors, so it is invalid at every size"]
+            codes = [ERROR_CODES.get(d.code) for d in res.errors]
+            if any(c is not None and c.category is ErrorCategory.IMPORT for c in codes):
+                # not a verdict on the sizes: symshape could not check the program at all
+                head = (
+                    f"invalid at {at} as far as symshape can tell: it could not import the whole "
+                    "program (see the errors), so it accepts no size; the program itself may run"
+                )
+            else:
+                head = f"invalid at {at}: the program has type errors, so it is invalid at every size"
+            lines = [head]
             lines.extend(d.render() for d in res.errors)
             return "\n".join(lines)
         bad = self._out_of_range(vals)
@@ -506,6 +536,7 @@ class Validity:
             if c is not C.TRUE and c not in conds:
                 conds.append(c)
         kept = self._drop_implied(self._prune_disjuncts(self._drop_implied(conds)))
+        kept = [_absorb_disjuncts(c) for c in kept]
         if not kept:
             return "True"
         if len(kept) == 1:
