@@ -279,7 +279,7 @@ def all_of_(*cs: Any) -> Any:
 
 def test_interval_form_is_equivalent() -> None:
     from symshape.encoding.conds import cond_value
-    from symshape.ir.validity import _interval_form
+    from symshape.ir.cond_reading import interval_form as _interval_form
 
     for c, text in _interval_cases():
         f = _interval_form(c)

@@ -120,3 +120,35 @@ def test_a_sliced_position_table_reads_as_a_person_writes_it() -> None:
         except RuntimeError:
             runs = False
         assert res.valid_at({b: 2, n: k}) is runs
+
+
+def test_a_data_dependent_size_is_at_most_what_it_counts() -> None:
+    n = ss.dim("n")
+    x = ss.var("x", ss.Tensor((n, 3), "float32"))
+    res = ss.infer(ss.Function([x], ss.ops.reshape(ss.ops.nonzero(x), (-1, 4))))
+    assert res.valid_when() == "u0 % 2 == 0"
+    # at n = 2 a (2, 3) tensor has at most 6 non-zero elements
+    assert [u for u in range(10) if res.valid_at({n: 2, "u0": u})] == [0, 2, 4, 6]
+    text = res.why_invalid({n: 2, "u0": 8})
+    assert "no run has these sizes: `u0 <= 3*n` holds of every run" in text
+    assert "the number of non-zero elements" in text
+
+
+class _Masked(torch.nn.Module):  # type: ignore[misc]
+    def forward(self, x: Any) -> Any:
+        return x[x > 0].reshape(-1, 2)
+
+
+@pytest.mark.parametrize(("b", "t"), [(1, 3), (2, 2), (1, 1)])
+def test_a_mask_count_beyond_the_mask_is_no_run(b: int, t: int) -> None:
+    bs, ts = ss.dims("b t")
+    res = sst.infer(_Masked(), {"x": ss.Tensor((bs, ts), "float32")})
+    runs: set[int] = set()  # the counts at which eager torch runs, over every sign pattern
+    for bits in range(2 ** (b * t)):
+        x = torch.tensor([1.0 if bits >> i & 1 else -1.0 for i in range(b * t)]).reshape(b, t)
+        try:
+            _Masked()(x)
+        except RuntimeError:
+            continue
+        runs.add(int((x > 0).sum()))
+    assert {u for u in range(2 * b * t + 3) if res.valid_at({bs: b, ts: t, "u0": u})} == runs

@@ -19,9 +19,9 @@ from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, expand_
 from symshape.encoding.dims import bounds
 from symshape.encoding.types import TensorType
 from symshape.encoding.values import range_str
+from symshape.ir.cond_reading import cond_text
 from symshape.ir.nodes import Call
 from symshape.ir.op import Op
-from symshape.ir.validity import cond_text
 from symshape.relations.common import product
 from symshape.solver.diagnostics import Note, Origin
 

@@ -41,12 +41,20 @@ from symshape.encoding import conds as C  # noqa: N812
 from symshape.encoding.dims import AnyDim, Atom, Dim, DimLike, DimVar, Sym
 from symshape.encoding.z3 import Z3Encoder
 from symshape.errors import ERROR_CODES, INVALID_ARGUMENT, ErrorCategory, SymshapeError, expect_mapping
+from symshape.ir.cond_reading import (
+    absorb_disjuncts,
+    cond_text,
+    expr_negated,
+    interval_form,
+    sym_atoms,
+    z3_check,
+)
 from symshape.ir.nodes import Call, Constant, Var
 from symshape.solver.diagnostics import Diagnostic, Guard, Note, numbered
-from symshape.solver.simplify import RLIMIT, TIMEOUT_MS
 
 if TYPE_CHECKING:
     from symshape.ir.result import InferenceResult
+    from symshape.ir.unbacked import UnbackedSize
 
 __all__ = ["Validity", "GuardInfo", "cond_text", "expr_negated", "VALIDITY_TIMEOUT_MS"]
 
@@ -63,18 +71,6 @@ def _truth_at(g: Guard, at: Mapping[Dim | Atom | str, DimLike]) -> bool | None:
         return False
 
 
-def _z3_check(facts: Sequence[z3.BoolRef]) -> z3.CheckSatResult:
-    """Z3's answer on ``facts`` under the simplifier's resource limit (deterministic: the same
-    answer on every run, however loaded the machine), unknown when it gives up."""
-    s = z3.Solver()
-    s.set("rlimit", RLIMIT)
-    s.set("timeout", TIMEOUT_MS)
-    s.add(*facts)
-    try:
-        return s.check()
-    except z3.Z3Exception:
-        return z3.unknown
-
 Env = Mapping[Any, Any]
 
 
@@ -85,133 +81,6 @@ class GuardInfo:
 
     message: str = ""
     notes: tuple[Note, ...] = ()
-
-
-def cond_text(c: C.Cond) -> str:
-    """``c`` as a person writes it: a strict comparison with a constant reads non-strict
-    (``t <= 256`` for ``t < 257``, ``t >= 2`` for ``1 < t``), a negated side is turned around
-    (``t <= 16`` for ``-t >= -16``) and its constant moves to the other side (``t <= 6`` for
-    ``-t + 6 >= 0``); otherwise ``str(c)``. Iterative over ``and``/``or``/``not``."""
-    done: list[str] = []  # the texts of the sub-conditions finished so far, in order
-    stack: list[tuple[C.Cond, bool]] = [(c, False)]
-    while stack:
-        x, ready = stack.pop()
-        subs: tuple[C.Cond, ...] = (
-            x.args if isinstance(x, C.BoolOp) else (x.arg,) if isinstance(x, C.Not) else ()
-        )
-        if subs and not ready:
-            stack.append((x, True))
-            stack.extend((y, False) for y in reversed(subs))
-            continue
-        texts = done[len(done) - len(subs) :]
-        del done[len(done) - len(subs) :]
-        match x:
-            case C.BoolOp(op, xs):
-                parts = (f"({t})" if isinstance(y, (C.BoolOp, C.Not)) else t for y, t in zip(xs, texts))
-                done.append(f" {op} ".join(parts))
-            case C.Not():
-                done.append(f"not ({texts[0]})")
-            case _:
-                done.append(_cmp_text(x))
-    return done[0]
-
-
-def _cmp_text(c: C.Cond) -> str:
-    """A comparison (or a constant) as a person writes it (see :func:`cond_text`)."""
-    match c:
-        case C.Cmp(op, a, b) if op in ("<", "<=") and (a.is_constant != b.is_constant):
-            # expr OP k, OP one of <= >=
-            if b.is_constant:
-                expr, rel, k = a, "<=", b - 1 if op == "<" else b
-            else:
-                expr, rel, k = b, ">=", a + 1 if op == "<" else a
-            if expr_negated(expr):
-                expr, k, rel = -expr, -k, "<=" if rel == ">=" else ">="
-            c0 = sum(coef for mono, coef in expr.terms if not mono)
-            if c0 and expr_negated(-expr):  # the constant to the other side: t <= 6, not t - 6 <= 0
-                expr, k = expr - c0, k - c0
-            return f"{expr} {rel} {k}"
-        case C.Cmp("==", a, b) if b.is_constant and expr_negated(a):
-            return f"{-a} == {-b}"
-        case _:
-            return str(c)
-
-
-def expr_negated(d: Dim) -> bool:
-    """Whether every non-constant term of ``d`` has a negative coefficient."""
-    return bool(d.terms) and all(coef < 0 for mono, coef in d.terms if mono) and not d.is_constant
-
-
-def _interval_form(c: C.Cond) -> C.Cond:
-    """``c`` as ``lo <= s <= hi`` (either side left out where the declared range says it) when
-    it is a condition on one symbol ``s`` whose true values form one interval; else ``c``.
-
-    The interval's ends come from Z3's optimizer and the equivalence is checked, both with a
-    timeout: ``t == min(1024, t) or t == 1 or min(1024, t) == 1`` is ``t <= 1024``."""
-    if isinstance(c, C.BoolConst):
-        return c
-    if isinstance(c, C.Cmp) and all(isinstance(a, Sym) for d in (c.lhs, c.rhs) for a in d.atoms()):
-        return c  # linear already: cond_text writes it plainly
-    syms = _sym_atoms(c)
-    if len(syms) != 1:
-        return c
-    for d in C.cond_dims(c):
-        if any(isinstance(a, (AnyDim, DimVar)) for a in d.atoms()):
-            return c
-    s = syms[0]
-    enc = Z3Encoder()
-    term, sv = enc.cond(c), enc.atom(s)
-    axioms = enc.take_axioms()
-    ends: list[int | None] = []
-    try:
-        for goal in ("min", "max"):
-            opt = z3.Optimize()
-            opt.set("rlimit", RLIMIT)
-            opt.set("timeout", TIMEOUT_MS)
-            opt.add(*axioms, term)
-            h = opt.minimize(sv) if goal == "min" else opt.maximize(sv)
-            if opt.check() != z3.sat:
-                return c
-            v = opt.lower(h) if goal == "min" else opt.upper(h)
-            ends.append(v.as_long() if z3.is_int_value(v) else None)
-        lo, hi = ends
-        chk = z3.Solver()
-        chk.set("rlimit", RLIMIT)
-        chk.set("timeout", TIMEOUT_MS)
-        chk.add(*axioms, z3.Not(term))
-        if lo is not None:
-            chk.add(sv >= lo)
-        if hi is not None:
-            chk.add(sv <= hi)
-        if chk.check() != z3.unsat:
-            return c
-    except z3.Z3Exception:
-        return c
-    sym_dim = _sym_dim(c, s)
-    parts: list[C.Cond] = []
-    if lo is not None and lo > s.min:
-        parts.append(C.ge(sym_dim, lo))
-    if hi is not None and (s.max is None or hi < s.max):
-        parts.append(C.le(sym_dim, hi))
-    return C.all_of(*parts) if parts else C.TRUE
-
-
-def _sym_dim(c: C.Cond, s: Sym) -> Dim:
-    """The dimension that is the symbol ``s`` (found among ``c``'s)."""
-    for d in C.cond_dims(c):
-        for x in d.symbols:
-            if x.atom is s:
-                return x
-    raise AssertionError(s)  # pragma: no cover - s is a symbol of c
-
-
-def _sym_atoms(c: C.Cond) -> list[Sym]:
-    out: dict[str, Sym] = {}
-    for d in C.cond_dims(c):
-        for a in d.atoms():
-            if isinstance(a, Sym):
-                out.setdefault(a.name, a)
-    return [out[k] for k in sorted(out)]
 
 
 def _compile(guards: Sequence[Guard]) -> tuple[Callable[[dict[str, int]], bool] | None, tuple[str, ...]]:
@@ -248,22 +117,6 @@ def _compile(guards: Sequence[Guard]) -> tuple[Callable[[dict[str, int]], bool] 
     return fn, order
 
 
-def _absorb_disjuncts(c: C.Cond) -> C.Cond:
-    """An ``or`` without each alternative that implies another one (``n <= 9 or n == 1`` is
-    ``n <= 9``); the last first, so the earliest stated of equivalent ones stays. Z3 with a
-    timeout: what it cannot prove stays."""
-    if not (isinstance(c, C.BoolOp) and c.op == "or"):
-        return c
-    enc = Z3Encoder()
-    terms = [enc.cond(a) for a in c.args]
-    axioms = enc.take_axioms()
-    kept = list(range(len(terms)))
-    for i in reversed(range(len(terms))):
-        if any(_z3_check([*axioms, terms[i], z3.Not(terms[j])]) == z3.unsat for j in kept if j != i):
-            kept.remove(i)
-    return c if len(kept) == len(terms) else C.any_of(*(c.args[i] for i in kept))
-
-
 class Validity:
     """The validity questions of one inference result (built once, on first use)."""
 
@@ -273,9 +126,17 @@ class Validity:
         self.infos: Mapping[int, GuardInfo] = infos or {}
         syms: dict[str, Sym] = dict(res._gen.sym_names)
         for g in self.guards:
-            for s in _sym_atoms(g.cond):
+            for s in sym_atoms(g.cond):
                 syms.setdefault(s.name, s)
         self.symbols: dict[str, Sym] = {k: syms[k] for k in sorted(syms)}
+        # what every run has of its data-dependent sizes (``u0 <= b*t``: at most the mask's
+        # elements), from the relations that made them: beyond it a point is no run at all
+        unbacked = {u.symbol.atom: u for u in res.unbacked}
+        self.limits: list[tuple[C.Cond, UnbackedSize]] = []
+        for f in res.solution.solver.session.facts:
+            born = [unbacked[a] for d in C.cond_dims(f.cond) for a in d.atoms() if a in unbacked]
+            if born:
+                self.limits.append((f.cond, born[0]))
         self._fn, self._names = _compile(self.guards)
         self._when: str | None = None
 
@@ -312,8 +173,21 @@ class Validity:
             )
         return k
 
+    def _impossible(self, vals: Mapping[str, int]) -> list[str]:
+        """The limits of data-dependent sizes that ``vals`` breaks (``u0 <= b*t`` at ``b = 1,
+        t = 3, u0 = 12``): no run has those sizes."""
+        at: dict[Dim | Atom | str, DimLike] = {k: v for k, v in vals.items()}
+        out: list[str] = []
+        for c, u in self.limits:
+            try:
+                if C.cond_value(c, at) is False:
+                    out.append(f"no run has these sizes: `{cond_text(c)}` holds of every run ({u})")
+            except (ZeroDivisionError, ArithmeticError):
+                pass
+        return out
+
     def _out_of_range(self, vals: Mapping[str, int]) -> list[str]:
-        bad: list[str] = []
+        bad: list[str] = self._impossible(vals)
         for name, v in vals.items():
             s = self.symbols.get(name)
             if s is None:
@@ -334,6 +208,8 @@ class Validity:
             s = symbols.get(name)
             if s is not None and (v < s.min or (s.max is not None and v > s.max)):
                 return False
+        if self.limits and self._impossible(vals):
+            return False
         fn = self._fn
         if fn is not None:
             try:
@@ -473,11 +349,11 @@ class Validity:
         sub = g.cond
         try:
             sub_vals = ", ".join(
-                f"{s.name} = {vals[s.name]}" for s in _sym_atoms(g.cond) if s.name in vals
+                f"{s.name} = {vals[s.name]}" for s in sym_atoms(g.cond) if s.name in vals
             )
         except KeyError:  # pragma: no cover - guarded by the comprehension
             sub_vals = ""
-        what = info.message or f"{label} needs `{cond_text(_interval_form(sub))}`"
+        what = info.message or f"{label} needs `{cond_text(interval_form(sub))}`"
         msg = f"{what}, which is false at {sub_vals}" if sub_vals else f"{what}, which is false"
         notes: list[Note] = []
         call = self._call_of(g)
@@ -532,11 +408,11 @@ class Validity:
             return "False"
         conds: list[C.Cond] = []
         for g in self.guards:
-            c = _interval_form(g.cond)
+            c = interval_form(g.cond)
             if c is not C.TRUE and c not in conds:
                 conds.append(c)
         kept = self._drop_implied(self._prune_disjuncts(self._drop_implied(conds)))
-        kept = [_absorb_disjuncts(c) for c in kept]
+        kept = [absorb_disjuncts(c) for c in kept]
         if not kept:
             return "True"
         if len(kept) == 1:
@@ -560,7 +436,7 @@ class Validity:
             alts = [enc.cond(a) for a in c.args]
             axioms = enc.take_axioms()
             others = [terms[j] for j in range(len(conds)) if j != i]
-            keep = [a for a, t in zip(c.args, alts) if _z3_check([*axioms, *others, t]) != z3.unsat]
+            keep = [a for a, t in zip(c.args, alts) if z3_check([*axioms, *others, t]) != z3.unsat]
             if keep and len(keep) < len(c.args):
                 out[i] = C.any_of(*keep)
         return out
@@ -576,6 +452,6 @@ class Validity:
         kept = list(range(len(conds)))
         for i in reversed(range(len(conds))):
             others = [terms[j] for j in kept if j != i]
-            if _z3_check([*axioms, *others, z3.Not(terms[i])]) == z3.unsat:
+            if z3_check([*axioms, *others, z3.Not(terms[i])]) == z3.unsat:
                 kept.remove(i)
         return [conds[i] for i in kept]

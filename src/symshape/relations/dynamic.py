@@ -35,12 +35,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from symshape.encoding.conds import le
 from symshape.encoding.dims import ONE, Dim, as_dim, bounds, dmax, floordiv, fresh_any
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.encoding.values import MAX_VALUE_LEN, SIZE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, DTYPE_MISMATCH, RANK_MISMATCH, SHAPE_MISMATCH
 from symshape.relations.base import Context, relation
-from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis
+from symshape.relations.common import Checks, attr_dtype, attr_int, bad, norm_axis, product
 from symshape.relations.elementwise import broadcast_shapes
 from symshape.relations.operands import ranked_or_defer, tensor_args, tensor_or_defer, unknown_rank
 from symshape.relations.sizes import dynamic_sizes, fill_unknown
@@ -271,6 +272,12 @@ def full_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
 # data-dependent sizes
 
 
+def _at_most(ctx: Context, u: Dim, count: Dim) -> None:
+    """State that the data-dependent size ``u`` is at most ``count`` (the elements or slices it
+    is drawn from): a fact of every run, so an assignment beyond it is no run at all."""
+    ctx.assume(le(u, count))
+
+
 def _size(ctx: Context, attrs: Attrs) -> Dim:
     v = attrs.get("size")
     if not isinstance(v, Dim) or not v.is_symbol:
@@ -289,6 +296,7 @@ def nonzero_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
     x = ranked_or_defer(ctx, args, args[1], lambda _: Tensor((ctx.fresh_dim(), u), "int64"))
     if isinstance(x, bool):
         return x
+    _at_most(ctx, u, product(x.dims))
     ctx.assign(args[1], Tensor((as_dim(len(x.dims)), u), "int64"))
     return True
 
@@ -303,6 +311,8 @@ def unique_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return False
     axis = attrs.get("axis")
     if axis is None:
+        if x.ndim is not None:
+            _at_most(ctx, u, product(x.dims))
         ctx.assign(args[1], Tensor((u,), x.dtype))
         return True
     a = attr_int(attrs, "axis", None, ctx.name)
@@ -310,6 +320,7 @@ def unique_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         return unknown_rank(ctx, args[1], x.dtype)
     ax = norm_axis(ctx, a, x.ndim, ctx.name)
     sh = list(x.dims)
+    _at_most(ctx, u, sh[ax])
     sh[ax] = u
     ctx.assign(args[1], Tensor(tuple(sh), x.dtype))
     return True
@@ -334,6 +345,7 @@ def boolean_mask_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
         chk.equal(d, m, SHAPE_MISMATCH, f"{ctx.name}: dimension {i} of the mask is {m}, of `{x}` {d}")
     if not chk.commit(ctx):
         return False
+    _at_most(ctx, u, product(mask.dims))
     ctx.assign(args[2], Tensor((u, *x.dims[mask.ndim :]), x.dtype))
     return True
 
