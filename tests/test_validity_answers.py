@@ -152,3 +152,24 @@ def test_a_mask_count_beyond_the_mask_is_no_run(b: int, t: int) -> None:
             continue
         runs.add(int((x > 0).sum()))
     assert {u for u in range(2 * b * t + 3) if res.valid_at({bs: b, ts: t, "u0": u})} == runs
+
+
+class _Shifted(torch.nn.Module):  # type: ignore[misc]
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos = torch.nn.Embedding(12, 4)
+
+    def forward(self, x: Any) -> Any:
+        return x + self.pos(torch.arange(x.shape[1]) + 2)
+
+
+def test_the_range_note_says_where_the_indices_moved_from_their_arange() -> None:
+    b, t = ss.dims("b t")
+    res = sst.infer(_Shifted(), {"x": ss.Tensor((b, t, 4), "float32")})
+    assert res.valid_when() == "t <= 10"
+    why = res.why_invalid({b: 1, t: 11})
+    assert "the indices, with entries in [2, t + 1], are computed from `arange(0, t, 1)`" in why, why
+    assert "with entries in [0, t - 1]" in why, why
+    with pytest.raises(IndexError):
+        _Shifted()(torch.zeros(1, 11, 4))
+    assert _Shifted()(torch.zeros(1, 10, 4)).shape == (1, 10, 4)

@@ -201,7 +201,11 @@ def test_position_table_bound(table_const: bool, offset: int) -> None:
     assert res.valid_at({b: 1, t: 256 - offset}) and not res.valid_at({b: 1, t: 257 - offset})
     why = res.why_invalid({b: 1, t: 257 - offset})
     assert "error: take of indices in [" in why and f"needs `t <= {256 - offset}`" in why, why
-    assert "the indices come from `arange(0, t, 1)`" in why, why
+    if offset:  # the note says where the indices moved from the arange's own range
+        moved = f"the indices, with entries in [{offset}, t + {offset - 1}], are computed from "
+        assert moved + "`arange(0, t, 1)`, with entries in [0, t - 1]" in why, why
+    else:
+        assert "the indices come from `arange(0, t, 1)`, with entries in [0, t - 1]" in why, why
     assert "test_validity_ranges.py" in why
     if not table_const:
         assert "`wpe` is `Tensor[(256, 64), float32]`" in why, why

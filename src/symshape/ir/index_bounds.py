@@ -112,7 +112,12 @@ def _take_check(res: InferenceResult, rs: Ranges, c: Call) -> IndexCheck | None:
     if bounds(count)[0] < 1:
         cond = any_of(eq(count, 0), cond)
     msg = f"take of indices in {range_str(f.range)} from {where} (size {size})"
-    notes = (Note(f"the indices come from {f.how}, with entries in {range_str(f.range)}", f.span),)
+    own = rs.of(f.source) if f.source is not c.args[1] else f  # (the range where it was born)
+    if own is not None and own.range != f.range:  # moved on the way: an offset, a product, ...
+        how = f"the indices, with entries in {range_str(f.range)}, are computed from {f.how}, "
+        notes = (Note(f"{how}with entries in {range_str(own.range)}", f.span),)
+    else:
+        notes = (Note(f"the indices come from {f.how}, with entries in {range_str(f.range)}", f.span),)
     return IndexCheck(cond, c, rel.origin, msg, notes, text)
 
 
