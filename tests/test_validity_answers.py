@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 
 import symshape as ss
+from symshape.encoding.conds import cond_value, eq, le, lt
 from symshape.encoding.dims import dmax, dmin
+from symshape.ir.cond_reading import cond_text
 
 torch = pytest.importorskip("torch")
 sst = pytest.importorskip("symshape.torch")
@@ -173,3 +175,22 @@ def test_the_range_note_says_where_the_indices_moved_from_their_arange() -> None
     with pytest.raises(IndexError):
         _Shifted()(torch.zeros(1, 11, 4))
     assert _Shifted()(torch.zeros(1, 10, 4)).shape == (1, 10, 4)
+
+
+@pytest.mark.parametrize(
+    ("make", "text"),
+    [
+        (lambda b, t, p, s: lt(b * t + p + s - t - 1, b * t), "p + s <= t"),
+        (lambda b, t, p, s: eq(b * t + 1, b * t + p), "p == 1"),
+        (lambda b, t, p, s: lt(b * t + 1, b * t + t), "t >= 2"),
+        (lambda b, t, p, s: le(2 * b + t, b + 5), "b + t <= 5"),
+        (lambda b, t, p, s: eq(b * t, 16 * p), "b*t == 16*p"),  # nothing shared
+    ],
+)
+def test_terms_on_both_sides_of_a_condition_cancel_in_its_text(make: Any, text: str) -> None:
+    b, t, p, s = ss.dims("b t p s")
+    c = make(b, t, p, s)
+    assert cond_text(c) == text
+    for env in ({b: 2, t: 3, p: 1, s: 1}, {b: 1, t: 5, p: 4, s: 2}, {b: 3, t: 2, p: 1, s: 4}):
+        # the text means what the condition means
+        assert cond_value(c, env) == eval(text, {}, {k.atom.name: v for k, v in env.items()})

@@ -77,8 +77,27 @@ def _cmp_text(c: C.Cond) -> str:
             return f"{expr} {rel} {k}"
         case C.Cmp("==", a, b) if b.is_constant and expr_negated(a):
             return f"{-a} == {-b}"
+        case C.Cmp(op, a, b) if _shared_terms(a, b):
+            # what stands on both sides cancels, each term then on the side where it is added:
+            # ``batch*total + past + seq - total - 1 < batch*total`` is ``past + seq <= total``
+            d = a - b
+            lhs = Dim(tuple(t for t in d.terms if t[1] > 0))
+            rhs = -Dim(tuple(t for t in d.terms if t[1] < 0))
+            if op in ("==", "!=") and lhs.is_constant:
+                lhs, rhs = rhs, lhs
+            if lhs.is_constant or rhs.is_constant:  # (then as a bound: ``total >= 2``)
+                return _cmp_text(C.Cmp(op, lhs, rhs))
+            if op == "<" and rhs.constant_term > 0:
+                op, rhs = C.CmpOp.LE, rhs - 1
+            return f"{lhs} {op} {rhs}"
         case _:
             return str(c)
+
+
+def _shared_terms(a: Dim, b: Dim) -> bool:
+    """Whether ``a`` and ``b`` have a non-constant term in common (the same product of atoms)."""
+    monos = {m for m, _ in a.terms if m}
+    return any(m in monos for m, _ in b.terms if m)
 
 
 def expr_negated(d: Dim) -> bool:
