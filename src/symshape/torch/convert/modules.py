@@ -27,6 +27,7 @@ import torch.nn as nn
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert import nn as fn
+from symshape.torch.convert.conv import batched
 from symshape.torch.convert.elementwise import UNARY, gelu, glu, leaky_relu, prelu, same
 from symshape.torch.convert.linalg import linear_expr
 from symshape.torch.convert.padding import pad as f_pad
@@ -88,16 +89,43 @@ def no_operator(ctx: Ctx, *args: Any, **kwargs: Any) -> Any:
 )
 def batch_norm(ctx: Ctx, input: Any) -> Any:
     """Batch and instance norms; a module that computes its statistics from the input (training,
-    or no running statistics) needs more than one value per statistic."""
+    or no running statistics) needs more than one value per statistic. torch's ranks: an instance
+    norm takes an unbatched input too (``InstanceNorm2d`` on ``(C, H, W)``), ``BatchNorm1d`` takes
+    ``(N, C)`` or ``(N, C, L)``, ``BatchNorm2d``/``3d`` only ``4D``/``5D``."""
     m = ctx.module
     weight, bias, mean, var = ctx.alike_params("weight", "bias", "running_mean", "running_var")
     x = ctx.tensor(input)
-    if isinstance(m, nn.modules.instancenorm._InstanceNorm):
+    name = type(m).__name__
+    nd = _NORM_ND.get(type(m))
+    instance = isinstance(m, nn.modules.instancenorm._InstanceNorm)
+    back = _same_expr
+    if nd is not None and instance:
+        x, back = batched(ctx, x, name, nd + 2, nd + 1, nd + 2)
+    elif nd == 1:  # (N, C) as (N, C, 1)
+        x, back = batched(ctx, x, name, 3, 2, 3, axis=2)
+    elif nd is not None:
+        x, back = batched(ctx, x, name, nd + 2, nd + 2, nd + 2)
+    if instance:
         if m.training or not m.track_running_stats:
             fn.values_per_statistic(ctx, x, "instance")
     elif m.training or (m.running_mean is None and m.running_var is None):
         fn.values_per_statistic(ctx, x, "batch")
-    return fn.batch_norm(ctx, x, mean, var, weight, bias)
+    return back(fn.batch_norm(ctx, x, mean, var, weight, bias))
+
+
+def _same_expr(y: ss.Expr) -> ss.Expr:
+    return y
+
+
+#: the norm modules whose ranks torch checks -> their number of spatial axes
+_NORM_ND: dict[type, int] = {
+    nn.BatchNorm1d: 1,
+    nn.BatchNorm2d: 2,
+    nn.BatchNorm3d: 3,
+    nn.InstanceNorm1d: 1,
+    nn.InstanceNorm2d: 2,
+    nn.InstanceNorm3d: 3,
+}
 
 
 @converts(nn.LayerNorm)
@@ -143,6 +171,22 @@ for _nd in (1, 2, 3):
     for _kind in ("Max", "Avg"):
         converts(getattr(nn, f"{_kind}Pool{_nd}d"))(_pool_module(_kind.lower(), _nd, False))
         converts(getattr(nn, f"Adaptive{_kind}Pool{_nd}d"))(_pool_module(_kind.lower(), _nd, True))
+
+
+def _lp_pool_module(nd: int) -> Any:
+    """``nn.LPPool{nd}d``: torch's ``F.lp_pool{nd}d`` is an average pooling of ``x ** p`` without
+    padding, scaled: the average pooling's shape (and ranks)."""
+
+    def pool(ctx: Ctx, input: Any) -> Any:
+        m = ctx.module
+        return fn.pool(ctx, "avg", nd, ctx.tensor(input), m.kernel_size, m.stride, 0, 1, m.ceil_mode)
+
+    return pool
+
+
+for _nd in (1, 2, 3):
+    if hasattr(nn, f"LPPool{_nd}d"):
+        converts(getattr(nn, f"LPPool{_nd}d"))(_lp_pool_module(_nd))
 
 
 @converts(

@@ -28,6 +28,7 @@ import symshape as ss
 from symshape.relations.nn import ceil_mode_window
 from symshape.torch.context import Ctx, by_name
 from symshape.torch.convert.axes import SWAPAXES
+from symshape.torch.convert.conv import batched, per_axis
 from symshape.torch.convert.shape import sized
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported
@@ -50,16 +51,6 @@ aten = torch.ops.aten
 
 _MAX = {1: ss.ops.max_pool1d, 2: ss.ops.max_pool2d, 3: ss.ops.max_pool3d}
 _AVG = {1: ss.ops.avg_pool1d, 2: ss.ops.avg_pool2d, 3: ss.ops.avg_pool3d}
-
-
-def per_axis(ctx: Ctx, v: Any, nd: int, what: str) -> tuple[int, ...]:
-    """An argument with one value per spatial axis (``kernel_size=3`` or ``(3, 3)``)."""
-    vals = ctx.ints(v, what)
-    if len(vals) == 1:
-        return vals * nd
-    if len(vals) != nd:
-        raise Unsupported(f"{what}: {len(vals)} values for {nd} spatial axes")
-    return vals
 
 
 # -- pooling ------------------------------------------------------------------------------------
@@ -96,10 +87,16 @@ def pool(
                 f"kernel_size={ki} (torch refuses it at every size)",
             )
     op = _MAX[nd] if kind == "max" else _AVG[nd]
+    xb, back = batched(ctx, x, f"{kind}_pool{nd}d", nd + 2, nd + 1, nd + 2)
+    if kind == "avg" and nd == 3:  # torch's avg_pool3d: no spatial axis shorter than the kernel
+        for j, kj in enumerate(k):
+            if kj > 1:
+                at = ss.ops.int_tensor(kj - 1)
+                ctx.let(ss.ops.take(xb, at, axis=j - 3, mode="raise"), f"check_kernel{j}")
     if not bool(ctx.static(ceil_mode, "ceil_mode")):
-        return op(x, pool_size=k, strides=s, padding=p, dilation=d)
+        return back(op(xb, pool_size=k, strides=s, padding=p, dilation=d))
     kk, dd, pb, pa = ceil_window(k, s, p, d)
-    return op(x, pool_size=kk, strides=s, padding=tuple(pb + pa), dilation=dd)
+    return back(op(xb, pool_size=kk, strides=s, padding=tuple(pb + pa), dilation=dd))
 
 
 def ceil_window(
@@ -147,11 +144,14 @@ def _pool_fn(kind: str, nd: int, indices: bool = False) -> Any:
             a.get("dilation", 1),
             a.get("ceil_mode", False),
         )
-        return with_indices(ctx, out) if indices or a.get("return_indices") else out
+        both = indices or a.get("return_indices") or ctx.node_target in _WITH_INDICES
+        return with_indices(ctx, out) if both else out
 
     return fn
 
 
+#: the Python max poolings that return ``(values, indices)`` whatever ``return_indices`` says
+_WITH_INDICES = tuple(getattr(F, f"max_pool{n}d_with_indices") for n in (1, 2, 3))
 for _nd_ in (1, 2, 3):
     converts(
         getattr(F, f"max_pool{_nd_}d"),
@@ -164,33 +164,42 @@ converts(aten.max_pool3d_with_indices)(_pool_fn("max", 3, indices=True))
 
 
 def adaptive_pool(ctx: Ctx, kind: str, nd: int, x: ss.Expr, output_size: Any) -> ss.Expr:
-    """Adaptive pooling to ``output_size`` (``None`` entries keep the input's size); 2-d, and 1-d
-    as 2-d over a size-1 height (Swin's pooler: ``AdaptiveAvgPool1d(1)`` over the tokens)."""
-    if nd == 1:
-        rank = ctx.rank(x)
-        if rank not in (2, 3):
-            raise Unsupported(f"adaptive {kind} pooling in 1-d needs a 2-d or 3-d input, got rank {rank}")
-        size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
-        y: ss.Expr = ss.ops.expand_dims(x, rank - 1)  # (N, C, 1, L) or (C, 1, L)
-        y = ss.ops.expand_dims(y, 0) if rank == 2 else y
-        y = adaptive_pool(ctx, kind, 2, y, (1, size))
-        y = ss.ops.squeeze(y, axis=[0, 2] if rank == 2 else [2])
-        return y
-    if nd != 2:
-        raise Unsupported(f"adaptive {kind} pooling in {nd}-d has no symshape operator yet")
+    """Adaptive pooling to ``output_size`` (``None`` entries keep the input's size) of a batched or
+    unbatched input: 2-d, 1-d as 2-d over a size-1 height (Swin's pooler: ``AdaptiveAvgPool1d(1)``
+    over the tokens), and an average to size 1 in 3-d. torch averages to size 1 with a ``mean``
+    over the last axes, so that takes any rank from ``nd``."""
     sizes = output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nd
+    if len(sizes) != nd:
+        raise Unsupported(f"adaptive {kind} pooling in {nd}-d: output_size {output_size!r}")
     size = tuple(None if s is None else ctx.integer(s, "output_size") for s in sizes)
+    what = f"adaptive_{kind}_pool{nd}d"
+    ones = kind == "avg" and nd > 1 and size == (1,) * nd
+    if ones and nd == 3:
+        xb, back = batched(ctx, x, what, nd + 2, nd, -1)
+        return back(ss.ops.mean(xb, axis=[-3, -2, -1], keepdims=True))
+    if nd not in (1, 2):
+        raise Unsupported(f"adaptive {kind} pooling in {nd}-d has no symshape operator yet")
+    xb, back = batched(ctx, x, what, nd + 2, nd if ones else nd + 1, -1 if ones else nd + 2)
     op = ss.ops.adaptive_avg_pool2d if kind == "avg" else ss.ops.adaptive_max_pool2d
-    return op(x, output_size=size)
+    if nd == 2:
+        return back(op(xb, output_size=size))
+    y = op(ss.ops.expand_dims(xb, 2), output_size=(1, size[0]))  # (N, C, 1, L)
+    return back(ss.ops.squeeze(y, axis=[2]))
+
+
+def _both(ctx: Ctx, kind: str) -> bool:
+    """Whether a max pooling call returns ``(values, indices)`` whatever its arguments: the aten
+    max forms and the Python ``*_with_indices`` ones."""
+    aten_forms = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
+    t = ctx.node_target
+    return kind == "max" and (isinstance(t, aten_forms) or getattr(t, "__name__", "").endswith("_with_indices"))
 
 
 def _adaptive_fn(kind: str, nd: int) -> Any:
     def fn(ctx: Ctx, input: Any, output_size: Any, return_indices: Any = False) -> Any:
         out = adaptive_pool(ctx, kind, nd, ctx.tensor(input), output_size)
-        # (the aten max forms always return (values, indices))
-        aten_forms = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
-        aten_max = kind == "max" and isinstance(ctx.node_target, aten_forms)
-        return with_indices(ctx, out) if return_indices or aten_max else out
+        # (the aten max forms and F.adaptive_max_pool*d_with_indices always return both)
+        return with_indices(ctx, out) if return_indices or _both(ctx, kind) else out
 
     return fn
 
@@ -198,6 +207,8 @@ def _adaptive_fn(kind: str, nd: int) -> Any:
 for _nd_ in (1, 2, 3):
     for _kind in ("avg", "max"):
         _keys: list[Any] = [getattr(F, f"adaptive_{_kind}_pool{_nd_}d")]
+        if _kind == "max":
+            _keys.append(getattr(F, f"adaptive_max_pool{_nd_}d_with_indices"))
         for _n in (f"adaptive_{_kind}_pool{_nd_}d", f"_adaptive_{_kind}_pool{_nd_}d"):
             if hasattr(aten, _n):
                 _keys.append(getattr(aten, _n))
