@@ -180,9 +180,11 @@ def batched(
     operator's result back to torch's (see the module docstring). torch accepts the ranks
     ``low..high`` (``high < 0``: any from ``low``)."""
     r = ctx.rank(x)
+    if r is not None and not (low <= r and (high < 0 or r <= high)):
+        r = None  # (refused: the operator says so, with torch's message)
     if r == rank:
         return x, _same
-    if r is not None and r < rank and r >= low:
+    if r is not None and r < rank:
         n = rank - r
         axes = list(range(axis, axis + n))
         return ss.ops.expand_dims(x, axis=axis, num_newaxis=n), lambda y: ss.ops.squeeze(y, axis=axes)

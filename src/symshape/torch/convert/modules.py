@@ -8,7 +8,10 @@ pooling with its kernel, stride and padding, and so on (convolution modules are 
 
 * ``nn.MultiheadAttention``: the three input projections (slices of ``in_proj_weight``), heads as
   ``reshape(q, (0, 0, H, E/H))`` plus a transpose, ``softmax(q k^T + masks) v``, the output
-  projection; the averaged weights ``(N, L, S)`` as second result. Inputs are batched (3-d).
+  projection; the averaged weights ``(N, L, S)`` as second result. An unbatched query ``(L, E)``
+  (its rank known at import) is torch's batch of one: key and value ``(S, E)``, a key padding
+  mask ``(S,)``, a 3-d attention mask ``(num_heads, L, S)``; a query whose rank only inference
+  knows is taken as batched (3-d), so an unbatched one there is a rank error, never a wrong type.
 * ``nn.LSTM``/``nn.GRU``/``nn.RNN``: per layer and direction the input projection
   ``dense(x, weight_ih)`` (which checks ``input_size``), the output ``(..., D * H)`` and the final
   states ``(D * num_layers, N, H)``; given initial states must have exactly that shape. The
@@ -307,7 +310,26 @@ def mha(
     need_weights: bool,
     average: bool,
 ) -> tuple[ss.Expr, ss.Expr | None]:
-    """``nn.MultiheadAttention`` on batched inputs (see the module docstring)."""
+    """``nn.MultiheadAttention`` (see the module docstring)."""
+    qr = ctx.rank(query)
+    if qr is not None and qr not in (2, 3):
+        raise ss.SymshapeError(
+            ss.errors.RANK_MISMATCH,
+            f"query should be unbatched 2D or batched 3D tensor but received {qr}-D query tensor (torch)",
+        )
+    if qr == 2:  # unbatched: torch adds the batch axis to query, key, value and key_padding_mask
+        ax = 0 if m.batch_first else 1
+        query, key, value = (batched(ctx, t, "multi_head_attention", 3, 2, 2, ax)[0] for t in (query, key, value))
+        if key_padding_mask is not None:
+            key_padding_mask = batched(ctx, key_padding_mask, "key_padding_mask", 2, 1, 1)[0]
+        out, w = mha(ctx, m, prefix, query, key, value, key_padding_mask, attn_mask, need_weights, average)
+        return ss.ops.squeeze(out, axis=[ax]), None if w is None else ss.ops.squeeze(w, axis=[0])
+    if qr == 3:  # torch's ranks for a batched query
+        for t, r, what in ((key, 3, "key"), (value, 3, "value"), (key_padding_mask, 2, "key_padding_mask")):
+            if t is not None and ctx.rank(t) not in (None, r):
+                raise ss.SymshapeError(
+                    ss.errors.RANK_MISMATCH, f"for batched (3-D) `query`, `{what}` must be {r}-D (torch)"
+                )
     e, h = int(m.embed_dim), int(m.num_heads)
     hd = e // h
     if m._qkv_same_embed_dim:
@@ -328,18 +350,16 @@ def mha(
         proj = linear_expr(x, wi, bi)
         heads.append(ss.ops.transpose(ss.ops.reshape(proj, (0, 0, h, hd)), to_heads))
     q, k, v = heads
-    _mha_checks(ctx, h, m.batch_first, query, key, value, key_padding_mask, attn_mask)
+    _mha_checks(ctx, h, m.batch_first, query, key, value, key_padding_mask)
     mask: ss.Expr | None = None
-    if attn_mask is not None:
-        am = attn_mask
-        if ctx.rank(am) == 3:  # (N*heads, L, S) -> (N, heads, L, S)
-            am = ss.ops.reshape(am, (-4, -1, h, -2))
-        mask = am
+    if attn_mask is not None:  # (L, S) or (N*heads, L, S), as (N, heads, L, S)
+        q, k = ctx.let(q, "q"), ctx.let(k, "k")
+        mask = fn.ATTN_MASK(attn_mask, q, k)
     if key_padding_mask is not None:
         kpm = ss.ops.expand_dims(key_padding_mask, axis=1, num_newaxis=2)
         mask = kpm if mask is None else ss.ops.logical_or(ss.ops.cast(mask, "bool"), ss.ops.cast(kpm, "bool"))
     out, weights = fn.attention(ctx, q, k, v, mask)
-    merged = ss.ops.reshape(ss.ops.transpose(out, from_heads), (0, 0, -1))
+    merged = ss.ops.reshape(ss.ops.transpose(out, from_heads), (0, 0, e))
     out = linear_expr(merged, _need(ctx, prefix, "out_proj.weight"), _p(ctx, prefix, "out_proj.bias"))
     if not need_weights:
         return out, None
@@ -354,13 +374,11 @@ def _mha_checks(
     key: ss.Expr,
     value: ss.Expr,
     key_padding_mask: ss.Expr | None,
-    attn_mask: ss.Expr | None,
 ) -> None:
     """torch's exact shapes (``F.multi_head_attention_forward``), where the attention itself
     would broadcast: ``key`` and ``value`` have one ``(N, S)``, the query's batch is ``N``,
-    ``key_padding_mask`` is ``(N, S)``, a 2-d ``attn_mask`` ``(L, S)`` and a 3-d one
-    ``(N*heads, L, S)`` (a mask of unknown rank is left to broadcasting). Each is a ``stack`` of
-    the two shapes, as tensors of the query's dtype."""
+    ``key_padding_mask`` is ``(N, S)`` (``attn_mask``: :data:`~symshape.torch.convert.nn.ATTN_MASK`).
+    Each is a ``stack`` of the two shapes, as tensors of the query's dtype."""
 
     def seq_batch(x: ss.Expr) -> ss.Expr:  # (N, L) of (N, L, E) or (L, N, E)
         s = ss.ops.sum(x, axis=[-1])
@@ -373,18 +391,6 @@ def _mha_checks(
     if key_padding_mask is not None:
         kpm = ss.ops.cast_like(key_padding_mask, k_ns)
         ctx.let(ss.ops.stack([kpm, k_ns], axis=0), "check_key_padding_mask")
-    rank = ctx.rank(attn_mask) if attn_mask is not None else None
-    if attn_mask is None or rank not in (2, 3):
-        return
-    ls = ss.ops.add(  # (L, S)
-        ss.ops.expand_dims(ss.ops.sum(q_nl, axis=[0]), axis=1),
-        ss.ops.expand_dims(ss.ops.cast_like(ss.ops.sum(k_ns, axis=[0]), q_nl), axis=0),
-    )
-    if rank == 3:  # (N, 1, 1, 1) + (heads, 1, 1) + (L, S), merged to (N*heads, L, S)
-        n4 = ss.ops.expand_dims(q_n, axis=1, num_newaxis=3)
-        h3 = ss.ops.cast_like(ss.Constant(shape=(heads, 1, 1), dtype="float32"), q_n)
-        ls = ss.ops.reshape(ss.ops.add(ss.ops.add(n4, h3), ls), (-3, 0, 0))
-    ctx.let(ss.ops.stack([ss.ops.cast_like(attn_mask, ls), ls], axis=0), "check_attn_mask")
 
 
 def _flag(ctx: Ctx, v: Any, what: str) -> bool:
