@@ -82,21 +82,91 @@ CASES: list[tuple[str, bool, Callable[..., dict[str, Any]], Shape, Shape, list[d
     ("unbatched self batch_first", True, _self, ("l", E), (1,), _grid(l=range(0, 4))),
     ("unbatched cross", False, _cross, ("l", E), ("s", E), _grid(l=range(0, 3), s=range(0, 3))),
     ("unbatched cross batch_first", True, _cross, ("l", E), ("s", E), _grid(l=range(0, 3), s=range(0, 3))),
-    ("unbatched query, batched key", False, _cross, ("l", E), ("s", 1, E), _grid(l=range(1, 3), s=range(1, 3))),
-    ("batched query, unbatched key", False, _cross, ("l", 1, E), ("s", E), _grid(l=range(1, 3), s=range(1, 3))),
+    (
+        "unbatched query, batched key",
+        False,
+        _cross,
+        ("l", E),
+        ("s", 1, E),
+        _grid(l=range(1, 3), s=range(1, 3)),
+    ),
+    (
+        "batched query, unbatched key",
+        False,
+        _cross,
+        ("l", 1, E),
+        ("s", E),
+        _grid(l=range(1, 3), s=range(1, 3)),
+    ),
     ("1-d query", False, _self, (E,), (1,), [{}]),
     ("4-d query", True, _self, (1, "l", "l", E), (1,), _grid(l=range(1, 3))),
     ("unbatched key padding mask (d)", False, _kpm, ("l", E), ("d",), _grid(l=range(1, 4), d=range(1, 4))),
     ("unbatched key padding mask (1, l)", True, _kpm, ("l", E), (1, "l"), _grid(l=range(1, 3))),
-    ("batched key padding mask (d, l)", True, _kpm, ("b", "l", E), ("d", "l"), _grid(b=range(1, 3), l=range(1, 3), d=range(1, 3))),
+    (
+        "batched key padding mask (d, l)",
+        True,
+        _kpm,
+        ("b", "l", E),
+        ("d", "l"),
+        _grid(b=range(1, 3), l=range(1, 3), d=range(1, 3)),
+    ),
     ("unbatched attn_mask (d, l)", False, _am, ("l", E), ("d", "l"), _grid(l=range(1, 4), d=range(1, 4))),
-    ("unbatched attn_mask (d, l, l)", False, _am, ("l", E), ("d", "l", "l"), _grid(l=range(1, 3), d=range(1, 5))),
-    ("batched attn_mask (d, l, l)", True, _am, ("b", "l", E), ("d", "l", "l"), _grid(b=range(1, 3), l=range(1, 3), d=range(1, 6))),
-    ("batched attn_mask (d, l)", True, _am, ("b", "l", E), ("d", "l"), _grid(b=range(1, 3), l=range(1, 4), d=range(1, 4))),
-    ("batched attn_mask given (d, l, l)", False, _am_given, ("l", "b", E), ("d", "l", "l"), _grid(b=range(1, 3), l=range(1, 3), d=range(1, 6))),
-    ("batched attn_mask new_zeros (n*h, l, l)", False, _am_zeros, ("l", "b", E), (1,), _grid(b=range(1, 4), l=range(1, 3))),
-    ("batched attn_mask new_zeros (d, l, l)", False, _am_zeros_y, ("l", "b", E), ("d",), _grid(b=range(1, 3), l=range(1, 3), d=range(1, 6))),
-    ("unbatched attn_mask new_zeros (d, l, l)", False, _am_zeros_y, ("l", E), ("d",), _grid(l=range(1, 3), d=range(1, 4))),
+    (
+        "unbatched attn_mask (d, l, l)",
+        False,
+        _am,
+        ("l", E),
+        ("d", "l", "l"),
+        _grid(l=range(1, 3), d=range(1, 5)),
+    ),
+    (
+        "batched attn_mask (d, l, l)",
+        True,
+        _am,
+        ("b", "l", E),
+        ("d", "l", "l"),
+        _grid(b=range(1, 3), l=range(1, 3), d=range(1, 6)),
+    ),
+    (
+        "batched attn_mask (d, l)",
+        True,
+        _am,
+        ("b", "l", E),
+        ("d", "l"),
+        _grid(b=range(1, 3), l=range(1, 4), d=range(1, 4)),
+    ),
+    (
+        "batched attn_mask given (d, l, l)",
+        False,
+        _am_given,
+        ("l", "b", E),
+        ("d", "l", "l"),
+        _grid(b=range(1, 3), l=range(1, 3), d=range(1, 6)),
+    ),
+    (
+        "batched attn_mask new_zeros (n*h, l, l)",
+        False,
+        _am_zeros,
+        ("l", "b", E),
+        (1,),
+        _grid(b=range(1, 4), l=range(1, 3)),
+    ),
+    (
+        "batched attn_mask new_zeros (d, l, l)",
+        False,
+        _am_zeros_y,
+        ("l", "b", E),
+        ("d",),
+        _grid(b=range(1, 3), l=range(1, 3), d=range(1, 6)),
+    ),
+    (
+        "unbatched attn_mask new_zeros (d, l, l)",
+        False,
+        _am_zeros_y,
+        ("l", E),
+        ("d",),
+        _grid(l=range(1, 3), d=range(1, 4)),
+    ),
 ]
 
 
@@ -145,7 +215,9 @@ def test_attention_as_torch(
         x, y = _example(xs, p), _example(ys, p)
         runs = _runs(model, x, y)
         at = {ss.dim(k, min=0): v for k, v in p.items()}
-        assert bool(res.valid_at(at)) == runs, f"{name} at {p}: torch {'runs' if runs else 'raises'}; {res.report()}"
+        assert bool(res.valid_at(at)) == runs, (
+            f"{name} at {p}: torch {'runs' if runs else 'raises'}; {res.report()}"
+        )
         if runs:
             mm = _mismatches(res, model, x, y, p)
             assert not mm, f"{name} at {p}: {mm}"

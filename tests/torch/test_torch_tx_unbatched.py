@@ -66,23 +66,50 @@ def _modules() -> list[tuple[str, int, set[int], Callable[[], Any]]]:
         both = {nd + 1, nd + 2}
         out += [
             (f"Conv{nd}d", nd, both, lambda nd=nd: getattr(nn, f"Conv{nd}d")(2, 3, 2, padding=1)),
-            (f"Conv{nd}d reflect", nd, both, lambda nd=nd: getattr(nn, f"Conv{nd}d")(2, 3, 1, padding_mode="circular")),
-            (f"ConvTranspose{nd}d", nd, both, lambda nd=nd: getattr(nn, f"ConvTranspose{nd}d")(2, 3, 2, stride=2)),
-            (f"F.conv{nd}d", nd, both, lambda nd=nd: lambda x: getattr(F, f"conv{nd}d")(x, torch.ones((3, 2) + (1,) * nd))),
+            (
+                f"Conv{nd}d reflect",
+                nd,
+                both,
+                lambda nd=nd: getattr(nn, f"Conv{nd}d")(2, 3, 1, padding_mode="circular"),
+            ),
+            (
+                f"ConvTranspose{nd}d",
+                nd,
+                both,
+                lambda nd=nd: getattr(nn, f"ConvTranspose{nd}d")(2, 3, 2, stride=2),
+            ),
+            (
+                f"F.conv{nd}d",
+                nd,
+                both,
+                lambda nd=nd: lambda x: getattr(F, f"conv{nd}d")(x, torch.ones((3, 2) + (1,) * nd)),
+            ),
             (
                 f"F.conv_transpose{nd}d",
                 nd,
                 both,
-                lambda nd=nd: lambda x: getattr(F, f"conv_transpose{nd}d")(x, torch.ones((2, 3) + (2,) * nd), stride=2),
+                lambda nd=nd: (
+                    lambda x: getattr(F, f"conv_transpose{nd}d")(x, torch.ones((2, 3) + (2,) * nd), stride=2)
+                ),
             ),
             (f"MaxPool{nd}d", nd, both, lambda nd=nd: getattr(nn, f"MaxPool{nd}d")(2)),
-            (f"MaxPool{nd}d indices", nd, both, lambda nd=nd: getattr(nn, f"MaxPool{nd}d")(2, 1, return_indices=True)),
+            (
+                f"MaxPool{nd}d indices",
+                nd,
+                both,
+                lambda nd=nd: getattr(nn, f"MaxPool{nd}d")(2, 1, return_indices=True),
+            ),
             (f"AvgPool{nd}d ceil", nd, both, lambda nd=nd: getattr(nn, f"AvgPool{nd}d")(2, ceil_mode=True)),
             (f"F.max_pool{nd}d", nd, both, lambda nd=nd: lambda x: getattr(F, f"max_pool{nd}d")(x, 2, 1, 1)),
             (f"F.avg_pool{nd}d", nd, both, lambda nd=nd: lambda x: getattr(F, f"avg_pool{nd}d")(x, 1)),
             (f"LPPool{nd}d", nd, both, lambda nd=nd: getattr(nn, f"LPPool{nd}d")(2, 2)),
             (f"InstanceNorm{nd}d", nd, both, lambda nd=nd: getattr(nn, f"InstanceNorm{nd}d")(2, affine=True)),
-            (f"BatchNorm{nd}d", nd, {2, 3} if nd == 1 else {nd + 2}, lambda nd=nd: getattr(nn, f"BatchNorm{nd}d")(2).eval()),
+            (
+                f"BatchNorm{nd}d",
+                nd,
+                {2, 3} if nd == 1 else {nd + 2},
+                lambda nd=nd: getattr(nn, f"BatchNorm{nd}d")(2).eval(),
+            ),
         ]
     out += [
         ("AdaptiveAvgPool1d", 1, {2, 3}, lambda: nn.AdaptiveAvgPool1d(2)),
@@ -168,7 +195,9 @@ def test_ranks_and_shapes_as_torch(
         runs = _runs(model, example)
         assert not (runs and not accepted), f"{name} at {p}: torch runs a rank the table says it refuses"
         at = _dims(p)
-        assert bool(res.valid_at(at)) == runs, f"{name} at {p}: torch {'runs' if runs else 'raises'}; {res.report()}"
+        assert bool(res.valid_at(at)) == runs, (
+            f"{name} at {p}: torch {'runs' if runs else 'raises'}; {res.report()}"
+        )
         if runs:
             mm = mismatches(res, model, example, p)
             assert not mm, f"{name} at {p}: {mm}"

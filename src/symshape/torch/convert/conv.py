@@ -116,11 +116,12 @@ def _batched_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
         ctx.assign(out, ss.Tensor(None, x.dtype))
         return True
     r, big = got
-    dims, axis = tuple(x.dims), int(attrs.get("axis"))
+    dims: tuple[ss.Dim | int, ...] = tuple(x.dims)
+    axis = int(attrs.get("axis"))
     if r <= big:
         dims = dims[:axis] + (1,) * (big - r) + dims[axis:]
     else:  # (the leading axes merged into one batch axis)
-        dims = (product(dims[: r - big + 1]), *dims[r - big + 1 :])
+        dims = (product(x.dims[: r - big + 1]), *dims[r - big + 1 :])
     ctx.assign(out, ss.Tensor(dims, x.dtype))
     return True
 

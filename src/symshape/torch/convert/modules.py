@@ -23,6 +23,7 @@ Modules without a symshape operator (``Fold``, ``Unfold``, ...) are ``unsupporte
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch.nn as nn
@@ -101,7 +102,7 @@ def batch_norm(ctx: Ctx, input: Any) -> Any:
     name = type(m).__name__
     nd = _NORM_ND.get(type(m))
     instance = isinstance(m, nn.modules.instancenorm._InstanceNorm)
-    back = _same_expr
+    back: Callable[[ss.Expr], ss.Expr] = _same_expr
     if nd is not None and instance:
         x, back = batched(ctx, x, name, nd + 2, nd + 1, nd + 2)
     elif nd == 1:  # (N, C) as (N, C, 1)
@@ -319,7 +320,9 @@ def mha(
         )
     if qr == 2:  # unbatched: torch adds the batch axis to query, key, value and key_padding_mask
         ax = 0 if m.batch_first else 1
-        query, key, value = (batched(ctx, t, "multi_head_attention", 3, 2, 2, ax)[0] for t in (query, key, value))
+        query, key, value = (
+            batched(ctx, t, "multi_head_attention", 3, 2, 2, ax)[0] for t in (query, key, value)
+        )
         if key_padding_mask is not None:
             key_padding_mask = batched(ctx, key_padding_mask, "key_padding_mask", 2, 1, 1)[0]
         out, w = mha(ctx, m, prefix, query, key, value, key_padding_mask, attn_mask, need_weights, average)
@@ -345,7 +348,7 @@ def mha(
     )
     to_heads = (0, 2, 1, 3) if m.batch_first else (1, 2, 0, 3)
     from_heads = (0, 2, 1, 3) if m.batch_first else (2, 0, 1, 3)
-    heads = []
+    heads: list[ss.Expr] = []
     for x, wi, bi in zip((query, key, value), ws, bs):
         proj = linear_expr(x, wi, bi)
         heads.append(ss.ops.transpose(ss.ops.reshape(proj, (0, 0, h, hd)), to_heads))

@@ -196,7 +196,9 @@ def _both(ctx: Ctx, kind: str) -> bool:
     max forms and the Python ``*_with_indices`` ones."""
     aten_forms = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
     t = ctx.node_target
-    return kind == "max" and (isinstance(t, aten_forms) or getattr(t, "__name__", "").endswith("_with_indices"))
+    return kind == "max" and (
+        isinstance(t, aten_forms) or getattr(t, "__name__", "").endswith("_with_indices")
+    )
 
 
 def _adaptive_fn(kind: str, nd: int) -> Any:
