@@ -119,18 +119,25 @@ def _modules() -> list[tuple[str, int, set[int], Callable[[], Any]]]:
         ("AdaptiveMaxPool2d", 2, {3, 4}, lambda: nn.AdaptiveMaxPool2d((1, 2))),
         ("F.adaptive_max_pool2d indices", 2, {3, 4}, lambda: lambda x: F.adaptive_max_pool2d(x, 2, True)),
         ("AdaptiveAvgPool3d to 1", 3, {3, 4, 5, 6}, lambda: nn.AdaptiveAvgPool3d(1)),
+        ("F.instance_norm", 1, {3, 4}, lambda: lambda x: F.instance_norm(x)),
+        (
+            "F.batch_norm training",
+            1,
+            {1, 2, 3, 4},
+            lambda: lambda x: F.batch_norm(x, None, None, training=True),
+        ),
+        ("GroupNorm", 1, {2, 3, 4}, lambda: nn.GroupNorm(1, 2)),
     ]
     return out
 
 
 def _sizes(name: str, shape: tuple[Any, ...], nd: int) -> list[dict[str, int]]:
-    """The sizes to try: a batch of 0, 1, 2 (1, 2 for the norms), spatial sizes from 1 (see
-    the report of session 13 for the empty spatial axes, where torch's convolutions, max pools
-    and norms have rules of their own)."""
+    """The sizes to try: a batch of 0, 1, 2; spatial sizes from 1 (from 0 for the norms; see the
+    report of session 13 for the empty spatial axes of convolutions and max pools, where torch
+    has rules of its own)."""
     names = {n for n in shape if isinstance(n, str)}
-    small = range(1, 4) if nd < 3 else range(1, 3)
-    batch = range(1, 3) if "Norm" in name else range(0, 3)
-    return _grid(**{n: (batch if n == "b" else small) for n in names})
+    small = range(0 if "norm" in name.lower() else 1, 4 if nd < 3 else 3)
+    return _grid(**{n: (range(0, 3) if n == "b" else small) for n in names})
 
 
 def _dims(p: dict[str, int]) -> dict[ss.Dim, int]:

@@ -63,6 +63,7 @@ __all__ = [
     "BATCHED",
     "UNBATCHED",
     "batched",
+    "nonempty_batch",
 ]
 
 aten = torch.ops.aten
@@ -172,6 +173,12 @@ UNBATCHED = ss.register_op(
 
 def _same(y: ss.Expr) -> ss.Expr:
     return y
+
+
+def nonempty_batch(ctx: Ctx, x: ss.Expr) -> None:
+    """torch's instance norm with a weight refuses a batch of 0 (it repeats the weight per sample
+    and reads the first): ``x``'s axis 0 must have an entry 0."""
+    ctx.let(ss.ops.take(x, ss.ops.int_tensor(0), axis=0, mode="raise"), "check_batch")
 
 
 def batched(

@@ -31,7 +31,8 @@ import torch.nn as nn
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert import nn as fn
-from symshape.torch.convert.conv import batched
+from symshape.torch.convert.attention import ATTN_MASK, attention
+from symshape.torch.convert.conv import batched, nonempty_batch
 from symshape.torch.convert.elementwise import UNARY, gelu, glu, leaky_relu, prelu, same
 from symshape.torch.convert.linalg import linear_expr
 from symshape.torch.convert.padding import pad as f_pad
@@ -110,6 +111,8 @@ def batch_norm(ctx: Ctx, input: Any) -> Any:
     elif nd is not None:
         x, back = batched(ctx, x, name, nd + 2, nd + 2, nd + 2)
     if instance:
+        if weight is not None or bias is not None:
+            nonempty_batch(ctx, x)
         if m.training or not m.track_running_stats:
             fn.values_per_statistic(ctx, x, "instance")
     elif m.training or (m.running_mean is None and m.running_var is None):
@@ -357,11 +360,11 @@ def mha(
     mask: ss.Expr | None = None
     if attn_mask is not None:  # (L, S) or (N*heads, L, S), as (N, heads, L, S)
         q, k = ctx.let(q, "q"), ctx.let(k, "k")
-        mask = fn.ATTN_MASK(attn_mask, q, k)
+        mask = ATTN_MASK(attn_mask, q, k)
     if key_padding_mask is not None:
         kpm = ss.ops.expand_dims(key_padding_mask, axis=1, num_newaxis=2)
         mask = kpm if mask is None else ss.ops.logical_or(ss.ops.cast(mask, "bool"), ss.ops.cast(kpm, "bool"))
-    out, weights = fn.attention(ctx, q, k, v, mask)
+    out, weights = attention(ctx, q, k, v, mask)
     merged = ss.ops.reshape(ss.ops.transpose(out, from_heads), (0, 0, e))
     out = linear_expr(merged, _need(ctx, prefix, "out_proj.weight"), _p(ctx, prefix, "out_proj.bias"))
     if not need_weights:
@@ -380,7 +383,7 @@ def _mha_checks(
 ) -> None:
     """torch's exact shapes (``F.multi_head_attention_forward``), where the attention itself
     would broadcast: ``key`` and ``value`` have one ``(N, S)``, the query's batch is ``N``,
-    ``key_padding_mask`` is ``(N, S)`` (``attn_mask``: :data:`~symshape.torch.convert.nn.ATTN_MASK`).
+    ``key_padding_mask`` is ``(N, S)`` (``attn_mask``: :data:`~symshape.torch.convert.attention.ATTN_MASK`).
     Each is a ``stack`` of the two shapes, as tensors of the query's dtype."""
 
     def seq_batch(x: ss.Expr) -> ss.Expr:  # (N, L) of (N, L, E) or (L, N, E)

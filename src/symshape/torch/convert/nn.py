@@ -8,13 +8,13 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
   requires ``C % groups == 0``);
 * ``layer_norm`` over the last ``len(normalized_shape)`` axes, each checked;
 * ``embedding(ids, weight)`` is ``take(weight, ids, axis=0)``;
-* ``scaled_dot_product_attention`` is ``softmax(q @ k^T + mask) @ v``;
 * ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
 
 Convolutions (plain and transposed, and ``aten.convolution``) are in
-:mod:`symshape.torch.convert.conv`, resizing in :mod:`symshape.torch.convert.resize`, padding in
-:mod:`symshape.torch.convert.padding`. Calls with no symshape counterpart (``unfold``,
-``grid_sample``, ...) are ``unsupported-op`` with the reason, listed in the gap list.
+:mod:`symshape.torch.convert.conv`, attention in :mod:`symshape.torch.convert.attention`, resizing
+in :mod:`symshape.torch.convert.resize`, padding in :mod:`symshape.torch.convert.padding`. Calls
+with no symshape counterpart (``unfold``, ``grid_sample``, ...) are ``unsupported-op`` with the
+reason, listed in the gap list.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import torch
 import torch.nn.functional as F
 
 import symshape as ss
-from symshape.encoding.conds import eq
+from symshape.encoding.conds import eq, negate
 from symshape.relations.base import Context
+from symshape.relations.common import product
 from symshape.relations.nn import ceil_mode_window
 from symshape.torch.context import Ctx, by_name
-from symshape.torch.convert.axes import SWAPAXES
-from symshape.torch.convert.conv import batched, per_axis
+from symshape.torch.convert.conv import batched, nonempty_batch, per_axis
 from symshape.torch.convert.shape import sized
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported
@@ -47,8 +47,6 @@ __all__ = [
     "layer_norm",
     "group_norm",
     "embedding",
-    "attention",
-    "ATTN_MASK",
 ]
 
 aten = torch.ops.aten
@@ -251,22 +249,59 @@ def batch_norm(
 
 def values_per_statistic(ctx: Ctx, x: ss.Expr, kind: str, groups: int = 1) -> None:
     """torch's check that a normalization computing statistics from its input has more than one
-    value per statistic ("Expected more than 1 value per channel when training"), stated as the
-    element 1 of those values: a training batch norm's ``N * prod(spatial)`` per channel
-    (``kind="batch"``), an instance norm's ``prod(spatial)`` per sample and channel
-    (``"instance"``), and torch's count for a group norm, ``N * C // groups * prod(spatial)``
-    (``"group"``). The count is a product of sizes: only a run where all of them are 1 fails.
-    Smaller ranks than the operator needs are left to the operator's own check."""
-    r = ctx.rank(x)
-    if r is not None and r < (3 if kind == "instance" else 2):
-        return
-    if kind == "batch":  # (N, C, P) -> (C, N, P) -> (C, N*P)
-        per = ss.ops.reshape(ss.ops.transpose(ss.ops.reshape(x, (0, 0, -1)), [1, 0, 2]), (0, -1))
-    elif kind == "instance":
-        per = ss.ops.reshape(x, (0, 0, -1))
+    value per statistic ("Expected more than 1 value per channel when training"): a training batch
+    norm's ``N * prod(spatial)`` per channel (``kind="batch"``), an instance norm's
+    ``prod(spatial)`` per sample and channel (``"instance"``), and torch's count for a group norm,
+    ``N * C // groups * prod(spatial)`` (``"group"``). torch refuses exactly a count of 1 (an
+    empty input runs; an instance norm of a 1-d or 2-d input has 1): :data:`STATS_COUNT`. A 1-d
+    input: a group norm refuses it, a batch norm runs it only empty."""
+    x = x if isinstance(x, ss.Var) else ctx.let(x, "input")
+    ctx.let(STATS_COUNT(x, kind=kind, groups=groups), "check_stats")
+
+
+@ss.relation("torch.stats_count")
+def _stats_count_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    x, out = args
+    if not isinstance(x, ss.TensorType):
+        return False
+    kind = attrs.get("kind")
+    if x.ndim is None:
+        if not ctx.final:
+            return False
+    elif x.ndim < 2 and kind == "group":
+        ctx.fail(ss.errors.RANK_MISMATCH, f"group_norm: expected at least 2 dimensions, got `{x}` (torch)")
     else:
-        per = ss.ops.reshape(x, (groups, -1))
-    ctx.let(ss.ops.take(per, ss.ops.int_tensor(1), axis=-1, mode="raise"), "check_stats")
+        dims = tuple(ctx.resolve_dim(d) for d in x.dims)
+        if any(d.has_unknowns for d in dims) and not ctx.final:
+            return False
+        if x.ndim < 2 and kind == "batch":
+            ctx.require(
+                eq(dims[0], 0), ss.errors.RANK_MISMATCH, f"batch_norm of `{x}` runs only empty (torch)"
+            )
+        count = product(dims[2:])
+        if kind == "batch":
+            count = dims[0] * count
+        elif kind == "group":
+            count = (dims[0] * dims[1]) // int(attrs.get("groups")) * count
+        ctx.require(
+            negate(eq(count, 1)),
+            ss.errors.SHAPE_MISMATCH,
+            f"{kind} norm computing statistics needs more than 1 value per statistic, and `{x}` has"
+            f" {count} (torch refuses exactly 1)",
+        )
+    ctx.assign(out, ss.Tensor(None, x.dtype))
+    return True
+
+
+#: ``torch.stats_count(x, kind=..., groups=...)``: torch's check that a normalization computing
+#: statistics from ``x`` does not have exactly one value per statistic (its result: nothing to use)
+STATS_COUNT = ss.register_op(
+    "torch.stats_count",
+    "torch.stats_count",
+    1,
+    doc="torch's check that a norm computing statistics has not exactly 1 value per statistic",
+    attr_types={"kind": "str", "groups": "int"},
+)
 
 
 def _opt(ctx: Ctx, v: Any, what: str) -> ss.Expr | None:
@@ -303,6 +338,8 @@ def _batch_norm_fn(spelling: str) -> Any:
         if spelling == "F" and ctx.node_target is F.batch_norm and training:
             values_per_statistic(ctx, x, "batch")
         elif spelling == "F" and ctx.node_target is F.instance_norm:
+            if a.get("weight") is not None or a.get("bias") is not None:
+                nonempty_batch(ctx, x)
             if ctx.static(a.get("use_input_stats", True), "use_input_stats"):
                 values_per_statistic(ctx, x, "instance")
         return batch_norm(ctx, x, *_vectors(ctx, *vecs))
@@ -457,84 +494,6 @@ def one_hot(ctx: Ctx, input: Any, num_classes: Any = -1) -> Any:
         raise Unsupported("one_hot without num_classes has a data-dependent size")
     x = ss.ops.cast(ctx.tensor(input), "int64")
     return ss.ops.add(ss.ops.expand_dims(x, axis=-1), ss.Constant(shape=(n,), dtype="int64"))
-
-
-# -- attention ----------------------------------------------------------------------------------
-
-
-def _equal(ctx: Context, a: ss.Dim, b: ss.Dim, message: str) -> None:
-    """``a == b``: an unknown on either side is bound, other dimensions are a condition."""
-    a, b = ctx.resolve_dim(a), ctx.resolve_dim(b)
-    if a == b:
-        return
-    if a.has_unknowns or b.has_unknowns:
-        ctx.unify_dim(a, b)
-    else:
-        ctx.require(eq(a, b), ss.errors.SHAPE_MISMATCH, message)
-
-
-@ss.relation("torch.attn_mask")
-def _attn_mask_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    """``nn.MultiheadAttention``'s ``attn_mask`` against ``q (N, heads, L, hd)`` and
-    ``k (N, heads, S, hd)``: torch's ``(L, S)`` or ``(N * heads, L, S)``, as ``(1, 1, L, S)`` or
-    ``(N, heads, L, S)``."""
-    mask, q, k, out = args
-    if not all(isinstance(t, ss.TensorType) for t in (mask, q, k)):
-        return False
-    assert isinstance(mask, ss.TensorType) and isinstance(q, ss.TensorType) and isinstance(k, ss.TensorType)
-    if mask.ndim is None or q.ndim != 4 or k.ndim != 4:
-        if not ctx.final:
-            return False
-        ctx.assign(out, ss.Tensor(None, mask.dtype))
-        return True
-    n, h, ls = q.dims[0], q.dims[1], (q.dims[2], k.dims[2])
-    if mask.ndim not in (2, 3):
-        ctx.fail(ss.errors.RANK_MISMATCH, f"attn_mask `{mask}` must be 2-D or 3-D (torch)")
-    want = ls if mask.ndim == 2 else (n * h, *ls)
-    shown = ", ".join(str(d) for d in want)
-    for a, b in zip(mask.dims, want):
-        _equal(ctx, a, b, f"the {mask.ndim}D attn_mask `{mask}` should be ({shown}) (torch)")
-    ctx.assign(out, ss.Tensor((1, 1, *ls) if mask.ndim == 2 else (n, h, *ls), mask.dtype))
-    return True
-
-
-#: ``torch.attn_mask(mask, q, k)`` (see :func:`_attn_mask_rel`)
-ATTN_MASK = ss.register_op(
-    "torch.attn_mask",
-    "torch.attn_mask",
-    3,
-    doc="nn.MultiheadAttention's attn_mask (L, S) or (N*heads, L, S), checked, as (1|N, 1|heads, L, S)",
-    attr_types={},
-)
-
-
-def attention(ctx: Ctx, q: ss.Expr, k: ss.Expr, v: ss.Expr, mask: ss.Expr | None) -> tuple[ss.Expr, ss.Expr]:
-    """``softmax(q @ k^T + mask) @ v`` and the attention weights (bound once)."""
-    scores = ss.ops.matmul(q, SWAPAXES(k, axis1=-2, axis2=-1))
-    if mask is not None:
-        scores = ss.ops.add(scores, ss.ops.cast_like(mask, scores))
-    weights = ctx.let(ss.ops.softmax(scores, axis=-1), "weights")
-    return ss.ops.matmul(weights, v), weights
-
-
-@converts(F.scaled_dot_product_attention, aten.scaled_dot_product_attention)
-def sdpa(
-    ctx: Ctx,
-    query: Any,
-    key: Any,
-    value: Any,
-    attn_mask: Any = None,
-    dropout_p: Any = 0.0,
-    is_causal: Any = False,
-    scale: Any = None,
-    enable_gqa: Any = False,
-) -> Any:
-    """``F.scaled_dot_product_attention`` (without grouped-query broadcasting)."""
-    if enable_gqa:
-        raise Unsupported("enable_gqa=True (grouped-query attention) is not supported")
-    mask = ctx.tensor(attn_mask, "attn_mask") if attn_mask is not None else None
-    out, _ = attention(ctx, ctx.tensor(query), ctx.tensor(key, "key"), ctx.tensor(value, "value"), mask)
-    return out
 
 
 # -- the rest ------------------------------------------------------------------------------------
