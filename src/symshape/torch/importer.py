@@ -37,11 +37,11 @@ import torch.fx
 
 import symshape as ss
 from symshape.encoding.values import RANGE_DTYPES, VALUE_DTYPES
-from symshape.errors import DTYPE_MISMATCH, INVALID_ARGUMENT
-from symshape.relations.base import Context
+from symshape.errors import INVALID_ARGUMENT
 from symshape.relations.values import constant_type
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, module_attr, scalar_dtype
+from symshape.torch.in_place import in_place_result
 from symshape.torch.registry import lookup, target_name
 from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path, source_lines
 from symshape.torch.values import (
@@ -52,7 +52,7 @@ from symshape.torch.values import (
     unsupported_diagnostic,
 )
 
-__all__ = ["Imported", "Importer", "ExportInfo", "IN_PLACE_CAST", "can_cast", "in_place_result"]
+__all__ = ["Imported", "Importer", "ExportInfo"]
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 
@@ -158,6 +158,10 @@ class Importer:
                 val = node.meta.get("val")
                 if isinstance(value, ss.Var) and isinstance(val, torch.Tensor):
                     self._ranks[id(value)] = val.dim()
+                elif isinstance(value, ss.Var) and id(value) in self._bound:
+                    r = _rank(self._bound[id(value)], self.rank_of)
+                    if r is not None:
+                        self._ranks[id(value)] = r
             case "output":
                 self._output = self._output_expr(node)
                 self.env[node.name] = self._output
@@ -372,10 +376,14 @@ class Importer:
         return False
 
     def rank_of(self, e: ss.Expr) -> int | None:
+        """The rank of ``e`` known at import: an annotation's, the rank torch recorded for an
+        exported node, or one that follows from the operators (:func:`_rank`)."""
         shape = static_shape(e)
         if shape is not None:
             return len(shape)
-        return self._ranks.get(id(e))
+        if isinstance(e, ss.Var):
+            return self._ranks.get(id(e))
+        return _rank(e, self.rank_of)
 
     def unknown_tensor(self, value: Opaque) -> ss.Var:
         """A tensor of unknown rank and dtype standing for a node that could not be converted."""
@@ -466,6 +474,40 @@ _RESHAPING_IN_PLACE = frozenset(
 )  # fmt: skip
 
 
+#: relations whose result has their first operand's rank
+_SAME_RANK = frozenset(
+    {"unary", "unary_float", "identity_bool", "init_like", "pool1d", "pool2d", "pool3d", "softmax",
+     "adaptive_pool2d", "conv1d", "conv2d", "conv3d", "bias_add", "cast", "cast_like", "layer_norm",
+     "torch.promote"}
+)  # fmt: skip
+#: relations whose result has the largest rank of their operands (broadcasting)
+_BROADCAST = frozenset(
+    {"add", "subtract", "multiply", "divide", "maximum", "minimum", "broadcast", "where", "greater",
+     "less", "greater_equal", "less_equal", "equal", "not_equal", "logical_and", "logical_or"}
+)  # fmt: skip
+
+
+def _rank(e: ss.Expr, rank_of: Any) -> int | None:
+    """The rank of ``e`` as its operators give it (None when it does not follow without
+    inference): rank-keeping operators (activations, convolutions, pools, casts, ...) have their
+    first operand's, broadcasting ones the largest of theirs, a batch norm's value its input's."""
+    if isinstance(e, ss.TupleGetItem):
+        t = e.tuple_value
+        if e.index == 0 and isinstance(t, ss.Call) and getattr(t.callee, "name", None) == "nn.batch_norm":
+            return rank_of(t.args[0])  # type: ignore[no-any-return]
+        return None
+    if not isinstance(e, ss.Call) or not isinstance(e.callee, ss.Op) or not e.args:
+        return None
+    rel = e.callee.relation
+    name = rel if isinstance(rel, str) else getattr(rel, "name", None)
+    if name in _SAME_RANK:
+        return rank_of(e.args[0])  # type: ignore[no-any-return]
+    if name in _BROADCAST:
+        ranks = [rank_of(a) for a in e.args]
+        return None if None in ranks else max(ranks)
+    return None
+
+
 def _in_place(node: torch.fx.Node) -> bool:
     """Whether ``node`` is an in-place method call, ``x.add_(y)``, that keeps ``x``'s shape
     (``x += y`` is traced as ``add``: not seen)."""
@@ -474,82 +516,6 @@ def _in_place(node: torch.fx.Node) -> bool:
         node.op == "call_method" and isinstance(t, str) and t.endswith("_") and not t.startswith("_")
         and t not in _RESHAPING_IN_PLACE
     )  # fmt: skip
-
-
-def in_place_result(ctx: Ctx, x: ss.Expr, out: ss.Expr) -> ss.Expr:
-    """The result of ``x.op_(...)``: ``out`` written into ``x``, which cannot grow (torch: "output
-    with shape [...] doesn't match the broadcast shape"): ``out`` must have ``x``'s shape, and the
-    result has ``x``'s dtype, which ``out``'s must cast to by torch's rule (``int_x.mul_(0.5)``:
-    "result type Float can't be cast to the desired output type Long"; :data:`IN_PLACE_CAST`)."""
-    method = str(ctx.node_target)
-    if not hasattr(torch.Tensor, method):
-        raise Unsupported(f"torch.Tensor has no method `{method}` (torch raises AttributeError)")
-    if method not in _CASTING_IN_PLACE:
-        x = x if isinstance(x, ss.Var) else ctx.let(x, "self")
-        out = out if isinstance(out, ss.Var) else ctx.let(out, "out")
-        if method == "float_power_":  # (a float64 result, whatever the converter returned)
-            ctx.let(IN_PLACE_CAST(ss.Constant(shape=(), dtype="float64"), x, exact=True), "check_cast")
-        else:
-            ctx.let(IN_PLACE_CAST(out, x), "check_cast")
-    res = ctx.let(ss.ops.cast_like(out, x), "in_place")
-    ctx.let(ss.ops.stack([res, x], axis=0), "check_in_place")
-    return res
-
-
-#: in-place methods that write any dtype into ``self`` (a cast, no check) or have their own rules
-_CASTING_IN_PLACE = frozenset(
-    {"copy_", "fill_", "zero_", "masked_fill_", "detach_", "random_", "uniform_", "normal_",
-     "bernoulli_", "exponential_"}
-)  # fmt: skip
-_FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
-
-
-def can_cast(src: str, dst: str) -> bool:
-    """``torch.can_cast(src, dst)``: no float to an integer or bool, no complex to a real, nothing
-    but a bool to a bool.
-
-    >>> can_cast("float32", "int64"), can_cast("int64", "float16"), can_cast("int64", "bool")
-    (False, True, False)
-    """
-    if src.startswith("complex") and not dst.startswith("complex"):
-        return False
-    if src in _FLOATS and not (dst in _FLOATS or dst.startswith("complex")):
-        return False
-    return src == "bool" or dst != "bool"
-
-
-@ss.relation("torch.in_place_cast")
-def _in_place_cast_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    out, x, res = args
-    if not isinstance(out, ss.TensorType) or not isinstance(x, ss.TensorType):
-        return False
-    if out.dtype is None or x.dtype is None:
-        if not ctx.final:
-            return False
-    elif attrs.get("exact") and out.dtype != x.dtype:
-        ctx.fail(
-            DTYPE_MISMATCH,
-            f"the base given to float_power_ is `{x}` but the result requires {out.dtype} (torch)",
-        )
-    elif not can_cast(str(out.dtype), str(x.dtype)):
-        ctx.fail(
-            DTYPE_MISMATCH,
-            f"in-place: result type {out.dtype} can't be cast to the desired output type {x.dtype}"
-            f" of `{x}` (torch)",
-        )
-    ctx.assign(res, ss.Tensor(None, x.dtype))
-    return True
-
-
-#: ``torch.in_place_cast(out, x, exact=False)``: torch's check that an in-place method's result
-#: ``out`` may be written into ``x`` (its dtype casts to ``x``'s; ``exact``: is ``x``'s)
-IN_PLACE_CAST = ss.register_op(
-    "torch.in_place_cast",
-    "torch.in_place_cast",
-    2,
-    doc="torch's check that an in-place result's dtype casts to self's (exact: equals it)",
-    attr_types={"exact": "bool"},
-)
 
 
 def _items_used(node: torch.fx.Node) -> int | None:

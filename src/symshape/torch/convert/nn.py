@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 import symshape as ss
-from symshape.encoding.conds import eq, negate
+from symshape.encoding.conds import eq, ne
 from symshape.relations.base import Context
 from symshape.relations.common import product
 from symshape.relations.nn import ceil_mode_window
@@ -284,7 +284,7 @@ def _stats_count_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
         elif kind == "group":
             count = (dims[0] * dims[1]) // int(attrs.get("groups")) * count
         ctx.require(
-            negate(eq(count, 1)),
+            ne(count, 1),
             ss.errors.SHAPE_MISMATCH,
             f"{kind} norm computing statistics needs more than 1 value per statistic, and `{x}` has"
             f" {count} (torch refuses exactly 1)",
