@@ -218,3 +218,32 @@ def test_unknown_rank_input_has_unknown_rank_result() -> None:
     out = [n.name for n in res.fx_graph.nodes if n.op == "call_module"][-1]
     t = res.type_of(out)
     assert isinstance(t, ss.TensorType) and t.ndim is None and t.dtype == "float32"
+
+
+class _Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Conv2d(2, 3, 3, padding=1)
+        self.p = nn.MaxPool2d(2)
+        self.a = nn.AdaptiveAvgPool2d(1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.a(self.p(torch.relu(self.c(x))))
+
+
+@pytest.mark.parametrize("core", [False, True])
+def test_exported_unbatched(core: bool) -> None:
+    """An exported program keeps the unbatched aten calls (``aten.conv2d`` of ``(C, H, W)``; core
+    ATen unsqueezes first): the same types at every size as eager torch."""
+    h = torch.export.Dim("h", min=4, max=64)
+    ep = torch.export.export(_Block(), (torch.randn(2, 8, 8),), dynamic_shapes={"x": {1: h, 2: h}})
+    ep = ep.run_decompositions() if core else ep
+    hh = ss.dim("hh")
+    res = sst.infer(ep, {"x": ss.Tensor((2, hh, hh), "float32")})
+    assert res.ok, res.report()
+    out = next(n for n in ep.graph.nodes if n.op == "output").args[0][0].name
+    for size in (4, 5, 9):
+        want = tuple(ep.module()(torch.randn(2, size, size)).shape)
+        t = res.type_of(out)
+        assert isinstance(t, ss.TensorType) and t.ndim is not None
+        assert tuple(int(d.subs({hh: size})) for d in t.dims) == want
