@@ -247,3 +247,23 @@ def test_exported_unbatched(core: bool) -> None:
         t = res.type_of(out)
         assert isinstance(t, ss.TensorType) and t.ndim is not None
         assert tuple(int(d.subs({hh: size})) for d in t.dims) == want
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: x.relu().flatten(-2, 2),
+        lambda x: (x * 2 + x.sigmoid()).movedim(0, 2),
+        lambda x: F.max_pool1d(torch.relu(x), 2).flatten(-2),
+    ],
+)
+def test_ranks_known_through_operators(f: Callable[..., Any]) -> None:
+    """Ranks that follow from the operators (an activation, a broadcast, a pool) are known at
+    import, where a converter needs one (these were ``unsupported-op`` before)."""
+    model = Direct(f)
+    specs: dict[str, Spec] = {"x": (("b", 6, "t"), "float32")}
+    res = sst.infer(model, _types(specs))
+    assert res.ok, res.report()
+    for p in ({"b": 1, "t": 4}, {"b": 2, "t": 5}):
+        example = example_of(specs, p)
+        assert not mismatches(res, model, example, p)
