@@ -41,6 +41,7 @@ from symshape.errors import INVALID_ARGUMENT
 from symshape.relations.values import constant_type
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, module_attr, scalar_dtype
+from symshape.torch.in_place import in_place_result
 from symshape.torch.registry import lookup, target_name
 from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path, source_lines
 from symshape.torch.values import (
@@ -157,6 +158,10 @@ class Importer:
                 val = node.meta.get("val")
                 if isinstance(value, ss.Var) and isinstance(val, torch.Tensor):
                     self._ranks[id(value)] = val.dim()
+                elif isinstance(value, ss.Var) and id(value) in self._bound:
+                    r = _rank(self._bound[id(value)], self.rank_of)
+                    if r is not None:
+                        self._ranks[id(value)] = r
             case "output":
                 self._output = self._output_expr(node)
                 self.env[node.name] = self._output
@@ -371,10 +376,14 @@ class Importer:
         return False
 
     def rank_of(self, e: ss.Expr) -> int | None:
+        """The rank of ``e`` known at import: an annotation's, the rank torch recorded for an
+        exported node, or one that follows from the operators (:func:`_rank`)."""
         shape = static_shape(e)
         if shape is not None:
             return len(shape)
-        return self._ranks.get(id(e))
+        if isinstance(e, ss.Var):
+            return self._ranks.get(id(e))
+        return _rank(e, self.rank_of)
 
     def unknown_tensor(self, value: Opaque) -> ss.Var:
         """A tensor of unknown rank and dtype standing for a node that could not be converted."""
@@ -465,6 +474,40 @@ _RESHAPING_IN_PLACE = frozenset(
 )  # fmt: skip
 
 
+#: relations whose result has their first operand's rank
+_SAME_RANK = frozenset(
+    {"unary", "unary_float", "identity_bool", "init_like", "pool1d", "pool2d", "pool3d", "softmax",
+     "adaptive_pool2d", "conv1d", "conv2d", "conv3d", "bias_add", "cast", "cast_like", "layer_norm",
+     "torch.promote"}
+)  # fmt: skip
+#: relations whose result has the largest rank of their operands (broadcasting)
+_BROADCAST = frozenset(
+    {"add", "subtract", "multiply", "divide", "maximum", "minimum", "broadcast", "where", "greater",
+     "less", "greater_equal", "less_equal", "equal", "not_equal", "logical_and", "logical_or"}
+)  # fmt: skip
+
+
+def _rank(e: ss.Expr, rank_of: Any) -> int | None:
+    """The rank of ``e`` as its operators give it (None when it does not follow without
+    inference): rank-keeping operators (activations, convolutions, pools, casts, ...) have their
+    first operand's, broadcasting ones the largest of theirs, a batch norm's value its input's."""
+    if isinstance(e, ss.TupleGetItem):
+        t = e.tuple_value
+        if e.index == 0 and isinstance(t, ss.Call) and getattr(t.callee, "name", None) == "nn.batch_norm":
+            return rank_of(t.args[0])  # type: ignore[no-any-return]
+        return None
+    if not isinstance(e, ss.Call) or not isinstance(e.callee, ss.Op) or not e.args:
+        return None
+    rel = e.callee.relation
+    name = rel if isinstance(rel, str) else getattr(rel, "name", None)
+    if name in _SAME_RANK:
+        return rank_of(e.args[0])  # type: ignore[no-any-return]
+    if name in _BROADCAST:
+        ranks = [rank_of(a) for a in e.args]
+        return None if None in ranks else max(ranks)
+    return None
+
+
 def _in_place(node: torch.fx.Node) -> bool:
     """Whether ``node`` is an in-place method call, ``x.add_(y)``, that keeps ``x``'s shape
     (``x += y`` is traced as ``add``: not seen)."""
@@ -473,15 +516,6 @@ def _in_place(node: torch.fx.Node) -> bool:
         node.op == "call_method" and isinstance(t, str) and t.endswith("_") and not t.startswith("_")
         and t not in _RESHAPING_IN_PLACE
     )  # fmt: skip
-
-
-def in_place_result(ctx: Ctx, x: ss.Expr, out: ss.Expr) -> ss.Expr:
-    """The result of ``x.op_(...)``: ``out`` written into ``x``, which cannot grow (torch: "output
-    with shape [...] doesn't match the broadcast shape"): ``out`` must have ``x``'s shape, and the
-    result has ``x``'s dtype."""
-    res = ctx.let(ss.ops.cast_like(out, x), "in_place")
-    ctx.let(ss.ops.stack([res, x], axis=0), "check_in_place")
-    return res
 
 
 def _items_used(node: torch.fx.Node) -> int | None:

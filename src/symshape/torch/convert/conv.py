@@ -21,12 +21,23 @@ Along each axis the result has torch's size
 
 and the convolution checks the channels against the weight (``self.up1.weight`` in the notes).
 
+Unbatched inputs: torch's convolutions and pools take an input without the batch axis too
+(``Conv2d`` on ``(C, H, W)``), and run it as a batch of one (``unsqueeze(0)`` ... ``squeeze(0)``).
+:func:`batched` states that per call: a rank the importer knows (an annotated input, an exported
+node) picks the plain operator or the one with the batch axis added and removed; a rank only
+inference knows goes through two operators of the importer's own, ``torch.batched`` (the input
+with its batch axis, checking the ranks torch accepts with torch's message) and
+``torch.unbatched`` (the result without the axis again when the input had none). An input whose
+rank inference never learns is taken as it comes: the operator fixes the rank it needs inside, and
+the result has unknown rank (no claim about a rank torch would decide at run time).
+
 >>> _total_pad(stride=2, padding=0, dilation=1, k=2, output_padding=0)
 1
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,17 +46,159 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import symshape as ss
+from symshape.relations.base import Context
+from symshape.relations.common import product
 from symshape.torch.context import Ctx, by_name
-from symshape.torch.convert.nn import per_axis
 from symshape.torch.convert.padding import mode_pad
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported, static_shape
 
-__all__ = ["ConvSpec", "conv_spec", "conv", "conv_transpose", "convolution"]
+__all__ = [
+    "ConvSpec",
+    "conv_spec",
+    "conv",
+    "conv_transpose",
+    "convolution",
+    "per_axis",
+    "BATCHED",
+    "UNBATCHED",
+    "batched",
+    "nonempty_batch",
+]
 
 aten = torch.ops.aten
 
 _CONV = {1: ss.ops.conv1d, 2: ss.ops.conv2d, 3: ss.ops.conv3d}
+
+
+def per_axis(ctx: Ctx, v: Any, nd: int, what: str) -> tuple[int, ...]:
+    """An argument with one value per spatial axis (``kernel_size=3`` or ``(3, 3)``)."""
+    vals = ctx.ints(v, what)
+    if len(vals) == 1:
+        return vals * nd
+    if len(vals) != nd:
+        raise Unsupported(f"{what}: {len(vals)} values for {nd} spatial axes")
+    return vals
+
+
+# -- the batch axis -----------------------------------------------------------------------------
+
+
+def _accepted(low: int, high: int) -> str:
+    if high < 0:
+        return f"{low}D or more"
+    return " or ".join(f"{r}D" for r in range(low, high + 1))
+
+
+def _ranks(ctx: Context, x: ss.TensorType, attrs: Any) -> tuple[int, int] | None:
+    """``(r, R)``: ``x``'s rank and the batched rank, after torch's rank check (None: ``x``'s
+    rank is not known yet)."""
+    if x.ndim is None:
+        return None
+    r, big = len(x.dims), int(attrs.get("rank"))
+    low, high = int(attrs.get("low")), int(attrs.get("high"))
+    if r < low or (high >= 0 and r > high):
+        what = attrs.get("what")
+        ctx.fail(
+            "rank-mismatch",
+            f"{what}: expected a {_accepted(low, high)} input, got `{x}` of rank {r} (torch refuses it)",
+        )
+    return r, big
+
+
+def _batched_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    x, out = args[0], args[1]
+    if not isinstance(x, ss.TensorType):
+        return False
+    got = _ranks(ctx, x, attrs)
+    if got is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, ss.Tensor(None, x.dtype))
+        return True
+    r, big = got
+    dims: tuple[ss.Dim | int, ...] = tuple(x.dims)
+    axis = int(attrs.get("axis"))
+    if r <= big:
+        dims = dims[:axis] + (1,) * (big - r) + dims[axis:]
+    else:  # (the leading axes merged into one batch axis)
+        dims = (product(x.dims[: r - big + 1]), *dims[r - big + 1 :])
+    ctx.assign(out, ss.Tensor(dims, x.dtype))
+    return True
+
+
+def _unbatched_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    y, x, out = args[0], args[1], args[2]
+    if not isinstance(y, ss.TensorType) or not isinstance(x, ss.TensorType):
+        return False
+    got = _ranks(ctx, x, attrs) if y.ndim is not None else None
+    if got is None:
+        if not ctx.final:
+            return False
+        ctx.assign(out, ss.Tensor(None, y.dtype))
+        return True
+    r, big = got
+    dims, axis = tuple(y.dims), int(attrs.get("axis"))
+    if r <= big:
+        dims = dims[:axis] + dims[axis + big - r :]
+    else:
+        dims = (*x.dims[: r - big + 1], *dims[1:])
+    ctx.assign(out, ss.Tensor(dims, y.dtype))
+    return True
+
+
+ss.relation("torch.batched")(_batched_rel)
+ss.relation("torch.unbatched")(_unbatched_rel)
+_BATCH_ATTRS = {"rank": "int", "axis": "int", "low": "int", "high": "int", "what": "str"}
+#: ``torch.batched(x, rank=R, axis=a, low=l, high=h, what=...)``: ``x`` (of a rank torch accepts,
+#: ``l <= rank <= h``, ``h < 0``: no bound) with ``R - rank`` axes of 1 inserted at ``a``, or its
+#: leading axes merged into one when it has more than ``R``
+BATCHED = ss.register_op(
+    "torch.batched",
+    "torch.batched",
+    1,
+    doc="x with the batch axis torch adds to an unbatched input (rank checked against torch's)",
+    attr_types=_BATCH_ATTRS,
+)
+#: ``torch.unbatched(y, x, ...)`` (the same attributes): ``y``, computed from ``torch.batched(x)``,
+#: without the axes ``torch.batched`` added (or with ``x``'s leading axes again)
+UNBATCHED = ss.register_op(
+    "torch.unbatched",
+    "torch.unbatched",
+    2,
+    doc="y without the batch axis torch.batched added to x",
+    attr_types=_BATCH_ATTRS,
+)
+
+
+def _same(y: ss.Expr) -> ss.Expr:
+    return y
+
+
+def nonempty_batch(ctx: Ctx, x: ss.Expr) -> None:
+    """torch's instance norm with a weight refuses a batch of 0 (it repeats the weight per sample
+    and reads the first): ``x``'s axis 0 must have an entry 0."""
+    ctx.let(ss.ops.take(x, ss.ops.int_tensor(0), axis=0, mode="raise"), "check_batch")
+
+
+def batched(
+    ctx: Ctx, x: ss.Expr, what: str, rank: int, low: int, high: int, axis: int = 0
+) -> tuple[ss.Expr, Callable[[ss.Expr], ss.Expr]]:
+    """``x`` as the operator's batched input (rank ``rank``), and the function that takes the
+    operator's result back to torch's (see the module docstring). torch accepts the ranks
+    ``low..high`` (``high < 0``: any from ``low``)."""
+    r = ctx.rank(x)
+    if r is not None and not (low <= r and (high < 0 or r <= high)):
+        r = None  # (refused: the operator says so, with torch's message)
+    if r == rank:
+        return x, _same
+    if r is not None and r < rank:
+        n = rank - r
+        axes = list(range(axis, axis + n))
+        return ss.ops.expand_dims(x, axis=axis, num_newaxis=n), lambda y: ss.ops.squeeze(y, axis=axes)
+    x = x if isinstance(x, ss.Var) else ctx.let(x, "input")
+    attrs = {"rank": rank, "axis": axis, "low": low, "high": high, "what": what}
+    return BATCHED(x, **attrs), lambda y: UNBATCHED(y, x, **attrs)
 
 
 @dataclass(frozen=True)
@@ -162,11 +315,17 @@ def conv_transpose(x: ss.Expr, w: ss.Expr, b: ss.Expr | None, spec: ConvSpec) ->
     return conv(out, _weight(w, nd, spec.groups), b, plain)
 
 
-def convolution(ctx: Ctx, input: Any, weight: Any, bias: Any, spec: ConvSpec) -> ss.Expr:
-    """Any convolution: the converter's tensor arguments as they come, and its attributes."""
+def convolution(
+    ctx: Ctx, input: Any, weight: Any, bias: Any, spec: ConvSpec, unbatched: bool = True
+) -> ss.Expr:
+    """Any convolution: the converter's tensor arguments as they come, and its attributes; the
+    input may be unbatched (not so for ``aten.convolution``: ``unbatched=False``)."""
     x, w = ctx.tensor(input), ctx.tensor(weight, "weight")
     b = ctx.tensor(bias, "bias") if bias is not None else None
-    return conv_transpose(x, w, b, spec) if spec.transposed else conv(x, w, b, spec)
+    nd = spec.nd
+    what = f"conv_transpose{nd}d" if spec.transposed else f"conv{nd}d"
+    xb, back = batched(ctx, x, what, nd + 2, nd + 1 if unbatched else nd + 2, nd + 2)
+    return back(conv_transpose(xb, w, b, spec) if spec.transposed else conv(xb, w, b, spec))
 
 
 #: a convolution module's attributes -> their spec (modules of one configuration share it)
@@ -198,7 +357,7 @@ def conv_module(ctx: Ctx, input: Any, output_size: Any = None) -> Any:
         # torch pads first (F.pad with the mode), then convolves without padding
         w = ctx.need_param("weight")
         padded = mode_pad(ctx, ctx.tensor(input), _pad_amounts(spec, w), mode)
-        return conv(padded, w, ctx.param("bias"), replace(spec, padding=(0,) * spec.nd))
+        return convolution(ctx, padded, w, ctx.param("bias"), replace(spec, padding=(0,) * spec.nd))
     return convolution(ctx, input, ctx.need_param("weight"), ctx.param("bias"), spec)
 
 
@@ -255,4 +414,4 @@ def aten_convolution(ctx: Ctx, input: Any, weight: Any, bias: Any, *attrs: Any) 
     output_padding, groups)`` of exported programs: the number of strides gives the
     dimensionality."""
     nd = len(ctx.ints(attrs[0], "stride"))
-    return convolution(ctx, input, weight, bias, conv_spec(ctx, nd, *attrs))
+    return convolution(ctx, input, weight, bias, conv_spec(ctx, nd, *attrs), unbatched=False)

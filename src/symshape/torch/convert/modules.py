@@ -8,7 +8,10 @@ pooling with its kernel, stride and padding, and so on (convolution modules are 
 
 * ``nn.MultiheadAttention``: the three input projections (slices of ``in_proj_weight``), heads as
   ``reshape(q, (0, 0, H, E/H))`` plus a transpose, ``softmax(q k^T + masks) v``, the output
-  projection; the averaged weights ``(N, L, S)`` as second result. Inputs are batched (3-d).
+  projection; the averaged weights ``(N, L, S)`` as second result. An unbatched query ``(L, E)``
+  (its rank known at import) is torch's batch of one: key and value ``(S, E)``, a key padding
+  mask ``(S,)``, a 3-d attention mask ``(num_heads, L, S)``; a query whose rank only inference
+  knows is taken as batched (3-d), so an unbatched one there is a rank error, never a wrong type.
 * ``nn.LSTM``/``nn.GRU``/``nn.RNN``: per layer and direction the input projection
   ``dense(x, weight_ih)`` (which checks ``input_size``), the output ``(..., D * H)`` and the final
   states ``(D * num_layers, N, H)``; given initial states must have exactly that shape. The
@@ -20,6 +23,7 @@ Modules without a symshape operator (``Fold``, ``Unfold``, ...) are ``unsupporte
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch.nn as nn
@@ -27,6 +31,8 @@ import torch.nn as nn
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert import nn as fn
+from symshape.torch.convert.attention import ATTN_MASK, attention
+from symshape.torch.convert.conv import batched, nonempty_batch
 from symshape.torch.convert.elementwise import UNARY, gelu, glu, leaky_relu, prelu, same
 from symshape.torch.convert.linalg import linear_expr
 from symshape.torch.convert.padding import pad as f_pad
@@ -88,16 +94,45 @@ def no_operator(ctx: Ctx, *args: Any, **kwargs: Any) -> Any:
 )
 def batch_norm(ctx: Ctx, input: Any) -> Any:
     """Batch and instance norms; a module that computes its statistics from the input (training,
-    or no running statistics) needs more than one value per statistic."""
+    or no running statistics) needs more than one value per statistic. torch's ranks: an instance
+    norm takes an unbatched input too (``InstanceNorm2d`` on ``(C, H, W)``), ``BatchNorm1d`` takes
+    ``(N, C)`` or ``(N, C, L)``, ``BatchNorm2d``/``3d`` only ``4D``/``5D``."""
     m = ctx.module
     weight, bias, mean, var = ctx.alike_params("weight", "bias", "running_mean", "running_var")
     x = ctx.tensor(input)
-    if isinstance(m, nn.modules.instancenorm._InstanceNorm):
+    name = type(m).__name__
+    nd = _NORM_ND.get(type(m))
+    instance = isinstance(m, nn.modules.instancenorm._InstanceNorm)
+    back: Callable[[ss.Expr], ss.Expr] = _same_expr
+    if nd is not None and instance:
+        x, back = batched(ctx, x, name, nd + 2, nd + 1, nd + 2)
+    elif nd == 1:  # (N, C) as (N, C, 1)
+        x, back = batched(ctx, x, name, 3, 2, 3, axis=2)
+    elif nd is not None:
+        x, back = batched(ctx, x, name, nd + 2, nd + 2, nd + 2)
+    if instance:
+        if weight is not None or bias is not None:
+            nonempty_batch(ctx, x)
         if m.training or not m.track_running_stats:
             fn.values_per_statistic(ctx, x, "instance")
     elif m.training or (m.running_mean is None and m.running_var is None):
         fn.values_per_statistic(ctx, x, "batch")
-    return fn.batch_norm(ctx, x, mean, var, weight, bias)
+    return back(fn.batch_norm(ctx, x, mean, var, weight, bias))
+
+
+def _same_expr(y: ss.Expr) -> ss.Expr:
+    return y
+
+
+#: the norm modules whose ranks torch checks -> their number of spatial axes
+_NORM_ND: dict[type, int] = {
+    nn.BatchNorm1d: 1,
+    nn.BatchNorm2d: 2,
+    nn.BatchNorm3d: 3,
+    nn.InstanceNorm1d: 1,
+    nn.InstanceNorm2d: 2,
+    nn.InstanceNorm3d: 3,
+}
 
 
 @converts(nn.LayerNorm)
@@ -143,6 +178,22 @@ for _nd in (1, 2, 3):
     for _kind in ("Max", "Avg"):
         converts(getattr(nn, f"{_kind}Pool{_nd}d"))(_pool_module(_kind.lower(), _nd, False))
         converts(getattr(nn, f"Adaptive{_kind}Pool{_nd}d"))(_pool_module(_kind.lower(), _nd, True))
+
+
+def _lp_pool_module(nd: int) -> Any:
+    """``nn.LPPool{nd}d``: torch's ``F.lp_pool{nd}d`` is an average pooling of ``x ** p`` without
+    padding, scaled: the average pooling's shape (and ranks)."""
+
+    def pool(ctx: Ctx, input: Any) -> Any:
+        m = ctx.module
+        return fn.pool(ctx, "avg", nd, ctx.tensor(input), m.kernel_size, m.stride, 0, 1, m.ceil_mode)
+
+    return pool
+
+
+for _nd in (1, 2, 3):
+    if hasattr(nn, f"LPPool{_nd}d"):
+        converts(getattr(nn, f"LPPool{_nd}d"))(_lp_pool_module(_nd))
 
 
 @converts(
@@ -263,7 +314,28 @@ def mha(
     need_weights: bool,
     average: bool,
 ) -> tuple[ss.Expr, ss.Expr | None]:
-    """``nn.MultiheadAttention`` on batched inputs (see the module docstring)."""
+    """``nn.MultiheadAttention`` (see the module docstring)."""
+    qr = ctx.rank(query)
+    if qr is not None and qr not in (2, 3):
+        raise ss.SymshapeError(
+            ss.errors.RANK_MISMATCH,
+            f"query should be unbatched 2D or batched 3D tensor but received {qr}-D query tensor (torch)",
+        )
+    if qr == 2:  # unbatched: torch adds the batch axis to query, key, value and key_padding_mask
+        ax = 0 if m.batch_first else 1
+        query, key, value = (
+            batched(ctx, t, "multi_head_attention", 3, 2, 2, ax)[0] for t in (query, key, value)
+        )
+        if key_padding_mask is not None:
+            key_padding_mask = batched(ctx, key_padding_mask, "key_padding_mask", 2, 1, 1)[0]
+        out, w = mha(ctx, m, prefix, query, key, value, key_padding_mask, attn_mask, need_weights, average)
+        return ss.ops.squeeze(out, axis=[ax]), None if w is None else ss.ops.squeeze(w, axis=[0])
+    if qr == 3:  # torch's ranks for a batched query
+        for t, r, what in ((key, 3, "key"), (value, 3, "value"), (key_padding_mask, 2, "key_padding_mask")):
+            if t is not None and ctx.rank(t) not in (None, r):
+                raise ss.SymshapeError(
+                    ss.errors.RANK_MISMATCH, f"for batched (3-D) `query`, `{what}` must be {r}-D (torch)"
+                )
     e, h = int(m.embed_dim), int(m.num_heads)
     hd = e // h
     if m._qkv_same_embed_dim:
@@ -279,23 +351,21 @@ def mha(
     )
     to_heads = (0, 2, 1, 3) if m.batch_first else (1, 2, 0, 3)
     from_heads = (0, 2, 1, 3) if m.batch_first else (2, 0, 1, 3)
-    heads = []
+    heads: list[ss.Expr] = []
     for x, wi, bi in zip((query, key, value), ws, bs):
         proj = linear_expr(x, wi, bi)
         heads.append(ss.ops.transpose(ss.ops.reshape(proj, (0, 0, h, hd)), to_heads))
     q, k, v = heads
-    _mha_checks(ctx, h, m.batch_first, query, key, value, key_padding_mask, attn_mask)
+    _mha_checks(ctx, h, m.batch_first, query, key, value, key_padding_mask)
     mask: ss.Expr | None = None
-    if attn_mask is not None:
-        am = attn_mask
-        if ctx.rank(am) == 3:  # (N*heads, L, S) -> (N, heads, L, S)
-            am = ss.ops.reshape(am, (-4, -1, h, -2))
-        mask = am
+    if attn_mask is not None:  # (L, S) or (N*heads, L, S), as (N, heads, L, S)
+        q, k = ctx.let(q, "q"), ctx.let(k, "k")
+        mask = ATTN_MASK(attn_mask, q, k)
     if key_padding_mask is not None:
         kpm = ss.ops.expand_dims(key_padding_mask, axis=1, num_newaxis=2)
         mask = kpm if mask is None else ss.ops.logical_or(ss.ops.cast(mask, "bool"), ss.ops.cast(kpm, "bool"))
-    out, weights = fn.attention(ctx, q, k, v, mask)
-    merged = ss.ops.reshape(ss.ops.transpose(out, from_heads), (0, 0, -1))
+    out, weights = attention(ctx, q, k, v, mask)
+    merged = ss.ops.reshape(ss.ops.transpose(out, from_heads), (0, 0, e))
     out = linear_expr(merged, _need(ctx, prefix, "out_proj.weight"), _p(ctx, prefix, "out_proj.bias"))
     if not need_weights:
         return out, None
@@ -310,13 +380,11 @@ def _mha_checks(
     key: ss.Expr,
     value: ss.Expr,
     key_padding_mask: ss.Expr | None,
-    attn_mask: ss.Expr | None,
 ) -> None:
     """torch's exact shapes (``F.multi_head_attention_forward``), where the attention itself
     would broadcast: ``key`` and ``value`` have one ``(N, S)``, the query's batch is ``N``,
-    ``key_padding_mask`` is ``(N, S)``, a 2-d ``attn_mask`` ``(L, S)`` and a 3-d one
-    ``(N*heads, L, S)`` (a mask of unknown rank is left to broadcasting). Each is a ``stack`` of
-    the two shapes, as tensors of the query's dtype."""
+    ``key_padding_mask`` is ``(N, S)`` (``attn_mask``: :data:`~symshape.torch.convert.attention.ATTN_MASK`).
+    Each is a ``stack`` of the two shapes, as tensors of the query's dtype."""
 
     def seq_batch(x: ss.Expr) -> ss.Expr:  # (N, L) of (N, L, E) or (L, N, E)
         s = ss.ops.sum(x, axis=[-1])
@@ -329,18 +397,6 @@ def _mha_checks(
     if key_padding_mask is not None:
         kpm = ss.ops.cast_like(key_padding_mask, k_ns)
         ctx.let(ss.ops.stack([kpm, k_ns], axis=0), "check_key_padding_mask")
-    rank = ctx.rank(attn_mask) if attn_mask is not None else None
-    if attn_mask is None or rank not in (2, 3):
-        return
-    ls = ss.ops.add(  # (L, S)
-        ss.ops.expand_dims(ss.ops.sum(q_nl, axis=[0]), axis=1),
-        ss.ops.expand_dims(ss.ops.cast_like(ss.ops.sum(k_ns, axis=[0]), q_nl), axis=0),
-    )
-    if rank == 3:  # (N, 1, 1, 1) + (heads, 1, 1) + (L, S), merged to (N*heads, L, S)
-        n4 = ss.ops.expand_dims(q_n, axis=1, num_newaxis=3)
-        h3 = ss.ops.cast_like(ss.Constant(shape=(heads, 1, 1), dtype="float32"), q_n)
-        ls = ss.ops.reshape(ss.ops.add(ss.ops.add(n4, h3), ls), (-3, 0, 0))
-    ctx.let(ss.ops.stack([ss.ops.cast_like(attn_mask, ls), ls], axis=0), "check_attn_mask")
 
 
 def _flag(ctx: Ctx, v: Any, what: str) -> bool:

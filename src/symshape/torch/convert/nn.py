@@ -8,26 +8,30 @@ Each is the symshape operator with Relay's semantics, plus the checks torch make
   requires ``C % groups == 0``);
 * ``layer_norm`` over the last ``len(normalized_shape)`` axes, each checked;
 * ``embedding(ids, weight)`` is ``take(weight, ids, axis=0)``;
-* ``scaled_dot_product_attention`` is ``softmax(q @ k^T + mask) @ v``;
 * ``one_hot(x, n)`` is ``x`` with a new last axis of ``n``.
 
 Convolutions (plain and transposed, and ``aten.convolution``) are in
-:mod:`symshape.torch.convert.conv`, resizing in :mod:`symshape.torch.convert.resize`, padding in
-:mod:`symshape.torch.convert.padding`. Calls with no symshape counterpart (``unfold``,
-``grid_sample``, ...) are ``unsupported-op`` with the reason, listed in the gap list.
+:mod:`symshape.torch.convert.conv`, attention in :mod:`symshape.torch.convert.attention`, resizing
+in :mod:`symshape.torch.convert.resize`, padding in :mod:`symshape.torch.convert.padding`. Calls
+with no symshape counterpart (``unfold``, ``grid_sample``, ...) are ``unsupported-op`` with the
+reason, listed in the gap list.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
 import symshape as ss
+from symshape.encoding.conds import eq, ne
+from symshape.relations.base import Context
+from symshape.relations.common import product
 from symshape.relations.nn import ceil_mode_window
 from symshape.torch.context import Ctx, by_name
-from symshape.torch.convert.axes import SWAPAXES
+from symshape.torch.convert.conv import batched, nonempty_batch, per_axis
 from symshape.torch.convert.shape import sized
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported
@@ -43,23 +47,12 @@ __all__ = [
     "layer_norm",
     "group_norm",
     "embedding",
-    "attention",
 ]
 
 aten = torch.ops.aten
 
 _MAX = {1: ss.ops.max_pool1d, 2: ss.ops.max_pool2d, 3: ss.ops.max_pool3d}
 _AVG = {1: ss.ops.avg_pool1d, 2: ss.ops.avg_pool2d, 3: ss.ops.avg_pool3d}
-
-
-def per_axis(ctx: Ctx, v: Any, nd: int, what: str) -> tuple[int, ...]:
-    """An argument with one value per spatial axis (``kernel_size=3`` or ``(3, 3)``)."""
-    vals = ctx.ints(v, what)
-    if len(vals) == 1:
-        return vals * nd
-    if len(vals) != nd:
-        raise Unsupported(f"{what}: {len(vals)} values for {nd} spatial axes")
-    return vals
 
 
 # -- pooling ------------------------------------------------------------------------------------
@@ -96,10 +89,16 @@ def pool(
                 f"kernel_size={ki} (torch refuses it at every size)",
             )
     op = _MAX[nd] if kind == "max" else _AVG[nd]
+    xb, back = batched(ctx, x, f"{kind}_pool{nd}d", nd + 2, nd + 1, nd + 2)
+    if kind == "avg" and nd == 3:  # torch's avg_pool3d: no spatial axis shorter than the kernel
+        for j, kj in enumerate(k):
+            if kj > 1:
+                at = ss.ops.int_tensor(kj - 1)
+                ctx.let(ss.ops.take(xb, at, axis=j - 3, mode="raise"), f"check_kernel{j}")
     if not bool(ctx.static(ceil_mode, "ceil_mode")):
-        return op(x, pool_size=k, strides=s, padding=p, dilation=d)
+        return back(op(xb, pool_size=k, strides=s, padding=p, dilation=d))
     kk, dd, pb, pa = ceil_window(k, s, p, d)
-    return op(x, pool_size=kk, strides=s, padding=tuple(pb + pa), dilation=dd)
+    return back(op(xb, pool_size=kk, strides=s, padding=tuple(pb + pa), dilation=dd))
 
 
 def ceil_window(
@@ -147,11 +146,14 @@ def _pool_fn(kind: str, nd: int, indices: bool = False) -> Any:
             a.get("dilation", 1),
             a.get("ceil_mode", False),
         )
-        return with_indices(ctx, out) if indices or a.get("return_indices") else out
+        both = indices or a.get("return_indices") or ctx.node_target in _WITH_INDICES
+        return with_indices(ctx, out) if both else out
 
     return fn
 
 
+#: the Python max poolings that return ``(values, indices)`` whatever ``return_indices`` says
+_WITH_INDICES = tuple(getattr(F, f"max_pool{n}d_with_indices") for n in (1, 2, 3))
 for _nd_ in (1, 2, 3):
     converts(
         getattr(F, f"max_pool{_nd_}d"),
@@ -164,33 +166,44 @@ converts(aten.max_pool3d_with_indices)(_pool_fn("max", 3, indices=True))
 
 
 def adaptive_pool(ctx: Ctx, kind: str, nd: int, x: ss.Expr, output_size: Any) -> ss.Expr:
-    """Adaptive pooling to ``output_size`` (``None`` entries keep the input's size); 2-d, and 1-d
-    as 2-d over a size-1 height (Swin's pooler: ``AdaptiveAvgPool1d(1)`` over the tokens)."""
-    if nd == 1:
-        rank = ctx.rank(x)
-        if rank not in (2, 3):
-            raise Unsupported(f"adaptive {kind} pooling in 1-d needs a 2-d or 3-d input, got rank {rank}")
-        size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
-        y: ss.Expr = ss.ops.expand_dims(x, rank - 1)  # (N, C, 1, L) or (C, 1, L)
-        y = ss.ops.expand_dims(y, 0) if rank == 2 else y
-        y = adaptive_pool(ctx, kind, 2, y, (1, size))
-        y = ss.ops.squeeze(y, axis=[0, 2] if rank == 2 else [2])
-        return y
-    if nd != 2:
-        raise Unsupported(f"adaptive {kind} pooling in {nd}-d has no symshape operator yet")
+    """Adaptive pooling to ``output_size`` (``None`` entries keep the input's size) of a batched or
+    unbatched input: 2-d, 1-d as 2-d over a size-1 height (Swin's pooler: ``AdaptiveAvgPool1d(1)``
+    over the tokens), and an average to size 1 in 3-d. torch averages to size 1 with a ``mean``
+    over the last axes, so that takes any rank from ``nd``."""
     sizes = output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nd
+    if len(sizes) != nd:
+        raise Unsupported(f"adaptive {kind} pooling in {nd}-d: output_size {output_size!r}")
     size = tuple(None if s is None else ctx.integer(s, "output_size") for s in sizes)
+    what = f"adaptive_{kind}_pool{nd}d"
+    ones = kind == "avg" and nd > 1 and size == (1,) * nd
+    if ones and nd == 3:
+        xb, back = batched(ctx, x, what, nd + 2, nd, -1)
+        return back(ss.ops.mean(xb, axis=[-3, -2, -1], keepdims=True))
+    if nd not in (1, 2):
+        raise Unsupported(f"adaptive {kind} pooling in {nd}-d has no symshape operator yet")
+    xb, back = batched(ctx, x, what, nd + 2, nd if ones else nd + 1, -1 if ones else nd + 2)
     op = ss.ops.adaptive_avg_pool2d if kind == "avg" else ss.ops.adaptive_max_pool2d
-    return op(x, output_size=size)
+    if nd == 2:
+        return back(op(xb, output_size=size))
+    y = op(ss.ops.expand_dims(xb, 2), output_size=(1, size[0]))  # (N, C, 1, L)
+    return back(ss.ops.squeeze(y, axis=[2]))
+
+
+def _both(ctx: Ctx, kind: str) -> bool:
+    """Whether a max pooling call returns ``(values, indices)`` whatever its arguments: the aten
+    max forms and the Python ``*_with_indices`` ones."""
+    aten_forms = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
+    t = ctx.node_target
+    return kind == "max" and (
+        isinstance(t, aten_forms) or getattr(t, "__name__", "").endswith("_with_indices")
+    )
 
 
 def _adaptive_fn(kind: str, nd: int) -> Any:
     def fn(ctx: Ctx, input: Any, output_size: Any, return_indices: Any = False) -> Any:
         out = adaptive_pool(ctx, kind, nd, ctx.tensor(input), output_size)
-        # (the aten max forms always return (values, indices))
-        aten_forms = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
-        aten_max = kind == "max" and isinstance(ctx.node_target, aten_forms)
-        return with_indices(ctx, out) if return_indices or aten_max else out
+        # (the aten max forms and F.adaptive_max_pool*d_with_indices always return both)
+        return with_indices(ctx, out) if return_indices or _both(ctx, kind) else out
 
     return fn
 
@@ -198,6 +211,8 @@ def _adaptive_fn(kind: str, nd: int) -> Any:
 for _nd_ in (1, 2, 3):
     for _kind in ("avg", "max"):
         _keys: list[Any] = [getattr(F, f"adaptive_{_kind}_pool{_nd_}d")]
+        if _kind == "max":
+            _keys.append(getattr(F, f"adaptive_max_pool{_nd_}d_with_indices"))
         for _n in (f"adaptive_{_kind}_pool{_nd_}d", f"_adaptive_{_kind}_pool{_nd_}d"):
             if hasattr(aten, _n):
                 _keys.append(getattr(aten, _n))
@@ -234,22 +249,59 @@ def batch_norm(
 
 def values_per_statistic(ctx: Ctx, x: ss.Expr, kind: str, groups: int = 1) -> None:
     """torch's check that a normalization computing statistics from its input has more than one
-    value per statistic ("Expected more than 1 value per channel when training"), stated as the
-    element 1 of those values: a training batch norm's ``N * prod(spatial)`` per channel
-    (``kind="batch"``), an instance norm's ``prod(spatial)`` per sample and channel
-    (``"instance"``), and torch's count for a group norm, ``N * C // groups * prod(spatial)``
-    (``"group"``). The count is a product of sizes: only a run where all of them are 1 fails.
-    Smaller ranks than the operator needs are left to the operator's own check."""
-    r = ctx.rank(x)
-    if r is not None and r < (3 if kind == "instance" else 2):
-        return
-    if kind == "batch":  # (N, C, P) -> (C, N, P) -> (C, N*P)
-        per = ss.ops.reshape(ss.ops.transpose(ss.ops.reshape(x, (0, 0, -1)), [1, 0, 2]), (0, -1))
-    elif kind == "instance":
-        per = ss.ops.reshape(x, (0, 0, -1))
+    value per statistic ("Expected more than 1 value per channel when training"): a training batch
+    norm's ``N * prod(spatial)`` per channel (``kind="batch"``), an instance norm's
+    ``prod(spatial)`` per sample and channel (``"instance"``), and torch's count for a group norm,
+    ``N * C // groups * prod(spatial)`` (``"group"``). torch refuses exactly a count of 1 (an
+    empty input runs; an instance norm of a 1-d or 2-d input has 1): :data:`STATS_COUNT`. A 1-d
+    input: a group norm refuses it, a batch norm runs it only empty."""
+    x = x if isinstance(x, ss.Var) else ctx.let(x, "input")
+    ctx.let(STATS_COUNT(x, kind=kind, groups=groups), "check_stats")
+
+
+@ss.relation("torch.stats_count")
+def _stats_count_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    x, out = args
+    if not isinstance(x, ss.TensorType):
+        return False
+    kind = attrs.get("kind")
+    if x.ndim is None:
+        if not ctx.final:
+            return False
+    elif x.ndim < 2 and kind == "group":
+        ctx.fail(ss.errors.RANK_MISMATCH, f"group_norm: expected at least 2 dimensions, got `{x}` (torch)")
     else:
-        per = ss.ops.reshape(x, (groups, -1))
-    ctx.let(ss.ops.take(per, ss.ops.int_tensor(1), axis=-1, mode="raise"), "check_stats")
+        dims = tuple(ctx.resolve_dim(d) for d in x.dims)
+        if any(d.has_unknowns for d in dims) and not ctx.final:
+            return False
+        if x.ndim < 2 and kind == "batch":
+            ctx.require(
+                eq(dims[0], 0), ss.errors.RANK_MISMATCH, f"batch_norm of `{x}` runs only empty (torch)"
+            )
+        count = product(dims[2:])
+        if kind == "batch":
+            count = dims[0] * count
+        elif kind == "group":
+            count = (dims[0] * dims[1]) // int(attrs.get("groups")) * count
+        ctx.require(
+            ne(count, 1),
+            ss.errors.SHAPE_MISMATCH,
+            f"{kind} norm computing statistics needs more than 1 value per statistic, and `{x}` has"
+            f" {count} (torch refuses exactly 1)",
+        )
+    ctx.assign(out, ss.Tensor(None, x.dtype))
+    return True
+
+
+#: ``torch.stats_count(x, kind=..., groups=...)``: torch's check that a normalization computing
+#: statistics from ``x`` does not have exactly one value per statistic (its result: nothing to use)
+STATS_COUNT = ss.register_op(
+    "torch.stats_count",
+    "torch.stats_count",
+    1,
+    doc="torch's check that a norm computing statistics has not exactly 1 value per statistic",
+    attr_types={"kind": "str", "groups": "int"},
+)
 
 
 def _opt(ctx: Ctx, v: Any, what: str) -> ss.Expr | None:
@@ -286,6 +338,8 @@ def _batch_norm_fn(spelling: str) -> Any:
         if spelling == "F" and ctx.node_target is F.batch_norm and training:
             values_per_statistic(ctx, x, "batch")
         elif spelling == "F" and ctx.node_target is F.instance_norm:
+            if a.get("weight") is not None or a.get("bias") is not None:
+                nonempty_batch(ctx, x)
             if ctx.static(a.get("use_input_stats", True), "use_input_stats"):
                 values_per_statistic(ctx, x, "instance")
         return batch_norm(ctx, x, *_vectors(ctx, *vecs))
@@ -440,38 +494,6 @@ def one_hot(ctx: Ctx, input: Any, num_classes: Any = -1) -> Any:
         raise Unsupported("one_hot without num_classes has a data-dependent size")
     x = ss.ops.cast(ctx.tensor(input), "int64")
     return ss.ops.add(ss.ops.expand_dims(x, axis=-1), ss.Constant(shape=(n,), dtype="int64"))
-
-
-# -- attention ----------------------------------------------------------------------------------
-
-
-def attention(ctx: Ctx, q: ss.Expr, k: ss.Expr, v: ss.Expr, mask: ss.Expr | None) -> tuple[ss.Expr, ss.Expr]:
-    """``softmax(q @ k^T + mask) @ v`` and the attention weights (bound once)."""
-    scores = ss.ops.matmul(q, SWAPAXES(k, axis1=-2, axis2=-1))
-    if mask is not None:
-        scores = ss.ops.add(scores, ss.ops.cast_like(mask, scores))
-    weights = ctx.let(ss.ops.softmax(scores, axis=-1), "weights")
-    return ss.ops.matmul(weights, v), weights
-
-
-@converts(F.scaled_dot_product_attention, aten.scaled_dot_product_attention)
-def sdpa(
-    ctx: Ctx,
-    query: Any,
-    key: Any,
-    value: Any,
-    attn_mask: Any = None,
-    dropout_p: Any = 0.0,
-    is_causal: Any = False,
-    scale: Any = None,
-    enable_gqa: Any = False,
-) -> Any:
-    """``F.scaled_dot_product_attention`` (without grouped-query broadcasting)."""
-    if enable_gqa:
-        raise Unsupported("enable_gqa=True (grouped-query attention) is not supported")
-    mask = ctx.tensor(attn_mask, "attn_mask") if attn_mask is not None else None
-    out, _ = attention(ctx, ctx.tensor(query), ctx.tensor(key, "key"), ctx.tensor(value, "value"), mask)
-    return out
 
 
 # -- the rest ------------------------------------------------------------------------------------
