@@ -41,6 +41,7 @@ from symshape.errors import INVALID_ARGUMENT
 from symshape.relations.values import constant_type
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, module_attr, scalar_dtype
+from symshape.torch.export_sizes import EXPORT_SIZES, specialised_sizes
 from symshape.torch.in_place import in_place_result
 from symshape.torch.registry import lookup, target_name
 from symshape.torch.spans import SPAN_META, SpanFinder, call_needles, pythonic_path, source_lines
@@ -185,6 +186,9 @@ class Importer:
         v.span = self.forward_spans.get(name, self.forward_span)
         self.inputs.append(v)
         self.owned.add(id(v))
+        sizes = specialised_sizes(node.meta.get("val"), t) if self.export is not None else None
+        if sizes is not None:  # an exported program runs only at the sizes it was specialised to
+            self.let(f"{name}.exported", EXPORT_SIZES(v, sizes=sizes), v.span)  # (a check beside it)
         return v
 
     def _module(self, path: str) -> Any:
