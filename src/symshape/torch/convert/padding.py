@@ -23,6 +23,7 @@ import torch.nn.functional as F
 
 import symshape as ss
 from symshape.torch.context import Ctx
+from symshape.torch.convert.entry_ops import RANK_IN
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value, scalar_value, shape_tensor
 from symshape.torch.values import Opaque, Unsupported
@@ -137,12 +138,14 @@ def mode_pad(ctx: Ctx, x: ss.Expr, amounts: Sequence[Amount], mode: str) -> ss.E
     k = len(amounts) // 2
     rank = ctx.rank(x)
     if rank is not None and rank not in (k + 1, k + 2):
-        # torch's NotImplementedError (a rank only inference knows is not checked)
+        # torch's NotImplementedError
         raise Unsupported(
             f"F.pad: mode {mode!r} with {2 * k} padding values needs a {k + 1}-d or {k + 2}-d input "
             f"(torch's rule), not a {rank}-d one"
         )
-    out = x
+    # (a rank only inference knows: checked once it is known)
+    what = f"F.pad in mode {mode!r} by {2 * k} values"
+    out = x if rank is not None else RANK_IN(x, lo=k + 1, hi=k + 2, what=what)
     for i in range(k):
         left, right = _reads(mode, amounts[2 * i], True), _reads(mode, amounts[2 * i + 1], False)
         if left is None and right is None:

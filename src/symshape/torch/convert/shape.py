@@ -261,11 +261,25 @@ def unsqueeze(ctx: Ctx, input: Any, dim: Any) -> Any:
 @converts(*keys("squeeze"))
 def squeeze(ctx: Ctx, input: Any, dim: Any = None) -> Any:
     """``x.squeeze(dim)`` requires that axis to be 1 (torch leaves other sizes alone; see the gap
-    list); ``x.squeeze()`` drops the axes that are 1."""
+    list), except an axis whose size the importer knows is a constant other than 1 (an input's
+    ``(4, n)``): torch leaves it, and so does the importer; ``x.squeeze()`` drops the axes that
+    are 1."""
     x = ctx.tensor(input)
     if dim is None:
         return ss.ops.squeeze(x)
-    return ss.ops.squeeze(x, axis=list(ctx.ints(dim, "dim")))
+    axes = list(ctx.ints(dim, "dim"))
+    shape = static_shape(x)
+    if shape is not None:
+        r = len(shape)
+        # (an axis out of range stays, for squeeze's error)
+        axes = [a for a in axes if not (-max(r, 1) <= a < max(r, 1) and r and _not_one(shape[a]))]
+        if not axes:
+            return x
+    return ss.ops.squeeze(x, axis=axes)
+
+
+def _not_one(d: ss.Dim) -> bool:
+    return d.is_constant and d != 1
 
 
 # -- broadcasting -------------------------------------------------------------------------------
