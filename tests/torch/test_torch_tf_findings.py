@@ -94,6 +94,7 @@ CASES: list[tuple[str, Callable[..., Any], Shape, Shape, range]] = [
     ("cummax", lambda x, y: x.cummax(1), (3, "n"), (1,), range(0, 3)),
     ("cummin out of range", lambda x, y: (x + 1).cummin(2)[1], (3, "n"), (1,), range(1, 3)),
     ("median along a dim", lambda x, y: x.median(1), (3, "n"), (1,), range(0, 3)),
+    ("expand by fewer sizes than axes", lambda x, y: (x * 2).expand(-1, -1), (1, "n", 2), (1,), range(0, 3)),
 ]
 
 

@@ -32,6 +32,7 @@ import torch
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
+from symshape.torch.convert.entry_ops import RANK_IN
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value, index_entry, shape_tensor
 from symshape.torch.values import Opaque, Unsupported, static_shape
@@ -309,7 +310,8 @@ def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
     if keep:
         shape = static_shape(x)
         if shape is None:
-            out = x
+            # torch needs at least as many sizes as x has axes (the core's expand broadcasts)
+            out = RANK_IN(x, lo=0, hi=len(target), what=f"expand to {len(target)} sizes")
             for i, s in enumerate(target):
                 if isinstance(s, int) and s == 1:
                     out = sized(out, i - len(target), 1)
