@@ -235,9 +235,12 @@ def split(b: Builder, x: V) -> V | None:
     else:
         call = f"{x.name}.unbind({d})"
         return b.emit(f"{call}[{b.pick([0, -1])}]", x.dtype, [None] * (x.rank - 1))
-    pick = b.pick([0, -1, 1]) if n > 1 else 0
+    # (a piece from the end, or a slice of them, where torch may make fewer: KNOWN)
+    fewer = "chunk-fewer-pieces" not in b.avoid
+    pick = b.pick([0, -1, 1] if fewer else [0, 1]) if n > 1 else 0
     if b.flag():
-        got = b.emit_many(f"{call}[:{n}]" if kind in (0, 1) else call, [(x.dtype, [None] * x.rank)] * n)
+        sliced = f"{call}[:{n}]" if kind in (0, 1) and fewer else call
+        got = b.emit_many(sliced, [(x.dtype, [None] * x.rank)] * n)
         return got[-1]
     return b.emit(f"{call}[{pick}]", x.dtype, [None] * x.rank)
 

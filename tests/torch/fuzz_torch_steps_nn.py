@@ -183,6 +183,8 @@ def pool(b: Builder, x: V) -> V | None:
     if x.rank not in ((nd + 2,) if "unbatched" in b.avoid else (nd + 1, nd + 2)):
         return None
     kind = b.integer(0, 2)
+    if kind == 0 and "adaptive-pool-empty" in b.avoid and b.zero:
+        kind = 1
     if kind == 0:
         m = b.layer(f"nn.Adaptive{b.pick(['Avg', 'Max'])}Pool{nd}d({b.pick([1, 2, 3])})")
     else:

@@ -34,8 +34,8 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_TORCH_FUZZ", "40"))
 KNOWN: frozenset[str] = frozenset(
     {
         "unbatched",  # conv/pool of an unbatched input (C, L): a rank error, torch runs it (helper tx's)
-        "narrow-runtime",  # narrow by a start or length computed from a shape: unsupported
-        "unflatten-runtime",  # unflatten into sizes computed from a shape: unsupported
+        "adaptive-pool-empty",  # adaptive pooling of an empty axis: accepted, torch refuses (tx's nn.py)
+        "chunk-fewer-pieces",  # chunk(n)[-1] / [:n] where torch makes fewer pieces: the n pieces required
         "split-symbolic",  # split by a size / unbind of an axis only inference knows, all pieces: unsupported
         "squeeze-intermediate",  # squeeze(d) of an intermediate's constant axis other than 1: an error
         "flatten-0d",  # flatten(0, 0) of a 0-d intermediate: kept 0-d, torch gives (1,)

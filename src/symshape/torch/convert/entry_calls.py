@@ -182,8 +182,9 @@ def cumulative(prod: bool, inplace: bool) -> Callable[..., Any]:
         else:
             src = cast(ctx, x, dtype) if dtype is not None else accumulated(x) if not inplace else x
             r = ctx.rank(x)
-            if r is None:  # (symshape's cumsum takes any axis: torch's check)
-                src = AXIS(src, axis=axis, what="cumsum")
+            if r is None:  # (symshape's cumsum takes any axis: torch's check, beside src)
+                src = ctx.let(src, "input") if not isinstance(src, ss.Var) else src
+                ctx.let(AXIS(src, axis=axis, what="cumsum"), "check_dim")
             elif not -max(r, 1) <= axis < max(r, 1):
                 msg = f"cumsum: dim {axis} is out of range for rank {r}"
                 raise ss.SymshapeError("axis-out-of-range", msg)

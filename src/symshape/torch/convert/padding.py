@@ -145,7 +145,10 @@ def mode_pad(ctx: Ctx, x: ss.Expr, amounts: Sequence[Amount], mode: str) -> ss.E
         )
     # (a rank only inference knows: checked once it is known)
     what = f"F.pad in mode {mode!r} by {2 * k} values"
-    out = x if rank is not None else RANK_IN(x, lo=k + 1, hi=k + 2, what=what)
+    if rank is None:  # (a check beside x, which keeps its entry range)
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        ctx.let(RANK_IN(x, lo=k + 1, hi=k + 2, what=what), "check_rank")
+    out = x
     for i in range(k):
         left, right = _reads(mode, amounts[2 * i], True), _reads(mode, amounts[2 * i + 1], False)
         if left is None and right is None:

@@ -31,9 +31,13 @@ def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any
     if input is None and other is None:
         raise Unsupported("the one-argument form (nonzero) has a data-dependent size")
     c = ctx.tensor(condition, "the condition")
-    if isinstance(input, ss.Expr) != isinstance(other, ss.Expr) and isinstance(
-        other if isinstance(input, ss.Expr) else input, float
-    ):  # a tensor and a float: torch's promotion (an integer tensor's result is float32)
+    if isinstance(input, ss.Expr) and isinstance(other, ss.Expr):
+        # torch promotes the two (int32 and int64 give int64), as a binary operator does
+        x, y = promoted(ctx, input, other, False)
+    elif isinstance(input, ss.Expr) != isinstance(other, ss.Expr) and isinstance(
+        other if isinstance(input, ss.Expr) else input, (float, int)
+    ):  # a tensor and a number: torch's promotion (an integer tensor with a float is float32, a
+        # bool tensor with an int is int64; the number's dtype counts only when of a higher kind)
         x, y = promoted(ctx, input, other, False)
     elif isinstance(input, ss.Expr):
         x = input
