@@ -41,8 +41,12 @@ _NOT_SHAPES = re.compile(
 
 
 def classify(e: BaseException) -> str:
-    """``dtype`` for a torch error about dtypes/kernels (not a finding), else ``shape``."""
+    """``dtype`` for a torch error about dtypes/kernels, ``stride`` for ``view`` of a tensor whose
+    strides do not allow it (README: symshape tracks shapes, not strides), neither a finding;
+    else ``shape``."""
     text = str(e).splitlines()[0] if str(e) else type(e).__name__
+    if "view size is not compatible with input tensor's size and stride" in text:
+        return "stride"
     return "dtype" if _NOT_SHAPES.search(text) else "shape"
 
 
@@ -179,8 +183,8 @@ def _runs(module: Any, feeds: list[list[torch.Tensor]]) -> tuple[bool | None, st
             with torch.no_grad():
                 module(*args)
         except Exception as e:
-            if classify(e) == "dtype":
-                return None, ""
+            if classify(e) != "shape":
+                return None, classify(e)
             return False, str(e).splitlines()[0][:200] if str(e) else type(e).__name__
     return True, ""
 
@@ -191,9 +195,17 @@ _SQUEEZE = re.compile(r"squeeze needs `[^`]+ (!=|==) 1`")
 
 
 def _squeeze_rule(res: Any, env: Mapping[Any, int]) -> bool:
-    """Whether every condition false at ``env`` is the squeeze rule's (documented, not a finding)
-    or a dtype error."""
-    errs = [ln for ln in res.why_invalid(env).splitlines() if ": error: " in ln or ln.startswith("undecided")]
+    """Whether ``valid_at`` is False at ``env`` by the squeeze rule (documented, not a finding):
+    its guards, or its kept axis meeting another op's need where a symbol is 1; or a dtype error."""
+    text = res.why_invalid(env)
+    if "squeeze" in text and 1 in env.values():  # (the rule's consequence through another op)
+        return True
+    return _squeeze_guards(res, env, text)
+
+
+def _squeeze_guards(res: Any, env: Mapping[Any, int], text: str) -> bool:
+    """Whether every condition false at ``env`` is a squeeze guard or a dtype error."""
+    errs = [ln for ln in text.splitlines() if ": error: " in ln or ln.startswith("undecided")]
     # (a dtype error is not about sizes: torch runs an empty tensor through a kernel it refuses)
     return bool(errs) and all(
         _SQUEEZE.search(ln) or re.search(r"decide `u\d+ (==|!=) 1`", ln) or "[dtype-mismatch]" in ln
@@ -241,7 +253,7 @@ def check(prog: Program, events: list[str] | None = None) -> list[str] | None:
         low = feeds(prog, size, 1) if again else None
         runs, why = _runs(module, [args] + ([[low[i.name] for i in prog.inputs]] if low else []))
         if runs is None:
-            ev.append("torch dtype error")
+            ev.append(f"torch {why} error")
             continue
         try:
             valid: bool | None = not res.errors and bool(res.valid_at(env))

@@ -49,7 +49,28 @@ from tests.torch.fuzz_torch_steps_nn import (
     where,
 )
 
-__all__ = ["OPS", "Program", "programs"]
+__all__ = ["DIM_OPS", "OPS", "Program", "programs"]
+
+#: steps that take a dim of their value (torch wraps dims 0 and -1 of a 0-d tensor)
+DIM_OPS = frozenset(
+    {
+        "permute",
+        "squeeze",
+        "split",
+        "narrow",
+        "slice",
+        "index",
+        "reduce",
+        "softmax",
+        "cumsum",
+        "topk",
+        "gather",
+        "flatten",
+        "cat",
+        "expand",
+        "pad",
+    }
+)
 
 OPS: dict[str, Step] = {
     "unary": unary,
@@ -101,6 +122,8 @@ def programs(
     for _ in range(draw(st.integers(2, max_steps))):
         x = b.values[-1] if draw(st.booleans()) else draw(st.sampled_from(b.values))
         op = draw(st.sampled_from(list(ops)))
+        if x.rank == 0 and op in DIM_OPS and "zero-d-dims" in avoid:
+            continue
         if OPS[op](b, x) is not None:
             names.append(op)
     # the symbols often coincide (broadcasts need it): each size takes its values from two

@@ -17,7 +17,10 @@ with the sizes substituted. Each failed before its fix:
   chunk of an empty axis was refused (torch gives ``n`` empty pieces);
 * ``torch.where`` did not promote (a bool tensor and an int is int64; int32 and int64 tensors);
 * ``unflatten`` of a dim out of range of a tensor whose rank only inference knows was accepted,
-  and its ``-1`` was ambiguous where another axis is 0.
+  and its ``-1`` was ambiguous where another axis is 0;
+* ``narrow`` of an empty piece did not check its start (``-d <= start <= d``);
+* ``torch.tensor(3) // x`` (``Tensor.__floordiv__``) was unsupported;
+* ``F.pad`` in ``reflect``/``replicate`` mode of an empty channel axis was accepted.
 
 The cases marked as controls passed before too (the rule's other side).
 """
@@ -176,6 +179,35 @@ CASES: list[tuple[str, Callable[..., Any], Shape, Shape, Sequence[int]]] = [
         (3, "n"),
         (1,),
         range(0, 6),
+    ),
+    ("narrow an empty piece past the end", lambda x, y: (x + 1).narrow(1, 2, 0), (3, "n"), (1,), range(0, 4)),
+    (
+        "narrow an empty piece at a computed start",
+        lambda x, y: x.narrow(1, x.shape[0], 0),
+        (3, "n"),
+        (1,),
+        range(0, 5),
+    ),
+    (
+        "a constant tensor // a traced one",
+        lambda x, y: torch.tensor(3) // (x + 1),
+        (3, "n"),
+        (1,),
+        range(0, 3),
+    ),
+    (
+        "replicate pad of an empty channel axis",
+        lambda x, y: F.pad(x * 1, (1, 1), mode="replicate"),
+        (2, "n", 4),
+        (1,),
+        range(0, 3),
+    ),
+    (  # (a control)
+        "reflect pad of an empty batch",
+        lambda x, y: F.pad(x * 1, (1, 1), mode="reflect"),
+        ("n", 3, 4),
+        (1,),
+        range(0, 3),
     ),
 ]
 

@@ -25,6 +25,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import torch
 
 import symshape as ss
@@ -273,6 +274,10 @@ def narrow(ctx: Ctx, input: Any, dim: Any, start: Any, length: Any) -> Any:
             f"narrow: start {b} counts from the end, so start + length ({b + n}) passes the end",
         )
     end = None if b < 0 and b + n == 0 else b + n
+    if n == 0 and b != 0:  # torch's "start out of range": -d <= start <= d (an empty piece too)
+        x = x if isinstance(x, ss.Var) else ctx.let(x, "input")
+        at = ss.const(np.array([b - 1 if b > 0 else b], dtype=np.int64))
+        ctx.let(ss.ops.take(x, at, axis=axis, mode="raise" if b < 0 else "nonnegative"), "check_start")
     return sized(ss.ops.strided_slice(x, [b], [end], axes=[axis]), axis, n)
 
 
@@ -296,6 +301,9 @@ def _narrow_computed(ctx: Ctx, x: ss.Expr, axis: int, start: Any, length: Any) -
         s = ss.ops.add(d, ss.ops.int_tensor(start))
     s = ctx.let(s, "start")
     ctx.let(ss.ops.zeros(ss.ops.expand_dims(n, 0)), "check_length")
+    # start <= d (torch's "start out of range", an empty piece too): index s - 1 where s >= 1
+    before = ss.ops.arange(ss.ops.subtract(s, ss.ops.minimum(s, ss.ops.int_tensor(1))), s)
+    ctx.let(ss.ops.take(x, before, axis=axis, mode="nonnegative"), "check_start")
     return ss.ops.take(x, ss.ops.arange(s, ss.ops.add(s, n)), axis=axis, mode="nonnegative")
 
 

@@ -133,7 +133,8 @@ def mode_pad(ctx: Ctx, x: ss.Expr, amounts: Sequence[Amount], mode: str) -> ss.E
     (the last ones, ``amounts`` as F.pad orders them) the pads are ``take`` of the entries the
     mode reads (mode ``raise``), concatenated around ``x``. The indices' ranges state torch's
     conditions: ``reflect`` reads ``x[p]`` (``p < n``), ``circular`` ``x[-p]`` (``p <= n``: it
-    wraps at most once), ``replicate`` ``x[0]`` (``n >= 1``). With non-negative literal amounts
+    wraps at most once), ``replicate`` ``x[0]`` (``n >= 1``); ``reflect`` and ``replicate`` also
+    need the channel axis (the one before the padded ones) non-empty. With non-negative literal amounts
     this is the padded tensor; :func:`pad` types run-time (or negative) amounts by it."""
     k = len(amounts) // 2
     rank = ctx.rank(x)
@@ -148,6 +149,10 @@ def mode_pad(ctx: Ctx, x: ss.Expr, amounts: Sequence[Amount], mode: str) -> ss.E
     if rank is None:  # (a check beside x, which keeps its entry range)
         x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
         ctx.let(RANK_IN(x, lo=k + 1, hi=k + 2, what=what), "check_rank")
+    if mode != "circular":  # torch's kernels also need the channel axis (before the padded ones)
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        first = ss.const(np.array([0], dtype=np.int64))
+        ctx.let(ss.ops.take(x, first, axis=-(k + 1), mode="raise"), "check_channels")
     out = x
     for i in range(k):
         left, right = _reads(mode, amounts[2 * i], True), _reads(mode, amounts[2 * i + 1], False)
