@@ -34,7 +34,7 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_TORCH_FUZZ", "40"))
 KNOWN: frozenset[str] = frozenset(
     {
         "unbatched",  # conv/pool of an unbatched input (C, L): a rank error, torch runs it (helper tx's)
-        "adaptive-pool-empty",  # adaptive/max pooling of an empty non-batch axis: accepted, torch refuses (tx's)
+        "adaptive-pool-empty",  # pooling of an empty non-batch axis: accepted, torch refuses (tx's)
         "zero-d-dims",  # dims 0 / -1 of a 0-d intermediate (transpose, topk, narrow...): an axis error
         "chunk-fewer-pieces",  # chunk(n)[-1] / [:n] where torch makes fewer pieces: the n pieces required
         "split-symbolic",  # split by a size / unbind of an axis only inference knows, all pieces: unsupported

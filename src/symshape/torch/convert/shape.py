@@ -285,8 +285,13 @@ def permute(ctx: Ctx, input: Any, *dims: Any) -> Any:
 
 @converts(*keys("t", aten.numpy_T))
 def reverse_dims(ctx: Ctx, input: Any) -> Any:
-    """``x.t()`` / ``x.T``: all axes reversed."""
-    return ss.ops.transpose(ctx.tensor(input))
+    """``x.t()`` / ``x.T``: all axes reversed (``t`` takes at most 2 of them: torch's rule)."""
+    x = ctx.tensor(input)
+    target = ctx.node_target
+    if target in ("t", torch.t, aten.t) or getattr(target, "overloadpacket", None) is aten.t:
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        ctx.let(RANK_IN(x, lo=0, hi=2, what="t()"), "check_rank")
+    return ss.ops.transpose(x)
 
 
 @converts(*keys("unsqueeze"))
