@@ -257,7 +257,9 @@ def narrow(b: Builder, x: V) -> V | None:
 
 
 def _bound(b: Builder, x: V, i: int) -> str:
-    return str(b.pick(["", "1", "-1", "2", "-2", f"{x.size(i)} - 1", f"{x.size(i)} // 2", "100", "-100"]))
+    # (`n - 1` of an empty axis is -1, from the end: KNOWN slice-size-minus-one-empty)
+    minus = [] if b.zero and "slice-size-minus-one-empty" in b.avoid else [f"{x.size(i)} - 1"]
+    return str(b.pick(["", "1", "-1", "2", "-2", *minus, f"{x.size(i)} // 2", "100", "-100"]))
 
 
 def slice_(b: Builder, x: V) -> V | None:

@@ -151,8 +151,9 @@ def embedding(b: Builder, x: V) -> V | None:
     """``arange(x.shape[i])`` (or an integer value) into an embedding table."""
     rows = b.pick([4, 8, 6])
     emb = b.layer(f"nn.Embedding({rows}, {b.pick([2, 3])})")
-    if x.dtype in ("int64", "int32") and b.flag():
-        return b.emit(f"{emb}({x.name})", "float32", [*x.dims, None])
+    if x.dtype in ("int64", "int32") and b.flag():  # ids of x's shape, in the table or one past it
+        ids = b.new_input("int64", [b.like(d) for d in x.dims] or [2], ("0", str(b.pick([rows - 1, rows]))))
+        return b.emit(f"{emb}({ids.name})", "float32", [*ids.dims, None])
     n, _ = size_expr(b, x)
     ids = b.emit(f"torch.arange({n})" if b.flag() else f"torch.arange({n}).unsqueeze(0)", "int64", [None])
     return b.emit(f"{emb}({ids.name})", "float32", [None] * (ids.rank + 1))
@@ -184,6 +185,8 @@ def pool(b: Builder, x: V) -> V | None:
         return None
     kind = b.integer(0, 2)
     if kind == 0 and "adaptive-pool-empty" in b.avoid and b.zero:
+        kind = 1
+    if kind == 0 and nd == 1 and "adaptive-pool-rank" in b.avoid:
         kind = 1
     if kind == 0:
         m = b.layer(f"nn.Adaptive{b.pick(['Avg', 'Max'])}Pool{nd}d({b.pick([1, 2, 3])})")

@@ -151,9 +151,23 @@ def getitem(ctx: Ctx, obj: Any, index: Any) -> Any:
     raise Unsupported(f"indexing a {type(obj).__name__} is not supported")
 
 
+def _is_int_list(it: Any) -> bool:
+    return (
+        isinstance(it, list)
+        and bool(it)
+        and all(isinstance(v, int) and not isinstance(v, bool) and -(2**62) < v < 2**62 for v in it)
+    )
+
+
+def _int_list(it: list[int]) -> ss.Expr:
+    return ss.const(np.array(it, dtype=np.int64))
+
+
 def index_tensor(ctx: Ctx, x: ss.Expr, index: Any) -> ss.Expr:
     """Basic (and one integer-tensor) indexing, see the module docstring."""
     items = list(index) if isinstance(index, tuple) else [index]
+    # a list of ints (`x[:, [0, -1]]`) indexes as the int64 tensor of its entries
+    items = [_int_list(it) if _is_int_list(it) else it for it in items]
     if sum(1 for it in items if it is Ellipsis) > 1:
         raise Unsupported("more than one `...` in an index")
     tensors = [it for it in items if isinstance(it, ss.Expr)]

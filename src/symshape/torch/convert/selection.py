@@ -1,4 +1,5 @@
-"""Selection: ``where``, ``masked_fill`` and ``clamp`` (with ``clamp_min``/``clamp_max``).
+"""Selection: ``where``, ``masked_fill``, ``clamp`` (with ``clamp_min``/``clamp_max``) and
+``nonzero``.
 
 ``clamp`` by numbers is ``clip``; by tensors, run-time sizes or symbolic dimensions it is
 ``maximum``/``minimum`` with them (a size as a 0-d tensor carrying its value), so an index range
@@ -19,7 +20,7 @@ from symshape.torch.registry import converts
 from symshape.torch.shape_values import is_size, scalar_value
 from symshape.torch.values import Unsupported
 
-__all__ = ["where", "masked_fill", "clamp"]
+__all__ = ["where", "masked_fill", "clamp", "nonzero"]
 
 aten = torch.ops.aten
 
@@ -53,6 +54,15 @@ def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any
     return ss.ops.where(c, x, y)
 
 
+@converts(*keys("nonzero", inplace=False))
+def nonzero(ctx: Ctx, input: Any, *, as_tuple: Any = False, out: Any = None) -> Any:
+    """``torch.nonzero(x)``: ``(u, x.ndim)`` int64, ``u`` a size only the run decides (symshape's
+    ``nonzero`` is ONNX's ``(x.ndim, u)``, transposed)."""
+    if ctx.static(as_tuple, "as_tuple"):
+        raise Unsupported("nonzero(as_tuple=True): one tensor per axis needs the rank")
+    return ss.ops.transpose(ss.ops.nonzero(ctx.tensor(input)), (1, 0))
+
+
 @converts(*keys("masked_fill"))
 def masked_fill(ctx: Ctx, input: Any, mask: Any, value: Any) -> Any:
     """``x`` with ``value`` where ``mask``: a ``where`` (the mask broadcasts against ``x``)."""
@@ -72,9 +82,10 @@ def clamp(ctx: Ctx, input: Any, min: Any = None, max: Any = None, **kwargs: Any)
     target = ctx.node_target
     if target in _CLAMP_MAX or getattr(target, "overloadpacket", None) in _CLAMP_MAX:
         min, max = None, min
-    floats = [v for v in (min, max) if isinstance(v, float)]
-    if floats:  # (an integer tensor clamped by a float is float32, as torch promotes)
-        x = promoted(ctx, x, floats[0], False)[0]
+    numbers = [v for v in (min, max) if isinstance(v, (float, int)) and not isinstance(v, bool)]
+    floats = [v for v in numbers if isinstance(v, float)]
+    if numbers:  # (an integer tensor clamped by a float is float32, a bool one by an int int64)
+        x = promoted(ctx, x, (floats or numbers)[0], False)[0]
 
     def tensor_bound(v: Any) -> bool:
         return isinstance(v, ss.Expr) or (v is not None and is_size(v))
