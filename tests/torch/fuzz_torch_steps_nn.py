@@ -168,7 +168,7 @@ def conv(b: Builder, x: V) -> V | None:
     k, s, p, dil = b.pick([1, 2, 3]), b.pick([1, 1, 2]), b.pick([0, 0, 1, 2]), b.pick([1, 1, 2])
     if b.integer(0, 2) == 0:
         p = b.pick(["'same'", "'valid'"]) if s == 1 else "'valid'"
-    groups = 1 if cin_ % 2 or b.flag() else 2
+    groups = 1 if cin_ % 2 or b.flag() or ("conv-groups-empty" in b.avoid and b.zero) else 2
     if b.integer(0, 3) == 0:
         m = b.layer(
             f"nn.ConvTranspose{nd}d({cin_}, 2, {k}, stride={s}, "
@@ -215,6 +215,8 @@ def norm(b: Builder, x: V) -> V | None:
     c_ = c if isinstance(c, int) else b.pick([1, 2, 3])
     nd = {2: 1, 3: 1, 4: 2, 5: 3}.get(x.rank)
     if nd is None:
+        return None
+    if "norm-empty" in b.avoid and b.zero:  # (torch skips the checks of an empty batch)
         return None
     m = b.layer(f"nn.BatchNorm{nd}d({c_})" if b.integer(0, 2) else f"nn.GroupNorm({b.pick([1, c_])}, {c_})")
     return b.emit(f"{m}({x.name}.float())", "float32", x.dims)

@@ -23,7 +23,8 @@ with the sizes substituted. Each failed before its fix:
 * ``F.pad`` in ``reflect``/``replicate`` mode of an empty channel axis was accepted;
 * ``x.t()`` of a 3-d tensor whose rank only inference knows was accepted;
 * indexing by a list of ints (``x[:, [0, -1]]``) and ``torch.nonzero`` were unsupported;
-* ``clamp`` of a bool tensor by an int kept bool (torch: int64).
+* ``clamp`` of a bool tensor by an int kept bool (torch: int64);
+* ``repeat`` of a tensor whose rank only inference knows by fewer sizes than axes was accepted.
 
 The cases marked as controls passed before too (the rule's other side).
 """
@@ -216,6 +217,7 @@ CASES: list[tuple[str, Callable[..., Any], Shape, Shape, Sequence[int]]] = [
     ("index by a list of ints", lambda x, y: x[:, [0, -1]], (3, "n"), (1,), range(0, 4)),
     ("nonzero", lambda x, y: torch.nonzero(x), (3, "n"), (1,), range(0, 3)),
     ("clamp of a bool tensor by an int", lambda x, y: (x > 0).clamp(min=0), (3, "n"), (1,), range(0, 3)),
+    ("repeat by fewer sizes than axes", lambda x, y: (x[None] * 2).repeat(1, 3), (3, "n"), (1,), range(0, 3)),
 ]
 
 
@@ -275,6 +277,7 @@ def test_cases_cover_both_verdicts() -> None:
         "unflatten a dim out of range",
         "expand by fewer sizes than axes",
         "t() of a 3-d intermediate",
+        "repeat by fewer sizes than axes",
     }
     for name, f, xs, ys, sizes in CASES:
         if name not in refused:

@@ -407,7 +407,9 @@ def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
         if not all(isinstance(r, int) for r in reps):
             raise Unsupported("repeat by a run-time size of a tensor whose rank is not known")
         # numpy's tile: the same result wherever torch's repeat is defined (at least one
-        # repetition per axis; torch's own error for fewer is not reported)
+        # repetition per axis: torch's rule, checked beside x once inference knows its rank)
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        ctx.let(RANK_IN(x, lo=0, hi=len(reps), what=f"repeat by {len(reps)} sizes"), "check_rank")
         return ss.ops.tile(x, reps)
     if len(reps) < rank:
         raise Unsupported("repeat needs at least one size per dimension")
