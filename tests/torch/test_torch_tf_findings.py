@@ -24,7 +24,8 @@ with the sizes substituted. Each failed before its fix:
 * ``x.t()`` of a 3-d tensor whose rank only inference knows was accepted;
 * indexing by a list of ints (``x[:, [0, -1]]``) and ``torch.nonzero`` were unsupported;
 * ``clamp`` of a bool tensor by an int kept bool (torch: int64);
-* ``repeat`` of a tensor whose rank only inference knows by fewer sizes than axes was accepted.
+* ``repeat`` of a tensor whose rank only inference knows by fewer sizes than axes was accepted;
+* ``interpolate`` (but ``area``) of an empty channel axis was accepted.
 
 The cases marked as controls passed before too (the rule's other side).
 """
@@ -218,6 +219,7 @@ CASES: list[tuple[str, Callable[..., Any], Shape, Shape, Sequence[int]]] = [
     ("nonzero", lambda x, y: torch.nonzero(x), (3, "n"), (1,), range(0, 3)),
     ("clamp of a bool tensor by an int", lambda x, y: (x > 0).clamp(min=0), (3, "n"), (1,), range(0, 3)),
     ("repeat by fewer sizes than axes", lambda x, y: (x[None] * 2).repeat(1, 3), (3, "n"), (1,), range(0, 3)),
+    ("interpolate of empty channels", lambda x, y: F.interpolate(x, size=4), (2, "n", 3), (1,), range(0, 3)),
 ]
 
 
