@@ -155,7 +155,7 @@ def test_pad_by_shape_values(fn: Any) -> None:
     [
         (lambda x: F.unfold(x, 2), "unfold"),
         (lambda x: F.fold(x.flatten(2), (4, 4), 2), "fold"),
-        (lambda x: torch.nonzero(x), "unsupported call `torch.nonzero`"),
+        (lambda x: torch.nonzero(x, as_tuple=True), "nonzero(as_tuple=True)"),
     ],
 )
 def test_unsupported(fn: Any, words: str) -> None:

@@ -168,7 +168,6 @@ def test_factories(fn: Any) -> None:
         (lambda x: x.transpose(0, 3), "axis-out-of-range"),
         (lambda x: x.permute(1, 0), "rank-mismatch"),
         (lambda x: torch.cat([x[:, :3], x[:, :2]], dim=0), "shape-mismatch"),
-        (lambda x: x.squeeze(1), "shape-mismatch"),
         (lambda x: x.split([2, 3], dim=1)[0], "shape-mismatch"),
         (lambda x: x.narrow(1, 4, 3), "shape-mismatch"),
         (lambda x: x.expand(2, -1, 5, -1), "not-broadcastable"),

@@ -155,7 +155,13 @@ _ARITH: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
     ("add", ss.ops.add, operator.add, (operator.add, operator.iadd)),
     ("sub", ss.ops.subtract, operator.sub, (operator.sub, operator.isub, torch.subtract, "subtract")),
     ("mul", ss.ops.multiply, operator.mul, (operator.mul, operator.imul, torch.multiply, "multiply")),
-    ("floor_divide", ss.ops.floor_divide, operator.floordiv, (operator.floordiv, operator.ifloordiv)),
+    # (a constant tensor // a traced one: torch records `Tensor.__floordiv__`)
+    (
+        "floor_divide",
+        ss.ops.floor_divide,
+        operator.floordiv,
+        (operator.floordiv, operator.ifloordiv, "__floordiv__"),
+    ),
     ("remainder", ss.ops.mod, operator.mod, (operator.mod,)),
     ("pow", ss.ops.power, operator.pow, (operator.pow,)),
     ("maximum", ss.ops.maximum, None, (torch.fmax,)),

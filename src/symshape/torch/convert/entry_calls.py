@@ -13,6 +13,8 @@ call                     value and range of the result
 ``cumsum``               ``cumsum`` (in ``int64`` for an integer ``x``): the running sums (of a
                          value), the range of running sums
 ``cumprod``              ``torch.cumprod``: the running products; no range
+``topk``                 ``take`` of ``arange(k)`` along the axis (``k`` at most its size)
+``cummax``/``cummin``    ``x`` (its dim checked by ``torch.axis``) and its int64 indices
 ``fill_``/``full_like``  the fill broadcast to the input's shape (its value where it has one)
 ``zero_``                ``fill_(0)``
 random fills, ``tril``,  ``torch.new_entries``: unknown entries (no value, no range)
@@ -36,10 +38,10 @@ import torch
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import binary, cast, keys
-from symshape.torch.convert.entry_ops import BITWISE, CUMPROD, FMOD, NEW_ENTRIES, SORT_INDICES, fmod_int
+from symshape.torch.convert.entry_ops import AXIS, BITWISE, CUMPROD, FMOD, NEW_ENTRIES, SORT_INDICES, fmod_int
 from symshape.torch.convert.promotion import accumulated
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import has_value
+from symshape.torch.shape_values import has_value, scalar_value
 from symshape.torch.values import Opaque
 
 __all__ = ["flip", "roll", "sort", "argsort", "cumulative", "fill", "full_like", "new_entries", "bitwise"]
@@ -127,6 +129,42 @@ def msort(ctx: Ctx, input: Any) -> Any:
     return _sorted(ctx, ctx.tensor(input), 0, False)[0]
 
 
+@converts(*keys("topk", inplace=False))
+def topk(
+    ctx: Ctx, input: Any, k: Any, dim: Any = -1, largest: Any = True, sorted: Any = True, **kwargs: Any
+) -> Any:
+    """``x.topk(k, dim)``: ``(values, indices)`` with ``k`` entries along ``dim`` (a ``take`` of
+    ``arange(k)``, so ``k`` must be at most the axis' size, as torch requires; ``k`` may be a size
+    computed from a shape)."""
+    x = ctx.tensor(input)
+    if isinstance(k, Opaque) and has_value(k) and k.kind == "int":
+        count: Any = scalar_value(k)
+    elif isinstance(k, ss.Dim) and not k.is_constant:
+        count = ss.ops.int_tensor(k)
+    else:
+        n = ctx.integer(k, "k")
+        if n < 0:
+            raise ss.SymshapeError("invalid-argument", f"topk: k must be non-negative, got {n}")
+        count = ss.const(np.array(n, dtype=np.int64))
+    r = ctx.rank(x)
+    axis = ctx.axis(dim)
+    if r == 0:  # a 0-d tensor: k is 0 or 1, the tensor itself
+        return x, ss.ops.cast(x, "int64")
+    values = ctx.let(ss.ops.take(x, ss.ops.arange(count), axis=axis, mode="nonnegative"), "topk")
+    return values, ss.ops.cast(values, "int64")
+
+
+def _cumulative_extreme(ctx: Ctx, input: Any, dim: Any) -> Any:
+    """``x.cummax(dim)``/``cummin``: ``(values, indices)`` of ``x``'s shape."""
+    x = ctx.tensor(input)
+    axis = ctx.axis(dim)
+    checked = ctx.let(AXIS(x, axis=axis, what="cummax"), "cummax")
+    return checked, ss.ops.cast(checked, "int64")
+
+
+converts(*keys("cummax", inplace=False), *keys("cummin", inplace=False))(_cumulative_extreme)
+
+
 def cumulative(prod: bool, inplace: bool) -> Callable[..., Any]:
     """``cumsum``/``cumprod`` (``inplace``: ``cumsum_``, which keeps ``x``'s dtype). ``cumsum`` is
     symshape's ``cumsum`` of ``x`` in the dtype torch sums in: ``dtype`` if given, else ``int64``
@@ -143,6 +181,13 @@ def cumulative(prod: bool, inplace: bool) -> Callable[..., Any]:
             out = cast(ctx, out, dtype) if dtype is not None and not inplace else out
         else:
             src = cast(ctx, x, dtype) if dtype is not None else accumulated(x) if not inplace else x
+            r = ctx.rank(x)
+            if r is None:  # (symshape's cumsum takes any axis: torch's check, beside src)
+                src = ctx.let(src, "input") if not isinstance(src, ss.Var) else src
+                ctx.let(AXIS(src, axis=axis, what="cumsum"), "check_dim")
+            elif not -max(r, 1) <= axis < max(r, 1):
+                msg = f"cumsum: dim {axis} is out of range for rank {r}"
+                raise ss.SymshapeError("axis-out-of-range", msg)
             out = ss.ops.cumsum(src, axis)
         return ss.ops.cast_like(out, x) if inplace else out
 

@@ -41,7 +41,8 @@ from symshape.relations.running import running_entries
 from symshape.relations.values import compare_value, entries_of, logical_value, not_value
 
 __all__ = [
-    "NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "BITWISE", "FMOD", "REDUCED_DTYPE", "INTEGER_DTYPES",
+    "NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "AXIS", "RANK_IN", "BITWISE", "FMOD", "REDUCED_DTYPE",
+    "INTEGER_DTYPES",
     "fmod_int",
 ]  # fmt: skip
 
@@ -101,9 +102,36 @@ def _new_entries(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
     return ss.TensorType(x.shape, x.dtype)
 
 
+def _check_axis(ctx: Context, x: ss.TensorType, attrs: Any, op: str) -> None:
+    """torch's dim check: ``-r <= axis < r`` (a 0-d tensor takes 0 and -1)."""
+    axis = attrs.get("axis")
+    if isinstance(x.shape, tuple) and isinstance(axis, int):
+        r = max(len(x.shape), 1)
+        if not -r <= axis < r:
+            ctx.fail("axis-out-of-range", f"{op}: dim {axis} is out of range for `{x}` (rank {len(x.shape)})")
+
+
+@_of_one("torch.axis")
+def _axis(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    """``x`` itself, once its ``axis`` is in range (a cumulative op's dim)."""
+    _check_axis(ctx, x, attrs, str(attrs.get("what") or "dim"))
+    return x
+
+
+@_of_one("torch.rank_in")
+def _rank_in(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    """``x`` itself, once its rank is in ``lo..hi`` (torch's rule for an op's input rank)."""
+    lo, hi = attrs.get("lo"), attrs.get("hi")
+    if isinstance(x.shape, tuple) and not lo <= len(x.shape) <= hi:
+        what = attrs.get("what")
+        ctx.fail("rank-mismatch", f"{what} needs a {lo}-d to {hi}-d input, got `{x}` (rank {len(x.shape)})")
+    return x
+
+
 @_of_one("torch.cumprod")
 def _cumprod(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
     dtype: Any = "int64" if x.dtype in INTEGER_DTYPES else x.dtype
+    _check_axis(ctx, x, attrs, "cumprod")
     if not isinstance(x.shape, tuple):
         return ss.TensorType(None, dtype)
     es = _entries(x)
@@ -121,6 +149,7 @@ def _order(entries: Entries, descending: bool) -> Entries | None:
 
 @_of_one("torch.sort_indices")
 def _sort_indices(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    _check_axis(ctx, x, attrs, "sort")
     if not isinstance(x.shape, tuple):
         return ss.TensorType(None, "int64")
     es = _entries(x)
@@ -235,6 +264,10 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         "the int64 positions that sort x along axis (torch.sort's indices)",
         {"axis": "int", "descending": "bool"},
     ),
+    "torch.axis": (1, "x, once axis is in range for it (torch's dim check)", {"axis": "int", "what": "str"}),
+    "torch.rank_in": (
+        1, "x, once its rank is in lo..hi (torch's rule)", {"lo": "int", "hi": "int", "what": "str"}
+    ),
     "torch.fmod": (2, "torch.fmod(a, b) of one dtype, broadcast (the remainder has the sign of a)", {}),
     "torch.bitwise": (
         2,
@@ -248,6 +281,6 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         {"rule": "str", "what": "str"},
     ),
 }
-NEW_ENTRIES, CUMPROD, SORT_INDICES, FMOD, BITWISE, REDUCED_DTYPE = (
+NEW_ENTRIES, CUMPROD, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )

@@ -169,6 +169,10 @@ def arange(ctx: Ctx, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
         n = int(n.constant_value)  # type: ignore[arg-type]
     if isinstance(n, int) and n < 0:
         raise Unsupported("arange with end < start")
+    if not floats and all(isinstance(v, int) for v in (start, end, step)):
+        # integer bounds (literal, or sizes the importer knows: `arange(x.shape[0])` of an input
+        # `(4, n)`): the core operator, whose entries have a range an index into a table needs
+        return ss.ops.arange(start, end, step, dtype=_dtype(ctx, dtype, "int64"))
     return ss.Constant(shape=(n,), dtype=_dtype(ctx, dtype, "float32" if floats else "int64"))
 
 

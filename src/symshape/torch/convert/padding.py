@@ -23,6 +23,7 @@ import torch.nn.functional as F
 
 import symshape as ss
 from symshape.torch.context import Ctx
+from symshape.torch.convert.entry_ops import RANK_IN
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value, scalar_value, shape_tensor
 from symshape.torch.values import Opaque, Unsupported
@@ -132,16 +133,26 @@ def mode_pad(ctx: Ctx, x: ss.Expr, amounts: Sequence[Amount], mode: str) -> ss.E
     (the last ones, ``amounts`` as F.pad orders them) the pads are ``take`` of the entries the
     mode reads (mode ``raise``), concatenated around ``x``. The indices' ranges state torch's
     conditions: ``reflect`` reads ``x[p]`` (``p < n``), ``circular`` ``x[-p]`` (``p <= n``: it
-    wraps at most once), ``replicate`` ``x[0]`` (``n >= 1``). With non-negative literal amounts
+    wraps at most once), ``replicate`` ``x[0]`` (``n >= 1``); ``reflect`` and ``replicate`` also
+    need the channel axis (the one before the padded ones) non-empty. With non-negative literal amounts
     this is the padded tensor; :func:`pad` types run-time (or negative) amounts by it."""
     k = len(amounts) // 2
     rank = ctx.rank(x)
     if rank is not None and rank not in (k + 1, k + 2):
-        # torch's NotImplementedError (a rank only inference knows is not checked)
+        # torch's NotImplementedError
         raise Unsupported(
             f"F.pad: mode {mode!r} with {2 * k} padding values needs a {k + 1}-d or {k + 2}-d input "
             f"(torch's rule), not a {rank}-d one"
         )
+    # (a rank only inference knows: checked once it is known)
+    what = f"F.pad in mode {mode!r} by {2 * k} values"
+    if rank is None:  # (a check beside x, which keeps its entry range)
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        ctx.let(RANK_IN(x, lo=k + 1, hi=k + 2, what=what), "check_rank")
+    if mode != "circular":  # torch's kernels also need the channel axis (before the padded ones)
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        first = ss.const(np.array([0], dtype=np.int64))
+        ctx.let(ss.ops.take(x, first, axis=-(k + 1), mode="raise"), "check_channels")
     out = x
     for i in range(k):
         left, right = _reads(mode, amounts[2 * i], True), _reads(mode, amounts[2 * i + 1], False)

@@ -143,6 +143,9 @@ def _minmax(op: Any, elementwise: Any) -> Any:
 
 converts(*keys("max", inplace=False))(_minmax(ss.ops.max, ss.ops.maximum))
 converts(*keys("min", inplace=False))(_minmax(ss.ops.min, ss.ops.minimum))
+# median along a dim: (values, indices) of max's shapes; of the whole tensor, one value
+_MEDIANS = (*keys("median", inplace=False), *keys("nanmedian", inplace=False))
+converts(*_MEDIANS)(_minmax(ss.ops.max, ss.ops.maximum))
 
 
 def _softmax(op: Any) -> Any:

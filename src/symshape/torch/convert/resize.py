@@ -64,7 +64,8 @@ def resize(
     ctx: Ctx, input: Any, size: Any = None, scale_factor: Any = None, mode: Any = "nearest"
 ) -> ss.Expr:
     """``input`` resized to ``size`` or by ``scale_factor`` (see the module docstring). Every mode
-    but ``area`` (an adaptive pooling) needs the input's and the output's spatial sizes >= 1."""
+    but ``area`` (an adaptive pooling) needs the input's channels and spatial sizes and the
+    output's spatial sizes >= 1."""
     x = ctx.tensor(input)
     if (size is None) == (scale_factor is None):
         raise Unsupported("exactly one of size and scale_factor must be given")
@@ -90,9 +91,10 @@ def resize(
         q = _entries([r[1] for r in ratios], isinstance(scale_factor, (list, tuple)))
         spatial = ss.ops.floor_divide(ss.ops.multiply(rest, p), q)
     spatial = ctx.let(spatial, "sizes")
-    if mode != "area":  # torch: "Input and output sizes should be greater than 0"
+    if mode != "area":  # torch: "Input and output sizes should be greater than 0", and a
+        # "Non-empty data tensor" (every axis but the batch: the channels too)
         one = ss.ops.int_tensor(1)
-        rest_in = ss.ops.strided_slice(sh, [2], [None])
+        rest_in = ss.ops.strided_slice(sh, [1], [None])
         sizes = ss.ops.concatenate([rest_in, spatial], axis=0)
         ctx.let(ss.ops.zeros(ss.ops.subtract(sizes, one)), "check_sizes")
     shape = ss.ops.concatenate([lead, spatial], axis=0)

@@ -1,4 +1,5 @@
-"""Selection: ``where``, ``masked_fill`` and ``clamp`` (with ``clamp_min``/``clamp_max``).
+"""Selection: ``where``, ``masked_fill``, ``clamp`` (with ``clamp_min``/``clamp_max``) and
+``nonzero``.
 
 ``clamp`` by numbers is ``clip``; by tensors, run-time sizes or symbolic dimensions it is
 ``maximum``/``minimum`` with them (a size as a 0-d tensor carrying its value), so an index range
@@ -19,7 +20,7 @@ from symshape.torch.registry import converts
 from symshape.torch.shape_values import is_size, scalar_value
 from symshape.torch.values import Unsupported
 
-__all__ = ["where", "masked_fill", "clamp"]
+__all__ = ["where", "masked_fill", "clamp", "nonzero"]
 
 aten = torch.ops.aten
 
@@ -31,9 +32,13 @@ def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any
     if input is None and other is None:
         raise Unsupported("the one-argument form (nonzero) has a data-dependent size")
     c = ctx.tensor(condition, "the condition")
-    if isinstance(input, ss.Expr) != isinstance(other, ss.Expr) and isinstance(
-        other if isinstance(input, ss.Expr) else input, float
-    ):  # a tensor and a float: torch's promotion (an integer tensor's result is float32)
+    if isinstance(input, ss.Expr) and isinstance(other, ss.Expr):
+        # torch promotes the two (int32 and int64 give int64), as a binary operator does
+        x, y = promoted(ctx, input, other, False)
+    elif isinstance(input, ss.Expr) != isinstance(other, ss.Expr) and isinstance(
+        other if isinstance(input, ss.Expr) else input, (float, int)
+    ):  # a tensor and a number: torch's promotion (an integer tensor with a float is float32, a
+        # bool tensor with an int is int64; the number's dtype counts only when of a higher kind)
         x, y = promoted(ctx, input, other, False)
     elif isinstance(input, ss.Expr):
         x = input
@@ -47,6 +52,15 @@ def where(ctx: Ctx, condition: Any, input: Any = None, other: Any = None) -> Any
         x = ss.Constant(shape=(), dtype=dt)
         y = ss.Constant(shape=(), dtype=dt)
     return ss.ops.where(c, x, y)
+
+
+@converts(*keys("nonzero", inplace=False))
+def nonzero(ctx: Ctx, input: Any, *, as_tuple: Any = False, out: Any = None) -> Any:
+    """``torch.nonzero(x)``: ``(u, x.ndim)`` int64, ``u`` a size only the run decides (symshape's
+    ``nonzero`` is ONNX's ``(x.ndim, u)``, transposed)."""
+    if ctx.static(as_tuple, "as_tuple"):
+        raise Unsupported("nonzero(as_tuple=True): one tensor per axis needs the rank")
+    return ss.ops.transpose(ss.ops.nonzero(ctx.tensor(input)), (1, 0))
 
 
 @converts(*keys("masked_fill"))
@@ -68,9 +82,10 @@ def clamp(ctx: Ctx, input: Any, min: Any = None, max: Any = None, **kwargs: Any)
     target = ctx.node_target
     if target in _CLAMP_MAX or getattr(target, "overloadpacket", None) in _CLAMP_MAX:
         min, max = None, min
-    floats = [v for v in (min, max) if isinstance(v, float)]
-    if floats:  # (an integer tensor clamped by a float is float32, as torch promotes)
-        x = promoted(ctx, x, floats[0], False)[0]
+    numbers = [v for v in (min, max) if isinstance(v, (float, int)) and not isinstance(v, bool)]
+    floats = [v for v in numbers if isinstance(v, float)]
+    if numbers:  # (an integer tensor clamped by a float is float32, a bool one by an int int64)
+        x = promoted(ctx, x, (floats or numbers)[0], False)[0]
 
     def tensor_bound(v: Any) -> bool:
         return isinstance(v, ss.Expr) or (v is not None and is_size(v))

@@ -1,4 +1,4 @@
-"""Shape and view calls, joins and splits.
+"""Shape and view calls and joins (splits are in :mod:`symshape.torch.convert.indexing`).
 
 torch sizes map onto Relay's ``reshape`` exactly: ``-1`` is inferred, a size read from an input
 annotation is a dimension, and ``x.view(x.size(0), -1)`` (a dimension copied from the tensor
@@ -17,9 +17,6 @@ Indexing (``x[...]``, ``narrow``, ``select``, ``index_select``) is in
 Sizes of computed tensors (``x.size(0)`` of an intermediate ``x``) are shape values
 (:mod:`symshape.torch.shape_values`): a shape holding one (``y.view(B, T, h, C // h)``,
 ``expand``) becomes a valued 1-d int64 tensor that ``reshape`` and ``expand`` read.
-``x.split(s, d)`` of an axis only inference knows has as many pieces as the graph uses
-(``q, k, v = ...``), each ``x[i*s:(i+1)*s]``; ``chunk`` and ``unbind`` likewise. That torch's
-unpacking also checks the number of pieces is not modelled.
 """
 
 from __future__ import annotations
@@ -32,8 +29,9 @@ import torch
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
+from symshape.torch.convert.entry_ops import AXIS, RANK_IN
 from symshape.torch.registry import converts
-from symshape.torch.shape_values import has_value, index_entry, shape_tensor
+from symshape.torch.shape_values import has_value, scalar_value, shape_tensor
 from symshape.torch.values import Opaque, Unsupported, static_shape
 
 __all__ = [
@@ -44,9 +42,7 @@ __all__ = [
     "reverse_dims",
     "expand",
     "cat",
-    "split",
     "sized",
-    "select",
     "valued_shape",
 ]
 
@@ -191,13 +187,28 @@ def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
     return _merge(x, s, e - s + 1) if e > s else x
 
 
+def _dim_checked(ctx: Ctx, x: ss.Expr, d: int, what: str) -> ss.Expr:
+    """``x``, its dim ``d`` checked to be in range (torch's "Dimension out of range"): now when
+    the importer knows the rank, else once inference does."""
+    r = ctx.rank(x)
+    if r is None:  # (a check beside x, which keeps its entry range)
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        ctx.let(AXIS(x, axis=d, what=what), "check_dim")
+        return x
+    if not -max(r, 1) <= d < max(r, 1):
+        raise ss.SymshapeError(ss.errors.AXIS_OUT_OF_RANGE, f"{what}: dim {d} is out of range for rank {r}")
+    return x
+
+
 def _respliced(
-    ctx: Ctx, x: ss.Expr, lead_end: int, middle: Sequence[Size], tail_start: int | None
+    ctx: Ctx, x: ss.Expr, lead_end: int, middle: Sequence[Size] | ss.Expr, tail_start: int | None
 ) -> ss.Expr:
     """``reshape(x, x.shape[:lead_end] + middle + x.shape[tail_start:])`` with ``x``'s shape as a
-    value, so axes counted from the end need no rank at import time."""
+    value, so axes counted from the end need no rank at import time (``middle``: sizes, or the
+    1-d tensor carrying them)."""
     sh = ctx.let(ss.ops.shape_of(x), "shape")
-    parts: list[ss.Expr] = [ss.ops.strided_slice(sh, [0], [lead_end]), ss.ops.int_tensor(tuple(middle))]
+    mid = middle if isinstance(middle, ss.Expr) else ss.ops.int_tensor(tuple(middle))
+    parts: list[ss.Expr] = [ss.ops.strided_slice(sh, [0], [lead_end]), mid]
     if tail_start is not None:
         parts.append(ss.ops.strided_slice(sh, [tail_start], [None]))
     return ss.ops.reshape(x, ss.ops.concatenate(parts, axis=0), allowzero=True)
@@ -206,14 +217,22 @@ def _respliced(
 @converts(*keys("unflatten", aten.unflatten, inplace=False))
 def unflatten(ctx: Ctx, input: Any, dim: Any, sizes: Any) -> Any:
     """``x.unflatten(dim, sizes)``: chained ``-4`` splits (a dim counted from the end of a tensor
-    whose rank only inference knows: a reshape read from ``x``'s shape value)."""
+    whose rank only inference knows, or sizes computed from shapes: a reshape read from ``x``'s
+    shape value, the dim checked against the rank)."""
     x = ctx.tensor(input)
     d = ctx.axis(dim)
+    valued = valued_shape(ctx, sizes, "sizes")
+    if valued is not None or (d < 0 and ctx.rank(x) is None):
+        x = _dim_checked(ctx, x, d, "unflatten")
+        entries = list(sizes) if valued is not None else list(ctx.sizes(sizes, "sizes"))
+        if sum(1 for e in entries if isinstance(e, int) and e == -1) > 1:
+            raise Unsupported("at most one size can be -1")
+        return _respliced(ctx, x, d, _unflattened(ctx, x, d, entries), None if d == -1 else d + 1)
     sz = list(ctx.sizes(sizes, "sizes"))
     if sz.count(-1) > 1:
         raise Unsupported("at most one size can be -1")
-    if d < 0 and ctx.rank(x) is None:
-        return _respliced(ctx, x, d, sz, None if d == -1 else d + 1)
+    if ctx.rank(x) is not None:
+        _dim_checked(ctx, x, d, "unflatten")
     d = _nonneg(ctx, x, d, "dim")
     for j in range(len(sz) - 1):
         head = sz[j]
@@ -226,6 +245,23 @@ def unflatten(ctx: Ctx, input: Any, dim: Any, sizes: Any) -> Any:
             tail = -1
         x = ss.ops.reshape(x, (0,) * (d + j) + (-4, head, tail, -2))
     return x
+
+
+def _unflattened(ctx: Ctx, x: ss.Expr, d: int, entries: Sequence[Any]) -> ss.Expr:
+    """The sizes ``dim`` of ``x`` unflattens into as a 1-d int64 tensor, a ``-1`` computed from that
+    axis' size alone (``size // product of the others``, as torch does: a reshape's ``-1`` is
+    ambiguous where another axis is 0)."""
+    values = [scalar_value(e) for e in entries]
+    if any(v is None for v in values):
+        raise Unsupported("unflatten: sizes of this kind are not supported")
+    known: ss.Expr = ss.ops.int_tensor(1)
+    for e, v in zip(entries, values):
+        if v is not None and not (isinstance(e, int) and e == -1):
+            known = ss.ops.multiply(known, v)
+    size = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(d), axis=0, mode="fast")
+    fill = ss.ops.floor_divide(size, ss.ops.maximum(known, ss.ops.int_tensor(1)))
+    parts = [fill if isinstance(e, int) and e == -1 else v for e, v in zip(entries, values)]
+    return ss.ops.concatenate([ss.ops.expand_dims(p, 0) for p in parts], axis=0)  # type: ignore[arg-type]
 
 
 def _product(xs: Sequence[Size]) -> Size:
@@ -249,8 +285,13 @@ def permute(ctx: Ctx, input: Any, *dims: Any) -> Any:
 
 @converts(*keys("t", aten.numpy_T))
 def reverse_dims(ctx: Ctx, input: Any) -> Any:
-    """``x.t()`` / ``x.T``: all axes reversed."""
-    return ss.ops.transpose(ctx.tensor(input))
+    """``x.t()`` / ``x.T``: all axes reversed (``t`` takes at most 2 of them: torch's rule)."""
+    x = ctx.tensor(input)
+    target = ctx.node_target
+    if target in ("t", torch.t, aten.t) or getattr(target, "overloadpacket", None) is aten.t:
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        ctx.let(RANK_IN(x, lo=0, hi=2, what="t()"), "check_rank")
+    return ss.ops.transpose(x)
 
 
 @converts(*keys("unsqueeze"))
@@ -261,11 +302,25 @@ def unsqueeze(ctx: Ctx, input: Any, dim: Any) -> Any:
 @converts(*keys("squeeze"))
 def squeeze(ctx: Ctx, input: Any, dim: Any = None) -> Any:
     """``x.squeeze(dim)`` requires that axis to be 1 (torch leaves other sizes alone; see the gap
-    list); ``x.squeeze()`` drops the axes that are 1."""
+    list), except an axis whose size the importer knows is a constant other than 1 (an input's
+    ``(4, n)``): torch leaves it, and so does the importer; ``x.squeeze()`` drops the axes that
+    are 1."""
     x = ctx.tensor(input)
     if dim is None:
         return ss.ops.squeeze(x)
-    return ss.ops.squeeze(x, axis=list(ctx.ints(dim, "dim")))
+    axes = list(ctx.ints(dim, "dim"))
+    shape = static_shape(x)
+    if shape is not None:
+        r = len(shape)
+        # (an axis out of range stays, for squeeze's error)
+        axes = [a for a in axes if not (-max(r, 1) <= a < max(r, 1) and r and _not_one(shape[a]))]
+        if not axes:
+            return x
+    return ss.ops.squeeze(x, axis=axes)
+
+
+def _not_one(d: ss.Dim) -> bool:
+    return d.is_constant and d != 1
 
 
 # -- broadcasting -------------------------------------------------------------------------------
@@ -295,7 +350,11 @@ def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
     if keep:
         shape = static_shape(x)
         if shape is None:
-            out = x
+            # torch needs at least as many sizes as x has axes (the core's expand broadcasts)
+            # (a check beside x: a call of the importer's own operator would hide x's entry range)
+            x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+            ctx.let(RANK_IN(x, lo=0, hi=len(target), what=f"expand to {len(target)} sizes"), "check_rank")
+            out: ss.Expr = x
             for i, s in enumerate(target):
                 if isinstance(s, int) and s == 1:
                     out = sized(out, i - len(target), 1)
@@ -348,7 +407,9 @@ def repeat(ctx: Ctx, input: Any, *sizes: Any) -> Any:
         if not all(isinstance(r, int) for r in reps):
             raise Unsupported("repeat by a run-time size of a tensor whose rank is not known")
         # numpy's tile: the same result wherever torch's repeat is defined (at least one
-        # repetition per axis; torch's own error for fewer is not reported)
+        # repetition per axis: torch's rule, checked beside x once inference knows its rank)
+        x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
+        ctx.let(RANK_IN(x, lo=0, hi=len(reps), what=f"repeat by {len(reps)} sizes"), "check_rank")
         return ss.ops.tile(x, reps)
     if len(reps) < rank:
         raise Unsupported("repeat needs at least one size per dimension")
@@ -408,142 +469,3 @@ def sized(x: ss.Expr, axis: int, n: Size) -> ss.Expr:
     """``x``, required to have ``n`` elements along ``axis`` (a ``bias_add`` of a length-``n``
     vector states exactly that)."""
     return ss.ops.bias_add(x, ss.ops.cast_like(ss.Constant(shape=(n,), dtype="float32"), x), axis=axis)
-
-
-def _pieces(ctx: Ctx, call: ss.Expr, n: int) -> tuple[ss.Expr, ...]:
-    v = ctx.let(call, "pieces")
-    return tuple(v[i] for i in range(n))
-
-
-@converts(*keys("split", aten.split_with_sizes, "split_with_sizes", inplace=False))
-def split(ctx: Ctx, input: Any, split_size_or_sections: Any, dim: Any = 0) -> Any:
-    """``x.split(size, dim)`` (the number of pieces from the size of ``dim`` when it is known, from
-    an exported program's node, or from the pieces a traced graph uses) or ``x.split([a, b, c],
-    dim)`` (the sizes must add up to it)."""
-    x = ctx.tensor(input)
-    axis = ctx.axis(dim)
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = ctx.ints(list(split_size_or_sections), "the sizes")
-        bounds = [sum(sizes[: i + 1]) for i in range(len(sizes) - 1)]
-        parts = ctx.let(ss.ops.split(x, bounds, axis=axis), "pieces")
-        return tuple(parts[i] for i in range(len(sizes) - 1)) + (
-            sized(parts[len(sizes) - 1], axis, sizes[-1]),
-        )
-    s = ctx.integer(split_size_or_sections, "split_size")
-    shape = static_shape(x)
-    d = shape[axis] if shape is not None and -len(shape) <= axis < len(shape) else None
-    if (d is None or not d.is_constant) and ctx.num_outputs is not None:
-        # an exported program's node says how many pieces there are (as an ONNX Split's outputs):
-        # all but the last have `s` elements
-        n = ctx.num_outputs
-        return _pieces(ctx, ss.ops.split(x, [s * (i + 1) for i in range(n - 1)], axis=axis), n)
-    if (d is None or not d.is_constant) and ctx.items_used is not None:
-        # a traced graph uses pieces 0 .. n-1 (`q, k, v = x.split(s, 2)`): piece i is
-        # x[i*s:(i+1)*s] along the axis (the last one shorter where the axis ends). That torch's
-        # unpacking also needs exactly n pieces is not checked.
-        if s < 1:
-            raise Unsupported(f"split_size must be positive, got {s}")
-        v = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
-        return tuple(
-            ss.ops.strided_slice(v, [i * s], [(i + 1) * s], axes=[axis]) for i in range(ctx.items_used)
-        )
-    if d is None or not d.is_constant:
-        raise Unsupported(
-            f"split by size {s} needs the size of dim {axis}, which only inference knows "
-            "(pass the section sizes, or use chunk)"
-        )
-    total = int(d.constant_value)  # type: ignore[arg-type]
-    n = max(1, -(-total // s))
-    if total % s == 0:
-        return _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
-    return _pieces(ctx, ss.ops.split(x, [s * (i + 1) for i in range(n - 1)], axis=axis), n)
-
-
-@converts(*keys("chunk", inplace=False))
-def chunk(ctx: Ctx, input: Any, chunks: Any, dim: Any = 0) -> Any:
-    """``x.chunk(n, dim)``, torch's rule: pieces of ``c = ceil(d / n)`` along ``dim``, the last one
-    shorter, ``ceil(d / c)`` of them. A constant ``d`` gives the split exactly; otherwise the
-    pieces the graph has (an exported node's outputs, or the pieces a traced graph uses) are
-    ``x[i*c:(i+1)*c]``, ``c`` a dimension or a shape value; with neither, ``n`` equal sections
-    (``d`` must divide)."""
-    n = ctx.integer(chunks, "chunks")
-    if n < 1:
-        raise Unsupported(f"chunks must be positive, got {n}")
-    x = ctx.tensor(input)
-    axis = ctx.axis(dim)
-    shape = static_shape(x)
-    d = shape[axis] if shape is not None and -len(shape) <= axis < len(shape) else None
-    if d is not None and d.is_constant:
-        total = int(d.constant_value)  # type: ignore[arg-type]
-        c = max(1, -(-total // n))
-        k = max(1, -(-total // c))
-        if k == n and c * n == total:
-            return _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
-        return _pieces(ctx, ss.ops.split(x, [c * (i + 1) for i in range(k - 1)], axis=axis), k)
-    count = ctx.num_outputs if ctx.num_outputs is not None else ctx.items_used
-    if count is None:
-        return _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
-    v = x if isinstance(x, ss.Var) else ctx.let(x, "input")
-    if d is not None:
-        size = (d + (n - 1)) // n
-        return _exist(ctx, tuple(
-            ss.ops.strided_slice(v, [i * size], [(i + 1) * size], axes=[axis])  # type: ignore[list-item]
-            for i in range(count)
-        ), axis)
-    sh = ctx.let(ss.ops.shape_of(v), "shape")
-    length = ss.ops.take(sh, ss.ops.int_tensor(axis), axis=0, mode="fast")
-    c_val = ctx.let(
-        ss.ops.floor_divide(ss.ops.add(length, ss.ops.int_tensor(n - 1)), ss.ops.int_tensor(n)), "size"
-    )
-
-    def at(i: int) -> ss.Expr:
-        return ss.ops.expand_dims(ss.ops.multiply(c_val, ss.ops.int_tensor(i)), axis=0)
-
-    pieces = tuple(ss.ops.strided_slice(v, at(i), at(i + 1), axes=[axis]) for i in range(count))
-    return _exist(ctx, pieces, axis)
-
-
-def _exist(ctx: Ctx, pieces: tuple[ss.Expr, ...], axis: int) -> tuple[ss.Expr, ...]:
-    """``pieces``, the last one required to be non-empty: torch makes ``ceil(d / c)`` pieces, fewer
-    than asked when ``d`` is small (``x.chunk(3)`` of 4 gives two of 2), so the last piece the
-    graph uses must start before ``d`` (unpacking ``q, k, v = x.chunk(3)`` fails otherwise)."""
-    last = ctx.let(pieces[-1], "piece")
-    ctx.let(ss.ops.take(last, ss.ops.int_tensor(0), axis=axis, mode="raise"), "check_piece")
-    return pieces[:-1] + (last,)
-
-
-@converts(*keys("select", inplace=False))
-def select(ctx: Ctx, input: Any, dim: Any, index: Any) -> Any:
-    """``x.select(dim, i)``: ``x[..., i, ...]`` at ``dim``."""
-    x = ctx.tensor(input)
-    axis = ctx.axis(dim)
-    if (isinstance(index, Opaque) and has_value(index) and index.kind == "int") or (
-        isinstance(index, ss.Dim) and not index.is_constant
-    ):
-        # a run-time size or a symbolic dimension: Python's bounds from the index's range
-        out = ss.ops.take(x, index_entry(index), axis=axis, mode="raise")
-        return ss.ops.squeeze(out, axis=[axis])
-    i = ctx.integer(index, "index")
-    out = ss.ops.strided_slice(x, [i], [i + 1 if i != -1 else None], axes=[axis])
-    return ss.ops.squeeze(out, axis=[axis])
-
-
-@converts(*keys("unbind", inplace=False))
-def unbind(ctx: Ctx, input: Any, dim: Any = 0) -> Any:
-    """``x.unbind(dim)``: as many slices as the size of ``dim`` (known from an annotation or an
-    exported program's node: ``split`` into that many pieces of size 1); in a traced graph that
-    uses pieces 0 .. n-1 (``q, k, v = qkv.unbind(0)``), ``x.select(dim, i)`` for each."""
-    x = ctx.tensor(input)
-    axis = ctx.axis(dim)
-    shape = static_shape(x)
-    n: int | None = None
-    if shape is not None and -len(shape) <= axis < len(shape) and shape[axis].is_constant:
-        n = int(shape[axis].constant_value)  # type: ignore[arg-type]
-    elif ctx.num_outputs is not None:
-        n = ctx.num_outputs
-    if n is not None:
-        parts = _pieces(ctx, ss.ops.split(x, n, axis=axis), n)
-        return tuple(ss.ops.squeeze(p, axis=[axis]) for p in parts)
-    if ctx.items_used is None:
-        raise Unsupported("unbind needs the size of the dim, which only inference knows")
-    return tuple(select(ctx, x, axis, i) for i in range(ctx.items_used))
