@@ -138,14 +138,11 @@ def mode_pad(ctx: Ctx, x: ss.Expr, amounts: Sequence[Amount], mode: str) -> ss.E
     this is the padded tensor; :func:`pad` types run-time (or negative) amounts by it."""
     k = len(amounts) // 2
     rank = ctx.rank(x)
-    if rank is not None and rank not in (k + 1, k + 2):
-        # torch's NotImplementedError
-        raise Unsupported(
-            f"F.pad: mode {mode!r} with {2 * k} padding values needs a {k + 1}-d or {k + 2}-d input "
-            f"(torch's rule), not a {rank}-d one"
-        )
-    # (a rank only inference knows: checked once it is known)
     what = f"F.pad in mode {mode!r} by {2 * k} values"
+    if rank is not None and rank not in (k + 1, k + 2):
+        # torch's NotImplementedError: a rank error (the check's value stands for the result)
+        return RANK_IN(x, lo=k + 1, hi=k + 2, what=what)
+    # (a rank only inference knows: checked once it is known)
     if rank is None:  # (a check beside x, which keeps its entry range)
         x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
         ctx.let(RANK_IN(x, lo=k + 1, hi=k + 2, what=what), "check_rank")
