@@ -60,10 +60,8 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_ONNX_FUZZ", "150"))
 #: remove an entry when it is fixed. SYMSHAPE_ONNX_FUZZ_KNOWN=1 draws them too.
 KNOWN: frozenset[str] = frozenset(
     {
-        "slice-runtime-axes",  # Slice by run-time axes: unsupported, onnxruntime runs it
         "center-crop-pad-empty",  # CenterCropPad of an empty axis: guarded c >= 1, both runtimes run it
         "maxpool-indices-same",  # MaxPool SAME with Indices: guarded where both runtimes run
-        "conv-transpose-empty",  # ConvTranspose to an empty output (zero sizes): accepted
     }
 )
 AVOIDED = frozenset() if os.environ.get("SYMSHAPE_ONNX_FUZZ_KNOWN") == "1" else KNOWN
