@@ -12,6 +12,18 @@ Per spatial axis with input size ``d``, kernel ``k``, dilation ``dil``, stride `
   ``min(d + pb + pa - K + s - 1, d + pb - 1)``; which bound is smaller depends only on constants
   (``pa + s <= K``), so each axis is a floor-mode window: the kernel with ``s - 1`` extra end
   padding, or a 1-wide window over ``d + pb``.
+* a pool window longer than the padded input (``num = d + pb + pa - K < 0``) needs the window to
+  fit (``d + pb + pa >= K``), where onnxruntime runs it while ``num > -2s``, with ``trunc(num/s) +
+  1`` windows (C++ division: 1 window for ``-s < num < 0``, 0 for ``-2s < num <= -s``;
+  ``ceil(num/s) + 1`` in ``ceil_mode``). onnx's reference evaluator disagrees (``floor(num/s) +
+  1``: 0 windows down to ``num = -s``, refused below; as onnxruntime in ``ceil_mode``). The exact
+  size, ``max(floor(num/s), min(ceil(num/s), 0)) + 1``, would replace every pooled size of a model
+  of symbolic image size by such a term, nested layer after layer (alexnet of symbolic ``H, W``:
+  its condition grows from one line to dozens), so symshape keeps the condition, which refuses
+  the sizes where a window would not fit (a constant size among them: an error).
+* onnxruntime's pools (global ones too) refuse an empty axis but the batch unless the batch is
+  empty too ("Only N can be zero"), which symshape does not check: the condition ``N == 0 or
+  C*H*W >= 1`` as a ``take`` beside each pool cost 10% of alexnet's import and inference.
 * ``ConvTranspose`` and ``MaxUnpool``: :mod:`symshape.onnx.ops.conv_transpose`.
 
 The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
