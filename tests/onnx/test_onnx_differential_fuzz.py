@@ -60,7 +60,6 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_ONNX_FUZZ", "150"))
 #: remove an entry when it is fixed. SYMSHAPE_ONNX_FUZZ_KNOWN=1 draws them too.
 KNOWN: frozenset[str] = frozenset(
     {
-        "center-crop-pad-empty",  # CenterCropPad of an empty axis: guarded c >= 1, both runtimes run it
         "maxpool-indices-same",  # MaxPool SAME with Indices: guarded where both runtimes run
     }
 )

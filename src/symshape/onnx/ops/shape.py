@@ -352,9 +352,15 @@ def _center_crop_pad(ctx: NodeContext) -> Outputs:
     axes = ctx.attr_ints("axes") or tuple(range(len(shape)))
     if len(axes) != len(shape):
         ctx.fail(BAD_ATTRIBUTE, f"{len(shape)} sizes for {len(axes)} axes")
-    y = ctx.input(0)
+    y, r = ctx.input(0), ctx.rank(0)
     for a, s in zip(axes, shape):
-        y = set_dim(y, a, s)
+        if r is None or not -r <= a < r:
+            y = set_dim(y, a, s)  # (its take checks the axis)
+            continue
+        # an empty axis is padded to s (both runtimes): emptied and padded, no take from the axis
+        ax = a % r
+        y = ss.ops.strided_slice(y, [0], [0], axes=[ax])
+        y = ss.ops.pad(y, tuple((0, s if i == ax else 0) for i in range(r)))
     return y
 
 
