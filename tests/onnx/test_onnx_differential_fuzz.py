@@ -58,11 +58,7 @@ __all__ = ["check", "session"]
 EXAMPLES = int(os.environ.get("SYMSHAPE_ONNX_FUZZ", "150"))
 #: known findings not fixed yet: the graphs leave these patterns out (fuzz_builder.AVOID);
 #: remove an entry when it is fixed. SYMSHAPE_ONNX_FUZZ_KNOWN=1 draws them too.
-KNOWN: frozenset[str] = frozenset(
-    {
-        "maxpool-indices-same",  # MaxPool SAME with Indices: guarded where both runtimes run
-    }
-)
+KNOWN: frozenset[str] = frozenset()
 AVOIDED = frozenset() if os.environ.get("SYMSHAPE_ONNX_FUZZ_KNOWN") == "1" else KNOWN
 SEEDED = os.environ.get("SYMSHAPE_ONNX_FUZZ_SEEDED", "1") != "0"
 #: operators onnxruntime (1.23) aborts the process on with an empty input (``Einsum`` over an

@@ -240,8 +240,18 @@ def _pool(ctx: NodeContext, kind: str) -> Expr:
     plan = _planned(ctx, kind, None, lambda: _pool_plan(ctx, kind))
     y = plan(ctx.input(0))
     if ctx.op_type != "LpPool" and ctx.attr_str("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER"):
-        y = _same_pads_checked(ctx, y)
+        if ctx.op_type != "MaxPool" or _plain_max_pool(ctx):
+            y = _same_pads_checked(ctx, y)
     return y
+
+
+def _plain_max_pool(ctx: NodeContext) -> bool:
+    """Whether onnxruntime runs this ``MaxPool`` with its single-output kernel, which refuses a
+    negative ``SAME`` pad ("padding values must be non-negative"): one output, every dilation 1 and
+    ``storage_order`` 0; otherwise its ``MaxPool``-8 kernel runs it (as onnx's reference evaluator
+    does), whatever the pad."""
+    dil = ctx.attr_ints("dilations") or ()
+    return not ctx.has_output(1) and all(v == 1 for v in dil) and ctx.attr_int("storage_order", 0) == 0
 
 
 def _same_pads_checked(ctx: NodeContext, y: Expr) -> Expr:
