@@ -12,18 +12,19 @@ Per spatial axis with input size ``d``, kernel ``k``, dilation ``dil``, stride `
   ``min(d + pb + pa - K + s - 1, d + pb - 1)``; which bound is smaller depends only on constants
   (``pa + s <= K``), so each axis is a floor-mode window: the kernel with ``s - 1`` extra end
   padding, or a 1-wide window over ``d + pb``.
-* a pool window longer than the padded input (``num = d + pb + pa - K < 0``) needs the window to
-  fit (``d + pb + pa >= K``), where onnxruntime runs it while ``num > -2s``, with ``trunc(num/s) +
-  1`` windows (C++ division: 1 window for ``-s < num < 0``, 0 for ``-2s < num <= -s``;
-  ``ceil(num/s) + 1`` in ``ceil_mode``). onnx's reference evaluator disagrees (``floor(num/s) +
-  1``: 0 windows down to ``num = -s``, refused below; as onnxruntime in ``ceil_mode``). The exact
-  size, ``max(floor(num/s), min(ceil(num/s), 0)) + 1``, would replace every pooled size of a model
-  of symbolic image size by such a term, nested layer after layer (alexnet of symbolic ``H, W``:
-  its condition grows from one line to dozens), so symshape keeps the condition, which refuses
-  the sizes where a window would not fit (a constant size among them: an error).
+* a pool window longer than the padded input (``num = d + pb + pa - K < 0``): onnxruntime runs it
+  while ``num > -2s``, with ``trunc(num/s) + 1`` windows (C++ division: 1 window for ``-s < num <
+  0``, 0 for ``-2s < num <= -s``; ``ceil(num/s) + 1`` in ``ceil_mode``), and refuses it below.
+  onnx's reference evaluator disagrees (``floor(num/s) + 1``: 0 windows down to ``num = -s``,
+  refused below; as onnxruntime in ``ceil_mode``). symshape follows onnxruntime over a constant
+  size (the pools are ``onnx.max_pool{nd}d``/``onnx.avg_pool{nd}d``: the ``pool{nd}d`` relation
+  with ``short_windows``); a symbolic size keeps the condition that the window fits (``d + pb + pa
+  >= K``), which refuses the sizes where onnxruntime gives 0 or 1 window there: the exact size,
+  ``max(floor(num/s), min(ceil(num/s), 0)) + 1``, would replace every pooled size of a model of
+  symbolic image size by such a term, nested layer after layer.
 * onnxruntime's pools (global ones too) refuse an empty axis but the batch unless the batch is
-  empty too ("Only N can be zero"), which symshape does not check: the condition ``N == 0 or
-  C*H*W >= 1`` as a ``take`` beside each pool cost 10% of alexnet's import and inference.
+  empty too ("Only N can be zero"): ``N == 0 or C*H*W >= 1`` (``only_batch_empty``), a guard where
+  a size may be 0.
 * ``ConvTranspose`` and ``MaxUnpool``: :mod:`symshape.onnx.ops.conv_transpose`.
 
 The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
@@ -34,15 +35,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.types import Attrs, Type
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.ir.op import PreparedCall
+from symshape.ir.op import Op, PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
 from symshape.onnx.ops.common import PlanTable, checked, prepare, value_slice
 from symshape.onnx.registry import Outputs, register
-from symshape.relations.nn import ceil_mode_window
+from symshape.relations.base import Context
+from symshape.relations.nn import ceil_mode_window, only_batch_empty, parse_pool_attrs
+from symshape.relations.operands import tensor_or_defer
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
 
@@ -287,15 +292,36 @@ def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:
     nd = len(ks)
     _check_nd(ctx, nd)
     win = window_plan(ctx, ks, pool=True)
-    kw = {
+    kw: dict[str, object] = {
         "pool_size": tuple(win.kernel),
         "strides": tuple(win.strides),
         "padding": win.padding,
         "dilation": tuple(win.dilation),
     }
-    fn = getattr(ss.ops, f"{kind}_pool{nd}d")
-    p = prepare(fn, 1, **kw)  # (the call it makes, its attributes checked once)
-    return functools.partial(fn, **kw) if p is None else p.build
+    # onnxruntime's counts over a constant axis shorter than the window, and its empty axes
+    kw["short_windows"] = "floor" if ctx.attr("ceil_mode", 0) else "trunc"
+    kw["only_batch_empty"] = True
+    op = _POOL_OPS[kind, nd]
+    p = prepare(op, 1, **kw)  # (the call it makes, its attributes checked once)
+    return functools.partial(op, **kw) if p is None else p.build
+
+
+def _pool_op(kind: str, nd: int) -> Op:
+    """``onnx.max_pool{nd}d``/``onnx.avg_pool{nd}d``: symshape's pooling (relation ``pool{nd}d``)
+    with onnxruntime's rules (``short_windows``, ``only_batch_empty``; see the module
+    docstring)."""
+    name = f"onnx.{kind}_pool{nd}d"
+
+    def check(attrs: Attrs, nargs: int) -> None:
+        parse_pool_attrs(attrs, nd, name)
+
+    kinds = {"pool_size": "ints", "strides": "ints", "padding": "ints", "dilation": "ints",
+             "short_windows": "str", "only_batch_empty": "bool"}  # fmt: skip
+    doc = f"ONNX {kind} pooling over {nd} spatial axes (onnxruntime's rules)"
+    return ss.register_op(name, f"pool{nd}d", 1, check_attrs=check, doc=doc, attr_types=kinds)
+
+
+_POOL_OPS: Final = {(kind, nd): _pool_op(kind, nd) for kind in ("max", "avg") for nd in (1, 2, 3)}
 
 
 @register("MaxPool", since=1)
@@ -311,12 +337,34 @@ def _avg_pool(ctx: NodeContext) -> Outputs:
 
 @register(["GlobalAveragePool", "GlobalLpPool"], since=1)
 def _global_avg(ctx: NodeContext) -> Outputs:
-    return ss.ops.mean(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+    y = ss.ops.mean(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+    return _ONLY_BATCH_EMPTY(y, ctx.input(0))
 
 
 @register("GlobalMaxPool", since=1)
 def _global_max(ctx: NodeContext) -> Outputs:
-    return ss.ops.max(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+    y = ss.ops.max(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+    return _ONLY_BATCH_EMPTY(y, ctx.input(0))
+
+
+def _only_batch_empty_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``y``'s type (the first argument) once ``x`` (the second, a pooling's input) has no empty
+    axis but the batch unless the batch is empty too (onnxruntime: "Only N can be zero")."""
+    y, x, out = args
+    xt = tensor_or_defer(x, ctx, 1)
+    if xt is None:
+        return False
+    if xt.ndim:
+        cond = only_batch_empty(xt.dims[0], xt.dims[1:])
+        if cond is not None:
+            ctx.require(cond, SHAPE_MISMATCH, f"{ctx.name}: an empty axis but the batch needs an empty batch")
+    ctx.unify(out, y)
+    return True
+
+
+_ONLY_BATCH_EMPTY: Final = ss.register_op(
+    "onnx.only_batch_empty", _only_batch_empty_rel, 2, doc="a global pooling's result, checked", attr_types={}
+)
 
 
 @register("Dropout", since=1)
