@@ -139,8 +139,15 @@ POOLS = frozenset({"MaxPool", "AveragePool", "LpPool"})
 
 def _empty_window_rule(g: Graph, res: Any, env: Mapping[Any, int], got: Sequence[Any]) -> bool:
     """Whether every guard (or error) false at ``env`` is a pool's whose output onnxruntime
-    gives empty, or whose window is larger than its input (symshape's error says so)."""
+    gives empty, or whose window is larger than its input (symshape's error says so); a guard
+    over sizes the run decides is decided with them bound as in :func:`_runtime_valid`."""
+    from symshape.encoding.conds import cond_value
+
     errs = [ln for ln in res.why_invalid(env).splitlines() if ": error: " in ln]
+    if not errs:  # (over sizes the run decides: the false guards' locations)
+        at = _bound(res, g, env, got)
+        errs = [str(gd.origin.span) for gd in res.guards
+                if gd.origin is not None and cond_value(gd.cond, at) is False]  # fmt: skip
     shapes = {o.name: np.shape(a) for o, a in zip(g.model.graph.output, got)}
     ops = {n.name: n for n in g.model.graph.node}
     for ln in errs:
@@ -158,6 +165,14 @@ def _runtime_valid(res: Any, g: Graph, env: Mapping[Any, int], got: Sequence[Any
     that is a whole dimension of an output bound to what onnxruntime gave (None: still open)."""
     from symshape.encoding.conds import cond_value
 
+    at = _bound(res, g, env, got)
+    truths = [cond_value(gd.cond, at) for gd in res.guards]
+    return False if False in truths else None if None in truths else True
+
+
+def _bound(res: Any, g: Graph, env: Mapping[Any, int], got: Sequence[Any]) -> dict[Any, Any]:
+    """``env`` by atom, with each size the run decides that is a whole dimension of an output
+    bound to what onnxruntime gave."""
     at: dict[Any, Any] = {getattr(k, "atom", k): v for k, v in env.items()}
     for o, arr in zip(g.model.graph.output, got):
         t = res.type_of(o.name)
@@ -165,15 +180,18 @@ def _runtime_valid(res: Any, g: Graph, env: Mapping[Any, int], got: Sequence[Any
             for d, n in zip(t.subs(env).dims, np.shape(arr)):
                 if d.atom is not None and not d.is_constant:  # (a whole dimension: one atom)
                     at.setdefault(d.atom, int(n))
-    truths = [cond_value(gd.cond, at) for gd in res.guards]
-    return False if False in truths else None if None in truths else True
+    return at
 
 
 def _may_be_empty(t: Any, env: Mapping[Any, int]) -> bool:
     """Whether a value of type ``t`` may be empty at ``env`` (unknown rank or sizes: it may)."""
     if not isinstance(t, ss.TensorType) or t.ndim is None:
         return True
-    return any(not d.is_constant or int(d) == 0 for d in t.subs(env).dims)
+    try:
+        dims = t.subs(env).dims
+    except ss.SymshapeError:  # (a size negative there: a guard is false)
+        return True
+    return any(not d.is_constant or int(d) == 0 for d in dims)
 
 
 def _fits(shape: tuple[int | None, ...], got: tuple[int, ...]) -> bool:
