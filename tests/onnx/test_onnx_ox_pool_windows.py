@@ -94,3 +94,16 @@ def test_only_the_batch_may_be_empty(op: str, attrs: dict[str, Any], guard: str)
         assert got == [], runner + ":\n" + "\n".join(got)
     res = sso.infer(m, dims=syms)
     assert guard in res.valid_when(), res.report()
+
+
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"])
+def test_a_global_pool_needs_rank_3(op: str) -> None:
+    # onnxruntime: "Input dimension cannot be less than 3" (the reference evaluator reduces a
+    # rank-2 GlobalMaxPool input to a scalar, keeps a GlobalAveragePool's, refuses GlobalLpPool's)
+    m, ins = _model(op, {}, ["n", 3])
+    res = sso.infer(m, dims={"n": ss.dim("n")})
+    assert res.status == "error" and "rank must be 3 or more" in res.report(), res.report()
+    for runner in ("onnxruntime", "onnxruntime-plain"):
+        assert disagreements(m, {"n": ss.dim("n")}, [{"n": 1}, {"n": 2}], feeds_of(ins), runner) == []
+    m, ins = _model(op, {}, ["n", 3, 2])
+    assert sso.infer(m, dims={"n": ss.dim("n")}).status == "ok"

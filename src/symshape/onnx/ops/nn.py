@@ -348,12 +348,16 @@ def _global_max(ctx: NodeContext) -> Outputs:
 
 
 def _only_batch_empty_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
-    """``y``'s type (the first argument) once ``x`` (the second, a pooling's input) has no empty
-    axis but the batch unless the batch is empty too (onnxruntime: "Only N can be zero")."""
+    """``y``'s type (the first argument) once ``x`` (the second, a global pooling's input) has
+    rank 3 or more (onnxruntime: "Input dimension cannot be less than 3"; onnx's reference
+    evaluator reduces a rank-2 input to a scalar, or keeps it, or refuses it) and no empty axis
+    but the batch unless the batch is empty too (onnxruntime: "Only N can be zero")."""
     y, x, out = args
     xt = tensor_or_defer(x, ctx, 1)
     if xt is None:
         return False
+    if xt.ndim is not None and xt.ndim < 3:
+        ctx.fail(RANK_MISMATCH, f"{ctx.name}: a global pool of `{xt}`: its rank must be 3 or more")
     if xt.ndim:
         cond = only_batch_empty(xt.dims[0], xt.dims[1:])
         if cond is not None:
