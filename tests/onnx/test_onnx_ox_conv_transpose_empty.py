@@ -107,3 +107,29 @@ def test_conv_transpose_by_a_weight_of_symbolic_kernel() -> None:
         assert got == [], "\n".join(got)
     res = sso.infer(m, dims={"b": b, "k": k})
     assert not res.valid_at({b: 0, k: 3}) and res.valid_at({b: 0, k: 4}) and res.valid_at({b: 1, k: 3})
+
+
+@pytest.mark.parametrize("auto_pad", ["SAME_UPPER", "SAME_LOWER"])
+@pytest.mark.parametrize(("k", "s", "op"), [(1, 2, 0), (2, 3, 0), (1, 3, 1), (3, 2, 1), (2, 2, 0)])
+@pytest.mark.parametrize("symbolic_kernel", [False, True])
+def test_conv_transpose_same_size_is_onnxruntimes(
+    auto_pad: str, k: int, s: int, op: int, symbolic_kernel: bool
+) -> None:
+    """onnxruntime's SAME size is ``d*s`` or the full size ``s*(d - 1) + op + K`` where that is
+    less (the reference evaluator gives ``d*s``): symshape follows onnxruntime."""
+    attrs = {"strides": [s], "output_padding": [op], "auto_pad": auto_pad}
+    ins = [In("x", "float32", [1, 2, "b"])]
+    inits: dict[str, Any] = {}
+    if symbolic_kernel:  # (the shape-values path)
+        ins.append(In("w", "float32", [2, 1, "k"]))
+        syms = {"b": ss.dim("b"), "k": ss.dim("k")}
+        sizes = [{"b": v, "k": k} for v in (1, 2, 3)]
+    else:
+        attrs["kernel_shape"] = [k]
+        inits["w"] = np.ones((2, 1, k), np.float32)
+        syms = {"b": ss.dim("b")}
+        sizes = [{"b": v} for v in (1, 2, 3)]
+    m = make_model([N("ConvTranspose", ["x", "w"], ["y"], **attrs)], ins, ["y"], 18, inits, ir_version=8)
+    for runner in ("onnxruntime", "onnxruntime-plain"):
+        got = disagreements(m, syms, sizes, feeds_of(ins), runner)
+        assert got == [], "\n".join(got)

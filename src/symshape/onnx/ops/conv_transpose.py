@@ -2,16 +2,17 @@
 (the window parameters of :mod:`symshape.onnx.ops.nn`).
 
 * ``ConvTranspose``: ``s*(d - 1) + output_padding + K - pb - pa`` per spatial axis (``SAME``:
-  ``d*s``; or the ``output_shape`` attribute). Built as: each spatial axis scaled by ``s`` (a
-  size-1 axis broadcast to ``s`` and merged), then one window of stride 1 that adds or removes the
-  constant rest, then the channels set to the weight's ``C_out = W.shape[1] * group``, then the
-  bias. The input's channels must be ``W.shape[0]`` and a ``kernel_shape`` attribute ``W``'s
-  spatial axes. onnxruntime's run-time checks: each output spatial size is at least 1 (an empty
-  output is refused), ``output_padding`` is below the stride, an empty input spatial axis only
-  without ``output_padding`` and ``output_shape``, and ``output_shape`` entries at least 1.
+  ``d*s``, at most that full size; or the ``output_shape`` attribute). Built as: each spatial axis
+  scaled by ``s`` (a size-1 axis broadcast to ``s`` and merged), then one window of stride 1 that
+  adds or removes the constant rest, then the channels set to the weight's ``C_out = W.shape[1] *
+  group``, then the bias. The input's channels must be ``W.shape[0]`` and a ``kernel_shape``
+  attribute ``W``'s spatial axes. onnxruntime's run-time checks: each output spatial size is at
+  least 1 (an empty output is refused), ``output_padding`` is below the stride, an empty input
+  spatial axis only without ``output_padding`` and ``output_shape``, and ``output_shape`` entries
+  at least 1.
   (onnx's reference evaluator refuses every empty input spatial axis, and onnxruntime's ``SAME``
-  size is ``s*(d - 1) + output_padding + K`` where that is below ``d*s``; symshape follows
-  onnxruntime in the first, ONNX's ``d*s`` in the second.)
+  size is ``s*(d - 1) + output_padding + K`` where that is below ``d*s``, ONNX's and the
+  reference's ``d*s``: symshape follows onnxruntime in both.)
 * ``MaxUnpool``: see :func:`_max_unpool`.
 """
 
@@ -101,8 +102,8 @@ def _conv_transpose(ctx: NodeContext) -> Outputs:
                     y = ss.ops.cast_like(y, ss.ops.take(full, index, axis=2 + i, mode="raise"))
     else:
         y = _scale_axes(y, rank, strides)
-        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            rest = [0] * nd
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):  # d*s, or the full size where that is less
+            rest = [min(0, out_pad[i] + dil[i] * (kernel[i] - 1) + 1 - strides[i]) for i in range(nd)]
         else:
             pads = ctx.attr_ints("pads") if auto_pad == "NOTSET" else None
             pads = pads or (0,) * (2 * nd)
@@ -210,8 +211,12 @@ def _conv_transpose_values(ctx: NodeContext, nd: int) -> Expr:
         spatial: Expr = vec(out_shape[-nd:])
     else:
         xsp = value_slice(xs, [2], [nd + 2])
-        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            spatial = ss.ops.multiply(xsp, vec(strides))
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):  # d*s, or the full size where that is less
+            ks = ctx.attr_ints("kernel_shape")
+            k = vec(ks) if ks is not None else value_slice(ws, [2], [nd + 2])
+            full = [out_pad[i] + 1 - strides[i] - dil[i] for i in range(nd)]  # (+ dil*k)
+            rest_v = ss.ops.minimum(ss.ops.add(ss.ops.multiply(k, vec(dil)), vec(full)), vec([0] * nd))
+            spatial = ss.ops.add(ss.ops.multiply(xsp, vec(strides)), rest_v)
         else:
             pads = ctx.attr_ints("pads") if auto_pad == "NOTSET" else None
             pads = pads or (0,) * (2 * nd)
