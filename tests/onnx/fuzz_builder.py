@@ -26,12 +26,12 @@ Dim = int | str | None
 #: patterns of known findings that :func:`graphs` can leave out (``avoid``) to find others:
 #: "tile-computed" (Tile by computed repeats), "reduce-value" (ReduceProd of a shape),
 #: "slice-negative-start" (a negative step from a start below -dim), "split-num-outputs", and
-#: (test_onnx_differential_fuzz.KNOWN, not fixed yet) "slice-runtime-axes" (Slice by
-#: axes computed at run time: unsupported), "conv-transpose-output-shape" (an output_shape over
-#: the full size was not checked: fixed), "reshape-empty-target" (a computed reshape target of an empty
-#: tensor is guarded non-empty), "center-crop-pad-empty" (CenterCropPad of an empty axis is refused),
-#: "maxpool-indices-same" (MaxPool SAME with Indices takes the single-output kernel's guard),
-#: "conv-transpose-empty" (ConvTranspose to an empty output is accepted)
+#: those of test_onnx_differential_fuzz.KNOWN (empty: all fixed): "slice-runtime-axes" (Slice by
+#: axes computed at run time was unsupported), "conv-transpose-output-shape" (an output_shape over
+#: the full size was not checked), "reshape-empty-target" (a computed reshape target of an empty
+#: tensor was guarded non-empty), "center-crop-pad-empty" (CenterCropPad of an empty axis was
+#: refused), "maxpool-indices-same" (MaxPool SAME with Indices took the single-output kernel's
+#: guard), "conv-transpose-empty" (ConvTranspose to an empty output was accepted)
 AVOID: frozenset[str] = frozenset(
     {"tile-computed", "reduce-value", "slice-negative-start", "split-num-outputs", "slice-runtime-axes",
      "conv-transpose-output-shape", "reshape-empty-target", "center-crop-pad-empty", "maxpool-indices-same",

@@ -10,7 +10,11 @@ each axis; ``2*nd`` values: all befores then all afters, Relay's ``(top, left, b
     out = (D + P - d*(k - 1) - 1)//s + 1             (ceil_mode: (D + P - d*(k-1) - 1 + s - 1)//s + 1)
 
 and the dilated kernel must fit in the padded input (``D + P >= d*(k - 1) + 1``). Conv2d over
-``(n, 10, h, w)`` with kernel 3, padding 1, stride 2 gives ``(h - 1)//2 + 1``.
+``(n, 10, h, w)`` with kernel 3, padding 1, stride 2 gives ``(h - 1)//2 + 1``. Pooling takes two
+more attributes for onnxruntime's rules (the ONNX importer's pools): ``short_windows`` (``trunc``
+or ``floor``: over a constant ``D`` the window may be longer than the padded input, with
+``trunc(num/s) + 1`` or ``floor(num/s) + 1`` windows for ``num = D + P - d*(k - 1) - 1 < 0``
+where that is not negative) and ``only_batch_empty`` (no axis but ``N`` is empty unless ``N`` is).
 
 Convolution weights are ``(channels, C/groups, *kernel)`` in OI-order: when ``channels`` and
 ``kernel_size`` are given the weight is *assigned* that shape (an unannotated weight is inferred);
@@ -30,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from symshape.encoding.conds import eq, ge
+from symshape.encoding.conds import Cond, any_of, eq, ge
 from symshape.encoding.dims import Dim, as_dim, bounds, floordiv, mod
 from symshape.encoding.types import Attrs, Tensor, TensorType, Type
 from symshape.errors import RANK_MISMATCH, SHAPE_MISMATCH
@@ -41,8 +45,10 @@ from symshape.relations.common import (
     attr_dtype,
     attr_int,
     attr_ints,
+    attr_str,
     bad,
     exact_div,
+    product,
 )
 from symshape.relations.operands import tensor_or_defer
 
@@ -63,6 +69,8 @@ __all__ = [
     "WindowAttrs",
     "make_conv_rel",
     "make_pool_rel",
+    "only_batch_empty",
+    "SHORT_WINDOWS",
 ]
 
 SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
@@ -197,9 +205,11 @@ def _windows(
     a: WindowAttrs,
     ceil: bool,
     what: str,
+    short: str = "error",
 ) -> None:
     """The spatial output sizes into ``od`` (a fresh unknown where the kernel is unknown), and the
-    conditions that every dilated window fits in the padded input."""
+    conditions that every dilated window fits in the padded input (``short``: see
+    :func:`_short_window`)."""
     for i, c in enumerate(sp):
         k = kernel[i]
         if k is None:
@@ -213,6 +223,11 @@ def _windows(
             span = dv + pad - dil * (kv - 1) - 1 + (a.strides[i] - 1 if ceil else 0)
             od[c] = as_dim(span // a.strides[i] + 1)
             continue
+        if short != "error" and dv is not None and kv is not None and kv >= 1:
+            n = _short_window(dv + pad - dil * (kv - 1) - 1, a.strides[i], short)
+            if n is not None:
+                od[c] = as_dim(n)
+                continue
         if not k.is_constant and bounds(k)[0] < 1:
             chk.require(ge(k, 1), SHAPE_MISMATCH, f"{ctx.name}: the {what} size {k} on axis {c} may be 0")
         chk.require(
@@ -222,6 +237,26 @@ def _windows(
             f"({xd[c]} + {pad}) on axis {c}",
         )
         od[c] = window_out(xd[c], pad, k, dil, a.strides[i], ceil)
+
+
+def only_batch_empty(n: Dim, rest: Sequence[Dim]) -> Cond | None:
+    """onnxruntime's rule for a pooling's input (``Only N can be zero``): no axis but the batch
+    ``n`` is empty unless the batch is, ``n == 0 or prod(rest) >= 1`` (None where the bounds
+    decide it true)."""
+    p = product(rest)
+    if bounds(p)[0] >= 1 or bounds(n)[1] == 0:
+        return None
+    return any_of(eq(n, 0), ge(p, 1))
+
+
+def _short_window(num: int, s: int, short: str) -> int | None:
+    """The number of windows onnxruntime counts over a constant axis whose window is longer than
+    the padded input by ``-num > 0`` (stride ``s``): ``trunc(num/s) + 1`` (C++ division; floor mode)
+    or ``floor(num/s) + 1`` (a ceil-mode window, its end padding grown by ``s - 1``), None where
+    that is negative (it refuses it). onnx's reference evaluator counts ``floor(num/s) + 1`` in
+    both modes."""
+    n = (-(-num // s) if short == "trunc" else num // s) + 1
+    return n if n >= 0 else None
 
 
 def make_conv_rel(nd: int) -> None:
@@ -342,10 +377,15 @@ for _nd in (1, 2, 3):
     make_conv_rel(_nd)
 
 
-class PoolAttrs(WindowAttrs):
-    """Validated pooling attributes."""
+#: how a pooling counts the windows over a constant axis shorter than its window (``short``)
+SHORT_WINDOWS = ("error", "trunc", "floor")
 
-    __slots__ = ("ceil_mode", "layout", "out_layout", "pool_size")
+
+class PoolAttrs(WindowAttrs):
+    """Validated pooling attributes; ``short`` and ``only_batch_empty`` are onnxruntime's rules
+    (the ONNX importer's pooling operators; see :func:`_short_window`)."""
+
+    __slots__ = ("ceil_mode", "layout", "only_batch_empty", "out_layout", "pool_size", "short")
 
     def __init__(self, attrs: Attrs, nd: int, op: str) -> None:
         self.pool_size = _spatial(attrs, "pool_size", None, nd, op, lo=1)
@@ -353,6 +393,8 @@ class PoolAttrs(WindowAttrs):
         self.ceil_mode = attr_bool(attrs, "ceil_mode", False, op)
         self.layout, self.out_layout = parse_layouts(attrs, nd, op)
         attr_bool(attrs, "count_include_pad", False, op)
+        self.short = attr_str(attrs, "short_windows", "error", op, SHORT_WINDOWS) or "error"
+        self.only_batch_empty = attr_bool(attrs, "only_batch_empty", False, op)
 
 
 def parse_pool_attrs(attrs: Attrs, nd: int, op: str) -> PoolAttrs:
@@ -412,7 +454,13 @@ def make_pool_rel(nd: int) -> None:
         def windows(xd: dict[str, Dim]) -> dict[str, Dim] | None:
             chk = Checks()
             od = dict(xd)
-            _windows(ctx, chk, xd, od, sp, [as_dim(k) for k in a.pool_size], a, a.ceil_mode, "pool window")
+            kernel = [as_dim(k) for k in a.pool_size]
+            _windows(ctx, chk, xd, od, sp, kernel, a, a.ceil_mode, "pool window", a.short)
+            if a.only_batch_empty:
+                cond = only_batch_empty(xd["N"], [xd[c] for c in "C" + sp])
+                if cond is not None:
+                    msg = f"{ctx.name}: an empty axis but the batch needs an empty batch (N == 0)"
+                    chk.require(cond, SHAPE_MISMATCH, msg)
             return od if chk.commit(ctx) else None
 
         return _pooling(ctx, args, (a.layout, a.out_layout), nd, windows)

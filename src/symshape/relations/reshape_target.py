@@ -4,13 +4,15 @@ a target computed at run time), for :func:`~symshape.relations.reshape.reshape_r
 Each entry of the target is a constant (0 copies the input's size at its place unless
 ``allowzero``, -1 infers), a symbolic size, or unknown (a ``?`` the run decides). Without
 ``allowzero`` a symbolic entry that may be 0 has two readings: a size (when it is >= 1) or a copy
-(when it is 0). The reading is decided where it can be, cheaply: by the entry's bounds, by the
-entry being the input's size at its place (both readings give that size), or by the solver from
-the facts (``e >= 1``, ``e == 0``, or ``e == 0`` only where the copied size is 0 too, so the
-readings agree). An entry left open gives one case per reading: a case no size reaches (the
-literal count ``3*N == 3*(N - 1)``, or a copy past the input's rank) is dropped, the one left
-states its reading as a guard (``N - 1 == 0``: exactly the sizes where the model runs), and
-several left give the disjunction of their conditions and a ``?`` where their results differ.
+(when it is 0); one that may be -1 (``N - 2``) has one more, inferred (when it is -1, unless
+another entry is -1), and must not be below -1. The reading is decided where it can be, cheaply:
+by the entry's bounds, by the entry being the input's size at its place (both readings give that
+size), or by the solver from the facts (``e >= 1``, ``e == 0``, ``e == -1``, or ``e == 0`` only
+where the copied size is 0 too, so the readings agree). An entry left open gives one case per
+reading: a case no size reaches (the literal count ``3*N == 3*(N - 1)``, or a copy past the
+input's rank) is dropped, the one left states its reading as a guard (``N - 1 == 0``: exactly
+the sizes where the model runs), and several left give the disjunction of their conditions and
+a ``?`` where their results differ.
 """
 
 from __future__ import annotations
@@ -47,9 +49,9 @@ def reshape_by_value(ctx: Context, args: Sequence[Type], allowzero: bool) -> boo
     if isinstance(got, str):  # the new shape's length is unknown
         ctx.assign(out, Tensor(None, x.dtype))
         return True
-    spec, unknown, open_ = got
+    spec, unknown, open_, infer = got
     if open_:
-        open_ = _settle(ctx, x, spec, open_, extra)
+        open_ = _settle(ctx, x, spec, open_, infer, allowzero, extra)
     if open_ and (unknown or x.ndim is None or len(open_) > _MOST_OPEN):
         # the run decides them (a size or a copy): run-time entries as the unknown ones are
         unknown = sorted([*unknown, *open_])
@@ -65,7 +67,7 @@ def reshape_by_value(ctx: Context, args: Sequence[Type], allowzero: bool) -> boo
     if x.ndim is None:
         return reshape_unknown_rank(ctx, x, spec, allowzero, out)
     if open_:
-        return _reshape_cases(ctx, x, spec, open_, extra, out)
+        return _reshape_cases(ctx, x, spec, open_, infer, allowzero, extra, out)
     dims, conds, err = reshape_dims(x.dims, spec, allowzero)
     if err is not None:
         ctx.fail(RESHAPE_SIZE, f"reshape of `{x}` to {tuple(map(str, spec))}: {err}")
@@ -105,20 +107,23 @@ def require_reshape(
 
 def _dynamic_spec(
     ctx: Context, t: Type, allowzero: bool, conds: list[tuple[object, Message]]
-) -> tuple[list[Spec], list[int], list[int]] | str | None:
+) -> tuple[list[Spec], list[int], list[int], set[int]] | str | None:
     """The new shape of ``reshape(x, shape)`` read from the value of ``shape``: the spec (a
     constant entry is an int: 0 copies, -1 infers; a symbolic one is a dimension), the positions of
-    unknown entries (a placeholder 1 in the spec) and those of symbolic entries that may be 0
-    without ``allowzero`` (a size or a copy: see :func:`_settle`). A symbolic entry that may be
-    negative gets the condition that it is not (-1 would infer, below is invalid); the other
-    special values of Relay (-2, -3, -4) and entries below -1 are an error, as more than one -1
-    is. None: defer; :data:`UNKNOWN_LENGTH`: the length is unknown."""
+    unknown entries (a placeholder 1 in the spec), those of symbolic entries that may be 0
+    without ``allowzero`` (a size or a copy: see :func:`_settle`) or -1 (inferred), and the set of
+    the latter. A symbolic entry that may be below -1 gets the condition that it is not (or not
+    negative, beside a constant -1: a second -1 is invalid); the other special values of Relay
+    (-2, -3, -4) and entries below -1 are an error, as more than one -1 is. None: defer;
+    :data:`UNKNOWN_LENGTH`: the length is unknown."""
     es = size_entries(ctx, t, "the new shape", 1)
     if es is None or isinstance(es, str):
         return es
     spec: list[Spec] = []
     unknown: list[int] = []
     open_: list[int] = []
+    infer: set[int] = set()
+    minus = any(d is not None and d.constant_value == -1 for d in es)
     for i, d in enumerate(es):
         if d is None:
             unknown.append(i)
@@ -126,11 +131,15 @@ def _dynamic_spec(
             continue
         c = d.constant_value
         if c is None:
-            lo = bounds(d)[0]
-            if lo < 0:
+            lo, hi = bounds(d)
+            if lo < 0 and (minus or hi < -1):
                 why = f"entry {i} (`{d}`) may be negative, which reshape would read as a special value"
                 conds.append((ge(d, 0), why))
-            if lo < 1 and not allowzero:
+            elif lo < 0:  # -1 infers (a reading of its own), below is invalid
+                if lo < -1:
+                    conds.append((ge(d, -1), f"entry {i} (`{d}`) may be below -1, which reshape refuses"))
+                infer.add(i)
+            if (lo < 1 and not allowzero) or i in infer:
                 open_.append(i)
             spec.append(d)
         elif c < -1:
@@ -143,21 +152,39 @@ def _dynamic_spec(
             spec.append(c)
     if sum(1 for x in spec if isinstance(x, int) and x == -1) > 1:
         ctx.fail(BAD_ATTRIBUTE, f"{ctx.name}: at most one entry of the new shape `{t}` can be -1")
-    return spec, unknown, open_
+    return spec, unknown, open_, infer
 
 
 def _settle(
-    ctx: Context, x: TensorType, spec: list[Spec], open_: Sequence[int], conds: list[tuple[object, Message]]
+    ctx: Context,
+    x: TensorType,
+    spec: list[Spec],
+    open_: Sequence[int],
+    infer: set[int],
+    allowzero: bool,
+    conds: list[tuple[object, Message]],
 ) -> list[int]:
-    """Decides the reading of each entry of ``open_`` (symbolic, may be 0; no ``allowzero``)
-    where that is cheap, in place in ``spec``: a size where it is ``>= 1`` (by the solver, from the
-    facts), or where it is the input's size at its place, or 0 only where that size is 0 (both
-    readings agree); a copy (0) where it is 0. Past the input's rank a 0 has nothing to copy (the
-    run fails): a size, by a guard. Returns the entries left open."""
+    """Decides the reading of each entry of ``open_`` (symbolic, may be 0 without ``allowzero``,
+    or -1: ``infer``) where that is cheap, in place in ``spec`` (and ``infer``): -1 where it is
+    -1, not -1 where it is ``>= 0`` (by the solver, from the facts); a size where it is ``>= 1``,
+    or where it is the input's size at its place, or 0 only where that size is 0 (both readings
+    agree); a copy (0) where it is 0. Past the input's rank a 0 has nothing to copy (the run
+    fails): a size, by a guard. Returns the entries left open."""
     left: list[int] = []
     for i in open_:
         e = spec[i]
         assert isinstance(e, Dim)
+        if i in infer:
+            if ctx.prove(eq(e, -1)) and -1 not in spec:
+                spec[i] = -1
+                infer.discard(i)
+                continue
+            if not ctx.prove(ge(e, 0)):
+                left.append(i)
+                continue
+            infer.discard(i)
+            if allowzero or ctx.prove(ge(e, 1)):
+                continue  # (a size: 0 is one with allowzero)
         if x.ndim is not None and i >= x.ndim:
             conds.append((ge(e, 1), f"entry {i} (`{e}`) may be 0, which reshape would read as a copy "
                           f"of the input's size at {i}, which `{x}` does not have"))
@@ -181,29 +208,40 @@ def _settle(
 
 
 def _reshape_cases(
-    ctx: Context, x: TensorType, spec: Sequence[Spec], open_: Sequence[int],
-    extra: Sequence[tuple[object, Message]], out: Type,
+    ctx: Context, x: TensorType, spec: Sequence[Spec], open_: Sequence[int], infer: set[int],
+    allowzero: bool, extra: Sequence[tuple[object, Message]], out: Type,
 ) -> bool:
-    """The reshape of ranked ``x`` with the entries ``open_`` of ``spec`` read both ways: one case
-    per choice of readings (a size, ``e >= 1``; a copy, ``e == 0``); the cases no size reaches are
-    dropped (their conditions are false, or the solver refutes them)."""
+    """The reshape of ranked ``x`` with the entries ``open_`` of ``spec`` read every way they may
+    be: one case per choice of readings (a size, ``e >= 1``, or ``e >= 0`` with ``allowzero``; a
+    copy, ``e == 0``, without it; inferred, ``e == -1``, for the entries of ``infer``, one at most);
+    the cases no size reaches are dropped (their conditions are false, or the solver refutes
+    them)."""
     cases: list[tuple[tuple[Dim, ...], list[tuple[object, Message]], Cond]] = []
-    for choice in itertools.product((False, True), repeat=len(open_)):
+    ways = [("size",) + (() if allowzero else ("copy",)) + (("infer",) if i in infer else ()) for i in open_]
+    minus = sum(1 for s in spec if isinstance(s, int) and s == -1)
+    for choice in itertools.product(*ways):
+        if minus + choice.count("infer") > 1:
+            continue
         sp = list(spec)
         reading: list[tuple[object, Message]] = []
-        for i, copy in zip(open_, choice):
+        for i, way in zip(open_, choice):
             e = spec[i]
             assert isinstance(e, Dim)
-            if copy:
+            at = x.dims[i] if i < len(x.dims) else "nothing"
+            if way == "copy":
                 sp[i] = 0
                 reading.append((eq(e, 0), Lazy(
                     "entry {} (`{}`) must be 0 (a copy of the input's `{}`): as a size it does not fit",
-                    i, e, x.dims[i])))
+                    i, e, at)))
+            elif way == "infer":
+                sp[i] = -1
+                reading.append((eq(e, -1), Lazy(
+                    "entry {} (`{}`) must be -1 (inferred): as a size it does not fit", i, e)))
             else:
-                reading.append((ge(e, 1), Lazy(
-                    "entry {} (`{}`) must be a size: as 0 it copies the input's `{}`, which does not fit",
-                    i, e, x.dims[i])))
-        dims, conds, err = reshape_dims(x.dims, sp, False)
+                reading.append((ge(e, 0 if allowzero else 1), Lazy(
+                    "entry {} (`{}`) must be a size: as 0 or -1 it copies or infers, which does not fit",
+                    i, e)))
+        dims, conds, err = reshape_dims(x.dims, sp, allowzero)
         if err is not None:
             continue
         whole = all_of(*(cast(Cond, c) for c, _ in (*reading, *conds)))
@@ -214,7 +252,7 @@ def _reshape_cases(
     shown = Lazy(shape_str, spec)
     if not cases:
         ctx.fail(RESHAPE_SIZE, f"cannot reshape `{x}` to newshape {shape_str(spec)}: it fits at no size, "
-                 "whichever of its entries that may be 0 are read as sizes or as 0 (a copy)")
+                 "whichever of its entries that may be 0 or -1 are read as sizes, 0 (a copy) or -1")
     if len(cases) == 1:
         dims, conds, _ = cases[0]
         if not require_reshape(ctx, x, shown, [*extra, *conds]):
@@ -223,7 +261,7 @@ def _reshape_cases(
         return True
     which = ", ".join(str(i) for i in open_)
     cond = any_of(*(c[2] for c in cases))
-    msg = f"it fits at these sizes neither with entries {which} read as sizes nor as 0 (copies)"
+    msg = f"it fits at these sizes with entries {which} read neither as sizes nor as 0 (copies) or -1"
     if not require_reshape(ctx, x, shown, [*extra, (cond, msg)]):
         return False
     got: list[Dim] = []

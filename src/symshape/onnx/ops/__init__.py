@@ -4,9 +4,11 @@
 module          operators
 ==============  ===================================================================================
 elementwise     unary and broadcasting binary operators, comparisons, ``Where``, ``Cast``
-shape           ``Reshape``, ``Squeeze``, ``Concat``, ``Split``, ``Slice``, ``Tile``, ...
+shape           ``Reshape``, ``Squeeze``, ``Concat``, ``Split``, ``Tile``, ...
+slice           ``Slice``
 pad             ``Pad``
-nn              ``Conv``, ``ConvTranspose``, pooling, ``Dropout``
+nn              ``Conv``, pooling, ``Dropout``
+conv_transpose  ``ConvTranspose``, ``MaxUnpool``
 norm            batch/instance/layer/group normalization, ``Softmax``
 reduce          ``Reduce*``, ``ArgMax``, ``ArgMin``
 index           ``Gather*``, ``Scatter*``, ``TopK``, ``OneHot``, ``Compress``
@@ -34,6 +36,7 @@ from symshape.onnx.ops import (
     attention,
     contrib,
     control,
+    conv_transpose,
     decode,
     elementwise,
     image,
@@ -48,10 +51,11 @@ from symshape.onnx.ops import (
     rnn,
     sequence,
     shape,
+    slice,
     strings,
 )
 
 __all__ = [
-    "attention", "contrib", "control", "decode", "elementwise", "image", "index", "linalg", "misc", "ml",
-    "nn", "norm", "pad", "reduce", "rnn", "sequence", "shape", "strings",
+    "attention", "contrib", "control", "conv_transpose", "decode", "elementwise", "image", "index", "linalg",
+    "misc", "ml", "nn", "norm", "pad", "reduce", "rnn", "sequence", "shape", "slice", "strings",
 ]  # fmt: skip

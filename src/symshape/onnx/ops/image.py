@@ -5,7 +5,9 @@
   ``stretch``: ``round(d_j * min_i (max_i) s_i/d_i)``, over symbolic axes the min (max) over ``i``
   of ``(2*d_j*s_i + d_i)//(2*d_i)``, exact); sizes computed at run time are read as shape values.
   An axis of size 0 resizes to size 0 only (both onnxruntime and onnx's reference evaluator refuse
-  a scale from 0): ``min(d, 1) == min(max(d, s), 1)`` per resized axis that may be empty.
+  a scale from 0): ``min(d, 1) == min(max(d, s), 1)`` per resized axis that may be empty; keeping
+  the aspect ratio, no resized axis may be empty (onnxruntime refuses a ratio over 0; the reference
+  evaluator too for not_smaller, but runs not_larger, an empty axis taking no part in the least).
   (onnxruntime also refuses a size 0 from a non-empty axis, a scale of 0; the reference runs it,
   and so does symshape: ``interpolate(size=h // 8)`` is not guarded ``h >= 8``.)
   With ``scales``: ``floor(d * scale)``;
@@ -49,6 +51,9 @@ from symshape.onnx.registry import Outputs, register
 from symshape.relations.values import entries_of
 
 __all__: list[str] = []
+
+#: index 0 (a ``take`` in mode ``raise`` of it needs the axis non-empty)
+_ZERO = ss.const(np.array(0, np.int64))
 
 
 def _scale_dim(ctx: NodeContext, y: Expr, axis: int, rank: int, d: ss.Dim | None, scale: float) -> Expr:
@@ -104,6 +109,9 @@ def _resize(
             sizes = _kept_ratio_sizes(ctx, [int(dims[a]) for a in ax], list(sizes), policy == "not_larger")
         for a, s in zip(ax, sizes):  # (taking s > 0 entries of an axis needs it non-empty)
             y = set_dim(y, a, s)
+            if s > 0 and (dims is None or bounds(dims[a])[0] < 1):  # (even where another is empty)
+                with ctx.checking(f"axis {a}, resized to {s}, is not empty"):
+                    y = ss.ops.cast_like(y, ss.ops.take(x, _ZERO, axis=a, mode="raise"))
         return y
     assert scales is not None
     for a, s in zip(ax, scales.reshape(-1).tolist()):
@@ -119,9 +127,10 @@ def _kept_ratio_sizes(ctx: NodeContext, d: list[int], s: list[int], smaller: boo
     for not_larger, the greatest for not_smaller), so that a model gives the same sizes whether
     its dimensions are constants or symbols bound later (float rounding at a tie differed: 58
     for 59 at (6, 27) resized to (13, 1000)). An axis of size 0 has an unbounded ratio: it takes
-    no part in not_larger's least, and not_smaller's greatest is unbounded (an error)."""
-    if not smaller and 0 in d:
-        ctx.fail(BAD_ATTRIBUTE, "keep_aspect_ratio_policy=not_smaller over an axis of size 0")
+    no part in not_larger's least (the reference evaluator's rule), and not_smaller's greatest is
+    unbounded: onnxruntime refuses either (an error; see the module docstring)."""
+    if 0 in d:
+        ctx.fail(BAD_ATTRIBUTE, "keep_aspect_ratio_policy over an axis of size 0 (onnxruntime refuses it)")
     out = []
     for j, dj in enumerate(d):
         cands = [s[j]] + [(2 * dj * s[i] + di) // (2 * di) for i, di in enumerate(d) if i != j and di > 0]
@@ -158,7 +167,11 @@ def _keep_aspect_ratio(
                 out = pick(out, ss.ops.floor_divide(num, ss.ops.multiply(d[i], c(2))))
         new[a] = out
     parts = [new[a] if a in new else value_slice(sh, [a], [a + 1]) for a in range(rank)]
-    return ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate(parts, axis=0), "float32"), x)
+    y = ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate(parts, axis=0), "float32"), x)
+    for a in ax:  # (a ratio over an empty axis: onnxruntime refuses it)
+        with ctx.checking(f"axis {a}, resized keeping the aspect ratio, is not empty"):
+            y = ss.ops.cast_like(y, ss.ops.take(x, _ZERO, axis=a, mode="raise"))
+    return y
 
 
 def _empty_alike(

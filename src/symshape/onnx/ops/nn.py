@@ -1,5 +1,5 @@
-"""Convolution and pooling: ``Conv``, ``ConvInteger``, ``QLinearConv``, ``ConvTranspose``,
-``MaxPool``, ``AveragePool``, ``LpPool``, ``MaxUnpool``, the global pools, and ``Dropout``.
+"""Convolution and pooling: ``Conv``, ``ConvInteger``, ``QLinearConv``, ``MaxPool``,
+``AveragePool``, ``LpPool``, the global pools, and ``Dropout``.
 
 Per spatial axis with input size ``d``, kernel ``k``, dilation ``dil``, stride ``s``, pads ``pb``
 (begin) and ``pa`` (end), and ``K = dil*(k - 1) + 1``:
@@ -12,11 +12,20 @@ Per spatial axis with input size ``d``, kernel ``k``, dilation ``dil``, stride `
   ``min(d + pb + pa - K + s - 1, d + pb - 1)``; which bound is smaller depends only on constants
   (``pa + s <= K``), so each axis is a floor-mode window: the kernel with ``s - 1`` extra end
   padding, or a 1-wide window over ``d + pb``.
-* ``ConvTranspose``: ``s*(d - 1) + output_padding + K - pb - pa`` (``SAME``: ``d*s``; or the
-  ``output_shape`` attribute). Built as: each spatial axis scaled by ``s`` (a size-1 axis broadcast
-  to ``s`` and merged), then one window of stride 1 that adds or removes the constant rest, then the
-  channels set to the weight's ``C_out = W.shape[1] * group``, then the bias. The input's channels
-  must be ``W.shape[0]`` and a ``kernel_shape`` attribute ``W``'s spatial axes.
+* a pool window longer than the padded input (``num = d + pb + pa - K < 0``): onnxruntime runs it
+  while ``num > -2s``, with ``trunc(num/s) + 1`` windows (C++ division: 1 window for ``-s < num <
+  0``, 0 for ``-2s < num <= -s``; ``ceil(num/s) + 1`` in ``ceil_mode``), and refuses it below.
+  onnx's reference evaluator disagrees (``floor(num/s) + 1``: 0 windows down to ``num = -s``,
+  refused below; as onnxruntime in ``ceil_mode``). symshape follows onnxruntime over a constant
+  size (the pools are ``onnx.max_pool{nd}d``/``onnx.avg_pool{nd}d``: the ``pool{nd}d`` relation
+  with ``short_windows``); a symbolic size keeps the condition that the window fits (``d + pb + pa
+  >= K``), which refuses the sizes where onnxruntime gives 0 or 1 window there: the exact size,
+  ``max(floor(num/s), min(ceil(num/s), 0)) + 1``, would replace every pooled size of a model of
+  symbolic image size by such a term, nested layer after layer.
+* onnxruntime's pools (global ones too) refuse an empty axis but the batch unless the batch is
+  empty too ("Only N can be zero"): ``N == 0 or C*H*W >= 1`` (``only_batch_empty``), a guard where
+  a size may be 0.
+* ``ConvTranspose`` and ``MaxUnpool``: :mod:`symshape.onnx.ops.conv_transpose`.
 
 The symshape operators cover 1 to 3 spatial axes; 4 or more are unsupported.
 """
@@ -26,19 +35,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import Final
 
 import symshape as ss
 from symshape import Expr
-from symshape.encoding.dim_bounds import bounds
-from symshape.encoding.dims import Dim
+from symshape.encoding.types import Attrs, Type
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH, SHAPE_MISMATCH
-from symshape.ir.op import PreparedCall
+from symshape.ir.op import Op, PreparedCall
 from symshape.onnx.context import CORE_OP, NodeContext
-from symshape.onnx.ops.common import PlanTable, checked, prepare, scale_axis, set_dim, stacked, value_slice
+from symshape.onnx.ops.common import PlanTable, checked, prepare, value_slice
 from symshape.onnx.registry import Outputs, register
-from symshape.relations.nn import ceil_mode_window
+from symshape.relations.base import Context
+from symshape.relations.nn import ceil_mode_window, only_batch_empty, parse_pool_attrs
+from symshape.relations.operands import tensor_or_defer
 
 __all__ = ["Window", "window_plan", "conv_with_bias"]
 
@@ -229,236 +238,6 @@ def _qlinear_conv(ctx: NodeContext) -> Outputs:
 
 
 # ----------------------------------------------------------------------------------------------
-# transposed convolution and unpooling
-
-
-def _scale_axes(y: Expr, rank: int, scales: Sequence[int]) -> Expr:
-    """Each spatial axis ``2 + i`` multiplied by ``scales[i]``."""
-    for i, s in enumerate(scales):
-        y = scale_axis(y, 2 + i, rank, s)
-    return y
-
-
-def _add_constants(ctx: NodeContext, y: Expr, nd: int, rest: Sequence[int]) -> Expr:
-    """Each spatial axis ``2 + i`` plus the constant ``rest[i]`` (a stride-1 window: end padding
-    adds, a wider window removes)."""
-    if all(c == 0 for c in rest):
-        return y
-    pool = {1: ss.ops.max_pool1d, 2: ss.ops.max_pool2d, 3: ss.ops.max_pool3d}[nd]
-    return pool(
-        y,
-        pool_size=tuple(max(-c, 0) + 1 for c in rest),
-        strides=1,
-        padding=tuple([0] * nd + [max(c, 0) for c in rest]),
-    )
-
-
-@register("ConvTranspose", since=1)
-def _conv_transpose(ctx: NodeContext) -> Outputs:
-    x = ctx.input(0)
-    nd = _nd(ctx, ctx.attr_ints("kernel_shape"), 1)
-    _check_nd(ctx, nd)
-    wt = ctx.tensor_type(1)
-    static = (
-        wt is not None
-        and wt.ndim == nd + 2
-        and wt.dims[1].is_constant
-        and (ctx.attr_ints("kernel_shape") is not None or all(d.is_constant for d in wt.dims[2:]))
-    )
-    if not static:
-        return _conv_transpose_values(ctx, nd)
-    kernel = _kernel_from_weight(ctx, 1, nd)
-    strides = _spatial_attr(ctx, "strides", nd, 1)
-    dil = _spatial_attr(ctx, "dilations", nd, 1)
-    out_pad = _spatial_attr(ctx, "output_padding", nd, 0)
-    group = ctx.attr_int("group", 1)
-    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
-    assert wt is not None
-    c_out = int(wt.dims[1]) * group
-    rank = nd + 2
-    y: Expr = x
-    out_shape = ctx.attr_ints("output_shape")
-    if out_shape is not None:
-        if len(out_shape) not in (nd, rank):
-            ctx.fail(BAD_ATTRIBUTE, f"output_shape has {len(out_shape)} values for {nd} spatial axes")
-        for i, v in enumerate(out_shape[-nd:]):
-            y = set_dim(y, 2 + i, v)
-        # output_shape may be at most s - 1 over the full size s*(d - 1) + dil*(k - 1) + 1
-        # (onnxruntime and the reference: "Explicit output_shape is inconsistent with input spatial
-        # dimensions"; the end is padded up to s - 1, as an output_padding would, which is ignored)
-        full = _scale_axes(x, rank, strides)
-        extra = [dil[i] * (kernel[i] - 1) for i in range(nd)]
-        full = _add_constants(ctx, full, nd, extra)
-        for i, v in enumerate(out_shape[-nd:]):
-            if v >= 1:
-                what = f"output_shape[{i}] ({v}) is at most stride - 1 over the full size of axis {2 + i}"
-                with ctx.checking(what):
-                    index = ss.const(np.array(v - 1, dtype=np.int64))
-                    y = ss.ops.cast_like(y, ss.ops.take(full, index, axis=2 + i, mode="raise"))
-    else:
-        y = _scale_axes(y, rank, strides)
-        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            rest = [0] * nd
-        else:
-            pads = ctx.attr_ints("pads") if auto_pad == "NOTSET" else None
-            pads = pads or (0,) * (2 * nd)
-            if len(pads) != 2 * nd:
-                ctx.fail(BAD_ATTRIBUTE, f"attribute 'pads' has {len(pads)} values for {nd} spatial axes")
-            rest = [
-                out_pad[i] + dil[i] * (kernel[i] - 1) + 1 - pads[i] - pads[nd + i] - strides[i]
-                for i in range(nd)
-            ]
-        y = _add_constants(ctx, y, nd, rest)
-    y = set_dim(y, 1, c_out)
-    for check in _transpose_checks(ctx, nd):
-        y = ss.ops.cast_like(y, check)
-    if ctx.has_input(2):
-        y = ss.ops.bias_add(y, ctx.input(2), axis=1)
-    return y
-
-
-def _transpose_checks(ctx: NodeContext, nd: int) -> list[Expr]:
-    """Expressions that need ``ConvTranspose``'s conditions (onnxruntime's): the input's channels
-    are the weight's first axis, and a ``kernel_shape`` attribute is the weight's spatial axes."""
-    x, w = ctx.input(0), ctx.input(1)
-    spatial = tuple(range(2, nd + 2))
-    # (N, C) @ (C_w, W1): C == C_w
-    with ctx.checking("the input's channels (axis 1) are the weight's axis 0"):
-        out: list[Expr] = [
-            ss.ops.matmul(ss.ops.sum(x, axis=spatial), ss.ops.cast_like(ss.ops.sum(w, axis=spatial), x))
-        ]
-    ks = ctx.attr_ints("kernel_shape")
-    if ks is not None:
-        with ctx.checking(f"the weight's spatial axes are kernel_shape {list(ks)}"):
-            kernel = stacked(ss.ops.sum(w, axis=(0, 1)), ss.Constant(shape=tuple(ks), dtype="float32"))
-            out.append(ss.ops.cast_like(kernel, x))
-    return out
-
-
-def _conv_transpose_values(ctx: NodeContext, nd: int) -> Expr:
-    """``ConvTranspose`` whose kernel size or output channels are symbolic: the output shape
-    ``(N, W1 * group, s*(x - 1) + out_pad + d*(k - 1) + 1 - pads)`` computed on shape values
-    (``x``'s and the weight's), a tensor of that shape and ``x``'s dtype; the input channels must
-    match the weight's first axis."""
-    x, w = ctx.input(0), ctx.input(1)
-    strides = _spatial_attr(ctx, "strides", nd, 1)
-    dil = _spatial_attr(ctx, "dilations", nd, 1)
-    out_pad = _spatial_attr(ctx, "output_padding", nd, 0)
-    group = ctx.attr_int("group", 1)
-    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
-    xs, ws = ss.ops.shape_of(x), ss.ops.shape_of(w)
-
-    def vec(v: Sequence[int]) -> Expr:
-        return ctx.constant(list(v), "int64")
-
-    checks = _transpose_checks(ctx, nd)  # x's channels against the weight's first axis, kernel_shape
-    head = ss.ops.concatenate(
-        [value_slice(xs, [0], [1]), ss.ops.multiply(value_slice(ws, [1], [2]), vec([group]))], axis=0
-    )
-    out_shape = ctx.attr_ints("output_shape")
-    if out_shape is not None:
-        if len(out_shape) not in (nd, nd + 2):
-            ctx.fail(BAD_ATTRIBUTE, f"output_shape has {len(out_shape)} values for {nd} spatial axes")
-        spatial: Expr = vec(out_shape[-nd:])
-    else:
-        xsp = value_slice(xs, [2], [nd + 2])
-        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            spatial = ss.ops.multiply(xsp, vec(strides))
-        else:
-            pads = ctx.attr_ints("pads") if auto_pad == "NOTSET" else None
-            pads = pads or (0,) * (2 * nd)
-            if len(pads) != 2 * nd:
-                ctx.fail(BAD_ATTRIBUTE, f"attribute 'pads' has {len(pads)} values for {nd} spatial axes")
-            ks = ctx.attr_ints("kernel_shape")
-            k = vec(ks) if ks is not None else value_slice(ws, [2], [nd + 2])
-            rest = [out_pad[i] + 1 - pads[i] - pads[nd + i] - strides[i] - dil[i] for i in range(nd)]
-            spatial = ss.ops.add(
-                ss.ops.add(ss.ops.multiply(xsp, vec(strides)), ss.ops.multiply(k, vec(dil))), vec(rest)
-            )
-    y: Expr = ss.ops.cast_like(ss.ops.zeros(ss.ops.concatenate([head, spatial], axis=0), "float32"), x)
-    for check in checks:
-        y = ss.ops.cast_like(y, check)
-    if ctx.has_input(2):
-        y = ss.ops.bias_add(y, ctx.input(2), axis=1)
-    return y
-
-
-@register("MaxUnpool", since=9, value_inputs=(2,))
-def _max_unpool(ctx: NodeContext) -> Outputs:
-    """The input's axes scaled by the strides and widened by ``kernel - pads - strides``, or the
-    ``output_shape`` input (a constant or computed at run time), which keeps the input's ``N`` and
-    ``C`` and is no smaller on a spatial axis (onnxruntime's checks). The indices have the input's
-    shape (the spec's rule), pads are smaller than the kernel (onnxruntime's)."""
-    ks = ctx.attr_ints("kernel_shape")
-    if ks is None:
-        ctx.fail(BAD_ATTRIBUTE, "attribute 'kernel_shape' is required")
-    nd = len(ks)
-    _check_nd(ctx, nd)
-    x = ctx.input(0)
-    strides = _spatial_attr(ctx, "strides", nd, 1)
-    pads = ctx.attr_ints("pads") or (0,) * (2 * nd)
-    if len(pads) != 2 * nd:
-        ctx.fail(BAD_ATTRIBUTE, f"attribute 'pads' has {len(pads)} values for {nd} spatial axes")
-    if any(pads[i] >= ks[i % nd] for i in range(2 * nd)):
-        ctx.fail(BAD_ATTRIBUTE, f"pads {list(pads)} must be smaller than the kernel {list(ks)}")
-    y = _scale_axes(x, nd + 2, strides)
-    rest = [ks[i] - pads[i] - pads[nd + i] - strides[i] for i in range(nd)]
-    y = _add_constants(ctx, y, nd, rest)
-    with ctx.checking("I (the indices) has X's shape"):
-        y = ss.ops.cast_like(y, stacked(x, ctx.input(1)))  # the indices: the input's shape
-    if not ctx.has_input(2):
-        return y
-    t = ctx.tensor_type(2)
-    if t is not None and t.ndim == 1 and t.dims[0].is_constant and int(t.dims[0]) != nd + 2:
-        ctx.fail(BAD_ATTRIBUTE, f"output_shape has {int(t.dims[0])} values for rank {nd + 2}")
-    _unpool_output_shape_errors(ctx, nd, strides, rest)
-    out: Expr = ss.ops.cast_like(ss.ops.zeros(ctx.input(2), "float32"), x)
-    spatial = tuple(range(2, nd + 2))
-    with ctx.checking("output_shape's N and C are the input's"):
-        checks = [stacked(ss.ops.sum(out, axis=spatial), ss.ops.sum(x, axis=spatial))]  # (N, C)
-    for a in spatial:  # entry size - 1 of the axis exists: the output shape is no smaller
-        with ctx.checking(f"output_shape[{a}] is no smaller than the unpooled size of axis {a}"):
-            size = ss.ops.take(ss.ops.shape_of(y), ss.ops.int_tensor(a))
-            checks.append(ss.ops.take(out, ss.ops.arange(size), axis=a, mode="nonnegative"))
-    for check in checks:
-        out = ss.ops.cast_like(out, check)
-    return out
-
-
-def _unpool_output_shape_errors(
-    ctx: NodeContext, nd: int, strides: Sequence[int], rest: Sequence[int]
-) -> None:
-    """``MaxUnpool``'s ``output_shape`` (input 2, its entries known) that can never fit the input:
-    an error in ONNX terms, as onnxruntime refuses it ("output_shape batch and channel dimensions
-    must match input", "output_shape is smaller than minimum required"). Left to the checks the
-    converter builds (guards) when the sizes decide it only for some values of the symbols."""
-    xt, ot = ctx.tensor_type(0), ctx.tensor_type(2)
-    if xt is None or xt.ndim != nd + 2 or ot is None or not isinstance(ot.value, tuple):
-        return
-    os = ot.value
-    if len(os) != nd + 2:
-        return
-    x = xt.dims
-    least = [*x[:2], *(x[2 + i] * s + c for i, (s, c) in enumerate(zip(strides, rest)))]
-
-    def shown(ds: Sequence[Dim | None]) -> str:
-        return "(" + ", ".join("?" if d is None else str(d) for d in ds) + ")"
-
-    where = f"for the input `{ctx.input_name(0)}` of shape {shown(x)}"
-    for j in (0, 1):
-        o = os[j]
-        if o is not None and (bounds(o - x[j])[0] > 0 or bounds(x[j] - o)[0] > 0):
-            ctx.fail(SHAPE_MISMATCH, f"output_shape {shown(os)} must keep the input's batch and channel "
-                     f"sizes {shown(x[:2])} {where}")  # fmt: skip
-    for a in range(2, nd + 2):
-        o = os[a]
-        if o is not None and bounds(least[a] - o)[0] > 0:
-            ctx.fail(SHAPE_MISMATCH, f"output_shape {shown(os)} is smaller than the least size the "
-                     f"input allows, {shown(least)}, on axis {a} ({o} < {least[a]}) {where} "
-                     "(kernel_shape, strides and pads)")  # fmt: skip
-
-
-# ----------------------------------------------------------------------------------------------
 # pooling
 
 
@@ -466,8 +245,18 @@ def _pool(ctx: NodeContext, kind: str) -> Expr:
     plan = _planned(ctx, kind, None, lambda: _pool_plan(ctx, kind))
     y = plan(ctx.input(0))
     if ctx.op_type != "LpPool" and ctx.attr_str("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER"):
-        y = _same_pads_checked(ctx, y)
+        if ctx.op_type != "MaxPool" or _plain_max_pool(ctx):
+            y = _same_pads_checked(ctx, y)
     return y
+
+
+def _plain_max_pool(ctx: NodeContext) -> bool:
+    """Whether onnxruntime runs this ``MaxPool`` with its single-output kernel, which refuses a
+    negative ``SAME`` pad ("padding values must be non-negative"): one output, every dilation 1 and
+    ``storage_order`` 0; otherwise its ``MaxPool``-8 kernel runs it (as onnx's reference evaluator
+    does), whatever the pad."""
+    dil = ctx.attr_ints("dilations") or ()
+    return not ctx.has_output(1) and all(v == 1 for v in dil) and ctx.attr_int("storage_order", 0) == 0
 
 
 def _same_pads_checked(ctx: NodeContext, y: Expr) -> Expr:
@@ -503,15 +292,36 @@ def _pool_plan(ctx: NodeContext, kind: str) -> _Plan:
     nd = len(ks)
     _check_nd(ctx, nd)
     win = window_plan(ctx, ks, pool=True)
-    kw = {
+    kw: dict[str, object] = {
         "pool_size": tuple(win.kernel),
         "strides": tuple(win.strides),
         "padding": win.padding,
         "dilation": tuple(win.dilation),
     }
-    fn = getattr(ss.ops, f"{kind}_pool{nd}d")
-    p = prepare(fn, 1, **kw)  # (the call it makes, its attributes checked once)
-    return functools.partial(fn, **kw) if p is None else p.build
+    # onnxruntime's counts over a constant axis shorter than the window, and its empty axes
+    kw["short_windows"] = "floor" if ctx.attr("ceil_mode", 0) else "trunc"
+    kw["only_batch_empty"] = True
+    op = _POOL_OPS[kind, nd]
+    p = prepare(op, 1, **kw)  # (the call it makes, its attributes checked once)
+    return functools.partial(op, **kw) if p is None else p.build
+
+
+def _pool_op(kind: str, nd: int) -> Op:
+    """``onnx.max_pool{nd}d``/``onnx.avg_pool{nd}d``: symshape's pooling (relation ``pool{nd}d``)
+    with onnxruntime's rules (``short_windows``, ``only_batch_empty``; see the module
+    docstring)."""
+    name = f"onnx.{kind}_pool{nd}d"
+
+    def check(attrs: Attrs, nargs: int) -> None:
+        parse_pool_attrs(attrs, nd, name)
+
+    kinds = {"pool_size": "ints", "strides": "ints", "padding": "ints", "dilation": "ints",
+             "short_windows": "str", "only_batch_empty": "bool"}  # fmt: skip
+    doc = f"ONNX {kind} pooling over {nd} spatial axes (onnxruntime's rules)"
+    return ss.register_op(name, f"pool{nd}d", 1, check_attrs=check, doc=doc, attr_types=kinds)
+
+
+_POOL_OPS: Final = {(kind, nd): _pool_op(kind, nd) for kind in ("max", "avg") for nd in (1, 2, 3)}
 
 
 @register("MaxPool", since=1)
@@ -527,12 +337,38 @@ def _avg_pool(ctx: NodeContext) -> Outputs:
 
 @register(["GlobalAveragePool", "GlobalLpPool"], since=1)
 def _global_avg(ctx: NodeContext) -> Outputs:
-    return ss.ops.mean(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+    y = ss.ops.mean(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+    return _ONLY_BATCH_EMPTY(y, ctx.input(0))
 
 
 @register("GlobalMaxPool", since=1)
 def _global_max(ctx: NodeContext) -> Outputs:
-    return ss.ops.max(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+    y = ss.ops.max(ctx.input(0), axis=(0, 1), keepdims=True, exclude=True)
+    return _ONLY_BATCH_EMPTY(y, ctx.input(0))
+
+
+def _only_batch_empty_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``y``'s type (the first argument) once ``x`` (the second, a global pooling's input) has
+    rank 3 or more (onnxruntime: "Input dimension cannot be less than 3"; onnx's reference
+    evaluator reduces a rank-2 input to a scalar, or keeps it, or refuses it) and no empty axis
+    but the batch unless the batch is empty too (onnxruntime: "Only N can be zero")."""
+    y, x, out = args
+    xt = tensor_or_defer(x, ctx, 1)
+    if xt is None:
+        return False
+    if xt.ndim is not None and xt.ndim < 3:
+        ctx.fail(RANK_MISMATCH, f"{ctx.name}: a global pool of `{xt}`: its rank must be 3 or more")
+    if xt.ndim:
+        cond = only_batch_empty(xt.dims[0], xt.dims[1:])
+        if cond is not None:
+            ctx.require(cond, SHAPE_MISMATCH, f"{ctx.name}: an empty axis but the batch needs an empty batch")
+    ctx.unify(out, y)
+    return True
+
+
+_ONLY_BATCH_EMPTY: Final = ss.register_op(
+    "onnx.only_batch_empty", _only_batch_empty_rel, 2, doc="a global pooling's result, checked", attr_types={}
+)
 
 
 @register("Dropout", since=1)

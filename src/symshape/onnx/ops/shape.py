@@ -1,7 +1,8 @@
 """Shape manipulation: ``Reshape``, ``Flatten``, ``Squeeze``, ``Unsqueeze``, ``Transpose``,
-``Concat``, ``Split``, ``Slice``, ``Expand``, ``Tile``, ``DepthToSpace``, ``SpaceToDepth``,
-``CenterCropPad`` (``Pad``: :mod:`symshape.onnx.ops.pad`), and the operators that make shapes and constants:
-``Constant``, ``ConstantOfShape``, ``Shape``, ``Size``, ``Range``, ``EyeLike``.
+``Concat``, ``Split``, ``Expand``, ``Tile``, ``DepthToSpace``, ``SpaceToDepth``, ``CenterCropPad``
+(``Pad``: :mod:`symshape.onnx.ops.pad`, ``Slice``: :mod:`symshape.onnx.ops.slice`), and the
+operators that make shapes and constants: ``Constant``, ``ConstantOfShape``, ``Shape``, ``Size``,
+``Range``, ``EyeLike``.
 
 Sizes given as inputs (``Reshape``'s target, ``Slice``'s bounds, ...) are read as constants
 where the model has them; ``Reshape``'s target and ``ConstantOfShape``'s shape may also be
@@ -14,9 +15,6 @@ computed at run time (symshape reads their shape values). ONNX semantics, per op
   (an error, or a guard ``d == sum`` where the axis is symbolic); without sizes into equal parts
   (one per output; the axis must divide); opset 18's ``num_outputs`` makes the last part smaller
   when the axis does not divide, which needs the axis' size as a constant.
-* ``Slice`` is numpy slicing per axis (clamped, negative indices and steps), ``strided_slice``;
-  a bound computed at run time that may be negative is counted from the end of its axis first
-  (``strided_slice`` reads a symbolic index from the start).
 * ``Tile``: ``(d0, d1) * (r0, r1)`` is ``(r0*d0, r1*d1)``: a size-1 axis before each axis,
   broadcast to the repeats, adjacent axes merged.
 * ``DepthToSpace``/``SpaceToDepth``: the reshape-transpose-reshape of the ONNX definition (both
@@ -35,7 +33,6 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
-from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.values import MAX_VALUE_LEN, VALUE_DTYPES
 from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.onnx.context import CORE_OP, DTYPE, LEGACY, NodeContext
@@ -52,7 +49,6 @@ from symshape.onnx.ops.common import (
 )
 from symshape.onnx.ops.index_maps import flat_value
 from symshape.onnx.registry import Outputs, register
-from symshape.relations.values import entries_of
 
 __all__: list[str] = []
 
@@ -275,114 +271,6 @@ def _filled(ctx: NodeContext, x: Expr, axis: int, total: Expr) -> Expr:
     return ss.ops.reshape(x, target, allowzero=True)  # allowzero: a total of 0 is 0, not a copy
 
 
-def _slice(
-    ctx: NodeContext,
-    starts: tuple[int, ...],
-    ends: tuple[int, ...],
-    axes: tuple[int, ...] | None,
-    steps: tuple[int, ...] | None,
-) -> Expr:
-    if len(starts) != len(ends):
-        ctx.fail(BAD_ATTRIBUTE, f"{len(starts)} starts but {len(ends)} ends")
-    if axes is not None and len(axes) != len(starts):
-        ctx.fail(BAD_ATTRIBUTE, f"{len(axes)} axes for {len(starts)} starts")
-    if steps is not None:
-        if len(steps) != len(starts):
-            ctx.fail(BAD_ATTRIBUTE, f"{len(steps)} steps for {len(starts)} starts")
-        if any(s == 0 for s in steps):
-            ctx.fail(BAD_ATTRIBUTE, "Slice steps must not be 0")
-    if axes is None:
-        axes = tuple(range(len(starts)))
-    if len(set(axes)) != len(axes):
-        ctx.fail(BAD_ATTRIBUTE, f"Slice axes {list(axes)} repeat an axis")
-    if any(a < 0 for a in axes) and any(a >= 0 for a in axes):
-        r = ctx.rank(0)
-        if r is not None and len(set(a + r if a < 0 else a for a in axes)) != len(axes):
-            ctx.fail(BAD_ATTRIBUTE, f"Slice axes {list(axes)} repeat an axis")
-    if not starts:
-        return ss.ops.copy(ctx.input(0))
-    begin: Expr | list[int | None] = list(starts)
-    r = ctx.rank(0) if steps is not None and any(t < 0 and s < -1 for s, t in zip(starts, steps)) else None
-    if r is not None and steps is not None:
-        # on a negative step ONNX clamps a start below -d to 0 (the first element is taken),
-        # numpy's strided_slice to -1 (empty): such a start is max(d + s, 0), from the start
-        sizes, i64 = ss.ops.shape_of(ctx.input(0)), "int64"
-        parts = []
-        for s, t, a in zip(starts, steps, axes):
-            e = ctx.constant(s, i64)
-            if t < 0 and s < -1 and -r <= a < r:
-                d = ss.ops.take(sizes, ctx.constant(a % r, i64))
-                e = ss.ops.maximum(ss.ops.add(d, e), ctx.constant(0, i64))
-            parts.append(ss.ops.expand_dims(e, 0))
-        begin = ss.ops.concatenate(parts, axis=0)
-    return value_slice(ctx.input(0), begin, list(ends), strides=steps, axes=list(axes))
-
-
-@register("Slice", since=1)
-def _slice_v1(ctx: NodeContext) -> Outputs:
-    starts, ends = ctx.attr_ints("starts"), ctx.attr_ints("ends")
-    if starts is None or ends is None:
-        ctx.fail(BAD_ATTRIBUTE, "attributes 'starts' and 'ends' are required")
-    return _slice(ctx, starts, ends, ctx.attr_ints("axes"), None)
-
-
-def _from_end(ctx: NodeContext, i: int, axes: tuple[int, ...] | None) -> Expr:
-    """Input ``i`` (a Slice's starts or ends, computed at run time) with each symbolic entry that
-    may be negative counted from the end of its axis as ONNX does (``strided_slice`` takes a
-    symbolic index as counted from the start): ``s < 0`` gives ``max(s + d, 0)``, written
-    ``max(s, 0) + min(max(s + d, 0), d * min(1, max(-s, 0)))`` where the sign of ``s`` is not
-    known (the second term is 0 for ``s >= 0``). Only for positive steps (the caller's check)."""
-    b = ctx.input(i)
-    t, x = ctx.tensor_type(i), ctx.tensor_type(0)
-    es = None if t is None else entries_of(t)
-    if es is None or x is None or x.ndim is None:
-        return b
-    rank = x.ndim
-    ax = list(range(len(es))) if axes is None else [a + rank if a < 0 else a for a in axes]
-    if len(ax) != len(es) or not all(0 <= a < rank for a in ax):
-        return b
-    fix = [e is not None and e.constant_value is None and bounds(e)[0] < 0 for e in es]
-    if not any(fix):
-        return b
-    dtype = str(t.dtype) if t is not None else "int64"
-    zero, one = ctx.constant(0, dtype), ctx.constant(1, dtype)
-    sizes = ss.ops.cast(ss.ops.shape_of(ctx.input(0)), dtype)
-    parts: list[Expr] = []
-    for j, e in enumerate(es):
-        s = ss.ops.take(b, ctx.constant(j, "int64"))
-        if fix[j]:
-            assert e is not None
-            d = ss.ops.take(sizes, ctx.constant(ax[j], "int64"))
-            back = ss.ops.maximum(ss.ops.add(s, d), zero)
-            if bounds(e)[1] >= 0:  # either sign
-                neg = ss.ops.minimum(one, ss.ops.maximum(ss.ops.subtract(zero, s), zero))
-                back = ss.ops.add(ss.ops.maximum(s, zero), ss.ops.minimum(back, ss.ops.multiply(d, neg)))
-            s = back
-        parts.append(ss.ops.expand_dims(s, 0))
-    return ss.ops.concatenate(parts, axis=0)
-
-
-@register("Slice", since=10, value_inputs=(1, 2, 3, 4))
-def _slice_v10(ctx: NodeContext) -> Outputs:
-    if any(ctx.has_input(i) and ctx.const(i) is None for i in (1, 2, 4)):
-        # bounds computed at run time: their values (the axes must be constants)
-        axes = ctx.opt_ints(3, "the axes")
-        st = ctx.input(4) if ctx.has_input(4) else None
-        steps = ctx.const(4) if st is not None else np.ones(1, dtype=np.int64)
-        if steps is not None and bool((steps > 0).all()):
-            begin, end = _from_end(ctx, 1, axes), _from_end(ctx, 2, axes)
-        else:
-            begin, end = ctx.input(1), ctx.input(2)
-        return value_slice(ctx.input(0), begin, end, strides=st, axes=None if axes is None else list(axes))
-    return _slice(
-        ctx,
-        ctx.ints(1, "the starts"),
-        ctx.ints(2, "the ends"),
-        ctx.opt_ints(3, "the axes"),
-        ctx.opt_ints(4, "the steps"),
-    )
-
-
 # ----------------------------------------------------------------------------------------------
 # expand, tile (Pad: onnx/ops/pad.py)
 
@@ -464,9 +352,15 @@ def _center_crop_pad(ctx: NodeContext) -> Outputs:
     axes = ctx.attr_ints("axes") or tuple(range(len(shape)))
     if len(axes) != len(shape):
         ctx.fail(BAD_ATTRIBUTE, f"{len(shape)} sizes for {len(axes)} axes")
-    y = ctx.input(0)
+    y, r = ctx.input(0), ctx.rank(0)
     for a, s in zip(axes, shape):
-        y = set_dim(y, a, s)
+        if r is None or not -r <= a < r:
+            y = set_dim(y, a, s)  # (its take checks the axis)
+            continue
+        # an empty axis is padded to s (both runtimes): emptied and padded, no take from the axis
+        ax = a % r
+        y = ss.ops.strided_slice(y, [0], [0], axes=[ax])
+        y = ss.ops.pad(y, tuple((0, s if i == ax else 0) for i in range(r)))
     return y
 
 
