@@ -386,6 +386,11 @@ def _pooled_data(inputs: tuple[Type, ...], nd: int) -> TensorType | None:
     return x  # type: ignore[return-value]
 
 
+def _empty_but_batch(od: dict[str, Dim]) -> bool:
+    """Whether an axis other than the batch ``N`` is empty while ``N`` is not (constant sizes)."""
+    return od["N"]._cv != 0 and any(d._cv == 0 for c, d in od.items() if c != "N")
+
+
 def _pool(nd: int) -> FastFn:
     sp, name = SPATIAL[nd], f"pool{nd}d"
 
@@ -399,6 +404,8 @@ def _pool(nd: int) -> FastFn:
         except Exception:  # (a bad attribute: the relation reports it)
             return None
         od = dict(zip(a.layout, x.dims))
+        if attrs.get("only_batch_empty") and _empty_but_batch(od):
+            return None  # (onnxruntime's "Only N can be zero": the relation reports it)
         for i, c in enumerate(sp):
             pad, dil, kv, dv = a.pad_before[i] + a.pad_after[i], a.dilation[i], a.pool_size[i], od[c]._cv
             assert dv is not None
@@ -424,6 +431,8 @@ def _global_pool(nd: int) -> FastFn:
         except Exception:  # (a bad attribute: the relation reports it)
             return None
         od = dict(zip(layout, x.dims))
+        if attrs.get("only_batch_empty") and _empty_but_batch(od):
+            return None
         for c in sp:
             od[c] = one
         return _tensor(tuple(map(od.__getitem__, out_layout)), x.dtype)
