@@ -133,7 +133,7 @@ class Validity:
         # elements), from the relations that made them: beyond it a point is no run at all
         unbacked = {u.symbol.atom: u for u in res.unbacked}
         self.limits: list[tuple[C.Cond, UnbackedSize]] = []
-        for f in res.solution.solver.session.facts:
+        for f in res.solution.solver.session.facts if unbacked else ():
             born = [unbacked[a] for d in C.cond_dims(f.cond) for a in d.atoms() if a in unbacked]
             if born:
                 self.limits.append((f.cond, born[0]))
