@@ -15,8 +15,8 @@ import torch
 import torch.nn.functional as F
 
 import symshape as ss
-from symshape.encoding.conds import eq
 from symshape.relations.base import Context
+from symshape.relations.common import Checks
 from symshape.torch.context import Ctx
 from symshape.torch.convert.axes import SWAPAXES
 from symshape.torch.registry import converts
@@ -25,17 +25,6 @@ from symshape.torch.values import Unsupported
 __all__ = ["ATTN_MASK", "attention", "sdpa"]
 
 aten = torch.ops.aten
-
-
-def _equal(ctx: Context, a: ss.Dim, b: ss.Dim, message: str) -> None:
-    """``a == b``: an unknown on either side is bound, other dimensions are a condition."""
-    a, b = ctx.resolve_dim(a), ctx.resolve_dim(b)
-    if a == b:
-        return
-    if a.has_unknowns or b.has_unknowns:
-        ctx.unify_dim(a, b)
-    else:
-        ctx.require(eq(a, b), ss.errors.SHAPE_MISMATCH, message)
 
 
 @ss.relation("torch.attn_mask")
@@ -57,8 +46,11 @@ def _attn_mask_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
         ctx.fail(ss.errors.RANK_MISMATCH, f"attn_mask `{mask}` must be 2-D or 3-D (torch)")
     want = ls if mask.ndim == 2 else (n * h, *ls)
     shown = ", ".join(str(d) for d in want)
+    msg = f"the {mask.ndim}D attn_mask `{mask}` should be ({shown}) (torch)"
+    chk = Checks()  # (an unknown on either side is bound, other dimensions are a condition)
     for a, b in zip(mask.dims, want):
-        _equal(ctx, a, b, f"the {mask.ndim}D attn_mask `{mask}` should be ({shown}) (torch)")
+        chk.equal(a, b, ss.errors.SHAPE_MISMATCH, msg)
+    chk.commit(ctx)
     ctx.assign(out, ss.Tensor((1, 1, *ls) if mask.ndim == 2 else (n, h, *ls), mask.dtype))
     return True
 
