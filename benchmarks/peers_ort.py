@@ -162,20 +162,22 @@ def _scratch_cwd() -> Iterator[None]:
 
 
 def symshape_infer(path: str) -> wl.RunResult:
-    """symshape as ``symshape.onnx.infer(path)`` runs it: load (its own loader) and convert
-    (build); infer and check the ONNX type constraints (solve, ``_infer_imported``)."""
-    from symshape.onnx import _infer_imported
+    """symshape as ``symshape.onnx.infer(path)`` runs it: load (its own loader), then the ground
+    walk (:mod:`symshape.onnx.ground`) where it answers, the importer's conversion and inference
+    otherwise (``build``: until the result is made; ``solve``: reading the output's type)."""
+    from symshape.onnx import _infer_loaded
     from symshape.onnx.graph import load_model
-    from symshape.onnx.importer import Importer
 
     t0 = time.perf_counter()
     model, _, base_dir = load_model(path)
-    imp = Importer(model, os.path.basename(path), base_dir=base_dir)
-    fn = imp.run()
+    res = _infer_loaded(model, os.path.basename(path), base_dir)
     t1 = time.perf_counter()
-    res = _infer_imported(imp, fn)
-    t2 = time.perf_counter()
-    status = "error" if imp.issues else str(res.status)
     out = model.graph.output[0].name
-    detail = str(res.type_of(imp.named[out].expr)) if out in imp.named else ""
-    return wl.RunResult(len(model.graph.node), t1 - t0, t2 - t1, status, wl.z3_calls(res), detail)
+    detail = str(res.type_of(out))
+    t2 = time.perf_counter()
+    z3 = 0  # (the ground walk calls no solver; asking the result would run the full path)
+    if res._ground is not None:
+        detail += " (ground walk)"
+    else:
+        z3 = wl.z3_calls(res) or 0
+    return wl.RunResult(len(model.graph.node), t1 - t0, t2 - t1, str(res.status), z3, detail)

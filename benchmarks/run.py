@@ -45,7 +45,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: python benchmarks/run.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import onnx_transformer, peers_floor, peers_onnx, peers_ort, peers_tvm
+from benchmarks import onnx_transformer, peers_floor, peers_full, peers_onnx, peers_ort, peers_tvm
 from benchmarks import workloads as wl
 from benchmarks.specs import resnet50_op_count
 
@@ -56,6 +56,7 @@ PEERS = {
     peers_onnx.NAME: peers_onnx,
     peers_ort.NAME: peers_ort,
     peers_floor.NAME: peers_floor,
+    peers_full.NAME: peers_full,
 }
 
 #: Not a peer: symshape's own Z3-free chain (a) of the same size, the yardstick of (e)'s
@@ -194,6 +195,7 @@ def _onnx_case(name: str, path: Callable[[], str], nodes: int) -> Case:
             peers_onnx.NAME: lambda: peers_ort.onnx_infer(path()),
             peers_ort.NAME: lambda: peers_ort.ort_infer(path()),
             peers_floor.NAME: lambda: peers_floor.read_floor(path()),
+            peers_full.NAME: lambda: peers_full.full_infer(path()),
         },
         unit="node",
     )

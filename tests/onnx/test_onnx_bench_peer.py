@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:  # benchmarks/ is a top-level package of the repos
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from benchmarks import onnx_transformer, peers_floor, peers_ort, run  # noqa: E402
+from benchmarks import onnx_transformer, peers_floor, peers_full, peers_ort, run  # noqa: E402
 from torch_models import run_all_values  # noqa: E402
 
 import symshape as ss  # noqa: E402
@@ -28,9 +28,11 @@ def test_light_models_and_peers() -> None:
     r = peers_ort.symshape_infer(resnet)
     assert (
         r.status == "ok"
-        and r.detail == "Tensor[(1, 1000), float32]"
+        and r.detail == "Tensor[(1, 1000), float32] (ground walk)"
         and r.ops == peers_ort.node_count(resnet)
     )
+    # the full path, the reference beside it, gives the same type
+    assert peers_full.full_infer(resnet) == {"status": "ok", "type": "Tensor[(1, 1000), float32]"}
     onnx_r = peers_ort.onnx_infer(resnet)  # (the type text adds its CPU time without the walk)
     assert onnx_r["status"] == "ok" and onnx_r["type"].split(";")[0] == "(1, 1000)"
     assert peers_ort.ort_infer(resnet) == {"status": "ok", "type": "(1, 1000)"}
@@ -46,7 +48,7 @@ def test_workload_f_rows() -> None:
     quick = [c for c in run.cases(quick=True) if c.workload.startswith("(f)")]
     assert [c.workload for c in quick] == ["(f) onnx squeezenet"]
     full = [c for c in run.cases(quick=False) if c.workload.startswith("(f)")]
-    assert len(full) == 10 and all(set(c.peers) == {"onnx", "ort-sym", "read-floor"} for c in full)
+    assert len(full) == 10 and all(set(c.peers) == {"onnx", "ort-sym", "read-floor", "ss-full"} for c in full)
     assert full[-1].workload == "(f) onnx transformer12" and full[-1].size == 417
 
 
@@ -79,7 +81,8 @@ def test_transformer_every_value_matches_onnxruntime(encoder: object, batch: int
 
 def test_transformer_peers_agree() -> None:
     path = onnx_transformer.path(layers=2)
-    assert peers_ort.symshape_infer(path).detail == "Tensor[(batch, seq, 128), float32]"
+    assert peers_ort.symshape_infer(path).detail == "Tensor[(batch, seq, 128), float32] (ground walk)"
+    assert peers_full.full_infer(path)["type"] == "Tensor[(batch, seq, 128), float32]"
     onnx_r = peers_ort.onnx_infer(path)
     assert onnx_r["status"] == "ok" and onnx_r["type"].split(";")[0] == "(batch, seq, 128)"
     assert peers_ort.ort_infer(path) == {"status": "ok", "type": "(batch, seq, 128)"}

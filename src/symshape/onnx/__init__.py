@@ -41,6 +41,7 @@ with gc_paused():
     from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
     from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
     from symshape.onnx.export_model import annotated_copy
+    from symshape.onnx.ground import ground_types
     from symshape.onnx.importer import Importer
     from symshape.onnx.loading import load_model
     from symshape.onnx.registry import REGISTRY, register
@@ -111,7 +112,26 @@ def _infer_loaded(
 ) -> OnnxInferenceResult:
     """:func:`infer` of a model already loaded (a ``ModelProto``, reported as ``label``) whose
     external data is read from ``base_dir`` (None: as the caller loaded it); the CLI's entry, which
-    edits the model it loaded before inferring it."""
+    edits the model it loaded before inferring it. A model the ground walk answers
+    (:mod:`symshape.onnx.ground`) gets a result made from its answer, which runs the rest of
+    inference when first asked for more than types."""
+    ground = ground_types(model, dims)
+    if ground is not None:
+        return OnnxInferenceResult.grounded(
+            ground, lambda: _infer_full(model, label, base_dir, dims, strict, timeout_ms)
+        )
+    return _infer_full(model, label, base_dir, dims, strict, timeout_ms)
+
+
+def _infer_full(
+    model: Any,
+    label: str,
+    base_dir: str | None,
+    dims: Mapping[str, Any] | None,
+    strict: bool,
+    timeout_ms: int,
+) -> OnnxInferenceResult:
+    """:func:`_infer_loaded` by the importer and symshape's inference."""
     unknown: frozenset[str] = frozenset()
     while True:
         imp = Importer(model, label, dims, timeout_ms, base_dir)

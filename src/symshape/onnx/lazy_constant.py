@@ -39,6 +39,7 @@ __all__ = [
     "own_initializers",
     "initializer_value",
     "static_tensor_type",
+    "initializer_type",
 ]
 
 #: Initializers and ``Constant`` values with at most this many elements keep their values.
@@ -103,6 +104,18 @@ def static_tensor_type(shape: tuple[int, ...], dtype: str) -> TensorType:
         else:
             return TensorType(tuple(map(as_dim, shape)), dtype)
     return ss.Tensor(shape, dtype)
+
+
+def initializer_type(t: onnx.TensorProto, shape: tuple[int, ...], et: int) -> TensorType:
+    """The type of an initializer stored in the model (``shape``, ``et``: its dimensions and
+    element type, read already): :attr:`LazyConstant.type`'s, a small int tensor's with its
+    entries as its value."""
+    base = static_tensor_type(shape, ONNX_TO_DTYPE[et])
+    if len(shape) <= 1 and base.dtype in VALUE_DTYPES:
+        arr = _decode(t, shape, et, None, True)
+        if arr is not None:
+            return constant_type(base, arr)
+    return base
 
 
 class ConstantHome:

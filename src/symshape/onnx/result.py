@@ -7,17 +7,28 @@ node output), and whose ``errors`` start with the importer's: the ``unsupported-
 it could not convert and the errors it found in the model itself, in model order, before the errors
 inference found. The status is judged over all of them (``error`` over ``inconclusive`` over
 ``unresolved`` over ``guarded`` over ``ok``).
+
+A model the ground walk answers (:mod:`symshape.onnx.ground`: every size a constant, the status
+``ok``) gets a result made from that answer (:meth:`OnnxInferenceResult.grounded`): its status,
+errors, guards and the types of its ONNX values come from the walk; whatever else is asked of it
+(the program, the report, ``valid_at``, the type of an expression) runs the full path once, on
+first use, and is answered from there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from symshape import Diagnostic, Guard, InferenceResult, SymshapeError, Type
+from symshape import Diagnostic, Guard, InferenceResult, SymshapeError, TensorType, Type
+from symshape.encoding.dim_expr import as_dim
 from symshape.errors import UNDEFINED_VAR
 from symshape.onnx.body_types import any_iteration_type, changing_values
 from symshape.onnx.context import Cause
+from symshape.onnx.dtypes import ONNX_TO_DTYPE
+from symshape.onnx.ground import GroundTypes
 from symshape.onnx.importer import Importer, Issue
+from symshape.onnx.lazy_constant import initializer_type
 from symshape.onnx.value import Value
 from symshape.solver.outcome import judge
 
@@ -39,9 +50,31 @@ class OnnxInferenceResult(InferenceResult):
         self.unresolved: list[Diagnostic] = list(core.unresolved)
         self.status = judge(self.errors, self.inconclusive, self.unresolved, self.guards)
         self._changing: set[int] | None = None
+        self._ground: GroundTypes | None = None
+        self._full: Callable[[], OnnxInferenceResult] | None = None
+        self._types: dict[str, Type] = {}  # (a ground result's, made when asked)
+
+    @classmethod
+    def grounded(cls, ground: GroundTypes, full: Callable[[], OnnxInferenceResult]) -> OnnxInferenceResult:
+        """The result of a model the ground walk answered (``ground``); ``full`` runs the full
+        path, when something else is first asked (see the module docstring)."""
+        self = cls.__new__(cls)
+        self._ground, self._full, self._changing = ground, full, None
+        self.issues, self.errors, self.guards = [], [], []
+        self.inconclusive, self.unresolved = [], []
+        self.status = "ok"
+        self._types = {}
+        return self
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("_core", "_importer", "_changing"):
+        d = self.__dict__
+        full = d.get("_full")
+        if full is not None and not name.startswith("__"):
+            d["_full"] = None  # (once)
+            res = full()
+            d["_core"], d["_importer"], d["program"] = res._core, res._importer, res.program
+            return getattr(self, name)
+        if name in ("_core", "_importer", "_changing", "_full", "_ground") or name.startswith("__"):
             raise AttributeError(name)
         return getattr(self._core, name)
 
@@ -57,7 +90,27 @@ class OnnxInferenceResult(InferenceResult):
 
     def value_names(self) -> list[str]:
         """Every ONNX value name the result knows: inputs, initializers, node outputs."""
+        if self._ground is not None:
+            return list(self._ground.names)
         return list(self._importer.named)
+
+    def _ground_type(self, name: str) -> Type:
+        """The type of the value ``name`` of a ground answer (made once)."""
+        t = self._types.get(name)
+        if t is None:
+            g = self._ground
+            assert g is not None
+            e = g.entries.get(name)
+            if e is None:
+                raise SymshapeError(UNDEFINED_VAR, f"the model has no value named {name!r}")
+            init = g.int_inits.get(name)
+            shape = tuple(map(as_dim, e[1]))
+            if init is not None:  # (an initializer's shape is of ints)
+                t = initializer_type(init, tuple(map(int, shape)), e[0])
+            else:
+                t = TensorType(shape, ONNX_TO_DTYPE[e[0]])
+            self._types[name] = t
+        return t
 
     def type_of(self, e: Any) -> Type:
         """The inferred type of an ONNX value (by name) or of an expression of the program.
@@ -67,6 +120,8 @@ class OnnxInferenceResult(InferenceResult):
         tensor of its dtype and a rank not known (the body was converted on the first iteration's
         types): what ``infer_shapes`` leaves unwritten (:mod:`symshape.onnx.body_types`)."""
         if isinstance(e, str):
+            if self._ground is not None:
+                return self._ground_type(e)
             v = self._importer.named.get(e)
             if v is None:
                 raise SymshapeError(UNDEFINED_VAR, f"the model has no value named {e!r}")
@@ -91,7 +146,7 @@ class OnnxInferenceResult(InferenceResult):
     def types(self) -> dict[str, Type]:
         """The type of every ONNX value, in model order."""
         out: dict[str, Type] = {}
-        for name in self._importer.named:
+        for name in self.value_names():
             try:
                 out[name] = self.type_of(name)
             except SymshapeError:

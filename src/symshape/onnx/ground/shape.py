@@ -1,0 +1,133 @@
+"""Ground rules of the operators that rearrange a shape: ``Reshape`` (a constant target, no 0
+entry after the copy, at most one -1), ``Flatten``, ``Concat``, ``Unsqueeze`` and ``Transpose``,
+of any element type but an integer initializer's (``ConstantOfShape`` of a constant shape, the
+weights of models exported without them, is read by the walk itself:
+:func:`~symshape.onnx.ground.walk._weight`). Negative axes from opset 11, as ONNX admits them.
+
+A reshape's sizes are exact over symbols too: the input axes a 0 entry copies cancel against
+those entries (every size is at least 1), and what remains must be equal (no -1), or divide
+exactly (the -1's size: a quotient whose product with the divisor is the dividend, structurally).
+"""
+
+from __future__ import annotations
+
+from symshape.onnx.ground.node import Entry, Fallback, Node, Size, product, rule, size
+
+__all__: list[str] = []
+
+
+def _axis(n: Node, axis: object, rank: int) -> int:
+    """``axis`` of a rank-``rank`` shape, from 0."""
+    if type(axis) is not int or not -rank <= axis < rank or (axis < 0 and n.opset < 11):
+        raise Fallback
+    return axis % rank
+
+
+def _quotient(a: Size, b: int) -> Size:
+    """``a / b`` where ``b`` divides ``a`` (else :class:`Fallback`)."""
+    if type(a) is int:
+        if a % b:
+            raise Fallback
+        return a // b
+    q = size(a // b)
+    if q * b != a:
+        raise Fallback
+    return q
+
+
+@rule("Reshape", since=5)
+def _reshape(n: Node) -> list[Entry]:
+    n.only("allowzero")
+    if n.outputs != 1 or len(n.inputs) != 2 or n.int_attr("allowzero", 0) not in (0, 1):
+        raise Fallback
+    et, x = n.any_input(0)
+    target = n.value(1)
+    copy = not n.int_attr("allowzero", 0)
+    out: list[Size] = []
+    known, free = 1, -1
+    copied = set()
+    for i, d in enumerate(target):
+        if d == 0 and copy and i < len(x):
+            out.append(x[i])
+            copied.add(i)
+            continue
+        if d == -1 and free < 0:
+            free = i
+        elif d < 1:
+            raise Fallback
+        else:
+            known *= d
+        out.append(d)
+    rest = product(d for i, d in enumerate(x) if i not in copied)
+    if free >= 0:
+        out[free] = _quotient(rest, known)
+    elif rest != known:
+        raise Fallback
+    return [(et, tuple(out))]
+
+
+@rule("Flatten")
+def _flatten(n: Node) -> list[Entry]:
+    n.only("axis")
+    if n.outputs != 1 or len(n.inputs) != 1:
+        raise Fallback
+    et, x = n.any_input(0)
+    r = len(x)
+    axis = n.int_attr("axis", 1)
+    if not -r <= axis <= r or (axis < 0 and n.opset < 11):
+        raise Fallback
+    if axis < 0:
+        axis += r
+    return [(et, (product(x[:axis]), product(x[axis:])))]
+
+
+@rule("Concat")
+def _concat(n: Node) -> list[Entry]:
+    n.only("axis")
+    if n.outputs != 1 or not n.inputs:
+        raise Fallback
+    et, first = n.any_input(0)
+    r = len(first)
+    a = _axis(n, n.int_attr("axis"), r)
+    total: Size = 0
+    for i in range(len(n.inputs)):
+        t, s = n.any_input(i)
+        if t != et or len(s) != r or s[:a] != first[:a] or s[a + 1 :] != first[a + 1 :]:
+            raise Fallback
+        total = total + s[a]
+    return [(et, first[:a] + (size(total),) + first[a + 1 :])]
+
+
+@rule("Unsqueeze")
+def _unsqueeze(n: Node) -> list[Entry]:
+    if n.opset < 13:
+        n.only("axes")
+        axes = n.ints_attr("axes")
+        if len(n.inputs) != 1:
+            raise Fallback
+    else:
+        n.only()
+        if len(n.inputs) != 2:
+            raise Fallback
+        axes = n.value(1)
+    if n.outputs != 1:
+        raise Fallback
+    et, x = n.any_input(0)
+    r = len(x) + len(axes)
+    at = {_axis(n, a, r) for a in axes}
+    if len(at) != len(axes) or not axes:
+        raise Fallback
+    rest = iter(x)
+    return [(et, tuple(1 if i in at else next(rest) for i in range(r)))]
+
+
+@rule("Transpose")
+def _transpose(n: Node) -> list[Entry]:
+    n.only("perm")
+    if n.outputs != 1 or len(n.inputs) != 1:
+        raise Fallback
+    et, x = n.any_input(0)
+    perm = n.ints_attr("perm", tuple(range(len(x) - 1, -1, -1)))
+    if sorted(perm) != list(range(len(x))):
+        raise Fallback
+    return [(et, tuple(x[p] for p in perm))]

@@ -1,0 +1,130 @@
+"""The ground walk (:mod:`symshape.onnx.ground`) agrees with the full path wherever it answers.
+
+Where the walk answers, the full path (the importer and inference, :func:`symshape.onnx._infer_full`)
+must say ``ok`` without a guard and give every ONNX value the same type, in the same order; the
+result the walk makes must then answer the rest (report, program, ``valid_at``) from the full path.
+Checked on the light models, on onnx's own node test cases, and on random models
+(:mod:`tests.onnx.ground_gen`) built to hit the walk's edges: out-of-range attributes, wrong
+shapes, sizes of 0, declared types that differ. The rate at which the walk answers is asserted too
+(it must not fall back everywhere).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import random
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import onnx
+import pytest
+from tests.onnx import ground_gen
+
+import symshape.onnx as sso
+from symshape.onnx import _infer_full
+from symshape.onnx.ground import ground_types
+
+_DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+LIGHT = sorted(glob.glob(os.path.join(_DATA, "light", "light_*.onnx")))
+
+
+def _types(res: sso.OnnxInferenceResult) -> list[tuple[str, str]]:
+    return [(n, str(res.type_of(n))) for n in res.value_names()]
+
+
+def _agrees(m: onnx.ModelProto, dims: Mapping[str, Any] | None = None) -> bool:
+    """Whether the walk answered ``m``; when it did, asserts the agreement."""
+    if ground_types(m, dims) is None:
+        return False
+    full = _infer_full(m, "m", None, dims, False, 2000)
+    assert full.status == "ok", [d.message for d in full.errors + full.unresolved] or full.guards
+    res = sso.infer(m, dims)
+    assert res._ground is not None and res.status == "ok" and not res.errors and not res.guards
+    assert _types(res) == _types(full)
+    return True
+
+
+@pytest.mark.parametrize("path", LIGHT, ids=[os.path.basename(p) for p in LIGHT])
+def test_light_models(path: str) -> None:
+    m = onnx.load(path)
+    assert _agrees(m)
+    res = sso.infer(path)
+    # what the walk does not answer comes from the full path, run once when first asked
+    assert res.report() == _infer_full(m, path, os.path.dirname(path), None, False, 2000).report()
+    assert res.valid_at({}) and res.valid_when() == "True"
+    assert res.program is res.program
+
+
+def test_node_test_cases() -> None:
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = collect_testcases()
+    answered = sum(_agrees(c.model) for c in cases)
+    assert answered >= 150  # (162 with onnx 1.23: the ground operators' cases of static shapes)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_models(seed: int) -> None:
+    rng = random.Random(seed)
+    answered = 0
+    n = 60
+    for _ in range(n):
+        m = ground_gen.model(rng)
+        answered += _agrees(m, ground_gen.dims(rng))
+    assert answered >= n // 5
+
+
+def test_windows_sweep() -> None:
+    """Convolutions and pools over a sweep of sizes, kernels, strides, pads and dilations: the
+    nodes the walk answers alone, together in one model, agree with the full path."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = random.Random(0)
+    nodes, inits, outs = [], [], []
+    inputs = {}
+    for k in range(400):
+        op = rng.choice(["Conv", "MaxPool", "AveragePool"])
+        nd = rng.choice([1, 1, 2])
+        size = [rng.randint(1, 7) for _ in range(nd)]
+        kernel = [rng.randint(1, 4) for _ in range(nd)]
+        attrs = {
+            "strides": [rng.randint(1, 3) for _ in range(nd)],
+            "pads": [rng.randint(0, 2) for _ in range(2 * nd)],
+            "dilations": [rng.randint(1, 2) for _ in range(nd)],
+        }
+        x = f"x{'_'.join(map(str, size))}"
+        inputs[x] = helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 2] + size)
+        ins = [x]
+        if op == "Conv":
+            w = f"w{k}"
+            inits.append(numpy_helper.from_array(np.zeros([3, 2] + kernel, np.float32), w))
+            ins.append(w)
+        else:
+            attrs["kernel_shape"] = kernel
+            if op == "AveragePool":
+                del attrs["dilations"]
+        node = helper.make_node(op, ins, [f"y{k}"], **attrs)
+        alone = helper.make_model(
+            helper.make_graph(
+                [node],
+                "g",
+                [inputs[x]],
+                [helper.make_tensor_value_info(f"y{k}", 1, None)],
+                inits[-1:] if op == "Conv" else [],
+            ),
+            opset_imports=[helper.make_opsetid("", 17)],
+        )
+        if ground_types(alone) is not None:
+            nodes.append(node)
+            outs.append(helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, None))
+    assert len(nodes) >= 150
+    m = helper.make_model(
+        helper.make_graph(nodes, "g", list(inputs.values()), outs, inits),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    assert _agrees(m)
