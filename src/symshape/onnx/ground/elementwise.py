@@ -10,14 +10,11 @@ they are the same expression or one is 1. ``Dropout`` with ratio inputs or a tra
 
 from __future__ import annotations
 
-from symshape.onnx.ground.node import FLOATS, Entry, Fallback, Node, Size, rule
+from symshape.onnx.ground.node import FLOATS, PLAIN_UNARY, Entry, Fallback, Node, Size, rule
 
 __all__ = ["broadcast"]
 
-_UNARY = (
-    "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Neg", "Erf", "Reciprocal", "Floor",
-    "Ceil", "Softplus", "Softsign", "Elu", "Selu", "LeakyRelu", "HardSigmoid",
-)  # fmt: skip
+_UNARY = (*PLAIN_UNARY, "Elu", "Selu", "LeakyRelu", "HardSigmoid")
 #: the attributes each unary operator has
 _UNARY_ATTRS = {
     "Elu": ("alpha",),

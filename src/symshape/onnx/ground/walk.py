@@ -30,7 +30,17 @@ import onnx
 from symshape.encoding.dim_atoms import Sym
 from symshape.encoding.dim_expr import Dim
 from symshape.onnx.declared import DimNames
-from symshape.onnx.ground.node import FLOAT, FLOATS, KNOWN_TYPES, RULES, Entry, Fallback, Node, Size
+from symshape.onnx.ground.node import (
+    FLOAT,
+    FLOATS,
+    KNOWN_TYPES,
+    PLAIN_UNARY,
+    RULES,
+    Entry,
+    Fallback,
+    Node,
+    Size,
+)
 
 __all__ = ["GroundTypes", "ground_types"]
 
@@ -51,6 +61,9 @@ _INT32: Final = onnx.TensorProto.INT32
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
 _UNPACK: dict[int, Callable[[bytes], tuple[int, ...]]] = {}
 _NONE: Final[frozenset[int]] = frozenset()
+#: the unary operators without attributes (their rule, :func:`symshape.onnx.ground.elementwise._unary`,
+#: inline in the walk)
+_PLAIN: Final = frozenset(PLAIN_UNARY)
 #: the attribute kinds a rule may read: FLOAT, INT, STRING, TENSOR, FLOATS, INTS
 _KINDS: Final = frozenset({1, 2, 3, 4, 6, 7})
 
@@ -69,13 +82,6 @@ def _int_vector(t: onnx.TensorProto, n: int) -> tuple[int, ...]:
     if len(data) != n:
         raise Fallback
     return tuple(data)
-
-
-def _new(name: str, entries: dict[str, Entry]) -> str:
-    """``name``, a node output not defined before (else :class:`Fallback`)."""
-    if not name or name in entries:
-        raise Fallback
-    return name
 
 
 def _vector(
@@ -264,11 +270,23 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
         dom = node.domain
         if dom and dom != "ai.onnx":
             raise Fallback
-        if op == "ConstantOfShape" and weights and len(ins) == 1 and len(outs) == 1:
-            # a weight, as a rule (half the nodes of some models): the rule, inline
-            entries[_new(outs[0], entries)] = _weight(node, ins[0], vectors, values, entries)
-            names.append(outs[0])
-            continue
+        if len(outs) == 1:
+            out = outs[0]
+            if not out or out in entries:
+                raise Fallback
+            if op == "ConstantOfShape" and weights and len(ins) == 1:
+                # a weight, as a rule (half the nodes of some models): the rule, inline
+                entries[out] = _weight(node, ins[0], vectors, values, entries)
+                names.append(out)
+                continue
+            if op in _PLAIN and len(ins) == 1 and not node.attribute:
+                # (a plain unary operator: its rule, inline)
+                e = get(ins[0])
+                if e is None or e[0] not in FLOATS:
+                    raise Fallback
+                entries[out] = e
+                names.append(out)
+                continue
         r = rules(op)
         if r is None or opset < r[0]:
             raise Fallback
@@ -289,7 +307,9 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
         if len(res) != len(outs):
             raise Fallback
         for n, e in zip(outs, res):
-            entries[_new(n, entries)] = e
+            if not n or n in entries:
+                raise Fallback
+            entries[n] = e
             names.append(n)
     for vi in g.output[:]:
         out = get(vi.name)
