@@ -6,7 +6,8 @@ result the walk makes must then answer the rest (report, program, ``valid_at``) 
 Checked on the light models, on onnx's own node test cases, and on random models
 (:mod:`tests.onnx.ground_gen`) built to hit the walk's edges: out-of-range attributes, wrong
 shapes, sizes of 0, declared types that differ; each random model the walk answers is also run by
-onnxruntime, every node output a graph output, and each value's shape must be its type's. The rate at which the walk answers is asserted too
+onnxruntime, every node output a graph output, and each value's shape must be its type's. The
+rate at which the walk answers is asserted too
 (it must not fall back everywhere).
 """
 

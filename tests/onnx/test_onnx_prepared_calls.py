@@ -28,8 +28,8 @@ from onnx_helpers import In, make_model
 
 import symshape as ss
 import symshape.onnx as sso
-from symshape.onnx import _infer_full
 from symshape.ir.op import OPS, PreparedCall
+from symshape.onnx import _infer_full
 from symshape.onnx.importer import Importer
 from symshape.onnx.ops import common
 from symshape.onnx.ops import elementwise as onnx_elementwise
