@@ -26,6 +26,7 @@ from tests.onnx import ground_gen
 
 import symshape.onnx as sso
 from symshape.onnx import _infer_full
+from symshape.onnx.export_model import annotated_copy
 from symshape.onnx.ground import ground_types
 
 _DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
@@ -46,6 +47,8 @@ def _agrees(m: onnx.ModelProto, dims: Mapping[str, Any] | None = None, run: bool
     res = sso.infer(m, dims)
     assert res._ground is not None and res.status == "ok" and not res.errors and not res.guards
     assert _types(res) == _types(full)
+    # infer_shapes writes the walk's types as it writes the full path's, byte for byte
+    assert sso.infer_shapes(m, dims).SerializeToString() == annotated_copy(full).SerializeToString()
     if run:
         _runs_as_typed(m, res, random.Random(len(res.value_names())))
     return True

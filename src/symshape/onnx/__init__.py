@@ -40,7 +40,7 @@ with gc_paused():
     from symshape.errors import INVALID_ARGUMENT
     from symshape.onnx import ops as _ops  # noqa: F401  (registers the converters)
     from symshape.onnx.context import CAUSES, Cause, ConversionError, NodeContext, Unsupported
-    from symshape.onnx.export_model import annotated_copy
+    from symshape.onnx.export_model import annotated_copy, ground_copy
     from symshape.onnx.ground import ground_types
     from symshape.onnx.importer import Importer
     from symshape.onnx.loading import load_model
@@ -180,6 +180,8 @@ def infer_shapes(model_or_path: Any, dims: Mapping[str, Any] | None = None) -> A
         first = res.errors[0]
         text = _rendered(res.errors)
         raise SymshapeError(first.code, f"shape inference failed:\n{text}")
+    if res._ground is not None:  # (no external data: the walk leaves such models to the full path)
+        return ground_copy(res)
     imp = res._importer
     out = annotated_copy(res)
     if imp.base_dir is not None:  # (loaded from a file: the copy holds its external data, as onnx.load's)

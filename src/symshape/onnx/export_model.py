@@ -19,7 +19,8 @@ take) is left as it is. What a body's types say must hold at every run of it:
   body: a dimension over it is written unknown (no ``dim_param``: one would name one size for the
   whole run), as onnx writes what it does not know. Graphs inside the body inherit such symbols.
 
-All dimensions are simplified together under the result's guards
+A result the ground walk answered is written from its types (:func:`ground_copy`). All dimensions
+are simplified together under the result's guards
 (:mod:`symshape.onnx.export_simplify`) and written with the pinned symbols' values
 (:func:`~symshape.onnx.export.guard_pins`). The caller's ``dims`` (``{"N": b}``: the model's ``N``
 is the caller's ``b``) are written everywhere, graph inputs included (see
@@ -36,7 +37,7 @@ from symshape.onnx.export_simplify import simplify_types
 from symshape.onnx.result import OnnxInferenceResult
 from symshape.onnx.value import Value
 
-__all__ = ["annotated_copy"]
+__all__ = ["annotated_copy", "ground_copy"]
 
 
 def _agreed(graph: BodyGraph, types: ValueTypes) -> dict[str, Value]:
@@ -54,6 +55,17 @@ def _agreed(graph: BodyGraph, types: ValueTypes) -> dict[str, Value]:
         if all(types.of(s.get(name)) == t for s in graph.scopes[:-1]):
             out[name] = v
     return out
+
+
+def ground_copy(res: OnnxInferenceResult) -> Any:
+    """:func:`annotated_copy` of a result the ground walk answered (:mod:`symshape.onnx.ground`):
+    one graph, no guard, every value's type from the walk."""
+    g = res._ground
+    assert g is not None
+    typed: GraphTypes = {name: (res.type_of(name), e[0]) for name, e in g.entries.items()}
+    names = model_names(g.dim_names.symbols, g.dim_names.user_dims)
+    graph = g.model.graph  # (kept alive while written: its id is its key)
+    return write_types(g.model, {id(graph): typed}, names, {}, g.dim_names.user_dims)
 
 
 def annotated_copy(res: OnnxInferenceResult) -> Any:

@@ -48,12 +48,15 @@ __all__ = ["GroundTypes", "ground_types"]
 @dataclass(slots=True)
 class GroundTypes:
     """The ground answer for a model: every value's name in the order the importer defines them
-    (graph inputs, initializers, node outputs), its entry, and the int initializers of rank 0 or 1
-    (their types carry their entries: made when asked, as the importer makes them)."""
+    (graph inputs, initializers, node outputs), its entry, the initializers of other than float
+    types (a small int one's type carries its entries: made when asked, as the importer makes
+    them), the model and the ``dim_param`` names' dimensions."""
 
     names: list[str]
     entries: dict[str, Entry]
     int_inits: dict[str, onnx.TensorProto]
+    model: onnx.ModelProto
+    dim_names: DimNames
 
 
 _INT64: Final = onnx.TensorProto.INT64
@@ -319,4 +322,4 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
         out = get(vi.name)
         if out is not None and not _declared(vi.type, out):
             raise Fallback
-    return GroundTypes(names, entries, int_inits)
+    return GroundTypes(names, entries, int_inits, model, dim_names)
