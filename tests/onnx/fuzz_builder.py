@@ -33,9 +33,18 @@ Dim = int | str | None
 #: refused), "maxpool-indices-same" (MaxPool SAME with Indices took the single-output kernel's
 #: guard), "conv-transpose-empty" (ConvTranspose to an empty output was accepted)
 AVOID: frozenset[str] = frozenset(
-    {"tile-computed", "reduce-value", "slice-negative-start", "split-num-outputs", "slice-runtime-axes",
-     "conv-transpose-output-shape", "reshape-empty-target", "center-crop-pad-empty", "maxpool-indices-same",
-     "conv-transpose-empty"}
+    {
+        "tile-computed",
+        "reduce-value",
+        "slice-negative-start",
+        "split-num-outputs",
+        "slice-runtime-axes",
+        "conv-transpose-output-shape",
+        "reshape-empty-target",
+        "center-crop-pad-empty",
+        "maxpool-indices-same",
+        "conv-transpose-empty",
+    }
 )
 
 

@@ -11,8 +11,24 @@ from tests.onnx.fuzz_builder import BIG, Builder, Dim, V, onnx_slice_len
 
 from symshape.onnx.dtypes import to_elem_type
 
-__all__ = ["binary", "cast", "concat", "expand", "gather", "gather_elements", "pad", "reshape", "shape_part",
-           "slice_", "split", "squeeze", "tile", "transpose", "unary", "unsqueeze"]
+__all__ = [
+    "binary",
+    "cast",
+    "concat",
+    "expand",
+    "gather",
+    "gather_elements",
+    "pad",
+    "reshape",
+    "shape_part",
+    "slice_",
+    "split",
+    "squeeze",
+    "tile",
+    "transpose",
+    "unary",
+    "unsqueeze",
+]
 
 
 def unary(b: Builder, x: V) -> V | None:

@@ -16,9 +16,29 @@ from tests.onnx.fuzz_steps import shape_part
 
 from symshape.onnx.dtypes import to_elem_type
 
-__all__ = ["compare", "compress", "constant_of_shape", "conv", "cumsum", "einsum", "flatten", "gather_nd",
-           "gemm", "matmul", "normalize", "one_hot", "pool", "range_", "reduce", "resize", "scatter_elements",
-           "scatter_nd", "topk", "trilu", "where"]
+__all__ = [
+    "compare",
+    "compress",
+    "constant_of_shape",
+    "conv",
+    "cumsum",
+    "einsum",
+    "flatten",
+    "gather_nd",
+    "gemm",
+    "matmul",
+    "normalize",
+    "one_hot",
+    "pool",
+    "range_",
+    "reduce",
+    "resize",
+    "scatter_elements",
+    "scatter_nd",
+    "topk",
+    "trilu",
+    "where",
+]
 
 
 def matmul(b: Builder, x: V) -> V | None:

@@ -12,8 +12,19 @@ import numpy as np
 from tests.onnx.fuzz_builder import Builder, Dim, V
 from tests.onnx.fuzz_steps import shape_part
 
-__all__ = ["attention", "center_crop_pad", "contrib", "conv_transpose", "depth_space", "eye_like",
-           "grid_sample", "pool_more", "resize_computed", "rnn", "shape_size"]
+__all__ = [
+    "attention",
+    "center_crop_pad",
+    "contrib",
+    "conv_transpose",
+    "depth_space",
+    "eye_like",
+    "grid_sample",
+    "pool_more",
+    "resize_computed",
+    "rnn",
+    "shape_size",
+]
 
 MS = "com.microsoft"
 
@@ -171,8 +182,15 @@ def contrib(b: Builder, x: V) -> V | None:
     if not _f32(x, (2, 3)):
         return None
     hidden = x.dims[-1]
-    op = b.pick(["FastGelu", "BiasGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
-                 "MultiHeadAttention"])
+    op = b.pick(
+        [
+            "FastGelu",
+            "BiasGelu",
+            "SkipLayerNormalization",
+            "SkipSimplifiedLayerNormalization",
+            "MultiHeadAttention",
+        ]
+    )
     if op in ("FastGelu", "BiasGelu"):
         bias = op == "BiasGelu" or b.flag()
         ins = [x.name] + ([b.new_input("float32", [b.like(hidden)]).name] if bias else [])

@@ -10,8 +10,20 @@ import numpy as np
 from hypothesis import strategies as st
 from tests.onnx.fuzz_builder import BIG, Builder, Dim, V
 
-__all__ = ["cumsum_rt", "gather_rt", "nonzero", "one_hot_rt", "pad_rt", "reduce_rt", "reverse_sequence",
-           "slice_rt", "squeeze_all", "tile_rt", "topk_rt", "unique"]
+__all__ = [
+    "cumsum_rt",
+    "gather_rt",
+    "nonzero",
+    "one_hot_rt",
+    "pad_rt",
+    "reduce_rt",
+    "reverse_sequence",
+    "slice_rt",
+    "squeeze_all",
+    "tile_rt",
+    "topk_rt",
+    "unique",
+]
 
 
 def _known_axis(b: Builder, x: V) -> int | None:
@@ -35,8 +47,10 @@ def gather_rt(b: Builder, x: V) -> V | None:
         idx = b.new_input("int64", ishape, (_neg(d), f"({d})-1"))
         dims = [*x.dims[:a], *ishape, *x.dims[a + 1 :]]
         return b.value(b.node("Gather", [x.name, idx.name], axis=axis)[0], x.dtype, dims)
-    ishape = [b.input_dim() if i == a else b.pick([1, d if d is not None else 1, b.input_dim()])
-              for i, d in enumerate(x.dims)]
+    ishape = [
+        b.input_dim() if i == a else b.pick([1, d if d is not None else 1, b.input_dim()])
+        for i, d in enumerate(x.dims)
+    ]
     idx = b.new_input("int64", ishape, (_neg(d), f"({d})-1"))
     return b.value(b.node("GatherElements", [x.name, idx.name], axis=axis)[0], x.dtype, ishape)
 
@@ -65,8 +79,14 @@ def topk_rt(b: Builder, x: V) -> V | None:
     if a is None:
         return None
     k = b.new_input("int64", [1], (0, x.dims[a]))
-    vals, idx = b.node("TopK", [x.name, k.name], n_out=2, axis=a - x.rank if b.flag() else a,
-                       largest=b.integer(0, 1), sorted=b.integer(0, 1))
+    vals, idx = b.node(
+        "TopK",
+        [x.name, k.name],
+        n_out=2,
+        axis=a - x.rank if b.flag() else a,
+        largest=b.integer(0, 1),
+        sorted=b.integer(0, 1),
+    )
     dims = [None if i == a else d for i, d in enumerate(x.dims)]
     b.value(idx, "int64", dims)
     return b.value(vals, x.dtype, dims)

@@ -19,7 +19,19 @@ from onnx import TensorProto, helper, numpy_helper
 __all__ = ["model"]
 
 _FLOAT = TensorProto.FLOAT
-_UNARY = ["Relu", "Sigmoid", "Tanh", "Exp", "Erf", "Identity", "Elu", "LeakyRelu", "HardSigmoid", "Neg"]
+_UNARY = [
+    "Relu",
+    "Sigmoid",
+    "Tanh",
+    "Exp",
+    "Erf",
+    "Identity",
+    "Elu",
+    "LeakyRelu",
+    "HardSigmoid",
+    "Neg",
+    "HardSwish",
+]
 
 
 class _Builder:
@@ -56,9 +68,14 @@ class _Builder:
         """A constant of ``shape``: a ConstantOfShape of an int64 initializer (as the light
         models' weights), or a float initializer."""
         name = self.name("w")
-        if self.rng.random() < 0.5:
+        r = self.rng.random()
+        if r < 0.5:
             zeros = np.zeros(shape, helper.tensor_dtype_to_np_dtype(et))
-            self.inits.append(numpy_helper.from_array(zeros, name))
+            t = numpy_helper.from_array(zeros, name)
+            if r < 0.1:
+                self.nodes.append(helper.make_node("Constant", [], [name], value=t))
+            else:
+                self.inits.append(t)
             return name
         sname = self.name("shape")
         self.inits.append(numpy_helper.from_array(np.array(shape, np.int64), sname))
@@ -67,8 +84,13 @@ class _Builder:
         return name
 
     def ints(self, values: list[int]) -> str:
+        """An int64 vector: an initializer, or a Constant node."""
         name = self.name("c")
-        self.inits.append(numpy_helper.from_array(np.array(values, np.int64), name))
+        t = numpy_helper.from_array(np.array(values, np.int64), name)
+        if self.rng.random() < 0.3:
+            self.nodes.append(helper.make_node("Constant", [], [name], value=t))
+        else:
+            self.inits.append(t)
         return name
 
     def node(self, op: str, inputs: list[str], n_out: int = 1, **attrs: Any) -> list[str]:
@@ -94,10 +116,26 @@ def _step(b: _Builder, x: str, shape: list[int]) -> str:
     kind = rng.choice(
         ["unary", "binary", "variadic", "softmax", "lrn", "dropout", "matmul", "gemm", "conv", "pool",
          "global", "bn", "reshape", "flatten", "concat", "unsqueeze", "transpose", "gather", "cast",
-         "layernorm"]
+         "layernorm", "clip", "prelu", "squeeze"]
     )  # fmt: skip
     if kind == "unary":
         return b.node(rng.choice(_UNARY), [x])[0]
+    if kind == "clip":
+        if b.opset < 11:
+            return b.node("Clip", [x], **({"min": 0.0, "max": 6.0} if _maybe(rng) else {}))[0]
+        bound = [] if _maybe(rng, 0.8) else [1]
+        ins = [x] + [b.weight(bound) if _maybe(rng, 0.8) else "" for _ in range(rng.randint(0, 2))]
+        return b.node("Clip", ins)[0]
+    if kind == "prelu":
+        slope = [d if _maybe(rng, 0.7) else 1 for d in shape[rng.randint(0, r) :]]
+        if _maybe(rng, 0.1):
+            slope = [7] + slope
+        return b.node("PRelu", [x, b.weight(slope)])[0]
+    if kind == "squeeze":
+        axes = sorted({_axis(rng, r) for _ in range(rng.randint(0, 2))})
+        if b.opset >= 13:
+            return b.node("Squeeze", [x, b.ints(axes)] if axes else [x])[0]
+        return b.node("Squeeze", [x], **({"axes": axes} if axes else {}))[0]
     if kind == "binary":
         other = [d if _maybe(rng, 0.7) else rng.choice([1, d + 1]) for d in shape[rng.randint(0, r) :]]
         y = b.weight(other) if _maybe(rng) else b.input(other)
@@ -255,7 +293,7 @@ def dims(rng: random.Random) -> dict[str, Any] | None:
 
 def model(rng: random.Random) -> onnx.ModelProto:
     """A random model (see the module docstring)."""
-    opset = rng.choice([9, 10, 11, 12, 13, 14, 17, 17, 19])
+    opset = rng.choice([7, 8, 9, 10, 11, 12, 13, 14, 17, 17, 19, 21, 23, 28])
     b = _Builder(rng, opset)
     shape = b.shape(rng.choice([1, 2, 3, 4, 4, 5]))
     x = b.input(shape)

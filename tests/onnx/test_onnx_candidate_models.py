@@ -27,7 +27,6 @@ def _leaf_list(*cs: Cond) -> list[object]:
     return sorted(out, key=lambda y: y._key)  # type: ignore[attr-defined]
 
 
-
 def bcast(x: ss.Dim, y: ss.Dim) -> Cond:
     return any_of(eq(x, y), eq(x, 1), eq(y, 1))
 

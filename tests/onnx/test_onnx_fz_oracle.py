@@ -54,8 +54,11 @@ def test_a_pool_window_longer_than_its_input_is_excused_only_there() -> None:
 
 
 def test_squeeze_without_axes_is_excused_where_its_symbol_is_1() -> None:
-    g = _graph([helper.make_node("Squeeze", ["x"], ["y"], name="s")], [("x", "float32", ("a", 2))],
-               [{"a": 1}, {"a": 3}])
+    g = _graph(
+        [helper.make_node("Squeeze", ["x"], ["y"], name="s")],
+        [("x", "float32", ("a", 2))],
+        [{"a": 1}, {"a": 3}],
+    )
     assert check(g) == []
     res = sso.infer(g.model, dims={"a": ss.dim("a")})
     assert _squeeze_rule(res, _env({"a": 1}), {"a": 1})

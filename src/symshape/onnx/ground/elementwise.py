@@ -15,6 +15,8 @@ from symshape.onnx.ground.node import FLOATS, PLAIN_UNARY, Entry, Fallback, Node
 __all__ = ["broadcast"]
 
 _UNARY = (*PLAIN_UNARY, "Elu", "Selu", "LeakyRelu", "HardSigmoid")
+#: unary operators from a later opset: the first opset of each
+_LATER = {"Erf": 9, "HardSwish": 14}
 #: the attributes each unary operator has
 _UNARY_ATTRS = {
     "Elu": ("alpha",),
@@ -45,6 +47,34 @@ def _unary(n: Node) -> list[Entry]:
     if len(n.inputs) != 1 or n.outputs != 1:
         raise Fallback
     return [n.float_input(0)]
+
+
+for _op, _since in _LATER.items():
+    rule(_op, since=_since)(_unary)
+
+
+@rule("Clip")
+def _clip(n: Node) -> list[Entry]:
+    """Bounds as attributes (to opset 10) or optional inputs (from 11): scalars of X's type."""
+    n.only("min", "max")
+    if not 1 <= len(n.inputs) <= 3 or n.outputs != 1 or (n.opset >= 11 and n.attrs):
+        raise Fallback
+    e = n.float_input(0)
+    for i in range(1, len(n.inputs)):
+        if n.inputs[i] is not None and n.float_input(i) != (e[0], ()):
+            raise Fallback
+    return [e]
+
+
+@rule("PRelu")
+def _prelu(n: Node) -> list[Entry]:
+    """The slope broadcasts to X's shape, one way."""
+    if n.attrs or len(n.inputs) != 2 or n.outputs != 1:
+        raise Fallback
+    (et, x), (st, slope) = n.float_input(0), n.float_input(1)
+    if st != et or broadcast(x, slope) != x:
+        raise Fallback
+    return [(et, x)]
 
 
 @rule("Identity")

@@ -30,6 +30,7 @@ __all__ = [
     "product",
     "FLOAT",
     "PLAIN_UNARY",
+    "NEWEST",
 ]
 
 #: a size: an int, or a symbolic ``Dim`` (see the module docstring)
@@ -39,11 +40,15 @@ Entry = tuple[int, tuple[Size, ...]]
 
 #: the element types rules compute with: float, float16, double
 FLOATS: Final = frozenset({1, 10, 11})
-#: the unary operators of one float input and no attribute (the walk types them inline)
+#: the unary operators of one float input and no attribute, the same since opset 1 (the walk
+#: types them inline)
 PLAIN_UNARY: Final = (
-    "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Neg", "Erf", "Reciprocal", "Floor",
-    "Ceil", "Softplus", "Softsign",
+    "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Neg", "Reciprocal", "Floor", "Ceil",
+    "Softplus", "Softsign",
 )  # fmt: skip
+#: the newest opset the rules were checked at (a model of a newer one takes the full path: an
+#: operator's shape rule may change there)
+NEWEST: Final = 28
 #: ONNX's element types with a symshape dtype but complex and bfloat16 (others: the full path)
 KNOWN_TYPES: Final = frozenset({1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13})
 

@@ -121,6 +121,34 @@ def _unsqueeze(n: Node) -> list[Entry]:
     return [(et, tuple(1 if i in at else next(rest) for i in range(r)))]
 
 
+@rule("Squeeze")
+def _squeeze(n: Node) -> list[Entry]:
+    """The axes given (attribute to opset 12, input from 13) must be of size 1; without axes, every
+    axis of size 1 goes (a symbolic size: the full path, which asks whether it is 1)."""
+    axes: tuple[int, ...] | None
+    if n.opset < 13:
+        n.only("axes")
+        axes = n.ints_attr("axes") if "axes" in n.attrs else None
+        if len(n.inputs) != 1:
+            raise Fallback
+    else:
+        n.only()
+        if not 1 <= len(n.inputs) <= 2:
+            raise Fallback
+        axes = n.value(1) if len(n.inputs) == 2 and n.inputs[1] is not None else None
+    if n.outputs != 1:
+        raise Fallback
+    et, x = n.any_input(0)
+    r = len(x)
+    if axes is None:
+        n.ints(x)
+        return [(et, tuple(d for d in x if d != 1))]
+    at = {_axis(n, a, r) for a in axes}
+    if not axes or len(at) != len(axes) or any(x[a] != 1 for a in at):
+        raise Fallback
+    return [(et, tuple(d for i, d in enumerate(x) if i not in at))]
+
+
 @rule("Transpose")
 def _transpose(n: Node) -> list[Entry]:
     n.only("perm")

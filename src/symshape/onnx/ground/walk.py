@@ -34,6 +34,7 @@ from symshape.onnx.ground.node import (
     FLOAT,
     FLOATS,
     KNOWN_TYPES,
+    NEWEST,
     PLAIN_UNARY,
     RULES,
     Entry,
@@ -131,6 +132,47 @@ def _weight(
     return (et, shape)
 
 
+#: the bytes per entry of the float element types, and the field their entries are in otherwise
+_FLOAT_DATA: Final = {1: (4, "float_data"), 10: (2, "int32_data"), 11: (8, "double_data")}
+
+
+def _constant(
+    node: onnx.NodeProto,
+    out: str,
+    int_inits: dict[str, onnx.TensorProto],
+    vectors: dict[str, onnx.TensorProto],
+    opset: int,
+) -> Entry:
+    """A ``Constant`` node's value tensor (its ``value`` attribute): a float tensor whose data has
+    its size, or from opset 9 an int64 vector (a value rules read, entered in ``int_inits`` and
+    ``vectors``)."""
+    attrs = node.attribute[:]
+    if len(attrs) != 1:
+        raise Fallback
+    a = attrs[0]
+    if a.name != "value" or a.type != 4 or a.ref_attr_name:
+        raise Fallback
+    t = a.t
+    et = t.data_type
+    dims = tuple(t.dims[:])
+    if 0 in dims or t.data_location == _EXTERNAL or t.HasField("segment"):
+        raise Fallback
+    if et == _INT64 and len(dims) == 1 and opset >= 9:
+        _int_vector(t, dims[0])  # (well formed: the full path reads it at once)
+        int_inits[out] = vectors[out] = t
+        return (et, dims)
+    layout = _FLOAT_DATA.get(et)
+    if layout is None:
+        raise Fallback
+    count = 1
+    for d in dims:
+        count *= d
+    raw = t.raw_data
+    if (len(raw) != layout[0] * count) if raw else (len(getattr(t, layout[1])) != count):
+        raise Fallback
+    return (et, dims)
+
+
 def _attrs(attributes: list[onnx.AttributeProto]) -> dict[str, Any]:
     """A node's attributes by name: an INT an int, INTS a tuple of ints, STRING bytes, TENSOR the
     proto; a FLOAT or FLOATS one :data:`~symshape.onnx.ground.node.FLOAT` (no rule reads a float
@@ -215,7 +257,7 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
             if opset:
                 raise Fallback
             opset = o.version
-    if opset < 7 or model.functions:
+    if not 7 <= opset <= NEWEST or model.functions:
         raise Fallback
     g = model.graph
     if g.sparse_initializer:
@@ -280,6 +322,10 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
             if op == "ConstantOfShape" and weights and len(ins) == 1:
                 # a weight, as a rule (half the nodes of some models): the rule, inline
                 entries[out] = _weight(node, ins[0], vectors, values, entries)
+                names.append(out)
+                continue
+            if op == "Constant" and not ins:
+                entries[out] = _constant(node, out, int_inits, vectors, opset)
                 names.append(out)
                 continue
             if op in _PLAIN and len(ins) == 1 and not node.attribute:
