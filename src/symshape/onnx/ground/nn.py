@@ -11,6 +11,7 @@ batch normalization before opset 9, in training or with its statistics outputs: 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from symshape.onnx.ground.elementwise import broadcast
 from symshape.onnx.ground.node import Entry, Fallback, Node, Size, rule
@@ -18,34 +19,45 @@ from symshape.onnx.ground.node import Entry, Fallback, Node, Size, rule
 __all__ = ["windows"]
 
 
-def _ints(n: Node, name: str, count: int, default: int) -> tuple[int, ...]:
-    v = n.ints_attr(name, (default,) * count)
-    if len(v) != count:
+_ONES: Final = {nd: (1,) * nd for nd in (1, 2, 3)}
+_ZEROS: Final = {nd: (0,) * 2 * nd for nd in (1, 2, 3)}
+
+
+def _ints(v: object, count: int) -> tuple[int, ...]:
+    """An INTS attribute's value of ``count`` entries (else :class:`Fallback`)."""
+    if type(v) is not tuple or len(v) != count:
         raise Fallback
     return v
 
 
 def windows(n: Node, x: tuple[Size, ...], kernel: Sequence[int], pool: bool) -> tuple[int, ...]:
     """The output sizes of the spatial axes of ``x`` (``N, C, spatial...``) under ``kernel``."""
-    spatial = n.ints(x[2:])
-    nd = len(spatial)
+    nd = len(x) - 2
     if not 1 <= nd <= 3 or len(kernel) != nd:
         raise Fallback
-    ap = n.attrs.get("auto_pad", b"NOTSET")
-    if ap not in (b"NOTSET", b"") or n.int_attr("ceil_mode", 0) != 0:
-        raise Fallback
-    strides = _ints(n, "strides", nd, 1)
-    dil = _ints(n, "dilations", nd, 1)
-    pads = _ints(n, "pads", 2 * nd, 0)
+    strides = dil = _ONES[nd]
+    pads = _ZEROS[nd]
+    a = n.attrs
+    if a:  # (read here, not through Node's readers: a model has many windows)
+        ap = a.get("auto_pad")
+        ceil = a.get("ceil_mode", 0)
+        if (ap is not None and ap != b"NOTSET" and ap != b"") or type(ceil) is not int or ceil:
+            raise Fallback
+        if "strides" in a:
+            strides = _ints(a["strides"], nd)
+        if "dilations" in a:
+            dil = _ints(a["dilations"], nd)
+        if "pads" in a:
+            pads = _ints(a["pads"], 2 * nd)
     out = []
     for i in range(nd):
-        k, s, d, lo, hi = kernel[i], strides[i], dil[i], pads[i], pads[i + nd]
-        if k < 1 or s < 1 or d < 1 or lo < 0 or hi < 0:
+        k, s, d, lo, hi, size = kernel[i], strides[i], dil[i], pads[i], pads[i + nd], x[2 + i]
+        if k < 1 or s < 1 or d < 1 or lo < 0 or hi < 0 or type(size) is not int:
             raise Fallback
         eff = d * (k - 1) + 1
         if pool and (lo >= eff or hi >= eff):
             raise Fallback
-        num = spatial[i] + lo + hi - eff
+        num = size + lo + hi - eff
         if num < 0:
             raise Fallback
         out.append(num // s + 1)
