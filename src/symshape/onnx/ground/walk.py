@@ -11,11 +11,12 @@ the computed one.
 Anything a rule does not settle outright raises :class:`Fallback`, and the model takes the full
 path (the importer, inference, explained errors): an operator or domain without a rule, an opset
 outside a rule's range, an attribute a rule does not read, an element type but ``float``,
-``float16`` or ``double`` where a rule computes, a size of 0 anywhere (or a symbol that may be 0),
-a condition on symbols (:mod:`symshape.onnx.ground.node`), a run-time value a rule
-would need, a size that does not fit, a declared type that differs, nodes out of order, subgraphs,
-sparse or external initializers. A ground answer is therefore only ever an ``ok`` with no guard,
-and the full path gives the same types (``tests/onnx/test_onnx_ground_agrees.py``).
+``float16`` or ``double`` where a rule computes, element types the operator's schema does not
+allow (:mod:`symshape.onnx.type_constraints`), a size of 0 anywhere (or a symbol that may be 0), a
+condition on symbols (:mod:`symshape.onnx.ground.node`), a run-time value a rule would need, a size
+that does not fit, a declared type that differs, nodes out of order, subgraphs, sparse or external
+initializers. A ground answer is therefore only ever an ``ok`` with no guard, and the full path
+gives the same types (``tests/onnx/test_onnx_ground_agrees.py``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from symshape.onnx.ground.node import (
     Node,
     Size,
 )
+from symshape.onnx.type_constraints import schema_rule, violations
 
 __all__ = ["GroundTypes", "ground_types"]
 
@@ -308,6 +310,7 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
     values: dict[str, tuple[int, ...]] = {}
     get, rules = entries.get, RULES.get
     weights = opset >= 9
+    typed: dict[tuple[str, tuple[int, ...], tuple[int, ...]], bool] = {}
     for node in g.node[:]:
         op = node.op_type
         ins = node.input[:]
@@ -354,6 +357,15 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
         attrs = node.attribute[:]
         res = r[1](Node(op, args, known, consts, _attrs(attrs) if attrs else {}, len(outs), opset))
         if len(res) != len(outs):
+            raise Fallback
+        key = (op, tuple([0 if a is None else a[0] for a in args]), tuple([e[0] for e in res]))
+        fits = typed.get(key)
+        if (
+            fits is None
+        ):  # the schema's type constraints (Flatten-1: floats only), as the full path checks them
+            schema = schema_rule("", op, opset)
+            fits = typed[key] = schema is None or not violations(schema, key[1], key[2]).broken
+        if not fits:
             raise Fallback
         for n, e in zip(outs, res):
             if not n or n in entries:
