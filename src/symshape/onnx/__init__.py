@@ -49,6 +49,7 @@ with gc_paused():
     from symshape.onnx.spans import OnnxSpan
     from symshape.onnx.type_constraints import check_type_constraints
     from symshape.solver.diagnostics import Diagnostic, Guard, raw_ids, renumber_ids
+    from symshape.solver.solve import check_timeout
 
 __all__ = [
     "from_onnx",
@@ -115,6 +116,7 @@ def _infer_loaded(
     edits the model it loaded before inferring it. A model the ground walk answers
     (:mod:`symshape.onnx.ground`) gets a result made from its answer, which runs the rest of
     inference when first asked for more than types."""
+    check_timeout(timeout_ms)  # (as the full path's solver would: a ground answer runs none)
     ground = ground_types(model, dims)
     if ground is not None:
         return OnnxInferenceResult.grounded(

@@ -70,8 +70,12 @@ class OnnxInferenceResult(InferenceResult):
         d = self.__dict__
         full = d.get("_full")
         if full is not None and not name.startswith("__"):
-            d["_full"] = None  # (once)
-            res = full()
+            d["_full"] = None  # (once; while it runs, an attribute it asks of this result is not here)
+            try:
+                res = full()
+            except BaseException:
+                d["_full"] = full  # (the next ask runs it again, and fails alike)
+                raise
             d["_core"], d["_importer"], d["program"] = res._core, res._importer, res.program
             return getattr(self, name)
         if name in ("_core", "_importer", "_changing", "_full", "_ground") or name.startswith("__"):

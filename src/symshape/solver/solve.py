@@ -106,6 +106,12 @@ _RID_BITS = 40  # a queue entry is ``rank << _RID_BITS | id`` (ids below 2**40)
 _RID_MASK = (1 << _RID_BITS) - 1
 
 
+def check_timeout(timeout_ms: object) -> None:
+    """Raise ``SymshapeError`` (``invalid-argument``) unless ``timeout_ms`` is a positive int."""
+    if not isinstance(timeout_ms, int) or isinstance(timeout_ms, bool) or timeout_ms <= 0:
+        raise SymshapeError(INVALID_ARGUMENT, f"timeout_ms must be a positive int, got {timeout_ms!r}")
+
+
 class TypeSolver(SolverRecords):
     """Unification and relations over types with symbolic dimensions.
 
@@ -120,8 +126,7 @@ class TypeSolver(SolverRecords):
     """
 
     def __init__(self, strict: bool = False, timeout_ms: int = 2000) -> None:
-        if not isinstance(timeout_ms, int) or isinstance(timeout_ms, bool) or timeout_ms <= 0:
-            raise SymshapeError(INVALID_ARGUMENT, f"timeout_ms must be a positive int, got {timeout_ms!r}")
+        check_timeout(timeout_ms)
         self.strict = bool(strict)
         self.timeout_ms = timeout_ms
         self.unify_log: list[tuple[Type, Type, Origin]] = []

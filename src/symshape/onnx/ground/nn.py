@@ -41,7 +41,7 @@ def windows(n: Node, x: tuple[Size, ...], kernel: Sequence[int], pool: bool) -> 
     if a:  # (read here, not through Node's readers: a model has many windows)
         ap = a.get("auto_pad")
         ceil = a.get("ceil_mode", 0)
-        if (ap is not None and ap != b"NOTSET" and ap != b"") or type(ceil) is not int or ceil:
+        if (ap is not None and ap != b"NOTSET") or type(ceil) is not int or ceil:
             raise Fallback
         if "strides" in a:
             strides = _ints(a["strides"], nd)

@@ -128,9 +128,10 @@ def _weight(
         raise Fallback
     t = a.t
     et = t.data_type
-    dims = t.dims[:]
+    dims = tuple(t.dims[:])
     if et not in FLOATS or len(dims) > 1 or (dims and dims[0] != 1):
         raise Fallback
+    _float_data(t, et, dims)  # (one entry, well formed: the full path reads it)
     return (et, shape)
 
 
@@ -163,8 +164,15 @@ def _constant(
         _int_vector(t, dims[0])  # (well formed: the full path reads it at once)
         int_inits[out] = vectors[out] = t
         return (et, dims)
+    _float_data(t, et, dims)
+    return (et, dims)
+
+
+def _float_data(t: onnx.TensorProto, et: int, dims: tuple[int, ...]) -> None:
+    """Fall back unless ``t`` (``et``, ``dims``: its element type and dimensions, read already) is
+    a float tensor stored in the model whose data has its size."""
     layout = _FLOAT_DATA.get(et)
-    if layout is None:
+    if layout is None or t.data_location == _EXTERNAL or t.HasField("segment"):
         raise Fallback
     count = 1
     for d in dims:
@@ -172,7 +180,6 @@ def _constant(
     raw = t.raw_data
     if (len(raw) != layout[0] * count) if raw else (len(getattr(t, layout[1])) != count):
         raise Fallback
-    return (et, dims)
 
 
 def _attrs(attributes: list[onnx.AttributeProto]) -> dict[str, Any]:
@@ -273,6 +280,8 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
         name = vi.name
         if name in skip or name in entries:
             continue
+        if not name:  # (a node's input "" is an omitted one, never this)
+            raise Fallback
         tp = vi.type
         if not tp.HasField("tensor_type"):
             raise Fallback
