@@ -24,6 +24,7 @@ import onnx
 import pytest
 from tests.onnx import ground_gen
 
+import symshape as ss
 import symshape.onnx as sso
 from symshape.onnx import _infer_full
 from symshape.onnx.export_model import annotated_copy
@@ -197,3 +198,61 @@ def test_rules_hold_only_where_the_full_path_converts() -> None:
     for op in (*PLAIN_UNARY, "ConstantOfShape", "Constant"):
         assert REGISTRY.lookup("", op, 7 if op != "ConstantOfShape" else 9) is not None, op
     assert NEWEST <= onnx.defs.onnx_opset_version()
+
+
+def _one(node: Any, inputs: list[Any], inits: list[Any] | None = None, opset: int = 17) -> onnx.ModelProto:
+    from onnx import helper
+
+    out = helper.make_tensor_value_info(node.output[0], 0, None)
+    g = helper.make_graph([node], "g", inputs, [out], inits or [])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _fallbacks() -> list[tuple[str, onnx.ModelProto]]:
+    """Models the walk must leave to the full path (each found answered once, wrongly)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])
+    b = helper.make_tensor_value_info("b", TensorProto.BOOL, [2, 3])
+    s = numpy_helper.from_array(np.array([2, 3], np.int64), "s")
+
+    def fill(**kw: Any) -> onnx.ModelProto:
+        value = onnx.TensorProto(name="value", **kw)
+        return _one(helper.make_node("ConstantOfShape", ["s"], ["y"], value=value), [], [s])
+
+    return [
+        ("Erf before opset 9", _one(helper.make_node("Erf", ["x"], ["y"]), [x], opset=8)),
+        ("Flatten-1 of bools", _one(helper.make_node("Flatten", ["b"], ["y"]), [b], opset=8)),
+        (
+            "an input named ''",
+            _one(helper.make_node("Relu", [""], ["y"]), [helper.make_tensor_value_info("", 1, [2])]),
+        ),
+        ("a fill without data", fill(data_type=1, dims=[1])),
+        ("a fill of two entries", fill(data_type=1, dims=[1], float_data=[1.0, 2.0])),
+        ("a fill of 8 raw bytes", fill(data_type=1, dims=[1], raw_data=bytes(8))),
+        ("a float16 fill in float_data", fill(data_type=10, dims=[1], float_data=[1.0])),
+        (
+            "auto_pad ''",
+            _one(helper.make_node("MaxPool", ["x"], ["y"], auto_pad="", kernel_shape=[2, 2]), [x]),
+        ),
+        (
+            "strides of floats",
+            _one(helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[1.0, 1.0]), [x]),
+        ),
+        ("Cast to bool", _one(helper.make_node("Cast", ["x"], ["y"], to=TensorProto.BOOL), [x])),
+    ]
+
+
+@pytest.mark.parametrize("case", _fallbacks(), ids=lambda c: c[0])
+def test_falls_back(case: tuple[str, onnx.ModelProto]) -> None:
+    assert ground_types(case[1]) is None
+
+
+def test_bad_timeout_raises_before_the_walk() -> None:
+    m = _fallbacks()[-1][1]
+    m.graph.node[0].attribute[0].i = onnx.TensorProto.FLOAT  # (a cast the walk answers)
+    assert ground_types(m) is not None
+    for bad in (0, -5, "x", 1.5):
+        with pytest.raises(ss.SymshapeError, match="timeout_ms"):
+            sso.infer(m, timeout_ms=bad)  # type: ignore[arg-type]
