@@ -53,13 +53,15 @@ class GroundTypes:
     """The ground answer for a model: every value's name in the order the importer defines them
     (graph inputs, initializers, node outputs), its entry, the initializers of other than float
     types (a small int one's type carries its entries: made when asked, as the importer makes
-    them), the model and the ``dim_param`` names' dimensions."""
+    them), the model, the ``dim_param`` names' dimensions, and where in ``names`` the node outputs
+    start."""
 
     names: list[str]
     entries: dict[str, Entry]
     int_inits: dict[str, onnx.TensorProto]
     model: onnx.ModelProto
     dim_names: DimNames
+    first_output: int
 
 
 _INT64: Final = onnx.TensorProto.INT64
@@ -317,6 +319,7 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
             if et == _INT64 and len(dims) == 1:
                 vectors[name] = t
     values: dict[str, tuple[int, ...]] = {}
+    first_output = len(names)
     get, rules = entries.get, RULES.get
     weights = opset >= 9
     typed: dict[tuple[str, tuple[int, ...], tuple[int, ...]], bool] = {}
@@ -389,4 +392,4 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
         out = get(vi.name)
         if out is not None and not _declared(vi.type, out):
             raise Fallback
-    return GroundTypes(names, entries, int_inits, model, dim_names)
+    return GroundTypes(names, entries, int_inits, model, dim_names, first_output)
