@@ -116,7 +116,7 @@ def _step(b: _Builder, x: str, shape: list[int]) -> str:
     kind = rng.choice(
         ["unary", "binary", "variadic", "softmax", "lrn", "dropout", "matmul", "gemm", "conv", "pool",
          "global", "bn", "reshape", "flatten", "concat", "unsqueeze", "transpose", "gather", "cast",
-         "layernorm", "clip", "prelu", "squeeze"]
+         "layernorm", "clip", "prelu", "squeeze", "reduce"]
     )  # fmt: skip
     if kind == "unary":
         return b.node(rng.choice(_UNARY), [x])[0]
@@ -126,6 +126,15 @@ def _step(b: _Builder, x: str, shape: list[int]) -> str:
         bound = [] if _maybe(rng, 0.8) else [1]
         ins = [x] + [b.weight(bound) if _maybe(rng, 0.8) else "" for _ in range(rng.randint(0, 2))]
         return b.node("Clip", ins)[0]
+    if kind == "reduce":
+        op = rng.choice(["ReduceSum", "ReduceMean", "ReduceMax", "ReduceL2"])
+        axes = [_axis(rng, r) for _ in range(rng.randint(0, 2))]
+        attrs: dict[str, Any] = {"keepdims": rng.randint(0, 1)} if _maybe(rng) else {}
+        if b.opset >= (13 if op == "ReduceSum" else 18):
+            if _maybe(rng, 0.2):
+                attrs["noop_with_empty_axes"] = 1
+            return b.node(op, [x, b.ints(axes)] if axes else [x], **attrs)[0]
+        return b.node(op, [x], **({"axes": axes} if axes else {}), **attrs)[0]
     if kind == "prelu":
         slope = [d if _maybe(rng, 0.7) else 1 for d in shape[rng.randint(0, r) :]]
         if _maybe(rng, 0.1):

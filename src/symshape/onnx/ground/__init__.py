@@ -21,7 +21,7 @@ program: :class:`~symshape.onnx.result.OnnxInferenceResult`).
 
 from __future__ import annotations
 
-from symshape.onnx.ground import elementwise, linalg, nn, shape  # noqa: F401  (register the rules)
+from symshape.onnx.ground import elementwise, linalg, nn, reduce, shape  # noqa: F401  (register the rules)
 from symshape.onnx.ground.node import Fallback
 from symshape.onnx.ground.walk import GroundTypes, ground_types
 
