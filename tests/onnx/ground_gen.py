@@ -116,7 +116,7 @@ def _step(b: _Builder, x: str, shape: list[int]) -> str:
     kind = rng.choice(
         ["unary", "binary", "variadic", "softmax", "lrn", "dropout", "matmul", "gemm", "conv", "pool",
          "global", "bn", "reshape", "flatten", "concat", "unsqueeze", "transpose", "gather", "cast",
-         "layernorm", "clip", "prelu", "squeeze", "reduce"]
+         "layernorm", "clip", "prelu", "squeeze", "reduce", "split", "expand", "pad"]
     )  # fmt: skip
     if kind == "unary":
         return b.node(rng.choice(_UNARY), [x])[0]
@@ -126,6 +126,35 @@ def _step(b: _Builder, x: str, shape: list[int]) -> str:
         bound = [] if _maybe(rng, 0.8) else [1]
         ins = [x] + [b.weight(bound) if _maybe(rng, 0.8) else "" for _ in range(rng.randint(0, 2))]
         return b.node("Clip", ins)[0]
+    if kind == "split":
+        a = _axis(rng, r)
+        k = rng.randint(1, 3)
+        d = shape[a] if -r <= a < r else 2
+        sizes = None
+        if _maybe(rng, 0.4):
+            sizes = [rng.randint(1, 2) for _ in range(k - 1)]
+            sizes.append(max(1, d - sum(sizes)) if _maybe(rng, 0.8) else 1)
+        attrs = {"axis": a}
+        if b.opset >= 18 and sizes is None and _maybe(rng, 0.5):
+            attrs["num_outputs"] = k
+        if b.opset >= 13:
+            ins = [x, b.ints(sizes)] if sizes is not None else [x]
+            return b.node("Split", ins, n_out=k, **attrs)[rng.randrange(k)]
+        if sizes is not None:
+            attrs["split"] = sizes
+        return b.node("Split", [x], n_out=k, **attrs)[rng.randrange(k)]
+    if kind == "expand":
+        target = [rng.choice([1, d, 2]) for d in shape]
+        if _maybe(rng, 0.3):
+            target = [rng.randint(1, 3)] + target
+        return b.node("Expand", [x, b.ints(target)])[0] if b.opset >= 8 else x
+    if kind == "pad":
+        pads = [rng.choice([0, 0, 1, 2, -1]) for _ in range(2 * r)]
+        mode = rng.choice(["constant", "constant", "reflect"])
+        if b.opset >= 11:
+            ins = [x, b.ints(pads)] + ([b.weight([])] if _maybe(rng, 0.3) else [])
+            return b.node("Pad", ins, mode=mode)[0]
+        return b.node("Pad", [x], pads=pads, mode=mode)[0]
     if kind == "reduce":
         op = rng.choice(["ReduceSum", "ReduceMean", "ReduceMax", "ReduceL2"])
         axes = [_axis(rng, r) for _ in range(rng.randint(0, 2))]

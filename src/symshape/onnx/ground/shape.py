@@ -1,5 +1,6 @@
 """Ground rules of the operators that rearrange a shape: ``Reshape`` (a constant target, no 0
-entry after the copy, at most one -1), ``Flatten``, ``Concat``, ``Unsqueeze`` and ``Transpose``,
+entry after the copy, at most one -1), ``Flatten``, ``Concat``, ``Unsqueeze``, ``Squeeze``,
+``Transpose``, ``Split``, ``Expand`` and ``Pad`` (constant sizes, pads, shapes),
 of any element type but an integer initializer's (``ConstantOfShape`` of a constant shape, the
 weights of models exported without them, is read by the walk itself:
 :func:`~symshape.onnx.ground.walk._weight`). Negative axes from opset 11, as ONNX admits them.
@@ -11,6 +12,7 @@ exactly (the -1's size: a quotient whose product with the divisor is the dividen
 
 from __future__ import annotations
 
+from symshape.onnx.ground.elementwise import broadcast
 from symshape.onnx.ground.node import Entry, Fallback, Node, Size, product, rule, size
 
 __all__: list[str] = []
@@ -159,3 +161,69 @@ def _transpose(n: Node) -> list[Entry]:
     if sorted(perm) != list(range(len(x))):
         raise Fallback
     return [(et, tuple(x[p] for p in perm))]
+
+
+@rule("Split", since=2)
+def _split(n: Node) -> list[Entry]:
+    """Sizes given (attribute to opset 12, a constant input from 13) must add up to the axis; else
+    the axis splits evenly into the outputs (``num_outputs`` from 18 must count them)."""
+    sizes: tuple[int, ...] | None
+    if n.opset < 13:
+        n.only("axis", "split")
+        sizes = n.ints_attr("split") if "split" in n.attrs else None
+        if len(n.inputs) != 1:
+            raise Fallback
+    else:
+        n.only("axis", "num_outputs")
+        if not 1 <= len(n.inputs) <= 2 or ("num_outputs" in n.attrs and n.opset < 18):
+            raise Fallback
+        sizes = n.value(1) if len(n.inputs) == 2 and n.inputs[1] is not None else None
+        if "num_outputs" in n.attrs and (sizes is not None or n.int_attr("num_outputs") != n.outputs):
+            raise Fallback
+    et, x = n.any_input(0)
+    a = _axis(n, n.int_attr("axis", 0), len(x))
+    k = n.outputs
+    if sizes is not None:
+        if len(sizes) != k or min(sizes, default=0) < 1 or x[a] != sum(sizes):
+            raise Fallback
+        parts: tuple[Size, ...] = sizes
+    else:
+        parts = (_quotient(x[a], k),) * k if k else ()
+    return [(et, x[:a] + (p,) + x[a + 1 :]) for p in parts]
+
+
+@rule("Expand", since=8)
+def _expand(n: Node) -> list[Entry]:
+    """numpy's broadcast of the input with a constant shape (no entry below 1)."""
+    if n.attrs or len(n.inputs) != 2 or n.outputs != 1:
+        raise Fallback
+    et, x = n.any_input(0)
+    shape = n.value(1)
+    if min(shape, default=1) < 1:
+        raise Fallback
+    return [(et, broadcast(x, shape))]
+
+
+@rule("Pad")
+def _pad(n: Node) -> list[Entry]:
+    """``constant`` mode with pads of at least 0 (attribute to opset 10, a constant input from 11,
+    on every axis: an ``axes`` input is the full path's); the fill a scalar of the input's type."""
+    if n.opset < 11:
+        n.only("mode", "pads", "value")
+        pads = n.ints_attr("pads")
+        if len(n.inputs) != 1:
+            raise Fallback
+    else:
+        n.only("mode")
+        if not 2 <= len(n.inputs) <= 3:
+            raise Fallback
+        pads = n.value(1)
+    if n.outputs != 1 or n.attrs.get("mode", b"constant") != b"constant":
+        raise Fallback
+    et, x = n.any_input(0)
+    if len(n.inputs) == 3 and n.inputs[2] is not None and n.any_input(2) != (et, ()):
+        raise Fallback
+    r = len(x)
+    if len(pads) != 2 * r or min(pads, default=0) < 0:
+        raise Fallback
+    return [(et, tuple(size(d + pads[i] + pads[i + r]) for i, d in enumerate(x)))]
