@@ -75,6 +75,8 @@ def _runs_as_typed(m: onnx.ModelProto, res: sso.OnnxInferenceResult, rng: random
     shown.CopyFrom(m)
     del shown.graph.output[:]
     outs = [o for n in m.graph.node for o in n.output if o]
+    if not outs:  # (nothing to run: the graph's output is its input)
+        return
     assert res._ground is not None
     elem = {n: e[0] for n, e in res._ground.entries.items()}
     shown.graph.output.extend(helper.make_tensor_value_info(o, elem[o], None) for o in outs)
