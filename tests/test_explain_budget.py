@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import pytest
 
@@ -89,11 +88,9 @@ def test_the_fuzzed_alexnet_whose_explanation_took_20_s_is_cut_short() -> None:
         Mutation("attr", (276494, 2267), "drop"),
         Mutation("attr", (444, 1698), "drop"),
     ]
-    start = time.perf_counter()
+    # (no time asserted: the budget counts Z3's work, not seconds; the cut shows in the notes)
     res = sso.infer(mutate(seed_model(_ALEXNET), muts))
-    took = time.perf_counter() - start
     assert sso.infer(mutate(seed_model(_ALEXNET), muts)).report() == res.report()
     [d] = res.errors
     assert d.code == "reshape-size"
-    assert took < 8.0, f"took {took:.1f} s"
     assert any(n.message.startswith(_CUT) for n in d.notes), [n.message for n in d.notes]
