@@ -210,6 +210,13 @@ def _one(node: Any, inputs: list[Any], inits: list[Any] | None = None, opset: in
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
 
 
+def _no_outputs(node: Any, inputs: list[Any]) -> onnx.ModelProto:
+    from onnx import helper
+
+    g = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("x", 1, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+
 def _fallbacks() -> list[tuple[str, onnx.ModelProto]]:
     """Models the walk must leave to the full path (each found answered once, wrongly)."""
     import numpy as np
@@ -218,6 +225,9 @@ def _fallbacks() -> list[tuple[str, onnx.ModelProto]]:
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])
     b = helper.make_tensor_value_info("b", TensorProto.BOOL, [2, 3])
     s = numpy_helper.from_array(np.array([2, 3], np.int64), "s")
+    neg = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[-1, 5])
+    seg = numpy_helper.from_array(np.array([1, 50], np.int64), "t")
+    seg.segment.begin, seg.segment.end = 0, 2
 
     def fill(**kw: Any) -> onnx.ModelProto:
         value = onnx.TensorProto(name="value", **kw)
@@ -243,6 +253,9 @@ def _fallbacks() -> list[tuple[str, onnx.ModelProto]]:
             _one(helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[1.0, 1.0]), [x]),
         ),
         ("Cast to bool", _one(helper.make_node("Cast", ["x"], ["y"], to=TensorProto.BOOL), [x])),
+        ("a Split without outputs", _no_outputs(helper.make_node("Split", ["x"], [], axis=1), [x])),
+        ("an initializer of a negative size", _one(helper.make_node("Add", ["x", "w"], ["y"]), [x], [neg])),
+        ("a segmented reshape target", _one(helper.make_node("Reshape", ["x", "t"], ["y"]), [x], [seg])),
     ]
 
 
@@ -258,3 +271,30 @@ def test_bad_timeout_raises_before_the_walk() -> None:
     for bad in (0, -5, "x", 1.5):
         with pytest.raises(ss.SymshapeError, match="timeout_ms"):
             sso.infer(m, timeout_ms=bad)  # type: ignore[arg-type]
+
+
+def test_threads_wait_for_the_full_path() -> None:
+    """Two threads asking a ground result for more than types: one runs the full path, the other
+    waits for it (it once saw the result half made)."""
+    import threading
+
+    path = next(p for p in LIGHT if "densenet" in p)
+    res = sso.infer(path)
+    assert res._ground is not None
+    got: list[str] = []
+    threads = [threading.Thread(target=lambda: got.append(res.valid_when())) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == ["True", "True"]
+
+
+def test_infer_shapes_drops_value_info_of_inputs() -> None:
+    """A value_info entry naming a graph input or an initializer is dropped, as the full path's
+    copy drops it."""
+    from onnx import helper
+
+    m = _one(helper.make_node("Relu", ["x"], ["y"]), [helper.make_tensor_value_info("x", 1, [2, 3])])
+    m.graph.value_info.append(helper.make_tensor_value_info("x", 1, None))
+    assert _agrees(m)

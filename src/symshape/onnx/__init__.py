@@ -116,9 +116,9 @@ def _infer_loaded(
     edits the model it loaded before inferring it. A model the ground walk answers
     (:mod:`symshape.onnx.ground`) gets a result made from its answer, which runs the rest of
     inference when first asked for more than types."""
-    check_timeout(timeout_ms)  # (as the full path's solver would: a ground answer runs none)
     ground = ground_types(model, dims)
     if ground is not None:
+        check_timeout(timeout_ms)  # (as the full path's solver would: a ground answer runs none)
         return OnnxInferenceResult.grounded(
             ground, lambda: _infer_full(model, label, base_dir, dims, strict, timeout_ms)
         )

@@ -62,11 +62,16 @@ def ground_copy(res: OnnxInferenceResult) -> Any:
     one graph, no guard, every value's type from the walk."""
     g = res._ground
     assert g is not None
-    entries = g.entries  # (node and graph outputs: what write_types writes of the graph's values)
-    written = [*g.names[g.first_output :], *(vi.name for vi in g.model.graph.output)]
-    typed: GraphTypes = {name: (res.type_of(name), entries[name][0]) for name in written}
+    entries = g.entries  # (what write_types writes or replaces: node and graph outputs, value_info)
+    graph = g.model.graph
+    written = [
+        *g.names[g.first_output :],
+        *(vi.name for vi in graph.output),
+        *(vi.name for vi in graph.value_info),
+    ]
+    typed: GraphTypes = {name: (res.type_of(name), entries[name][0]) for name in written if name in entries}
     names = model_names(g.dim_names.symbols, g.dim_names.user_dims)
-    graph = g.model.graph  # (kept alive while written: its id is its key)
+    # (graph is kept alive while written: its id is its key)
     return write_types(g.model, {id(graph): typed}, names, {}, g.dim_names.user_dims)
 
 

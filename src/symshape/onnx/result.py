@@ -12,13 +12,15 @@ A model the ground walk answers (:mod:`symshape.onnx.ground`: every size a const
 ``ok``) gets a result made from that answer (:meth:`OnnxInferenceResult.grounded`): its status,
 errors, guards and the types of its ONNX values come from the walk; whatever else is asked of it
 (the program, the report, ``valid_at``, the type of an expression) runs the full path once, on
-first use, and is answered from there.
+first use, and is answered from there. That run reads the model as it is then: a model changed
+after ``infer`` returned gives the rest of the answers for the changed model (copy it first).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from symshape import Diagnostic, Guard, InferenceResult, SymshapeError, TensorType, Type
 from symshape.encoding.dim_expr import as_dim
@@ -33,6 +35,9 @@ from symshape.onnx.value import Value
 from symshape.solver.outcome import judge
 
 __all__ = ["OnnxInferenceResult"]
+
+#: held while a ground result runs its full path (see ``OnnxInferenceResult.__getattr__``)
+_LAZY: Final = threading.RLock()
 
 
 class OnnxInferenceResult(InferenceResult):
@@ -68,15 +73,13 @@ class OnnxInferenceResult(InferenceResult):
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
-        full = d.get("_full")
-        if full is not None and not name.startswith("__"):
-            d["_full"] = None  # (once; while it runs, an attribute it asks of this result is not here)
-            try:
-                res = full()
-            except BaseException:
-                d["_full"] = full  # (the next ask runs it again, and fails alike)
-                raise
-            d["_core"], d["_importer"], d["program"] = res._core, res._importer, res.program
+        if d.get("_full") is not None and not name.startswith("__"):
+            with _LAZY:  # (one thread runs the full path; another asking meanwhile waits for it)
+                full = d.get("_full")
+                if full is not None:  # (once; if it raises, the next ask runs it again, and fails alike)
+                    res = full()
+                    d["_core"], d["_importer"], d["program"] = res._core, res._importer, res.program
+                    d["_full"] = None
             return getattr(self, name)
         if name in ("_core", "_importer", "_changing", "_full", "_ground") or name.startswith("__"):
             raise AttributeError(name)

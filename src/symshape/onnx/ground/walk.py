@@ -310,7 +310,9 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
             continue
         et = t.data_type
         dims = tuple(t.dims[:])
-        if et not in KNOWN_TYPES or t.data_location == _EXTERNAL or 0 in dims or not name:
+        if et not in KNOWN_TYPES or t.data_location == _EXTERNAL or min(dims, default=1) < 1 or not name:
+            raise Fallback
+        if t.HasField("segment"):  # (its data the full path does not read)
             raise Fallback
         entries[name] = (et, dims)
         names.append(name)
@@ -352,7 +354,7 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
                 names.append(out)
                 continue
         r = rules(op)
-        if r is None or opset < r[0]:
+        if r is None or opset < r[0] or not outs:
             raise Fallback
         args: list[Entry | None] = [get(n) if n else None for n in ins]
         if None in args:
