@@ -298,3 +298,16 @@ def test_infer_shapes_drops_value_info_of_inputs() -> None:
     m = _one(helper.make_node("Relu", ["x"], ["y"]), [helper.make_tensor_value_info("x", 1, [2, 3])])
     m.graph.value_info.append(helper.make_tensor_value_info("x", 1, None))
     assert _agrees(m)
+
+
+def test_the_last_of_two_initializers_of_one_name_is_the_value() -> None:
+    """onnxruntime and the reference evaluator read the last; the walk leaves such a model to the
+    full path, which reads the last too (it read the first)."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    x = helper.make_tensor_value_info("x", 1, [2, 3])
+    first, last = (numpy_helper.from_array(np.array(v, np.int64), "s") for v in ([3, 2], [6, 1]))
+    m = _one(helper.make_node("Reshape", ["x", "s"], ["y"]), [x], [first, last])
+    assert ground_types(m) is None
+    assert str(sso.infer(m).type_of("y")) == "Tensor[(6, 1), float32]"

@@ -156,12 +156,15 @@ def add_initializers(
     last position taken. ``tensor_type`` makes their types (``types``: those it made, by shape and
     dtype); an initializer of an element type
     symshape does not have is given to ``stand_in(name, shape, elem_type, position)``; ``files``:
-    the external data files checked. A model has hundreds: each is made as ``LazyConstant(...)``
-    makes it, without the call."""
+    the external data files checked. Of two initializers of one name the last is the value, as
+    onnxruntime and onnx's reference evaluator read them. A model has hundreds: each is made as
+    ``LazyConstant(...)`` makes it, without the call."""
     d = home.base_dir
     int64 = _INT64  # (read at the call: tests turn the lazy int64 vectors off)
-    for t, name in inits:
-        if name in values:
+    pairs = list(inits)
+    last = {name: k for k, (_, name) in enumerate(pairs)}
+    for k, (t, name) in enumerate(pairs):
+        if name in values or last[name] != k:
             continue
         shape = tuple(t.dims[:])  # (a slice: iterating a repeated field ends in an IndexError)
         et = t.data_type

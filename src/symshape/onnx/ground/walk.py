@@ -305,6 +305,8 @@ def _walk(model: onnx.ModelProto, dim_names: DimNames) -> GroundTypes:
         names.append(name)
     int_inits: dict[str, onnx.TensorProto] = {}
     vectors: dict[str, onnx.TensorProto] = {}
+    if len(set(init_names)) != len(init_names):  # (two of one name: the full path's question)
+        raise Fallback
     for t, name in zip(inits, init_names):
         if name in entries:
             continue
