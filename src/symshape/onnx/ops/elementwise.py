@@ -33,6 +33,7 @@ from symshape.ir.op import Op, PreparedCall
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.ops.common import PlanTable, chain, like, prepare, stacked, value_slice
+from symshape.onnx.ops.pad_mask import unpadded_length
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["UNARY", "BINARY", "COMPARE", "OPAQUE_OP", "BITWISE_OP"]
@@ -152,7 +153,14 @@ def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:
             ctx.fail(BAD_ATTRIBUTE, f"axis {axis} of a {rank}-d tensor")
     exclusive, reverse = bool(ctx.attr_int("exclusive", 0)), bool(ctx.attr_int("reverse", 0))
     if not prod:
-        return OPAQUE_OP(x) if axis is None else ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
+        if axis is None:
+            return OPAQUE_OP(x)
+        y = ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
+        n = unpadded_length(ctx, axis)  # (a padded mask: at most the unpadded length, pad_mask)
+        dt = ctx.dtype_of(0)
+        if n is None or dt is None or not dt.startswith(("int", "uint")):
+            return y
+        return ss.ops.minimum(y, ss.ops.cast(n, dt))
     k = t.dims[0] if t is not None and t.ndim == 1 else None
     if (
         t is None
