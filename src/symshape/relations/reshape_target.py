@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from symshape.encoding.conds import FALSE, TRUE, Cond, all_of, any_of, eq, ge, lt, negate
-from symshape.encoding.dims import Dim, as_dim, bounds, dmax, dmin, fresh_any, mod
+from symshape.encoding.dims import Dim, Sym, as_dim, bounds, dmax, dmin, fresh_any, mod
 from symshape.encoding.types import Tensor, TensorType, Type
 from symshape.errors import BAD_ATTRIBUTE, RESHAPE_SIZE
 from symshape.relations.base import Context, Lazy, Message
@@ -55,7 +55,7 @@ def reshape_by_value(ctx: Context, args: Sequence[Type], allowzero: bool) -> boo
     spec, unknown, open_, infer = got
     if open_:
         open_ = _settle(ctx, x, spec, open_, infer, allowzero, extra)
-    if len(open_) > _MOST_OPEN and not unknown and _closable(x, open_, infer, allowzero):
+    if len(open_) > _MOST_OPEN and not unknown and _closable(x, spec, open_, infer, allowzero):
         # too many for a case each: each entry's size as one dimension (its size or its copy)
         assert x.ndim is not None
         for i in open_:
@@ -294,9 +294,18 @@ def size_or_copy(e: Dim, c: Dim) -> Dim:
     return dmax(e, c * (1 - dmin(e, 1)))
 
 
-def _closable(x: TensorType, open_: Sequence[int], infer: set[int], allowzero: bool) -> bool:
-    """Whether each entry of ``open_`` is a size or a copy (none may be -1) of an axis ``x`` has."""
-    return not allowzero and x.ndim is not None and all(i not in infer and i < x.ndim for i in open_)
+def _closable(
+    x: TensorType, spec: Sequence[Spec], open_: Sequence[int], infer: set[int], allowzero: bool
+) -> bool:
+    """Whether each entry of ``open_`` is a size or a copy (none may be -1) of an axis ``x`` has,
+    and a symbol of ``x`` or ``spec`` may be 0 (declared ``min=0``): where every symbol is at least
+    1, a copy fits only with sizes the other facts rule out (the case split of the final inference
+    drops it; a probe of the program's first part, without those facts, gets a ``?`` as before,
+    whose conditions cost the solver less than the closed form's)."""
+    if allowzero or x.ndim is None or any(i in infer or i >= x.ndim for i in open_):
+        return False
+    dims = [*x.dims, *(s for s in spec if isinstance(s, Dim))]
+    return any(isinstance(a, Sym) and a.min < 1 for d in dims for a in d.atoms())
 
 
 def _closed_dims(
@@ -305,7 +314,7 @@ def _closed_dims(
     """The result of reshaping ``x`` to ``spec`` with each entry of ``open_`` (a size or a copy, none
     inferred) read by :func:`size_or_copy`: the result of every case at once (None where an entry
     may be -1 or the reshape does not fit)."""
-    if not _closable(x, open_, infer, allowzero):
+    if not _closable(x, spec, open_, infer, allowzero):
         return None
     sp = list(spec)
     for i in open_:
