@@ -168,8 +168,10 @@ def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:
             return OPAQUE_OP(x)
         y = ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
         n = unpadded_length(ctx, axis)  # (a padded mask: at most the unpadded length, pad_mask)
+        if n is None:
+            return y  # (no probe asked: the dtype is read only for a padded mask)
         dt = ctx.dtype_of(0)
-        if n is None or dt is None or not dt.startswith(("int", "uint")):
+        if dt is None or not dt.startswith(("int", "uint")):
             return y
         return ss.ops.minimum(y, ss.ops.cast(n, dt))
     k = t.dims[0] if t is not None and t.ndim == 1 else None
