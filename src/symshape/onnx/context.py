@@ -469,6 +469,23 @@ class NodeContext:
         expressions of its outputs."""
         return self._imp.subgraph_apply(g, inputs)
 
+    def visible_exprs(self) -> set[int]:
+        """The ids of the expressions of the values this node's graph sees (its own and those of
+        the graphs around it), made so far."""
+        return {id(e) for v in self._imp.values.values() if (e := v._expr) is not None}
+
+    def value_named(self, name: str) -> Value | None:
+        """The value ``name`` as this node's graph sees it (None: none of that name)."""
+        return self._imp.values.get(name)
+
+    def model(self) -> onnx.ModelProto:
+        """The model being converted."""
+        return self._imp.model
+
+    def importer(self) -> object:
+        """The importer converting this node (an owner for what lives as long as it)."""
+        return self._imp
+
     def block(self, g: onnx.GraphProto) -> Expr:
         """Subgraph ``g`` as one expression (its output, or the tuple of its outputs)."""
         return self._imp.subgraph_block(g)

@@ -11,8 +11,11 @@ size), or by the solver from the facts (``e >= 1``, ``e == 0``, ``e == -1``, or 
 where the copied size is 0 too, so the readings agree). An entry left open gives one case per
 reading: a case no size reaches (the literal count ``3*N == 3*(N - 1)``, or a copy past the
 input's rank) is dropped, the one left states its reading as a guard (``N - 1 == 0``: exactly
-the sizes where the model runs), and several left give the disjunction of their conditions and
-a ``?`` where their results differ.
+the sizes where the model runs), and several left give the disjunction of their conditions; where
+their results differ, an entry's two readings are one dimension, ``max(e, c*(1 - min(1, e)))``
+(:func:`size_or_copy`, ``c`` the copied size), so the result is exact at every size (a ``?``, the
+run's, only where an entry may also be -1). More entries left open than get a case each are read
+that way directly.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from symshape.encoding.conds import FALSE, TRUE, Cond, all_of, any_of, eq, ge, lt, negate
-from symshape.encoding.dims import Dim, as_dim, bounds, dmax, fresh_any, mod
+from symshape.encoding.dims import Dim, Sym, as_dim, bounds, dmax, dmin, fresh_any, mod
 from symshape.encoding.types import Tensor, TensorType, Type
 from symshape.errors import BAD_ATTRIBUTE, RESHAPE_SIZE
 from symshape.relations.base import Context, Lazy, Message
@@ -31,10 +34,10 @@ from symshape.relations.newshape import Spec, may_be_zero, rank_only, reshape_di
 from symshape.relations.operands import tensor_or_defer, unknown_rank
 from symshape.relations.values import reshape_value, size_entries, with_value
 
-__all__ = ["require_reshape", "reshape_by_value", "reshape_unknown_rank"]
+__all__ = ["require_reshape", "reshape_by_value", "reshape_unknown_rank", "size_or_copy"]
 
-#: the most entries left open (two readings each) that get one case per reading; beyond, they
-#: are run-time entries (a ``?`` each)
+#: the most entries left open (two readings each) that get one case per reading; beyond, each
+#: is read by :func:`size_or_copy` (a run-time entry, a ``?``, where one may be -1)
 _MOST_OPEN = 3
 
 
@@ -52,6 +55,12 @@ def reshape_by_value(ctx: Context, args: Sequence[Type], allowzero: bool) -> boo
     spec, unknown, open_, infer = got
     if open_:
         open_ = _settle(ctx, x, spec, open_, infer, allowzero, extra)
+    if len(open_) > _MOST_OPEN and not unknown and _closable(x, spec, open_, infer, allowzero):
+        # too many for a case each: each entry's size as one dimension (its size or its copy)
+        assert x.ndim is not None
+        for i in open_:
+            spec[i] = size_or_copy(cast(Dim, spec[i]), x.dims[i])
+        open_ = []
     if open_ and (unknown or x.ndim is None or len(open_) > _MOST_OPEN):
         # the run decides them (a size or a copy): run-time entries as the unknown ones are
         unknown = sorted([*unknown, *open_])
@@ -264,15 +273,56 @@ def _reshape_cases(
     msg = f"it fits at these sizes with entries {which} read neither as sizes nor as 0 (copies) or -1"
     if not require_reshape(ctx, x, shown, [*extra, (cond, msg)]):
         return False
+    closed = _closed_dims(x, spec, open_, infer, allowzero)
     got: list[Dim] = []
     for k, d in enumerate(cases[0][0]):
         alts = [c[0][k] for c in cases]
         if all(a == d for a in alts):
             got.append(d)
+        elif closed is not None:
+            got.append(closed[k])
         else:  # the run decides which
             got.append(fresh_any(1 if all(bounds(a)[0] >= 1 for a in alts) else 0))
     ctx.assign(out, Tensor(tuple(got), x.dtype))
     return True
+
+
+def size_or_copy(e: Dim, c: Dim) -> Dim:
+    """The size an entry ``e >= 0`` of a new shape gives without ``allowzero``: ``e`` itself where
+    it is ``>= 1``, the input's size ``c`` at its place where it is 0 (a copy), as one dimension,
+    ``max(e, c*(1 - min(1, e)))`` (an atom: a product of such sizes stays one monomial)."""
+    return dmax(e, c * (1 - dmin(e, 1)))
+
+
+def _closable(
+    x: TensorType, spec: Sequence[Spec], open_: Sequence[int], infer: set[int], allowzero: bool
+) -> bool:
+    """Whether each entry of ``open_`` is a size or a copy (none may be -1) of an axis ``x`` has,
+    and a symbol of ``x`` or ``spec`` may be 0 (declared ``min=0``): where every symbol is at least
+    1, a copy fits only with sizes the other facts rule out (the case split of the final inference
+    drops it; a probe of the program's first part, without those facts, gets a ``?`` as before,
+    whose conditions cost the solver less than the closed form's)."""
+    if allowzero or x.ndim is None or any(i in infer or i >= x.ndim for i in open_):
+        return False
+    dims = [*x.dims, *(s for s in spec if isinstance(s, Dim))]
+    return any(isinstance(a, Sym) and a.min < 1 for d in dims for a in d.atoms())
+
+
+def _closed_dims(
+    x: TensorType, spec: Sequence[Spec], open_: Sequence[int], infer: set[int], allowzero: bool
+) -> tuple[Dim, ...] | None:
+    """The result of reshaping ``x`` to ``spec`` with each entry of ``open_`` (a size or a copy, none
+    inferred) read by :func:`size_or_copy`: the result of every case at once (None where an entry
+    may be -1 or the reshape does not fit)."""
+    if not _closable(x, spec, open_, infer, allowzero):
+        return None
+    sp = list(spec)
+    for i in open_:
+        e = spec[i]
+        assert isinstance(e, Dim)
+        sp[i] = size_or_copy(e, x.dims[i])
+    dims, _, err = reshape_dims(x.dims, sp, allowzero)
+    return None if err is not None else dims
 
 
 def _reshape_unknown(

@@ -29,6 +29,7 @@ from symshape.errors import BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import to_dtype
 from symshape.onnx.ops.common import like, stacked, value_slice
+from symshape.onnx.ops.loop_premise import premised, trip_size
 from symshape.onnx.ops.loop_types import LOOP_RESULT, LOOP_TENSOR, covers_tensor
 from symshape.onnx.ops.sequence_types import (
     DECLARED,
@@ -250,7 +251,17 @@ def _loop(ctx: NodeContext) -> Outputs:
         )
     it_dim = ss.dim("iteration", min=0) if it is None else it  # (none: no size mentions it)
     seen: list[Expr] = [LOOP_STATE(x) for x in states]  # what the body sees of the states
-    outs = ctx.apply(body, [iteration, cond_in, *seen])
+    # a trip count not constant may be 0: the body's checks hold where it runs (loop_premise)
+    m_dim = trip_size(ctx.tensor_type(0)) if ctx.has_input(0) and trip is None else None
+
+    def apply(seen: Sequence[Expr]) -> list[Expr]:
+        got = ctx.apply(body, [iteration, cond_in, *seen])
+        if m_dim is None:
+            return got
+        outer = ctx.visible_exprs() | {id(e) for e in (iteration, cond_in, *seen)}
+        return premised(got, m_dim, outer, ctx.importer())
+
+    outs = apply(seen)
     # a sequence (say grown) is seen as the body left it, then again, to a fixpoint (see LOOP_SEQ);
     # a tensor whose type the iteration changed, with the sizes that changed any size, until that
     # covers what the body gives (see LOOP_TENSOR; one iteration: the first only)
@@ -266,7 +277,7 @@ def _loop(ctx: NodeContext) -> Outputs:
             else seen[i]
             for i in range(n)
         ]  # fmt: skip
-        outs = ctx.apply(body, [iteration, cond_in, *seen])
+        outs = apply(seen)
         moving = _moving(ctx, moving, seen, outs) if moving and rnd + 1 < rounds else []
         general.update(moving)
         if not seqs and not moving:

@@ -27,12 +27,13 @@ import numpy as np
 
 import symshape as ss
 from symshape import Expr
-from symshape.errors import BAD_ATTRIBUTE
+from symshape.errors import BAD_ATTRIBUTE, RANK_MISMATCH
 from symshape.ir.nodes import Call, Constant, Var
 from symshape.ir.op import Op, PreparedCall
 from symshape.onnx.context import NodeContext
 from symshape.onnx.dtypes import elem_type_name, to_dtype
 from symshape.onnx.ops.common import PlanTable, chain, like, prepare, stacked, value_slice
+from symshape.onnx.ops.pad_mask import unpadded_length
 from symshape.onnx.registry import Outputs, register
 
 __all__ = ["UNARY", "BINARY", "COMPARE", "OPAQUE_OP", "BITWISE_OP"]
@@ -60,14 +61,14 @@ UNARY: dict[str, str] = {
     "Softplus": "copy", "Softsign": "copy", "Elu": "copy", "Selu": "copy", "Celu": "copy",
     "LeakyRelu": "copy", "ThresholdedRelu": "copy", "HardSigmoid": "copy", "HardSwish": "copy",
     "Mish": "copy", "Gelu": "copy", "Swish": "copy", "Shrink": _OPAQUE,
-    "Clip": "copy", "Trilu": "copy",
+    "Clip": "copy",
     "LRN": "copy", "MeanVarianceNormalization": "copy", "LpNormalization": "copy",
 }  # fmt: skip
 _UNARY_SINCE: dict[str, int] = {
     "Acos": 7, "Asin": 7, "Atan": 7, "Cos": 7, "Sin": 7, "Tan": 7, "Asinh": 9, "Acosh": 9,
     "Atanh": 9, "Sinh": 9, "Cosh": 9, "Erf": 9, "Sign": 9, "Shrink": 9,
     "MeanVarianceNormalization": 9, "ThresholdedRelu": 10,
-    "Round": 11, "Celu": 12, "HardSwish": 14, "Trilu": 14, "Mish": 18,
+    "Round": 11, "Celu": 12, "HardSwish": 14, "Mish": 18,
     "Gelu": 20, "Swish": 24,
 }  # fmt: skip
 
@@ -120,6 +121,16 @@ for _op, _fn in UNARY.items():
     register(_op, since=_UNARY_SINCE.get(_op, 1))(_unary)
 
 
+@register("Trilu", since=14)
+def _trilu(ctx: NodeContext) -> Outputs:
+    """The input's type, of rank 2 or more (onnxruntime: "Input tensor should have a rank of at
+    least 2"; onnx's reference evaluator, numpy's ``tril``, makes a 1-d input a square)."""
+    r = ctx.rank(0)
+    if r is not None and r < 2:
+        ctx.fail(RANK_MISMATCH, f"Trilu of a {r}-d tensor: it needs rank 2 or more")
+    return ss.ops.copy(ctx.input(0))
+
+
 @register("ReverseSequence", since=10)
 def _reverse_sequence(ctx: NodeContext) -> Outputs:
     """The input's type; ``sequence_lens`` has one entry per batch row (onnxruntime's check)."""
@@ -136,7 +147,8 @@ def _reverse_sequence(ctx: NodeContext) -> Outputs:
 def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:
     """``CumSum`` with a constant axis is ``cumsum`` (the input's type; a shape value, split
     offsets from sizes, summed exactly; otherwise entries in the range of running sums, see
-    :mod:`symshape.ir.ranges`). ``CumProd`` of a small 1-d integer tensor is multiplied entry by
+    :mod:`symshape.ir.ranges`; of a padded mask, at most the unpadded length:
+    :mod:`~symshape.onnx.ops.pad_mask`). ``CumProd`` of a small 1-d integer tensor is multiplied entry by
     entry (its exact value); any other, and an axis known only at run time, is untracked
     (:data:`OPAQUE_OP`)."""
     x = ctx.input(0)
@@ -152,7 +164,16 @@ def _cumulative(ctx: NodeContext, prod: bool) -> Outputs:
             ctx.fail(BAD_ATTRIBUTE, f"axis {axis} of a {rank}-d tensor")
     exclusive, reverse = bool(ctx.attr_int("exclusive", 0)), bool(ctx.attr_int("reverse", 0))
     if not prod:
-        return OPAQUE_OP(x) if axis is None else ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
+        if axis is None:
+            return OPAQUE_OP(x)
+        y = ss.ops.cumsum(x, axis, exclusive=exclusive, reverse=reverse)
+        n = unpadded_length(ctx, axis)  # (a padded mask: at most the unpadded length, pad_mask)
+        if n is None:
+            return y  # (no probe asked: the dtype is read only for a padded mask)
+        dt = ctx.dtype_of(0)
+        if dt is None or not dt.startswith(("int", "uint")):
+            return y
+        return ss.ops.minimum(y, ss.ops.cast(n, dt))
     k = t.dims[0] if t is not None and t.ndim == 1 else None
     if (
         t is None

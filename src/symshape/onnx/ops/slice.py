@@ -12,23 +12,32 @@
   tensor dimension count") and distinct ("'axes' has duplicates"; onnx's reference evaluator
   lets a repeated axis' last entry win, and symshape follows onnxruntime): more axes than the
   rank is an error, an axis out of range a guard where the axes carry a value range (a ``take``
-  of the input's shape by them). Whether run-time axes repeat is not checked (their values
-  are not known). A scalar cannot be sliced by them (onnxruntime: "Cannot slice scalars").
+  of the input's shape by them). Where their entries are known sizes (``Shape(x)[0] - 1``),
+  no two may name the same axis (``a != b``, ``a - b != r`` for a rank ``r``): a guard; entries
+  the run decides cannot be checked. A scalar cannot be sliced by them (onnxruntime: "Cannot
+  slice scalars").
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
 
 import numpy as np
 
 import symshape as ss
 from symshape import Expr
+from symshape.encoding.conds import TRUE, all_of, ne
 from symshape.encoding.dim_bounds import bounds
 from symshape.encoding.dims import Dim, fresh_any
+from symshape.encoding.types import Attrs, Type
 from symshape.errors import AXIS_OUT_OF_RANGE, BAD_ATTRIBUTE
 from symshape.onnx.context import NodeContext
 from symshape.onnx.ops.common import checked, value_slice
 from symshape.onnx.registry import Outputs, register
+from symshape.relations.base import Context, Lazy
 from symshape.relations.index import slice_len
+from symshape.relations.operands import tensor_or_defer
 from symshape.relations.values import entries_of
 
 __all__: list[str] = []
@@ -192,4 +201,36 @@ def _runtime_axes(ctx: NodeContext) -> Expr:
         else:
             dims.append(fresh_any(0))  # a size the run decides
     inside = ss.ops.take(ss.ops.shape_of(x), ss.ops.cast(ctx.input(3), "int64"), mode="fast")
-    return checked(ss.ops.cast_like(ss.ops.zeros(tuple(dims), "float32"), x), [inside])
+    y = checked(ss.ops.cast_like(ss.ops.zeros(tuple(dims), "float32"), x), [inside])
+    return _DISTINCT_AXES(y, ctx.input(3), rank=r) if k is None or k >= 2 else y
+
+
+def _distinct_axes_rel(ctx: Context, args: Sequence[Type], attrs: Attrs) -> bool:
+    """``y``'s type (the first argument) once no two entries of the axes (the second, of a
+    rank-``rank`` tensor) that are known sizes name the same axis (onnxruntime: "'axes' has
+    duplicates"; the reference evaluator lets the last win): ``a != b`` and ``a - b != rank``
+    either way (an axis and its negative form), a guard."""
+    y, ax, out = args
+    at = tensor_or_defer(ax, ctx, 1)
+    if at is None:
+        return False
+    es = entries_of(at)
+    r = int(attrs["rank"])  # type: ignore[call-overload]
+    known = [(i, e) for i, e in enumerate(es or ()) if e is not None]
+    for n, (i, a) in enumerate(known):
+        for j, b in known[n + 1 :]:
+            c = all_of(ne(a, b), ne(a, b + r), ne(b, a + r))
+            if c != TRUE:
+                why = "Slice axes {} (`{}`) and {} (`{}`) must name different axes of rank {}"
+                ctx.require(c, BAD_ATTRIBUTE, Lazy(why, i, a, j, b, r))
+    ctx.unify(out, y)
+    return True
+
+
+_DISTINCT_AXES: Final = ss.register_op(
+    "onnx.distinct_slice_axes",
+    _distinct_axes_rel,
+    2,
+    doc="a Slice's result, checked",
+    attr_types={"rank": "int"},
+)
