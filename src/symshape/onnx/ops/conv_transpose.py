@@ -29,7 +29,7 @@ from symshape.encoding.dims import Dim
 from symshape.errors import BAD_ATTRIBUTE, SHAPE_MISMATCH
 from symshape.onnx.context import NodeContext
 from symshape.onnx.ops.common import scale_axis, set_dim, stacked, value_slice
-from symshape.onnx.ops.nn import _AUTO_PAD, _check_nd, _kernel_from_weight, _nd, _spatial_attr
+from symshape.onnx.ops.nn import _check_nd, _kernel_from_weight, _nd, _spatial_attr, auto_pad_of
 from symshape.onnx.registry import Outputs, register
 
 __all__: list[str] = []
@@ -75,7 +75,7 @@ def _conv_transpose(ctx: NodeContext) -> Outputs:
     dil = _spatial_attr(ctx, "dilations", nd, 1)
     out_pad = _spatial_attr(ctx, "output_padding", nd, 0)
     group = ctx.attr_int("group", 1)
-    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
+    auto_pad = auto_pad_of(ctx)
     assert wt is not None
     c_out = int(wt.dims[1]) * group
     rank = nd + 2
@@ -194,7 +194,7 @@ def _conv_transpose_values(ctx: NodeContext, nd: int) -> Expr:
     dil = _spatial_attr(ctx, "dilations", nd, 1)
     out_pad = _spatial_attr(ctx, "output_padding", nd, 0)
     group = ctx.attr_int("group", 1)
-    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
+    auto_pad = auto_pad_of(ctx)
     xs, ws = ss.ops.shape_of(x), ss.ops.shape_of(w)
 
     def vec(v: Sequence[int]) -> Expr:

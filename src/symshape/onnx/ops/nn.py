@@ -54,6 +54,12 @@ __all__ = ["Window", "window_plan", "conv_with_bias"]
 _AUTO_PAD = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
 
+def auto_pad_of(ctx: NodeContext) -> str:
+    """The ``auto_pad`` attribute; an empty one is ``NOTSET``, as onnxruntime reads it (every
+    windowed operator)."""
+    return ctx.attr_str("auto_pad", "NOTSET", (*_AUTO_PAD, "")) or "NOTSET"
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """Floor-mode window parameters per spatial axis, ready for a symshape conv or pool."""
@@ -85,7 +91,7 @@ def window_plan(ctx: NodeContext, kernel: Sequence[int], *, pool: bool) -> Windo
     dil = _spatial_attr(ctx, "dilations", nd, 1)
     if min(strides, default=1) < 1 or min(dil, default=1) < 1:
         ctx.fail(BAD_ATTRIBUTE, "strides and dilations must be >= 1")
-    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
+    auto_pad = auto_pad_of(ctx)
     pads = ctx.attr_ints("pads")
     if pads is None or auto_pad != "NOTSET":
         pads = (0,) * (2 * nd)
@@ -147,7 +153,7 @@ def _conv_plan(ctx: NodeContext, w_index: int, out_dtype: str) -> _Plan:
     """The symshape convolution and its attributes."""
     nd = _nd(ctx, ctx.attr_ints("kernel_shape"), w_index)
     _check_nd(ctx, nd)
-    auto_pad = ctx.attr_str("auto_pad", "NOTSET", _AUTO_PAD)
+    auto_pad = auto_pad_of(ctx)
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         kernel = _kernel_from_weight(ctx, w_index, nd)
     else:
@@ -244,7 +250,7 @@ def _qlinear_conv(ctx: NodeContext) -> Outputs:
 def _pool(ctx: NodeContext, kind: str) -> Expr:
     plan = _planned(ctx, kind, None, lambda: _pool_plan(ctx, kind))
     y = plan(ctx.input(0))
-    if ctx.op_type != "LpPool" and ctx.attr_str("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER"):
+    if ctx.op_type != "LpPool" and auto_pad_of(ctx) in ("SAME_UPPER", "SAME_LOWER"):
         if ctx.op_type != "MaxPool" or _plain_max_pool(ctx):
             y = _same_pads_checked(ctx, y)
     return y
