@@ -52,8 +52,13 @@ class DimNames:
                 )
             self.user_dims[k] = d
         self.symbols: dict[str, Dim] = {}
-        # the dim_param (or fresh hint) each symbol name stands for: one symbol per dim_param
+        # the dim_param (or fresh hint) each symbol name stands for: one symbol per dim_param; the
+        # names of the caller's symbols are taken (by a text no dim_param has): a dim_param read as
+        # such a name (``batch-size`` as ``batch_size``) gets another
         self._owners: dict[str, str] = {}
+        for k, d in self.user_dims.items():
+            for x in d.symbols:
+                self._owners.setdefault(str(x), f"\0{k}")
         self._fresh = 0
 
     def symbol(self, name: str) -> Dim:
