@@ -1,7 +1,5 @@
 """The index bounds of a ``take`` in the body of a ``Loop`` whose trip count may be 0 hold only
-where the loop runs (``a == 0 or b <= 4``): the body's other checks were made conditional
-(``onnx/ops/loop_premise.py``), the index bounds from value ranges (``ir/index_bounds.py``) were
-still required outright, a false error at ``a == 0``. Judged against onnxruntime without graph
+where the loop runs (``a == 0 or b <= 4``: ``onnx/ops/loop_premise.py``), judged against onnxruntime without graph
 optimizations and onnx's reference evaluator (onnxruntime's optimized graph folds the gather of
 a zero table away and runs every size)."""
 

@@ -27,7 +27,6 @@ from symshape.encoding.conds import Cond, any_of, eq, lt
 from symshape.encoding.dims import Dim, bounds, dmin
 from symshape.encoding.types import Attrs, IncompleteType, TensorType, Type
 from symshape.errors import ErrorCode
-from symshape.ir.index_bounds import WHEN_RUN
 from symshape.ir.nodes import Call, Constant, Dataflow, Tuple, TupleGetItem, Var
 from symshape.ir.op import Op
 from symshape.relations.base import RELATIONS, Context, Message, RelationFn, get_relation, register_relation
@@ -99,7 +98,7 @@ class _Premised(Context):
 
 
 #: the attribute of a premised call that holds the trip count (a size)
-KEY: Final = WHEN_RUN  # (the index bounds of such a call are required only where it runs too)
+KEY: Final = "when_run"
 
 
 def _premised_relation(inner: RelationFn) -> RelationFn:
