@@ -1,6 +1,7 @@
 """The index bounds of a ``take`` in the body of a ``Loop`` whose trip count may be 0 hold only
-where the loop runs (``a == 0 or b <= 4``: ``onnx/ops/loop_premise.py``), judged against
-onnxruntime without graph optimizations and onnx's reference evaluator (onnxruntime's optimized
+where the loop runs (``a == 0 or b <= 4``: ``ir.index_bounds.WHEN_RUN``, which
+``onnx/ops/loop_premise.py`` sets; required outright it was a false error at ``a == 0``), judged
+against onnxruntime without graph optimizations and onnx's reference evaluator (onnxruntime's optimized
 graph folds the gather of a zero table away and runs every size)."""
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from symshape.encoding.conds import BoolConst, Cond, all_of, any_of, eq, expand_joins, ge, lt
-from symshape.encoding.dims import bounds
+from symshape.encoding.dims import Dim, bounds
 from symshape.encoding.types import TensorType
 from symshape.encoding.values import range_str
 from symshape.ir.cond_reading import cond_text
@@ -29,7 +29,12 @@ if TYPE_CHECKING:
     from symshape.ir.ranges import Ranges
     from symshape.ir.result import InferenceResult
 
-__all__ = ["IndexCheck", "index_checks", "INDEX_MODES"]
+__all__ = ["IndexCheck", "index_checks", "INDEX_MODES", "WHEN_RUN"]
+
+#: the attribute of a call that runs only where this size (a ``Dim``) is not 0: the call of a loop
+#: body whose trip count it is (an ONNX ``Loop``'s, :mod:`symshape.onnx.ops.loop_premise`); its
+#: index bounds are required only there
+WHEN_RUN: Final = "when_run"
 
 INDEX_MODES: frozenset[str] = frozenset({"raise", "fast", "nonnegative"})
 """The ``take`` modes in which an index out of range is an error."""
@@ -111,6 +116,9 @@ def _take_check(res: InferenceResult, rs: Ranges, c: Call) -> IndexCheck | None:
     count = product(ind.shape)
     if bounds(count)[0] < 1:
         cond = any_of(eq(count, 0), cond)
+    runs = c.attrs.get(WHEN_RUN)
+    if isinstance(runs, Dim):  # (a call of a body that runs only where this size is not 0)
+        cond = any_of(eq(runs, 0), cond)
     msg = f"take of indices in {range_str(f.range)} from {where} (size {size})"
     own = rs.of(f.source) if f.source is not c.args[1] else f  # (the range where it was born)
     if own is not None and own.range != f.range:  # moved on the way: an offset, a product, ...

@@ -27,6 +27,7 @@ from symshape.encoding.conds import Cond, any_of, eq, lt
 from symshape.encoding.dims import Dim, bounds, dmin
 from symshape.encoding.types import Attrs, IncompleteType, TensorType, Type
 from symshape.errors import ErrorCode
+from symshape.ir.index_bounds import WHEN_RUN
 from symshape.ir.nodes import Call, Constant, Dataflow, Tuple, TupleGetItem, Var
 from symshape.ir.op import Op
 from symshape.relations.base import RELATIONS, Context, Message, RelationFn, get_relation, register_relation
@@ -98,7 +99,7 @@ class _Premised(Context):
 
 
 #: the attribute of a premised call that holds the trip count (a size)
-KEY: Final = "when_run"
+KEY: Final = WHEN_RUN  # (the index bounds of such a call are required only where it runs too)
 
 
 def _premised_relation(inner: RelationFn) -> RelationFn:
