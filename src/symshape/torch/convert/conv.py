@@ -49,6 +49,7 @@ import symshape as ss
 from symshape.relations.base import Context
 from symshape.relations.common import product
 from symshape.torch.context import Ctx, by_name
+from symshape.torch.convert.empty import nonempty
 from symshape.torch.convert.padding import mode_pad
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported, static_shape
@@ -290,12 +291,16 @@ def _weight(w: ss.Expr, nd: int, groups: int) -> ss.Expr:
 
 
 def conv_transpose(x: ss.Expr, w: ss.Expr, b: ss.Expr | None, spec: ConvSpec) -> ss.Expr:
-    """A transposed convolution (see the module docstring)."""
+    """A transposed convolution (see the module docstring). Each axis is padded by one more
+    than torch's size needs and the result's last entry dropped, so that the convolution's
+    window check admits a result of size 0, which torch gives an empty batch
+    (:mod:`symshape.torch.convert.empty` states the rest of torch's rule)."""
     nd, st, dil, opad = spec.nd, spec.stride, spec.dilation, spec.output_padding
     assert not isinstance(spec.padding, str)
     ks = _kernel(w, nd, "a transposed convolution")
     rank = nd + 2
-    out = x
+    what = f"conv_transpose{nd}d"
+    out = nonempty(x, what, first=2, unless=(0, 1))
     for j in range(nd):
         axis = 2 + j
         if st[j] > 1:
@@ -304,7 +309,7 @@ def conv_transpose(x: ss.Expr, w: ss.Expr, b: ss.Expr | None, spec: ConvSpec) ->
             widths[axis + 1] = (0, st[j] - 1)
             out = ss.ops.pad(out, tuple(widths))
             out = ss.ops.reshape(out, (0,) * axis + (-3, -2))
-        total = _total_pad(st[j], spec.padding[j], dil[j], ks[j], opad[j])
+        total = _total_pad(st[j], spec.padding[j], dil[j], ks[j], opad[j]) + 1
         if total > 0:
             widths = [(0, 0)] * rank
             widths[axis] = (total // 2, total - total // 2)
@@ -312,7 +317,9 @@ def conv_transpose(x: ss.Expr, w: ss.Expr, b: ss.Expr | None, spec: ConvSpec) ->
         elif total < 0:
             out = ss.ops.strided_slice(out, [0], [total], axes=[axis])
     plain = ConvSpec(nd, (1,) * nd, (0,) * nd, dil, spec.groups, False, (0,) * nd)
-    return conv(out, _weight(w, nd, spec.groups), b, plain)
+    y = conv(out, _weight(w, nd, spec.groups), b, plain)
+    y = ss.ops.strided_slice(y, [0] * nd, [-1] * nd, axes=list(range(2, rank)))
+    return nonempty(y, what, first=2, unless=(0,))
 
 
 def convolution(
@@ -325,7 +332,9 @@ def convolution(
     nd = spec.nd
     what = f"conv_transpose{nd}d" if spec.transposed else f"conv{nd}d"
     xb, back = batched(ctx, x, what, nd + 2, nd + 1 if unbatched else nd + 2, nd + 2)
-    return back(conv_transpose(xb, w, b, spec) if spec.transposed else conv(xb, w, b, spec))
+    if spec.transposed:
+        return back(conv_transpose(xb, w, b, spec))
+    return back(conv(nonempty(xb, what, first=2, unless=(0, 1)), w, b, spec))
 
 
 #: a convolution module's attributes -> their spec (modules of one configuration share it)
