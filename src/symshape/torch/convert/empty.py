@@ -35,22 +35,22 @@ from collections.abc import Sequence
 from typing import Any
 
 import symshape as ss
-from symshape.encoding.conds import Cond, any_of, eq, ge
+from symshape.encoding.conds import Cond, all_of, any_of, eq, ge
 from symshape.encoding.dims import Dim, bounds
 from symshape.errors import SHAPE_MISMATCH
 from symshape.relations.base import Context
-from symshape.relations.common import Checks, product
+from symshape.relations.common import Checks
 
 __all__ = ["NONEMPTY", "nonempty", "nonempty_cond"]
 
 
 def nonempty_cond(need: Sequence[Dim], unless: Sequence[Dim]) -> Cond | None:
-    """``any(u == 0 for u in unless) or prod(need) >= 1`` (None where the bounds decide it
-    true)."""
-    p = product(need)
-    if bounds(p)[0] >= 1 or any(bounds(u)[1] == 0 for u in unless):
+    """``any(u == 0 for u in unless) or all(d >= 1 for d in need)`` (None where the bounds
+    decide it true)."""
+    open_ = list(dict.fromkeys(d for d in need if bounds(d)[0] < 1))
+    if not open_ or any(bounds(u)[1] == 0 for u in unless):
         return None
-    return any_of(*(eq(u, 0) for u in unless), ge(p, 1))
+    return any_of(*(eq(u, 0) for u in unless), all_of(*(ge(d, 1) for d in open_)))
 
 
 def _axis_list(attrs: Any, name: str) -> list[int]:
