@@ -105,8 +105,17 @@ NONEMPTY = ss.register_op(
 )
 
 
+#: the attributes of each configuration, the same objects at every call (the operator reuses
+#: the checked attributes of the values it saw before, by identity)
+_ATTRS: dict[tuple[str, tuple[int, ...], int, tuple[int, ...]], dict[str, Any]] = {}
+
+
 def nonempty(
     x: ss.Expr, what: str, axes: Sequence[int] = (), first: int = -1, unless: Sequence[int] = ()
 ) -> ss.Expr:
     """``x`` through ``torch.nonempty`` (see the module docstring)."""
-    return NONEMPTY(x, axes=list(axes), first=first, unless=list(unless), what=what)
+    key = (what, tuple(axes), first, tuple(unless))
+    attrs = _ATTRS.get(key)
+    if attrs is None:
+        attrs = _ATTRS[key] = {"axes": key[1], "first": first, "unless": key[3], "what": what}
+    return NONEMPTY(x, **attrs)
