@@ -468,7 +468,7 @@ _BOOL_OPS = frozenset(
 _DTYPE_KEEPING = frozenset(
     {"strided_slice", "dyn_strided_slice", "reshape", "squeeze", "expand_dims", "transpose", "broadcast_to",
      "expand", "take", "copy", "flatten", "batch_flatten", "reshape_like", "concatenate", "stack", "tile",
-     "torch.reduced_dtype", "torch.nonempty"}
+     "torch.reduced_dtype", "torch.nonempty", "torch.dtype_refuse"}
 )  # fmt: skip
 
 #: in-place methods that change ``self``'s shape (every other ``x.op_(...)`` keeps it)
@@ -482,7 +482,7 @@ _RESHAPING_IN_PLACE = frozenset(
 _SAME_RANK = frozenset(
     {"unary", "unary_float", "identity_bool", "init_like", "pool1d", "pool2d", "pool3d", "softmax",
      "adaptive_pool2d", "conv1d", "conv2d", "conv3d", "bias_add", "cast", "cast_like", "layer_norm",
-     "torch.promote", "torch.nonempty", "torch.conv_transpose"}
+     "torch.promote", "torch.nonempty", "torch.conv_transpose", "torch.dtype_refuse"}
 )  # fmt: skip
 #: relations whose result has the largest rank of their operands (broadcasting)
 _BROADCAST = frozenset(

@@ -19,6 +19,12 @@ wrong index guard. These operators are registered through the public custom-oper
   an integer one's entry by entry where both are constants (``~e`` is ``-e - 1`` for any ``e``);
 * ``torch.fmod(a, b)``: the same for ``torch.fmod`` (C's remainder, of the sign of ``a``; symshape's
   ``mod`` is Python's, of the sign of ``b``);
+* ``torch.dtype_refuse(x, rule=, what=)``: ``x``, once its dtype is one torch's kernel takes (an
+  error, ``dtype-mismatch``, where torch refuses it): rule ``bool`` for ``abs``, ``-x``, ``round``,
+  ``floor``, ``ceil``, ``trunc``, ``relu``, ``clamp``-based activations, ``-`` with a bool operand,
+  ``//``/``%`` of bools; rule ``unsigned`` (nor an unsigned integer) for ``hardtanh``; rule
+  ``floating`` for ``&``/``|``/``^``/``~`` (also checked by
+  ``torch.bitwise`` itself, and ``torch.fmod`` refuses bools);
 * ``torch.reduced_dtype(x, rule=)``: ``x`` in the dtype torch gives a reduction's result: rule
   ``truth`` (``all``/``any``): ``bool``, a ``uint8`` ``x`` stays ``uint8``; rule ``floating``
   (``mean``, ``std``, ``var``, ``norm``): ``x`` itself, an error (``dtype-mismatch``) for an
@@ -42,8 +48,8 @@ from symshape.relations.values import compare_value, entries_of, logical_value, 
 
 __all__ = [
     "NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "AXIS", "RANK_IN", "BITWISE", "FMOD", "REDUCED_DTYPE",
-    "INTEGER_DTYPES",
-    "fmod_int",
+    "DTYPE_REFUSE", "INTEGER_DTYPES",
+    "fmod_int", "refuse",
 ]  # fmt: skip
 
 INTEGER_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
@@ -224,6 +230,7 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
     if op == "not":
         b = a
     dtype = join_dtype(ctx, [a.dtype, b.dtype], ctx.name)
+    _refuse(ctx, dtype, "bool" if op == "fmod" else "floating", "fmod" if op == "fmod" else f"bitwise {op}")
     if not isinstance(a.shape, tuple) or not isinstance(b.shape, tuple):
         ctx.assign(args[2], ss.TensorType(None, dtype))  # type: ignore[arg-type]
         return True
@@ -242,6 +249,33 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
         return True
     ctx.assign(args[2], _valued(shape, dtype, _int_entrywise(op, a, b, shape)))
     return True
+
+
+#: the dtypes torch's kernels refuse, by rule (see :data:`DTYPE_REFUSE`)
+_REFUSED = {
+    "bool": frozenset({"bool"}),
+    "floating": frozenset({"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}),
+    "unsigned": frozenset({"bool", "uint8", "uint16", "uint32", "uint64"}),
+}
+_NEEDS = {
+    "bool": "a tensor that is not bool",
+    "floating": "an integer or bool tensor",
+    "unsigned": "a signed or floating tensor",
+}
+
+
+def _refuse(ctx: Context, dtype: Any, rule: str, what: str) -> None:
+    """Fail (``dtype-mismatch``) when torch's ``what`` refuses ``dtype`` by ``rule``."""
+    if isinstance(dtype, str) and dtype in _REFUSED[rule]:
+        ctx.fail(DTYPE_MISMATCH, f"torch's {what} needs {_NEEDS[rule]}, got {dtype} (torch refuses it)")
+
+
+@_of_one("torch.dtype_refuse")
+def _dtype_refuse(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    """``x`` itself, once its dtype is one torch's ``what`` takes (rule ``bool``: not bool; rule
+    ``floating``: not floating or complex; ``unsigned``: neither bool nor unsigned)."""
+    _refuse(ctx, x.dtype, str(attrs.get("rule")), str(attrs.get("what")))
+    return x
 
 
 @_of_one("torch.reduced_dtype")
@@ -280,7 +314,25 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         " ordered: x, bools refused)",
         {"rule": "str", "what": "str"},
     ),
+    "torch.dtype_refuse": (
+        1,
+        "x, once torch takes its dtype (rule bool: not bool; floating: not floating or complex; "
+        "unsigned: not bool or unsigned)",
+        {"rule": "str", "what": "str"},
+    ),
 }
-NEW_ENTRIES, CUMPROD, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE = (
+NEW_ENTRIES, CUMPROD, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE, DTYPE_REFUSE = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )
+
+
+#: the attributes of each (rule, what), the same objects at every call
+_REFUSE_ATTRS: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def refuse(x: ss.Expr, rule: str, what: str) -> ss.Expr:
+    """``x`` through ``torch.dtype_refuse`` (see the module docstring)."""
+    attrs = _REFUSE_ATTRS.get((rule, what))
+    if attrs is None:
+        attrs = _REFUSE_ATTRS[(rule, what)] = {"rule": rule, "what": what}
+    return DTYPE_REFUSE(x, **attrs)
