@@ -34,11 +34,9 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_TORCH_FUZZ", "40"))
 KNOWN: frozenset[str] = frozenset(
     {
         "unbatched",  # conv/pool of an unbatched input (C, L): a rank error, torch runs it (helper tx's)
-        "adaptive-pool-empty",  # pooling of an empty non-batch axis: accepted, torch refuses (tx's)
         "adaptive-pool-rank",  # 1-d adaptive pooling, rank only inference knows: unsupported (tx's)
         "slice-size-minus-one-empty",  # x[n - 1:] at n = 0 (Python's -1): guarded n >= 1, torch runs
         "norm-empty",  # group/batch norm of an empty batch: torch skips its checks (tx's nn.py/modules.py)
-        "conv-groups-empty",  # grouped conv of an empty axis: torch refuses, accepted (tx's conv.py)
         "zero-d-dims",  # dims 0 / -1 of a 0-d intermediate (transpose, topk, narrow...): an axis error
         "chunk-fewer-pieces",  # chunk(n)[-1] / [:n] where torch makes fewer pieces: the n pieces required
         "split-symbolic",  # split by a size / unbind of an axis only inference knows, all pieces: unsupported

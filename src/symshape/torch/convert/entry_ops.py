@@ -25,6 +25,8 @@ wrong index guard. These operators are registered through the public custom-oper
   ``//``/``%`` of bools; rule ``unsigned`` (nor an unsigned integer) for ``hardtanh``; rule
   ``floating`` for ``&``/``|``/``^``/``~`` (also checked by
   ``torch.bitwise`` itself, and ``torch.fmod`` refuses bools);
+* ``torch.divisible(a, b, what=)``: ``a``, once the value of the 0-d integer ``a`` is a multiple of
+  ``b``'s (``unflatten``'s ``-1``: torch requires the axis' size to be a multiple of the others);
 * ``torch.reduced_dtype(x, rule=)``: ``x`` in the dtype torch gives a reduction's result: rule
   ``truth`` (``all``/``any``): ``bool``, a ``uint8`` ``x`` stays ``uint8``; rule ``floating``
   (``mean``, ``std``, ``var``, ``norm``): ``x`` itself, an error (``dtype-mismatch``) for an
@@ -37,9 +39,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import symshape as ss
-from symshape.encoding.dims import Dim, as_dim
+from symshape.encoding.conds import BoolConst, eq
+from symshape.encoding.dims import Dim, as_dim, mod
 from symshape.encoding.values import MAX_VALUE_LEN, value_from_entries
-from symshape.errors import DTYPE_MISMATCH
+from symshape.errors import DTYPE_MISMATCH, SHAPE_MISMATCH
 from symshape.relations.base import Context
 from symshape.relations.elementwise import broadcast_shapes, join_dtype
 from symshape.relations.operands import tensor_args
@@ -48,7 +51,7 @@ from symshape.relations.values import compare_value, entries_of, logical_value, 
 
 __all__ = [
     "NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "AXIS", "RANK_IN", "BITWISE", "FMOD", "REDUCED_DTYPE",
-    "DTYPE_REFUSE", "INTEGER_DTYPES",
+    "DTYPE_REFUSE", "DIVISIBLE", "INTEGER_DTYPES",
     "fmod_int", "refuse",
 ]  # fmt: skip
 
@@ -251,6 +254,23 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
     return True
 
 
+@ss.relation("torch.divisible")
+def _divisible_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    """``a``, once its value is a multiple of ``b``'s (0-d integer values; no claim where either
+    value is unknown)."""
+    got = tensor_args(ctx, args, 2)
+    if got is None:
+        return False
+    a, b = got
+    va, vb = a.value, b.value
+    if isinstance(va, Dim) and isinstance(vb, Dim) and not (vb.is_constant and vb.constant_value == 0):
+        cond = eq(mod(va, vb), 0)
+        if cond != BoolConst(True):
+            ctx.require(cond, SHAPE_MISMATCH, f"{attrs.get('what')}: {va} is not a multiple of {vb}")
+    ctx.assign(args[2], a)
+    return True
+
+
 #: the dtypes torch's kernels refuse, by rule (see :data:`DTYPE_REFUSE`)
 _REFUSED = {
     "bool": frozenset({"bool"}),
@@ -314,6 +334,7 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         " ordered: x, bools refused)",
         {"rule": "str", "what": "str"},
     ),
+    "torch.divisible": (2, "a, once its value is a multiple of b's (0-d integer values)", {"what": "str"}),
     "torch.dtype_refuse": (
         1,
         "x, once torch takes its dtype (rule bool: not bool; floating: not floating or complex; "
@@ -321,7 +342,7 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         {"rule": "str", "what": "str"},
     ),
 }
-NEW_ENTRIES, CUMPROD, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE, DTYPE_REFUSE = (
+NEW_ENTRIES, CUMPROD, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE, DIVISIBLE, DTYPE_REFUSE = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )
 

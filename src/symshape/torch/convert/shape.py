@@ -29,7 +29,7 @@ import torch
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
-from symshape.torch.convert.entry_ops import AXIS, RANK_IN
+from symshape.torch.convert.entry_ops import AXIS, DIVISIBLE, RANK_IN
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value, scalar_value, shape_tensor
 from symshape.torch.values import Opaque, Unsupported, static_shape
@@ -222,7 +222,10 @@ def unflatten(ctx: Ctx, input: Any, dim: Any, sizes: Any) -> Any:
     x = ctx.tensor(input)
     d = ctx.axis(dim)
     valued = valued_shape(ctx, sizes, "sizes")
-    if valued is not None or (d < 0 and ctx.rank(x) is None):
+    # (a -1 is computed from the axis' size alone, as torch does: a reshape's -1 is read from every
+    # axis, ambiguous where another one is 0)
+    minus = valued is None and -1 in ctx.sizes(sizes, "sizes")
+    if valued is not None or (d < 0 and ctx.rank(x) is None) or minus:
         x = _dim_checked(ctx, x, d, "unflatten")
         entries = list(sizes) if valued is not None else list(ctx.sizes(sizes, "sizes"))
         if sum(1 for e in entries if isinstance(e, int) and e == -1) > 1:
@@ -258,8 +261,12 @@ def _unflattened(ctx: Ctx, x: ss.Expr, d: int, entries: Sequence[Any]) -> ss.Exp
     for e, v in zip(entries, values):
         if v is not None and not (isinstance(e, int) and e == -1):
             known = ss.ops.multiply(known, v)
-    size = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(d), axis=0, mode="fast")
-    fill = ss.ops.floor_divide(size, ss.ops.maximum(known, ss.ops.int_tensor(1)))
+    size: ss.Expr = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(d), axis=0, mode="fast")
+    divisor: ss.Expr = ss.ops.maximum(known, ss.ops.int_tensor(1))
+    if any(isinstance(e, int) and e == -1 for e in entries):  # (torch: a multiple of the others)
+        size, divisor = ctx.let(size, "size"), ctx.let(divisor, "divisor")
+        ctx.let(DIVISIBLE(size, divisor, what="unflatten"), "check_sizes")
+    fill = ss.ops.floor_divide(size, divisor)
     parts = [fill if isinstance(e, int) and e == -1 else v for e, v in zip(entries, values)]
     return ss.ops.concatenate([ss.ops.expand_dims(p, 0) for p in parts], axis=0)  # type: ignore[arg-type]
 
