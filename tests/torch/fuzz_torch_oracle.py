@@ -37,7 +37,7 @@ _NOT_SHAPES = re.compile(
     r"not implemented for|can't be cast|could not infer output dtype|must be (a )?(floating|float)|"
     r"expected scalar type|dtype|'(Long|Bool|Int|Double|Half|Float|Byte|Char|Short)'|only supports floating|"
     r"floating point|integral|Integer division|result type|should be the same|"
-    r"with a bool tensor is not supported",
+    r"with a bool tensor is not supported|ZeroDivisionError",
 )
 
 

@@ -506,6 +506,10 @@ def _rank(e: ss.Expr, rank_of: Any) -> int | None:
     name = rel if isinstance(rel, str) else getattr(rel, "name", None)
     if name in _SAME_RANK:
         return rank_of(e.args[0])  # type: ignore[no-any-return]
+    if name == "expand_dims":  # (unsqueeze: flatten's merges need the rank)
+        r = rank_of(e.args[0])
+        n = e.attrs.get("num_newaxis", 1)
+        return None if r is None or not isinstance(n, int) else r + n
     if name in _BROADCAST:
         ranks = [rank_of(a) for a in e.args]
         return None if None in ranks else max(ranks)

@@ -25,6 +25,8 @@ wrong index guard. These operators are registered through the public custom-oper
   ``//``/``%`` of bools; rule ``unsigned`` (nor an unsigned integer) for ``hardtanh``; rule
   ``floating`` for ``&``/``|``/``^``/``~`` (also checked by
   ``torch.bitwise`` itself, and ``torch.fmod`` refuses bools);
+* ``torch.atleast_1d(x)``: ``x``, a 0-d one as 1-d (``flatten(0, 0)`` of a tensor whose rank only
+  inference knows);
 * ``torch.divisible(a, b, what=)``: ``a``, once the value of the 0-d integer ``a`` is a multiple of
   ``b``'s (``unflatten``'s ``-1``: torch requires the axis' size to be a multiple of the others);
 * ``torch.reduced_dtype(x, rule=)``: ``x`` in the dtype torch gives a reduction's result: rule
@@ -51,7 +53,7 @@ from symshape.relations.values import compare_value, entries_of, logical_value, 
 
 __all__ = [
     "NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "AXIS", "RANK_IN", "BITWISE", "FMOD", "REDUCED_DTYPE",
-    "DTYPE_REFUSE", "DIVISIBLE", "INTEGER_DTYPES",
+    "DTYPE_REFUSE", "DIVISIBLE", "ATLEAST_1D", "INTEGER_DTYPES",
     "fmod_int", "refuse",
 ]  # fmt: skip
 
@@ -134,6 +136,15 @@ def _rank_in(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
     if isinstance(x.shape, tuple) and not lo <= len(x.shape) <= hi:
         what = attrs.get("what")
         ctx.fail("rank-mismatch", f"{what} needs a {lo}-d to {hi}-d input, got `{x}` (rank {len(x.shape)})")
+    return x
+
+
+@_of_one("torch.atleast_1d")
+def _atleast_1d(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    """``x`` itself, a 0-d ``x`` as a 1-d one of one entry (torch's ``flatten(0, 0)`` of a 0-d
+    tensor)."""
+    if isinstance(x.shape, tuple) and len(x.shape) == 0:
+        return _valued((as_dim(1),), x.dtype, _entries(x))
     return x
 
 
@@ -313,6 +324,7 @@ def _reduced_dtype(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
 _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
     "torch.new_entries": (1, "x's shape and dtype; its entries unknown (no value, no range)", {}),
     "torch.cumprod": (1, "cumprod along axis; int64 for an integer x", {"axis": "int"}),
+    "torch.atleast_1d": (1, "x; a 0-d x as a 1-d one of one entry", {}),
     "torch.sort_indices": (
         1,
         "the int64 positions that sort x along axis (torch.sort's indices)",
@@ -342,7 +354,7 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         {"rule": "str", "what": "str"},
     ),
 }
-NEW_ENTRIES, CUMPROD, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE, DIVISIBLE, DTYPE_REFUSE = (
+NEW_ENTRIES, CUMPROD, ATLEAST_1D, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE, DIVISIBLE, DTYPE_REFUSE = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )
 
