@@ -28,7 +28,8 @@ wrong index guard. These operators are registered through the public custom-oper
 * ``torch.atleast_1d(x)``: ``x``, a 0-d one as 1-d (``flatten(0, 0)`` of a tensor whose rank only
   inference knows);
 * ``torch.divisible(a, b, what=)``: ``a``, once the value of the 0-d integer ``a`` is a multiple of
-  ``b``'s (``unflatten``'s ``-1``: torch requires the axis' size to be a multiple of the others);
+  ``b``'s, ``b``'s at least 1 (``unflatten``'s ``-1``: torch requires the axis' size to be a
+  multiple of the others, and refuses their product 0 as ambiguous);
 * ``torch.reduced_dtype(x, rule=)``: ``x`` in the dtype torch gives a reduction's result: rule
   ``truth`` (``all``/``any``): ``bool``, a ``uint8`` ``x`` stays ``uint8``; rule ``floating``
   (``mean``, ``std``, ``var``, ``norm``): ``x`` itself, an error (``dtype-mismatch``) for an
@@ -41,8 +42,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import symshape as ss
-from symshape.encoding.conds import BoolConst, eq
-from symshape.encoding.dims import Dim, as_dim, mod
+from symshape.encoding.conds import BoolConst, all_of, eq, ge
+from symshape.encoding.dims import Dim, as_dim, dmax, mod
 from symshape.encoding.values import MAX_VALUE_LEN, value_from_entries
 from symshape.errors import DTYPE_MISMATCH, SHAPE_MISMATCH
 from symshape.relations.base import Context
@@ -267,17 +268,20 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
 
 @ss.relation("torch.divisible")
 def _divisible_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
-    """``a``, once its value is a multiple of ``b``'s (0-d integer values; no claim where either
-    value is unknown)."""
+    """``a``, once its value is a multiple of ``b``'s and ``b``'s is at least 1 (0-d integer
+    values; no claim where either value is unknown)."""
     got = tensor_args(ctx, args, 2)
     if got is None:
         return False
     a, b = got
     va, vb = a.value, b.value
-    if isinstance(va, Dim) and isinstance(vb, Dim) and not (vb.is_constant and vb.constant_value == 0):
-        cond = eq(mod(va, vb), 0)
+    if isinstance(va, Dim) and isinstance(vb, Dim):
+        k = vb.constant_value if vb.is_constant else None
+        cond = BoolConst(False) if k is not None and k < 1 else all_of(ge(vb, 1), eq(mod(va, dmax(vb, 1)), 0))
         if cond != BoolConst(True):
-            ctx.require(cond, SHAPE_MISMATCH, f"{attrs.get('what')}: {va} is not a multiple of {vb}")
+            ctx.require(
+                cond, SHAPE_MISMATCH, f"{attrs.get('what')}: {va} is not a multiple of {vb} (at least 1)"
+            )
     ctx.assign(args[2], a)
     return True
 
@@ -346,7 +350,7 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         " ordered: x, bools refused)",
         {"rule": "str", "what": "str"},
     ),
-    "torch.divisible": (2, "a, once its value is a multiple of b's (0-d integer values)", {"what": "str"}),
+    "torch.divisible": (2, "a, once its value is a multiple of b's, b >= 1 (0-d integer values)", {"what": "str"}),
     "torch.dtype_refuse": (
         1,
         "x, once torch takes its dtype (rule bool: not bool; floating: not floating or complex; "

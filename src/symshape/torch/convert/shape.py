@@ -268,8 +268,9 @@ def _unflattened(ctx: Ctx, x: ss.Expr, d: int, entries: Sequence[Any]) -> ss.Exp
     size: ss.Expr = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(d), axis=0, mode="fast")
     divisor: ss.Expr = ss.ops.maximum(known, ss.ops.int_tensor(1))
     if any(isinstance(e, int) and e == -1 for e in entries):  # (torch: a multiple of the others)
-        size, divisor = ctx.let(size, "size"), ctx.let(divisor, "divisor")
-        ctx.let(DIVISIBLE(size, divisor, what="unflatten"), "check_sizes")
+        size, known = ctx.let(size, "size"), ctx.let(known, "known")
+        divisor = ss.ops.maximum(known, ss.ops.int_tensor(1))
+        ctx.let(DIVISIBLE(size, known, what="unflatten"), "check_sizes")
     fill = ss.ops.floor_divide(size, divisor)
     parts = [fill if isinstance(e, int) and e == -1 else v for e, v in zip(entries, values)]
     return ss.ops.concatenate([ss.ops.expand_dims(p, 0) for p in parts], axis=0)  # type: ignore[arg-type]
