@@ -120,18 +120,43 @@ def _cases() -> list[tuple[str, Callable[[], Any], tuple[Any, ...], bool]]:
             (f"Conv{nd}d padded", _conv(nd, 2, 3, 1, padding=1), ("b", 2, *sp), True),
             (f"Conv{nd}d k3 p1", _conv(nd, 2, 3, 3, padding=1), ("b", 2, *sp), True),
             (f"Conv{nd}d groups", _conv(nd, 2, 4, 1, padding=1, groups=2), ("b", 2, *sp), True),
-            (f"Conv{nd}d circular", _conv(nd, 2, 3, 1, padding=1, padding_mode="circular"), ("b", 2, *sp), False),
+            (
+                f"Conv{nd}d circular",
+                _conv(nd, 2, 3, 1, padding=1, padding_mode="circular"),
+                ("b", 2, *sp),
+                False,
+            ),
             (f"ConvTranspose{nd}d", _convt(nd, 2, 3, 1), ("b", 2, *sp), True),
             (f"ConvTranspose{nd}d s2", _convt(nd, 2, 3, 2, stride=2), ("b", 2, *sp), True),
             (f"MaxPool{nd}d", lambda nd=nd: getattr(nn, f"MaxPool{nd}d")(1), ("b", "c", *sp), True),
-            (f"AvgPool{nd}d p1", lambda nd=nd: getattr(nn, f"AvgPool{nd}d")(2, padding=1), ("b", "c", *sp), True),
+            (
+                f"AvgPool{nd}d p1",
+                lambda nd=nd: getattr(nn, f"AvgPool{nd}d")(2, padding=1),
+                ("b", "c", *sp),
+                True,
+            ),
             (f"LPPool{nd}d", lambda nd=nd: getattr(nn, f"LPPool{nd}d")(2, 1), ("b", "c", *sp), True),
-            (f"AdaptiveAvgPool{nd}d to 1", lambda nd=nd: getattr(nn, f"AdaptiveAvgPool{nd}d")(1), ("b", "c", *sp), True),
+            (
+                f"AdaptiveAvgPool{nd}d to 1",
+                lambda nd=nd: getattr(nn, f"AdaptiveAvgPool{nd}d")(1),
+                ("b", "c", *sp),
+                True,
+            ),
         ]
     out += [
         ("Conv2d channels", _conv(2, 0, 3, 1, padding=1), ("b", 0, "h", "w"), False),
-        ("Conv2d stride dilation", _conv(2, 2, 2, 2, stride=2, dilation=2, padding=1), ("b", 2, "h", "w"), False),
-        ("ConvTranspose1d crop", _convt(1, 2, 3, 3, stride=2, padding=2, output_padding=1), ("b", 2, "h"), False),
+        (
+            "Conv2d stride dilation",
+            _conv(2, 2, 2, 2, stride=2, dilation=2, padding=1),
+            ("b", 2, "h", "w"),
+            False,
+        ),
+        (
+            "ConvTranspose1d crop",
+            _convt(1, 2, 3, 3, stride=2, padding=2, output_padding=1),
+            ("b", 2, "h"),
+            False,
+        ),
         ("ConvTranspose2d groups", _convt(2, 2, 4, 2, stride=2, groups=2), ("b", 2, "h", "w"), False),
         ("F.conv1d", lambda: lambda x: F.conv1d(x, torch.ones(3, 2, 2), padding=1), ("b", 2, "h"), True),
         (
@@ -145,7 +170,12 @@ def _cases() -> list[tuple[str, Callable[[], Any], tuple[Any, ...], bool]]:
         ("AdaptiveMaxPool1d to 1", lambda: nn.AdaptiveMaxPool1d(1), ("b", "c", "h"), True),
         ("AdaptiveAvgPool2d", lambda: nn.AdaptiveAvgPool2d((2, 1)), ("b", "c", "h", "w"), True),
         ("AdaptiveMaxPool2d", lambda: nn.AdaptiveMaxPool2d(2), ("b", "c", "h", "w"), True),
-        ("F.adaptive_max_pool2d indices", lambda: lambda x: F.adaptive_max_pool2d(x, 2, True), ("b", "c", "h", "w"), True),
+        (
+            "F.adaptive_max_pool2d indices",
+            lambda: lambda x: F.adaptive_max_pool2d(x, 2, True),
+            ("b", "c", "h", "w"),
+            True,
+        ),
         ("F.max_pool2d", lambda: lambda x: F.max_pool2d(x, 2, 1, 1), ("b", "c", "h", "w"), True),
     ]
     for cls in (nn.RNN, nn.LSTM, nn.GRU):
@@ -154,7 +184,12 @@ def _cases() -> list[tuple[str, Callable[[], Any], tuple[Any, ...], bool]]:
             (name, lambda cls=cls: cls(3, 4), ("t", "b", 3), False),
             (f"{name} batch_first", lambda cls=cls: cls(3, 4, batch_first=True), ("b", "t", 3), False),
             (f"{name} unbatched", lambda cls=cls: cls(3, 4), ("t", 3), False),
-            (f"{name} 2 layers bidirectional", lambda cls=cls: cls(3, 4, 2, bidirectional=True), ("t", "b", 3), False),
+            (
+                f"{name} 2 layers bidirectional",
+                lambda cls=cls: cls(3, 4, 2, bidirectional=True),
+                ("t", "b", 3),
+                False,
+            ),
         ]
     return out
 
@@ -172,7 +207,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("name, make, shape, wrap", CASES, ids=[c[0] for c in CASES])
-def test_empty_sizes_as_torch(name: str, make: Callable[[], Any], shape: tuple[Any, ...], wrap: type[Direct]) -> None:
+def test_empty_sizes_as_torch(
+    name: str, make: Callable[[], Any], shape: tuple[Any, ...], wrap: type[Direct]
+) -> None:
     small = len({d for d in shape if isinstance(d, str)}) >= 3
     check(make, shape, wrap, range(0, 3) if small else range(0, 4))
 
@@ -195,7 +232,9 @@ def test_transposed_convolution_rule_over_attributes() -> None:
 def test_convolution_rule_over_attributes() -> None:
     """A plain convolution over kernels, paddings, strides, dilations and groups (1-d)."""
     for k, s, p, d, g in itertools.product((1, 2), (1, 2), (0, 1), (1, 2), (1, 2)):
-        check(_conv(1, 2, 2, k, stride=s, padding=p, dilation=d, groups=g), ("b", 2, "h"), Direct, range(0, 3))
+        check(
+            _conv(1, 2, 2, k, stride=s, padding=p, dilation=d, groups=g), ("b", 2, "h"), Direct, range(0, 3)
+        )
 
 
 def test_guard_reads_as_torch_rule() -> None:

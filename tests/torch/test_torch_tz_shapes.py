@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 import torch
 import torch.nn.functional as F
-
 from tests.torch.test_torch_tz_empty import Direct, check
 
 CASES: list[tuple[str, Callable[..., Any], tuple[Any, ...]]] = [

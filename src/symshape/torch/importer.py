@@ -480,7 +480,8 @@ _RESHAPING_IN_PLACE = frozenset(
 
 #: relations whose result has their first operand's rank
 _SAME_RANK = frozenset(
-    {"unary", "unary_float", "negative", "identity_bool", "init_like", "pool1d", "pool2d", "pool3d", "softmax",
+    {"unary", "unary_float", "negative", "identity_bool", "init_like", "pool1d", "pool2d", "pool3d",
+     "softmax",
      "adaptive_pool2d", "conv1d", "conv2d", "conv3d", "bias_add", "cast", "cast_like", "layer_norm",
      "torch.promote", "torch.nonempty", "torch.conv_transpose", "torch.dtype_refuse"}
 )  # fmt: skip

@@ -212,7 +212,8 @@ def _no_bool_operand(ctx: Ctx, v: Any, other: Any) -> Any:
 
 def subtract(ctx: Ctx, a: Any, b: Any) -> Any:
     """``a - b``, neither of them bool (torch's rule)."""
-    return binary(ctx, _no_bool_operand(ctx, a, b), _no_bool_operand(ctx, b, a), ss.ops.subtract, operator.sub)
+    lhs, rhs = _no_bool_operand(ctx, a, b), _no_bool_operand(ctx, b, a)
+    return binary(ctx, lhs, rhs, ss.ops.subtract, operator.sub)
 
 
 @converts(*keys("sub", operator.sub, operator.isub, torch.subtract, "subtract"))

@@ -350,7 +350,9 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         " ordered: x, bools refused)",
         {"rule": "str", "what": "str"},
     ),
-    "torch.divisible": (2, "a, once its value is a multiple of b's, b >= 1 (0-d integer values)", {"what": "str"}),
+    "torch.divisible": (
+        2, "a, once its value is a multiple of b's, b >= 1 (0-d integer values)", {"what": "str"}
+    ),
     "torch.dtype_refuse": (
         1,
         "x, once torch takes its dtype (rule bool: not bool; floating: not floating or complex; "
@@ -358,7 +360,10 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         {"rule": "str", "what": "str"},
     ),
 }
-NEW_ENTRIES, CUMPROD, ATLEAST_1D, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE, DIVISIBLE, DTYPE_REFUSE = (
+(
+    NEW_ENTRIES, CUMPROD, ATLEAST_1D, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE, DIVISIBLE,
+    DTYPE_REFUSE,
+) = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )
 

@@ -69,7 +69,10 @@ def _conv_transpose_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bo
         ctx.fail(SHAPE_MISMATCH, f"{ctx.name}: the kernel size of weight `{w}` must be known")
     c_in = ws[0].constant_value
     if c_in is not None and c_in % groups:
-        ctx.fail(SHAPE_MISMATCH, f"{ctx.name}: the weight's input channels {c_in} are not divisible by groups={groups}")
+        ctx.fail(
+            SHAPE_MISMATCH,
+            f"{ctx.name}: the weight's input channels {c_in} are not divisible by groups={groups}",
+        )
     st, pad, dil, opad = (_ints(attrs, n) for n in ("stride", "padding", "dilation", "output_padding"))
     chk = Checks()
     chk.equal(
@@ -82,7 +85,9 @@ def _conv_transpose_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bo
     for j in range(nd):
         o = as_dim(transposed_size(xs[2 + j], st[j], pad[j], dil[j], int(ks[j]), opad[j]))  # type: ignore[arg-type]
         if bounds(o)[0] < 0:
-            chk.require(ge(o, 0), SHAPE_MISMATCH, f"{ctx.name}: the result's size {o} on axis {2 + j} is negative")
+            chk.require(
+                ge(o, 0), SHAPE_MISMATCH, f"{ctx.name}: the result's size {o} on axis {2 + j} is negative"
+            )
         outs.append(o)
     cond = nonempty_cond([*xs[2:], *outs], [xs[0]])
     if cond is not None:
@@ -104,7 +109,8 @@ CONV_TRANSPOSE = ss.register_op(
     "torch.conv_transpose",
     "torch.conv_transpose",
     2,
-    doc="torch's transposed convolution of a batched input (N, C_in, *i) by a weight (C_in, C_out/groups, *k)",
+    doc="torch's transposed convolution of a batched input (N, C_in, *i) by a weight "
+    "(C_in, C_out/groups, *k)",
     attr_types={
         "nd": "int",
         "stride": "ints",
