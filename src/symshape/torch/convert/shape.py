@@ -166,6 +166,8 @@ def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
             raise Unsupported(f"flatten: end_dim {e} is before start_dim {s}")
         if s < 0 <= e:
             raise Unsupported("flatten: start_dim from the end with end_dim from the front needs the rank")
+        for d in dict.fromkeys((s, e)):  # (torch: "Dimension out of range")
+            x = _dim_checked(ctx, x, d, "flatten")
         if s == e:  # (torch: a 0-d x becomes 1-d)
             return ATLEAST_1D(x)
         return _respliced(ctx, x, s, (-1,), None if e == -1 else e + 1)
