@@ -41,6 +41,7 @@ from symshape.errors import INVALID_ARGUMENT
 from symshape.relations.values import constant_type
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, module_attr, scalar_dtype
+from symshape.torch.dtype_facts import not_bool
 from symshape.torch.export_sizes import EXPORT_SIZES, specialised_sizes
 from symshape.torch.in_place import in_place_result
 from symshape.torch.registry import lookup, target_name
@@ -378,6 +379,16 @@ class Importer:
                 return self.is_bool(e.args[1]) and self.is_bool(e.args[2])
             return name in _BOOL_OPS or (name == "cast" and str(e.attrs.get("dtype")) == "bool")
         return False
+
+    def not_bool(self, e: ss.Expr) -> bool:
+        """Whether ``e`` is known not to be a bool tensor without inference
+        (:func:`symshape.torch.dtype_facts.not_bool`)."""
+        return not_bool(e, self._resolved)
+
+    def _resolved(self, e: ss.Expr) -> ss.Expr:
+        while isinstance(e, ss.Var) and id(e) in self._bound:
+            e = self._bound[id(e)]
+        return e
 
     def rank_of(self, e: ss.Expr) -> int | None:
         """The rank of ``e`` known at import: an annotation's, the rank torch recorded for an
