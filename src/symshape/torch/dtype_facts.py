@@ -44,12 +44,12 @@ def not_bool(e: ss.Expr, resolve: Callable[[ss.Expr], ss.Expr], depth: int = 0) 
         t = e.type_annotation if isinstance(e, ss.Var) else e.type
         return isinstance(t, ss.TensorType) and isinstance(t.dtype, str) and t.dtype != "bool"
     if isinstance(e, ss.TupleGetItem):
-        t = e.tuple_value
+        tv = e.tuple_value
         return (
             e.index == 0
-            and isinstance(t, ss.Call)
-            and _relation(t) == "batch_norm"
-            and not_bool(t.args[0], resolve, depth + 1)
+            and isinstance(tv, ss.Call)
+            and _relation(tv) == "batch_norm"
+            and not_bool(tv.args[0], resolve, depth + 1)
         )
     if not isinstance(e, ss.Call) or not e.args:
         return False

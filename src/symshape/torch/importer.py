@@ -519,9 +519,10 @@ def _rank(e: ss.Expr, rank_of: Any) -> int | None:
     if name in _SAME_RANK:
         return rank_of(e.args[0])  # type: ignore[no-any-return]
     if name == "reshape":  # (a literal target without Relay's special values: view(-1, 1))
-        t = e.attrs.get("newshape")
-        ok = isinstance(t, tuple) and all(isinstance(v, int) and v >= -1 for v in t)
-        return len(t) if ok else None  # type: ignore[arg-type]
+        target = e.attrs.get("newshape")
+        if isinstance(target, tuple) and all(isinstance(v, int) and v >= -1 for v in target):
+            return len(target)
+        return None
     if name == "expand_dims":  # (unsqueeze: flatten's merges need the rank)
         r = rank_of(e.args[0])
         n = e.attrs.get("num_newaxis", 1)
