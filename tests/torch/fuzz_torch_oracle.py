@@ -37,7 +37,7 @@ _NOT_SHAPES = re.compile(
     r"not implemented for|can't be cast|could not infer output dtype|must be (a )?(floating|float)|"
     r"expected scalar type|dtype|'(Long|Bool|Int|Double|Half|Float|Byte|Char|Short)'|only supports floating|"
     r"floating point|integral|Integer division|result type|should be the same|"
-    r"with a bool tensor is not supported",
+    r"with a bool tensor is not supported|ZeroDivisionError",
 )
 
 
@@ -201,6 +201,8 @@ def _squeeze_rule(res: Any, env: Mapping[Any, int]) -> bool:
     text = res.why_invalid(env)
     if "squeeze" in text and 1 in env.values():  # (the rule's consequence through another op)
         return True
+    if res.errors and all("squeeze requires" in str(e) for e in res.errors):
+        return True  # (the rule's `d == 1` against another op's need: an error at every size)
     return _squeeze_guards(res, env, text)
 
 
@@ -243,8 +245,15 @@ def check(prog: Program, events: list[str] | None = None) -> list[str] | None:
         ev.append("inconclusive")
         return []
     found: list[str] = []
+    # (valid_at takes the program's own symbols only: those of the inputs' shapes and ranges)
+    used = {
+        k
+        for k in prog.symbols
+        for i in prog.inputs
+        if k in i.dims or any(re.search(rf"\b{k}\b", e) for e in i.values or ())
+    }
     for size in prog.sizes:
-        env: dict[Any, int] = {syms[k]: v for k, v in size.items()}
+        env: dict[Any, int] = {syms[k]: v for k, v in size.items() if k in used}
         fed = feeds(prog, size)
         if fed is None:
             continue

@@ -33,19 +33,13 @@ EXAMPLES = int(os.environ.get("SYMSHAPE_TORCH_FUZZ", "40"))
 #: remove an entry when it is fixed. SYMSHAPE_TORCH_FUZZ_KNOWN=1 draws them too.
 KNOWN: frozenset[str] = frozenset(
     {
-        "unbatched",  # conv/pool of an unbatched input (C, L): a rank error, torch runs it (helper tx's)
-        "adaptive-pool-empty",  # pooling of an empty non-batch axis: accepted, torch refuses (tx's)
-        "adaptive-pool-rank",  # 1-d adaptive pooling, rank only inference knows: unsupported (tx's)
         "slice-size-minus-one-empty",  # x[n - 1:] at n = 0 (Python's -1): guarded n >= 1, torch runs
         "norm-empty",  # group/batch norm of an empty batch: torch skips its checks (tx's nn.py/modules.py)
-        "conv-groups-empty",  # grouped conv of an empty axis: torch refuses, accepted (tx's conv.py)
         "zero-d-dims",  # dims 0 / -1 of a 0-d intermediate (transpose, topk, narrow...): an axis error
         "chunk-fewer-pieces",  # chunk(n)[-1] / [:n] where torch makes fewer pieces: the n pieces required
         "split-symbolic",  # split by a size / unbind of an axis only inference knows, all pieces: unsupported
         "squeeze-intermediate",  # squeeze(d) of an intermediate's constant axis other than 1: an error
-        "flatten-0d",  # flatten(0, 0) of a 0-d intermediate: kept 0-d, torch gives (1,)
         "cat-legacy-empty",  # cat with a 1-d operand of size 0 among others of another rank: torch skips it
-        "pad-crop-empty",  # F.pad cropping (-1) an axis of size 0 (then padding it back): torch refuses
         "empty-index-range",  # gather by an EMPTY index longer than x on another axis: torch skips its check
     }
 )

@@ -101,6 +101,8 @@ class Host(Protocol):
 
     def is_bool(self, e: ss.Expr) -> bool: ...
 
+    def not_bool(self, e: ss.Expr) -> bool: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Ctx:

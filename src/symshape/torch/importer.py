@@ -41,6 +41,7 @@ from symshape.errors import INVALID_ARGUMENT
 from symshape.relations.values import constant_type
 from symshape.torch import convert as _convert  # noqa: F401  (registers the converters)
 from symshape.torch.context import Cascade, Ctx, dtype_name, module_attr, scalar_dtype
+from symshape.torch.dtype_facts import not_bool
 from symshape.torch.export_sizes import EXPORT_SIZES, specialised_sizes
 from symshape.torch.in_place import in_place_result
 from symshape.torch.registry import lookup, target_name
@@ -379,6 +380,16 @@ class Importer:
             return name in _BOOL_OPS or (name == "cast" and str(e.attrs.get("dtype")) == "bool")
         return False
 
+    def not_bool(self, e: ss.Expr) -> bool:
+        """Whether ``e`` is known not to be a bool tensor without inference
+        (:func:`symshape.torch.dtype_facts.not_bool`)."""
+        return not_bool(e, self._resolved)
+
+    def _resolved(self, e: ss.Expr) -> ss.Expr:
+        while isinstance(e, ss.Var) and id(e) in self._bound:
+            e = self._bound[id(e)]
+        return e
+
     def rank_of(self, e: ss.Expr) -> int | None:
         """The rank of ``e`` known at import: an annotation's, the rank torch recorded for an
         exported node, or one that follows from the operators (:func:`_rank`)."""
@@ -468,7 +479,7 @@ _BOOL_OPS = frozenset(
 _DTYPE_KEEPING = frozenset(
     {"strided_slice", "dyn_strided_slice", "reshape", "squeeze", "expand_dims", "transpose", "broadcast_to",
      "expand", "take", "copy", "flatten", "batch_flatten", "reshape_like", "concatenate", "stack", "tile",
-     "torch.reduced_dtype"}
+     "torch.reduced_dtype", "torch.nonempty", "torch.dtype_refuse"}
 )  # fmt: skip
 
 #: in-place methods that change ``self``'s shape (every other ``x.op_(...)`` keeps it)
@@ -480,9 +491,10 @@ _RESHAPING_IN_PLACE = frozenset(
 
 #: relations whose result has their first operand's rank
 _SAME_RANK = frozenset(
-    {"unary", "unary_float", "identity_bool", "init_like", "pool1d", "pool2d", "pool3d", "softmax",
+    {"unary", "unary_float", "negative", "identity_bool", "init_like", "pool1d", "pool2d", "pool3d",
+     "softmax",
      "adaptive_pool2d", "conv1d", "conv2d", "conv3d", "bias_add", "cast", "cast_like", "layer_norm",
-     "torch.promote"}
+     "torch.promote", "torch.nonempty", "torch.conv_transpose", "torch.dtype_refuse"}
 )  # fmt: skip
 #: relations whose result has the largest rank of their operands (broadcasting)
 _BROADCAST = frozenset(
@@ -506,6 +518,15 @@ def _rank(e: ss.Expr, rank_of: Any) -> int | None:
     name = rel if isinstance(rel, str) else getattr(rel, "name", None)
     if name in _SAME_RANK:
         return rank_of(e.args[0])  # type: ignore[no-any-return]
+    if name == "reshape":  # (a literal target without Relay's special values: view(-1, 1))
+        target = e.attrs.get("newshape")
+        if isinstance(target, tuple) and all(isinstance(v, int) and v >= -1 for v in target):
+            return len(target)
+        return None
+    if name == "expand_dims":  # (unsqueeze: flatten's merges need the rank)
+        r = rank_of(e.args[0])
+        n = e.attrs.get("num_newaxis", 1)
+        return None if r is None or not isinstance(n, int) else r + n
     if name in _BROADCAST:
         ranks = [rank_of(a) for a in e.args]
         return None if None in ranks else max(ranks)

@@ -20,6 +20,7 @@ gather        indexing by several tensors, ``torch.gather``, ``torch.diff``
 scatter       writes: ``copy_`` and ``aten.slice_scatter`` (``x[:, :3] = y`` in exported programs)
 linalg        ``matmul``/``@``/``bmm``/``mm``, ``F.linear``
 conv          convolutions, plain and transposed (modules, functions, aten), read in one place
+empty         torch's rules for empty axes (convolutions, pooling, recurrent layers): an operator
 nn            functional layers: pooling, normalization, embedding, attention
 padding       ``F.pad`` in every mode; the copying modes state torch's conditions on the sizes
 resize        ``F.interpolate``/``nn.Upsample``/``aten.upsample_*``: the shape as a shape value
@@ -33,6 +34,7 @@ from symshape.torch.convert import (  # noqa: F401  (import registers)
     axes,
     conv,
     elementwise,
+    empty,
     entry_calls,
     entry_ops,
     factories,

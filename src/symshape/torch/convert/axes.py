@@ -133,11 +133,10 @@ def movedim(ctx: Ctx, input: Any, source: Any, destination: Any) -> Any:
     x = ctx.tensor(input)
     src, dst = ctx.ints(source, "source"), ctx.ints(destination, "destination")
     r = ctx.rank(x)
-    if r is None:
+    if r is None or not all(-r <= a < r for a in (*src, *dst)):
+        # (an axis out of range: the operator's error, axis-out-of-range, as for other axes)
         return MOVEDIM(x, source=src, destination=dst)
-    if not all(-r <= a < r for a in (*src, *dst)):
-        ctx.unsupported(f"movedim: an axis of {src} or {dst} is out of range for rank {r}")
     order = movedim_order(r, [s % r for s in src], [d % r for d in dst])
-    if order is None:
-        ctx.unsupported(f"movedim: invalid source {src} or destination {dst}")
+    if order is None:  # (a repeated axis, or lengths that differ: the operator's error)
+        return MOVEDIM(x, source=src, destination=dst)
     return ss.ops.transpose(x, order)

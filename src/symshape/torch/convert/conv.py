@@ -9,17 +9,12 @@ on the channel axis. A module with ``padding_mode`` ``reflect``/``replicate``/``
 first, as torch does (:func:`symshape.torch.convert.padding.mode_pad`, which states torch's condition
 on the sizes: ``reflect`` needs the padding smaller than the input), then convolves unpadded.
 
-symshape has no transposed-convolution operator (see the gap list), so a transposed one is
-composed of existing operators, the way the operation is usually explained: along every spatial
-axis the input is *dilated* by the stride (``expand_dims`` of a new axis after it, ``pad`` that
-axis to ``stride``, ``reshape`` merging the two: ``i`` becomes ``i * stride``), padded (or
-cropped) so that the total is what torch computes, then convolved with stride 1 and the kernel's
-dilation, the weight ``(C_in, C_out / groups, *k)`` rearranged to ``(C_out, C_in / groups, *k)``.
-Along each axis the result has torch's size
-
-    ``(i - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``
-
-and the convolution checks the channels against the weight (``self.up1.weight`` in the notes).
+A transposed convolution is the importer's operator ``torch.conv_transpose``
+(:mod:`symshape.torch.convert.transposed`: torch's size and conditions, the channels checked
+against the weight, ``self.up1.weight`` in the notes), the bias a ``bias_add``. torch's rules for
+empty axes are stated by :func:`symshape.torch.convert.empty.nonempty` (a plain convolution
+refuses an empty spatial axis unless the batch or the channels are empty); a convolution without
+input channels has no output channels in torch either.
 
 Unbatched inputs: torch's convolutions and pools take an input without the batch axis too
 (``Conv2d`` on ``(C, H, W)``), and run it as a batch of one (``unsqueeze(0)`` ... ``squeeze(0)``).
@@ -30,9 +25,6 @@ with its batch axis, checking the ranks torch accepts with torch's message) and
 ``torch.unbatched`` (the result without the axis again when the input had none). An input whose
 rank inference never learns is taken as it comes: the operator fixes the rank it needs inside, and
 the result has unknown rank (no claim about a rank torch would decide at run time).
-
->>> _total_pad(stride=2, padding=0, dilation=1, k=2, output_padding=0)
-1
 """
 
 from __future__ import annotations
@@ -49,7 +41,9 @@ import symshape as ss
 from symshape.relations.base import Context
 from symshape.relations.common import product
 from symshape.torch.context import Ctx, by_name
+from symshape.torch.convert.empty import nonempty
 from symshape.torch.convert.padding import mode_pad
+from symshape.torch.convert.transposed import CONV_TRANSPOSE
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported, static_shape
 
@@ -272,47 +266,21 @@ def conv(x: ss.Expr, w: ss.Expr, b: ss.Expr | None, spec: ConvSpec) -> ss.Expr:
     return ss.ops.bias_add(y, b, axis=1) if b is not None else y
 
 
-def _total_pad(stride: int, padding: int, dilation: int, k: int, output_padding: int) -> int:
-    """The padding to add (negative: to crop) to an axis dilated to ``i * stride`` so that a
-    stride-1 convolution gives torch's size: ``L + P - dilation * (k - 1) == (i - 1) * stride -
-    2 * padding + dilation * (k - 1) + output_padding + 1`` with ``L = i * stride``."""
-    return 2 * dilation * (k - 1) - 2 * padding + output_padding + 1 - stride
-
-
-def _weight(w: ss.Expr, nd: int, groups: int) -> ss.Expr:
-    """``(C_in, C_out/g, *k)`` as a convolution weight ``(C_out, C_in/g, *k)``."""
-    spatial = tuple(range(2, nd + 2))
-    if groups == 1:
-        return ss.ops.transpose(w, (1, 0, *spatial))
-    split = ss.ops.reshape(w, (-4, groups, -1, -2))  # (g, C_in/g, C_out/g, *k)
-    swapped = ss.ops.transpose(split, (0, 2, 1, *(a + 1 for a in spatial)))
-    return ss.ops.reshape(swapped, (-3, -2))
-
-
 def conv_transpose(x: ss.Expr, w: ss.Expr, b: ss.Expr | None, spec: ConvSpec) -> ss.Expr:
-    """A transposed convolution (see the module docstring)."""
-    nd, st, dil, opad = spec.nd, spec.stride, spec.dilation, spec.output_padding
+    """A transposed convolution: :data:`symshape.torch.convert.transposed.CONV_TRANSPOSE`."""
     assert not isinstance(spec.padding, str)
-    ks = _kernel(w, nd, "a transposed convolution")
-    rank = nd + 2
-    out = x
-    for j in range(nd):
-        axis = 2 + j
-        if st[j] > 1:
-            out = ss.ops.expand_dims(out, axis=axis + 1)
-            widths = [(0, 0)] * (rank + 1)
-            widths[axis + 1] = (0, st[j] - 1)
-            out = ss.ops.pad(out, tuple(widths))
-            out = ss.ops.reshape(out, (0,) * axis + (-3, -2))
-        total = _total_pad(st[j], spec.padding[j], dil[j], ks[j], opad[j])
-        if total > 0:
-            widths = [(0, 0)] * rank
-            widths[axis] = (total // 2, total - total // 2)
-            out = ss.ops.pad(out, tuple(widths))
-        elif total < 0:
-            out = ss.ops.strided_slice(out, [0], [total], axes=[axis])
-    plain = ConvSpec(nd, (1,) * nd, (0,) * nd, dil, spec.groups, False, (0,) * nd)
-    return conv(out, _weight(w, nd, spec.groups), b, plain)
+    _kernel(w, spec.nd, "a transposed convolution")
+    y = CONV_TRANSPOSE(
+        x,
+        w,
+        nd=spec.nd,
+        stride=list(spec.stride),
+        padding=list(spec.padding),
+        dilation=list(spec.dilation),
+        output_padding=list(spec.output_padding),
+        groups=spec.groups,
+    )
+    return ss.ops.bias_add(y, b, axis=1) if b is not None else y
 
 
 def convolution(
@@ -325,7 +293,13 @@ def convolution(
     nd = spec.nd
     what = f"conv_transpose{nd}d" if spec.transposed else f"conv{nd}d"
     xb, back = batched(ctx, x, what, nd + 2, nd + 1 if unbatched else nd + 2, nd + 2)
-    return back(conv_transpose(xb, w, b, spec) if spec.transposed else conv(xb, w, b, spec))
+    if spec.transposed:
+        return back(conv_transpose(xb, w, b, spec))
+    y = conv(nonempty(xb, what, first=2, unless=(0, 1)), w, b, spec)
+    ws = static_shape(w)
+    if ws is not None and len(ws) > 1 and ws[1] == 0:  # torch: no input channels, no output ones
+        y = ss.ops.strided_slice(y, [0], [0], axes=[1])
+    return back(y)
 
 
 #: a convolution module's attributes -> their spec (modules of one configuration share it)

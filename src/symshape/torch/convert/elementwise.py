@@ -25,6 +25,7 @@ import torch.nn.functional as F
 
 import symshape as ss
 from symshape.torch.context import Ctx, dtype_name
+from symshape.torch.convert.entry_ops import refuse
 from symshape.torch.convert.promotion import PROMOTE, as_floating
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import arith, is_size, scalar_value
@@ -151,27 +152,74 @@ def _arith(op: Fn, py: Fn | None, kind: str | None = None) -> Fn:
     return conv
 
 
+def checked(ctx: Ctx, x: ss.Expr, what: str, rule: str = "bool") -> ss.Var:
+    """``x`` (bound to a variable), after a binding of its own that checks its dtype
+    (``torch.dtype_refuse``: torch's ``what`` refuses a bool ``x``, or a floating one). The check
+    is beside the data flow, so that ``x``'s value and range reach the operator unchanged."""
+    if not isinstance(x, ss.Var):
+        x = ctx.let(x, "input")
+    if rule != "bool" or not ctx.host.not_bool(x):  # (a check that cannot fail is left out)
+        ctx.let(refuse(x, rule, what), "check_dtype")
+    return x
+
+
+def _not_both_bool(what: str, op: Fn, py: Fn) -> Fn:
+    """``a op b``, refused (``dtype-mismatch``) where both operands are bool: torch's kernel for
+    ``what`` takes no bool (``b // b``, ``b % b``; ``b // 2`` is int64)."""
+
+    def conv(ctx: Ctx, input: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        return not_both_bool(ctx, input, other, what, op, py)
+
+    return conv
+
+
+def not_both_bool(ctx: Ctx, a: Any, b: Any, what: str, op: Fn, py: Fn) -> Any:
+    """``binary(a, b, op, py)`` after the check of :func:`_not_both_bool`."""
+    if _tensorish(a) or _tensorish(b):
+        a = ctx.let(a, "lhs") if isinstance(a, ss.Expr) and not isinstance(a, ss.Var) else a
+        b = ctx.let(b, "rhs") if isinstance(b, ss.Expr) and not isinstance(b, ss.Var) else b
+        ctx.let(refuse(promoted(ctx, a, b, floating=False)[0], "bool", what), "check_dtype")
+    return binary(ctx, a, b, op, py)
+
+
 _ARITH: tuple[tuple[str, Fn, Fn | None, tuple[Any, ...]], ...] = (
     ("add", ss.ops.add, operator.add, (operator.add, operator.iadd)),
-    ("sub", ss.ops.subtract, operator.sub, (operator.sub, operator.isub, torch.subtract, "subtract")),
     ("mul", ss.ops.multiply, operator.mul, (operator.mul, operator.imul, torch.multiply, "multiply")),
-    # (a constant tensor // a traced one: torch records `Tensor.__floordiv__`)
-    (
-        "floor_divide",
-        ss.ops.floor_divide,
-        operator.floordiv,
-        (operator.floordiv, operator.ifloordiv, "__floordiv__"),
-    ),
-    ("remainder", ss.ops.mod, operator.mod, (operator.mod,)),
     ("pow", ss.ops.power, operator.pow, (operator.pow,)),
     ("maximum", ss.ops.maximum, None, (torch.fmax,)),
     ("minimum", ss.ops.minimum, None, (torch.fmin,)),
 )
 for _name, _op, _py, _ops in _ARITH:
     converts(*keys(_name, *_ops))(_arith(_op, _py))
+# (a constant tensor // a traced one: torch records `Tensor.__floordiv__`)
+converts(*keys("floor_divide", operator.floordiv, operator.ifloordiv, "__floordiv__"))(
+    _not_both_bool("floor division", ss.ops.floor_divide, operator.floordiv)
+)
+converts(*keys("remainder", operator.mod))(_not_both_bool("remainder", ss.ops.mod, operator.mod))
 converts(operator.truediv, operator.itruediv, torch.true_divide, "true_divide")(
     _arith(ss.ops.divide, operator.truediv, "float")
 )
+
+
+def _no_bool_operand(ctx: Ctx, v: Any, other: Any) -> Any:
+    """A subtraction's operand: torch refuses a bool one, a tensor or a Python ``True`` beside a
+    tensor ("Subtraction, the `-` operator, with a bool tensor is not supported")."""
+    if isinstance(v, ss.Expr):
+        return checked(ctx, v, "subtraction")
+    if isinstance(v, bool) and isinstance(other, ss.Expr):
+        ctx.let(refuse(ctx.scalar_tensor(v), "bool", "subtraction"), "check_dtype")
+    return v
+
+
+def subtract(ctx: Ctx, a: Any, b: Any) -> Any:
+    """``a - b``, neither of them bool (torch's rule)."""
+    lhs, rhs = _no_bool_operand(ctx, a, b), _no_bool_operand(ctx, b, a)
+    return binary(ctx, lhs, rhs, ss.ops.subtract, operator.sub)
+
+
+@converts(*keys("sub", operator.sub, operator.isub, torch.subtract, "subtract"))
+def sub(ctx: Ctx, input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Any:
+    return subtract(ctx, input, other)
 
 
 @converts(*keys("div", torch.divide, "divide"))
@@ -179,9 +227,9 @@ def div(ctx: Ctx, input: Any, other: Any, *, rounding_mode: Any = None, out: Any
     """``torch.div`` (``rounding_mode="floor"`` is a floor division; ``"trunc"`` rounds toward
     zero, symshape's ``trunc_divide``, and keeps an integer dtype)."""
     if rounding_mode == "floor":
-        return binary(ctx, input, other, ss.ops.floor_divide, operator.floordiv)
+        return not_both_bool(ctx, input, other, "floor division", ss.ops.floor_divide, operator.floordiv)
     if rounding_mode == "trunc":
-        return binary(ctx, input, other, ss.ops.trunc_divide, _trunc_div)
+        return not_both_bool(ctx, input, other, "trunc division", ss.ops.trunc_divide, _trunc_div)
     return binary(ctx, input, other, ss.ops.divide, operator.truediv, "float")
 
 
@@ -205,13 +253,23 @@ def float_power(ctx: Ctx, input: Any, exponent: Any) -> Any:
 @converts(aten.rsub)
 def rsub(ctx: Ctx, input: Any, other: Any, alpha: Any = 1) -> Any:
     """``aten.rsub(x, y)`` is ``y - x``."""
-    return binary(ctx, other, input, ss.ops.subtract, operator.sub)
+    return subtract(ctx, other, input)
+
+
+@converts(operator.pos, *keys("positive", inplace=False))
+def positive(ctx: Ctx, input: Any) -> Any:
+    """``+x``: ``x`` itself, not bool (torch refuses a bool one, as it refuses ``-x``)."""
+    if isinstance(input, ss.Expr):
+        return checked(ctx, input, "positive")
+    if isinstance(input, Opaque):
+        return input
+    return +input
 
 
 @converts(operator.neg, *keys("neg", torch.negative, "negative"))
 def neg(ctx: Ctx, input: Any) -> Any:
     if isinstance(input, ss.Expr):
-        return ss.ops.negative(input)
+        return ss.ops.negative(checked(ctx, input, "negation"))
     if isinstance(input, Opaque):
         out = input.derived(input.kind)
         if input.kind == "int" and input.of is not None and input.value is not None:
@@ -241,8 +299,9 @@ for _name, _op, _py, _ops in _COMPARE:
 
 @converts(operator.not_, *keys("logical_not"))
 def logical_not(ctx: Ctx, input: Any) -> Any:
+    """``not x``: bool whatever ``x``'s dtype (torch's rule: a float ``x`` gives bool)."""
     if isinstance(input, ss.Expr):
-        return ss.ops.logical_not(input)
+        return ss.ops.logical_not(input if ctx.host.is_bool(input) else ss.ops.cast(input, "bool"))
     if isinstance(input, Opaque):
         return input.derived("bool")
     return not input
@@ -272,6 +331,12 @@ def _elu(ctx: Ctx, x: ss.Expr) -> ss.Expr:
     return ss.ops.where(ss.ops.greater(x, _c(ctx, 0.0, x)), x, neg_part)
 
 
+def _square(ctx: Ctx, x: ss.Expr) -> ss.Expr:
+    """``x ** 2``: ``x`` promoted with the integer 2 (a bool ``x`` gives int64), times itself."""
+    p = ctx.let(PROMOTE(x, _scalar(ctx, 2), scalar=False, other_scalar=True, floating=False), "promoted")
+    return ss.ops.multiply(p, p)
+
+
 #: unary operations by torch name: how each is written with symshape operators
 UNARY: dict[str, Callable[[Ctx, ss.Expr], ss.Expr]] = {
     "relu": lambda c, x: ss.ops.relu(x),
@@ -296,7 +361,7 @@ UNARY: dict[str, Callable[[Ctx, ss.Expr], ss.Expr]] = {
     "isinf": lambda c, x: ss.ops.isinf(x),
     "isfinite": lambda c, x: ss.ops.isfinite(x),
     "reciprocal": lambda c, x: ss.ops.divide(_c(c, 1.0, x), x),
-    "square": lambda c, x: ss.ops.multiply(x, x),
+    "square": lambda c, x: _square(c, x),
     "log1p": lambda c, x: ss.ops.log(ss.ops.add(x, _c(c, 1.0, x))),
     "expm1": lambda c, x: ss.ops.subtract(ss.ops.exp(x), _c(c, 1.0, x)),
     "exp2": lambda c, x: ss.ops.power(_c(c, 2.0, x), x),
@@ -324,12 +389,20 @@ FLOATING_UNARY = frozenset(
 )  # fmt: skip
 
 
+#: the unary operations torch refuses for a bool input ("abs_cpu" not implemented for 'Bool',
+#: ``relu`` is ``clamp_min``, ``relu6`` ``hardtanh``)
+BOOL_REFUSED_UNARY = frozenset({"relu", "abs", "floor", "ceil", "round", "trunc", "relu6"})
+
+
 def _unary(name: str) -> Fn:
     rule = UNARY[name]
     floating = name in FLOATING_UNARY
+    no_bool = name in BOOL_REFUSED_UNARY
 
     def conv(ctx: Ctx, input: Any, *args: Any, **kwargs: Any) -> Any:
         x = ctx.tensor(input)
+        if no_bool:
+            x = checked(ctx, x, name)
         return rule(ctx, as_floating(x) if floating else x)
 
     conv.__name__ = name
@@ -367,13 +440,15 @@ def leaky_relu(ctx: Ctx, input: Any, negative_slope: Any = 0.01, inplace: Any = 
 @converts(*keys("hardtanh"))
 def hardtanh(ctx: Ctx, input: Any, min_val: Any = -1.0, max_val: Any = 1.0, inplace: Any = False) -> Any:
     return ss.ops.clip(
-        ctx.tensor(input), float(ctx.static(min_val, "min_val")), float(ctx.static(max_val, "max_val"))
+        checked(ctx, ctx.tensor(input), "hardtanh", "unsigned"),
+        float(ctx.static(min_val, "min_val")),
+        float(ctx.static(max_val, "max_val")),
     )
 
 
 @converts(*keys("threshold"))
 def threshold(ctx: Ctx, input: Any, threshold: Any, value: Any, inplace: Any = False) -> Any:
-    x = ctx.tensor(input)
+    x = checked(ctx, ctx.tensor(input), "threshold")
     return ss.ops.where(ss.ops.greater(x, ctx.operand(threshold, x)), x, ctx.operand(value, x))
 
 

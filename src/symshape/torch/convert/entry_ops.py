@@ -19,6 +19,17 @@ wrong index guard. These operators are registered through the public custom-oper
   an integer one's entry by entry where both are constants (``~e`` is ``-e - 1`` for any ``e``);
 * ``torch.fmod(a, b)``: the same for ``torch.fmod`` (C's remainder, of the sign of ``a``; symshape's
   ``mod`` is Python's, of the sign of ``b``);
+* ``torch.dtype_refuse(x, rule=, what=)``: ``x``, once its dtype is one torch's kernel takes (an
+  error, ``dtype-mismatch``, where torch refuses it): rule ``bool`` for ``abs``, ``-x``, ``round``,
+  ``floor``, ``ceil``, ``trunc``, ``relu``, ``clamp``-based activations, ``-`` with a bool operand,
+  ``//``/``%`` of bools; rule ``unsigned`` (nor an unsigned integer) for ``hardtanh``; rule
+  ``floating`` for ``&``/``|``/``^``/``~`` (also checked by
+  ``torch.bitwise`` itself, and ``torch.fmod`` refuses bools);
+* ``torch.atleast_1d(x)``: ``x``, a 0-d one as 1-d (``flatten(0, 0)`` of a tensor whose rank only
+  inference knows);
+* ``torch.divisible(a, b, what=)``: ``a``, once the value of the 0-d integer ``a`` is a multiple of
+  ``b``'s, ``b``'s at least 1 (``unflatten``'s ``-1``: torch requires the axis' size to be a
+  multiple of the others, and refuses their product 0 as ambiguous);
 * ``torch.reduced_dtype(x, rule=)``: ``x`` in the dtype torch gives a reduction's result: rule
   ``truth`` (``all``/``any``): ``bool``, a ``uint8`` ``x`` stays ``uint8``; rule ``floating``
   (``mean``, ``std``, ``var``, ``norm``): ``x`` itself, an error (``dtype-mismatch``) for an
@@ -31,9 +42,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import symshape as ss
-from symshape.encoding.dims import Dim, as_dim
+from symshape.encoding.conds import BoolConst, all_of, eq, ge
+from symshape.encoding.dims import Dim, as_dim, dmax, mod
 from symshape.encoding.values import MAX_VALUE_LEN, value_from_entries
-from symshape.errors import DTYPE_MISMATCH
+from symshape.errors import DTYPE_MISMATCH, SHAPE_MISMATCH
 from symshape.relations.base import Context
 from symshape.relations.elementwise import broadcast_shapes, join_dtype
 from symshape.relations.operands import tensor_args
@@ -42,8 +54,8 @@ from symshape.relations.values import compare_value, entries_of, logical_value, 
 
 __all__ = [
     "NEW_ENTRIES", "CUMPROD", "SORT_INDICES", "AXIS", "RANK_IN", "BITWISE", "FMOD", "REDUCED_DTYPE",
-    "INTEGER_DTYPES",
-    "fmod_int",
+    "DTYPE_REFUSE", "DIVISIBLE", "ATLEAST_1D", "INTEGER_DTYPES",
+    "fmod_int", "refuse",
 ]  # fmt: skip
 
 INTEGER_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
@@ -125,6 +137,15 @@ def _rank_in(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
     if isinstance(x.shape, tuple) and not lo <= len(x.shape) <= hi:
         what = attrs.get("what")
         ctx.fail("rank-mismatch", f"{what} needs a {lo}-d to {hi}-d input, got `{x}` (rank {len(x.shape)})")
+    return x
+
+
+@_of_one("torch.atleast_1d")
+def _atleast_1d(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    """``x`` itself, a 0-d ``x`` as a 1-d one of one entry (torch's ``flatten(0, 0)`` of a 0-d
+    tensor)."""
+    if isinstance(x.shape, tuple) and len(x.shape) == 0:
+        return _valued((as_dim(1),), x.dtype, _entries(x))
     return x
 
 
@@ -224,6 +245,7 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
     if op == "not":
         b = a
     dtype = join_dtype(ctx, [a.dtype, b.dtype], ctx.name)
+    _refuse(ctx, dtype, "bool" if op == "fmod" else "floating", "fmod" if op == "fmod" else f"bitwise {op}")
     if not isinstance(a.shape, tuple) or not isinstance(b.shape, tuple):
         ctx.assign(args[2], ss.TensorType(None, dtype))  # type: ignore[arg-type]
         return True
@@ -244,6 +266,53 @@ def _entrywise_rel(ctx: Context, args: Sequence[ss.Type], op: str) -> bool:
     return True
 
 
+@ss.relation("torch.divisible")
+def _divisible_rel(ctx: Context, args: Sequence[ss.Type], attrs: Any) -> bool:
+    """``a``, once its value is a multiple of ``b``'s and ``b``'s is at least 1 (0-d integer
+    values; no claim where either value is unknown)."""
+    got = tensor_args(ctx, args, 2)
+    if got is None:
+        return False
+    a, b = got
+    va, vb = a.value, b.value
+    if isinstance(va, Dim) and isinstance(vb, Dim):
+        k = vb.constant_value if vb.is_constant else None
+        cond = BoolConst(False) if k is not None and k < 1 else all_of(ge(vb, 1), eq(mod(va, dmax(vb, 1)), 0))
+        if cond != BoolConst(True):
+            ctx.require(
+                cond, SHAPE_MISMATCH, f"{attrs.get('what')}: {va} is not a multiple of {vb} (at least 1)"
+            )
+    ctx.assign(args[2], a)
+    return True
+
+
+#: the dtypes torch's kernels refuse, by rule (see :data:`DTYPE_REFUSE`)
+_REFUSED = {
+    "bool": frozenset({"bool"}),
+    "floating": frozenset({"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}),
+    "unsigned": frozenset({"bool", "uint8", "uint16", "uint32", "uint64"}),
+}
+_NEEDS = {
+    "bool": "a tensor that is not bool",
+    "floating": "an integer or bool tensor",
+    "unsigned": "a signed or floating tensor",
+}
+
+
+def _refuse(ctx: Context, dtype: Any, rule: str, what: str) -> None:
+    """Fail (``dtype-mismatch``) when torch's ``what`` refuses ``dtype`` by ``rule``."""
+    if isinstance(dtype, str) and dtype in _REFUSED[rule]:
+        ctx.fail(DTYPE_MISMATCH, f"torch's {what} needs {_NEEDS[rule]}, got {dtype} (torch refuses it)")
+
+
+@_of_one("torch.dtype_refuse")
+def _dtype_refuse(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
+    """``x`` itself, once its dtype is one torch's ``what`` takes (rule ``bool``: not bool; rule
+    ``floating``: not floating or complex; ``unsigned``: neither bool nor unsigned)."""
+    _refuse(ctx, x.dtype, str(attrs.get("rule")), str(attrs.get("what")))
+    return x
+
+
 @_of_one("torch.reduced_dtype")
 def _reduced_dtype(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
     rule = attrs.get("rule")
@@ -259,6 +328,7 @@ def _reduced_dtype(ctx: Context, x: ss.TensorType, attrs: Any) -> ss.Type:
 _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
     "torch.new_entries": (1, "x's shape and dtype; its entries unknown (no value, no range)", {}),
     "torch.cumprod": (1, "cumprod along axis; int64 for an integer x", {"axis": "int"}),
+    "torch.atleast_1d": (1, "x; a 0-d x as a 1-d one of one entry", {}),
     "torch.sort_indices": (
         1,
         "the int64 positions that sort x along axis (torch.sort's indices)",
@@ -280,7 +350,31 @@ _OPS: dict[str, tuple[int, str, dict[str, str]]] = {
         " ordered: x, bools refused)",
         {"rule": "str", "what": "str"},
     ),
+    "torch.divisible": (
+        2, "a, once its value is a multiple of b's, b >= 1 (0-d integer values)", {"what": "str"}
+    ),
+    "torch.dtype_refuse": (
+        1,
+        "x, once torch takes its dtype (rule bool: not bool; floating: not floating or complex; "
+        "unsigned: not bool or unsigned)",
+        {"rule": "str", "what": "str"},
+    ),
 }
-NEW_ENTRIES, CUMPROD, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE = (
+(
+    NEW_ENTRIES, CUMPROD, ATLEAST_1D, SORT_INDICES, AXIS, RANK_IN, FMOD, BITWISE, REDUCED_DTYPE, DIVISIBLE,
+    DTYPE_REFUSE,
+) = (
     ss.register_op(name, name, n, doc=doc, attr_types=types) for name, (n, doc, types) in _OPS.items()
 )
+
+
+#: the attributes of each (rule, what), the same objects at every call
+_REFUSE_ATTRS: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def refuse(x: ss.Expr, rule: str, what: str) -> ss.Expr:
+    """``x`` through ``torch.dtype_refuse`` (see the module docstring)."""
+    attrs = _REFUSE_ATTRS.get((rule, what))
+    if attrs is None:
+        attrs = _REFUSE_ATTRS[(rule, what)] = {"rule": rule, "what": what}
+    return DTYPE_REFUSE(x, **attrs)

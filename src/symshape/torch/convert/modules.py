@@ -34,6 +34,7 @@ from symshape.torch.convert import nn as fn
 from symshape.torch.convert.attention import ATTN_MASK, attention
 from symshape.torch.convert.conv import batched, nonempty_batch
 from symshape.torch.convert.elementwise import UNARY, gelu, glu, leaky_relu, prelu, same
+from symshape.torch.convert.empty import nonempty
 from symshape.torch.convert.linalg import linear_expr
 from symshape.torch.convert.padding import pad as f_pad
 from symshape.torch.convert.reduce import log_softmax, softmax
@@ -523,7 +524,8 @@ def recurrent(ctx: Ctx, m: nn.RNNBase, prefix: str, x: ss.Expr, hx: Any) -> Any:
     shape = static_shape(x)
     batched = shape is None or len(shape) == 3
     time_axis = 1 if (m.batch_first and batched) else 0
-    layer_in = x
+    # torch: "Expected sequence length to be larger than 0" (an empty batch runs)
+    layer_in = nonempty(x, type(m).__name__, axes=(time_axis,))
     first_gates: ss.Expr | None = None
     for layer in range(int(m.num_layers)):
         outs = []

@@ -32,6 +32,7 @@ from symshape.relations.common import product
 from symshape.relations.nn import ceil_mode_window
 from symshape.torch.context import Ctx, by_name
 from symshape.torch.convert.conv import batched, nonempty_batch, per_axis
+from symshape.torch.convert.empty import nonempty
 from symshape.torch.convert.shape import sized
 from symshape.torch.registry import converts
 from symshape.torch.values import Unsupported
@@ -89,7 +90,9 @@ def pool(
                 f"kernel_size={ki} (torch refuses it at every size)",
             )
     op = _MAX[nd] if kind == "max" else _AVG[nd]
-    xb, back = batched(ctx, x, f"{kind}_pool{nd}d", nd + 2, nd + 1, nd + 2)
+    what = f"{kind}_pool{nd}d"
+    xb, back = batched(ctx, x, what, nd + 2, nd + 1, nd + 2)
+    xb = nonempty(xb, what, first=1)  # (torch: no axis but the batch is empty)
     if kind == "avg" and nd == 3:  # torch's avg_pool3d: no spatial axis shorter than the kernel
         for j, kj in enumerate(k):
             if kj > 1:
@@ -181,6 +184,9 @@ def adaptive_pool(ctx: Ctx, kind: str, nd: int, x: ss.Expr, output_size: Any) ->
         return back(ss.ops.mean(xb, axis=[-3, -2, -1], keepdims=True))
     if nd not in (1, 2):
         raise Unsupported(f"adaptive {kind} pooling in {nd}-d has no symshape operator yet")
+    if kind == "max" or size != (1,) * nd:  # torch's checks of the input as given (an average
+        # to size 1 is a mean: none)
+        x = nonempty(x, what, first=1) if kind == "max" else nonempty(x, what, axes=range(-nd, 0))
     xb, back = batched(ctx, x, what, nd + 2, nd if ones else nd + 1, -1 if ones else nd + 2)
     op = ss.ops.adaptive_avg_pool2d if kind == "avg" else ss.ops.adaptive_max_pool2d
     if nd == 2:

@@ -53,6 +53,7 @@ def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = Non
     if mode not in ("constant", *_READS):
         raise Unsupported(f"F.pad: mode {mode!r} is not supported")
     if rank is None or not literal:
+        x = _crop_checked(ctx, x, entries) if mode == "constant" else x
         out = _valued_pad(ctx, x, entries)
         if mode in _READS:  # the zeros of the right shape take their dtype from the reads
             out = ss.ops.cast_like(out, mode_pad(ctx, x, [_amount(ctx, v) for v in entries], mode))
@@ -64,6 +65,22 @@ def pad(ctx: Ctx, input: Any, pad: Any, mode: Any = "constant", value: Any = Non
     for i in range(len(p) // 2):
         pairs[rank - 1 - i] = (p[2 * i], p[2 * i + 1])
     return ss.ops.pad(x, tuple(pairs))
+
+
+def _crop_checked(ctx: Ctx, x: ss.Expr, entries: list[Any]) -> ss.Expr:
+    """``x``, after a check per axis that both crops and pads (``F.pad(x, (-1, 1))``): torch crops
+    first (``narrow``), so the axis must hold what is cropped, ``size >= c`` (torch: "narrow():
+    length must be non-negative"); the result's size alone allows ``size + 1 - 1 >= 0``."""
+    for i in range(len(entries) // 2):
+        a, b = entries[2 * i], entries[2 * i + 1]
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (a, b)):
+            continue
+        crop = -min(a, 0) - min(b, 0)
+        if crop > 0 and max(a, b) > 0:
+            x = x if isinstance(x, ss.Var) else ctx.let(x, "input")
+            at = ss.ops.int_tensor(crop - 1)
+            ctx.let(ss.ops.take(x, at, axis=-1 - i, mode="raise"), f"check_crop{i}")
+    return x
 
 
 #: padding modes that copy entries of the input (F.pad's names)

@@ -29,7 +29,7 @@ import torch
 import symshape as ss
 from symshape.torch.context import Ctx
 from symshape.torch.convert.elementwise import keys
-from symshape.torch.convert.entry_ops import AXIS, RANK_IN
+from symshape.torch.convert.entry_ops import ATLEAST_1D, AXIS, DIVISIBLE, RANK_IN
 from symshape.torch.registry import converts
 from symshape.torch.shape_values import has_value, scalar_value, shape_tensor
 from symshape.torch.values import Opaque, Unsupported, static_shape
@@ -166,8 +166,10 @@ def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
             raise Unsupported(f"flatten: end_dim {e} is before start_dim {s}")
         if s < 0 <= e:
             raise Unsupported("flatten: start_dim from the end with end_dim from the front needs the rank")
-        if s == e:
-            return x
+        for d in dict.fromkeys((s, e)):  # (torch: "Dimension out of range")
+            x = _dim_checked(ctx, x, d, "flatten")
+        if s == e:  # (torch: a 0-d x becomes 1-d)
+            return ATLEAST_1D(x)
         return _respliced(ctx, x, s, (-1,), None if e == -1 else e + 1)
     s = _nonneg(ctx, x, s, "start_dim")
     if e == -1:
@@ -180,11 +182,15 @@ def flatten(ctx: Ctx, input: Any, start_dim: Any = 0, end_dim: Any = -1) -> Any:
         if s > 0 and rank is None:  # axis s must exist (torch: "Dimension out of range")
             x = ctx.let(x, "input")
             ctx.let(ss.ops.sum(x, axis=[s]), "check_rank")
+        if rank is not None and rank > 0:  # (merges: a -1 is ambiguous where an axis is 0)
+            return _merge(x, s, rank - s)
         return ss.ops.reshape(x, (0,) * s + (-1,))
     e = _nonneg(ctx, x, e, "end_dim")
     if e < s:
         raise Unsupported(f"flatten: end_dim {e} is before start_dim {s}")
-    return _merge(x, s, e - s + 1) if e > s else x
+    if e > s:
+        return _merge(x, s, e - s + 1)
+    return x if (ctx.rank(x) or 0) > 0 else ATLEAST_1D(x)  # (torch: a 0-d x becomes 1-d)
 
 
 def _dim_checked(ctx: Ctx, x: ss.Expr, d: int, what: str) -> ss.Expr:
@@ -222,7 +228,10 @@ def unflatten(ctx: Ctx, input: Any, dim: Any, sizes: Any) -> Any:
     x = ctx.tensor(input)
     d = ctx.axis(dim)
     valued = valued_shape(ctx, sizes, "sizes")
-    if valued is not None or (d < 0 and ctx.rank(x) is None):
+    # (a -1 is computed from the axis' size alone, as torch does: a reshape's -1 is read from every
+    # axis, ambiguous where another one is 0)
+    minus = valued is None and -1 in ctx.sizes(sizes, "sizes")
+    if valued is not None or (d < 0 and ctx.rank(x) is None) or minus:
         x = _dim_checked(ctx, x, d, "unflatten")
         entries = list(sizes) if valued is not None else list(ctx.sizes(sizes, "sizes"))
         if sum(1 for e in entries if isinstance(e, int) and e == -1) > 1:
@@ -258,8 +267,13 @@ def _unflattened(ctx: Ctx, x: ss.Expr, d: int, entries: Sequence[Any]) -> ss.Exp
     for e, v in zip(entries, values):
         if v is not None and not (isinstance(e, int) and e == -1):
             known = ss.ops.multiply(known, v)
-    size = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(d), axis=0, mode="fast")
-    fill = ss.ops.floor_divide(size, ss.ops.maximum(known, ss.ops.int_tensor(1)))
+    size: ss.Expr = ss.ops.take(ss.ops.shape_of(x), ss.ops.int_tensor(d), axis=0, mode="fast")
+    divisor: ss.Expr = ss.ops.maximum(known, ss.ops.int_tensor(1))
+    if any(isinstance(e, int) and e == -1 for e in entries):  # (torch: a multiple of the others)
+        size, known = ctx.let(size, "size"), ctx.let(known, "known")
+        divisor = ss.ops.maximum(known, ss.ops.int_tensor(1))
+        ctx.let(DIVISIBLE(size, known, what="unflatten"), "check_sizes")
+    fill = ss.ops.floor_divide(size, divisor)
     parts = [fill if isinstance(e, int) and e == -1 else v for e, v in zip(entries, values)]
     return ss.ops.concatenate([ss.ops.expand_dims(p, 0) for p in parts], axis=0)  # type: ignore[arg-type]
 
@@ -355,8 +369,10 @@ def expand(ctx: Ctx, input: Any, *sizes: Any, **kwargs: Any) -> Any:
             x = ctx.let(x, "input") if not isinstance(x, ss.Var) else x
             ctx.let(RANK_IN(x, lo=0, hi=len(target), what=f"expand to {len(target)} sizes"), "check_rank")
             out: ss.Expr = x
+            rank = ctx.rank(x)  # (a new leading axis of 1 is no axis of x: nothing to check)
+            lead = 0 if rank is None else len(target) - rank
             for i, s in enumerate(target):
-                if isinstance(s, int) and s == 1:
+                if isinstance(s, int) and s == 1 and i >= lead:
                     out = sized(out, i - len(target), 1)
             sizes_value = shape_tensor(target)
             assert sizes_value is not None  # ints and dimensions only
