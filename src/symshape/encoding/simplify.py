@@ -49,6 +49,7 @@ from symshape.encoding.conds import (
 )
 from symshape.encoding.dim_expr import _atom_dim
 from symshape.encoding.dims import ONE, ZERO, Atom, Dim, FloorDiv, Max, Min, Mod, Sym, bounds, const, mod
+from symshape.errors import SymshapeError
 
 __all__ = ["rewrite", "scan_one_symbol", "single_symbol", "is_plain", "SCAN_WIDTH"]
 
@@ -236,7 +237,10 @@ def scan_one_symbol(c: Cond, s: Sym) -> Cond | None:
         return None
     vals: list[bool] = []
     for v in range(lo, hi + 1):
-        truth = cond_value(c, {s: v})
+        try:
+            truth = cond_value(c, {s: v})
+        except SymshapeError:  # (a value it has no meaning at: `x % d` at d = 0)
+            return None
         if truth is None:
             return None
         vals.append(truth)

@@ -72,12 +72,14 @@ _SAME = frozenset(
     {
         "expand_dims", "squeeze", "reshape", "reshape_like", "broadcast_to", "expand",
         "strided_slice", "transpose", "flatten", "nn.batch_flatten", "copy", "tile", "take",
-        "repeat", "torch.promote", "torch.movedim", "torch.swapaxes",
+        "repeat", "torch.promote", "torch.movedim", "torch.swapaxes", "torch.atleast_1d",
+        "torch.nonempty",
     }
 )  # fmt: skip
 """Operators whose result's entries are entries of their first argument (``torch.promote``, the
 torch importer's type promotion, only widens: an integer keeps its value; ``torch.movedim`` and
-``torch.swapaxes`` are its transposes of a tensor of any rank)."""
+``torch.swapaxes`` are its transposes of a tensor of any rank; ``torch.atleast_1d`` a reshape,
+``torch.nonempty`` its check of empty axes)."""
 
 
 _ARITH = frozenset(
