@@ -44,6 +44,7 @@ from symshape.onnx.ground.node import (
     Size,
 )
 from symshape.onnx.type_constraints import schema_rule, violations
+from symshape.solver.gc_pause import gc_paused
 
 __all__ = ["GroundTypes", "ground_types"]
 
@@ -239,7 +240,8 @@ def ground_types(model: onnx.ModelProto, dims: Mapping[str, Any] | None = None) 
     module docstring). Bad ``dims`` raise ``SymshapeError`` as the full path's."""
     names = DimNames(dims)
     try:
-        return _walk(model, names)
+        with gc_paused():  # (as the importer: many small acyclic objects, collections only cost)
+            return _walk(model, names)
     except (Fallback, IndexError, KeyError, ValueError, TypeError, OverflowError, ZeroDivisionError):
         # (a rule reads what the node has: an input or attribute missing is the full path's to
         # report)
