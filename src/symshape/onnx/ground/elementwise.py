@@ -43,9 +43,7 @@ def broadcast(a: tuple[Size, ...], b: tuple[Size, ...]) -> tuple[Size, ...]:
 
 @rule(*_UNARY)
 def _unary(n: Node) -> list[Entry]:
-    n.only(*_UNARY_ATTRS.get(n.op, ()))
-    if len(n.inputs) != 1 or n.outputs != 1:
-        raise Fallback
+    n.one(*_UNARY_ATTRS.get(n.op, ()))
     return [n.float_input(0)]
 
 
@@ -79,9 +77,7 @@ def _prelu(n: Node) -> list[Entry]:
 
 @rule("Identity")
 def _identity(n: Node) -> list[Entry]:
-    if n.attrs or len(n.inputs) != 1 or n.outputs != 1:
-        raise Fallback
-    return [n.any_input(0)]
+    return [n.one()]
 
 
 @rule("Cast", since=6)
@@ -95,8 +91,8 @@ def _cast(n: Node) -> list[Entry]:
 
 @rule("LRN")
 def _lrn(n: Node) -> list[Entry]:
-    n.only("size", "alpha", "beta", "bias")
-    if len(n.inputs) != 1 or n.outputs != 1 or n.int_attr("size") < 1:
+    n.one("size", "alpha", "beta", "bias")
+    if n.int_attr("size") < 1:
         raise Fallback
     e = n.float_input(0)
     if len(e[1]) != 4:
@@ -117,9 +113,7 @@ def _dropout(n: Node) -> list[Entry]:
 
 @rule("Softmax", "LogSoftmax")
 def _softmax(n: Node) -> list[Entry]:
-    n.only("axis")
-    if len(n.inputs) != 1 or n.outputs != 1:
-        raise Fallback
+    n.one("axis")
     e = n.float_input(0)
     r = len(e[1])
     axis = n.int_attr("axis", -1 if n.opset >= 13 else 1)

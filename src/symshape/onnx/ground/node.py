@@ -122,6 +122,14 @@ class Node:
             raise Fallback
         return v
 
+    def one(self, *attrs: str) -> Entry:
+        """The entry of the one input of a node of one output and no attribute but ``attrs``
+        (any element type but an integer initializer's)."""
+        self.only(*attrs)
+        if len(self.inputs) != 1 or self.outputs != 1:
+            raise Fallback
+        return self.any_input(0)
+
     def float_input(self, i: int) -> Entry:
         """Input ``i``'s entry, of a float element type (:data:`FLOATS`)."""
         e = self.inputs[i]

@@ -70,10 +70,7 @@ def _reshape(n: Node) -> list[Entry]:
 
 @rule("Flatten")
 def _flatten(n: Node) -> list[Entry]:
-    n.only("axis")
-    if n.outputs != 1 or len(n.inputs) != 1:
-        raise Fallback
-    et, x = n.any_input(0)
+    et, x = n.one("axis")
     r = len(x)
     axis = n.int_attr("axis", 1)
     if not -r <= axis <= r or (axis < 0 and n.opset < 11):
@@ -153,10 +150,7 @@ def _squeeze(n: Node) -> list[Entry]:
 
 @rule("Transpose")
 def _transpose(n: Node) -> list[Entry]:
-    n.only("perm")
-    if n.outputs != 1 or len(n.inputs) != 1:
-        raise Fallback
-    et, x = n.any_input(0)
+    et, x = n.one("perm")
     perm = n.ints_attr("perm", tuple(range(len(x) - 1, -1, -1)))
     if sorted(perm) != list(range(len(x))):
         raise Fallback

@@ -124,18 +124,23 @@ def _weight(
     attrs = node.attribute[:]
     if not attrs:
         return (1, shape)
-    if len(attrs) != 1:
-        raise Fallback
-    a = attrs[0]
-    if a.name != "value" or a.type != 4 or a.ref_attr_name:
-        raise Fallback
-    t = a.t
+    t = _value_tensor(attrs)
     et = t.data_type
     dims = tuple(t.dims[:])
     if et not in FLOATS or len(dims) > 1 or (dims and dims[0] != 1):
         raise Fallback
     _float_data(t, et, dims)  # (one entry, well formed: the full path reads it)
     return (et, shape)
+
+
+def _value_tensor(attrs: list[onnx.AttributeProto]) -> onnx.TensorProto:
+    """The tensor of a node whose one attribute is ``value`` (a TENSOR), else :class:`Fallback`."""
+    if len(attrs) != 1:
+        raise Fallback
+    a = attrs[0]
+    if a.name != "value" or a.type != 4 or a.ref_attr_name:
+        raise Fallback
+    return a.t
 
 
 #: the bytes per entry of the float element types, and the field their entries are in otherwise
@@ -152,13 +157,7 @@ def _constant(
     """A ``Constant`` node's value tensor (its ``value`` attribute): a float tensor whose data has
     its size, or from opset 9 an int64 vector (a value rules read, entered in ``int_inits`` and
     ``vectors``)."""
-    attrs = node.attribute[:]
-    if len(attrs) != 1:
-        raise Fallback
-    a = attrs[0]
-    if a.name != "value" or a.type != 4 or a.ref_attr_name:
-        raise Fallback
-    t = a.t
+    t = _value_tensor(node.attribute[:])
     et = t.data_type
     dims = tuple(t.dims[:])
     if 0 in dims or t.data_location == _EXTERNAL or t.HasField("segment"):
