@@ -40,6 +40,7 @@ __all__ = [
     "initializer_value",
     "static_tensor_type",
     "initializer_type",
+    "raw_int64s",
 ]
 
 #: Initializers and ``Constant`` values with at most this many elements keep their values.
@@ -104,6 +105,17 @@ def static_tensor_type(shape: tuple[int, ...], dtype: str) -> TensorType:
         else:
             return TensorType(tuple(map(as_dim, shape)), dtype)
     return ss.Tensor(shape, dtype)
+
+
+def raw_int64s(raw: bytes, n: int) -> tuple[int, ...] | None:
+    """The ``n`` entries of an int64 vector's ``raw_data`` (little-endian), without numpy; None
+    when ``raw`` is empty or not of that length (what ``tensor_value`` reads)."""
+    if not raw or len(raw) != 8 * n:
+        return None
+    unpack = _UNPACK.get(n)
+    if unpack is None:
+        unpack = _UNPACK[n] = struct.Struct(f"<{n}q").unpack
+    return unpack(raw)
 
 
 def initializer_type(t: onnx.TensorProto, shape: tuple[int, ...], et: int) -> TensorType:
@@ -241,13 +253,9 @@ class LazyConstant(Value):
     def int_vector(self) -> tuple[int, ...] | None:
         src = self._source
         if src is not None and not src.HasField("segment"):
-            raw = src.raw_data
-            n = self.shape[0]
-            if raw and len(raw) == 8 * n:  # (what tensor_value reads, without numpy)
-                unpack = _UNPACK.get(n)
-                if unpack is None:
-                    unpack = _UNPACK[n] = struct.Struct(f"<{n}q").unpack
-                return unpack(raw)
+            got = raw_int64s(src.raw_data, self.shape[0])
+            if got is not None:
+                return got
         return super().int_vector()
 
     @property

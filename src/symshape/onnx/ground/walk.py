@@ -21,8 +21,7 @@ gives the same types (``tests/onnx/test_onnx_ground_agrees.py``).
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -43,6 +42,7 @@ from symshape.onnx.ground.node import (
     Node,
     Size,
 )
+from symshape.onnx.lazy_constant import raw_int64s
 from symshape.onnx.type_constraints import schema_rule, violations
 from symshape.solver.gc_pause import gc_paused
 
@@ -68,7 +68,6 @@ class GroundTypes:
 _INT64: Final = onnx.TensorProto.INT64
 _INT32: Final = onnx.TensorProto.INT32
 _EXTERNAL: Final = onnx.TensorProto.EXTERNAL
-_UNPACK: dict[int, Callable[[bytes], tuple[int, ...]]] = {}
 _NONE: Final[frozenset[int]] = frozenset()
 #: the unary operators without attributes (their rule, :func:`symshape.onnx.ground.elementwise._unary`,
 #: inline in the walk)
@@ -81,12 +80,10 @@ def _int_vector(t: onnx.TensorProto, n: int) -> tuple[int, ...]:
     """The entries of an int64 vector initializer of length ``n`` (stored in the model)."""
     raw = t.raw_data
     if raw:
-        if len(raw) != 8 * n:
+        got = raw_int64s(raw, n)
+        if got is None:
             raise Fallback
-        unpack = _UNPACK.get(n)
-        if unpack is None:
-            unpack = _UNPACK[n] = struct.Struct(f"<{n}q").unpack
-        return unpack(raw)
+        return got
     data = t.int64_data[:]
     if len(data) != n:
         raise Fallback
